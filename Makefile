@@ -1,0 +1,133 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# daptrace: the module for every supported kernel, the userspace tools, and
+# the tests.  `make help` lists the targets.
+#
+#   make check        everything: setup, build, style, sparse, host + VM tests
+#   make demo         the main job: record workloads in the VM, write heatmaps
+#   make module KVER=6.12.117+deb12-amd64 (or KDIR=...)
+
+SHELL := /bin/bash
+TOP := $(CURDIR)
+BUILD ?= $(TOP)/build
+VERSION := 0.1.0
+PREFIX ?= /usr/local
+DESTDIR ?=
+
+# Supported kernels installed here, newest ABI of each series (never hard-coded).
+KERNELS ?= $(shell $(TOP)/scripts/kernels.sh)
+KVER ?= $(lastword $(KERNELS))
+KDIR ?= /lib/modules/$(KVER)/build
+KMOD_DIR = $(BUILD)/kmod/$(KVER)
+# Our own builds treat W=1 warnings as errors; DKMS builds do not.
+WERROR ?= y
+# DAPTRACE_DEBUG=y adds fault-injection parameters (harness self-tests).
+DAPTRACE_DEBUG ?=
+
+KSRC := Kbuild $(wildcard kernel/*.c kernel/*.h) include/uapi/linux/daptrace.h
+
+# checkpatch.pl and the kselftest headers come from Debian's linux-source-6.12.
+LINUX_SRC_TAR ?= $(firstword $(wildcard /usr/src/linux-source-6.12.tar.*))
+LINUX_SRC := $(BUILD)/linux-src
+KSFT_INC := $(BUILD)/kselftest
+CHECKPATCH := $(LINUX_SRC)/scripts/checkpatch.pl
+
+.PHONY: all help deps module modules-all userspace unit unit-run userspace-check \
+	style sparse check check-vm demo bench install install-module dkms-install \
+	dkms-test clean
+
+all: modules-all userspace
+
+help:
+	@sed -n 's/^#   //p' Makefile
+	@echo "targets: all deps module modules-all userspace unit style sparse check check-vm"
+	@echo "         demo bench install dkms-install dkms-test clean"
+
+deps:
+	@scripts/deps.sh
+
+# Kbuild writes objects next to the sources, so each kernel gets its own copy
+# of them (cp -p keeps timestamps: unchanged files are not rebuilt).
+module:
+	@test -n "$(KVER)" || { echo "no supported kernel installed: run 'make deps'" >&2; exit 1; }
+	@mkdir -p $(KMOD_DIR)
+	@cp -p --parents $(KSRC) $(KMOD_DIR)/
+	$(MAKE) -C $(KDIR) M=$(KMOD_DIR) W=1 DAPTRACE_WERROR=$(WERROR) \
+		DAPTRACE_DEBUG=$(DAPTRACE_DEBUG) modules
+
+modules-all:
+	@for k in $(KERNELS); do $(MAKE) --no-print-directory module KVER=$$k || exit 1; done
+
+$(LINUX_SRC)/.stamp:
+	@test -n "$(LINUX_SRC_TAR)" || { echo "linux-source-6.12 missing: run 'make deps'" >&2; exit 1; }
+	@mkdir -p $(LINUX_SRC)
+	tar -xf $(LINUX_SRC_TAR) -C $(LINUX_SRC) --strip-components=1 --wildcards \
+		'*/scripts/checkpatch.pl' '*/scripts/spelling.txt' \
+		'*/scripts/const_structs.checkpatch' \
+		'*/tools/testing/selftests/kselftest.h' \
+		'*/tools/testing/selftests/kselftest_harness.h'
+	@mkdir -p $(KSFT_INC)
+	@cp $(LINUX_SRC)/tools/testing/selftests/kselftest*.h $(KSFT_INC)/
+	@touch $@
+
+ksft-headers: $(LINUX_SRC)/.stamp
+
+userspace: $(LINUX_SRC)/.stamp
+	$(MAKE) -C userspace KSFT_INC=$(KSFT_INC)
+
+unit: $(LINUX_SRC)/.stamp
+	$(MAKE) -C tests/unit run KSFT_INC=$(KSFT_INC) O=$(BUILD)/unit
+
+userspace-check: $(LINUX_SRC)/.stamp
+	$(MAKE) -C userspace check KSFT_INC=$(KSFT_INC)
+
+# checkpatch --strict on every kernel source and the uapi header.
+style: $(LINUX_SRC)/.stamp
+	perl $(CHECKPATCH) --no-tree --strict --quiet --show-types \
+		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG \
+		-f $(wildcard kernel/*.c kernel/*.h) include/uapi/linux/daptrace.h
+
+# sparse on every kernel: any warning fails.
+sparse:
+	@set -o pipefail; for k in $(KERNELS); do \
+		d=$(BUILD)/sparse/$$k; mkdir -p $$d; cp -p --parents $(KSRC) $$d/; \
+		$(MAKE) -s -C /lib/modules/$$k/build M=$$d C=2 W=1 modules 2>&1 | tee $$d/log; \
+		if grep -E '(warning|error):' $$d/log; then echo "sparse: $$k: not clean" >&2; exit 1; fi; \
+		echo "sparse: $$k: clean"; \
+	done
+
+check:
+	@scripts/check.sh
+
+check-vm: modules-all
+	selftests/vm/run.sh $(VMFLAGS)
+
+demo:
+	@scripts/demo.sh
+
+bench:
+	@bench/run.sh $(BENCHFLAGS)
+
+install: install-module
+	$(MAKE) -C userspace install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+
+install-module: module
+	install -D -m 0644 $(KMOD_DIR)/daptrace.ko \
+		$(DESTDIR)/lib/modules/$(KVER)/updates/daptrace.ko
+	test -n "$(DESTDIR)" || depmod -a $(KVER)
+
+# DKMS: the module is rebuilt automatically on kernel upgrades.
+DKMS_SRC := /usr/src/daptrace-$(VERSION)
+dkms-install:
+	rm -rf $(DKMS_SRC) && mkdir -p $(DKMS_SRC)
+	cp -p --parents $(KSRC) dkms.conf $(DKMS_SRC)/
+	dkms add -m daptrace -v $(VERSION) 2>/dev/null || true
+	@for k in $(KERNELS); do dkms install -m daptrace -v $(VERSION) -k $$k || exit 1; done
+
+dkms-test:
+	@scripts/dkms-test.sh $(VERSION)
+
+clean:
+	rm -rf $(BUILD)
+	-$(MAKE) -C userspace clean
+	-$(MAKE) -C tests/unit clean O=$(BUILD)/unit

@@ -1,0 +1,1158 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * daptrace core: the region model, aggregation, adaptive merge/split, attribute
+ * validation and snapshot assembly.
+ *
+ * The policy follows DAMON's mm/damon/core.c so results are comparable: one
+ * sampled page per region per sampling interval, and every aggregation
+ * interval regions with similar access counts are merged and every region is
+ * split at random points, which lets the region boundaries drift towards the
+ * real boundaries of differently accessed memory at a bounded cost.
+ *
+ * Nothing here touches page tables or sleeps for long; see core.h for why the
+ * set of included headers is kept this small.
+ */
+
+#include <linux/align.h>
+#include <linux/errno.h>
+#include <linux/limits.h>
+#include <linux/list.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/slab.h>
+#include <linux/types.h>
+#include <linux/daptrace.h>
+
+#include "core.h"
+
+static unsigned int daptrace_absdiff(unsigned int a, unsigned int b)
+{
+	return a > b ? a - b : b - a;
+}
+
+/*
+ * Uniform value in [0, @ceil).  @ctx->rand takes a 32-bit bound, but a region
+ * of a 64-bit address space may hold more than 2^32 pages: compose a wider
+ * value from 16-bit draws and reject values past @ceil, which keeps the result
+ * exactly uniform (fewer than two rounds are needed on average).
+ */
+static u64 daptrace_rand_below(struct daptrace_ctx *ctx, u64 ceil)
+{
+	u64 mask, v;
+	unsigned int shift;
+
+	if (ceil <= U32_MAX)
+		return ctx->rand(ctx->rand_arg, (u32)ceil);
+
+	mask = ceil - 1;
+	mask |= mask >> 1;
+	mask |= mask >> 2;
+	mask |= mask >> 4;
+	mask |= mask >> 8;
+	mask |= mask >> 16;
+	mask |= mask >> 32;
+	do {
+		v = 0;
+		for (shift = 0; shift < 64 && (mask >> shift); shift += 16)
+			v |= (u64)ctx->rand(ctx->rand_arg, 1U << 16) << shift;
+		v &= mask;
+	} while (v >= ceil);
+	return v;
+}
+
+/*
+ * Size-weighted average of two per-region counters.  A region can be far
+ * larger than 2^32 bytes and a counter can reach 2^32 - 1, so the plain
+ * products could overflow even u64: scale both weights down until each fits
+ * 31 bits.  Each product then stays below 2^63 and their sum below 2^64, and
+ * the dropped low bits are negligible against weights that large.
+ */
+static unsigned int daptrace_weighted_avg(unsigned int a, unsigned long sz_a,
+					  unsigned int b, unsigned long sz_b)
+{
+	u64 wa = sz_a, wb = sz_b;
+
+	while ((wa | wb) >> 31) {
+		wa >>= 1;
+		wb >>= 1;
+	}
+	/* Only if both regions were empty, which the core never creates. */
+	if (!(wa + wb))
+		return a;
+	return (unsigned int)div_u64((u64)a * wa + (u64)b * wb, (u32)(wa + wb));
+}
+
+/**
+ * daptrace_ctx_init() - initialise a context with default attributes.
+ * @ctx:		The context.
+ * @min_region_sz:	Granularity of region boundaries, a power of two.
+ * @rand:		Random source, see &daptrace_ctx.rand.
+ * @rand_arg:		Passed to @rand.
+ */
+void daptrace_ctx_init(struct daptrace_ctx *ctx, unsigned long min_region_sz,
+		       u32 (*rand)(void *arg, u32 ceil), void *rand_arg)
+{
+	daptrace_attrs_default(&ctx->attrs);
+	ctx->min_region_sz = min_region_sz;
+	ctx->rand = rand;
+	ctx->rand_arg = rand_arg;
+	ctx->nr_targets = 0;
+	INIT_LIST_HEAD(&ctx->targets);
+	ctx->last_nr_regions = 0;
+}
+
+/**
+ * daptrace_attrs_default() - fill @attrs with DAMON's default values.
+ * @attrs:	The attributes to fill.
+ */
+void daptrace_attrs_default(struct daptrace_attrs *attrs)
+{
+	attrs->sample_us = DAPTRACE_DEF_SAMPLE_US;
+	attrs->aggr_us = DAPTRACE_DEF_AGGR_US;
+	attrs->update_us = DAPTRACE_DEF_UPDATE_US;
+	attrs->min_nr_regions = DAPTRACE_DEF_MIN_NR_REGIONS;
+	attrs->max_nr_regions = DAPTRACE_DEF_MAX_NR_REGIONS;
+}
+
+/**
+ * daptrace_attrs_validate() - check a set of attributes.
+ * @attrs:	The attributes to check.
+ *
+ * Every value must be nonzero, the intervals must nest (sample <= aggregation
+ * <= update) within the caps of core.h, an aggregation window may hold at most
+ * DAPTRACE_MAX_SAMPLES_PER_AGGR samples, and the region bounds must satisfy
+ * DAPTRACE_MIN_NR_REGIONS <= min <= max <= DAPTRACE_MAX_NR_REGIONS.
+ *
+ * Return: 0 if valid, else -EINVAL.
+ */
+int daptrace_attrs_validate(const struct daptrace_attrs *attrs)
+{
+	if (attrs->sample_us < DAPTRACE_MIN_SAMPLE_US ||
+	    attrs->sample_us > DAPTRACE_MAX_SAMPLE_US)
+		return -EINVAL;
+	if (attrs->aggr_us < attrs->sample_us ||
+	    attrs->aggr_us > DAPTRACE_MAX_AGGR_US)
+		return -EINVAL;
+	if (attrs->update_us < attrs->aggr_us ||
+	    attrs->update_us > DAPTRACE_MAX_UPDATE_US)
+		return -EINVAL;
+	if (attrs->aggr_us / attrs->sample_us > DAPTRACE_MAX_SAMPLES_PER_AGGR)
+		return -EINVAL;
+	if (attrs->min_nr_regions < DAPTRACE_MIN_NR_REGIONS ||
+	    attrs->max_nr_regions < attrs->min_nr_regions ||
+	    attrs->max_nr_regions > DAPTRACE_MAX_NR_REGIONS)
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * daptrace_max_nr_accesses() - the highest nr_accesses a window can reach.
+ * @attrs:	The attributes in force.
+ *
+ * Return: the number of sampling rounds per aggregation window, 0 if
+ * @attrs->sample_us is 0.
+ */
+unsigned int daptrace_max_nr_accesses(const struct daptrace_attrs *attrs)
+{
+	if (!attrs->sample_us)
+		return 0;
+	return (unsigned int)min_t(unsigned long,
+				   attrs->aggr_us / attrs->sample_us, UINT_MAX);
+}
+
+/**
+ * daptrace_target_new() - allocate a target without regions.
+ * @pid_nr:	The pid as written by the user, for reporting.
+ * @priv:	Operations-owned data, see &daptrace_target.priv.
+ *
+ * Return: the target, or NULL if out of memory.
+ */
+struct daptrace_target *daptrace_target_new(int pid_nr, void *priv)
+{
+	struct daptrace_target *t = kzalloc(sizeof(*t), GFP_KERNEL);
+
+	if (!t)
+		return NULL;
+	t->pid_nr = pid_nr;
+	t->priv = priv;
+	INIT_LIST_HEAD(&t->regions);
+	INIT_LIST_HEAD(&t->list);
+	return t;
+}
+
+/**
+ * daptrace_add_target() - append a target to a context.
+ * @ctx:	The context.
+ * @t:		The target, not on any context yet.
+ */
+void daptrace_add_target(struct daptrace_ctx *ctx, struct daptrace_target *t)
+{
+	list_add_tail(&t->list, &ctx->targets);
+	ctx->nr_targets++;
+}
+
+/**
+ * daptrace_destroy_target() - unlink a target from @ctx and free it.
+ * @ctx:	The context holding @t.
+ * @t:		The target.
+ *
+ * The regions are freed too.  @t->priv is not touched: releasing it is the
+ * caller's job (the operations' target_put) and must happen before this call.
+ */
+void daptrace_destroy_target(struct daptrace_ctx *ctx, struct daptrace_target *t)
+{
+	daptrace_free_target_regions(t);
+	list_del(&t->list);
+	ctx->nr_targets--;
+	kfree(t);
+}
+
+/**
+ * daptrace_free_target_regions() - free every region of a target.
+ * @t:	The target; left with an empty, valid region list.
+ */
+void daptrace_free_target_regions(struct daptrace_target *t)
+{
+	struct daptrace_region *r, *next;
+
+	daptrace_for_each_region_safe(r, next, t)
+		daptrace_destroy_region(t, r);
+}
+
+/**
+ * daptrace_region_new() - allocate a region with zeroed statistics.
+ * @start:	First byte.
+ * @end:	One past the last byte.
+ *
+ * Return: the region, not on any list, or NULL if out of memory.
+ */
+struct daptrace_region *daptrace_region_new(unsigned long start, unsigned long end)
+{
+	struct daptrace_region *r = kmalloc(sizeof(*r), GFP_KERNEL);
+
+	if (!r)
+		return NULL;
+	r->ar.start = start;
+	r->ar.end = end;
+	r->sampling_addr = start;
+	r->nr_accesses = 0;
+	r->last_nr_accesses = 0;
+	r->age = 0;
+	INIT_LIST_HEAD(&r->list);
+	return r;
+}
+
+/**
+ * daptrace_add_region() - append a region at the end of a target's list.
+ * @t:	The target.
+ * @r:	The region; must lie above every region already in @t.
+ */
+void daptrace_add_region(struct daptrace_target *t, struct daptrace_region *r)
+{
+	list_add_tail(&r->list, &t->regions);
+	t->nr_regions++;
+}
+
+/**
+ * daptrace_insert_region_after() - insert a region right after another.
+ * @t:		The target holding @prev.
+ * @prev:	The region @r follows.
+ * @r:		The region; must lie between @prev and @prev's successor.
+ */
+void daptrace_insert_region_after(struct daptrace_target *t,
+				  struct daptrace_region *prev,
+				  struct daptrace_region *r)
+{
+	list_add(&r->list, &prev->list);
+	t->nr_regions++;
+}
+
+/**
+ * daptrace_destroy_region() - unlink a region from its target and free it.
+ * @t:	The target holding @r.
+ * @r:	The region.
+ */
+void daptrace_destroy_region(struct daptrace_target *t, struct daptrace_region *r)
+{
+	list_del(&r->list);
+	t->nr_regions--;
+	kfree(r);
+}
+
+/**
+ * daptrace_nr_regions() - number of regions over all targets.
+ * @ctx:	The context.
+ *
+ * Return: the sum of every target's region count.
+ */
+unsigned int daptrace_nr_regions(const struct daptrace_ctx *ctx)
+{
+	const struct daptrace_target *t;
+	unsigned int nr = 0;
+
+	daptrace_for_each_target(t, ctx)
+		nr += t->nr_regions;
+	return nr;
+}
+
+/**
+ * daptrace_total_sz() - bytes covered by the regions of all targets.
+ * @ctx:	The context.
+ *
+ * Return: the sum of every region's size.
+ */
+unsigned long daptrace_total_sz(const struct daptrace_ctx *ctx)
+{
+	const struct daptrace_target *t;
+	const struct daptrace_region *r;
+	unsigned long sz = 0;
+
+	daptrace_for_each_target(t, ctx)
+		daptrace_for_each_region(r, t)
+			sz += daptrace_sz_region(r);
+	return sz;
+}
+
+/**
+ * daptrace_three_regions() - the three parts of a typical address space.
+ * @maps:	Mapped ranges sorted by address, non-empty, non-overlapping.
+ * @nr_maps:	Number of entries in @maps.
+ * @out:	The three ranges, sorted by address.
+ *
+ * A process's mappings usually form three clusters separated by two huge
+ * unmapped gaps, and monitoring the gaps would be pure waste::
+ *
+ *	<text, data, heap>
+ *	<BIG UNMAPPED GAP 1>
+ *	<mmap()-ed area: libraries, anonymous mappings>
+ *	<BIG UNMAPPED GAP 2>
+ *	<stack>
+ *
+ * So the two largest gaps between consecutive mappings are cut out and the
+ * rest is returned as three ranges; smaller holes stay inside them and are
+ * cheap because the adaptive regions soon learn they are never accessed.  Of
+ * equal gaps the lower one wins.  The ranges are returned unaligned: the
+ * mappings are page aligned already.
+ *
+ * Return: 0, or -EINVAL if @maps is not sorted and disjoint or there are fewer
+ * than two non-empty gaps (fewer than three separate mappings).
+ */
+int daptrace_three_regions(const struct daptrace_addr_range *maps,
+			   unsigned int nr_maps,
+			   struct daptrace_addr_range out[3])
+{
+	struct daptrace_addr_range gap1 = { 0, 0 }, gap2 = { 0, 0 }, gap, tmp;
+	unsigned int i;
+
+	if (nr_maps < 3)
+		return -EINVAL;
+	for (i = 0; i < nr_maps; i++) {
+		if (maps[i].start >= maps[i].end)
+			return -EINVAL;
+		if (!i)
+			continue;
+		if (maps[i].start < maps[i - 1].end)
+			return -EINVAL;
+		gap.start = maps[i - 1].end;
+		gap.end = maps[i].start;
+		/* gap1 stays the biggest, gap2 the second biggest. */
+		if (gap.end - gap.start > gap1.end - gap1.start) {
+			gap2 = gap1;
+			gap1 = gap;
+		} else if (gap.end - gap.start > gap2.end - gap2.start) {
+			gap2 = gap;
+		}
+	}
+	if (gap2.end == gap2.start)
+		return -EINVAL;
+
+	if (gap1.start > gap2.start) {
+		tmp = gap1;
+		gap1 = gap2;
+		gap2 = tmp;
+	}
+	out[0].start = maps[0].start;
+	out[0].end = gap1.start;
+	out[1].start = gap1.end;
+	out[1].end = gap2.start;
+	out[2].start = gap2.end;
+	out[2].end = maps[nr_maps - 1].end;
+	return 0;
+}
+
+/* Free the regions of a detached list, e.g. a pool of preallocated ones. */
+static void daptrace_free_region_list(struct list_head *head)
+{
+	struct daptrace_region *r, *next;
+
+	list_for_each_entry_safe(r, next, head, list) {
+		list_del(&r->list);
+		kfree(r);
+	}
+}
+
+/*
+ * Allocate @nr regions onto @pool up front, so that a caller that needs
+ * several can fail before changing anything.
+ */
+static int daptrace_fill_pool(struct list_head *pool, unsigned long nr)
+{
+	struct daptrace_region *r;
+
+	while (nr--) {
+		r = daptrace_region_new(0, 0);
+		if (!r) {
+			daptrace_free_region_list(pool);
+			return -ENOMEM;
+		}
+		list_add_tail(&r->list, pool);
+	}
+	return 0;
+}
+
+static struct daptrace_region *daptrace_pool_take(struct list_head *pool)
+{
+	struct daptrace_region *r;
+
+	r = list_first_entry(pool, struct daptrace_region, list);
+	list_del_init(&r->list);
+	return r;
+}
+
+static void daptrace_copy_stats(struct daptrace_region *dst,
+				const struct daptrace_region *src)
+{
+	dst->nr_accesses = src->nr_accesses;
+	dst->last_nr_accesses = src->last_nr_accesses;
+	dst->age = src->age;
+}
+
+/**
+ * daptrace_evenly_split_region() - split a region into equal pieces.
+ * @ctx:	The context (for the granularity).
+ * @t:		The target holding @r.
+ * @r:		The region; becomes the first piece.
+ * @nr_pieces:	Wanted number of pieces.
+ *
+ * The pieces are ALIGN_DOWN(size / @nr_pieces, min_region_sz) large and the
+ * last one also takes the remainder.  If @r is too small for @nr_pieces pieces
+ * of at least min_region_sz, it is cut into as many as fit.  Every piece keeps
+ * @r's statistics.
+ *
+ * Return: 0, -EINVAL if @nr_pieces is 0, or -ENOMEM with @r left unchanged.
+ */
+int daptrace_evenly_split_region(struct daptrace_ctx *ctx,
+				 struct daptrace_target *t,
+				 struct daptrace_region *r,
+				 unsigned int nr_pieces)
+{
+	unsigned long unit = ctx->min_region_sz;
+	unsigned long sz = daptrace_sz_region(r);
+	unsigned long orig_end = r->ar.end, sz_piece, start;
+	struct daptrace_region *prev = r, *n;
+	LIST_HEAD(pool);
+	unsigned int i;
+	int err;
+
+	if (!nr_pieces)
+		return -EINVAL;
+	if (nr_pieces > sz / unit)
+		nr_pieces = sz / unit;
+	if (nr_pieces <= 1)
+		return 0;
+
+	err = daptrace_fill_pool(&pool, nr_pieces - 1);
+	if (err)
+		return err;
+
+	sz_piece = ALIGN_DOWN(sz / nr_pieces, unit);
+	start = r->ar.start + sz_piece;
+	for (i = 1; i < nr_pieces; i++, start += sz_piece) {
+		n = daptrace_pool_take(&pool);
+		n->ar.start = start;
+		n->ar.end = i == nr_pieces - 1 ? orig_end : start + sz_piece;
+		n->sampling_addr = start;
+		daptrace_copy_stats(n, r);
+		daptrace_insert_region_after(t, prev, n);
+		prev = n;
+	}
+	r->ar.end = r->ar.start + sz_piece;
+	if (r->sampling_addr >= r->ar.end)
+		r->sampling_addr = r->ar.start;
+	return 0;
+}
+
+/*
+ * The sorted, non-overlapping input ranges are aligned outwards to the
+ * granularity (start down, end up).  Two ranges may then share a granule;
+ * the later one is clipped so the results stay disjoint, and a range left
+ * empty is skipped.  Returns false for a skipped range.
+ */
+static bool daptrace_norm_range(const struct daptrace_ctx *ctx,
+				const struct daptrace_addr_range *in,
+				unsigned long *prev_end,
+				struct daptrace_addr_range *out)
+{
+	out->start = ALIGN_DOWN(in->start, ctx->min_region_sz);
+	out->end = ALIGN(in->end, ctx->min_region_sz);
+	if (out->start < *prev_end)
+		out->start = *prev_end;
+	if (out->start >= out->end)
+		return false;
+	*prev_end = out->end;
+	return true;
+}
+
+static int daptrace_ranges_check(const struct daptrace_addr_range *ranges,
+				 unsigned int nr_ranges)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr_ranges; i++) {
+		if (ranges[i].start >= ranges[i].end)
+			return -EINVAL;
+		if (i && ranges[i].start < ranges[i - 1].end)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * daptrace_init_regions() - build the initial regions of a target.
+ * @ctx:	The context; @t is normally on it already.
+ * @t:		The target; any regions it has are replaced.
+ * @ranges:	Address ranges to monitor, sorted, non-empty, disjoint.
+ * @nr_ranges:	Number of entries in @ranges, at least one.
+ *
+ * min_nr_regions and max_nr_regions bound the count over all targets, so each
+ * of the context's targets gets an equal share: at least
+ * ceil(min_nr_regions / nr_targets) regions (then all targets together reach
+ * min_nr_regions) but never more than max_nr_regions / nr_targets (then
+ * together they stay within max_nr_regions).  Every range gets at least one
+ * region, which is the only way to exceed that share.  With a single target
+ * this starts from min_nr_regions regions like DAMON does.
+ *
+ * The share is spread so as to keep the largest region small: each range gets
+ * one piece plus pieces in proportion to its size, then what rounding left
+ * over goes piece by piece to the range whose pieces are currently largest.
+ * A range is never cut below min_region_sz, so a tiny address space can end
+ * up with fewer regions than the share.
+ *
+ * Return: 0, -EINVAL on bad @ranges, or -ENOMEM with @t unchanged.
+ */
+int daptrace_init_regions(struct daptrace_ctx *ctx, struct daptrace_target *t,
+			  const struct daptrace_addr_range *ranges,
+			  unsigned int nr_ranges)
+{
+	unsigned long unit = ctx->min_region_sz, nr_tgts, want, cap;
+	unsigned long prev_end = 0, *pieces, *units, total = 0, sum = 0;
+	unsigned long sz_piece, best, budget, nr_live = 0;
+	struct daptrace_addr_range ar;
+	struct daptrace_target tmp;
+	struct daptrace_region *r;
+	unsigned int i, bi;
+	int err;
+
+	if (!nr_ranges || daptrace_ranges_check(ranges, nr_ranges))
+		return -EINVAL;
+
+	nr_tgts = max_t(unsigned long, ctx->nr_targets, 1);
+	want = (ctx->attrs.min_nr_regions + nr_tgts - 1) / nr_tgts;
+	cap = ctx->attrs.max_nr_regions / nr_tgts;
+	want = min(want, cap);
+
+	/* units[i] == 0 marks a range that vanished in the alignment. */
+	pieces = kmalloc_array(nr_ranges, sizeof(*pieces), GFP_KERNEL);
+	units = kmalloc_array(nr_ranges, sizeof(*units), GFP_KERNEL);
+	if (!pieces || !units) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < nr_ranges; i++) {
+		units[i] = 0;
+		if (!daptrace_norm_range(ctx, &ranges[i], &prev_end, &ar))
+			continue;
+		units[i] = (ar.end - ar.start) / unit;
+		total += units[i];
+		nr_live++;
+	}
+
+	/*
+	 * Every range needs one region; the rest of the share first goes out
+	 * in proportion to size, rounded down so the sum cannot overshoot.
+	 */
+	budget = want > nr_live ? want - nr_live : 0;
+	sz_piece = budget ? total / budget + !!(total % budget) : 0;
+	for (i = 0; i < nr_ranges; i++) {
+		pieces[i] = 0;
+		if (!units[i])
+			continue;
+		pieces[i] = 1 + (sz_piece ? units[i] / sz_piece : 0);
+		pieces[i] = min(pieces[i], units[i]);
+		sum += pieces[i];
+	}
+	/*
+	 * Rounding left a few pieces (about one per range) unassigned: hand
+	 * them out one by one to the range whose pieces are the largest.
+	 */
+	while (sum < want) {
+		best = 0;
+		bi = nr_ranges;
+		for (i = 0; i < nr_ranges; i++) {
+			if (pieces[i] >= units[i])
+				continue;
+			if (units[i] / pieces[i] > best) {
+				best = units[i] / pieces[i];
+				bi = i;
+			}
+		}
+		if (bi == nr_ranges)
+			break;
+		pieces[bi]++;
+		sum++;
+	}
+
+	/* Build on a scratch target so that a failure leaves @t alone. */
+	INIT_LIST_HEAD(&tmp.regions);
+	tmp.nr_regions = 0;
+	prev_end = 0;
+	for (i = 0; i < nr_ranges; i++) {
+		if (!daptrace_norm_range(ctx, &ranges[i], &prev_end, &ar))
+			continue;
+		r = daptrace_region_new(ar.start, ar.end);
+		if (!r) {
+			err = -ENOMEM;
+			goto out_free_tmp;
+		}
+		daptrace_add_region(&tmp, r);
+		err = daptrace_evenly_split_region(ctx, &tmp, r, pieces[i]);
+		if (err)
+			goto out_free_tmp;
+	}
+
+	daptrace_free_target_regions(t);
+	list_splice_tail(&tmp.regions, &t->regions);
+	t->nr_regions = tmp.nr_regions;
+	err = 0;
+	goto out;
+
+out_free_tmp:
+	daptrace_free_target_regions(&tmp);
+out:
+	kfree(units);
+	kfree(pieces);
+	return err;
+}
+
+/* The region after @r on @t's list, NULL at the end; @r must be on it. */
+static struct daptrace_region *daptrace_next_region(struct daptrace_target *t,
+						    struct daptrace_region *r)
+{
+	if (list_is_last(&r->list, &t->regions))
+		return NULL;
+	return list_next_entry(r, list);
+}
+
+/*
+ * One walk of daptrace_set_regions(), run twice: first with @pool NULL to
+ * count the regions that must be allocated, then for real with a pool that
+ * holds exactly that many.  The control flow depends only on the old region
+ * boundaries and the ranges, which the dry run does not change, so both runs
+ * take the same path.
+ *
+ * Old regions and normalized ranges are walked like a merge of two sorted
+ * lists.  Each (region, range) intersection becomes one new region: the first
+ * one of an old region reuses its struct, further ones (the region spanned a
+ * gap that has just opened) are copies from the pool.  Within a range the
+ * first piece is stretched down to the range start, the last one up to the
+ * range end, and holes between pieces are filled with new zeroed regions, so
+ * the range is covered exactly.  A range no region touches becomes one new
+ * region.  Old regions touching no range are freed.
+ */
+static unsigned long daptrace_set_regions_walk(struct daptrace_ctx *ctx,
+					       struct daptrace_target *t,
+					       const struct daptrace_addr_range *ranges,
+					       unsigned int nr_ranges,
+					       struct list_head *pool,
+					       struct list_head *result)
+{
+	struct daptrace_region *cur, *nxt = NULL, *piece, *last;
+	struct daptrace_addr_range cur_ar, ar;
+	unsigned long prev_end = 0, pos, nr_new = 0;
+	bool dry = !pool, used = false;
+	unsigned int i;
+
+	/*
+	 * @nxt is looked up while @cur is still on @t's list: once @cur has
+	 * moved to @result its list pointers lead there.
+	 */
+	cur = list_first_entry_or_null(&t->regions, struct daptrace_region, list);
+	if (cur) {
+		cur_ar = cur->ar;
+		nxt = daptrace_next_region(t, cur);
+	}
+
+	for (i = 0; i < nr_ranges; i++) {
+		if (!daptrace_norm_range(ctx, &ranges[i], &prev_end, &ar))
+			continue;
+
+		last = NULL;
+		pos = ar.start;
+		while (cur && cur_ar.start < ar.end) {
+			if (cur_ar.end <= ar.start) {
+				/* Entirely below this range (and all later). */
+				if (!dry && !used) {
+					list_del(&cur->list);
+					kfree(cur);
+				}
+				goto next_region;
+			}
+
+			if (last && cur_ar.start > pos) {
+				/* A hole inside the range: newly mapped. */
+				nr_new++;
+				if (!dry) {
+					piece = daptrace_pool_take(pool);
+					piece->ar.start = pos;
+					piece->ar.end = cur_ar.start;
+					piece->sampling_addr = pos;
+					piece->nr_accesses = 0;
+					piece->last_nr_accesses = 0;
+					piece->age = 0;
+					list_add_tail(&piece->list, result);
+				}
+			}
+			if (used)
+				nr_new++;
+			if (!dry) {
+				if (used) {
+					piece = daptrace_pool_take(pool);
+					daptrace_copy_stats(piece, cur);
+				} else {
+					piece = cur;
+					list_del(&cur->list);
+				}
+				piece->ar.start = last ? cur_ar.start : ar.start;
+				piece->ar.end = min(cur_ar.end, ar.end);
+				if (piece->sampling_addr < piece->ar.start ||
+				    piece->sampling_addr >= piece->ar.end)
+					piece->sampling_addr = piece->ar.start;
+				list_add_tail(&piece->list, result);
+				last = piece;
+			} else {
+				/* Only its being non-NULL matters when dry. */
+				last = cur;
+			}
+			used = true;
+			pos = min(cur_ar.end, ar.end);
+			/* Reaches into the next range: keep it for that one. */
+			if (cur_ar.end > ar.end)
+				break;
+next_region:
+			cur = nxt;
+			used = false;
+			if (cur) {
+				cur_ar = cur->ar;
+				nxt = daptrace_next_region(t, cur);
+			}
+		}
+
+		if (!last) {
+			nr_new++;
+			if (!dry) {
+				piece = daptrace_pool_take(pool);
+				piece->ar = ar;
+				piece->sampling_addr = ar.start;
+				list_add_tail(&piece->list, result);
+			}
+		} else if (!dry) {
+			last->ar.end = ar.end;
+		}
+	}
+
+	/* Whatever is left lies above the last range. */
+	if (!dry) {
+		while (cur) {
+			if (!used) {
+				list_del(&cur->list);
+				kfree(cur);
+			}
+			used = false;
+			cur = nxt;
+			if (cur)
+				nxt = daptrace_next_region(t, cur);
+		}
+	}
+	return nr_new;
+}
+
+/**
+ * daptrace_set_regions() - fit a target's regions to new address ranges.
+ * @ctx:	The context (for the granularity).
+ * @t:		The target.
+ * @ranges:	The ranges to monitor from now on: sorted, non-empty,
+ *		disjoint.  They are aligned outwards to min_region_sz.
+ * @nr_ranges:	Number of entries in @ranges; 0 drops every region.
+ *
+ * Used when the memory map changed, so the access history of memory that is
+ * still mapped must survive: regions outside every range are freed, regions
+ * intersecting a range are clipped to it and keep their statistics, the first
+ * and last region of a range are stretched to its ends, holes inside a range
+ * and ranges without any region get new regions.  A region spanning a gap
+ * between two ranges is cut at the gap so that no region covers unmapped
+ * memory.  Afterwards the regions are sorted, disjoint, aligned and cover
+ * exactly the (aligned) ranges.
+ *
+ * Return: 0, -EINVAL on bad @ranges, or -ENOMEM with @t unchanged (every
+ * region that may be needed is allocated before anything is changed).
+ */
+int daptrace_set_regions(struct daptrace_ctx *ctx, struct daptrace_target *t,
+			 const struct daptrace_addr_range *ranges,
+			 unsigned int nr_ranges)
+{
+	struct daptrace_region *r;
+	unsigned long nr_new;
+	LIST_HEAD(result);
+	LIST_HEAD(pool);
+	int err;
+
+	err = daptrace_ranges_check(ranges, nr_ranges);
+	if (err)
+		return err;
+
+	nr_new = daptrace_set_regions_walk(ctx, t, ranges, nr_ranges, NULL, NULL);
+	err = daptrace_fill_pool(&pool, nr_new);
+	if (err)
+		return err;
+	daptrace_set_regions_walk(ctx, t, ranges, nr_ranges, &pool, &result);
+
+	/* The walk consumed or freed every old region. */
+	INIT_LIST_HEAD(&t->regions);
+	t->nr_regions = 0;
+	list_splice_tail(&result, &t->regions);
+	daptrace_for_each_region(r, t)
+		t->nr_regions++;
+	return 0;
+}
+
+/**
+ * daptrace_pick_sampling_addr() - choose the page a region is sampled at.
+ * @ctx:	The context (random source, granularity).
+ * @r:		The region.
+ *
+ * Draws a granule index rather than a byte offset: it is just as uniform
+ * because the region is made of whole granules, and the result is already
+ * aligned.
+ */
+void daptrace_pick_sampling_addr(struct daptrace_ctx *ctx,
+				 struct daptrace_region *r)
+{
+	unsigned long nr_units = daptrace_sz_region(r) / ctx->min_region_sz;
+
+	if (!nr_units) {
+		r->sampling_addr = r->ar.start;
+		return;
+	}
+	r->sampling_addr = r->ar.start +
+		(unsigned long)daptrace_rand_below(ctx, nr_units) * ctx->min_region_sz;
+}
+
+/**
+ * daptrace_account_access() - record the result of one access check.
+ * @r:		The region.
+ * @accessed:	Whether the sampled page was accessed.
+ *
+ * Saturates at DAPTRACE_MAX_SAMPLES_PER_AGGR, which no valid window reaches,
+ * so that a stalled aggregation can never wrap the counter.
+ */
+void daptrace_account_access(struct daptrace_region *r, bool accessed)
+{
+	if (accessed && r->nr_accesses < DAPTRACE_MAX_SAMPLES_PER_AGGR)
+		r->nr_accesses++;
+}
+
+/**
+ * daptrace_update_age() - age every region by one aggregation window.
+ * @ctx:	The context.
+ * @threshold:	Largest change of nr_accesses still counted as "similar".
+ *
+ * A region whose access count changed by more than @threshold since the
+ * previous window restarts at age 0, any other region gets one window older.
+ */
+void daptrace_update_age(struct daptrace_ctx *ctx, unsigned int threshold)
+{
+	struct daptrace_target *t;
+	struct daptrace_region *r;
+
+	daptrace_for_each_target(t, ctx) {
+		if (t->exited)
+			continue;
+		daptrace_for_each_region(r, t) {
+			if (daptrace_absdiff(r->nr_accesses,
+					     r->last_nr_accesses) > threshold)
+				r->age = 0;
+			else if (r->age < UINT_MAX)
+				r->age++;
+		}
+	}
+}
+
+/* Merge @r into its left neighbour @l; statistics are size-weighted. */
+static void daptrace_merge_two_regions(struct daptrace_target *t,
+				       struct daptrace_region *l,
+				       struct daptrace_region *r)
+{
+	unsigned long sz_l = daptrace_sz_region(l), sz_r = daptrace_sz_region(r);
+
+	l->nr_accesses = daptrace_weighted_avg(l->nr_accesses, sz_l,
+					       r->nr_accesses, sz_r);
+	l->last_nr_accesses = daptrace_weighted_avg(l->last_nr_accesses, sz_l,
+						    r->last_nr_accesses, sz_r);
+	l->age = daptrace_weighted_avg(l->age, sz_l, r->age, sz_r);
+	l->ar.end = r->ar.end;
+	daptrace_destroy_region(t, r);
+}
+
+/*
+ * One left-to-right pass over a target.  A merged region keeps absorbing its
+ * right neighbours while the conditions hold, as in DAMON.
+ */
+static void daptrace_merge_regions_of(struct daptrace_target *t,
+				      unsigned int threshold,
+				      unsigned long sz_limit)
+{
+	struct daptrace_region *r, *next, *prev = NULL;
+
+	daptrace_for_each_region_safe(r, next, t) {
+		if (prev && prev->ar.end == r->ar.start &&
+		    daptrace_absdiff(prev->nr_accesses, r->nr_accesses) <= threshold &&
+		    daptrace_sz_region(prev) + daptrace_sz_region(r) <= sz_limit)
+			daptrace_merge_two_regions(t, prev, r);
+		else
+			prev = r;
+	}
+}
+
+static unsigned int daptrace_merge_pass(struct daptrace_ctx *ctx,
+					unsigned int threshold,
+					unsigned long sz_limit)
+{
+	struct daptrace_target *t;
+	unsigned int nr = 0;
+
+	daptrace_for_each_target(t, ctx) {
+		if (t->exited)
+			continue;
+		daptrace_merge_regions_of(t, threshold, sz_limit);
+		nr += t->nr_regions;
+	}
+	return nr;
+}
+
+/**
+ * daptrace_merge_regions() - merge adjacent regions of similar access counts.
+ * @ctx:	The context.
+ * @threshold:	Largest nr_accesses difference of two regions to merge.
+ * @sz_limit:	Largest size of a merged region.
+ *
+ * Adjacent regions of one target (never across targets, never across an
+ * unmapped gap) whose nr_accesses differ by at most @threshold are merged
+ * while the result stays within @sz_limit, which keeps the regions from
+ * collapsing below about min_nr_regions.  While there are still more than
+ * max_nr_regions regions, the pass is repeated with a doubled threshold as
+ * long as that may still make a difference (DAMON's loop).
+ *
+ * If even then the count is above max_nr_regions (possible after new ranges
+ * appeared, when @sz_limit forbids every merge), @sz_limit is doubled with
+ * any access difference allowed until the bound holds.  DAMON lacks this
+ * step; it makes max_nr_regions a hard limit after every aggregation, unless
+ * there are more separate address ranges than max_nr_regions.
+ */
+void daptrace_merge_regions(struct daptrace_ctx *ctx, unsigned int threshold,
+			    unsigned long sz_limit)
+{
+	unsigned long max_nr = ctx->attrs.max_nr_regions;
+	unsigned int max_thres = daptrace_max_nr_accesses(&ctx->attrs);
+	unsigned int nr;
+
+	do {
+		nr = daptrace_merge_pass(ctx, threshold, sz_limit);
+		threshold = threshold > UINT_MAX / 2 ? UINT_MAX :
+			    max(1U, threshold * 2);
+	} while (nr > max_nr && threshold / 2 < max_thres);
+
+	while (nr > max_nr && sz_limit < ULONG_MAX) {
+		sz_limit = sz_limit > ULONG_MAX / 2 ? ULONG_MAX : sz_limit * 2;
+		nr = daptrace_merge_pass(ctx, UINT_MAX, sz_limit);
+	}
+}
+
+/**
+ * daptrace_reset_aggregated() - start a new aggregation window.
+ * @ctx:	The context.
+ *
+ * Remembers each region's count as last_nr_accesses (for daptrace_update_age())
+ * and clears it.
+ */
+void daptrace_reset_aggregated(struct daptrace_ctx *ctx)
+{
+	struct daptrace_target *t;
+	struct daptrace_region *r;
+
+	daptrace_for_each_target(t, ctx) {
+		if (t->exited)
+			continue;
+		daptrace_for_each_region(r, t) {
+			r->last_nr_accesses = r->nr_accesses;
+			r->nr_accesses = 0;
+		}
+	}
+}
+
+/*
+ * Cut @r at @sz_left bytes from its start; the new right piece inherits the
+ * statistics.  On allocation failure @r simply stays whole: a missed split is
+ * harmless, the next window tries again.
+ */
+static int daptrace_split_region_at(struct daptrace_target *t,
+				    struct daptrace_region *r,
+				    unsigned long sz_left)
+{
+	struct daptrace_region *n;
+
+	n = daptrace_region_new(r->ar.start + sz_left, r->ar.end);
+	if (!n)
+		return -ENOMEM;
+	daptrace_copy_stats(n, r);
+	r->ar.end = n->ar.start;
+	if (r->sampling_addr >= r->ar.end) {
+		n->sampling_addr = r->sampling_addr;
+		r->sampling_addr = r->ar.start;
+	}
+	daptrace_insert_region_after(t, r, n);
+	return 0;
+}
+
+static void daptrace_split_regions_of(struct daptrace_ctx *ctx,
+				      struct daptrace_target *t,
+				      unsigned int nr_pieces)
+{
+	unsigned long unit = ctx->min_region_sz, sz, sz_sub, k;
+	struct daptrace_region *r, *next;
+	unsigned int i;
+
+	daptrace_for_each_region_safe(r, next, t) {
+		sz = daptrace_sz_region(r);
+		for (i = 0; i < nr_pieces - 1 && sz > 2 * unit; i++) {
+			/*
+			 * A random cut at 10%..90% of the region; written so
+			 * that a huge region cannot overflow the product.
+			 */
+			k = ctx->rand(ctx->rand_arg, 9) + 1;
+			sz_sub = ALIGN_DOWN(sz / 10 * k + sz % 10 * k / 10, unit);
+			if (!sz_sub || sz_sub >= sz)
+				continue;
+			if (daptrace_split_region_at(t, r, sz_sub))
+				return;
+			/* Like DAMON, cut the left piece further. */
+			sz = sz_sub;
+		}
+	}
+}
+
+/**
+ * daptrace_split_regions() - split every region at random points.
+ * @ctx:	The context.
+ *
+ * Random cuts let region boundaries find the real boundaries between memory
+ * of different hotness; the next merge undoes cuts that found nothing.
+ * Nothing is split while there are more than max_nr_regions / 2 regions, so
+ * two pieces per region always fit within max_nr_regions.  If the previous
+ * split was entirely merged back (the count before splitting is unchanged)
+ * and there are fewer than max_nr_regions / 3 regions, three pieces are tried
+ * instead, in case the differently accessed part lies in a region's middle.
+ *
+ * &daptrace_ctx.last_nr_regions records the count before splitting, as in
+ * DAMON.
+ */
+void daptrace_split_regions(struct daptrace_ctx *ctx)
+{
+	unsigned long max_nr = ctx->attrs.max_nr_regions;
+	unsigned int nr = daptrace_nr_regions(ctx);
+	unsigned int nr_pieces = 2;
+	struct daptrace_target *t;
+
+	if (nr > max_nr / 2)
+		return;
+	if (nr == ctx->last_nr_regions && nr < max_nr / 3)
+		nr_pieces = 3;
+
+	daptrace_for_each_target(t, ctx) {
+		if (t->exited)
+			continue;
+		daptrace_split_regions_of(ctx, t, nr_pieces);
+	}
+	ctx->last_nr_regions = nr;
+}
+
+/**
+ * daptrace_aggregate() - end an aggregation window.
+ * @ctx:	The context.
+ *
+ * Call once per window, after the window's snapshot was published: ages the
+ * regions, merges similar neighbours, starts the next window's counts and
+ * splits.  Both the age threshold and the first merge threshold are a tenth
+ * of the highest possible count, and merged regions may grow to
+ * total size / min_nr_regions (at least min_region_sz), as in DAMON.
+ */
+void daptrace_aggregate(struct daptrace_ctx *ctx)
+{
+	unsigned int threshold = max(1U, daptrace_max_nr_accesses(&ctx->attrs) / 10);
+	unsigned long sz_limit;
+
+	sz_limit = daptrace_total_sz(ctx) /
+		   max(ctx->attrs.min_nr_regions, 1UL);
+	sz_limit = max(sz_limit, ctx->min_region_sz);
+
+	daptrace_update_age(ctx, threshold);
+	daptrace_merge_regions(ctx, threshold, sz_limit);
+	daptrace_reset_aggregated(ctx);
+	daptrace_split_regions(ctx);
+}
+
+/**
+ * daptrace_snapshot_fill() - copy the regions of all live targets.
+ * @ctx:	The context.
+ * @recs:	Room for @max records.
+ * @max:	Capacity of @recs.
+ *
+ * Targets come in context order, regions in address order; exited targets
+ * are skipped.
+ *
+ * Return: the number of records written, at most @max.
+ */
+unsigned int daptrace_snapshot_fill(const struct daptrace_ctx *ctx,
+				    struct daptrace_region_rec *recs,
+				    unsigned int max)
+{
+	const struct daptrace_target *t;
+	const struct daptrace_region *r;
+	unsigned int n = 0;
+
+	daptrace_for_each_target(t, ctx) {
+		if (t->exited)
+			continue;
+		daptrace_for_each_region(r, t) {
+			if (n >= max)
+				return n;
+			recs[n].start = r->ar.start;
+			recs[n].end = r->ar.end;
+			recs[n].nr_accesses = r->nr_accesses;
+			recs[n].age = r->age;
+			recs[n].pid = t->pid_nr;
+			recs[n].reserved = 0;
+			n++;
+		}
+	}
+	return n;
+}

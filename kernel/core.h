@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * daptrace core: the region model, aggregation, adaptive merge/split, attribute
+ * validation and snapshot assembly.
+ *
+ * This file and core.c must stay free of page-table code, kthreads, kernel
+ * version checks and <linux/mm.h>: they are compiled unchanged into the host
+ * unit-test binary (tests/unit/) against a small shim of <linux/list.h>,
+ * <linux/slab.h>, <linux/types.h>, <linux/minmax.h> and <linux/errno.h>.
+ * Granularity and randomness are members of the context so tests can run with
+ * byte granularity and a fixed seed.
+ *
+ * Locking: the core does no locking of its own.  A context's targets and
+ * regions are owned by exactly one thread at a time: the worker while
+ * monitoring is on, otherwise the sysfs interface under its config mutex.
+ */
+#ifndef _DAPTRACE_CORE_H
+#define _DAPTRACE_CORE_H
+
+#include <linux/list.h>
+#include <linux/types.h>
+
+struct daptrace_region_rec;
+
+/* Defaults equal DAMON's so results are comparable. */
+#define DAPTRACE_DEF_SAMPLE_US		5000UL
+#define DAPTRACE_DEF_AGGR_US		100000UL
+#define DAPTRACE_DEF_UPDATE_US		1000000UL
+#define DAPTRACE_DEF_MIN_NR_REGIONS	10UL
+#define DAPTRACE_DEF_MAX_NR_REGIONS	1000UL
+
+/* Upper caps: keep the worker sane and the snapshot ring bounded. */
+#define DAPTRACE_MIN_SAMPLE_US		100UL		/* 0.1 ms */
+#define DAPTRACE_MAX_SAMPLE_US		10000000UL	/* 10 s */
+#define DAPTRACE_MAX_AGGR_US		100000000UL	/* 100 s */
+#define DAPTRACE_MAX_UPDATE_US		3600000000UL	/* 1 h */
+#define DAPTRACE_MIN_NR_REGIONS		3UL		/* heap, mmap, stack */
+#define DAPTRACE_MAX_NR_REGIONS		20000UL
+/* nr_accesses fits comfortably; also bounds the merge threshold loop. */
+#define DAPTRACE_MAX_SAMPLES_PER_AGGR	100000UL
+
+/**
+ * struct daptrace_addr_range - a half-open virtual address range [start, end).
+ * @start:	First byte.
+ * @end:	One past the last byte.
+ */
+struct daptrace_addr_range {
+	unsigned long start;
+	unsigned long end;
+};
+
+/**
+ * struct daptrace_region - a monitored address range of one target.
+ * @ar:			The range; both ends are multiples of the context's
+ *			min_region_sz.
+ * @sampling_addr:	Address whose accessed bit was cleared by the last
+ *			prepare step and is tested by the next check.
+ * @nr_accesses:	Sampling rounds in the current aggregation window that
+ *			saw the sampled page accessed (0 .. aggr/sample).
+ * @last_nr_accesses:	@nr_accesses of the previous window, so that @age can
+ *			tell a steady region from a changing one.
+ * @age:		Aggregation windows this region has kept a similar
+ *			access level (reset on a significant change, size-
+ *			weighted on merge).
+ * @list:		Entry in &daptrace_target.regions, sorted by address.
+ *
+ * The region's access frequency is inferred from one page per sampling round:
+ * pages of a region are assumed to be accessed alike, and split/merge keeps
+ * that assumption cheap to maintain.
+ */
+struct daptrace_region {
+	struct daptrace_addr_range ar;
+	unsigned long sampling_addr;
+	unsigned int nr_accesses;
+	unsigned int last_nr_accesses;
+	unsigned int age;
+	struct list_head list;
+};
+
+/**
+ * struct daptrace_target - one monitored process.
+ * @pid_nr:	The pid as the user wrote it (in the writer's namespace); used
+ *		only for reporting.
+ * @priv:	Owned by the operations (vaddr: the struct pid reference).
+ * @exited:	Set by the worker when the target is gone; its regions are
+ *		then freed and it takes no further part in monitoring.
+ * @nr_regions:	Number of entries in @regions.
+ * @regions:	Regions sorted by address, never overlapping.
+ * @list:	Entry in &daptrace_ctx.targets.
+ */
+struct daptrace_target {
+	int pid_nr;
+	void *priv;
+	bool exited;
+	unsigned int nr_regions;
+	struct list_head regions;
+	struct list_head list;
+};
+
+/**
+ * struct daptrace_attrs - monitoring attributes.
+ * @sample_us:		Sampling interval: one access check per region.
+ * @aggr_us:		Aggregation interval: publish, merge, split.
+ * @update_us:		Interval at which the target's memory map is re-read.
+ * @min_nr_regions:	Lower bound of the number of regions (all targets).
+ * @max_nr_regions:	Upper bound of the number of regions (all targets).
+ */
+struct daptrace_attrs {
+	unsigned long sample_us;
+	unsigned long aggr_us;
+	unsigned long update_us;
+	unsigned long min_nr_regions;
+	unsigned long max_nr_regions;
+};
+
+/**
+ * struct daptrace_ctx - a monitoring context: attributes plus targets.
+ * @attrs:		Attributes in force.
+ * @min_region_sz:	Granularity of region boundaries and splits: PAGE_SIZE
+ *			in the kernel, 1 in unit tests.  A power of two.
+ * @rand:		Returns a uniformly distributed value in [0, @ceil);
+ *			@ceil is never 0.
+ * @rand_arg:		Passed to @rand.
+ * @nr_targets:		Number of entries in @targets.
+ * @targets:		List of &struct daptrace_target.
+ * @last_nr_regions:	Region count the previous split started from (as in
+ *			DAMON), used to decide whether a region is split in two
+ *			or three pieces.
+ */
+struct daptrace_ctx {
+	struct daptrace_attrs attrs;
+	unsigned long min_region_sz;
+	u32 (*rand)(void *arg, u32 ceil);
+	void *rand_arg;
+	unsigned int nr_targets;
+	struct list_head targets;
+	unsigned int last_nr_regions;
+};
+
+#define daptrace_for_each_target(t, ctx) \
+	list_for_each_entry(t, &(ctx)->targets, list)
+#define daptrace_for_each_target_safe(t, next, ctx) \
+	list_for_each_entry_safe(t, next, &(ctx)->targets, list)
+#define daptrace_for_each_region(r, t) \
+	list_for_each_entry(r, &(t)->regions, list)
+#define daptrace_for_each_region_safe(r, next, t) \
+	list_for_each_entry_safe(r, next, &(t)->regions, list)
+
+static inline unsigned long daptrace_sz_region(const struct daptrace_region *r)
+{
+	return r->ar.end - r->ar.start;
+}
+
+/* Context and attributes. */
+void daptrace_ctx_init(struct daptrace_ctx *ctx, unsigned long min_region_sz,
+		       u32 (*rand)(void *arg, u32 ceil), void *rand_arg);
+void daptrace_attrs_default(struct daptrace_attrs *attrs);
+int daptrace_attrs_validate(const struct daptrace_attrs *attrs);
+unsigned int daptrace_max_nr_accesses(const struct daptrace_attrs *attrs);
+
+/* Targets and regions. */
+struct daptrace_target *daptrace_target_new(int pid_nr, void *priv);
+void daptrace_add_target(struct daptrace_ctx *ctx, struct daptrace_target *t);
+void daptrace_destroy_target(struct daptrace_ctx *ctx, struct daptrace_target *t);
+void daptrace_free_target_regions(struct daptrace_target *t);
+struct daptrace_region *daptrace_region_new(unsigned long start, unsigned long end);
+void daptrace_add_region(struct daptrace_target *t, struct daptrace_region *r);
+void daptrace_insert_region_after(struct daptrace_target *t,
+				  struct daptrace_region *prev,
+				  struct daptrace_region *r);
+void daptrace_destroy_region(struct daptrace_target *t, struct daptrace_region *r);
+unsigned int daptrace_nr_regions(const struct daptrace_ctx *ctx);
+unsigned long daptrace_total_sz(const struct daptrace_ctx *ctx);
+
+/*
+ * Address-space layout helpers, pure functions of sorted mapping ranges so the
+ * vaddr operations stay thin and the arithmetic is unit-tested.
+ */
+int daptrace_three_regions(const struct daptrace_addr_range *maps,
+			   unsigned int nr_maps,
+			   struct daptrace_addr_range out[3]);
+int daptrace_evenly_split_region(struct daptrace_ctx *ctx,
+				 struct daptrace_target *t,
+				 struct daptrace_region *r,
+				 unsigned int nr_pieces);
+int daptrace_init_regions(struct daptrace_ctx *ctx, struct daptrace_target *t,
+			  const struct daptrace_addr_range *ranges,
+			  unsigned int nr_ranges);
+int daptrace_set_regions(struct daptrace_ctx *ctx, struct daptrace_target *t,
+			 const struct daptrace_addr_range *ranges,
+			 unsigned int nr_ranges);
+
+/* Sampling bookkeeping. */
+void daptrace_pick_sampling_addr(struct daptrace_ctx *ctx,
+				 struct daptrace_region *r);
+void daptrace_account_access(struct daptrace_region *r, bool accessed);
+
+/* Aggregation: called once per aggregation window, after publishing. */
+void daptrace_update_age(struct daptrace_ctx *ctx, unsigned int threshold);
+void daptrace_merge_regions(struct daptrace_ctx *ctx, unsigned int threshold,
+			    unsigned long sz_limit);
+void daptrace_reset_aggregated(struct daptrace_ctx *ctx);
+void daptrace_split_regions(struct daptrace_ctx *ctx);
+void daptrace_aggregate(struct daptrace_ctx *ctx);
+
+/* Snapshot assembly: fill up to @max records; returns the number written. */
+unsigned int daptrace_snapshot_fill(const struct daptrace_ctx *ctx,
+				    struct daptrace_region_rec *recs,
+				    unsigned int max);
+
+#endif /* _DAPTRACE_CORE_H */

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The module's monitoring context ("monitor"): the core context plus what the
+ * worker, the snapshot ring and the sysfs interface share.
+ */
+#ifndef _DAPTRACE_H
+#define _DAPTRACE_H
+
+#include <linux/atomic.h>
+#include <linux/mutex.h>
+#include <linux/types.h>
+
+#include "core.h"
+#include "ops.h"
+
+struct daptrace_ring;
+struct kernfs_node;
+struct kobject;
+struct task_struct;
+
+/* More targets than this is a configuration mistake, not a use case. */
+#define DAPTRACE_MAX_TARGETS	64
+
+/**
+ * struct daptrace_counters - what a user needs to trust the data.
+ * @nr_samples:		Sampling rounds since the last "on".
+ * @nr_snapshots:	Snapshots published since the last "on".
+ * @nr_missed:		Snapshots overwritten in the ring before any reader
+ *			read them, since the last "on".
+ * @worker_cpu_ns:	CPU time of the worker thread since the last "on".
+ * @nr_regions:		Regions of all targets after the last aggregation.
+ * @nr_late:		Sampling deadlines the worker could not keep (work
+ *			took longer than the sampling interval).
+ *
+ * Written only by the worker (and reset under &daptrace_mon.lock while the
+ * worker is stopped); read locklessly by sysfs with READ_ONCE().
+ */
+struct daptrace_counters {
+	u64 nr_samples;
+	u64 nr_snapshots;
+	u64 nr_missed;
+	u64 worker_cpu_ns;
+	u64 nr_late;
+	unsigned int nr_regions;
+};
+
+/**
+ * struct daptrace_mon - one monitoring context and its worker.
+ * @lock:	Serializes configuration and on/off.  Held by every sysfs
+ *		store and by start/stop.  While @worker is set, @ctx's
+ *		targets and regions belong to the worker: holders of @lock
+ *		may only read the target list (it does not change while the
+ *		worker runs) and the targets' exited flags (READ_ONCE).
+ * @ctx:	Attributes, targets and regions.
+ * @tlb:	TLB flush policy.
+ * @ops:	Address-space operations.
+ * @worker:	The worker kthread while it exists, with a task reference
+ *		held so it can be reaped after exiting on its own.
+ * @worker_done: Set by the worker when it leaves its loop on its own
+ *		(all targets exited); "state" then reads "off".
+ * @ring_lock:	Protects @ring against replacement while a reader copies
+ *		from it.  The worker publishes into @ring without it: the ring
+ *		is replaced only while no worker runs.
+ * @ring:	The snapshot ring, kept after "off" so late readers can still
+ *		drain it.
+ * @seq:	Seq of the newest published snapshot; never reused.
+ * @cnt:	Counters.
+ * @kobj:	/sys/kernel/daptrace.
+ * @seq_kn:	The snapshot_seq node, for sysfs_notify_dirent() from the
+ *		worker (which must not sleep on kernfs locks).
+ * @state_kn:	The state node, notified when the worker stops by itself.
+ */
+struct daptrace_mon {
+	struct mutex lock;		/* see above */
+	struct daptrace_ctx ctx;
+	enum daptrace_tlb_policy tlb;
+	const struct daptrace_ops *ops;
+	struct task_struct *worker;
+	bool worker_done;
+	struct mutex ring_lock;		/* see above */
+	struct daptrace_ring *ring;
+	atomic64_t seq;
+	struct daptrace_counters cnt;
+	struct kobject *kobj;
+	struct kernfs_node *seq_kn;
+	struct kernfs_node *state_kn;
+};
+
+extern struct daptrace_mon daptrace_mon;
+
+/* main.c / mon.c: lifetime. */
+int daptrace_mon_init(struct daptrace_mon *mon);
+void daptrace_mon_exit(struct daptrace_mon *mon);
+
+/* worker.c: start/stop, callers hold @mon->lock. */
+int daptrace_start(struct daptrace_mon *mon);
+void daptrace_stop(struct daptrace_mon *mon);
+bool daptrace_running(struct daptrace_mon *mon);
+
+/* sysfs.c */
+int daptrace_sysfs_init(struct daptrace_mon *mon);
+void daptrace_sysfs_exit(struct daptrace_mon *mon);
+void daptrace_sysfs_notify_snapshot(struct daptrace_mon *mon);
+void daptrace_sysfs_notify_state(struct daptrace_mon *mon);
+
+#endif /* _DAPTRACE_H */

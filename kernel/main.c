@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * daptrace: data access pattern monitoring for unmodified kernels.
+ *
+ * Module lifetime: init steps in order, unwound in reverse through goto
+ * labels; the monitor (one context and its worker) lives here.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kernfs.h>
+#include <linux/module.h>
+#include <linux/random.h>
+
+#include "daptrace.h"
+#include "ring.h"
+
+struct daptrace_mon daptrace_mon;
+
+#ifdef DAPTRACE_DEBUG
+/* Lets the harness prove that a kernel warning turns a test run red. */
+static bool inject_warn;
+module_param(inject_warn, bool, 0400);
+MODULE_PARM_DESC(inject_warn, "debug builds: WARN_ON at module init");
+#endif
+
+/* Uniform in [0, ceil) without the modulo bias of a plain '%'. */
+static u32 daptrace_rand(void *arg, u32 ceil)
+{
+	return ((u64)get_random_u32() * ceil) >> 32;
+}
+
+int daptrace_mon_init(struct daptrace_mon *mon)
+{
+	mutex_init(&mon->lock);
+	mutex_init(&mon->ring_lock);
+	daptrace_ctx_init(&mon->ctx, PAGE_SIZE, daptrace_rand, NULL);
+	daptrace_attrs_default(&mon->ctx.attrs);
+	mon->tlb = DAPTRACE_TLB_ROUND;
+	mon->ops = &daptrace_vaddr_ops;
+	atomic64_set(&mon->seq, 0);
+	return 0;
+}
+
+/* Stops the worker and frees everything; sysfs must already be gone. */
+void daptrace_mon_exit(struct daptrace_mon *mon)
+{
+	struct daptrace_target *t, *next;
+
+	mutex_lock(&mon->lock);
+	daptrace_stop(mon);
+	daptrace_for_each_target_safe(t, next, &mon->ctx) {
+		mon->ops->target_put(t->priv);
+		daptrace_destroy_target(&mon->ctx, t);
+	}
+	mutex_unlock(&mon->lock);
+
+	/* The worker notified through these until daptrace_stop() returned. */
+	kernfs_put(mon->seq_kn);
+	kernfs_put(mon->state_kn);
+	mon->seq_kn = NULL;
+	mon->state_kn = NULL;
+
+	daptrace_ring_free(mon->ring);
+	mon->ring = NULL;
+	mutex_destroy(&mon->ring_lock);
+	mutex_destroy(&mon->lock);
+}
+
+static int __init daptrace_init(void)
+{
+	int err;
+
+#ifdef DAPTRACE_DEBUG
+	WARN_ON(inject_warn);
+#endif
+	err = daptrace_mon_init(&daptrace_mon);
+	if (err)
+		return err;
+	err = daptrace_sysfs_init(&daptrace_mon);
+	if (err)
+		goto err_mon;
+	return 0;
+
+err_mon:
+	daptrace_mon_exit(&daptrace_mon);
+	return err;
+}
+
+static void __exit daptrace_exit(void)
+{
+	/* No sysfs callers after this, so nobody can restart the worker. */
+	daptrace_sysfs_exit(&daptrace_mon);
+	daptrace_mon_exit(&daptrace_mon);
+}
+
+module_init(daptrace_init);
+module_exit(daptrace_exit);
+MODULE_LICENSE("GPL");
+MODULE_AUTHOR("daptrace developers");
+MODULE_DESCRIPTION("Data access pattern monitoring with bounded overhead");

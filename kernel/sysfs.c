@@ -1,0 +1,542 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /sys/kernel/daptrace: configuration, state, counters and snapshots.
+ *
+ * Store handlers parse, take the monitor lock, refuse with -EBUSY while the
+ * worker runs (the worker owns the context then; see struct daptrace_mon),
+ * validate the whole resulting configuration and only then commit it, so a
+ * rejected write changes nothing.  Every file is root-only and every write
+ * needs CAP_SYS_ADMIN.  The documentation is in sysfs-docs/.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/daptrace.h>
+#include <linux/err.h>
+#include <linux/kernel.h>
+#include <linux/kobject.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+
+#include "daptrace.h"
+#include "ring.h"
+
+static struct daptrace_mon *kobj_mon(struct kobject *kobj)
+{
+	return &daptrace_mon;
+}
+
+/* Command words for "state" and "tlb_flush", indexed by their enums. */
+enum daptrace_state { DAPTRACE_STATE_OFF, DAPTRACE_STATE_ON, NR_DAPTRACE_STATES };
+
+static const char * const state_words[NR_DAPTRACE_STATES] = {
+	[DAPTRACE_STATE_OFF] = "off",
+	[DAPTRACE_STATE_ON] = "on",
+};
+
+static const char * const tlb_words[NR_DAPTRACE_TLB_POLICIES] = {
+	[DAPTRACE_TLB_NONE] = "none",
+	[DAPTRACE_TLB_ROUND] = "round",
+	[DAPTRACE_TLB_MM] = "mm",
+};
+
+static int parse_word(const char *buf, const char * const *words, int nr)
+{
+	int i;
+
+	for (i = 0; i < nr; i++)
+		if (sysfs_streq(buf, words[i]))
+			return i;
+	return -EINVAL;
+}
+
+/* --- state ----------------------------------------------------------- */
+
+static ssize_t state_show(struct kobject *kobj, struct kobj_attribute *attr,
+			  char *buf)
+{
+	struct daptrace_mon *mon = kobj_mon(kobj);
+	bool on;
+
+	mutex_lock(&mon->lock);
+	on = daptrace_running(mon);
+	mutex_unlock(&mon->lock);
+	return sysfs_emit(buf, "%s\n", state_words[on]);
+}
+
+static ssize_t state_store(struct kobject *kobj, struct kobj_attribute *attr,
+			   const char *buf, size_t count)
+{
+	struct daptrace_mon *mon = kobj_mon(kobj);
+	int word, err = 0;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	word = parse_word(buf, state_words, NR_DAPTRACE_STATES);
+	if (word < 0)
+		return word;
+
+	mutex_lock(&mon->lock);
+	if (word == DAPTRACE_STATE_ON)
+		err = daptrace_start(mon);
+	else
+		daptrace_stop(mon);
+	mutex_unlock(&mon->lock);
+	return err ?: count;
+}
+
+/* --- targets --------------------------------------------------------- */
+
+static struct daptrace_target *find_target(struct daptrace_mon *mon, int pid_nr)
+{
+	struct daptrace_target *t;
+
+	daptrace_for_each_target(t, &mon->ctx)
+		if (t->pid_nr == pid_nr)
+			return t;
+	return NULL;
+}
+
+static int parse_pid(const char *buf, int *pid_nr)
+{
+	int err = kstrtoint(buf, 10, pid_nr);
+
+	if (err)
+		return err;
+	return *pid_nr > 0 ? 0 : -EINVAL;
+}
+
+static ssize_t target_show(struct kobject *kobj, struct kobj_attribute *attr,
+			   char *buf)
+{
+	struct daptrace_mon *mon = kobj_mon(kobj);
+	struct daptrace_target *t;
+	int len = 0;
+
+	mutex_lock(&mon->lock);
+	daptrace_for_each_target(t, &mon->ctx)
+		len += sysfs_emit_at(buf, len, "%d\n", t->pid_nr);
+	mutex_unlock(&mon->lock);
+	return len;
+}
+
+static ssize_t target_store(struct kobject *kobj, struct kobj_attribute *attr,
+			    const char *buf, size_t count)
+{
+	struct daptrace_mon *mon = kobj_mon(kobj);
+	struct daptrace_target *t;
+	void *priv;
+	int pid_nr, err;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	err = parse_pid(buf, &pid_nr);
+	if (err)
+		return err;
+	/* Resolved here, in the writer's context and pid namespace. */
+	priv = mon->ops->target_get(pid_nr);
+	if (IS_ERR(priv))
+		return PTR_ERR(priv);
+
+	mutex_lock(&mon->lock);
+	if (daptrace_running(mon))
+		err = -EBUSY;
+	else if (find_target(mon, pid_nr))
+		err = -EEXIST;
+	else if (mon->ctx.nr_targets >= DAPTRACE_MAX_TARGETS)
+		err = -ENOSPC;
+	if (err)
+		goto out_put;
+	t = daptrace_target_new(pid_nr, priv);
+	if (!t) {
+		err = -ENOMEM;
+		goto out_put;
+	}
+	daptrace_add_target(&mon->ctx, t);
+	mutex_unlock(&mon->lock);
+	return count;
+
+out_put:
+	mutex_unlock(&mon->lock);
+	mon->ops->target_put(priv);
+	return err;
+}
+
+static ssize_t target_remove_store(struct kobject *kobj,
+				   struct kobj_attribute *attr,
+				   const char *buf, size_t count)
+{
+	struct daptrace_mon *mon = kobj_mon(kobj);
+	struct daptrace_target *t;
+	int pid_nr, err;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	err = parse_pid(buf, &pid_nr);
+	if (err)
+		return err;
+
+	mutex_lock(&mon->lock);
+	t = find_target(mon, pid_nr);
+	if (daptrace_running(mon)) {
+		err = -EBUSY;
+	} else if (!t) {
+		err = -ENOENT;
+	} else {
+		mon->ops->target_put(t->priv);
+		daptrace_destroy_target(&mon->ctx, t);
+	}
+	mutex_unlock(&mon->lock);
+	return err ?: count;
+}
+
+static ssize_t target_status_show(struct kobject *kobj,
+				  struct kobj_attribute *attr, char *buf)
+{
+	struct daptrace_mon *mon = kobj_mon(kobj);
+	struct daptrace_target *t;
+	const char *what;
+	bool on;
+	int len = 0;
+
+	mutex_lock(&mon->lock);
+	on = daptrace_running(mon);
+	/* The list is stable under the lock; only "exited" moves under us. */
+	daptrace_for_each_target(t, &mon->ctx) {
+		if (READ_ONCE(t->exited))
+			what = "exited";
+		else
+			what = on ? "monitoring" : "idle";
+		len += sysfs_emit_at(buf, len, "%d %s\n", t->pid_nr, what);
+	}
+	mutex_unlock(&mon->lock);
+	return len;
+}
+
+/* --- attributes ------------------------------------------------------ */
+
+/* A numeric attribute of struct daptrace_attrs, located by its offset. */
+struct daptrace_ulong_attr {
+	struct kobj_attribute kattr;
+	size_t offset;
+};
+
+static unsigned long *attrs_field(struct daptrace_attrs *attrs,
+				  struct kobj_attribute *kattr)
+{
+	struct daptrace_ulong_attr *a =
+		container_of(kattr, struct daptrace_ulong_attr, kattr);
+
+	return (unsigned long *)((char *)attrs + a->offset);
+}
+
+static ssize_t ulong_attr_show(struct kobject *kobj,
+			       struct kobj_attribute *kattr, char *buf)
+{
+	struct daptrace_mon *mon = kobj_mon(kobj);
+	unsigned long val;
+
+	mutex_lock(&mon->lock);
+	val = *attrs_field(&mon->ctx.attrs, kattr);
+	mutex_unlock(&mon->lock);
+	return sysfs_emit(buf, "%lu\n", val);
+}
+
+static ssize_t ulong_attr_store(struct kobject *kobj,
+				struct kobj_attribute *kattr,
+				const char *buf, size_t count)
+{
+	struct daptrace_mon *mon = kobj_mon(kobj);
+	struct daptrace_attrs attrs;
+	unsigned long val;
+	int err;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	err = kstrtoul(buf, 10, &val);
+	if (err)
+		return err;
+
+	mutex_lock(&mon->lock);
+	if (daptrace_running(mon)) {
+		err = -EBUSY;
+	} else {
+		attrs = mon->ctx.attrs;
+		*attrs_field(&attrs, kattr) = val;
+		err = daptrace_attrs_validate(&attrs);
+		if (!err)
+			mon->ctx.attrs = attrs;
+	}
+	mutex_unlock(&mon->lock);
+	return err ?: count;
+}
+
+static struct daptrace_ulong_attr sample_us_attr = {
+	.kattr = __ATTR(sample_us, 0600, ulong_attr_show, ulong_attr_store),
+	.offset = offsetof(struct daptrace_attrs, sample_us),
+};
+
+static struct daptrace_ulong_attr aggr_us_attr = {
+	.kattr = __ATTR(aggr_us, 0600, ulong_attr_show, ulong_attr_store),
+	.offset = offsetof(struct daptrace_attrs, aggr_us),
+};
+
+static struct daptrace_ulong_attr update_us_attr = {
+	.kattr = __ATTR(update_us, 0600, ulong_attr_show, ulong_attr_store),
+	.offset = offsetof(struct daptrace_attrs, update_us),
+};
+
+static struct daptrace_ulong_attr min_nr_regions_attr = {
+	.kattr = __ATTR(min_nr_regions, 0600, ulong_attr_show, ulong_attr_store),
+	.offset = offsetof(struct daptrace_attrs, min_nr_regions),
+};
+
+static struct daptrace_ulong_attr max_nr_regions_attr = {
+	.kattr = __ATTR(max_nr_regions, 0600, ulong_attr_show, ulong_attr_store),
+	.offset = offsetof(struct daptrace_attrs, max_nr_regions),
+};
+
+static ssize_t tlb_flush_show(struct kobject *kobj, struct kobj_attribute *attr,
+			      char *buf)
+{
+	struct daptrace_mon *mon = kobj_mon(kobj);
+	enum daptrace_tlb_policy tlb;
+
+	mutex_lock(&mon->lock);
+	tlb = mon->tlb;
+	mutex_unlock(&mon->lock);
+	return sysfs_emit(buf, "%s\n", tlb_words[tlb]);
+}
+
+static ssize_t tlb_flush_store(struct kobject *kobj, struct kobj_attribute *attr,
+			       const char *buf, size_t count)
+{
+	struct daptrace_mon *mon = kobj_mon(kobj);
+	int word, err = 0;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	word = parse_word(buf, tlb_words, NR_DAPTRACE_TLB_POLICIES);
+	if (word < 0)
+		return word;
+
+	mutex_lock(&mon->lock);
+	if (daptrace_running(mon))
+		err = -EBUSY;
+	else
+		mon->tlb = word;
+	mutex_unlock(&mon->lock);
+	return err ?: count;
+}
+
+/* --- counters (lockless: written only by the worker) ------------------ */
+
+static ssize_t nr_regions_show(struct kobject *kobj, struct kobj_attribute *attr,
+			       char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(kobj_mon(kobj)->cnt.nr_regions));
+}
+
+static ssize_t nr_samples_show(struct kobject *kobj, struct kobj_attribute *attr,
+			       char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", READ_ONCE(kobj_mon(kobj)->cnt.nr_samples));
+}
+
+static ssize_t nr_samples_late_show(struct kobject *kobj,
+				    struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", READ_ONCE(kobj_mon(kobj)->cnt.nr_late));
+}
+
+static ssize_t nr_snapshots_show(struct kobject *kobj,
+				 struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", READ_ONCE(kobj_mon(kobj)->cnt.nr_snapshots));
+}
+
+static ssize_t nr_snapshots_missed_show(struct kobject *kobj,
+					struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", READ_ONCE(kobj_mon(kobj)->cnt.nr_missed));
+}
+
+static ssize_t worker_cpu_us_show(struct kobject *kobj,
+				  struct kobj_attribute *attr, char *buf)
+{
+	u64 ns = READ_ONCE(kobj_mon(kobj)->cnt.worker_cpu_ns);
+
+	return sysfs_emit(buf, "%llu\n", div_u64(ns, NSEC_PER_USEC));
+}
+
+static ssize_t snapshot_seq_show(struct kobject *kobj,
+				 struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%lld\n", atomic64_read(&kobj_mon(kobj)->seq));
+}
+
+/* --- snapshots ------------------------------------------------------- */
+
+/* Records shown by the text view: what fits in one page with headers. */
+#define SNAPSHOT_TEXT_RECS	80
+
+static ssize_t snapshot_show(struct kobject *kobj, struct kobj_attribute *attr,
+			     char *buf)
+{
+	struct daptrace_mon *mon = kobj_mon(kobj);
+	struct daptrace_region_rec *recs;
+	struct daptrace_snap_hdr hdr;
+	int i, nr = -EAGAIN, tries, len;
+	u64 seq;
+
+	recs = kmalloc_array(SNAPSHOT_TEXT_RECS, sizeof(*recs), GFP_KERNEL);
+	if (!recs)
+		return -ENOMEM;
+
+	mutex_lock(&mon->ring_lock);
+	/* The newest slot is only rewritten DAPTRACE_RING_SLOTS publishes later. */
+	for (tries = 0; tries < 3 && nr == -EAGAIN; tries++) {
+		seq = atomic64_read(&mon->seq);
+		if (!seq || !mon->ring)
+			break;
+		nr = daptrace_ring_copy_snapshot(mon->ring, seq, &hdr, recs,
+						 SNAPSHOT_TEXT_RECS);
+	}
+	mutex_unlock(&mon->ring_lock);
+
+	if (nr < 0) {
+		kfree(recs);
+		return nr == -EAGAIN ? -EAGAIN : sysfs_emit(buf, "none\n");
+	}
+	len = sysfs_emit(buf, "seq %llu\nstart_ns %llu\nend_ns %llu\n",
+			 hdr.seq, hdr.start_ns, hdr.end_ns);
+	len += sysfs_emit_at(buf, len, "nr_samples %u\nnr_regions %u\nflags %#x\n",
+			     hdr.nr_samples, hdr.nr_regions, hdr.flags);
+	len += sysfs_emit_at(buf, len, "# pid start end nr_accesses age\n");
+	for (i = 0; i < nr; i++)
+		len += sysfs_emit_at(buf, len, "%d %#llx %#llx %u %u\n",
+				     recs[i].pid, recs[i].start, recs[i].end,
+				     recs[i].nr_accesses, recs[i].age);
+	if (hdr.nr_regions > nr)
+		len += sysfs_emit_at(buf, len, "# %u more regions: read 'snapshots'\n",
+				     hdr.nr_regions - nr);
+	kfree(recs);
+	return len;
+}
+
+static ssize_t snapshots_read(struct file *file, struct kobject *kobj,
+			      struct bin_attribute *attr, char *buf,
+			      loff_t off, size_t count)
+{
+	struct daptrace_mon *mon = kobj_mon(kobj);
+	ssize_t ret = 0;
+
+	mutex_lock(&mon->ring_lock);
+	if (mon->ring)
+		ret = daptrace_ring_read(mon->ring, buf, off, count);
+	mutex_unlock(&mon->ring_lock);
+	return ret;
+}
+
+static struct kobj_attribute state_attr = __ATTR(state, 0600, state_show, state_store);
+static struct kobj_attribute target_attr = __ATTR(target, 0600, target_show, target_store);
+static struct kobj_attribute target_remove_attr =
+	__ATTR(target_remove, 0200, NULL, target_remove_store);
+static struct kobj_attribute target_status_attr =
+	__ATTR(target_status, 0400, target_status_show, NULL);
+static struct kobj_attribute tlb_flush_attr =
+	__ATTR(tlb_flush, 0600, tlb_flush_show, tlb_flush_store);
+static struct kobj_attribute nr_regions_attr = __ATTR(nr_regions, 0400, nr_regions_show, NULL);
+static struct kobj_attribute nr_samples_attr = __ATTR(nr_samples, 0400, nr_samples_show, NULL);
+static struct kobj_attribute nr_samples_late_attr =
+	__ATTR(nr_samples_late, 0400, nr_samples_late_show, NULL);
+static struct kobj_attribute nr_snapshots_attr =
+	__ATTR(nr_snapshots, 0400, nr_snapshots_show, NULL);
+static struct kobj_attribute nr_snapshots_missed_attr =
+	__ATTR(nr_snapshots_missed, 0400, nr_snapshots_missed_show, NULL);
+static struct kobj_attribute worker_cpu_us_attr =
+	__ATTR(worker_cpu_us, 0400, worker_cpu_us_show, NULL);
+static struct kobj_attribute snapshot_seq_attr =
+	__ATTR(snapshot_seq, 0400, snapshot_seq_show, NULL);
+static struct kobj_attribute snapshot_attr = __ATTR(snapshot, 0400, snapshot_show, NULL);
+
+/* size 0: the ring's size changes with max_nr_regions; reads clamp themselves. */
+static struct bin_attribute snapshots_attr = __BIN_ATTR(snapshots, 0400, snapshots_read, NULL, 0);
+
+static struct attribute *daptrace_attrs[] = {
+	&state_attr.attr,
+	&target_attr.attr,
+	&target_remove_attr.attr,
+	&target_status_attr.attr,
+	&sample_us_attr.kattr.attr,
+	&aggr_us_attr.kattr.attr,
+	&update_us_attr.kattr.attr,
+	&min_nr_regions_attr.kattr.attr,
+	&max_nr_regions_attr.kattr.attr,
+	&tlb_flush_attr.attr,
+	&nr_regions_attr.attr,
+	&nr_samples_attr.attr,
+	&nr_samples_late_attr.attr,
+	&nr_snapshots_attr.attr,
+	&nr_snapshots_missed_attr.attr,
+	&worker_cpu_us_attr.attr,
+	&snapshot_seq_attr.attr,
+	&snapshot_attr.attr,
+	NULL,
+};
+
+static struct bin_attribute *daptrace_bin_attrs[] = {
+	&snapshots_attr,
+	NULL,
+};
+
+static const struct attribute_group daptrace_group = {
+	.attrs = daptrace_attrs,
+	.bin_attrs = daptrace_bin_attrs,
+};
+
+/* Called by the worker: kernfs_notify() does not sleep. */
+void daptrace_sysfs_notify_snapshot(struct daptrace_mon *mon)
+{
+	if (mon->seq_kn)
+		sysfs_notify_dirent(mon->seq_kn);
+}
+
+void daptrace_sysfs_notify_state(struct daptrace_mon *mon)
+{
+	if (mon->state_kn)
+		sysfs_notify_dirent(mon->state_kn);
+}
+
+int daptrace_sysfs_init(struct daptrace_mon *mon)
+{
+	int err;
+
+	mon->kobj = kobject_create_and_add("daptrace", kernel_kobj);
+	if (!mon->kobj)
+		return -ENOMEM;
+	err = sysfs_create_group(mon->kobj, &daptrace_group);
+	if (err)
+		goto err_kobj;
+	/* References dropped in daptrace_mon_exit(), after the worker. */
+	mon->seq_kn = sysfs_get_dirent(mon->kobj->sd, "snapshot_seq");
+	mon->state_kn = sysfs_get_dirent(mon->kobj->sd, "state");
+	if (!mon->seq_kn || !mon->state_kn) {
+		err = -ENOENT;
+		goto err_kobj;
+	}
+	return 0;
+
+err_kobj:
+	kobject_put(mon->kobj);
+	mon->kobj = NULL;
+	return err;
+}
+
+/* Removes the files and waits for running callbacks to return. */
+void daptrace_sysfs_exit(struct daptrace_mon *mon)
+{
+	kobject_put(mon->kobj);
+	mon->kobj = NULL;
+}

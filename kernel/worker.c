@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The worker: one kthread per monitoring context that runs the loop
+ *
+ *	prepare (pick + clear) -> sleep to the next sampling deadline -> check
+ *	every aggregation interval: publish, merge/age, split
+ *	every update interval: re-read the memory maps
+ *
+ * Deadlines are absolute (start + k * interval) and slept to with an hrtimer,
+ * so the time spent working is not added to the intervals: DAMON sleeps a
+ * relative interval after its work, and its windows stretch under load.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/daptrace.h>
+#include <linux/hrtimer.h>
+#include <linux/kthread.h>
+#include <linux/minmax.h>
+#include <linux/mutex.h>
+#include <linux/sched.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+
+#include "daptrace.h"
+#include "ring.h"
+
+/* Per-run timing state, private to the worker thread. */
+struct worker_clock {
+	ktime_t sample_ns;
+	ktime_t aggr_ns;
+	ktime_t update_ns;
+	ktime_t next_sample;
+	ktime_t next_aggr;
+	ktime_t next_update;
+	ktime_t window_start;
+	unsigned int window_samples;
+	u32 window_flags;
+	u64 cpu_start;
+};
+
+/* Advance @deadline past @now by whole intervals; returns intervals skipped. */
+static u64 advance_deadline(ktime_t *deadline, ktime_t interval, ktime_t now)
+{
+	u64 skipped = 0;
+
+	*deadline = ktime_add(*deadline, interval);
+	if (*deadline <= now) {
+		skipped = div64_u64(now - *deadline, interval) + 1;
+		*deadline = ktime_add(*deadline, skipped * interval);
+	}
+	return skipped;
+}
+
+/*
+ * Sleep until @deadline or kthread_stop().  The state is set before testing
+ * the stop flag so a kthread_stop() between the test and the sleep still
+ * wakes us (kthread_stop sets the flag, then wakes the task).
+ */
+static void worker_sleep_until(ktime_t deadline, u64 slack_ns)
+{
+	set_current_state(TASK_INTERRUPTIBLE);
+	if (kthread_should_stop()) {
+		__set_current_state(TASK_RUNNING);
+		return;
+	}
+	schedule_hrtimeout_range(&deadline, slack_ns, HRTIMER_MODE_ABS);
+	__set_current_state(TASK_RUNNING);
+}
+
+static void worker_publish(struct daptrace_mon *mon, struct worker_clock *clk,
+			   ktime_t now, u32 flags)
+{
+	struct daptrace_ctx *ctx = &mon->ctx;
+	struct daptrace_snap_hdr *slot;
+	unsigned int nr, max = daptrace_ring_max_regions(mon->ring);
+	u64 seq = atomic64_read(&mon->seq) + 1;
+	bool unread;
+
+	slot = daptrace_ring_begin(mon->ring, seq, &unread);
+	nr = daptrace_snapshot_fill(ctx, daptrace_ring_records(slot), max);
+	slot->start_ns = ktime_to_ns(clk->window_start);
+	slot->end_ns = ktime_to_ns(now);
+	slot->nr_regions = nr;
+	slot->nr_samples = clk->window_samples;
+	slot->sample_us = ctx->attrs.sample_us;
+	slot->aggr_us = ctx->attrs.aggr_us;
+	slot->flags = flags | clk->window_flags;
+	if (nr < daptrace_nr_regions(ctx))
+		slot->flags |= DAPTRACE_SNAP_TRUNCATED;
+	slot->reserved = 0;
+	daptrace_ring_commit(slot, seq);
+
+	/* Readers poll snapshot_seq: publish the seq only after the slot. */
+	atomic64_set(&mon->seq, seq);
+	WRITE_ONCE(mon->cnt.nr_snapshots, mon->cnt.nr_snapshots + 1);
+	if (unread)
+		WRITE_ONCE(mon->cnt.nr_missed, mon->cnt.nr_missed + 1);
+	daptrace_sysfs_notify_snapshot(mon);
+
+	clk->window_start = now;
+	clk->window_samples = 0;
+	clk->window_flags = 0;
+}
+
+/* Drop targets whose process is gone; returns the number still alive. */
+static unsigned int worker_reap_targets(struct daptrace_mon *mon,
+					struct worker_clock *clk)
+{
+	struct daptrace_target *t;
+	unsigned int alive = 0;
+
+	daptrace_for_each_target(t, &mon->ctx) {
+		if (t->exited)
+			continue;
+		if (mon->ops->target_valid(t)) {
+			alive++;
+			continue;
+		}
+		pr_info("target %d exited\n", t->pid_nr);
+		daptrace_free_target_regions(t);
+		/* Read by sysfs target_status without the worker's consent. */
+		WRITE_ONCE(t->exited, true);
+		clk->window_flags |= DAPTRACE_SNAP_TARGET_EXITED;
+	}
+	return alive;
+}
+
+static void worker_update_counters(struct daptrace_mon *mon,
+				   struct worker_clock *clk)
+{
+	WRITE_ONCE(mon->cnt.nr_regions, daptrace_nr_regions(&mon->ctx));
+	WRITE_ONCE(mon->cnt.worker_cpu_ns,
+		   current->se.sum_exec_runtime - clk->cpu_start);
+}
+
+static int daptrace_worker_fn(void *data)
+{
+	struct daptrace_mon *mon = data;
+	struct daptrace_ctx *ctx = &mon->ctx;
+	const struct daptrace_ops *ops = mon->ops;
+	struct worker_clock clk = {};
+	u64 slack_ns;
+	ktime_t now;
+	int err;
+
+	clk.cpu_start = current->se.sum_exec_runtime;
+	clk.sample_ns = ctx->attrs.sample_us * NSEC_PER_USEC;
+	clk.aggr_ns = ctx->attrs.aggr_us * NSEC_PER_USEC;
+	clk.update_ns = ctx->attrs.update_us * NSEC_PER_USEC;
+	/* A little slack lets the timer batch; 1/64 keeps windows within 2%. */
+	slack_ns = min_t(u64, clk.sample_ns / 64, 50 * NSEC_PER_USEC);
+
+	clk.window_start = ktime_get();
+	err = ops->init(ctx);
+	if (err)
+		pr_warn("initial regions: error %d\n", err);
+	if (!worker_reap_targets(mon, &clk))
+		goto out;
+
+	now = ktime_get();
+	clk.window_start = now;
+	clk.next_sample = ktime_add(now, clk.sample_ns);
+	clk.next_aggr = ktime_add(now, clk.aggr_ns);
+	clk.next_update = ktime_add(now, clk.update_ns);
+	ops->prepare_access_checks(ctx);
+	ops->tlb_flush(ctx, mon->tlb);
+	worker_update_counters(mon, &clk);
+
+	while (!kthread_should_stop()) {
+		u64 late;
+
+		worker_sleep_until(clk.next_sample, slack_ns);
+		if (kthread_should_stop())
+			break;
+
+		ops->check_accesses(ctx);
+		clk.window_samples++;
+		WRITE_ONCE(mon->cnt.nr_samples, mon->cnt.nr_samples + 1);
+
+		now = ktime_get();
+		if (now >= clk.next_aggr) {
+			worker_publish(mon, &clk, now, 0);
+			daptrace_aggregate(ctx);
+			advance_deadline(&clk.next_aggr, clk.aggr_ns, now);
+			if (now >= clk.next_update) {
+				ops->update(ctx);
+				advance_deadline(&clk.next_update, clk.update_ns, now);
+			}
+			if (!worker_reap_targets(mon, &clk)) {
+				worker_update_counters(mon, &clk);
+				goto out;
+			}
+			worker_update_counters(mon, &clk);
+		}
+
+		ops->prepare_access_checks(ctx);
+		ops->tlb_flush(ctx, mon->tlb);
+		late = advance_deadline(&clk.next_sample, clk.sample_ns, ktime_get());
+		if (late)
+			WRITE_ONCE(mon->cnt.nr_late, mon->cnt.nr_late + late);
+	}
+
+	/* The partial window, so a recorder that keeps up loses nothing. */
+	worker_publish(mon, &clk, ktime_get(), DAPTRACE_SNAP_LAST);
+	worker_update_counters(mon, &clk);
+	return 0;
+out:
+	worker_publish(mon, &clk, ktime_get(), DAPTRACE_SNAP_LAST);
+	/*
+	 * All targets are gone.  Exit on our own; the task reference taken in
+	 * daptrace_start() keeps the task_struct for the kthread_stop() that
+	 * reaps us on the next "off", "on" or module unload.
+	 */
+	WRITE_ONCE(mon->worker_done, true);
+	daptrace_sysfs_notify_state(mon);
+	return 0;
+}
+
+bool daptrace_running(struct daptrace_mon *mon)
+{
+	lockdep_assert_held(&mon->lock);
+	return mon->worker && !READ_ONCE(mon->worker_done);
+}
+
+/* (Re)allocate the ring for the current max_nr_regions; worker stopped. */
+static int daptrace_prepare_ring(struct daptrace_mon *mon)
+{
+	unsigned int max = mon->ctx.attrs.max_nr_regions;
+	struct daptrace_ring *ring, *old;
+	static u64 generation;
+
+	ring = daptrace_ring_alloc(max, ++generation);
+	if (!ring)
+		return -ENOMEM;
+	mutex_lock(&mon->ring_lock);
+	old = mon->ring;
+	mon->ring = ring;
+	mutex_unlock(&mon->ring_lock);
+	daptrace_ring_free(old);
+	return 0;
+}
+
+/**
+ * daptrace_start() - turn monitoring on.
+ * @mon:	The monitor; caller holds @mon->lock.
+ *
+ * Return: 0 (also if already on), -EINVAL without targets, -ESRCH if every
+ * target has exited, -ENOMEM, or the kthread creation error.
+ */
+int daptrace_start(struct daptrace_mon *mon)
+{
+	struct daptrace_target *t;
+	struct task_struct *task;
+	unsigned int alive = 0;
+	int err;
+
+	lockdep_assert_held(&mon->lock);
+	if (daptrace_running(mon))
+		return 0;
+	daptrace_stop(mon);	/* reap a worker that ended by itself */
+
+	if (!mon->ctx.nr_targets)
+		return -EINVAL;
+	err = daptrace_attrs_validate(&mon->ctx.attrs);
+	if (err)
+		return err;
+	daptrace_for_each_target(t, &mon->ctx) {
+		daptrace_free_target_regions(t);
+		WRITE_ONCE(t->exited, false);
+		if (mon->ops->target_valid(t))
+			alive++;
+	}
+	if (!alive)
+		return -ESRCH;
+
+	err = daptrace_prepare_ring(mon);
+	if (err)
+		return err;
+	memset(&mon->cnt, 0, sizeof(mon->cnt));
+	mon->ctx.last_nr_regions = 0;
+
+	task = kthread_create(daptrace_worker_fn, mon, "daptrace");
+	if (IS_ERR(task))
+		return PTR_ERR(task);
+	get_task_struct(task);
+	WRITE_ONCE(mon->worker_done, false);
+	mon->worker = task;
+	wake_up_process(task);
+	return 0;
+}
+
+/**
+ * daptrace_stop() - turn monitoring off and wait for the worker to finish.
+ * @mon:	The monitor; caller holds @mon->lock.
+ *
+ * Also reaps a worker that already ended on its own.  Targets and the ring
+ * are kept: status and the last snapshots stay readable.
+ */
+void daptrace_stop(struct daptrace_mon *mon)
+{
+	lockdep_assert_held(&mon->lock);
+	if (!mon->worker)
+		return;
+	kthread_stop(mon->worker);
+	put_task_struct(mon->worker);
+	mon->worker = NULL;
+	WRITE_ONCE(mon->worker_done, false);
+	daptrace_sysfs_notify_state(mon);
+}

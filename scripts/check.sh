@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make check`: everything CI runs, as one KTAP stream.
+#
+#   scripts/check.sh
+#
+# Steps, in order: deps (scripts/deps.sh), the module for every supported
+# kernel (W=1, -Werror), style (checkpatch), sparse, host unit tests
+# (tests/unit), userspace tests (userspace/), DKMS, and the VM tests
+# (selftests/vm/run.sh; extra options in $VMFLAGS).  Each step's output goes
+# to build/logs/<step>.log.  A step that prints KTAP contributes its results,
+# renamed "<step>: <name>"; any other step is one result, and a failure shows
+# the log's last 20 lines.  A suite directory without a Makefile (tests/unit/,
+# userspace/) is not there yet: a "#" note, no result.  The last line is
+# "N passed, M failed[, K skipped]"; exit status 0 only if nothing failed.
+set -uo pipefail
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+LOGS=$BUILD/logs
+VERSION=$(sed -n 's/^VERSION := //p' "$TOP/Makefile")
+MAKE=(make -C "$TOP" --no-print-directory)
+export LC_ALL=C
+
+NUM=0
+PASSED=0
+FAILED=0
+SKIPPED=0
+
+ok() {
+	NUM=$((NUM + 1)) PASSED=$((PASSED + 1))
+	echo "ok $NUM $1"
+}
+
+not_ok() {
+	NUM=$((NUM + 1)) FAILED=$((FAILED + 1))
+	echo "not ok $NUM $1"
+}
+
+skip() {
+	NUM=$((NUM + 1)) SKIPPED=$((SKIPPED + 1))
+	echo "ok $NUM $1 # SKIP $2"
+}
+
+# log_tail LOG: where the log is and its last 20 lines, as diagnostics.
+log_tail() {
+	echo "# log: ${1#"$TOP"/}"
+	tail -n 20 "$1" | while IFS= read -r line; do
+		echo "# | $line"
+	done
+}
+
+# step NAME LOG CMD...: a step that is one result.
+step() {
+	local name=$1 log=$2 t0=$SECONDS rc=0
+	shift 2
+	"$@" < /dev/null > "$log" 2>&1 || rc=$?
+	if [ $rc = 0 ]; then
+		ok "$name"
+	else
+		log_tail "$log"
+		not_ok "$name"
+	fi
+	echo "# $name: $((SECONDS - t0)) s"
+}
+
+# Diagnostics of a KTAP step are held back and shown only before a failed
+# result, except the VM harness's retry, timing and log-location notes.
+DIAG=()
+
+hold_diag() {
+	DIAG+=("$1")
+	[ ${#DIAG[@]} -le 20 ] || DIAG=("${DIAG[@]:1}")
+}
+
+# fold NAME LINE: one line of a KTAP step's output.
+fold() {
+	local name=$1 line=$2 status rest desc directive
+	if [[ $line =~ ^(ok|not\ ok)\ [0-9]+\ (.*)$ ]]; then
+		status=${BASH_REMATCH[1]} rest=${BASH_REMATCH[2]} directive=
+		desc=${rest#- }
+		if [[ $rest == *" # "* ]]; then
+			desc=${rest%% # *} directive=${rest#* # }
+		fi
+		STEP_RESULTS=$((STEP_RESULTS + 1))
+		if [ "$status" = ok ] && [[ ${directive^^} == SKIP* ]]; then
+			directive=${directive:4}
+			skip "$name: $desc" "${directive# }"
+		elif [ "$status" = ok ]; then
+			ok "$name: $desc"
+		else
+			STEP_FAILS=$((STEP_FAILS + 1))
+			[ ${#DIAG[@]} -eq 0 ] || printf '%s\n' "${DIAG[@]}"
+			not_ok "$name: $desc"
+		fi
+		DIAG=()
+	elif [[ $line =~ ^#\ (retrying\ boot|.*boot\+tests\ took|.*logs\ kept\ in) ]]; then
+		echo "$line"
+	elif [[ $line == "#"* ]]; then
+		hold_diag "$line"
+	elif [[ $line =~ ^(TAP\ version|KTAP\ version|1\.\.[0-9]+$|[0-9]+\ passed,\ ) ]]; then
+		:
+	elif [ -n "$line" ]; then
+		hold_diag "# $line"
+	fi
+}
+
+# ktap_step NAME LOG CMD...: a step whose KTAP results are folded in as they
+# come; its exit status must agree with them.
+ktap_step() {
+	local name=$1 log=$2 t0=$SECONDS rc line rcfile=$LOGS/.rc
+	shift 2
+	STEP_RESULTS=0 STEP_FAILS=0 DIAG=()
+	rm -f "$rcfile"
+	while IFS= read -r line; do
+		fold "$name" "$line"
+	done < <({ "$@" < /dev/null; echo $? > "$rcfile"; } 2>&1 | tee "$log")
+	rc=$(cat "$rcfile" 2>/dev/null || echo 255)
+	if [ "$rc" != 0 ] && [ "$STEP_FAILS" = 0 ]; then
+		log_tail "$log"
+		not_ok "$name: exit status $rc"
+	elif [ "$STEP_RESULTS" = 0 ]; then
+		log_tail "$log"
+		not_ok "$name: no KTAP results"
+	fi
+	echo "# $name: $((SECONDS - t0)) s"
+}
+
+mkdir -p "$LOGS"
+echo "TAP version 13"
+
+step deps "$LOGS/deps.log" "$TOP/scripts/deps.sh"
+
+mapfile -t KERNELS < <("$TOP/scripts/kernels.sh")
+[ ${#KERNELS[@]} -gt 0 ] || not_ok "supported kernels installed"
+for k in "${KERNELS[@]}"; do
+	step "build $k" "$LOGS/build-$k.log" "${MAKE[@]}" module KVER="$k" W=1 WERROR=y
+done
+
+step style "$LOGS/style.log" "${MAKE[@]}" style
+step sparse "$LOGS/sparse.log" "${MAKE[@]}" sparse
+
+if [ -f "$TOP/tests/unit/Makefile" ]; then
+	ktap_step unit "$LOGS/unit.log" "${MAKE[@]}" unit
+else
+	echo "# unit: tests/unit/Makefile not there yet, no results"
+fi
+if [ -f "$TOP/userspace/Makefile" ]; then
+	ktap_step userspace "$LOGS/userspace.log" "${MAKE[@]}" userspace-check
+else
+	echo "# userspace: userspace/Makefile not there yet, no results"
+fi
+
+step dkms "$LOGS/dkms.log" "$TOP/scripts/dkms-test.sh" "$VERSION"
+
+# shellcheck disable=SC2086 # VMFLAGS is a list of options
+ktap_step vm "$LOGS/vm.log" "$TOP/selftests/vm/run.sh" ${VMFLAGS:-}
+
+echo "1..$NUM"
+if [ "$SKIPPED" -gt 0 ]; then
+	echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
+else
+	echo "$PASSED passed, $FAILED failed"
+fi
+[ "$FAILED" = 0 ]

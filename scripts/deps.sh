@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Idempotent setup for a fresh Debian 12 (bookworm) machine: build tools, QEMU,
+# busybox, plotting, and the two supported kernels (bookworm 6.1 and
+# bookworm-backports 6.12) with their headers, plus linux-source-6.12 for
+# checkpatch.pl and the kselftest headers.
+#
+# Safe to run repeatedly: it only calls apt when something is missing.
+set -euo pipefail
+
+SUDO=
+[ "$(id -u)" = 0 ] || SUDO=sudo
+
+log() { printf 'deps: %s\n' "$*" >&2; }
+
+BPO_LIST=/etc/apt/sources.list.d/daptrace-bookworm-backports.sources
+
+# Backports carries the 6.12 kernel; add it once, with the stock keyring.
+ensure_backports() {
+	if grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+		return 0
+	fi
+	log "adding bookworm-backports to $BPO_LIST"
+	$SUDO tee "$BPO_LIST" >/dev/null <<'SRC'
+Types: deb
+URIs: http://deb.debian.org/debian
+Suites: bookworm-backports
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+	APT_UPDATED=0
+}
+
+APT_UPDATED=0
+apt_update() {
+	[ "$APT_UPDATED" = 1 ] && return 0
+	log "apt-get update"
+	$SUDO apt-get update -qq
+	APT_UPDATED=1
+}
+
+apt_install() {
+	apt_update
+	log "installing: $*"
+	$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends "$@" >/dev/null
+}
+
+# Host tools: build, VM, test, plot.
+PKGS=(build-essential gcc-12 make bc bison flex libelf-dev libssl-dev kmod
+      cpio gzip xz-utils busybox-static qemu-system-x86 sparse
+      gnuplot-nox libcsv-dev dkms python3 perl ca-certificates)
+
+missing=()
+for p in "${PKGS[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing+=("$p")
+done
+
+ensure_backports
+[ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
+
+# Kernels: bookworm's own 6.1 and the newest 6.12 from backports. The ABI
+# names (6.1.0-NN, 6.12.NN+bpo) are resolved from the archive, never hard-coded.
+here=$(cd "$(dirname "$0")" && pwd)
+have_kernel() { [ -n "$("$here/kernels.sh" "$1")" ]; }
+
+if ! have_kernel 6.1; then
+	apt_install linux-image-amd64 linux-headers-amd64
+fi
+if ! have_kernel 6.12; then
+	apt_update
+	img=$(apt-cache search --names-only '^linux-image-6\.12\.[0-9.]+\+[a-z0-9.~]+-amd64-unsigned$' |
+	      awk '{print $1}' | sort -V | tail -n1)
+	[ -n "$img" ] || { log "no 6.12 kernel found in bookworm-backports"; exit 1; }
+	abi=${img#linux-image-}; abi=${abi%-unsigned}
+	apt_install -t bookworm-backports "$img" "linux-headers-$abi"
+fi
+if ! ls /usr/src/linux-source-6.12*.tar.* >/dev/null 2>&1; then
+	apt_update
+	src=$(apt-cache search --names-only '^linux-source-6\.12$' | awk '{print $1}' | head -n1)
+	[ -n "$src" ] || { log "linux-source-6.12 not found in bookworm-backports"; exit 1; }
+	apt_install -t bookworm-backports "$src"
+fi
+log "ok"

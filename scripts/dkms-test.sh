@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build daptrace through DKMS for every supported kernel, the way a user's
+# `dkms install` would, without touching the system: the source tree and the
+# DKMS tree are private temporary directories, removed afterwards.
+#
+#   scripts/dkms-test.sh [VERSION]      (make dkms-test passes the Makefile's)
+#
+# Checks that dkms.conf carries VERSION, that `dkms add` and `dkms build`
+# succeed for each kernel of scripts/kernels.sh, that daptrace.ko appears
+# for each, and that `dkms remove` cleans up.  Idempotent; exit status 0/1.
+set -euo pipefail
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+VERSION=${1:-$(sed -n 's/^VERSION := //p' "$TOP/Makefile")}
+NAME=daptrace
+
+fail() {
+	echo "dkms-test: FAIL: $*" >&2
+	exit 1
+}
+
+command -v dkms >/dev/null || fail "dkms missing: run 'make deps'"
+conf_version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$TOP/dkms.conf")
+[ "$conf_version" = "$VERSION" ] ||
+	fail "dkms.conf has PACKAGE_VERSION=$conf_version, the Makefile $VERSION"
+mapfile -t KERNELS < <("$TOP/scripts/kernels.sh")
+[ ${#KERNELS[@]} -gt 0 ] || fail "no supported kernel installed"
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/daptrace-dkms.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+SRC=$TMP/src/$NAME-$VERSION
+TREE=$TMP/dkms
+mkdir -p "$SRC" "$TREE"
+# What `make dkms-install` copies to /usr/src.
+(cd "$TOP" && cp -p --parents Kbuild kernel/*.[ch] include/uapi/linux/daptrace.h \
+	dkms.conf "$SRC/")
+dk=(--sourcetree "$TMP/src" --dkmstree "$TREE")
+
+echo "dkms-test: $NAME $VERSION for ${KERNELS[*]}"
+dkms add -m "$NAME" -v "$VERSION" "${dk[@]}" || fail "dkms add"
+for k in "${KERNELS[@]}"; do
+	if ! dkms build -m "$NAME" -v "$VERSION" -k "$k" "${dk[@]}"; then
+		cat "$TREE/$NAME/$VERSION/build/make.log" 2>/dev/null || true
+		fail "dkms build for $k"
+	fi
+	ko=$(find "$TREE/$NAME/$VERSION/$k" -name "$NAME.ko*" 2>/dev/null | head -n1)
+	[ -n "$ko" ] || fail "no $NAME.ko built for $k"
+	modinfo -F vermagic "$ko" | grep -q "^$k " ||
+		fail "$ko: vermagic '$(modinfo -F vermagic "$ko")' is not for $k"
+	echo "dkms-test: $k: ${ko#"$TREE"/}"
+done
+dkms remove -m "$NAME" -v "$VERSION" --all "${dk[@]}" || fail "dkms remove"
+[ ! -e "$TREE/$NAME/$VERSION" ] || fail "dkms remove left $TREE/$NAME/$VERSION"
+echo "dkms-test: ok"

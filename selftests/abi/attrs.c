@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The configuration attributes: defaults after load, valid writes read back,
+ * and every class of invalid write is rejected with its documented errno
+ * and leaves the value unchanged.  Numbers are parsed with kstrtoul(): an
+ * optional '+', no leading blank, one optional trailing newline (so `echo`
+ * works).  Each write is validated against the whole configuration.
+ */
+#include "kselftest_harness.h"
+#include "daptrace_sysfs.h"
+
+/* One write of a sequence: expected error (0: accepted) and why. */
+struct step {
+	const char *file;
+	const char *val;
+	int err;
+	const char *why;
+};
+
+/* Read @file into @buf, failing the test if it is unreadable. */
+#define READ_OR_FAIL(file, buf) do { \
+	ASSERT_LE(0, dt_read(file, buf, sizeof(buf))) \
+		TH_LOG("read %s: %s", file, strerror(errno)); \
+} while (0)
+
+/*
+ * Run @steps: accepted writes must read back as the number written,
+ * rejected ones must fail with the exact errno and change nothing.
+ */
+static void run_steps(struct __test_metadata *_metadata, const struct step *s)
+{
+	char before[64], after[64];
+	long long want;
+
+	for (; s->file; s++) {
+		READ_OR_FAIL(s->file, before);
+		ASSERT_EQ(-s->err, dt_write(s->file, s->val)) {
+			TH_LOG("write %s = \"%s\": want %s (%s)", s->file, s->val,
+			       s->err ? strerror(s->err) : "success", s->why);
+		}
+		READ_OR_FAIL(s->file, after);
+		if (s->err) {
+			EXPECT_STREQ(before, after) {
+				TH_LOG("rejected write %s = \"%s\" changed the "
+				       "value (%s)", s->file, s->val, s->why);
+			}
+		} else {
+			want = strtoll(s->val, NULL, 10);
+			EXPECT_EQ(want, strtoll(after, NULL, 10)) {
+				TH_LOG("%s reads \"%s\" after writing \"%s\" (%s)",
+				       s->file, after, s->val, s->why);
+			}
+		}
+	}
+}
+
+FIXTURE(attrs) {
+	int unused;
+};
+
+FIXTURE_SETUP(attrs)
+{
+	if (getuid())
+		SKIP(return, "needs root");
+	if (!dt_loaded())
+		SKIP(return, "daptrace not loaded (%s missing)", DT_SYSFS);
+	ASSERT_EQ(0, dt_reset()) TH_LOG("cannot reset daptrace to defaults");
+}
+
+FIXTURE_TEARDOWN(attrs)
+{
+	dt_reset();
+}
+
+/*
+ * A freshly loaded module has the documented defaults.  With DAPTRACE_KO the
+ * module is reloaded first so earlier tests cannot have changed anything.
+ */
+TEST_F(attrs, defaults_after_load)
+{
+	const char *ko = dt_module_path();
+	static const struct { const char *file, *val; } defs[] = {
+		{ "sample_us", "5000" }, { "aggr_us", "100000" },
+		{ "update_us", "1000000" }, { "min_nr_regions", "10" },
+		{ "max_nr_regions", "1000" }, { "tlb_flush", "round" },
+		{ "state", "off" }, { "target", "" }, { "target_status", "" },
+		{ "nr_regions", "0" }, { "nr_samples", "0" },
+		{ "nr_samples_late", "0" }, { "nr_snapshots", "0" },
+		{ "nr_snapshots_missed", "0" }, { "worker_cpu_us", "0" },
+		{ "snapshot_seq", "0" }, { "snapshot", "none" },
+	};
+	char buf[256], path[256];
+	size_t i;
+	int fd;
+
+	if (!ko)
+		SKIP(return, "DAPTRACE_KO unset: cannot reload for fresh defaults");
+	ASSERT_EQ(0, dt_module_unload()) TH_LOG("rmmod daptrace");
+	ASSERT_FALSE(dt_loaded()) TH_LOG("%s still there after rmmod", DT_SYSFS);
+	ASSERT_EQ(0, dt_module_load(ko)) TH_LOG("insmod %s", ko);
+
+	for (i = 0; i < sizeof(defs) / sizeof(defs[0]); i++) {
+		READ_OR_FAIL(defs[i].file, buf);
+		EXPECT_STREQ(defs[i].val, buf) {
+			TH_LOG("%s after load: \"%s\", documented default \"%s\"",
+			       defs[i].file, buf, defs[i].val);
+		}
+	}
+	/* The snapshot ring is empty until the first "on". */
+	fd = open(dt_path("snapshots", path, sizeof(path)), O_RDONLY);
+	ASSERT_LE(0, fd) TH_LOG("open snapshots: %s", strerror(errno));
+	EXPECT_EQ(0, read(fd, buf, sizeof(buf))) {
+		TH_LOG("snapshots should be empty before the first \"on\"");
+	}
+	close(fd);
+}
+
+FIXTURE_VARIANT(num) {
+	const char *file;
+	unsigned long def;
+	const char *valid;		/* a valid value other than the default */
+	const struct step *range;	/* caps and cross-field rules */
+};
+
+static const struct step sample_range[] = {
+	{ "sample_us", "99", EINVAL, "below the 100 us cap" },
+	{ "sample_us", "100", 0, "the 100 us cap itself" },
+	{ "sample_us", "100001", EINVAL, "above aggr_us (100000)" },
+	{ "sample_us", "100000", 0, "equal to aggr_us" },
+	{ "sample_us", "10000001", EINVAL, "above the 10 s cap" },
+	{ "update_us", "3600000000", 0, "open the range above" },
+	{ "aggr_us", "100000000", 0, "open the range above" },
+	{ "sample_us", "10000000", 0, "the 10 s cap itself" },
+	{ "sample_us", "999", EINVAL, "aggr_us/sample_us > 100000" },
+	{ "sample_us", "1000", 0, "aggr_us/sample_us == 100000" },
+	{ NULL }
+};
+
+static const struct step aggr_range[] = {
+	{ "aggr_us", "4999", EINVAL, "below sample_us (5000)" },
+	{ "aggr_us", "5000", 0, "equal to sample_us" },
+	{ "aggr_us", "1000001", EINVAL, "above update_us (1000000)" },
+	{ "aggr_us", "1000000", 0, "equal to update_us" },
+	{ "update_us", "3600000000", 0, "open the range above" },
+	{ "aggr_us", "100000001", EINVAL, "above the 100 s cap" },
+	{ "aggr_us", "100000000", 0, "the 100 s cap itself" },
+	{ "aggr_us", "100000", 0, "back to the default" },
+	{ "sample_us", "100", 0, "shortest sampling interval" },
+	{ "aggr_us", "10000100", EINVAL, "aggr_us/sample_us > 100000" },
+	{ "aggr_us", "10000000", 0, "aggr_us/sample_us == 100000" },
+	{ NULL }
+};
+
+static const struct step update_range[] = {
+	{ "update_us", "99999", EINVAL, "below aggr_us (100000)" },
+	{ "update_us", "100000", 0, "equal to aggr_us" },
+	{ "update_us", "3600000001", EINVAL, "above the 1 h cap" },
+	{ "update_us", "3600000000", 0, "the 1 h cap itself" },
+	{ NULL }
+};
+
+static const struct step min_range[] = {
+	{ "min_nr_regions", "2", EINVAL, "below 3" },
+	{ "min_nr_regions", "3", 0, "the lower cap itself" },
+	{ "min_nr_regions", "1001", EINVAL, "above max_nr_regions (1000)" },
+	{ "min_nr_regions", "1000", 0, "equal to max_nr_regions" },
+	{ "max_nr_regions", "20000", 0, "open the range above" },
+	{ "min_nr_regions", "20000", 0, "equal to the max cap" },
+	{ "min_nr_regions", "20001", EINVAL, "above max_nr_regions" },
+	{ NULL }
+};
+
+static const struct step max_range[] = {
+	{ "max_nr_regions", "9", EINVAL, "below min_nr_regions (10)" },
+	{ "max_nr_regions", "10", 0, "equal to min_nr_regions" },
+	{ "max_nr_regions", "20001", EINVAL, "above the 20000 cap" },
+	{ "max_nr_regions", "20000", 0, "the cap itself" },
+	{ "min_nr_regions", "3", 0, "lowest minimum" },
+	{ "max_nr_regions", "3", 0, "max == min == 3" },
+	{ "max_nr_regions", "2", EINVAL, "below min_nr_regions (3)" },
+	{ NULL }
+};
+
+FIXTURE_VARIANT_ADD(num, sample_us) {
+	.file = "sample_us", .def = 5000, .valid = "2000", .range = sample_range,
+};
+
+FIXTURE_VARIANT_ADD(num, aggr_us) {
+	.file = "aggr_us", .def = 100000, .valid = "200000", .range = aggr_range,
+};
+
+FIXTURE_VARIANT_ADD(num, update_us) {
+	.file = "update_us", .def = 1000000, .valid = "2000000",
+	.range = update_range,
+};
+
+FIXTURE_VARIANT_ADD(num, min_nr_regions) {
+	.file = "min_nr_regions", .def = 10, .valid = "20", .range = min_range,
+};
+
+FIXTURE_VARIANT_ADD(num, max_nr_regions) {
+	.file = "max_nr_regions", .def = 1000, .valid = "500", .range = max_range,
+};
+
+FIXTURE(num) {
+	int unused;
+};
+
+FIXTURE_SETUP(num)
+{
+	if (getuid())
+		SKIP(return, "needs root");
+	if (!dt_loaded())
+		SKIP(return, "daptrace not loaded (%s missing)", DT_SYSFS);
+	ASSERT_EQ(0, dt_reset()) TH_LOG("cannot reset daptrace to defaults");
+	ASSERT_EQ((long long)variant->def, dt_read_ll(variant->file))
+		TH_LOG("%s not at its default after reset", variant->file);
+}
+
+FIXTURE_TEARDOWN(num)
+{
+	dt_reset();
+}
+
+TEST_F(num, valid_write_reads_back)
+{
+	const struct step s[] = {
+		{ variant->file, variant->valid, 0, "a valid value" },
+		{ NULL }
+	};
+
+	run_steps(_metadata, s);
+}
+
+/*
+ * kstrtoul(): one trailing newline (echo), a leading '+' and leading zeros
+ * are fine; the number is always decimal.
+ */
+TEST_F(num, accepted_spellings)
+{
+	char nl[32], plus[32], zeros[32];
+	const struct step s[] = {
+		{ variant->file, nl, 0, "trailing newline, as echo writes" },
+		{ variant->file, plus, 0, "leading '+'" },
+		{ variant->file, zeros, 0, "leading zeros, still decimal" },
+		{ NULL }
+	};
+
+	snprintf(nl, sizeof(nl), "%s\n", variant->valid);
+	snprintf(plus, sizeof(plus), "+%lu", variant->def);
+	snprintf(zeros, sizeof(zeros), "000%s", variant->valid);
+	run_steps(_metadata, s);
+}
+
+TEST_F(num, malformed_writes_rejected_unchanged)
+{
+	char junk[32], lead[32], trail[32], twonl[32], neg[32], hex[32];
+	const struct step s[] = {
+		{ variant->file, "abc", EINVAL, "garbage" },
+		{ variant->file, junk, EINVAL, "trailing junk" },
+		{ variant->file, lead, EINVAL, "leading blank" },
+		{ variant->file, trail, EINVAL, "trailing blank" },
+		{ variant->file, twonl, EINVAL, "two trailing newlines" },
+		{ variant->file, "\n", EINVAL, "an empty line" },
+		{ variant->file, neg, EINVAL, "negative" },
+		{ variant->file, "-0", EINVAL, "minus sign" },
+		{ variant->file, hex, EINVAL, "hexadecimal (base 10 only)" },
+		{ variant->file, "0", EINVAL, "zero" },
+		{ variant->file, "18446744073709551616", ERANGE,
+		  "2^64 overflows unsigned long" },
+		{ variant->file, "99999999999999999999999999", ERANGE,
+		  "far beyond 64 bits" },
+		{ variant->file, "18446744073709551615", EINVAL,
+		  "ULONG_MAX parses but is above every cap" },
+		{ NULL }
+	};
+
+	snprintf(junk, sizeof(junk), "%sx", variant->valid);
+	snprintf(lead, sizeof(lead), " %s", variant->valid);
+	snprintf(trail, sizeof(trail), "%s ", variant->valid);
+	snprintf(twonl, sizeof(twonl), "%s\n\n", variant->valid);
+	snprintf(neg, sizeof(neg), "-%s", variant->valid);
+	snprintf(hex, sizeof(hex), "0x%lx", strtoul(variant->valid, NULL, 10));
+	run_steps(_metadata, s);
+}
+
+/* A zero-length write is a no-op that returns 0. */
+TEST_F(num, empty_write_is_noop)
+{
+	long long before = dt_read_ll(variant->file);
+
+	EXPECT_EQ(0, dt_write_len(variant->file, "", 0))
+		TH_LOG("write of 0 bytes should return 0");
+	EXPECT_EQ(before, dt_read_ll(variant->file))
+		TH_LOG("empty write changed %s", variant->file);
+}
+
+/*
+ * sysfs hands at most one page of a write to the store; a valid number
+ * padded beyond a page is cut and rejected, never partially applied.
+ */
+TEST_F(num, huge_write_rejected_unchanged)
+{
+	long long before = dt_read_ll(variant->file);
+	size_t len = 3 * 4096;
+	char *buf = malloc(len);
+	ssize_t ret;
+
+	ASSERT_NE(NULL, buf);
+	memset(buf, '\n', len);
+	memcpy(buf, variant->valid, strlen(variant->valid));
+	ret = dt_write_len(variant->file, buf, len);
+	EXPECT_EQ(-EINVAL, ret) TH_LOG("%zu-byte write: want EINVAL", len);
+	memset(buf, '1', len);
+	ret = dt_write_len(variant->file, buf, len);
+	EXPECT_EQ(-ERANGE, ret) TH_LOG("%zu digits: want ERANGE", len);
+	EXPECT_EQ(before, dt_read_ll(variant->file))
+		TH_LOG("huge write changed %s", variant->file);
+	free(buf);
+}
+
+TEST_F(num, caps_and_cross_field_rules)
+{
+	run_steps(_metadata, variant->range);
+}
+
+/* tlb_flush: one of three words, case-sensitive, optional newline. */
+TEST_F(attrs, tlb_flush_words)
+{
+	static const char * const ok[] = {
+		"none", "round", "mm", "none\n", "mm\n", "round\n",
+	};
+	static const struct { const char *val, *why; } bad[] = {
+		{ "ROUND", "case-sensitive" }, { "bogus", "unknown word" },
+		{ " none", "leading blank" }, { "none ", "trailing blank" },
+		{ "none\n\n", "two newlines" }, { "\n", "empty line" },
+		{ "nonee", "prefix match" }, { "1", "a number" },
+	};
+	char buf[32], want[32], before[32];
+	size_t i;
+
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		ASSERT_EQ(0, dt_write("tlb_flush", ok[i]))
+			TH_LOG("tlb_flush \"%s\" should be accepted", ok[i]);
+		READ_OR_FAIL("tlb_flush", buf);
+		snprintf(want, sizeof(want), "%s", ok[i]);
+		want[strcspn(want, "\n")] = '\0';
+		EXPECT_STREQ(want, buf);
+	}
+	READ_OR_FAIL("tlb_flush", before);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		EXPECT_EQ(-EINVAL, dt_write("tlb_flush", bad[i].val))
+			TH_LOG("tlb_flush \"%s\": want EINVAL (%s)",
+			       bad[i].val, bad[i].why);
+		READ_OR_FAIL("tlb_flush", buf);
+		EXPECT_STREQ(before, buf)
+			TH_LOG("rejected \"%s\" changed tlb_flush", bad[i].val);
+	}
+	EXPECT_EQ(0, dt_write_len("tlb_flush", "", 0))
+		TH_LOG("an empty write is a no-op");
+}
+
+/* Read-only files refuse writes at open(2), for root too (mode 0400). */
+TEST_F(attrs, read_only_files_refuse_open_for_write)
+{
+	static const char * const ro[] = {
+		"target_status", "nr_regions", "nr_samples", "nr_samples_late",
+		"nr_snapshots", "nr_snapshots_missed", "worker_cpu_us",
+		"snapshot_seq", "snapshot", "snapshots",
+	};
+	char path[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(ro) / sizeof(ro[0]); i++) {
+		int fd = open(dt_path(ro[i], path, sizeof(path)), O_WRONLY);
+
+		EXPECT_EQ(-1, fd) TH_LOG("%s opened for writing", ro[i]);
+		if (fd >= 0) {
+			close(fd);
+			continue;
+		}
+		EXPECT_EQ(EACCES, errno) TH_LOG("%s: %s", ro[i], strerror(errno));
+	}
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,382 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers for C selftests that drive /sys/kernel/daptrace directly, with raw
+ * syscalls only (the tests are linked statically and must not depend on
+ * libdaptrace: they test the ABI the library is built on).
+ *
+ * Conventions: functions that can fail return 0 (or a count) on success and
+ * -errno on failure, so a test can assert the exact error:
+ *
+ *	ASSERT_EQ(-EINVAL, dt_write("sample_us", "0"))
+ *		TH_LOG("zero sampling interval must be rejected");
+ *
+ * Everything is static so each test program gets its own copy; unused
+ * helpers do not warn.
+ */
+#ifndef DAPTRACE_SYSFS_H
+#define DAPTRACE_SYSFS_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define DT_SYSFS		"/sys/kernel/daptrace"
+#define DT_MODULE	"daptrace"
+
+#define DT_UNUSED	__attribute__((unused))
+
+/* The module's documented defaults and caps (sysfs-docs/, kernel/core.h). */
+#define DT_DEF_SAMPLE_US	5000UL
+#define DT_DEF_AGGR_US		100000UL
+#define DT_DEF_UPDATE_US	1000000UL
+#define DT_DEF_MIN_NR_REGIONS	10UL
+#define DT_DEF_MAX_NR_REGIONS	1000UL
+#define DT_DEF_TLB_FLUSH	"round"
+#define DT_MAX_TARGETS		64
+
+/* Files that configure monitoring, in an order that restores defaults. */
+static const char * const dt_config_files[] DT_UNUSED = {
+	"sample_us", "aggr_us", "update_us", "min_nr_regions",
+	"max_nr_regions", "tlb_flush",
+};
+#define DT_NR_CONFIG_FILES \
+	(sizeof(dt_config_files) / sizeof(dt_config_files[0]))
+
+static DT_UNUSED const char *dt_path(const char *name, char *buf, size_t len)
+{
+	snprintf(buf, len, DT_SYSFS "/%s", name);
+	return buf;
+}
+
+static DT_UNUSED bool dt_loaded(void)
+{
+	struct stat st;
+
+	return stat(DT_SYSFS, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/*
+ * dt_read() - read a sysfs file into @buf (NUL-terminated), without the
+ * trailing newline.  Returns the length, or -errno.
+ */
+static DT_UNUSED int dt_read(const char *name, char *buf, size_t len)
+{
+	char path[256];
+	ssize_t n, total = 0;
+	int fd, err;
+
+	fd = open(dt_path(name, path, sizeof(path)), O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	while ((size_t)total < len - 1) {
+		n = read(fd, buf + total, len - 1 - total);
+		if (n < 0) {
+			err = -errno;
+			close(fd);
+			return err;
+		}
+		if (n == 0)
+			break;
+		total += n;
+	}
+	close(fd);
+	buf[total] = '\0';
+	if (total > 0 && buf[total - 1] == '\n')
+		buf[--total] = '\0';
+	return total;
+}
+
+/* dt_read_ul() - a decimal file; returns -1 (and logs) if unreadable. */
+static DT_UNUSED long long dt_read_ll(const char *name)
+{
+	char buf[64], *end;
+	long long v;
+
+	if (dt_read(name, buf, sizeof(buf)) < 0)
+		return -1;
+	errno = 0;
+	v = strtoll(buf, &end, 10);
+	if (errno || end == buf || *end)
+		return -1;
+	return v;
+}
+
+/*
+ * dt_write_len() - one write(2) of exactly @len bytes.  Returns what write
+ * returned (the byte count), or -errno from open or write.
+ */
+static DT_UNUSED ssize_t dt_write_len(const char *name, const void *val, size_t len)
+{
+	char path[256];
+	ssize_t n;
+	int fd, err;
+
+	fd = open(dt_path(name, path, sizeof(path)), O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, len);
+	err = errno;
+	close(fd);
+	return n < 0 ? -err : n;
+}
+
+/* dt_write() - write a string; 0 if all of it was taken, else -errno. */
+static DT_UNUSED int dt_write(const char *name, const char *val)
+{
+	size_t len = strlen(val);
+	ssize_t n = dt_write_len(name, val, len);
+
+	if (n < 0)
+		return n;
+	return (size_t)n == len ? 0 : -EIO;
+}
+
+static DT_UNUSED int dt_write_ul(const char *name, unsigned long val)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%lu", val);
+	return dt_write(name, buf);
+}
+
+static DT_UNUSED bool dt_is_on(void)
+{
+	char buf[16];
+
+	return dt_read("state", buf, sizeof(buf)) > 0 && !strcmp(buf, "on");
+}
+
+/*
+ * dt_set_attrs() - set the five numeric attributes.  Every write is
+ * validated against the others, so retry in passes until all of them hold
+ * (any valid configuration is reachable from any other this way).
+ * Returns 0 or the last error.
+ */
+static DT_UNUSED int dt_set_attrs(unsigned long sample, unsigned long aggr,
+				  unsigned long update, unsigned long min_nr,
+				  unsigned long max_nr)
+{
+	static const unsigned long caps_update = 3600000000UL, caps_max = 20000;
+	const unsigned long want[5] = { sample, aggr, update, min_nr, max_nr };
+	int pass, i, err = 0, pending;
+
+	/* Open the range first: widest update interval and region bound. */
+	dt_write_ul("update_us", caps_update);
+	dt_write_ul("max_nr_regions", caps_max);
+	for (pass = 0; pass < 5; pass++) {
+		pending = 0;
+		for (i = 0; i < 5; i++) {
+			if (dt_read_ll(dt_config_files[i]) == (long long)want[i])
+				continue;
+			err = dt_write_ul(dt_config_files[i], want[i]);
+			if (err)
+				pending++;
+		}
+		if (!pending)
+			return 0;
+	}
+	return err ? err : -EINVAL;
+}
+
+/*
+ * dt_reset() - monitoring off, no targets, default attributes.  Returns 0
+ * or -errno of the first step that failed.
+ */
+static DT_UNUSED int dt_reset(void)
+{
+	char buf[4096], *line, *save;
+	int err;
+
+	err = dt_write("state", "off");
+	if (err)
+		return err;
+	err = dt_read("target", buf, sizeof(buf));
+	if (err < 0)
+		return err;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		err = dt_write("target_remove", line);
+		if (err)
+			return err;
+	}
+	err = dt_write("tlb_flush", DT_DEF_TLB_FLUSH);
+	if (err)
+		return err;
+	return dt_set_attrs(DT_DEF_SAMPLE_US, DT_DEF_AGGR_US, DT_DEF_UPDATE_US,
+			    DT_DEF_MIN_NR_REGIONS, DT_DEF_MAX_NR_REGIONS);
+}
+
+static DT_UNUSED int dt_add_target(pid_t pid)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%d", (int)pid);
+	return dt_write("target", buf);
+}
+
+static DT_UNUSED int dt_remove_target(pid_t pid)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%d", (int)pid);
+	return dt_write("target_remove", buf);
+}
+
+/*
+ * dt_target_status() - the status word of @pid in target_status into @word
+ * ("idle", "monitoring", "exited"); returns 0, -ENOENT if not listed.
+ */
+static DT_UNUSED int dt_target_status(pid_t pid, char *word, size_t len)
+{
+	char buf[8192], *line, *save;
+	int err, p;
+	char w[32];
+
+	err = dt_read("target_status", buf, sizeof(buf));
+	if (err < 0)
+		return err;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "%d %31s", &p, w) == 2 && p == pid) {
+			snprintf(word, len, "%s", w);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static DT_UNUSED double dt_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static DT_UNUSED void dt_sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/*
+ * dt_spawn() - fork a child that maps @map_bytes of anonymous memory (if
+ * nonzero), touches one byte per @touch_stride bytes of it (if nonzero),
+ * and then sleeps until killed.  It dies with its parent.  Returns its pid
+ * once the mapping exists, or -errno.
+ */
+static DT_UNUSED pid_t dt_spawn(size_t map_bytes, size_t touch_stride)
+{
+	int pfd[2];
+	pid_t pid;
+	char c = 0;
+
+	if (pipe(pfd))
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return -errno;
+	}
+	if (pid == 0) {
+		char *p = NULL;
+		size_t off;
+
+		close(pfd[0]);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (map_bytes) {
+			p = mmap(NULL, map_bytes, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+				 -1, 0);
+			if (p == MAP_FAILED)
+				_exit(1);
+			for (off = 0; touch_stride && off < map_bytes;
+			     off += touch_stride)
+				p[off] = 1;
+		}
+		if (write(pfd[1], &c, 1) != 1)
+			_exit(1);
+		close(pfd[1]);
+		for (;;)
+			pause();
+	}
+	close(pfd[1]);
+	if (read(pfd[0], &c, 1) != 1) {
+		close(pfd[0]);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return -ECHILD;
+	}
+	close(pfd[0]);
+	return pid;
+}
+
+/* dt_reap() - kill and wait for a child from dt_spawn(); pid is freed. */
+static DT_UNUSED void dt_reap(pid_t pid)
+{
+	if (pid <= 0)
+		return;
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+/* A pid that no process has now: counts down from pid_max. */
+static DT_UNUSED pid_t dt_unused_pid(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/pid_max", "r");
+	int max = 32768;
+	pid_t p;
+
+	if (f) {
+		if (fscanf(f, "%d", &max) != 1)
+			max = 32768;
+		fclose(f);
+	}
+	for (p = max - 1; p > 300; p--)
+		if (kill(p, 0) && errno == ESRCH)
+			return p;
+	return -1;
+}
+
+/* Module unload and load, as rmmod/insmod do (usable from static binaries). */
+static DT_UNUSED int dt_module_unload(void)
+{
+	return syscall(SYS_delete_module, DT_MODULE, O_NONBLOCK) ? -errno : 0;
+}
+
+static DT_UNUSED int dt_module_load(const char *ko)
+{
+	int fd, err = 0;
+
+	fd = open(ko, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (syscall(SYS_finit_module, fd, "", 0))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/* The module's path in the test VM (its /init exports DAPTRACE_KO). */
+static DT_UNUSED const char *dt_module_path(void)
+{
+	const char *ko = getenv("DAPTRACE_KO");
+
+	return ko && *ko && access(ko, R_OK) == 0 ? ko : NULL;
+}
+
+#endif /* DAPTRACE_SYSFS_H */

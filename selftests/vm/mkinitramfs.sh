@@ -1,0 +1,201 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build the test VM's initramfs for one kernel:
+#
+#   selftests/vm/mkinitramfs.sh [options] KVER OUT.cpio.gz
+#
+#   --module KO        the module to load (default build/kmod/KVER/daptrace.ko,
+#                      from `make module KVER=KVER`)
+#   --test SUITE/NAME  include only this test (repeatable; only the selected
+#                      tests are compiled; --extra-test ones always run)
+#   --extra-test FILE  add FILE (.sh, .c or a static binary) as test
+#                      extra/NAME (repeatable)
+#
+# Contents: busybox-static with its applet links, /init (selftests/vm/init),
+# the module, the bad/allowed kernel log patterns, selftests/lib, every suite
+# selftests/<suite>/ (all but vm/ and lib/) and the static `daptrace` CLI if
+# one was built.  Tests: every executable selftests/<suite>/*.sh and every
+# selftests/<suite>/*.c (compiled statically into build/selftests/<suite>/);
+# .c files in a suite's subdirectories are compiled as helpers, not run; any
+# other file in a suite is copied as it is.  /selftests/TESTS lists the tests
+# in the order they run: suites by name, tests by name.
+set -euo pipefail
+
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+CC=${CC:-gcc}
+CFLAGS=(-static -O2 -Wall -Werror -I "$BUILD/kselftest" -I "$TOP/include/uapi"
+	-I "$TOP/selftests/lib")
+export LC_ALL=C
+
+die() {
+	echo "mkinitramfs: $*" >&2
+	exit 1
+}
+
+usage() {
+	sed -n '/^# Build/,/^set -euo/{/^set/d;s/^# \{0,1\}//;p}' "$0" >&2
+	exit 2
+}
+
+MODULE=
+FILTER=()
+EXTRA=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--module) MODULE=$2; shift 2 ;;
+	--test) FILTER+=("$2"); shift 2 ;;
+	--extra-test) EXTRA+=("$2"); shift 2 ;;
+	-h | --help) usage ;;
+	-*) die "unknown option $1" ;;
+	*) break ;;
+	esac
+done
+[ $# -eq 2 ] || usage
+KVER=$1
+OUT=$2
+MODULE=${MODULE:-$BUILD/kmod/$KVER/daptrace.ko}
+[ -f "$MODULE" ] || die "$MODULE missing: run 'make module KVER=$KVER'"
+BUSYBOX=$(command -v busybox) || die "busybox-static missing: run 'make deps'"
+
+if [ ! -f "$BUILD/kselftest/kselftest_harness.h" ]; then
+	make -s -C "$TOP" ksft-headers >&2
+fi
+
+STAGE=$(mktemp -d "${TMPDIR:-/tmp}/daptrace-initramfs.XXXXXX")
+trap 'rm -rf "$STAGE"' EXIT
+ROOT=$STAGE/root
+mkdir -p "$ROOT"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,etc/dtvm,lib/daptrace,selftests/lib}
+
+# compile SRC OUT: a static test program, rebuilt only when it or a header
+# it may include changed.
+compile() {
+	local src=$1 out=$2 h
+	if [ -x "$out" ] && [ "$out" -nt "$src" ]; then
+		for h in "$BUILD"/kselftest/*.h "$TOP"/include/uapi/linux/*.h \
+			 "$TOP"/selftests/lib/*.h; do
+			[ ! -e "$h" ] || [ "$out" -nt "$h" ] || { rm -f "$out"; break; }
+		done
+		[ ! -x "$out" ] || return 0
+	fi
+	mkdir -p "$(dirname "$out")"
+	"$CC" "${CFLAGS[@]}" -o "$out" "$src" || die "compiling $src failed"
+}
+
+TESTS=()	# "suite/name path-in-image", in run order
+
+# selected SUITE/NAME: is this test wanted?  (With no --test, all are.)
+selected() {
+	local want
+	[ ${#FILTER[@]} -gt 0 ] || return 0
+	for want in "${FILTER[@]}"; do
+		[ "$1" != "$want" ] || return 0
+	done
+	return 1
+}
+
+# suite_selected SUITE: does any wanted test belong to SUITE?
+suite_selected() {
+	local want
+	[ ${#FILTER[@]} -gt 0 ] || return 0
+	for want in "${FILTER[@]}"; do
+		[ "${want%%/*}" != "$1" ] || return 0
+	done
+	return 1
+}
+
+# add_suite DIR SUITE: copy the suite, compile its C files (only the tests
+# selected), list its selected tests.
+add_suite() {
+	local dir=$1 suite=$2 f rel name img
+	local -A seen=()
+	suite_selected "$suite" || return 0
+	while IFS= read -r -d '' f; do
+		rel=${f#"$dir"/}
+		case $rel in
+		*.c)
+			name=${rel%.c}
+			[[ $rel == */* ]] || selected "$suite/$name" || continue
+			compile "$f" "$BUILD/selftests/$suite/$name"
+			mkdir -p "$(dirname "$ROOT/selftests/$suite/$name")"
+			cp "$BUILD/selftests/$suite/$name" "$ROOT/selftests/$suite/$name"
+			[[ $rel != */* ]] || continue
+			img=/selftests/$suite/$name
+			;;
+		*)
+			mkdir -p "$(dirname "$ROOT/selftests/$suite/$rel")"
+			cp -p "$f" "$ROOT/selftests/$suite/$rel"
+			[[ $rel != */* && $rel == *.sh && -x $f ]] || continue
+			name=${rel%.sh}
+			selected "$suite/$name" || continue
+			img=/selftests/$suite/$rel
+			;;
+		esac
+		[ -z "${seen[$name]:-}" ] || die "$suite/$name: both $name.sh and $name.c"
+		seen[$name]=1
+		TESTS+=("$suite/$name $img")
+	done < <(find "$dir" -type f ! -name '*~' ! -name '.*' -print0 | sort -z)
+}
+
+for dir in "$TOP"/selftests/*/; do
+	dir=${dir%/}
+	suite=${dir##*/}
+	case $suite in vm | lib) continue ;; esac
+	add_suite "$dir" "$suite"
+done
+cp -p "$TOP"/selftests/lib/* "$ROOT/selftests/lib/"
+
+# --extra-test files always run, after the suites.
+for f in ${EXTRA[@]+"${EXTRA[@]}"}; do
+	[ -f "$f" ] || die "extra test $f missing"
+	mkdir -p "$ROOT/selftests/extra"
+	name=$(basename "$f")
+	case $name in
+	*.c)
+		name=${name%.c}
+		compile "$f" "$BUILD/selftests/extra/$name"
+		cp "$BUILD/selftests/extra/$name" "$ROOT/selftests/extra/$name"
+		TESTS+=("extra/$name /selftests/extra/$name")
+		;;
+	*)
+		install -m 0755 "$f" "$ROOT/selftests/extra/$name"
+		TESTS+=("extra/${name%.sh} /selftests/extra/$name")
+		;;
+	esac
+done
+
+# Run order: suites by name, tests by name (find | sort), then extras.
+printf '%s\n' ${TESTS[@]+"${TESTS[@]}"} > "$ROOT/selftests/TESTS"
+for want in ${FILTER[@]+"${FILTER[@]}"}; do
+	grep -q "^$want " "$ROOT/selftests/TESTS" || die "no test named $want"
+done
+
+# busybox and its applets; /init and its pattern files; the module.
+cp "$BUSYBOX" "$ROOT/bin/busybox"
+"$BUSYBOX" --list-full | while read -r applet; do
+	[ -e "$ROOT/$applet" ] || ln -s /bin/busybox "$ROOT/$applet"
+done
+install -m 0755 "$TOP/selftests/vm/init" "$ROOT/init"
+cp "$TOP"/selftests/vm/{bad,allowed}-patterns "$ROOT/etc/dtvm/"
+cp "$MODULE" "$ROOT/lib/daptrace/daptrace.ko"
+echo "root:x:0:0:root:/root:/bin/sh" > "$ROOT/etc/passwd"
+echo "root:x:0:" > "$ROOT/etc/group"
+
+# The CLI, if userspace built a static one (`make -C userspace STATIC=1`).
+for cli in ${DAPTRACE_CLI:-} "$BUILD"/userspace/daptrace "$TOP"/userspace/daptrace \
+	   "$TOP"/userspace/cli/daptrace; do
+	[ -f "$cli" ] && [ -x "$cli" ] || continue
+	if LC_ALL=C readelf -l "$cli" 2>/dev/null | grep -q 'program interpreter'; then
+		echo "mkinitramfs: $cli is dynamically linked, not included" \
+		     "(build it with 'make -C userspace STATIC=1')" >&2
+		continue
+	fi
+	cp "$cli" "$ROOT/usr/bin/daptrace"
+	break
+done
+
+mkdir -p "$(dirname "$OUT")"
+(cd "$ROOT" && find . -print0 | sort -z |
+	cpio --null --create --format=newc --owner=0:0 --quiet) | gzip -1 > "$OUT.tmp"
+mv "$OUT.tmp" "$OUT"

@@ -1,0 +1,446 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run the selftests in QEMU on every supported kernel, plus one boot with
+# 5-level paging, and print one KTAP stream for all of them.
+#
+#   selftests/vm/run.sh [options]
+#
+#   --kernel K          boot kernel release K (repeatable; default: all of
+#                       scripts/kernels.sh)
+#   --no-la57           no extra 5-level-paging boot
+#   --la57-kernel K     kernel for the 5-level-paging boot (default: newest)
+#   --test SUITE/NAME   run only this test (repeatable)
+#   --extra-test FILE   also run FILE (.sh, .c or static binary) as extra/NAME
+#   --module KO         load KO instead of build/kmod/<kernel>/daptrace.ko;
+#                       "%k" in KO is replaced by the kernel release
+#   --insmod-args ARGS  module parameters, e.g. "inject_warn=1"
+#   --keep              keep initramfs and logs in build/vm/<label>/ (logs of
+#                       a failed boot are always kept)
+#   --shell             boot the first kernel into a busybox shell on this
+#                       terminal with the module loaded (no tests, no timeout)
+#   --memory SIZE       guest memory (default 4G)
+#   --smp N             guest CPUs (default 2)
+#   --cpu MODEL         QEMU CPU model (default qemu64; la57 boot: MODEL,+la57)
+#   --timeout SECS      hard limit per boot on the host (default 1200)
+#   --test-timeout SECS per-test limit inside the guest, 0 = none (default 600)
+#   --append ARGS       extra kernel command line
+#   --qemu-args ARGS    extra QEMU arguments
+#
+# The module must be built first (`make modules-all`, which `make check-vm`
+# does).  A boot that died before /init even tried to load the module (the
+# TCG bring-up flake in DESIGN.md) is retried once, and the output says so;
+# nothing after insmod is ever retried.  Exit status 0 only if all passed.
+set -euo pipefail
+
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+VMDIR=$BUILD/vm
+BAD=$TOP/selftests/vm/bad-patterns
+ALLOWED=$TOP/selftests/vm/allowed-patterns
+QEMU=${QEMU:-qemu-system-x86_64}
+export LC_ALL=C
+
+usage() {
+	sed -n '/^# Run the/,/^set -euo/{/^set/d;s/^# \{0,1\}//;p}' "$0" >&2
+	exit 2
+}
+
+die() {
+	echo "run.sh: $*" >&2
+	exit 1
+}
+
+KERNELS=()
+LA57=1
+LA57_KERNEL=
+TESTS=()
+EXTRA=()
+MODULE=
+INSMOD_ARGS=
+KEEP=0
+SHELL_MODE=0
+MEMORY=4G
+SMP=2
+CPU=qemu64
+TIMEOUT=1200
+TEST_TIMEOUT=600
+APPEND=
+QEMU_ARGS=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel) KERNELS+=("$2"); shift ;;
+	--no-la57) LA57=0 ;;
+	--la57-kernel) LA57_KERNEL=$2; shift ;;
+	--test) TESTS+=("$2"); shift ;;
+	--extra-test) EXTRA+=("$(realpath "$2")"); shift ;;
+	--module) MODULE=$2; shift ;;
+	--insmod-args) INSMOD_ARGS=$2; shift ;;
+	--keep) KEEP=1 ;;
+	--shell) SHELL_MODE=1 ;;
+	--memory) MEMORY=$2; shift ;;
+	--smp) SMP=$2; shift ;;
+	--cpu) CPU=$2; shift ;;
+	--timeout) TIMEOUT=$2; shift ;;
+	--test-timeout) TEST_TIMEOUT=$2; shift ;;
+	--append) APPEND=$2; shift ;;
+	--qemu-args) QEMU_ARGS=$2; shift ;;
+	-h | --help) usage ;;
+	*) die "unknown option '$1' (--help lists them)" ;;
+	esac
+	shift
+done
+
+if [ ${#KERNELS[@]} -eq 0 ]; then
+	mapfile -t KERNELS < <("$TOP/scripts/kernels.sh")
+	[ ${#KERNELS[@]} -gt 0 ] || die "no supported kernel installed: run 'make deps'"
+fi
+for k in "${KERNELS[@]}"; do
+	[ -f "/boot/vmlinuz-$k" ] || die "/boot/vmlinuz-$k missing"
+done
+[ -n "$LA57_KERNEL" ] || LA57_KERNEL=$(printf '%s\n' "${KERNELS[@]}" | sort -V | tail -n1)
+
+# Boots: "label kernel cpu cmdline-extra".
+BOOTS=()
+for k in "${KERNELS[@]}"; do
+	BOOTS+=("$k $k $CPU -")
+done
+if [ "$LA57" = 1 ] && [ "$SHELL_MODE" = 0 ]; then
+	BOOTS+=("$LA57_KERNEL-la57 $LA57_KERNEL $CPU,+la57 dtvm.la57=1")
+fi
+
+# ---- results ------------------------------------------------------------
+
+NUM=0
+PASSED=0
+FAILED=0
+SKIPPED=0
+
+ok() {
+	NUM=$((NUM + 1)) PASSED=$((PASSED + 1))
+	echo "ok $NUM $1"
+}
+
+not_ok() {
+	NUM=$((NUM + 1)) FAILED=$((FAILED + 1))
+	echo "not ok $NUM $1"
+}
+
+skip() {
+	NUM=$((NUM + 1)) SKIPPED=$((SKIPPED + 1))
+	echo "ok $NUM $1 # SKIP $2"
+}
+
+diag() {
+	local line
+	for line in "$@"; do
+		echo "# $line"
+	done
+}
+
+# diag_file FILE N: the last N lines of FILE as diagnostics.
+diag_file() {
+	local line
+	[ -s "$1" ] || return 0
+	tail -n "$2" "$1" | tr -d '\r' | while IFS= read -r line; do
+		echo "# | $line"
+	done
+}
+
+# Bad lines of a kernel console log: init's own "dtvm:" lines don't count.
+bad_lines() {
+	tr -d '\r' < "$1" | grep -v '^dtvm: ' | grep -v -F -f "$ALLOWED" |
+		grep -F -f "$BAD" || true
+}
+
+# ---- one boot -------------------------------------------------------------
+
+module_for() {
+	local k=$1
+	if [ -n "$MODULE" ]; then
+		echo "${MODULE//%k/$k}"
+	else
+		echo "$BUILD/kmod/$k/daptrace.ko"
+	fi
+}
+
+# module_problem KO: why KO can't be used, or nothing.
+module_problem() {
+	local ko=$1 src
+	[ -f "$ko" ] || { echo "$ko missing: run 'make modules-all'"; return; }
+	[ -z "$MODULE" ] || return 0
+	for src in "$TOP"/Kbuild "$TOP"/kernel/*.[ch] "$TOP"/include/uapi/linux/daptrace.h; do
+		if [ -e "$src" ] && [ "$src" -nt "$ko" ]; then
+			echo "$ko older than ${src#"$TOP"/}: run 'make modules-all'"
+			return
+		fi
+	done
+}
+
+# boot DIR KERNEL CPU CMDLINE-EXTRA: one QEMU run; sets BOOT_RC (124 = hung).
+boot() {
+	local dir=$1 k=$2 cpu=$3 extra=$4 accel=(-accel tcg)
+	local cmdline="console=ttyS0 quiet panic=-1 dtvm.timeout=$TEST_TIMEOUT"
+	[ "$extra" = - ] || cmdline+=" $extra"
+	[ -z "$INSMOD_ARGS" ] || cmdline+=" dtvm.modparams=${INSMOD_ARGS// /,}"
+	[ -z "$APPEND" ] || cmdline+=" $APPEND"
+	[[ " $QEMU_ARGS " != *" -accel "* ]] || accel=()
+	rm -f "$dir"/{console,token,results}.log
+	local qemu=("$QEMU" -machine pc "${accel[@]}" -cpu "$cpu" -m "$MEMORY" -smp "$SMP"
+		-nodefaults -display none -no-reboot
+		-kernel "/boot/vmlinuz-$k" -initrd "$dir/initramfs.cpio.gz")
+	# shellcheck disable=SC2206 # user-given extra words
+	[ -z "$QEMU_ARGS" ] || qemu+=($QEMU_ARGS)
+	if [ "$SHELL_MODE" = 1 ]; then
+		"${qemu[@]}" -append "$cmdline dtvm.shell=1" -serial mon:stdio \
+			-serial "file:$dir/token.log" -serial "file:$dir/results.log"
+		return
+	fi
+	BOOT_RC=0
+	timeout -k 10 "$TIMEOUT" "${qemu[@]}" -append "$cmdline" \
+		-serial "file:$dir/console.log" -serial "file:$dir/token.log" \
+		-serial "file:$dir/results.log" < /dev/null > "$dir/qemu.log" 2>&1 ||
+		BOOT_RC=$?
+	case $BOOT_RC in 137) BOOT_RC=124 ;; esac
+}
+
+# Per-test state while reading the results port.
+T_NAME= T_PLAN= T_RESULTS=0 T_FAILS=0 T_SKIPALL= T_TIMEOUT= T_DMESG=()
+
+test_begin() {
+	T_NAME=$1 T_PLAN= T_RESULTS=0 T_FAILS=0 T_SKIPALL= T_TIMEOUT= T_DMESG=()
+}
+
+# test_line LABEL LINE: one line of a test program's output.
+test_line() {
+	local label=$1 line=$2 status rest desc directive
+	if [[ $line =~ ^(ok|not\ ok)\ [0-9]+(\ (.*))?$ ]]; then
+		status=${BASH_REMATCH[1]} rest=${BASH_REMATCH[3]} directive=
+		desc=$rest
+		if [[ $rest == *" # "* ]]; then
+			desc=${rest%% # *} directive=${rest#* # }
+		fi
+		desc=${desc#- }
+		T_RESULTS=$((T_RESULTS + 1))
+		if [ "$status" = ok ] && [[ ${directive^^} == SKIP* ]]; then
+			directive=${directive:4}
+			skip "$label: $T_NAME: $desc" "${directive# }"
+		elif [ "$status" = ok ]; then
+			ok "$label: $T_NAME: $desc"
+		else
+			T_FAILS=$((T_FAILS + 1))
+			not_ok "$label: $T_NAME: $desc"
+		fi
+	elif [[ $line =~ ^1\.\.([0-9]+)(.*)$ ]]; then
+		T_PLAN=${BASH_REMATCH[1]}
+		[[ ${BASH_REMATCH[2]} != *"# SKIP"* ]] || T_SKIPALL=${BASH_REMATCH[2]#*# SKIP}
+	elif [[ $line == "TAP version"* || $line == "KTAP version"* ]]; then
+		:
+	elif [[ $line == "#"* ]]; then
+		echo "$line"
+	else
+		echo "# $line"
+	fi
+}
+
+# test_end LABEL RC: the test program's own verdict beyond its cases.
+test_end() {
+	local label=$1 rc=$2 secs=$3
+	if [ -n "$T_TIMEOUT" ]; then
+		not_ok "$label: $T_NAME: timed out after $T_TIMEOUT s"
+	elif [ -n "$T_SKIPALL" ] && [ "$T_RESULTS" = 0 ]; then
+		if [ "$rc" = 4 ]; then
+			skip "$label: $T_NAME" "${T_SKIPALL# }"
+		else
+			not_ok "$label: $T_NAME: skipped all but exit status $rc"
+		fi
+	elif [ -z "$T_PLAN" ] && [ "$T_RESULTS" = 0 ]; then
+		not_ok "$label: $T_NAME: no KTAP results (exit status $rc)"
+	elif [ -n "$T_PLAN" ] && [ "$T_RESULTS" -lt "$T_PLAN" ]; then
+		not_ok "$label: $T_NAME: crashed after $T_RESULTS of $T_PLAN cases (exit status $rc)"
+	elif [ "$rc" != 0 ] && [ "$rc" != 4 ] && [ "$T_FAILS" = 0 ]; then
+		not_ok "$label: $T_NAME: exit status $rc with no failed case"
+	fi
+	if [ ${#T_DMESG[@]} -gt 0 ]; then
+		diag "kernel log during $T_NAME:" "${T_DMESG[@]}"
+		not_ok "$label: $T_NAME: kernel log clean"
+	fi
+	diag "$label: $T_NAME: exit status $rc after $secs s"
+	T_NAME=
+}
+
+# parse LABEL DIR: turn the results port into KTAP results.  Sets INSMOD
+# (init got as far as loading the module) and LOADED.
+parse() {
+	local label=$1 dir=$2 line word rest
+	local la57= unload= done= phase_dmesg=() fails=()
+	INSMOD=0 LOADED=0
+	T_NAME=
+	while IFS= read -r line || [ -n "$line" ]; do
+		line=${line%$'\r'}
+		if [[ $line != "@@dtvm "* ]]; then
+			if [ -n "$T_NAME" ]; then
+				test_line "$label" "$line"
+			else
+				echo "# guest: $line"
+			fi
+			continue
+		fi
+		line=${line#@@dtvm }
+		word=${line%% *} rest=${line#* }
+		case $word in
+		start) ;;
+		insmod) INSMOD=1 ;;
+		module)
+			LOADED=1
+			ok "$label: boot and module load"
+			;;
+		check)
+			case $rest in
+			"5-level paging: ok")
+				la57=ok
+				ok "$label: 5-level paging active"
+				;;
+			"5-level paging: fail"*)
+				la57=fail
+				diag "${rest#*fail }"
+				not_ok "$label: 5-level paging active"
+				;;
+			"module unload: ok") unload=ok ;;
+			esac
+			;;
+		fail)
+			fails+=("$rest")
+			diag "guest: FAILURE: $rest"
+			;;
+		dmesg)
+			if [ -n "$T_NAME" ] && [ "${rest#"$T_NAME "}" != "$rest" ]; then
+				T_DMESG+=("${rest#"$T_NAME "}")
+			else
+				phase_dmesg+=("${rest%% *}: ${rest#* }")
+			fi
+			;;
+		test-begin) test_begin "$rest" ;;
+		timeout) T_TIMEOUT=${rest##* } ;;
+		test-end)
+			[[ $rest =~ rc=([0-9]+)\ secs=([0-9]+) ]] || BASH_REMATCH=(x 255 0)
+			test_end "$label" "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}"
+			;;
+		done) done=$rest ;;
+		esac
+	done < "$dir/results.log"
+
+	if [ -n "$T_NAME" ]; then
+		diag "$T_NAME did not finish: the guest died or hung during it"
+		not_ok "$label: $T_NAME: finished"
+	fi
+	if [ "$LOADED" = 0 ]; then
+		diag_file "$dir/console.log" 30
+		if [ "$INSMOD" = 1 ]; then
+			diag "insmod failed or crashed (${fails[*]:-no report from /init})"
+		else
+			diag "the guest died before /init loaded the module"
+		fi
+		not_ok "$label: boot and module load"
+	fi
+	if [[ $label == *-la57 ]] && [ -z "$la57" ]; then
+		diag "5-level paging was never checked"
+		not_ok "$label: 5-level paging active"
+	fi
+	if [ "$unload" = ok ]; then
+		ok "$label: module unload"
+	else
+		not_ok "$label: module unload"
+	fi
+	local console_bad=()
+	mapfile -t console_bad < <(bad_lines "$dir/console.log")
+	if [ ${#phase_dmesg[@]} -eq 0 ] && [ ${#console_bad[@]} -eq 0 ]; then
+		ok "$label: kernel log clean"
+	else
+		[ ${#phase_dmesg[@]} -eq 0 ] || diag "${phase_dmesg[@]}"
+		[ ${#console_bad[@]} -eq 0 ] || diag "console:" "${console_bad[@]}"
+		not_ok "$label: kernel log clean"
+	fi
+	[ -n "$done" ] || diag "/init did not finish (done line missing)"
+}
+
+# run_boot "label kernel cpu extra": build, boot (retrying a pre-insmod death
+# once), report.
+run_boot() {
+	local label k cpu extra
+	read -r label k cpu extra <<< "$1"
+	local dir=$VMDIR/$label ko problem t0 t1 fails_before=$FAILED
+	ko=$(module_for "$k")
+	problem=$(module_problem "$ko")
+	if [ -n "$problem" ]; then
+		diag "$label: $problem"
+		not_ok "$label: boot and module load"
+		return
+	fi
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	t0=$(date +%s.%N)
+	local mk=(--module "$ko")
+	for t in ${TESTS[@]+"${TESTS[@]}"}; do mk+=(--test "$t"); done
+	for t in ${EXTRA[@]+"${EXTRA[@]}"}; do mk+=(--extra-test "$t"); done
+	if ! "$TOP/selftests/vm/mkinitramfs.sh" "${mk[@]}" "$k" "$dir/initramfs.cpio.gz" \
+		> "$dir/mkinitramfs.log" 2>&1; then
+		diag_file "$dir/mkinitramfs.log" 20
+		not_ok "$label: initramfs built"
+		return
+	fi
+	t1=$(date +%s.%N)
+	diag "$label: initramfs built in $(printf '%.1f' "$(echo "$t1 - $t0" | bc)") s"
+	if [ "$SHELL_MODE" = 1 ]; then
+		boot "$dir" "$k" "$cpu" "$extra"
+		exit
+	fi
+
+	t0=$(date +%s)
+	boot "$dir" "$k" "$cpu" "$extra"
+	if ! grep -q '^@@dtvm insmod' "$dir/results.log" 2>/dev/null; then
+		diag "retrying boot of $label: died before module load (exit status $BOOT_RC)"
+		diag_file "$dir/console.log" 15
+		for f in console token results qemu; do
+			mv "$dir/$f.log" "$dir/$f.attempt1.log" 2>/dev/null || true
+		done
+		boot "$dir" "$k" "$cpu" "$extra"
+	fi
+	parse "$label" "$dir"
+	if [ "$BOOT_RC" = 124 ]; then
+		diag "guest killed after $TIMEOUT s; console tail:"
+		diag_file "$dir/console.log" 15
+		not_ok "$label: guest hung"
+	elif [ "$BOOT_RC" != 0 ]; then
+		diag_file "$dir/qemu.log" 10
+		not_ok "$label: qemu exit status $BOOT_RC"
+	fi
+	if tr -d '\r' < "$dir/token.log" | grep -qx "DAPTRACE-SUCCESS $k"; then
+		ok "$label: success token"
+	else
+		diag "no success token on the token port"
+		not_ok "$label: success token"
+	fi
+	diag "$label: boot+tests took $(($(date +%s) - t0)) s"
+	if [ "$FAILED" != "$fails_before" ]; then
+		diag "$label: logs kept in ${dir#"$TOP"/}/"
+	elif [ "$KEEP" = 0 ]; then
+		rm -rf "$dir"
+	fi
+}
+
+# ---- main -----------------------------------------------------------------
+
+echo "TAP version 13"
+for b in "${BOOTS[@]}"; do
+	read -r label k cpu extra <<< "$b"
+	diag "$label: kernel $k, -cpu $cpu, -m $MEMORY, -smp $SMP"
+	run_boot "$b"
+done
+echo "1..$NUM"
+if [ "$SKIPPED" -gt 0 ]; then
+	echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
+else
+	echo "$PASSED passed, $FAILED failed"
+fi
+[ "$FAILED" = 0 ]

@@ -1,0 +1,1510 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host unit tests of kernel/core.c: the region model, attribute validation,
+ * three regions, splits, merges, ages, set_regions and snapshot assembly.
+ *
+ * The core is compiled unchanged against the shim in shim/linux/.  Tests run
+ * with byte granularity (or a small power of two where alignment matters) and
+ * a fixed-seed PRNG, so every run takes the same path.  Tables read as
+ * "old regions / input / expected regions".
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+
+#include <linux/minmax.h>
+#include <linux/slab.h>
+#include <linux/daptrace.h>
+#include "core.h"
+
+#define MAX_RGNS	64
+
+/* ---- random sources -------------------------------------------------- */
+
+struct prng {
+	u64 s;
+};
+
+static u32 prng_next(struct prng *p)
+{
+	/* xorshift64 */
+	p->s ^= p->s << 13;
+	p->s ^= p->s >> 7;
+	p->s ^= p->s << 17;
+	return (u32)(p->s >> 32);
+}
+
+static u32 prng_rand(void *arg, u32 ceil)
+{
+	return (u32)(((u64)prng_next(arg) * ceil) >> 32);
+}
+
+/* Replays a fixed list of values (modulo the bound), for exact split tests. */
+struct script {
+	const u32 *vals;
+	unsigned int nr, pos;
+};
+
+static u32 script_rand(void *arg, u32 ceil)
+{
+	struct script *sc = arg;
+
+	return sc->vals[sc->pos++ % sc->nr] % ceil;
+}
+
+/* ---- helpers --------------------------------------------------------- */
+
+struct rgn {
+	unsigned long start, end;
+	unsigned int nr, last, age;
+};
+
+static void ctx_setup(struct daptrace_ctx *ctx, unsigned long unit,
+		      struct prng *p, u64 seed)
+{
+	p->s = seed;
+	daptrace_ctx_init(ctx, unit, prng_rand, p);
+	shim_alloc_budget = -1;
+}
+
+static struct daptrace_target *add_target(struct daptrace_ctx *ctx, int pid,
+					  const struct rgn *rs, unsigned int n)
+{
+	struct daptrace_target *t = daptrace_target_new(pid, NULL);
+	struct daptrace_region *r;
+	unsigned int i;
+
+	if (!t)
+		abort();
+	for (i = 0; i < n; i++) {
+		r = daptrace_region_new(rs[i].start, rs[i].end);
+		if (!r)
+			abort();
+		r->nr_accesses = rs[i].nr;
+		r->last_nr_accesses = rs[i].last;
+		r->age = rs[i].age;
+		daptrace_add_region(t, r);
+	}
+	daptrace_add_target(ctx, t);
+	return t;
+}
+
+static void ctx_fini(struct daptrace_ctx *ctx)
+{
+	struct daptrace_target *t, *next;
+
+	daptrace_for_each_target_safe(t, next, ctx)
+		daptrace_destroy_target(ctx, t);
+}
+
+/* Read a target's regions into @out; returns how many (at most MAX_RGNS). */
+static unsigned int dump(const struct daptrace_target *t, struct rgn *out)
+{
+	const struct daptrace_region *r;
+	unsigned int n = 0;
+
+	daptrace_for_each_region(r, t) {
+		if (n == MAX_RGNS)
+			break;
+		out[n].start = r->ar.start;
+		out[n].end = r->ar.end;
+		out[n].nr = r->nr_accesses;
+		out[n].last = r->last_nr_accesses;
+		out[n].age = r->age;
+		n++;
+	}
+	return n;
+}
+
+static void print_rgns(const char *what, const struct rgn *rs, unsigned int n)
+{
+	unsigned int i;
+
+	fprintf(stderr, "#   %s:", what);
+	for (i = 0; i < n; i++)
+		fprintf(stderr, " [%lu,%lu)/%u/%u/%u", rs[i].start, rs[i].end,
+			rs[i].nr, rs[i].last, rs[i].age);
+	fprintf(stderr, "\n");
+}
+
+/* Compare boundaries, and the statistics too if @stats. */
+static bool rgns_equal(const struct rgn *a, unsigned int na,
+		       const struct rgn *b, unsigned int nb, bool stats)
+{
+	unsigned int i;
+
+	if (na != nb)
+		return false;
+	for (i = 0; i < na; i++) {
+		if (a[i].start != b[i].start || a[i].end != b[i].end)
+			return false;
+		if (stats && (a[i].nr != b[i].nr || a[i].last != b[i].last ||
+			      a[i].age != b[i].age))
+			return false;
+	}
+	return true;
+}
+
+static void expect_rgns(struct __test_metadata *_metadata, const char *name,
+			const struct daptrace_target *t,
+			const struct rgn *exp, unsigned int nr_exp, bool stats)
+{
+	struct rgn got[MAX_RGNS];
+	unsigned int n = dump(t, got);
+
+	if (!rgns_equal(got, n, exp, nr_exp, stats)) {
+		TH_LOG("case '%s': regions differ", name);
+		print_rgns("expected", exp, nr_exp);
+		print_rgns("got     ", got, n);
+		ASSERT_TRUE(false);
+	}
+	ASSERT_EQ(nr_exp, t->nr_regions);
+}
+
+/*
+ * The structural invariants every operation must keep: regions non-empty,
+ * sorted, disjoint, aligned to the granularity, the sampling address inside
+ * its region, and nr_regions equal to the list length.
+ */
+static const char *check_ctx(const struct daptrace_ctx *ctx)
+{
+	const struct daptrace_target *t;
+	const struct daptrace_region *r;
+	unsigned long unit = ctx->min_region_sz, prev_end;
+	unsigned int n, nt = 0;
+
+	daptrace_for_each_target(t, ctx) {
+		n = 0;
+		prev_end = 0;
+		nt++;
+		daptrace_for_each_region(r, t) {
+			if (r->ar.start >= r->ar.end)
+				return "empty region";
+			if (n && r->ar.start < prev_end)
+				return "regions overlap or are unsorted";
+			if (r->ar.start % unit || r->ar.end % unit)
+				return "region not aligned to min_region_sz";
+			if (r->sampling_addr < r->ar.start ||
+			    r->sampling_addr >= r->ar.end)
+				return "sampling_addr outside its region";
+			prev_end = r->ar.end;
+			n++;
+		}
+		if (n != t->nr_regions)
+			return "nr_regions differs from the list length";
+	}
+	if (nt != ctx->nr_targets)
+		return "nr_targets differs from the list length";
+	return NULL;
+}
+
+#define ASSERT_VALID(ctx) do {						\
+	const char *__why = check_ctx(ctx);				\
+	if (__why)							\
+		TH_LOG("invariant broken: %s", __why);			\
+	ASSERT_EQ(NULL, __why);						\
+} while (0)
+
+/* ---- attributes ------------------------------------------------------ */
+
+TEST(attrs_default_is_valid)
+{
+	struct daptrace_attrs a;
+
+	daptrace_attrs_default(&a);
+	ASSERT_EQ(0, daptrace_attrs_validate(&a));
+	ASSERT_EQ(5000UL, a.sample_us);
+	ASSERT_EQ(100000UL, a.aggr_us);
+	ASSERT_EQ(1000000UL, a.update_us);
+	ASSERT_EQ(10UL, a.min_nr_regions);
+	ASSERT_EQ(1000UL, a.max_nr_regions);
+	ASSERT_EQ(20U, daptrace_max_nr_accesses(&a));
+}
+
+TEST(attrs_validate)
+{
+	static const struct {
+		const char *name;
+		struct daptrace_attrs a;	/* sample aggr update min max */
+		int ret;
+	} cases[] = {
+		{ "all zero", { 0, 0, 0, 0, 0 }, -EINVAL },
+		{ "sample 0", { 0, 100000, 1000000, 10, 1000 }, -EINVAL },
+		{ "sample below min", { 99, 100000, 1000000, 10, 1000 }, -EINVAL },
+		{ "sample at min", { 100, 100000, 1000000, 10, 1000 }, 0 },
+		{ "sample at max", { 10000000, 10000000, 10000000, 10, 1000 }, 0 },
+		{ "sample above max",
+		  { 10000001, 10000001, 10000001, 10, 1000 }, -EINVAL },
+		{ "aggr 0", { 5000, 0, 1000000, 10, 1000 }, -EINVAL },
+		{ "aggr below sample", { 5000, 4999, 1000000, 10, 1000 }, -EINVAL },
+		{ "aggr == sample", { 5000, 5000, 1000000, 10, 1000 }, 0 },
+		{ "aggr at max", { 5000, 100000000, 100000000, 10, 1000 }, 0 },
+		{ "aggr above max",
+		  { 5000, 100000001, 100000001, 10, 1000 }, -EINVAL },
+		{ "update 0", { 5000, 100000, 0, 10, 1000 }, -EINVAL },
+		{ "update below aggr", { 5000, 100000, 99999, 10, 1000 }, -EINVAL },
+		{ "update == aggr", { 5000, 100000, 100000, 10, 1000 }, 0 },
+		{ "update at max", { 5000, 100000, 3600000000UL, 10, 1000 }, 0 },
+		{ "update above max",
+		  { 5000, 100000, 3600000001UL, 10, 1000 }, -EINVAL },
+		{ "samples/aggr at max", { 100, 10000000, 10000000, 10, 1000 }, 0 },
+		{ "samples/aggr above max",
+		  { 100, 10000100, 10000100, 10, 1000 }, -EINVAL },
+		{ "min 0", { 5000, 100000, 1000000, 0, 1000 }, -EINVAL },
+		{ "min 2", { 5000, 100000, 1000000, 2, 1000 }, -EINVAL },
+		{ "min 3", { 5000, 100000, 1000000, 3, 1000 }, 0 },
+		{ "max 0", { 5000, 100000, 1000000, 10, 0 }, -EINVAL },
+		{ "max below min", { 5000, 100000, 1000000, 10, 9 }, -EINVAL },
+		{ "max == min", { 5000, 100000, 1000000, 10, 10 }, 0 },
+		{ "max at cap", { 5000, 100000, 1000000, 10, 20000 }, 0 },
+		{ "max above cap", { 5000, 100000, 1000000, 10, 20001 }, -EINVAL },
+		{ "min at cap", { 5000, 100000, 1000000, 20000, 20000 }, 0 },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		int ret = daptrace_attrs_validate(&cases[i].a);
+
+		if (ret != cases[i].ret)
+			TH_LOG("case '%s'", cases[i].name);
+		EXPECT_EQ(cases[i].ret, ret);
+	}
+}
+
+TEST(max_nr_accesses)
+{
+	struct daptrace_attrs a = { 5000, 100000, 1000000, 10, 1000 };
+
+	ASSERT_EQ(20U, daptrace_max_nr_accesses(&a));
+	a.aggr_us = 104999;	/* rounds down */
+	ASSERT_EQ(20U, daptrace_max_nr_accesses(&a));
+	a.sample_us = 0;
+	ASSERT_EQ(0U, daptrace_max_nr_accesses(&a));
+}
+
+/* ---- three regions --------------------------------------------------- */
+
+TEST(three_regions)
+{
+	static const struct {
+		const char *name;
+		struct daptrace_addr_range maps[8];
+		unsigned int nr;
+		int ret;
+		struct daptrace_addr_range exp[3];
+	} cases[] = {
+		{ "heap / libs / stack",
+		  { { 0x1000, 0x3000 }, { 0x4000, 0x5000 },	/* text, heap */
+		    { 0x100000, 0x101000 }, { 0x102000, 0x103000 }, /* mmap */
+		    { 0x7f0000, 0x800000 } },			/* stack */
+		  5, 0,
+		  { { 0x1000, 0x5000 }, { 0x100000, 0x103000 },
+		    { 0x7f0000, 0x800000 } } },
+		{ "exactly three mappings",
+		  { { 0, 10 }, { 20, 30 }, { 40, 50 } }, 3, 0,
+		  { { 0, 10 }, { 20, 30 }, { 40, 50 } } },
+		{ "equal gaps: the lower ones win",
+		  { { 0, 10 }, { 20, 30 }, { 40, 50 }, { 60, 70 } }, 4, 0,
+		  { { 0, 10 }, { 20, 30 }, { 40, 70 } } },
+		{ "biggest gap first",
+		  { { 0, 10 }, { 1000, 1010 }, { 1100, 1110 } }, 3, 0,
+		  { { 0, 10 }, { 1000, 1010 }, { 1100, 1110 } } },
+		{ "biggest gap last, results sorted by address",
+		  { { 0, 10 }, { 20, 30 }, { 1000, 1010 }, { 1050, 1060 } },
+		  4, 0,
+		  { { 0, 30 }, { 1000, 1010 }, { 1050, 1060 } } },
+		{ "second biggest gap first",
+		  { { 0, 10 }, { 100, 110 }, { 120, 130 }, { 5000, 5010 } },
+		  4, 0,
+		  { { 0, 10 }, { 100, 130 }, { 5000, 5010 } } },
+		{ "only two mappings", { { 0, 10 }, { 20, 30 } }, 2, -EINVAL },
+		{ "one mapping", { { 0, 10 } }, 1, -EINVAL },
+		{ "no mapping", { { 0, 0 } }, 0, -EINVAL },
+		{ "touching mappings leave one gap",
+		  { { 0, 10 }, { 10, 20 }, { 30, 40 } }, 3, -EINVAL },
+		{ "overlapping mappings",
+		  { { 0, 10 }, { 5, 20 }, { 30, 40 } }, 3, -EINVAL },
+		{ "unsorted mappings",
+		  { { 30, 40 }, { 0, 10 }, { 50, 60 } }, 3, -EINVAL },
+		{ "empty mapping",
+		  { { 0, 10 }, { 20, 20 }, { 30, 40 } }, 3, -EINVAL },
+	};
+	struct daptrace_addr_range out[3];
+	unsigned int i, j;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		int ret = daptrace_three_regions(cases[i].maps, cases[i].nr, out);
+
+		if (ret != cases[i].ret)
+			TH_LOG("case '%s'", cases[i].name);
+		ASSERT_EQ(cases[i].ret, ret);
+		if (ret)
+			continue;
+		for (j = 0; j < 3; j++) {
+			if (out[j].start != cases[i].exp[j].start ||
+			    out[j].end != cases[i].exp[j].end)
+				TH_LOG("case '%s': range %u is [%lx,%lx)",
+				       cases[i].name, j, out[j].start, out[j].end);
+			EXPECT_EQ(cases[i].exp[j].start, out[j].start);
+			EXPECT_EQ(cases[i].exp[j].end, out[j].end);
+		}
+	}
+}
+
+/* ---- evenly split ---------------------------------------------------- */
+
+TEST(evenly_split)
+{
+	static const struct {
+		const char *name;
+		unsigned long unit;
+		struct rgn old[3];
+		unsigned int nr_old, idx, nr_pieces;
+		int ret;
+		struct rgn exp[8];
+		unsigned int nr_exp;
+	} cases[] = {
+		{ "halves", 1, { { 0, 10 } }, 1, 0, 2, 0,
+		  { { 0, 5 }, { 5, 10 } }, 2 },
+		{ "last takes the remainder", 1, { { 0, 10 } }, 1, 0, 3, 0,
+		  { { 0, 3 }, { 3, 6 }, { 6, 10 } }, 3 },
+		{ "one piece is a no-op", 1, { { 0, 10 } }, 1, 0, 1, 0,
+		  { { 0, 10 } }, 1 },
+		{ "too small: one byte each", 1, { { 0, 3 } }, 1, 0, 5, 0,
+		  { { 0, 1 }, { 1, 2 }, { 2, 3 } }, 3 },
+		{ "pages, aligned down", 4096, { { 0, 5 * 4096 } }, 1, 0, 2, 0,
+		  { { 0, 2 * 4096 }, { 2 * 4096, 5 * 4096 } }, 2 },
+		{ "one page stays whole", 4096, { { 4096, 8192 } }, 1, 0, 4, 0,
+		  { { 4096, 8192 } }, 1 },
+		{ "three pages, ten wanted", 4096, { { 4096, 4 * 4096 } }, 1, 0,
+		  10, 0,
+		  { { 4096, 2 * 4096 }, { 2 * 4096, 3 * 4096 },
+		    { 3 * 4096, 4 * 4096 } }, 3 },
+		{ "statistics are inherited", 1, { { 0, 4, 5, 6, 7 } }, 1, 0, 2,
+		  0, { { 0, 2, 5, 6, 7 }, { 2, 4, 5, 6, 7 } }, 2 },
+		{ "middle region keeps the neighbours", 1,
+		  { { 0, 10, 1 }, { 10, 20, 2 }, { 20, 30, 3 } }, 3, 1, 2, 0,
+		  { { 0, 10, 1 }, { 10, 15, 2 }, { 15, 20, 2 }, { 20, 30, 3 } },
+		  4 },
+		{ "zero pieces", 1, { { 0, 10 } }, 1, 0, 0, -EINVAL,
+		  { { 0, 10 } }, 1 },
+	};
+	struct daptrace_ctx ctx;
+	struct prng p;
+	unsigned int i, j;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct daptrace_target *t;
+		struct daptrace_region *r;
+
+		ctx_setup(&ctx, cases[i].unit, &p, 1);
+		t = add_target(&ctx, 1, cases[i].old, cases[i].nr_old);
+		j = 0;
+		daptrace_for_each_region(r, t)
+			if (j++ == cases[i].idx)
+				break;
+		ASSERT_EQ(cases[i].ret,
+			  daptrace_evenly_split_region(&ctx, t, r,
+						       cases[i].nr_pieces));
+		expect_rgns(_metadata, cases[i].name, t, cases[i].exp,
+			    cases[i].nr_exp, true);
+		ASSERT_VALID(&ctx);
+		ctx_fini(&ctx);
+	}
+	ASSERT_EQ(0, shim_nr_live);
+}
+
+/* ---- init regions ---------------------------------------------------- */
+
+TEST(init_regions_exact)
+{
+	static const struct {
+		const char *name;
+		unsigned long unit, min, max;
+		struct daptrace_addr_range ranges[5];
+		unsigned int nr_ranges;
+		struct rgn exp[12];
+		unsigned int nr_exp;
+	} cases[] = {
+		{ "one range into min pieces", 1, 10, 1000,
+		  { { 0, 100 } }, 1,
+		  { { 0, 10 }, { 10, 20 }, { 20, 30 }, { 30, 40 }, { 40, 50 },
+		    { 50, 60 }, { 60, 70 }, { 70, 80 }, { 80, 90 }, { 90, 100 } },
+		  10 },
+		{ "three equal ranges: 4 + 3 + 3", 1, 10, 1000,
+		  { { 0, 100 }, { 200, 300 }, { 1000, 1100 } }, 3,
+		  { { 0, 25 }, { 25, 50 }, { 50, 75 }, { 75, 100 },
+		    { 200, 233 }, { 233, 266 }, { 266, 300 },
+		    { 1000, 1033 }, { 1033, 1066 }, { 1066, 1100 } }, 10 },
+		{ "tiny ranges keep one region each", 4096, 10, 1000,
+		  { { 0, 1000 * 4096 }, { 2000 * 4096, 2001 * 4096 },
+		    { 3000 * 4096, 3010 * 4096 } }, 3,
+		  { { 0, 125 * 4096 }, { 125 * 4096, 250 * 4096 },
+		    { 250 * 4096, 375 * 4096 }, { 375 * 4096, 500 * 4096 },
+		    { 500 * 4096, 625 * 4096 }, { 625 * 4096, 750 * 4096 },
+		    { 750 * 4096, 875 * 4096 }, { 875 * 4096, 1000 * 4096 },
+		    { 2000 * 4096, 2001 * 4096 },
+		    { 3000 * 4096, 3010 * 4096 } }, 10 },
+		{ "address space smaller than min", 1, 10, 1000,
+		  { { 0, 2 }, { 10, 11 }, { 20, 22 } }, 3,
+		  { { 0, 1 }, { 1, 2 }, { 10, 11 }, { 20, 21 }, { 21, 22 } }, 5 },
+		{ "more ranges than max: one each", 1, 3, 3,
+		  { { 0, 10 }, { 20, 30 }, { 40, 50 }, { 60, 70 }, { 80, 90 } },
+		  5,
+		  { { 0, 10 }, { 20, 30 }, { 40, 50 }, { 60, 70 }, { 80, 90 } },
+		  5 },
+		{ "aligned outwards", 4096, 3, 3,
+		  { { 100, 5000 } }, 1,
+		  { { 0, 4096 }, { 4096, 8192 } }, 2 },
+		{ "ranges sharing a page after alignment", 4096, 3, 3,
+		  { { 0, 100 }, { 200, 300 }, { 5000, 9000 } }, 3,
+		  { { 0, 4096 }, { 4096, 8192 }, { 8192, 12288 } }, 3 },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct daptrace_target *t;
+		struct daptrace_ctx ctx;
+		struct prng p;
+
+		ctx_setup(&ctx, cases[i].unit, &p, 1);
+		ctx.attrs.min_nr_regions = cases[i].min;
+		ctx.attrs.max_nr_regions = cases[i].max;
+		t = add_target(&ctx, 1, NULL, 0);
+		ASSERT_EQ(0, daptrace_init_regions(&ctx, t, cases[i].ranges,
+						   cases[i].nr_ranges));
+		expect_rgns(_metadata, cases[i].name, t, cases[i].exp,
+			    cases[i].nr_exp, true);
+		ASSERT_VALID(&ctx);
+		ctx_fini(&ctx);
+	}
+	ASSERT_EQ(0, shim_nr_live);
+}
+
+/*
+ * Counts for many sizes and target numbers.  Each of N targets gets
+ * want = min(ceil(min / N), max / N) regions, at least one per range and at
+ * most one per granule: so all together reach min_nr_regions and stay within
+ * max_nr_regions whenever the sizes and the number of ranges allow.
+ */
+TEST(init_regions_counts)
+{
+	static const unsigned long mins[] = { 3, 10, 17, 100, 999, 20000 };
+	static const unsigned long maxs_add[] = { 0, 1, 50, 1000 };
+	struct daptrace_addr_range ranges[3];
+	unsigned int i, j, k, m, nr_tgts;
+	struct prng p;
+
+	p.s = 42;
+	for (k = 0; k < 40; k++) {
+		for (i = 0; i < ARRAY_SIZE(mins); i++) {
+			for (j = 0; j < ARRAY_SIZE(maxs_add); j++) {
+				unsigned long min = mins[i];
+				unsigned long max = min + maxs_add[j];
+				unsigned long units = 0, sz, base = 0, want;
+				struct daptrace_target *t[3];
+				struct daptrace_ctx ctx;
+				struct prng p2;
+				unsigned int n;
+
+				if (max > DAPTRACE_MAX_NR_REGIONS)
+					continue;
+				ctx_setup(&ctx, 4096, &p2, 7);
+				ctx.attrs.min_nr_regions = min;
+				ctx.attrs.max_nr_regions = max;
+				nr_tgts = 1 + k % 3;
+				for (m = 0; m < nr_tgts; m++)
+					t[m] = add_target(&ctx, m + 1, NULL, 0);
+				for (m = 0; m < 3; m++) {
+					/* 1 page .. 4 GiB, sometimes tiny */
+					sz = 1 + prng_rand(&p, k % 2 ? 1000 : 1U << 20);
+					base += (1 + prng_rand(&p, 1000)) * 4096UL;
+					ranges[m].start = base;
+					base += sz * 4096;
+					ranges[m].end = base;
+					units += sz;
+				}
+				for (m = 0; m < nr_tgts; m++)
+					ASSERT_EQ(0, daptrace_init_regions(&ctx, t[m],
+									   ranges, 3));
+				ASSERT_VALID(&ctx);
+				n = daptrace_nr_regions(&ctx);
+
+				want = (min + nr_tgts - 1) / nr_tgts;
+				if (want > max / nr_tgts)
+					want = max / nr_tgts;
+				if (want < 3)
+					want = 3;
+				if (want > units)
+					want = units;
+				if (n != want * nr_tgts)
+					TH_LOG("min %lu max %lu units %lu targets %u: %u regions",
+					       min, max, units, nr_tgts, n);
+				ASSERT_EQ(want * nr_tgts, n);
+				if (max >= 3 * nr_tgts)
+					ASSERT_LE(n, max);
+				if ((min + nr_tgts - 1) / nr_tgts <= max / nr_tgts)
+					ASSERT_GE(n, min_t(unsigned long, min,
+							   units * nr_tgts));
+				ASSERT_EQ(units * 4096 * nr_tgts, daptrace_total_sz(&ctx));
+				ctx_fini(&ctx);
+			}
+		}
+	}
+	ASSERT_EQ(0, shim_nr_live);
+}
+
+TEST(init_regions_bad_input)
+{
+	static const struct daptrace_addr_range unsorted[] = {
+		{ 100, 200 }, { 0, 10 },
+	};
+	static const struct daptrace_addr_range empty[] = { { 10, 10 } };
+	static const struct rgn old[] = { { 0, 10, 1 } };
+	static const struct daptrace_addr_range ok[] = { { 0, 10 } };
+	struct daptrace_target *t;
+	struct daptrace_ctx ctx;
+	struct prng p;
+
+	ctx_setup(&ctx, 1, &p, 1);
+	t = add_target(&ctx, 1, old, 1);
+	ASSERT_EQ(-EINVAL, daptrace_init_regions(&ctx, t, ok, 0));
+	ASSERT_EQ(-EINVAL, daptrace_init_regions(&ctx, t, unsorted, 2));
+	ASSERT_EQ(-EINVAL, daptrace_init_regions(&ctx, t, empty, 1));
+	expect_rgns(_metadata, "unchanged", t, old, 1, true);
+	ctx_fini(&ctx);
+	ASSERT_EQ(0, shim_nr_live);
+}
+
+/* ---- age, reset -------------------------------------------------------- */
+
+TEST(update_age)
+{
+	static const struct {
+		unsigned int nr, last, age, threshold, exp_age;
+	} cases[] = {
+		{ 10, 2, 5, 3, 0 },		/* big rise: reset */
+		{ 2, 10, 5, 3, 0 },		/* big fall: reset */
+		{ 10, 7, 5, 3, 6 },		/* within threshold: older */
+		{ 10, 6, 5, 3, 0 },		/* just beyond */
+		{ 0, 0, 0, 1, 1 },
+		{ 3, 3, 100, 0, 101 },
+		{ 5, 5, 0xffffffffU, 1, 0xffffffffU },	/* saturates */
+	};
+	struct rgn rs[ARRAY_SIZE(cases)];
+	struct daptrace_region *r;
+	struct daptrace_target *t, *gone;
+	struct daptrace_ctx ctx;
+	struct prng p;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct rgn one = { 0, 10, cases[i].nr, cases[i].last,
+				   cases[i].age };
+
+		ctx_setup(&ctx, 1, &p, 1);
+		t = add_target(&ctx, 1, &one, 1);
+		daptrace_update_age(&ctx, cases[i].threshold);
+		r = list_first_entry(&t->regions, struct daptrace_region, list);
+		EXPECT_EQ(cases[i].exp_age, r->age);
+		ctx_fini(&ctx);
+	}
+
+	/* An exited target is left alone. */
+	ctx_setup(&ctx, 1, &p, 1);
+	memset(rs, 0, sizeof(rs));
+	rs[0].end = 10;
+	rs[0].age = 3;
+	gone = add_target(&ctx, 2, rs, 1);
+	gone->exited = true;
+	daptrace_update_age(&ctx, 1);
+	daptrace_reset_aggregated(&ctx);
+	expect_rgns(_metadata, "exited", gone, rs, 1, true);
+	ctx_fini(&ctx);
+	ASSERT_EQ(0, shim_nr_live);
+}
+
+TEST(reset_aggregated)
+{
+	static const struct rgn old[] = { { 0, 10, 7, 3, 2 }, { 10, 20, 0, 9, 1 } };
+	static const struct rgn exp[] = { { 0, 10, 0, 7, 2 }, { 10, 20, 0, 0, 1 } };
+	struct daptrace_target *t;
+	struct daptrace_ctx ctx;
+	struct prng p;
+
+	ctx_setup(&ctx, 1, &p, 1);
+	t = add_target(&ctx, 1, old, 2);
+	daptrace_reset_aggregated(&ctx);
+	expect_rgns(_metadata, "reset", t, exp, 2, true);
+	ctx_fini(&ctx);
+}
+
+/* ---- merge ----------------------------------------------------------- */
+
+TEST(merge)
+{
+	static const struct {
+		const char *name;
+		struct rgn old[6];
+		unsigned int nr_old, threshold;
+		unsigned long sz_limit;
+		struct rgn exp[6];
+		unsigned int nr_exp;
+	} cases[] = {
+		{ "size-weighted statistics",
+		  { { 0, 10, 4, 1, 2 }, { 10, 30, 1, 7, 8 } }, 2, 3, 100,
+		  /* nr (40+20)/30, last (10+140)/30, age (20+160)/30 */
+		  { { 0, 30, 2, 5, 6 } }, 1 },
+		{ "difference above threshold",
+		  { { 0, 10, 4 }, { 10, 30, 0 } }, 2, 3, 100,
+		  { { 0, 10, 4 }, { 10, 30, 0 } }, 2 },
+		{ "difference equal to threshold",
+		  { { 0, 10, 4 }, { 10, 30, 1 } }, 2, 3, 100,
+		  { { 0, 30, 2 } }, 1 },
+		{ "combined size above limit",
+		  { { 0, 10, 4 }, { 10, 30, 4 } }, 2, 3, 29,
+		  { { 0, 10, 4 }, { 10, 30, 4 } }, 2 },
+		{ "combined size at limit",
+		  { { 0, 10, 4 }, { 10, 30, 4 } }, 2, 3, 30,
+		  { { 0, 30, 4 } }, 1 },
+		{ "never across a gap",
+		  { { 0, 10, 4 }, { 11, 30, 4 } }, 2, 3, 100,
+		  { { 0, 10, 4 }, { 11, 30, 4 } }, 2 },
+		{ "chains until a different one",
+		  { { 0, 10, 5 }, { 10, 20, 5 }, { 20, 30, 5 }, { 30, 40, 9 } },
+		  4, 1, 100,
+		  { { 0, 30, 5 }, { 30, 40, 9 } }, 2 },
+		{ "chains until the size limit",
+		  { { 0, 10, 5 }, { 10, 20, 5 }, { 20, 30, 5 }, { 30, 40, 5 },
+		    { 40, 50, 5 } }, 5, 1, 20,
+		  { { 0, 20, 5 }, { 20, 40, 5 }, { 40, 50, 5 } }, 3 },
+		{ "zero threshold merges only equal counts",
+		  { { 0, 10, 5 }, { 10, 20, 5 }, { 20, 30, 6 } }, 3, 0, 100,
+		  { { 0, 20, 5 }, { 20, 30, 6 } }, 2 },
+	};
+	struct daptrace_ctx ctx;
+	struct prng p;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct daptrace_target *t;
+
+		ctx_setup(&ctx, 1, &p, 1);
+		t = add_target(&ctx, 1, cases[i].old, cases[i].nr_old);
+		daptrace_merge_regions(&ctx, cases[i].threshold,
+				       cases[i].sz_limit);
+		expect_rgns(_metadata, cases[i].name, t, cases[i].exp,
+			    cases[i].nr_exp, true);
+		ASSERT_VALID(&ctx);
+		ctx_fini(&ctx);
+	}
+	ASSERT_EQ(0, shim_nr_live);
+}
+
+TEST(merge_not_across_targets)
+{
+	static const struct rgn a[] = { { 0, 10, 3 } };
+	static const struct rgn b[] = { { 10, 20, 3 } };
+	struct daptrace_target *ta, *tb;
+	struct daptrace_ctx ctx;
+	struct prng p;
+
+	ctx_setup(&ctx, 1, &p, 1);
+	ctx.attrs.max_nr_regions = 1;	/* even under pressure */
+	ta = add_target(&ctx, 1, a, 1);
+	tb = add_target(&ctx, 2, b, 1);
+	daptrace_merge_regions(&ctx, 1, 1000);
+	expect_rgns(_metadata, "a", ta, a, 1, true);
+	expect_rgns(_metadata, "b", tb, b, 1, true);
+	ctx_fini(&ctx);
+}
+
+TEST(merge_weights_do_not_overflow)
+{
+	struct rgn old[2] = {
+		{ 0, 1UL << 60, 100000, 100000, 0xfffffffeU },
+		{ 1UL << 60, 1UL << 61, 0, 0, 0 },
+	};
+	struct daptrace_region *r;
+	struct daptrace_target *t;
+	struct daptrace_ctx ctx;
+	struct prng p;
+
+	if (sizeof(long) < 8)
+		SKIP(return, "needs a 64-bit unsigned long");
+	ctx_setup(&ctx, 1, &p, 1);
+	t = add_target(&ctx, 1, old, 2);
+	daptrace_merge_regions(&ctx, 0xffffffffU, ~0UL);
+	ASSERT_EQ(1U, t->nr_regions);
+	r = list_first_entry(&t->regions, struct daptrace_region, list);
+	ASSERT_EQ(50000U, r->nr_accesses);
+	ASSERT_EQ(50000U, r->last_nr_accesses);
+	ASSERT_EQ(0x7fffffffU, r->age);
+	ctx_fini(&ctx);
+}
+
+/* DAMON's loop: the threshold doubles while there are too many regions. */
+TEST(merge_threshold_loop)
+{
+	struct rgn old[MAX_RGNS];
+	struct daptrace_target *t;
+	struct daptrace_ctx ctx;
+	struct prng p;
+	unsigned int i;
+
+	ctx_setup(&ctx, 1, &p, 1);
+	ctx.attrs.min_nr_regions = 3;
+	ctx.attrs.max_nr_regions = 10;
+	/* 60 regions alternating cold and hot: 0 and 20 (the maximum) */
+	memset(old, 0, sizeof(old));
+	for (i = 0; i < 60; i++) {
+		old[i].start = i * 10;
+		old[i].end = i * 10 + 10;
+		old[i].nr = i % 2 ? 20 : 0;
+	}
+	t = add_target(&ctx, 1, old, 60);
+	daptrace_merge_regions(&ctx, 2, 600 / 3);
+	ASSERT_VALID(&ctx);
+	ASSERT_LE(t->nr_regions, 10U);
+	ASSERT_EQ(600UL, daptrace_total_sz(&ctx));
+	/* 20 regions of 10 bytes fit the 200-byte limit: 3 regions. */
+	ASSERT_EQ(3U, t->nr_regions);
+
+	/* Below max_nr_regions the threshold is not raised. */
+	ctx_fini(&ctx);
+	ctx_setup(&ctx, 1, &p, 1);
+	t = add_target(&ctx, 1, old, 60);
+	daptrace_merge_regions(&ctx, 2, 600 / 3);
+	ASSERT_EQ(60U, t->nr_regions);
+	ctx_fini(&ctx);
+	ASSERT_EQ(0, shim_nr_live);
+}
+
+/* When the size limit blocks every merge, max_nr_regions still holds. */
+TEST(merge_size_limit_fallback)
+{
+	struct rgn old[12];
+	struct daptrace_target *t;
+	struct daptrace_ctx ctx;
+	struct prng p;
+	unsigned int i;
+
+	ctx_setup(&ctx, 1, &p, 1);
+	ctx.attrs.min_nr_regions = 10;
+	ctx.attrs.max_nr_regions = 10;
+	memset(old, 0, sizeof(old));
+	for (i = 0; i < 12; i++) {
+		old[i].start = i * 10;
+		old[i].end = i * 10 + 10;
+		old[i].nr = 3;
+	}
+	t = add_target(&ctx, 1, old, 12);
+	daptrace_merge_regions(&ctx, 2, 120 / 10);
+	ASSERT_VALID(&ctx);
+	ASSERT_EQ(6U, t->nr_regions);
+	ASSERT_EQ(120UL, daptrace_total_sz(&ctx));
+	ctx_fini(&ctx);
+}
+
+/* ---- split ----------------------------------------------------------- */
+
+TEST(split_two_then_three_pieces)
+{
+	static const u32 half[] = { 4 };	/* cut at 5/10 */
+	static const struct rgn old[] = { { 0, 100, 3, 4, 5 } };
+	static const struct rgn two[] = {
+		{ 0, 50, 3, 4, 5 }, { 50, 100, 3, 4, 5 },
+	};
+	static const struct rgn three[] = {
+		{ 0, 25, 3, 4, 5 }, { 25, 50, 3, 4, 5 }, { 50, 100, 3, 4, 5 },
+	};
+	struct script sc = { half, 1, 0 };
+	struct daptrace_target *t;
+	struct daptrace_ctx ctx;
+
+	daptrace_ctx_init(&ctx, 1, script_rand, &sc);
+	t = add_target(&ctx, 1, old, 1);
+	daptrace_split_regions(&ctx);
+	expect_rgns(_metadata, "two pieces", t, two, 2, true);
+	ASSERT_EQ(1U, ctx.last_nr_regions);
+	ctx_fini(&ctx);
+
+	/* The previous split was merged back: the count is unchanged. */
+	daptrace_ctx_init(&ctx, 1, script_rand, &sc);
+	t = add_target(&ctx, 1, old, 1);
+	ctx.last_nr_regions = 1;
+	daptrace_split_regions(&ctx);
+	expect_rgns(_metadata, "three pieces", t, three, 3, true);
+	ctx_fini(&ctx);
+
+	/* ... but not three if that could pass max / 3. */
+	daptrace_ctx_init(&ctx, 1, script_rand, &sc);
+	ctx.attrs.max_nr_regions = 3;
+	t = add_target(&ctx, 1, old, 1);
+	ctx.last_nr_regions = 1;
+	daptrace_split_regions(&ctx);
+	expect_rgns(_metadata, "two at max 3", t, two, 2, true);
+	ctx_fini(&ctx);
+	ASSERT_EQ(0, shim_nr_live);
+}
+
+TEST(split_not_above_half_of_max)
+{
+	static const struct rgn old[] = { { 0, 100 }, { 100, 200 }, { 200, 300 } };
+	struct daptrace_target *t;
+	struct daptrace_ctx ctx;
+	struct prng p;
+
+	ctx_setup(&ctx, 1, &p, 1);
+	ctx.attrs.max_nr_regions = 5;		/* 3 > 5 / 2 */
+	t = add_target(&ctx, 1, old, 3);
+	ctx.last_nr_regions = 77;
+	daptrace_split_regions(&ctx);
+	expect_rgns(_metadata, "no split", t, old, 3, false);
+	ASSERT_EQ(77U, ctx.last_nr_regions);
+	ctx.attrs.max_nr_regions = 6;		/* 3 <= 6 / 2 */
+	daptrace_split_regions(&ctx);
+	ASSERT_EQ(6U, t->nr_regions);
+	ctx_fini(&ctx);
+}
+
+TEST(split_granularity)
+{
+	static const struct rgn two_pages[] = { { 0, 8192 } };
+	static const struct rgn three_pages[] = { { 0, 3 * 4096 } };
+	struct daptrace_target *t;
+	struct daptrace_ctx ctx;
+	struct prng p;
+	unsigned int i;
+
+	ctx_setup(&ctx, 4096, &p, 1);
+	t = add_target(&ctx, 1, two_pages, 1);
+	daptrace_split_regions(&ctx);
+	expect_rgns(_metadata, "2 pages stay whole", t, two_pages, 1, false);
+	ctx_fini(&ctx);
+
+	for (i = 0; i < 200; i++) {
+		ctx_setup(&ctx, 4096, &p, i + 1);
+		t = add_target(&ctx, 1, three_pages, 1);
+		ctx.last_nr_regions = 1;	/* try three pieces */
+		daptrace_split_regions(&ctx);
+		ASSERT_VALID(&ctx);
+		ASSERT_LE(t->nr_regions, 3U);
+		ASSERT_EQ(3 * 4096UL, daptrace_total_sz(&ctx));
+		ctx_fini(&ctx);
+	}
+}
+
+/* Whatever the count, a split never leads past max_nr_regions. */
+TEST(split_never_exceeds_max)
+{
+	struct rgn old[MAX_RGNS];
+	unsigned int max, n, i, last;
+	struct prng p;
+
+	memset(old, 0, sizeof(old));
+	for (i = 0; i < MAX_RGNS; i++) {
+		old[i].start = i * 1000;
+		old[i].end = i * 1000 + 1000;
+	}
+	for (max = 3; max <= 2 * MAX_RGNS; max++) {
+		for (n = 1; n <= MAX_RGNS; n++) {
+			for (last = 0; last < 2; last++) {
+				struct daptrace_ctx ctx;
+
+				ctx_setup(&ctx, 1, &p, max * 1000 + n);
+				ctx.attrs.max_nr_regions = max;
+				ctx.last_nr_regions = last ? n : 0;
+				add_target(&ctx, 1, old, n);
+				daptrace_split_regions(&ctx);
+				ASSERT_LE(daptrace_nr_regions(&ctx), max > n ? max : n);
+				ASSERT_EQ(n * 1000UL, daptrace_total_sz(&ctx));
+				ASSERT_VALID(&ctx);
+				ctx_fini(&ctx);
+			}
+		}
+	}
+	ASSERT_EQ(0, shim_nr_live);
+}
+
+/* ---- set regions ------------------------------------------------------- */
+
+TEST(set_regions)
+{
+	static const struct {
+		const char *name;
+		unsigned long unit;
+		struct rgn old[4];
+		unsigned int nr_old;
+		struct daptrace_addr_range ranges[5];
+		unsigned int nr_ranges;
+		struct rgn exp[8];
+		unsigned int nr_exp;
+	} cases[] = {
+		{ "map shrinks", 1,
+		  { { 0, 10, 1, 1, 1 }, { 10, 20, 2, 2, 2 }, { 20, 30, 3, 3, 3 } }, 3,
+		  { { 5, 25 } }, 1,
+		  { { 5, 10, 1, 1, 1 }, { 10, 20, 2, 2, 2 }, { 20, 25, 3, 3, 3 } }, 3 },
+		{ "map grows", 1,
+		  { { 0, 10, 1, 1, 1 }, { 10, 20, 2, 2, 2 }, { 20, 30, 3, 3, 3 } }, 3,
+		  { { 0, 40 } }, 1,
+		  { { 0, 10, 1, 1, 1 }, { 10, 20, 2, 2, 2 }, { 20, 40, 3, 3, 3 } }, 3 },
+		{ "map moves away", 1,
+		  { { 0, 10, 1, 1, 1 }, { 10, 20, 2, 2, 2 } }, 2,
+		  { { 100, 200 } }, 1,
+		  { { 100, 200 } }, 1 },
+		{ "front unmapped", 1,
+		  { { 0, 10, 1, 1, 1 }, { 10, 20, 2, 2, 2 }, { 20, 30, 3, 3, 3 } }, 3,
+		  { { 15, 50 } }, 1,
+		  { { 15, 20, 2, 2, 2 }, { 20, 50, 3, 3, 3 } }, 2 },
+		{ "new gap cuts a region", 1,
+		  { { 0, 100, 4, 5, 6 } }, 1,
+		  { { 0, 30 }, { 60, 100 } }, 2,
+		  { { 0, 30, 4, 5, 6 }, { 60, 100, 4, 5, 6 } }, 2 },
+		{ "several gaps cut several regions", 1,
+		  { { 0, 50, 1, 1, 1 }, { 50, 100, 2, 2, 2 } }, 2,
+		  { { 0, 20 }, { 30, 40 }, { 45, 70 }, { 80, 90 } }, 4,
+		  { { 0, 20, 1, 1, 1 }, { 30, 40, 1, 1, 1 }, { 45, 50, 1, 1, 1 },
+		    { 50, 70, 2, 2, 2 }, { 80, 90, 2, 2, 2 } }, 5 },
+		{ "new range created", 1,
+		  { { 0, 10, 1, 1, 1 } }, 1,
+		  { { 0, 10 }, { 20, 30 } }, 2,
+		  { { 0, 10, 1, 1, 1 }, { 20, 30 } }, 2 },
+		{ "new range in between", 1,
+		  { { 0, 10, 1, 1, 1 }, { 50, 60, 2, 2, 2 } }, 2,
+		  { { 0, 10 }, { 20, 30 }, { 50, 60 } }, 3,
+		  { { 0, 10, 1, 1, 1 }, { 20, 30 }, { 50, 60, 2, 2, 2 } }, 3 },
+		{ "hole inside a range is filled", 1,
+		  { { 0, 10, 1, 1, 1 }, { 20, 30, 2, 2, 2 } }, 2,
+		  { { 0, 30 } }, 1,
+		  { { 0, 10, 1, 1, 1 }, { 10, 20 }, { 20, 30, 2, 2, 2 } }, 3 },
+		{ "regions past the last range go", 1,
+		  { { 0, 10, 1, 1, 1 }, { 20, 30, 2, 2, 2 }, { 40, 50, 3, 3, 3 } }, 3,
+		  { { 0, 5 } }, 1,
+		  { { 0, 5, 1, 1, 1 } }, 1 },
+		{ "no ranges: nothing left", 1,
+		  { { 0, 10, 1, 1, 1 } }, 1,
+		  { { 0, 0 } }, 0,
+		  { { 0, 0 } }, 0 },
+		{ "no regions yet", 1,
+		  { { 0, 0 } }, 0,
+		  { { 0, 10 }, { 20, 30 } }, 2,
+		  { { 0, 10 }, { 20, 30 } }, 2 },
+		{ "unchanged", 1,
+		  { { 0, 10, 1, 1, 1 }, { 10, 20, 2, 2, 2 }, { 30, 40, 3, 3, 3 } }, 3,
+		  { { 0, 20 }, { 30, 40 } }, 2,
+		  { { 0, 10, 1, 1, 1 }, { 10, 20, 2, 2, 2 }, { 30, 40, 3, 3, 3 } }, 3 },
+		{ "range aligned outwards", 4096,
+		  { { 0, 8192, 1, 1, 1 } }, 1,
+		  { { 100, 5000 } }, 1,
+		  { { 0, 8192, 1, 1, 1 } }, 1 },
+		{ "ranges sharing a page", 4096,
+		  { { 0, 8192, 1, 1, 1 } }, 1,
+		  { { 0, 100 }, { 200, 5000 } }, 2,
+		  { { 0, 4096, 1, 1, 1 }, { 4096, 8192, 1, 1, 1 } }, 2 },
+	};
+	struct daptrace_ctx ctx;
+	struct prng p;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct daptrace_target *t;
+
+		ctx_setup(&ctx, cases[i].unit, &p, 1);
+		t = add_target(&ctx, 1, cases[i].old, cases[i].nr_old);
+		ASSERT_EQ(0, daptrace_set_regions(&ctx, t, cases[i].ranges,
+						  cases[i].nr_ranges));
+		expect_rgns(_metadata, cases[i].name, t, cases[i].exp,
+			    cases[i].nr_exp, true);
+		ASSERT_VALID(&ctx);
+		ctx_fini(&ctx);
+	}
+	ASSERT_EQ(0, shim_nr_live);
+}
+
+TEST(set_regions_bad_input)
+{
+	static const struct rgn old[] = { { 0, 10, 1, 2, 3 } };
+	static const struct daptrace_addr_range overlap[] = {
+		{ 0, 20 }, { 10, 30 },
+	};
+	static const struct daptrace_addr_range empty[] = { { 0, 20 }, { 30, 30 } };
+	struct daptrace_target *t;
+	struct daptrace_ctx ctx;
+	struct prng p;
+
+	ctx_setup(&ctx, 1, &p, 1);
+	t = add_target(&ctx, 1, old, 1);
+	ASSERT_EQ(-EINVAL, daptrace_set_regions(&ctx, t, overlap, 2));
+	ASSERT_EQ(-EINVAL, daptrace_set_regions(&ctx, t, empty, 2));
+	expect_rgns(_metadata, "unchanged", t, old, 1, true);
+	ctx_fini(&ctx);
+}
+
+/* ---- allocation failures ------------------------------------------------ */
+
+/*
+ * Fail the N-th allocation for N = 0, 1, ... until the call succeeds: each
+ * failure must return -ENOMEM, leave the target exactly as it was and leak
+ * nothing.
+ */
+TEST(enomem_set_regions)
+{
+	static const struct rgn old[] = {
+		{ 0, 50, 1, 1, 1 }, { 50, 100, 2, 2, 2 }, { 200, 300, 3, 3, 3 },
+	};
+	static const struct daptrace_addr_range ranges[] = {
+		{ 0, 20 }, { 30, 40 }, { 45, 70 }, { 80, 90 }, { 150, 400 },
+	};
+	struct rgn got[MAX_RGNS];
+	struct daptrace_target *t;
+	struct daptrace_ctx ctx;
+	struct prng p;
+	long budget, live;
+	int ret;
+
+	for (budget = 0; ; budget++) {
+		ctx_setup(&ctx, 1, &p, 1);
+		t = add_target(&ctx, 1, old, 3);
+		live = shim_nr_live;
+		shim_alloc_budget = budget;
+		ret = daptrace_set_regions(&ctx, t, ranges, 5);
+		shim_alloc_budget = -1;
+		ASSERT_VALID(&ctx);
+		if (!ret) {
+			ASSERT_EQ(6U, t->nr_regions);
+			ctx_fini(&ctx);
+			break;
+		}
+		ASSERT_EQ(-ENOMEM, ret);
+		ASSERT_EQ(live, shim_nr_live);
+		ASSERT_TRUE(rgns_equal(got, dump(t, got), old, 3, true));
+		ctx_fini(&ctx);
+	}
+	ASSERT_GT(budget, 0);
+	ASSERT_EQ(0, shim_nr_live);
+}
+
+TEST(enomem_init_and_evenly_split)
+{
+	static const struct rgn old[] = { { 0, 7, 1, 1, 1 } };
+	static const struct daptrace_addr_range ranges[] = {
+		{ 0, 100 }, { 200, 300 }, { 1000, 1100 },
+	};
+	struct rgn got[MAX_RGNS];
+	struct daptrace_region *r;
+	struct daptrace_target *t;
+	struct daptrace_ctx ctx;
+	struct prng p;
+	long budget, live;
+	int ret;
+
+	for (budget = 0; ; budget++) {
+		ctx_setup(&ctx, 1, &p, 1);
+		t = add_target(&ctx, 1, old, 1);
+		live = shim_nr_live;
+		shim_alloc_budget = budget;
+		ret = daptrace_init_regions(&ctx, t, ranges, 3);
+		shim_alloc_budget = -1;
+		ASSERT_VALID(&ctx);
+		if (!ret) {
+			ASSERT_EQ(10U, t->nr_regions);
+			ctx_fini(&ctx);
+			break;
+		}
+		ASSERT_EQ(-ENOMEM, ret);
+		ASSERT_EQ(live, shim_nr_live);
+		ASSERT_TRUE(rgns_equal(got, dump(t, got), old, 1, true));
+		ctx_fini(&ctx);
+	}
+	ASSERT_GT(budget, 0);
+
+	for (budget = 0; ; budget++) {
+		ctx_setup(&ctx, 1, &p, 1);
+		t = add_target(&ctx, 1, old, 1);
+		r = list_first_entry(&t->regions, struct daptrace_region, list);
+		shim_alloc_budget = budget;
+		ret = daptrace_evenly_split_region(&ctx, t, r, 7);
+		shim_alloc_budget = -1;
+		ASSERT_VALID(&ctx);
+		if (!ret) {
+			ASSERT_EQ(7U, t->nr_regions);
+			ctx_fini(&ctx);
+			break;
+		}
+		ASSERT_EQ(-ENOMEM, ret);
+		ASSERT_TRUE(rgns_equal(got, dump(t, got), old, 1, true));
+		ctx_fini(&ctx);
+	}
+	ASSERT_EQ(6, budget);
+
+	shim_alloc_budget = 0;
+	ASSERT_EQ(NULL, daptrace_target_new(1, NULL));
+	ASSERT_EQ(NULL, daptrace_region_new(0, 10));
+	shim_alloc_budget = -1;
+	ASSERT_EQ(0, shim_nr_live);
+}
+
+/* A split that cannot allocate leaves fewer, but valid, regions. */
+TEST(enomem_aggregate)
+{
+	static const struct rgn old[] = {
+		{ 0, 1000, 3 }, { 1000, 2000, 9 }, { 3000, 4000, 0 },
+	};
+	struct daptrace_ctx ctx;
+	struct prng p;
+	long budget;
+
+	for (budget = 0; budget < 8; budget++) {
+		ctx_setup(&ctx, 1, &p, 3);
+		add_target(&ctx, 1, old, 3);
+		shim_alloc_budget = budget;
+		daptrace_aggregate(&ctx);
+		shim_alloc_budget = -1;
+		ASSERT_VALID(&ctx);
+		ASSERT_LE(daptrace_nr_regions(&ctx), 3 + budget);
+		ASSERT_EQ(3000UL, daptrace_total_sz(&ctx));
+		ctx_fini(&ctx);
+	}
+	ASSERT_EQ(0, shim_nr_live);
+}
+
+/*
+ * One aggregation, exactly: ages are updated before the merge (which
+ * weights them), the merge sees this window's counts, the reset comes before
+ * the split.  Attributes: 20 samples per window, so the threshold is 2.
+ */
+TEST(aggregate_order)
+{
+	static const u32 half[] = { 4 };	/* every cut at 5/10 */
+	static const struct rgn old[] = {
+		{ 0, 10, 10, 10, 4 }, { 10, 20, 11, 0, 9 }, { 20, 1000, 0, 0, 7 },
+	};
+	static const struct rgn exp[] = {
+		/* merged: nr (100 + 110) / 20, last 100 / 20, age (50 + 0) / 20 */
+		{ 0, 10, 0, 10, 2 }, { 10, 20, 0, 10, 2 },
+		{ 20, 510, 0, 0, 8 }, { 510, 1000, 0, 0, 8 },
+	};
+	struct script sc = { half, 1, 0 };
+	struct daptrace_target *t;
+	struct daptrace_ctx ctx;
+
+	daptrace_ctx_init(&ctx, 1, script_rand, &sc);
+	ctx.attrs.min_nr_regions = 3;		/* size limit 1000 / 3 */
+	t = add_target(&ctx, 1, old, 3);
+	daptrace_aggregate(&ctx);
+	expect_rgns(_metadata, "aggregate", t, exp, 4, true);
+	ASSERT_EQ(2U, ctx.last_nr_regions);
+	ctx_fini(&ctx);
+	ASSERT_EQ(0, shim_nr_live);
+}
+
+/* ---- sampling ---------------------------------------------------------- */
+
+TEST(pick_sampling_addr)
+{
+	struct daptrace_region *r;
+	struct daptrace_ctx ctx;
+	unsigned int i, hits = 0, high = 0;
+	struct prng p;
+
+	ctx_setup(&ctx, 4096, &p, 99);
+	r = daptrace_region_new(4096, 11 * 4096);
+	ASSERT_NE(NULL, r);
+	for (i = 0; i < 1000; i++) {
+		daptrace_pick_sampling_addr(&ctx, r);
+		ASSERT_GE(r->sampling_addr, 4096UL);
+		ASSERT_LT(r->sampling_addr, 11 * 4096UL);
+		ASSERT_EQ(0UL, r->sampling_addr % 4096);
+		hits |= 1U << (r->sampling_addr / 4096 - 1);
+	}
+	ASSERT_EQ(0x3ffU, hits);		/* every page gets picked */
+
+	if (sizeof(long) >= 8) {
+		/* More than 2^32 granules: the upper bits must be reached. */
+		ctx_setup(&ctx, 1, &p, 99);
+		r->ar.start = 1UL << 40;
+		r->ar.end = 1UL << 42;
+		for (i = 0; i < 1000; i++) {
+			daptrace_pick_sampling_addr(&ctx, r);
+			ASSERT_GE(r->sampling_addr, r->ar.start);
+			ASSERT_LT(r->sampling_addr, r->ar.end);
+			high += r->sampling_addr >= (1UL << 41) + (1UL << 40);
+		}
+		/* a third land in the top third, give or take */
+		ASSERT_GT(high, 270U);
+		ASSERT_LT(high, 400U);
+
+		/* the widest region possible */
+		r->ar.start = 0;
+		r->ar.end = ~0UL;
+		for (i = 0; i < 100; i++)
+			daptrace_pick_sampling_addr(&ctx, r);
+		ASSERT_LT(r->sampling_addr, ~0UL);
+	}
+	kfree(r);
+	ASSERT_EQ(0, shim_nr_live);
+}
+
+TEST(account_access)
+{
+	struct daptrace_region *r = daptrace_region_new(0, 10);
+
+	ASSERT_NE(NULL, r);
+	daptrace_account_access(r, true);
+	daptrace_account_access(r, false);
+	daptrace_account_access(r, true);
+	ASSERT_EQ(2U, r->nr_accesses);
+	r->nr_accesses = DAPTRACE_MAX_SAMPLES_PER_AGGR;
+	daptrace_account_access(r, true);
+	ASSERT_EQ(DAPTRACE_MAX_SAMPLES_PER_AGGR, r->nr_accesses);
+	kfree(r);
+}
+
+/* ---- snapshot ------------------------------------------------------------ */
+
+TEST(snapshot_fill)
+{
+	static const struct rgn a[] = { { 0, 10, 1, 0, 2 }, { 10, 30, 3, 0, 4 } };
+	static const struct rgn b[] = { { 100, 200, 5, 0, 6 } };
+	static const struct rgn c[] = { { 500, 600, 7, 0, 8 } };
+	static const struct {
+		u64 start, end;
+		u32 nr, age;
+		s32 pid;
+	} exp[] = {
+		{ 0, 10, 1, 2, 10 }, { 10, 30, 3, 4, 10 }, { 500, 600, 7, 8, 30 },
+	};
+	struct daptrace_region_rec recs[4];
+	struct daptrace_target *gone;
+	struct daptrace_ctx ctx;
+	struct prng p;
+	unsigned int i, n;
+
+	ctx_setup(&ctx, 1, &p, 1);
+	add_target(&ctx, 10, a, 2);
+	gone = add_target(&ctx, 20, b, 1);
+	gone->exited = true;
+	add_target(&ctx, 30, c, 1);
+
+	memset(recs, 0xff, sizeof(recs));
+	n = daptrace_snapshot_fill(&ctx, recs, 4);
+	ASSERT_EQ(3U, n);
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(exp[i].start, recs[i].start);
+		EXPECT_EQ(exp[i].end, recs[i].end);
+		EXPECT_EQ(exp[i].nr, recs[i].nr_accesses);
+		EXPECT_EQ(exp[i].age, recs[i].age);
+		EXPECT_EQ(exp[i].pid, recs[i].pid);
+		EXPECT_EQ(0U, recs[i].reserved);
+	}
+	/* untouched past the count */
+	EXPECT_EQ(~0ULL, (unsigned long long)recs[3].start);
+
+	memset(recs, 0xff, sizeof(recs));
+	ASSERT_EQ(2U, daptrace_snapshot_fill(&ctx, recs, 2));
+	EXPECT_EQ(10U, (unsigned int)recs[1].start);
+	EXPECT_EQ(~0ULL, (unsigned long long)recs[2].start);
+	ASSERT_EQ(0U, daptrace_snapshot_fill(&ctx, recs, 0));
+	ctx_fini(&ctx);
+}
+
+/* ---- targets -------------------------------------------------------------- */
+
+TEST(targets_and_counts)
+{
+	static const struct rgn a[] = { { 0, 10 }, { 10, 30 } };
+	static const struct rgn b[] = { { 100, 200 } };
+	struct daptrace_target *ta, *tb;
+	struct daptrace_region *r, *n;
+	struct daptrace_ctx ctx;
+	struct prng p;
+
+	ctx_setup(&ctx, 1, &p, 1);
+	ta = add_target(&ctx, 1, a, 2);
+	tb = add_target(&ctx, 2, b, 1);
+	ASSERT_EQ(2U, ctx.nr_targets);
+	ASSERT_EQ(3U, daptrace_nr_regions(&ctx));
+	ASSERT_EQ(130UL, daptrace_total_sz(&ctx));
+
+	/* insert after the first region */
+	r = list_first_entry(&ta->regions, struct daptrace_region, list);
+	r->ar.end = 5;
+	n = daptrace_region_new(5, 10);
+	ASSERT_NE(NULL, n);
+	daptrace_insert_region_after(ta, r, n);
+	ASSERT_EQ(3U, ta->nr_regions);
+	ASSERT_VALID(&ctx);
+
+	daptrace_destroy_region(ta, n);
+	ASSERT_EQ(2U, ta->nr_regions);
+	daptrace_free_target_regions(tb);
+	ASSERT_EQ(0U, tb->nr_regions);
+	ASSERT_TRUE(list_empty(&tb->regions));
+	daptrace_destroy_target(&ctx, tb);
+	ASSERT_EQ(1U, ctx.nr_targets);
+	ASSERT_VALID(&ctx);
+	ctx_fini(&ctx);
+	ASSERT_EQ(0U, ctx.nr_targets);
+	ASSERT_EQ(0, shim_nr_live);
+}
+
+/* ---- the whole loop, randomized -------------------------------------------- */
+
+/* Hot spots that move now and then, and some noise. */
+static bool fake_accessed(struct prng *p, unsigned long unit,
+			  unsigned long addr, unsigned int epoch,
+			  unsigned int noise)
+{
+	unsigned long hot = (epoch * 7919UL % 64) * 256 * unit;
+
+	if (prng_rand(p, 100) < noise)
+		return prng_rand(p, 2);
+	if (addr >= hot && addr < hot + 1024 * unit)
+		return prng_rand(p, 10) < 9;
+	return prng_rand(p, 100) < 3;
+}
+
+static unsigned int random_ranges(struct prng *p, unsigned long unit,
+				  struct daptrace_addr_range *out)
+{
+	unsigned int n = 1 + prng_rand(p, 5), i;
+	unsigned long base = prng_rand(p, 64) * unit;
+
+	for (i = 0; i < n; i++) {
+		out[i].start = base;
+		base += (1 + prng_rand(p, 4096)) * unit;
+		out[i].end = base;
+		/* touching or apart */
+		base += prng_rand(p, 4) ? (1 + prng_rand(p, 1024)) * unit : 0;
+	}
+	return n;
+}
+
+/*
+ * Sample a synthetic workload (@noise percent of the checks are coin flips),
+ * aggregate, and now and then change the memory map or let a target exit;
+ * after every step the invariants must hold, merge and split must conserve
+ * the total size, and an aggregation must leave at most max_nr_regions.
+ */
+static void random_run(struct __test_metadata *_metadata, unsigned long unit,
+		       u64 seed, unsigned int iters, unsigned long min_nr,
+		       unsigned long max_nr, unsigned int noise)
+{
+	struct daptrace_addr_range ranges[5];
+	struct daptrace_region_rec *recs;
+	struct daptrace_target *t, *tgts[2];
+	struct daptrace_region *r;
+	struct daptrace_ctx ctx;
+	struct prng p, world;
+	unsigned int it, s, i, n, max_acc, peak = 0;
+	unsigned long sz;
+	bool acc;
+
+	ctx_setup(&ctx, unit, &p, seed);
+	world.s = seed ^ 0x5deece66dULL;
+	ctx.attrs.min_nr_regions = min_nr;
+	ctx.attrs.max_nr_regions = max_nr;
+	max_acc = daptrace_max_nr_accesses(&ctx.attrs);
+	recs = calloc(DAPTRACE_MAX_NR_REGIONS, sizeof(*recs));
+	ASSERT_NE(NULL, recs);
+
+	for (i = 0; i < 2; i++)
+		tgts[i] = add_target(&ctx, 100 + i, NULL, 0);
+	for (i = 0; i < 2; i++) {
+		n = random_ranges(&world, unit, ranges);
+		ASSERT_EQ(0, daptrace_init_regions(&ctx, tgts[i], ranges, n));
+	}
+	ASSERT_VALID(&ctx);
+
+	for (it = 0; it < iters; it++) {
+		for (s = 0; s < max_acc; s++) {
+			daptrace_for_each_target(t, &ctx) {
+				if (t->exited)
+					continue;
+				daptrace_for_each_region(r, t)
+					daptrace_pick_sampling_addr(&ctx, r);
+				daptrace_for_each_region(r, t) {
+					acc = fake_accessed(&world, unit,
+							    r->sampling_addr,
+							    it / 100, noise);
+					daptrace_account_access(r, acc);
+				}
+			}
+		}
+		n = daptrace_snapshot_fill(&ctx, recs, DAPTRACE_MAX_NR_REGIONS);
+		ASSERT_EQ(daptrace_nr_regions(&ctx), n);
+		for (i = 0; i < n; i++)
+			ASSERT_LE(recs[i].nr_accesses, max_acc);
+
+		sz = daptrace_total_sz(&ctx);
+		daptrace_aggregate(&ctx);
+		ASSERT_VALID(&ctx);
+		ASSERT_EQ(sz, daptrace_total_sz(&ctx));
+		ASSERT_LE(daptrace_nr_regions(&ctx), max_nr);
+		if (daptrace_nr_regions(&ctx) > peak)
+			peak = daptrace_nr_regions(&ctx);
+		daptrace_for_each_target(t, &ctx)
+			daptrace_for_each_region(r, t) {
+				ASSERT_EQ(0U, r->nr_accesses);
+				ASSERT_LE(r->last_nr_accesses, max_acc);
+				ASSERT_LE(r->age, it + 1);
+			}
+
+		t = tgts[prng_rand(&world, 2)];
+		if (it % 50 == 49 && !t->exited) {
+			/* The memory map changed. */
+			n = random_ranges(&world, unit, ranges);
+			ASSERT_EQ(0, daptrace_set_regions(&ctx, t, ranges, n));
+			ASSERT_VALID(&ctx);
+			sz = 0;
+			for (i = 0; i < n; i++)
+				sz += ranges[i].end - ranges[i].start;
+			i = 0;
+			daptrace_for_each_region(r, t) {
+				/* covered exactly, aligned ranges here */
+				while (r->ar.start >= ranges[i].end)
+					i++;
+				ASSERT_GE(r->ar.start, ranges[i].start);
+				ASSERT_LE(r->ar.end, ranges[i].end);
+				sz -= daptrace_sz_region(r);
+			}
+			ASSERT_EQ(0UL, sz);
+		}
+		if (it == iters / 2) {
+			/* What the worker does when a target exits. */
+			tgts[1]->exited = true;
+			daptrace_free_target_regions(tgts[1]);
+		}
+	}
+	ctx_fini(&ctx);
+	free(recs);
+	ksft_print_msg("%u aggregations, at most %u regions (max %lu)\n",
+		       iters, peak, max_nr);
+	ASSERT_EQ(0, shim_nr_live);
+}
+
+TEST(random_invariants_bytes)
+{
+	random_run(_metadata, 1, 0x1234abcdULL, 2000, 10, 100, 0);
+}
+
+TEST(random_invariants_pages)
+{
+	random_run(_metadata, 4096, 0xfeedfaceULL, 2000, 10, 100, 0);
+}
+
+/* Mostly noise: few merges, so the counts press against max. */
+TEST(random_invariants_noisy)
+{
+	random_run(_metadata, 4096, 0xc0ffeeULL, 2000, 10, 40, 80);
+}
+
+/* min == max and barely above the number of ranges. */
+TEST(random_invariants_tight)
+{
+	random_run(_metadata, 1, 0xabcdefULL, 2000, 12, 12, 30);
+}
+
+TEST_HARNESS_MAIN

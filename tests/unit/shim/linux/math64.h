@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Host shim of <linux/math64.h>. */
+#ifndef _SHIM_LINUX_MATH64_H
+#define _SHIM_LINUX_MATH64_H
+
+#include <linux/types.h>
+
+static inline u64 div_u64(u64 dividend, u32 divisor)
+{
+	return dividend / divisor;
+}
+
+#endif

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Labels for regions, from the target's /proc/PID/maps. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "maps.h"
+
+int maps_parse_line(const char *line, struct maps_entry *e)
+{
+	uint64_t start, end;
+	const char *path;
+	int off = 0;
+	size_t len;
+
+	/* start-end perms offset dev inode [path] */
+	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %*x %*x:%*x %*u%n",
+		   &start, &end, &off) != 2 || !off || start >= end)
+		return -EINVAL;
+	path = line + off;
+	path += strspn(path, " \t");
+	len = strcspn(path, "\n");
+	e->start = start;
+	e->end = end;
+	e->label = len ? strndup(path, len) : strdup("[anon]");
+	return e->label ? 0 : -ENOMEM;
+}
+
+static void free_entries(struct maps_entry *e, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(e[i].label);
+	free(e);
+}
+
+int maps_refresh(struct maps *m)
+{
+	struct maps_entry *e = NULL, *ne;
+	size_t n = 0, cap = 0, lcap = 0;
+	char path[64], *line = NULL;
+	FILE *f;
+	int err = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)m->pid);
+	f = fopen(path, "re");
+	if (!f) {
+		if (errno == ENOENT || errno == ESRCH)
+			m->gone = 1;
+		return -errno;
+	}
+	while (getline(&line, &lcap, f) > 0) {
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			ne = realloc(e, cap * sizeof(*e));
+			if (!ne) {
+				err = -ENOMEM;
+				break;
+			}
+			e = ne;
+		}
+		if (maps_parse_line(line, &e[n]) == 0)
+			n++;
+	}
+	free(line);
+	fclose(f);
+	/* an exited process has an empty maps file: keep the old labels */
+	if (err || n == 0) {
+		free_entries(e, n);
+		if (!err)
+			m->gone = 1;
+		return err;
+	}
+	free_entries(m->e, m->n);
+	m->e = e;
+	m->n = n;
+	return 0;
+}
+
+const char *maps_label(const struct maps *m, uint64_t start, uint64_t end)
+{
+	size_t lo = 0, hi = m->n;
+
+	/* first entry whose end is above start */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->e[mid].end <= start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < m->n && m->e[lo].start < end)
+		return m->e[lo].label;
+	return "[unmapped]";
+}
+
+void maps_free(struct maps *m)
+{
+	free_entries(m->e, m->n);
+	m->e = NULL;
+	m->n = 0;
+}

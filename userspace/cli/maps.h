@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Region labels from /proc/PID/maps: "[heap]", "[stack]", a path, "[anon]". */
+#ifndef DAPTRACE_MAPS_H
+#define DAPTRACE_MAPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct maps_entry {
+	uint64_t start, end;
+	char *label;
+};
+
+struct maps {
+	pid_t pid;
+	struct maps_entry *e;
+	size_t n;
+	int gone;	/* process exited: labels are from the last good read */
+};
+
+/* Re-read /proc/<pid>/maps; keeps the previous table if it cannot. */
+int maps_refresh(struct maps *m);
+/* Label of the mapping holding @start, else the first inside [start, end). */
+const char *maps_label(const struct maps *m, uint64_t start, uint64_t end);
+void maps_free(struct maps *m);
+/* Parse one maps line; returns 0 and a malloc'd label, or -EINVAL. */
+int maps_parse_line(const char *line, struct maps_entry *e);
+
+#endif

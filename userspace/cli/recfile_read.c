@@ -1,0 +1,505 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Reading record files: libcsv (strict mode) splits rows and fields, this
+ * file checks the structure described in recfile.h.  Input is untrusted
+ * (a fuzz target): every field is length-capped and every count is checked
+ * against what actually arrives, never used to size an allocation up front.
+ */
+#include <csv.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "recfile.h"
+#include "units.h"
+
+#define MAX_FIELDS		16
+#define MAX_FIELD_LEN		(64 * 1024)
+#define MAX_REGIONS		(4U << 20)	/* per snapshot; kernel: 64 x 20000 */
+#define MAX_KV			4096
+
+enum rec_state { S_MAGIC, S_HEADER, S_BODY, S_TRAILER, S_DONE };
+
+struct parse {
+	const char *name;
+	enum rec_state state;
+	unsigned long line;		/* physical line being parsed */
+	char *fields[MAX_FIELDS];
+	size_t lens[MAX_FIELDS];
+	int nr_fields;
+	int failed;
+	int cb_ret;
+	char *err;
+	size_t errlen;
+	struct rec_info *info;
+	struct rec_snapshot snap;
+	int in_snap;
+	uint32_t got, cap;
+	uint64_t last_seq;
+	rec_snapshot_cb cb;
+	void *arg;
+};
+
+static void fail(struct parse *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void fail(struct parse *p, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (p->failed)
+		return;
+	p->failed = 1;
+	n = snprintf(p->err, p->errlen, "%s:%lu: ", p->name, p->line);
+	if (n < 0 || (size_t)n >= p->errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(p->err + n, p->errlen - n, fmt, ap);
+	va_end(ap);
+}
+
+static void clear_fields(struct parse *p)
+{
+	for (int i = 0; i < p->nr_fields && i < MAX_FIELDS; i++)
+		free(p->fields[i]);
+	p->nr_fields = 0;
+}
+
+static void clear_snap(struct parse *p)
+{
+	for (uint32_t i = 0; i < p->got; i++)
+		free(p->snap.regions[i].label);
+	p->got = 0;
+	p->in_snap = 0;
+}
+
+static void on_field(void *data, size_t len, void *arg)
+{
+	struct parse *p = arg;
+	char *s;
+
+	if (p->failed)
+		return;
+	if (p->nr_fields >= MAX_FIELDS) {
+		p->nr_fields++;		/* only counted, reported at row end */
+		return;
+	}
+	if (len > MAX_FIELD_LEN) {
+		fail(p, "field of %zu bytes is longer than %d bytes", len, MAX_FIELD_LEN);
+		return;
+	}
+	s = malloc(len + 1);
+	if (!s) {
+		fail(p, "out of memory");
+		return;
+	}
+	memcpy(s, data ? data : "", len);
+	s[len] = '\0';
+	p->fields[p->nr_fields] = s;
+	p->lens[p->nr_fields] = len;
+	p->nr_fields++;
+}
+
+static int kv_add(struct parse *p, struct rec_kv **arr, int *nr)
+{
+	struct rec_kv *a;
+
+	if (p->nr_fields != 3) {
+		fail(p, "%s row needs 3 fields, got %d", p->fields[0], p->nr_fields);
+		return -1;
+	}
+	if (*nr >= MAX_KV) {
+		fail(p, "more than %d %s rows", MAX_KV, p->fields[0]);
+		return -1;
+	}
+	a = realloc(*arr, (*nr + 1) * sizeof(**arr));
+	if (!a) {
+		fail(p, "out of memory");
+		return -1;
+	}
+	*arr = a;
+	a[*nr].key = p->fields[1];
+	a[*nr].value = p->fields[2];
+	p->fields[1] = p->fields[2] = NULL;
+	(*nr)++;
+	return 0;
+}
+
+static int num(struct parse *p, int i, const char *what, uint64_t max, uint64_t *v)
+{
+	if (parse_u64_dec(p->fields[i], v) || *v > max) {
+		fail(p, "bad %s '%.40s' (expected a decimal number <= %llu)", what,
+		     p->fields[i], (unsigned long long)max);
+		return -1;
+	}
+	return 0;
+}
+
+static void target_row(struct parse *p)
+{
+	struct rec_info *in = p->info;
+	struct rec_target *t;
+	uint64_t pid;
+
+	if (p->nr_fields != 3) {
+		fail(p, "#target row needs 3 fields, got %d", p->nr_fields);
+		return;
+	}
+	if (num(p, 1, "target pid", INT32_MAX, &pid))
+		return;
+	if (in->nr_targets >= MAX_KV) {
+		fail(p, "too many #target rows");
+		return;
+	}
+	t = realloc(in->targets, (in->nr_targets + 1) * sizeof(*t));
+	if (!t) {
+		fail(p, "out of memory");
+		return;
+	}
+	in->targets = t;
+	t[in->nr_targets].pid = (pid_t)pid;
+	t[in->nr_targets].comm = p->fields[2];
+	p->fields[2] = NULL;
+	in->nr_targets++;
+}
+
+static void deliver(struct parse *p)
+{
+	int ret = 0;
+
+	p->info->nr_snapshots++;
+	p->last_seq = p->snap.seq;
+	if (p->cb)
+		ret = p->cb(p->arg, &p->snap, p->info);
+	clear_snap(p);
+	if (ret) {
+		p->failed = 1;
+		p->cb_ret = ret;
+	}
+}
+
+static int incomplete(struct parse *p, const char *what)
+{
+	if (!p->in_snap)
+		return 0;
+	fail(p, "%s, but snapshot seq %llu (line %lu) has only %u of %u region rows",
+	     what, (unsigned long long)p->snap.seq, p->snap.line, p->got,
+	     p->snap.nr_regions);
+	return 1;
+}
+
+static void snap_row(struct parse *p)
+{
+	struct rec_snapshot *s = &p->snap;
+	uint64_t v[7];
+	static const char *const what[7] = {
+		"seq", "start_ns", "end_ns", "nr_regions", "nr_samples", "flags",
+		"missed_before",
+	};
+	static const uint64_t max[7] = {
+		UINT64_MAX, UINT64_MAX, UINT64_MAX, MAX_REGIONS, UINT32_MAX,
+		UINT32_MAX, UINT64_MAX,
+	};
+
+	if (incomplete(p, "new #snap row"))
+		return;
+	if (p->nr_fields != 8) {
+		fail(p, "#snap row needs 8 fields, got %d", p->nr_fields);
+		return;
+	}
+	for (int i = 0; i < 7; i++)
+		if (num(p, i + 1, what[i], max[i], &v[i]))
+			return;
+	if (!v[0] || v[0] <= p->last_seq) {
+		fail(p, "snapshot seq %llu does not follow seq %llu",
+		     (unsigned long long)v[0], (unsigned long long)p->last_seq);
+		return;
+	}
+	if (v[1] > v[2]) {
+		fail(p, "snapshot seq %llu ends before it starts",
+		     (unsigned long long)v[0]);
+		return;
+	}
+	s->seq = v[0];
+	s->start_ns = v[1];
+	s->end_ns = v[2];
+	s->nr_regions = (uint32_t)v[3];
+	s->nr_samples = (uint32_t)v[4];
+	s->flags = (uint32_t)v[5];
+	s->missed_before = v[6];
+	s->line = p->line;
+	p->got = 0;
+	p->in_snap = 1;
+	if (!s->nr_regions)
+		deliver(p);
+}
+
+static void region_row(struct parse *p)
+{
+	struct rec_snapshot *s = &p->snap;
+	struct rec_region *r;
+	uint64_t t, seq, pid, start, end, acc, age;
+
+	if (!p->in_snap) {
+		fail(p, "region row outside a snapshot (no #snap row before it, "
+		     "or more rows than its nr_regions)");
+		return;
+	}
+	if (p->nr_fields != 8) {
+		fail(p, "region row needs 8 fields, got %d", p->nr_fields);
+		return;
+	}
+	if (num(p, 0, "time_ns", UINT64_MAX, &t) || num(p, 1, "seq", UINT64_MAX, &seq) ||
+	    num(p, 2, "pid", INT32_MAX, &pid) || num(p, 3, "start", UINT64_MAX, &start) ||
+	    num(p, 4, "end", UINT64_MAX, &end) ||
+	    num(p, 5, "nr_accesses", UINT32_MAX, &acc) ||
+	    num(p, 6, "age", UINT32_MAX, &age))
+		return;
+	if (seq != s->seq || t != s->end_ns) {
+		fail(p, "region row of seq %llu at %llu ns inside snapshot seq %llu "
+		     "at %llu ns", (unsigned long long)seq, (unsigned long long)t,
+		     (unsigned long long)s->seq, (unsigned long long)s->end_ns);
+		return;
+	}
+	if (start >= end) {
+		fail(p, "region start %llu is not below end %llu",
+		     (unsigned long long)start, (unsigned long long)end);
+		return;
+	}
+	if (p->got == p->cap) {
+		uint32_t cap = p->cap ? p->cap * 2 : 64;
+
+		r = realloc(s->regions, (size_t)cap * sizeof(*r));
+		if (!r) {
+			fail(p, "out of memory");
+			return;
+		}
+		s->regions = r;
+		p->cap = cap;
+	}
+	r = &s->regions[p->got++];
+	r->start = start;
+	r->end = end;
+	r->nr_accesses = (uint32_t)acc;
+	r->age = (uint32_t)age;
+	r->pid = (pid_t)pid;
+	r->label = p->fields[7];
+	p->fields[7] = NULL;
+	if (p->got == s->nr_regions)
+		deliver(p);
+}
+
+static int is_tag(const struct parse *p, const char *tag)
+{
+	return !strcmp(p->fields[0], tag);
+}
+
+static void on_row(int c, void *arg)
+{
+	struct parse *p = arg;
+
+	(void)c;
+	if (p->failed)
+		goto out;
+	if (p->nr_fields > MAX_FIELDS) {
+		fail(p, "row has %d fields (max %d)", p->nr_fields, MAX_FIELDS);
+		goto out;
+	}
+	if (p->nr_fields == 0 || (p->nr_fields == 1 && !p->lens[0]))
+		goto out;	/* blank line */
+
+	switch (p->state) {
+	case S_MAGIC:
+		if (p->nr_fields == 1 && !strcmp(p->fields[0], REC_MAGIC))
+			p->state = S_HEADER;
+		else if (!strncmp(p->fields[0], "# daptrace-record ", 18))
+			fail(p, "unsupported record version '%.40s' (this daptrace "
+			     "reads '%s')", p->fields[0] + 18, REC_MAGIC + 18);
+		else
+			fail(p, "not a daptrace record (first row must be '%s')",
+			     REC_MAGIC);
+		break;
+	case S_HEADER:
+		if (is_tag(p, "#meta")) {
+			kv_add(p, &p->info->meta, &p->info->nr_meta);
+		} else if (is_tag(p, "#target")) {
+			target_row(p);
+		} else if (p->fields[0][0] == '#') {
+			/* comment */
+		} else {
+			char hdr[sizeof(REC_COLUMNS) + 16] = "";
+			size_t len = 0;
+
+			for (int i = 0; i < p->nr_fields && len < sizeof(hdr); i++)
+				len += snprintf(hdr + len, sizeof(hdr) - len, "%s%s",
+						i ? "," : "", p->fields[i]);
+			if (strcmp(hdr, REC_COLUMNS))
+				fail(p, "expected the column header '%s'", REC_COLUMNS);
+			else
+				p->state = S_BODY;
+		}
+		break;
+	case S_BODY:
+		if (is_tag(p, "#snap")) {
+			snap_row(p);
+		} else if (is_tag(p, "#end")) {
+			if (!incomplete(p, "#end row") &&
+			    !kv_add(p, &p->info->trailer, &p->info->nr_trailer))
+				p->state = S_TRAILER;
+		} else if (is_tag(p, "#eof")) {
+			if (!incomplete(p, "#eof row"))
+				p->state = S_DONE;
+		} else if (p->fields[0][0] == '#') {
+			/* comment */
+		} else {
+			region_row(p);
+		}
+		break;
+	case S_TRAILER:
+		if (is_tag(p, "#end"))
+			kv_add(p, &p->info->trailer, &p->info->nr_trailer);
+		else if (is_tag(p, "#eof"))
+			p->state = S_DONE;
+		else if (p->fields[0][0] != '#')
+			fail(p, "data row after the #end trailer");
+		break;
+	case S_DONE:
+		fail(p, "data after the #eof row");
+		break;
+	}
+out:
+	clear_fields(p);
+}
+
+static int finish(struct parse *p, int allow_partial)
+{
+	if (p->failed)
+		return -1;
+	p->info->complete = p->state == S_DONE;
+	if (p->state == S_DONE)
+		return 0;
+	if (p->state == S_MAGIC) {
+		fail(p, "empty file, not a daptrace record");
+		return -1;
+	}
+	if (p->state == S_HEADER) {
+		fail(p, "truncated: the file ends inside the header");
+		return -1;
+	}
+	if (allow_partial)
+		return 0;
+	if (p->in_snap)
+		fail(p, "truncated: snapshot seq %llu (line %lu) has only %u of %u "
+		     "region rows (recording interrupted?)",
+		     (unsigned long long)p->snap.seq, p->snap.line, p->got,
+		     p->snap.nr_regions);
+	else
+		fail(p, "truncated: no #eof row at the end (recording interrupted? "
+		     "use --partial to read what is there)");
+	return -1;
+}
+
+int rec_read(FILE *f, const char *name, int allow_partial, rec_snapshot_cb cb,
+	     void *arg, struct rec_info *info, char *err, size_t errlen)
+{
+	struct csv_parser csv;
+	struct parse p = {
+		.name = name, .err = err, .errlen = errlen, .info = info,
+		.cb = cb, .arg = arg,
+	};
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int ret;
+
+	memset(info, 0, sizeof(*info));
+	if (errlen)
+		err[0] = '\0';
+	if (csv_init(&csv, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL)) {
+		snprintf(err, errlen, "%s: out of memory", name);
+		return -1;
+	}
+	/* feed line by line so errors can name the physical line */
+	while (!p.failed && (len = getline(&line, &cap, f)) > 0) {
+		p.line++;
+		if ((size_t)len > 4 * MAX_FIELD_LEN) {
+			fail(&p, "line of %zd bytes is too long", len);
+			break;
+		}
+		if (csv_parse(&csv, line, len, on_field, on_row, &p) != (size_t)len) {
+			fail(&p, "malformed CSV (a quote inside an unquoted field, or "
+			     "text after a closing quote)");
+			break;
+		}
+		if (csv.entry_pos > MAX_FIELD_LEN)
+			fail(&p, "quoted field longer than %d bytes", MAX_FIELD_LEN);
+	}
+	if (!p.failed && ferror(f))
+		fail(&p, "read error: %s", strerror(errno));
+	if (!p.failed && csv_fini(&csv, on_field, on_row, &p))
+		fail(&p, "malformed CSV at end of file (unterminated quote)");
+	free(line);
+	csv_free(&csv);
+	clear_fields(&p);
+	ret = finish(&p, allow_partial);
+	clear_snap(&p);
+	free(p.snap.regions);
+	if (p.cb_ret)
+		return p.cb_ret;
+	return ret;
+}
+
+int rec_read_path(const char *path, int allow_partial, rec_snapshot_cb cb,
+		  void *arg, struct rec_info *info, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	int ret;
+
+	if (!f) {
+		memset(info, 0, sizeof(*info));
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	ret = rec_read(f, path, allow_partial, cb, arg, info, err, errlen);
+	fclose(f);
+	return ret;
+}
+
+static const char *kv_get(const struct rec_kv *kv, int nr, const char *key)
+{
+	for (int i = nr - 1; i >= 0; i--)
+		if (!strcmp(kv[i].key, key))
+			return kv[i].value;
+	return NULL;
+}
+
+const char *rec_info_get(const struct rec_info *info, const char *key)
+{
+	return kv_get(info->meta, info->nr_meta, key);
+}
+
+const char *rec_info_trailer(const struct rec_info *info, const char *key)
+{
+	return kv_get(info->trailer, info->nr_trailer, key);
+}
+
+static void kv_free(struct rec_kv *kv, int nr)
+{
+	for (int i = 0; i < nr; i++) {
+		free(kv[i].key);
+		free(kv[i].value);
+	}
+	free(kv);
+}
+
+void rec_info_free(struct rec_info *info)
+{
+	kv_free(info->meta, info->nr_meta);
+	kv_free(info->trailer, info->nr_trailer);
+	for (int i = 0; i < info->nr_targets; i++)
+		free(info->targets[i].comm);
+	free(info->targets);
+	memset(info, 0, sizeof(*info));
+}

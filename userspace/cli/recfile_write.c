@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Writing record files.  Strings go through libcsv for quoting. */
+#include <csv.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "recfile.h"
+
+static int put_str(FILE *f, const char *s)
+{
+	return csv_fwrite(f, s, strlen(s)) ? -EIO : 0;
+}
+
+static int check(FILE *f)
+{
+	return ferror(f) ? -EIO : 0;
+}
+
+static int put_kv(FILE *f, const char *tag, const struct rec_kv *kv)
+{
+	fprintf(f, "%s,", tag);
+	if (put_str(f, kv->key))
+		return -EIO;
+	fputc(',', f);
+	if (put_str(f, kv->value))
+		return -EIO;
+	fputc('\n', f);
+	return check(f);
+}
+
+int rec_write_header(FILE *f, const struct rec_kv *meta, int nr_meta,
+		     const struct rec_target *targets, int nr_targets)
+{
+	fputs(REC_MAGIC "\n", f);
+	for (int i = 0; i < nr_meta; i++)
+		if (put_kv(f, "#meta", &meta[i]))
+			return -EIO;
+	for (int i = 0; i < nr_targets; i++) {
+		fprintf(f, "#target,%d,", (int)targets[i].pid);
+		if (put_str(f, targets[i].comm ? targets[i].comm : ""))
+			return -EIO;
+		fputc('\n', f);
+	}
+	fputs(REC_COLUMNS "\n", f);
+	return fflush(f) ? -errno : check(f);
+}
+
+int rec_write_snapshot(FILE *f, const struct rec_snapshot *s)
+{
+	fprintf(f, "#snap,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%u,%u,%" PRIu64 "\n",
+		s->seq, s->start_ns, s->end_ns, s->nr_regions, s->nr_samples,
+		s->flags, s->missed_before);
+	for (uint32_t i = 0; i < s->nr_regions; i++) {
+		const struct rec_region *r = &s->regions[i];
+
+		fprintf(f, "%" PRIu64 ",%" PRIu64 ",%d,%" PRIu64 ",%" PRIu64 ",%u,%u,",
+			s->end_ns, s->seq, (int)r->pid, r->start, r->end,
+			r->nr_accesses, r->age);
+		if (put_str(f, r->label ? r->label : ""))
+			return -EIO;
+		fputc('\n', f);
+	}
+	/* one flush per snapshot: a killed recorder loses at most one */
+	return fflush(f) ? -errno : check(f);
+}
+
+int rec_write_trailer(FILE *f, const struct rec_kv *kv, int nr)
+{
+	for (int i = 0; i < nr; i++)
+		if (put_kv(f, "#end", &kv[i]))
+			return -EIO;
+	fputs("#eof\n", f);
+	return fflush(f) ? -errno : check(f);
+}

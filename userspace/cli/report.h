@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* daptrace report: shared options and the modes. */
+#ifndef DAPTRACE_REPORT_H
+#define DAPTRACE_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "recfile.h"
+
+struct report_opts {
+	const char *mode;
+	const char *input;
+	const char *output;		/* data file, NULL: stdout */
+	const char *plot;		/* picture to render, NULL: none */
+	int partial;
+	pid_t pid;			/* 0: all targets (heatmap: the first) */
+	unsigned int time_bins;
+	unsigned int addr_bins;
+	unsigned int max_blocks;	/* heatmap: address blocks after gap elision */
+	uint64_t threshold;		/* wss: nr_accesses >= threshold counts */
+	unsigned int top;		/* hot */
+	double at_s;			/* hot: snapshot time, < 0: last */
+	int by_label;			/* hot */
+};
+
+/*
+ * Each mode writes gnuplot-ready data to @out; with @tics it also writes
+ * gnuplot commands (axis tics, gap markers) for the plot script.  Return an
+ * exit code.
+ */
+int report_heatmap(const struct report_opts *o, FILE *out, FILE *tics);
+int report_wss(const struct report_opts *o, FILE *out, FILE *tics);
+int report_regions(const struct report_opts *o, FILE *out, FILE *tics);
+int report_hot(const struct report_opts *o, FILE *out, FILE *tics);
+int report_raw(const struct report_opts *o, FILE *out, FILE *tics);
+
+/* Read @o->input, calling @cb per snapshot; prints the error and returns 1. */
+int report_read(const struct report_opts *o, rec_snapshot_cb cb, void *arg,
+		struct rec_info *info);
+/* Access frequency of a region in percent of its window's samples. */
+double report_freq(const struct rec_snapshot *s, const struct rec_region *r,
+		   const struct rec_info *info);
+
+/* plot.c: run viz/<script>.gp on @data (+ @tics) producing @out. */
+int plot_run(const char *script, const char *data, const char *tics,
+	     const char *out, const char *title);
+
+#endif

@@ -1,0 +1,394 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * report heatmap: time x address x access frequency for one target.
+ *
+ * A process's address space is mostly unmapped: heap near the binary, the
+ * mmap area and the stack are terabytes apart.  Pass 1 collects the union of
+ * all monitored regions over the record; the largest gaps between its blocks
+ * are elided (at most --max-blocks blocks remain) and the blocks are stacked
+ * on the y axis, each with at least a few rows so a small stack stays
+ * visible.  Pass 2 bins every snapshot into that grid.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "report.h"
+#include "units.h"
+
+struct ival {
+	uint64_t start, end;
+};
+
+struct block {
+	uint64_t start, end;
+	uint64_t width;			/* bytes per bin */
+	unsigned int bin0, nbins;
+	char *label;
+	uint64_t label_score;
+};
+
+struct heatmap {
+	const struct report_opts *o;
+	pid_t pid;
+	struct ival *iv;		/* pass 1: union of regions, sorted */
+	size_t niv;
+	struct ival *tmp;
+	size_t tmp_cap;
+	uint64_t tmin, tmax, nsnap;
+	/* pass 2 */
+	struct block *b;
+	unsigned int nb, tbins, abins;
+	double *grid;
+	unsigned int *cnt;
+	uint64_t snap_idx;
+	int oom;
+};
+
+static int cmp_ival(const void *a, const void *b)
+{
+	const struct ival *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static pid_t pick_pid(struct heatmap *h, const struct rec_snapshot *s,
+		      const struct rec_info *info)
+{
+	if (!h->pid) {
+		if (info->nr_targets)
+			h->pid = info->targets[0].pid;
+		else if (s->nr_regions)
+			h->pid = s->regions[0].pid;
+	}
+	return h->pid;
+}
+
+/* Union of two sorted disjoint interval lists, touching ones coalesced. */
+static int union_into(struct heatmap *h, const struct ival *add, size_t nadd)
+{
+	struct ival *out = malloc((h->niv + nadd) * sizeof(*out));
+	size_t i = 0, j = 0, n = 0;
+
+	if (!out)
+		return -1;
+	while (i < h->niv || j < nadd) {
+		struct ival next;
+
+		if (j >= nadd || (i < h->niv && h->iv[i].start <= add[j].start))
+			next = h->iv[i++];
+		else
+			next = add[j++];
+		if (n && next.start <= out[n - 1].end) {
+			if (next.end > out[n - 1].end)
+				out[n - 1].end = next.end;
+		} else {
+			out[n++] = next;
+		}
+	}
+	free(h->iv);
+	h->iv = out;
+	h->niv = n;
+	return 0;
+}
+
+static int pass1(void *arg, const struct rec_snapshot *s, const struct rec_info *info)
+{
+	struct heatmap *h = arg;
+	size_t n = 0, m = 0;
+
+	pick_pid(h, s, info);
+	if (!h->nsnap++ || s->start_ns < h->tmin)
+		h->tmin = s->start_ns;
+	if (s->end_ns > h->tmax)
+		h->tmax = s->end_ns;
+	if (s->nr_regions > h->tmp_cap) {
+		struct ival *t = realloc(h->tmp, s->nr_regions * sizeof(*t));
+
+		if (!t)
+			return fail("report", "out of memory");
+		h->tmp = t;
+		h->tmp_cap = s->nr_regions;
+	}
+	for (uint32_t i = 0; i < s->nr_regions; i++)
+		if (s->regions[i].pid == h->pid)
+			h->tmp[n++] = (struct ival){ s->regions[i].start, s->regions[i].end };
+	if (!n)
+		return 0;
+	qsort(h->tmp, n, sizeof(*h->tmp), cmp_ival);
+	for (size_t i = 1; i < n; i++) {
+		if (h->tmp[i].start <= h->tmp[m].end) {
+			if (h->tmp[i].end > h->tmp[m].end)
+				h->tmp[m].end = h->tmp[i].end;
+		} else {
+			h->tmp[++m] = h->tmp[i];
+		}
+	}
+	return union_into(h, h->tmp, m + 1) ? fail("report", "out of memory") : 0;
+}
+
+static int cmp_gap_desc(const void *a, const void *b, void *arg)
+{
+	const struct ival *iv = arg;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	uint64_t gx = iv[x + 1].start - iv[x].end, gy = iv[y + 1].start - iv[y].end;
+
+	return gx > gy ? -1 : gx < gy;
+}
+
+/* Keep the max_blocks-1 largest gaps; blocks across the others are joined. */
+static int make_blocks(struct heatmap *h)
+{
+	size_t ngaps = h->niv - 1, keep = h->o->max_blocks - 1, *idx;
+	char *elide;
+	unsigned int nb = 0;
+
+	idx = calloc(ngaps + 1, sizeof(*idx));
+	elide = calloc(ngaps + 1, 1);
+	h->b = calloc(h->niv, sizeof(*h->b));
+	if (!idx || !elide || !h->b) {
+		free(idx);
+		free(elide);
+		return -1;
+	}
+	for (size_t i = 0; i < ngaps; i++)
+		idx[i] = i;
+	qsort_r(idx, ngaps, sizeof(*idx), cmp_gap_desc, h->iv);
+	for (size_t i = 0; i < ngaps && i < keep; i++)
+		elide[idx[i]] = 1;
+	h->b[0].start = h->iv[0].start;
+	for (size_t i = 0; i < h->niv; i++) {
+		h->b[nb].end = h->iv[i].end;
+		if (i < ngaps && elide[i])
+			h->b[++nb].start = h->iv[i + 1].start;
+	}
+	h->nb = nb + 1;
+	free(idx);
+	free(elide);
+	return 0;
+}
+
+/* Rows per block: proportional to size, but each at least a quarter share. */
+static void assign_bins(struct heatmap *h)
+{
+	unsigned int nb = h->nb, abins = h->o->addr_bins < nb ? nb : h->o->addr_bins;
+	unsigned int min = abins / (4 * nb) ? abins / (4 * nb) : 1, left, bin = 0;
+	long double total = 0;
+
+	for (unsigned int i = 0; i < nb; i++)
+		total += h->b[i].end - h->b[i].start;
+	left = abins - min * nb;
+	for (unsigned int i = 0; i < nb; i++) {
+		struct block *b = &h->b[i];
+		unsigned int extra = (unsigned int)((b->end - b->start) / total * left);
+		uint64_t size = b->end - b->start;
+
+		if (i == nb - 1)
+			extra = abins - bin - min;	/* rounding leftovers */
+		b->nbins = min + extra;
+		if (b->nbins > size)
+			b->nbins = (unsigned int)size;
+		b->width = (size + b->nbins - 1) / b->nbins;
+		b->nbins = (unsigned int)((size + b->width - 1) / b->width);
+		b->bin0 = bin;
+		bin += b->nbins;
+	}
+	h->abins = bin;
+}
+
+static int find_block(const struct heatmap *h, uint64_t addr)
+{
+	unsigned int lo = 0, hi = h->nb;
+
+	while (lo < hi) {
+		unsigned int mid = (lo + hi) / 2;
+
+		if (h->b[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < h->nb && h->b[lo].start <= addr ? (int)lo : -1;
+}
+
+/* Named mappings make better axis labels than "[anon]". */
+static void consider_label(struct block *b, const struct rec_region *r)
+{
+	uint64_t score = r->end - r->start;
+
+	if (!r->label[0] || !strcmp(r->label, "[unmapped]"))
+		return;
+	if (strcmp(r->label, "[anon]"))
+		score += 1ULL << 62;
+	if (b->label && score <= b->label_score)
+		return;
+	free(b->label);
+	b->label = strdup(r->label);
+	b->label_score = score;
+}
+
+static int pass2(void *arg, const struct rec_snapshot *s, const struct rec_info *info)
+{
+	struct heatmap *h = arg;
+	uint64_t span = h->tmax > h->tmin ? h->tmax - h->tmin : 1;
+	uint64_t mid = s->start_ns + (s->end_ns - s->start_ns) / 2;
+	unsigned int tb;
+	double *row;
+
+	if (h->nsnap <= h->o->time_bins)
+		tb = (unsigned int)h->snap_idx;	/* one column per snapshot */
+	else
+		tb = (unsigned int)((long double)(mid - h->tmin) * h->tbins / span);
+	h->snap_idx++;
+	if (tb >= h->tbins)
+		tb = h->tbins - 1;
+	row = h->grid + (size_t)tb * h->abins;
+	h->cnt[tb]++;
+	for (uint32_t i = 0; i < s->nr_regions; i++) {
+		const struct rec_region *r = &s->regions[i];
+		double f;
+		int bi;
+
+		if (r->pid != h->pid)
+			continue;
+		bi = find_block(h, r->start);
+		if (bi < 0)
+			continue;	/* cannot happen: blocks cover all regions */
+		struct block *b = &h->b[bi];
+		uint64_t end = r->end < b->end ? r->end : b->end;
+
+		consider_label(b, r);
+		f = report_freq(s, r, info);
+		if (f <= 0)
+			continue;
+		for (uint64_t j = (r->start - b->start) / b->width;
+		     j < b->nbins && b->start + j * b->width < end; j++) {
+			uint64_t lo = b->start + j * b->width, hi = lo + b->width;
+			uint64_t olo = r->start > lo ? r->start : lo;
+
+			if (hi > b->end)
+				hi = b->end;
+			row[b->bin0 + j] += f * (double)((end < hi ? end : hi) - olo) /
+					    (double)(hi - lo);
+		}
+	}
+	return 0;
+}
+
+/* gnuplot double-quoted strings: no quotes/backslashes; paths by basename. */
+static void tic_label(char *buf, size_t len, const char *label)
+{
+	const char *base = label;
+	size_t n = 0;
+
+	if (label[0] == '/' && strrchr(label, '/')[1])
+		base = strrchr(label, '/') + 1;
+	for (; *base && n + 1 < len && n < 32; base++)
+		buf[n++] = (*base == '"' || *base == '\\' || (unsigned char)*base < 32) ?
+			   '?' : *base;
+	buf[n] = '\0';
+}
+
+static void write_output(struct heatmap *h, FILE *out, FILE *tics)
+{
+	double span_s = (double)(h->tmax - h->tmin) / 1e9, col_s;
+	char sz[32], lbl[40];
+
+	col_s = span_s / h->tbins;
+	fprintf(out, "# daptrace heatmap of %s, pid %d\n", h->o->input, (int)h->pid);
+	fprintf(out, "# columns: time_s address_bin access_frequency_percent\n");
+	fprintf(out, "# address bins stack the blocks below; unmapped gaps between "
+		"blocks are elided\n");
+	for (unsigned int i = 0; i < h->nb; i++) {
+		const struct block *b = &h->b[i];
+
+		fprintf(out, "# block %u: bins %u-%u: 0x%" PRIx64 "-0x%" PRIx64 " (%s) %s\n",
+			i, b->bin0, b->bin0 + b->nbins - 1, b->start, b->end,
+			fmt_bytes(b->end - b->start, sz, sizeof(sz)),
+			b->label ? b->label : "");
+		if (i + 1 < h->nb)
+			fprintf(out, "# gap elided: %s\n",
+				fmt_bytes(h->b[i + 1].start - b->end, sz, sizeof(sz)));
+	}
+	for (unsigned int t = 0; t < h->tbins; t++) {
+		double x = (double)h->tmin / 1e9 + (t + 0.5) * col_s;
+
+		for (unsigned int a = 0; a < h->abins; a++) {
+			if (!h->cnt[t])
+				fprintf(out, "%.6f %u NaN\n", x, a);
+			else
+				fprintf(out, "%.6f %u %.3f\n", x, a,
+					h->grid[(size_t)t * h->abins + a] / h->cnt[t]);
+		}
+		fputc('\n', out);
+	}
+	if (!tics)
+		return;
+	fprintf(tics, "set xrange [%.6f:%.6f]\n", (double)h->tmin / 1e9,
+		(double)h->tmax / 1e9);
+	fprintf(tics, "set yrange [-0.5:%u.5]\nset ytics (", h->abins - 1);
+	for (unsigned int i = 0; i < h->nb; i++) {
+		tic_label(lbl, sizeof(lbl), h->b[i].label ? h->b[i].label : "");
+		fprintf(tics, "%s\"0x%" PRIx64 " %s\" %u", i ? ", " : "",
+			h->b[i].start, lbl, h->b[i].bin0);
+	}
+	fprintf(tics, ")\n");
+	for (unsigned int i = 1; i < h->nb; i++) {
+		double y = h->b[i].bin0 - 0.5;
+
+		fprintf(tics, "set arrow from graph 0, first %.1f to graph 1, first %.1f "
+			"nohead front lc rgb 'white' lw 1.5 dt 2\n", y, y);
+		fprintf(tics, "set label \"%s gap elided\" at graph 0.01, first %.1f "
+			"front left offset 0,0.6 tc rgb 'white' font ',8'\n",
+			fmt_bytes(h->b[i].start - h->b[i - 1].end, sz, sizeof(sz)), y);
+	}
+}
+
+static void heatmap_free(struct heatmap *h)
+{
+	for (unsigned int i = 0; h->b && i < h->nb; i++)
+		free(h->b[i].label);
+	free(h->b);
+	free(h->iv);
+	free(h->tmp);
+	free(h->grid);
+	free(h->cnt);
+}
+
+int report_heatmap(const struct report_opts *o, FILE *out, FILE *tics)
+{
+	struct heatmap h = { .o = o, .pid = o->pid };
+	struct rec_info info;
+	int ret;
+
+	ret = report_read(o, pass1, &h, &info);
+	rec_info_free(&info);
+	if (ret)
+		goto out;
+	if (!h.niv) {
+		ret = fail("report", "%s: no regions of pid %d to draw", o->input,
+			   (int)h.pid);
+		goto out;
+	}
+	if (make_blocks(&h)) {
+		ret = fail("report", "out of memory");
+		goto out;
+	}
+	assign_bins(&h);
+	h.tbins = h.nsnap < o->time_bins ? (unsigned int)h.nsnap : o->time_bins;
+	h.grid = calloc((size_t)h.tbins * h.abins, sizeof(*h.grid));
+	h.cnt = calloc(h.tbins, sizeof(*h.cnt));
+	if (!h.grid || !h.cnt) {
+		ret = fail("report", "out of memory");
+		goto out;
+	}
+	ret = report_read(o, pass2, &h, &info);
+	rec_info_free(&info);
+	if (!ret)
+		write_output(&h, out, tics);
+out:
+	heatmap_free(&h);
+	return ret;
+}

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * report wss / regions: one value per snapshot over time.
+ * WSS of a snapshot = bytes of the regions with nr_accesses >= --threshold
+ * (all targets, or --pid).  Percentiles use the nearest-rank method.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "cli.h"
+#include "report.h"
+#include "units.h"
+
+struct series {
+	const struct report_opts *o;
+	int wss;			/* 1: wss, 0: region count */
+	double *t;
+	uint64_t *v, *missed;
+	size_t n, cap;
+};
+
+static int add_point(void *arg, const struct rec_snapshot *s,
+		     const struct rec_info *info)
+{
+	struct series *ser = arg;
+	uint64_t v = 0;
+
+	(void)info;
+	if (ser->n == ser->cap) {
+		size_t cap = ser->cap ? ser->cap * 2 : 1024;
+		double *t = realloc(ser->t, cap * sizeof(*t));
+		uint64_t *nv, *nm;
+
+		if (t)
+			ser->t = t;
+		nv = realloc(ser->v, cap * sizeof(*nv));
+		if (nv)
+			ser->v = nv;
+		nm = realloc(ser->missed, cap * sizeof(*nm));
+		if (nm)
+			ser->missed = nm;
+		if (!t || !nv || !nm)
+			return fail("report", "out of memory");
+		ser->cap = cap;
+	}
+	for (uint32_t i = 0; i < s->nr_regions; i++) {
+		const struct rec_region *r = &s->regions[i];
+
+		if (ser->o->pid && r->pid != ser->o->pid)
+			continue;
+		if (!ser->wss)
+			v++;
+		else if (r->nr_accesses >= ser->o->threshold)
+			v += r->end - r->start;
+	}
+	ser->t[ser->n] = (double)s->end_ns / 1e9;
+	ser->v[ser->n] = v;
+	ser->missed[ser->n] = s->missed_before;
+	ser->n++;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint64_t percentile(const uint64_t *sorted, size_t n, unsigned int p)
+{
+	size_t rank = (n * p + 99) / 100;	/* nearest rank, 1-based */
+
+	return sorted[rank ? rank - 1 : 0];
+}
+
+static int run(const struct report_opts *o, FILE *out, FILE *tics, int wss)
+{
+	struct series ser = { .o = o, .wss = wss };
+	struct rec_info info;
+	uint64_t *sorted = NULL, missed = 0;
+	char b[4][32];
+	int ret;
+
+	ret = report_read(o, add_point, &ser, &info);
+	if (ret)
+		goto out;
+	if (!ser.n) {
+		ret = fail("report", "%s: no snapshots", o->input);
+		goto out;
+	}
+	sorted = malloc(ser.n * sizeof(*sorted));
+	if (!sorted) {
+		ret = fail("report", "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < ser.n; i++) {
+		sorted[i] = ser.v[i];
+		missed += ser.missed[i];
+	}
+	qsort(sorted, ser.n, sizeof(*sorted), cmp_u64);
+	if (wss) {
+		fprintf(out, "# working set size of %s (regions with nr_accesses >= %"
+			PRIu64 "%s)\n", o->input, o->threshold,
+			o->pid ? ", one pid" : ", all targets");
+		fprintf(out, "# snapshots %zu, missed %" PRIu64 "\n", ser.n, missed);
+		fprintf(out, "# p50 %s  p90 %s  p99 %s  max %s\n",
+			fmt_bytes(percentile(sorted, ser.n, 50), b[0], sizeof(b[0])),
+			fmt_bytes(percentile(sorted, ser.n, 90), b[1], sizeof(b[1])),
+			fmt_bytes(percentile(sorted, ser.n, 99), b[2], sizeof(b[2])),
+			fmt_bytes(sorted[ser.n - 1], b[3], sizeof(b[3])));
+		fprintf(out, "# p50_bytes %" PRIu64 " p90_bytes %" PRIu64
+			" p99_bytes %" PRIu64 "\n", percentile(sorted, ser.n, 50),
+			percentile(sorted, ser.n, 90), percentile(sorted, ser.n, 99));
+		fprintf(out, "# columns: time_s wss_bytes\n");
+	} else {
+		fprintf(out, "# regions per snapshot in %s; snapshots %zu, missed %"
+			PRIu64 "\n", o->input, ser.n, missed);
+		fprintf(out, "# min %" PRIu64 " p50 %" PRIu64 " max %" PRIu64 "\n",
+			sorted[0], percentile(sorted, ser.n, 50), sorted[ser.n - 1]);
+		fprintf(out, "# columns: time_s nr_regions missed_before\n");
+	}
+	for (size_t i = 0; i < ser.n; i++) {
+		if (wss)
+			fprintf(out, "%.6f %" PRIu64 "\n", ser.t[i], ser.v[i]);
+		else
+			fprintf(out, "%.6f %" PRIu64 " %" PRIu64 "\n", ser.t[i],
+				ser.v[i], ser.missed[i]);
+	}
+	if (tics && wss)
+		fprintf(tics, "p50=%" PRIu64 "; p90=%" PRIu64 "; p99=%" PRIu64 "\n",
+			percentile(sorted, ser.n, 50), percentile(sorted, ser.n, 90),
+			percentile(sorted, ser.n, 99));
+	/* the data went to a file: still tell the user the headline */
+	if ((o->plot || o->output) && wss)
+		printf("%s: %zu snapshots, wss p50 %s p90 %s p99 %s max %s\n",
+		       o->input, ser.n, b[0], b[1], b[2], b[3]);
+	else if (o->plot || o->output)
+		printf("%s: %zu snapshots, regions min %" PRIu64 " p50 %" PRIu64
+		       " max %" PRIu64 "\n", o->input, ser.n, sorted[0],
+		       percentile(sorted, ser.n, 50), sorted[ser.n - 1]);
+out:
+	rec_info_free(&info);
+	free(sorted);
+	free(ser.t);
+	free(ser.v);
+	free(ser.missed);
+	return ret;
+}
+
+int report_wss(const struct report_opts *o, FILE *out, FILE *tics)
+{
+	return run(o, out, tics, 1);
+}
+
+int report_regions(const struct report_opts *o, FILE *out, FILE *tics)
+{
+	return run(o, out, tics, 0);
+}

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* daptrace status: state, attributes, targets and counters of the monitor. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli.h"
+#include "daptrace.h"
+#include "units.h"
+
+#define CMD "status"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: %s status [-h]\n"
+"\n"
+"Show whether monitoring is on, the attributes, the targets with their\n"
+"state, and the counters since the last 'on'.\n", prog);
+}
+
+int cmd_status(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct daptrace_target t[DAPTRACE_MAX_TARGETS];
+	struct daptrace_counters c;
+	struct daptrace_attrs a;
+	struct daptrace *d;
+	char b1[32], b2[32], b3[32];
+	int on, n, c_opt;
+
+	opterr = 0;
+	optind = 1;
+	while ((c_opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		if (c_opt == 'h') {
+			usage(stdout);
+			return EXIT_OK;
+		}
+		return opt_error(CMD, argv, c_opt);
+	}
+	if (optind < argc)
+		return usage_error(CMD, "unexpected argument '%s'", argv[optind]);
+
+	if (daptrace_open(&d) < 0)
+		return fail(CMD, "cannot open the kernel interface: %s",
+			    daptrace_last_error());
+	on = daptrace_is_on(d);
+	if (on < 0 || daptrace_get_attrs(d, &a) < 0 ||
+	    daptrace_get_counters(d, &c) < 0 ||
+	    (n = daptrace_get_targets(d, t, DAPTRACE_MAX_TARGETS)) < 0) {
+		fail(CMD, "%s", daptrace_last_error());
+		daptrace_close(d);
+		return EXIT_FAIL;
+	}
+	printf("interface:  %s\n", daptrace_root(d));
+	printf("state:      %s\n", on ? "on" : "off");
+	printf("attributes: sample %s, aggregation %s, update %s\n",
+	       fmt_us(a.sample_us, b1, sizeof(b1)), fmt_us(a.aggr_us, b2, sizeof(b2)),
+	       fmt_us(a.update_us, b3, sizeof(b3)));
+	printf("            regions %" PRIu64 "-%" PRIu64 ", tlb_flush %s\n",
+	       a.min_nr_regions, a.max_nr_regions, daptrace_tlb_flush_name(a.tlb_flush));
+	printf("targets:    %d\n", n);
+	for (int i = 0; i < n && i < DAPTRACE_MAX_TARGETS; i++)
+		printf("  %-8d %s\n", (int)t[i].pid, daptrace_target_state_name(t[i].state));
+	printf("counters (since the last 'on'):\n");
+	printf("  regions             %" PRIu64 "\n", c.nr_regions);
+	printf("  samples             %" PRIu64 "\n", c.nr_samples);
+	printf("  snapshots           %" PRIu64 " (newest seq %" PRIu64 ")\n",
+	       c.nr_snapshots, c.snapshot_seq);
+	printf("  snapshots missed    %" PRIu64 "\n", c.nr_snapshots_missed);
+	printf("  worker CPU          %.3f s\n", (double)c.worker_cpu_us / 1e6);
+	daptrace_close(d);
+	return EXIT_OK;
+}

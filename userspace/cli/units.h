@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Parsing and printing numbers with units, for flags and reports. */
+#ifndef DAPTRACE_UNITS_H
+#define DAPTRACE_UNITS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Strict decimal: digits only, no sign, no spaces; -EINVAL / -ERANGE. */
+int parse_u64_dec(const char *s, uint64_t *v);
+/*
+ * Duration to µs: "<number>[us|ms|s]", number may have a fraction
+ * ("1.5ms"); a bare number is µs (the kernel's unit).  The result must be
+ * a whole number of µs.  -EINVAL junk/negative/fraction of a µs, -ERANGE.
+ */
+int parse_duration_us(const char *s, uint64_t *us);
+/* "MIN-MAX" region counts. */
+int parse_range(const char *s, uint64_t *min, uint64_t *max);
+/* "pid[,pid...]" into @pids (max @max); returns count or -errno. */
+int parse_pid_list(const char *s, pid_t *pids, int max);
+/* Human formats into @buf: "1.5 MiB", "250 ms". */
+const char *fmt_bytes(uint64_t bytes, char *buf, size_t len);
+const char *fmt_us(uint64_t us, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libdaptrace - control daptrace and read its snapshots from userspace.
+ *
+ * The library wraps /sys/kernel/daptrace/ (override the root with the
+ * environment variable DAPTRACE_SYSFS, e.g. for tests on a fake tree):
+ * attributes, targets, on/off, counters, and a lossless reader for the
+ * snapshot ring (include/uapi/linux/daptrace.h).
+ *
+ * Errors: every function returning int returns >= 0 on success and -errno
+ * on failure, and also sets errno.  daptrace_last_error() then returns a
+ * message for the calling thread that names what failed, e.g.
+ *   "write /sys/kernel/daptrace/aggr_us = 50: Invalid argument"
+ *
+ * Example: a proactive-reclaim / tiering loop that demotes cold memory.
+ *
+ *	struct daptrace *d;
+ *	struct daptrace_attrs a;
+ *	struct daptrace_snapshot s = { 0 };
+ *
+ *	if (daptrace_open(&d) < 0)
+ *		errx(1, "%s", daptrace_last_error());
+ *	daptrace_attrs_default(&a);
+ *	a.aggr_us = 200000;			// 200 ms windows
+ *	if (daptrace_set_attrs(d, &a) < 0 || daptrace_add_target(d, pid) < 0 ||
+ *	    daptrace_reader_init(d) < 0 || daptrace_start(d) < 0)
+ *		errx(1, "%s", daptrace_last_error());
+ *	for (;;) {
+ *		if (daptrace_wait(d, 1000) < 0)
+ *			break;
+ *		while (daptrace_read_next(d, &s) > 0) {
+ *			for (unsigned int i = 0; i < s.nr_regions; i++) {
+ *				const struct daptrace_region *r = &s.regions[i];
+ *				// cold for >= 50 windows: reclaim / demote it
+ *				if (r->nr_accesses == 0 && r->age >= 50)
+ *					madvise_cold(r->pid, r->start, r->end);
+ *			}
+ *		}
+ *	}
+ *	daptrace_stop(d);
+ *	daptrace_snapshot_free(&s);
+ *	daptrace_close(d);
+ *
+ * A handle is not thread-safe; use one handle per thread.
+ */
+#ifndef DAPTRACE_LIB_H
+#define DAPTRACE_LIB_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DAPTRACE_SYSFS_DEFAULT	"/sys/kernel/daptrace"
+#define DAPTRACE_MAX_TARGETS	64
+
+/* Values of the tlb_flush attribute. */
+enum daptrace_tlb_flush {
+	DAPTRACE_TLB_NONE,	/* never flush: cheapest, hot pages may read cold */
+	DAPTRACE_TLB_ROUND,	/* flush all CPUs once per sampling round */
+	DAPTRACE_TLB_MM,	/* flush only where the target's mm may be cached */
+	DAPTRACE_TLB_NR,
+};
+
+/**
+ * struct daptrace_attrs - monitoring attributes (sysfs files of the same name).
+ * @sample_us:	 sampling interval, µs
+ * @aggr_us:	 aggregation interval (one snapshot each), µs
+ * @update_us:	 memory-map update interval, µs
+ * @min_nr_regions: lower bound on regions per target
+ * @max_nr_regions: upper bound on regions per target
+ * @tlb_flush:	 TLB flush policy when clearing accessed bits
+ */
+struct daptrace_attrs {
+	uint64_t sample_us;
+	uint64_t aggr_us;
+	uint64_t update_us;
+	uint64_t min_nr_regions;
+	uint64_t max_nr_regions;
+	enum daptrace_tlb_flush tlb_flush;
+};
+
+/**
+ * struct daptrace_counters - the read-only counters, all since the last "on".
+ */
+struct daptrace_counters {
+	uint64_t nr_regions;		/* current regions, all targets */
+	uint64_t nr_samples;		/* sampling rounds */
+	uint64_t nr_snapshots;		/* snapshots published */
+	uint64_t nr_snapshots_missed;	/* overwritten before anyone read them */
+	uint64_t worker_cpu_us;		/* worker thread CPU time */
+	uint64_t snapshot_seq;		/* seq of the newest snapshot, 0 if none */
+};
+
+enum daptrace_target_state {
+	DAPTRACE_TARGET_IDLE,
+	DAPTRACE_TARGET_MONITORING,
+	DAPTRACE_TARGET_EXITED,
+};
+
+struct daptrace_target {
+	pid_t pid;
+	enum daptrace_target_state state;
+};
+
+/** struct daptrace_region - one monitored region of one target. */
+struct daptrace_region {
+	uint64_t start;		/* first byte (virtual address) */
+	uint64_t end;		/* one past the last byte */
+	uint32_t nr_accesses;	/* sampling rounds in the window that saw an access */
+	uint32_t age;		/* windows the access level stayed similar */
+	pid_t pid;		/* target the region belongs to */
+};
+
+/* Flags in daptrace_snapshot.flags (same values as the kernel's). */
+#define DAPTRACE_SNAPSHOT_TARGET_EXITED	0x1U
+#define DAPTRACE_SNAPSHOT_LAST		0x2U
+
+/**
+ * struct daptrace_snapshot - one aggregation window, all targets.
+ * @seq:	 sequence number, consecutive from 1 for the module's lifetime
+ * @start_ns:	 window start, CLOCK_MONOTONIC ns
+ * @end_ns:	 window end, CLOCK_MONOTONIC ns
+ * @nr_samples:	 sampling rounds in the window (nr_accesses <= nr_samples)
+ * @sample_us:	 attributes in force for this window
+ * @aggr_us:
+ * @flags:	 DAPTRACE_SNAPSHOT_*
+ * @missed_before: snapshots lost between the previously read one and this
+ * @nr_regions:	 entries in @regions
+ * @regions:	 owned by the snapshot; reused by the next daptrace_read_next()
+ * @capacity:	 allocated entries (internal)
+ *
+ * Zero-initialise before the first daptrace_read_next(), release with
+ * daptrace_snapshot_free().
+ */
+struct daptrace_snapshot {
+	uint64_t seq;
+	uint64_t start_ns;
+	uint64_t end_ns;
+	uint32_t nr_samples;
+	uint32_t sample_us;
+	uint32_t aggr_us;
+	uint32_t flags;
+	uint64_t missed_before;
+	uint32_t nr_regions;
+	struct daptrace_region *regions;
+	uint32_t capacity;
+};
+
+struct daptrace;
+
+/* Message naming the last failure of this thread ("" if none). */
+const char *daptrace_last_error(void);
+
+/* Open the interface at $DAPTRACE_SYSFS or DAPTRACE_SYSFS_DEFAULT. */
+int daptrace_open(struct daptrace **dp);
+/* Open the interface rooted at @root (a directory). */
+int daptrace_open_root(struct daptrace **dp, const char *root);
+void daptrace_close(struct daptrace *d);
+const char *daptrace_root(const struct daptrace *d);
+
+/* Attributes. */
+void daptrace_attrs_default(struct daptrace_attrs *a);
+/*
+ * Check @a against the kernel's rules; on failure returns -EINVAL and, if
+ * @why is not NULL, stores a static string naming the broken rule.
+ */
+int daptrace_attrs_validate(const struct daptrace_attrs *a, const char **why);
+const char *daptrace_tlb_flush_name(enum daptrace_tlb_flush t);
+int daptrace_tlb_flush_parse(const char *s, enum daptrace_tlb_flush *t);
+int daptrace_get_attrs(struct daptrace *d, struct daptrace_attrs *a);
+/*
+ * Write only the attributes that differ from the current ones, in an order
+ * that keeps every intermediate state valid (the kernel validates each write
+ * against the current values of the others).  Fails with -EBUSY while on.
+ */
+int daptrace_set_attrs(struct daptrace *d, const struct daptrace_attrs *a);
+
+/* One step of an attribute write plan: write @value to attribute @attr. */
+enum daptrace_attr_id {
+	DAPTRACE_ATTR_SAMPLE,
+	DAPTRACE_ATTR_AGGR,
+	DAPTRACE_ATTR_UPDATE,
+	DAPTRACE_ATTR_MIN_REGIONS,
+	DAPTRACE_ATTR_MAX_REGIONS,
+	DAPTRACE_ATTR_NR_NUMERIC,
+};
+struct daptrace_attr_step {
+	enum daptrace_attr_id attr;
+	uint64_t value;
+};
+const char *daptrace_attr_file(enum daptrace_attr_id id);
+/*
+ * Compute the writes that take @cur to @want with every intermediate state
+ * valid.  Returns the number of steps (<= @max) or -EINVAL.  (Exposed for
+ * tests and for callers that drive their own writes.)
+ */
+int daptrace_attrs_plan(const struct daptrace_attrs *cur,
+			const struct daptrace_attrs *want,
+			struct daptrace_attr_step *steps, int max);
+
+/* Targets. */
+int daptrace_add_target(struct daptrace *d, pid_t pid);
+int daptrace_remove_target(struct daptrace *d, pid_t pid);
+/* Fills up to @max entries; returns the number of targets. */
+int daptrace_get_targets(struct daptrace *d, struct daptrace_target *t, int max);
+const char *daptrace_target_state_name(enum daptrace_target_state s);
+
+/* State. */
+int daptrace_start(struct daptrace *d);
+int daptrace_stop(struct daptrace *d);
+/* Returns 1 if on, 0 if off. */
+int daptrace_is_on(struct daptrace *d);
+int daptrace_get_counters(struct daptrace *d, struct daptrace_counters *c);
+
+/*
+ * Snapshot reader.  daptrace_reader_init() positions the reader after the
+ * newest published snapshot, so call it before daptrace_start() to read
+ * every snapshot of the run.  daptrace_wait() returns 1 when a snapshot the
+ * reader has not read yet is (or may be) available, 0 on timeout (-1 waits
+ * forever).  daptrace_read_next() returns 1 with the next snapshot in @s,
+ * 0 when the reader has caught up.  Snapshots the kernel overwrote before
+ * they were read are skipped; their exact number is in s->missed_before and
+ * accumulates in daptrace_reader_missed().
+ */
+int daptrace_reader_init(struct daptrace *d);
+int daptrace_wait(struct daptrace *d, int timeout_ms);
+int daptrace_read_next(struct daptrace *d, struct daptrace_snapshot *s);
+uint64_t daptrace_reader_missed(const struct daptrace *d);
+uint64_t daptrace_reader_next_seq(const struct daptrace *d);
+void daptrace_snapshot_free(struct daptrace_snapshot *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DAPTRACE_LIB_H */

@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Attribute validation and write ordering (each kernel write is validated
+ * against the current values of the others), plus the control files, on a
+ * fake sysfs tree.  Write order is observed with inotify (IN_CLOSE_WRITE).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+
+#include "kselftest_harness.h"
+#include "fake_sysfs.h"
+#include "daptrace.h"
+
+static uint64_t *field(struct daptrace_attrs *a, enum daptrace_attr_id id)
+{
+	switch (id) {
+	case DAPTRACE_ATTR_SAMPLE: return &a->sample_us;
+	case DAPTRACE_ATTR_AGGR: return &a->aggr_us;
+	case DAPTRACE_ATTR_UPDATE: return &a->update_us;
+	case DAPTRACE_ATTR_MIN_REGIONS: return &a->min_nr_regions;
+	default: return &a->max_nr_regions;
+	}
+}
+
+static const uint64_t times[] = {
+	100, 101, 1000, 5000, 99999, 100000, 1000000, 9999999, 10000000,
+	10000001, 100000000, 1000000000, 3600000000ULL,
+};
+static const uint64_t counts[] = { 3, 4, 10, 999, 1000, 19999, 20000 };
+
+static int attrs_equal(const struct daptrace_attrs *a, const struct daptrace_attrs *b)
+{
+	return a->sample_us == b->sample_us && a->aggr_us == b->aggr_us &&
+	       a->update_us == b->update_us && a->min_nr_regions == b->min_nr_regions &&
+	       a->max_nr_regions == b->max_nr_regions && a->tlb_flush == b->tlb_flush;
+}
+
+static uint64_t pick(const uint64_t *v, size_t n)
+{
+	return v[(size_t)rand() % n];
+}
+
+static void random_valid(struct daptrace_attrs *a)
+{
+	do {
+		a->sample_us = pick(times, 13);
+		a->aggr_us = pick(times, 13);
+		a->update_us = pick(times, 13);
+		a->min_nr_regions = pick(counts, 7);
+		a->max_nr_regions = pick(counts, 7);
+		a->tlb_flush = DAPTRACE_TLB_ROUND;
+	} while (daptrace_attrs_validate(a, NULL));
+}
+
+TEST(plan_keeps_every_step_valid)
+{
+	struct daptrace_attr_step steps[32];
+
+	srand(12345);
+	for (int iter = 0; iter < 200000; iter++) {
+		struct daptrace_attrs cur, want;
+		const char *why = NULL;
+		int n;
+
+		random_valid(&cur);
+		random_valid(&want);
+		n = daptrace_attrs_plan(&cur, &want, steps, 32);
+		ASSERT_GE(n, 0) TH_LOG("no plan from %llu/%llu/%llu to %llu/%llu/%llu",
+				       (unsigned long long)cur.sample_us,
+				       (unsigned long long)cur.aggr_us,
+				       (unsigned long long)cur.update_us,
+				       (unsigned long long)want.sample_us,
+				       (unsigned long long)want.aggr_us,
+				       (unsigned long long)want.update_us);
+		for (int i = 0; i < n; i++) {
+			*field(&cur, steps[i].attr) = steps[i].value;
+			ASSERT_EQ(0, daptrace_attrs_validate(&cur, &why))
+				TH_LOG("step %d (%s=%llu) is invalid: %s", i,
+				       daptrace_attr_file(steps[i].attr),
+				       (unsigned long long)steps[i].value, why);
+		}
+		ASSERT_TRUE(attrs_equal(&cur, &want));
+	}
+}
+
+TEST(plan_needs_an_intermediate_value)
+{
+	struct daptrace_attrs cur, want;
+	struct daptrace_attr_step steps[32];
+	int n;
+
+	daptrace_attrs_default(&cur);
+	cur.sample_us = 100;
+	cur.aggr_us = 100;
+	want = cur;
+	want.sample_us = 1000000;
+	want.aggr_us = 100000000;
+	want.update_us = 100000000;
+	n = daptrace_attrs_plan(&cur, &want, steps, 32);
+	ASSERT_GE(n, 4);	/* update, aggr to 100 x 100000, sample, aggr */
+}
+
+TEST(validate_messages)
+{
+	struct daptrace_attrs a;
+	const char *why;
+
+	daptrace_attrs_default(&a);
+	EXPECT_EQ(0, daptrace_attrs_validate(&a, &why));
+	a.aggr_us = 1000;
+	EXPECT_EQ(-EINVAL, daptrace_attrs_validate(&a, &why));
+	EXPECT_STREQ("aggregation interval must be >= sample interval", why);
+	daptrace_attrs_default(&a);
+	a.sample_us = 99;
+	EXPECT_EQ(-EINVAL, daptrace_attrs_validate(&a, &why));
+	daptrace_attrs_default(&a);
+	a.min_nr_regions = 2;
+	EXPECT_EQ(-EINVAL, daptrace_attrs_validate(&a, &why));
+	daptrace_attrs_default(&a);
+	a.max_nr_regions = 20001;
+	EXPECT_EQ(-EINVAL, daptrace_attrs_validate(&a, &why));
+	daptrace_attrs_default(&a);
+	a.sample_us = 100;
+	a.aggr_us = 10000001;	/* > 100000 samples */
+	a.update_us = 10000001;
+	EXPECT_EQ(-EINVAL, daptrace_attrs_validate(&a, &why));
+	EXPECT_STREQ("aggregation interval must be <= 100000 sample intervals", why);
+}
+
+FIXTURE(tree) {
+	char dir[256];
+	struct daptrace *d;
+	int ino;
+};
+
+FIXTURE_SETUP(tree)
+{
+	ASSERT_EQ(0, fake_tree_create(self->dir, sizeof(self->dir)));
+	ASSERT_EQ(0, daptrace_open_root(&self->d, self->dir));
+	self->ino = inotify_init1(IN_NONBLOCK);
+	ASSERT_GE(self->ino, 0);
+	ASSERT_GE(inotify_add_watch(self->ino, self->dir, IN_CLOSE_WRITE), 0);
+}
+
+FIXTURE_TEARDOWN(tree)
+{
+	close(self->ino);
+	daptrace_close(self->d);
+	fake_tree_destroy(self->dir);
+}
+
+/* Names of the files closed after writing, in order, comma separated. */
+static void written(int ino, char *out, size_t len)
+{
+	char buf[8192] __attribute__((aligned(8)));
+	ssize_t n;
+
+	out[0] = '\0';
+	while ((n = read(ino, buf, sizeof(buf))) > 0) {
+		for (char *p = buf; p < buf + n;) {
+			struct inotify_event *e = (struct inotify_event *)p;
+
+			if (e->len && e->name[0] != '.') {
+				if (out[0])
+					strncat(out, ",", len - strlen(out) - 1);
+				strncat(out, e->name, len - strlen(out) - 1);
+			}
+			p += sizeof(*e) + e->len;
+		}
+	}
+}
+
+TEST_F(tree, grow_writes_outermost_first)
+{
+	struct daptrace_attrs a, back;
+	char order[512], buf[64];
+
+	daptrace_attrs_default(&a);
+	a.sample_us = 10000;
+	a.aggr_us = 2000000;
+	a.update_us = 20000000;
+	ASSERT_EQ(0, daptrace_set_attrs(self->d, &a)) TH_LOG("%s", daptrace_last_error());
+	written(self->ino, order, sizeof(order));
+	EXPECT_STREQ("update_us,aggr_us,sample_us", order);
+	ASSERT_GT(fake_read(self->dir, "aggr_us", buf, sizeof(buf)), 0);
+	EXPECT_STREQ("2000000\n", buf);
+	ASSERT_EQ(0, daptrace_get_attrs(self->d, &back));
+	EXPECT_TRUE(attrs_equal(&a, &back));
+}
+
+TEST_F(tree, shrink_writes_innermost_first)
+{
+	struct daptrace_attrs a;
+	char order[512];
+
+	daptrace_attrs_default(&a);
+	a.sample_us = 1000;
+	a.aggr_us = 2000;
+	a.update_us = 4000;
+	a.min_nr_regions = 3;
+	a.max_nr_regions = 5;
+	ASSERT_EQ(0, daptrace_set_attrs(self->d, &a)) TH_LOG("%s", daptrace_last_error());
+	written(self->ino, order, sizeof(order));
+	EXPECT_STREQ("sample_us,aggr_us,update_us,min_nr_regions,max_nr_regions", order);
+}
+
+TEST_F(tree, regions_grow_max_first)
+{
+	struct daptrace_attrs a;
+	char order[512];
+
+	daptrace_attrs_default(&a);
+	a.min_nr_regions = 2000;
+	a.max_nr_regions = 5000;
+	ASSERT_EQ(0, daptrace_set_attrs(self->d, &a)) TH_LOG("%s", daptrace_last_error());
+	written(self->ino, order, sizeof(order));
+	EXPECT_STREQ("max_nr_regions,min_nr_regions", order);
+}
+
+TEST_F(tree, only_changes_are_written)
+{
+	struct daptrace_attrs a;
+	char order[512], buf[64];
+
+	daptrace_attrs_default(&a);
+	a.tlb_flush = DAPTRACE_TLB_MM;
+	ASSERT_EQ(0, daptrace_set_attrs(self->d, &a));
+	written(self->ino, order, sizeof(order));
+	EXPECT_STREQ("tlb_flush", order);
+	ASSERT_GT(fake_read(self->dir, "tlb_flush", buf, sizeof(buf)), 0);
+	EXPECT_STREQ("mm\n", buf);
+	ASSERT_EQ(0, daptrace_set_attrs(self->d, &a));
+	written(self->ino, order, sizeof(order));
+	EXPECT_STREQ("", order);
+}
+
+TEST_F(tree, invalid_attrs_write_nothing)
+{
+	struct daptrace_attrs a;
+	char order[512];
+
+	daptrace_attrs_default(&a);
+	a.aggr_us = 10;
+	EXPECT_EQ(-EINVAL, daptrace_set_attrs(self->d, &a));
+	EXPECT_NE(NULL, strstr(daptrace_last_error(), "invalid attributes (aggregation interval must be >= sample interval)"))
+		TH_LOG("%s", daptrace_last_error());
+	written(self->ino, order, sizeof(order));
+	EXPECT_STREQ("", order);
+}
+
+TEST_F(tree, errors_name_the_file)
+{
+	struct daptrace_attrs a;
+	char path[300];
+
+	ASSERT_EQ(0, fake_write(self->dir, "aggr_us", "lots\n"));
+	EXPECT_EQ(-EINVAL, daptrace_get_attrs(self->d, &a));
+	EXPECT_NE(NULL, strstr(daptrace_last_error(), "/aggr_us: unexpected content 'lots'"))
+		TH_LOG("%s", daptrace_last_error());
+	ASSERT_EQ(0, fake_write(self->dir, "aggr_us", "100000\n"));
+	ASSERT_EQ(0, fake_write(self->dir, "tlb_flush", "sometimes\n"));
+	EXPECT_EQ(-EINVAL, daptrace_get_attrs(self->d, &a));
+	EXPECT_NE(NULL, strstr(daptrace_last_error(), "tlb_flush: unknown policy 'sometimes'"));
+	snprintf(path, sizeof(path), "%s/state", self->dir);
+	unlink(path);
+	EXPECT_EQ(-ENOENT, daptrace_start(self->d));
+	EXPECT_NE(NULL, strstr(daptrace_last_error(), "/state for writing: No such file"))
+		TH_LOG("%s", daptrace_last_error());
+}
+
+TEST_F(tree, targets_state_counters)
+{
+	struct daptrace_target t[4];
+	struct daptrace_counters c;
+	char buf[64];
+
+	ASSERT_EQ(0, daptrace_add_target(self->d, 1234));
+	ASSERT_GT(fake_read(self->dir, "target", buf, sizeof(buf)), 0);
+	EXPECT_STREQ("1234\n", buf);
+	ASSERT_EQ(0, daptrace_remove_target(self->d, 1234));
+	ASSERT_GT(fake_read(self->dir, "target_remove", buf, sizeof(buf)), 0);
+	EXPECT_STREQ("1234\n", buf);
+	EXPECT_EQ(-EINVAL, daptrace_add_target(self->d, 0));
+
+	ASSERT_EQ(0, daptrace_get_targets(self->d, t, 4));
+	ASSERT_EQ(0, fake_write(self->dir, "target_status",
+				"12 monitoring\n13 exited\n14 idle\n"));
+	ASSERT_EQ(3, daptrace_get_targets(self->d, t, 4));
+	EXPECT_EQ(13, t[1].pid);
+	EXPECT_EQ(DAPTRACE_TARGET_EXITED, t[1].state);
+	EXPECT_EQ(DAPTRACE_TARGET_IDLE, t[2].state);
+	ASSERT_EQ(0, fake_write(self->dir, "target_status", "12 sleeping\n"));
+	EXPECT_EQ(-EPROTO, daptrace_get_targets(self->d, t, 4));
+	EXPECT_NE(NULL, strstr(daptrace_last_error(), "unknown state 'sleeping'"));
+
+	EXPECT_EQ(0, daptrace_is_on(self->d));
+	ASSERT_EQ(0, daptrace_start(self->d));
+	ASSERT_GT(fake_read(self->dir, "state", buf, sizeof(buf)), 0);
+	EXPECT_STREQ("on\n", buf);
+	EXPECT_EQ(1, daptrace_is_on(self->d));
+	ASSERT_EQ(0, daptrace_stop(self->d));
+	EXPECT_EQ(0, daptrace_is_on(self->d));
+
+	ASSERT_EQ(0, fake_write(self->dir, "worker_cpu_us", "777\n"));
+	ASSERT_EQ(0, fake_write(self->dir, "nr_snapshots_missed", "3\n"));
+	ASSERT_EQ(0, daptrace_get_counters(self->d, &c));
+	EXPECT_EQ(777, c.worker_cpu_us);
+	EXPECT_EQ(3, c.nr_snapshots_missed);
+}
+
+TEST_HARNESS_MAIN

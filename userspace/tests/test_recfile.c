@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The record file: CSV round trip with awkward strings, bad files -> clear errors. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+#include "recfile.h"
+
+static const char *const awkward[] = {
+	"/usr/lib/libc.so.6",
+	"[heap]",
+	"a,b,c",
+	"say \"hi\"",
+	"\"",
+	"line1\nline2",
+	"cr\r\nlf",
+	"  leading and trailing  ",
+	"",
+	"#snap,1,2,3",
+	"\xc3\xa9t\xc3\xa9 \xe2\x9c\x93",
+	",\",\n,\"\"",
+};
+#define NR_AWKWARD (sizeof(awkward) / sizeof(awkward[0]))
+
+struct collected {
+	int nr;
+	uint64_t seqs[8];
+	char *labels[8][NR_AWKWARD];
+	uint32_t nr_regions[8];
+	uint64_t missed[8];
+};
+
+static int collect(void *arg, const struct rec_snapshot *s, const struct rec_info *info)
+{
+	struct collected *c = arg;
+
+	(void)info;
+	if (c->nr >= 8)
+		return 99;
+	c->seqs[c->nr] = s->seq;
+	c->nr_regions[c->nr] = s->nr_regions;
+	c->missed[c->nr] = s->missed_before;
+	for (uint32_t i = 0; i < s->nr_regions && i < NR_AWKWARD; i++)
+		c->labels[c->nr][i] = strdup(s->regions[i].label);
+	c->nr++;
+	return 0;
+}
+
+static void collected_free(struct collected *c)
+{
+	for (int s = 0; s < c->nr; s++)
+		for (size_t i = 0; i < NR_AWKWARD; i++)
+			free(c->labels[s][i]);
+}
+
+static void write_sample(FILE *f, int with_trailer)
+{
+	struct rec_kv meta[] = {
+		{ "kernel", "6.12.0" },
+		{ "command", "sh -c 'echo \"a,b\"\nexit'" },
+	};
+	struct rec_target t[] = { { 42, "we,ird \"comm\"" } };
+	struct rec_region regs[NR_AWKWARD];
+	struct rec_snapshot s = {
+		.seq = 7, .start_ns = 0, .end_ns = 100, .nr_regions = NR_AWKWARD,
+		.nr_samples = 20, .regions = regs,
+	};
+	struct rec_kv end[] = { { "missed", "3" }, { "reason", "all targets exited" } };
+
+	for (size_t i = 0; i < NR_AWKWARD; i++)
+		regs[i] = (struct rec_region){
+			.start = 4096 * i, .end = 4096 * (i + 1), .nr_accesses = (uint32_t)i,
+			.age = 1, .pid = 42, .label = (char *)awkward[i],
+		};
+	rec_write_header(f, meta, 2, t, 1);
+	rec_write_snapshot(f, &s);
+	s.seq = 11;		/* gaps are fine: missed snapshots */
+	s.missed_before = 3;
+	s.start_ns = 100;
+	s.end_ns = 200;
+	s.nr_regions = 0;	/* an empty snapshot has no rows */
+	rec_write_snapshot(f, &s);
+	if (with_trailer)
+		rec_write_trailer(f, end, 2);
+}
+
+TEST(round_trip)
+{
+	struct collected c = { 0 };
+	struct rec_info info;
+	char err[256];
+	FILE *f = tmpfile();
+
+	ASSERT_NE(NULL, f);
+	write_sample(f, 1);
+	rewind(f);
+	ASSERT_EQ(0, rec_read(f, "t.csv", 0, collect, &c, &info, err, sizeof(err)))
+		TH_LOG("%s", err);
+	ASSERT_EQ(2, c.nr);
+	EXPECT_EQ(7, c.seqs[0]);
+	EXPECT_EQ(11, c.seqs[1]);
+	EXPECT_EQ(0, c.nr_regions[1]);
+	EXPECT_EQ(3, c.missed[1]);
+	for (size_t i = 0; i < NR_AWKWARD; i++) {
+		EXPECT_STREQ(awkward[i], c.labels[0][i]) TH_LOG("label %zu", i);
+	}
+	EXPECT_TRUE(info.complete);
+	EXPECT_EQ(2, info.nr_snapshots);
+	EXPECT_STREQ("sh -c 'echo \"a,b\"\nexit'", rec_info_get(&info, "command"));
+	EXPECT_STREQ("6.12.0", rec_info_get(&info, "kernel"));
+	EXPECT_STREQ("3", rec_info_trailer(&info, "missed"));
+	EXPECT_STREQ("all targets exited", rec_info_trailer(&info, "reason"));
+	ASSERT_EQ(1, info.nr_targets);
+	EXPECT_EQ(42, info.targets[0].pid);
+	EXPECT_STREQ("we,ird \"comm\"", info.targets[0].comm);
+	rec_info_free(&info);
+	collected_free(&c);
+	fclose(f);
+}
+
+TEST(partial_file_with_flag)
+{
+	struct collected c = { 0 };
+	struct rec_info info;
+	char err[256];
+	FILE *f = tmpfile();
+
+	ASSERT_NE(NULL, f);
+	write_sample(f, 0);
+	rewind(f);
+	EXPECT_EQ(-1, rec_read(f, "t.csv", 0, collect, &c, &info, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "no #eof")) TH_LOG("%s", err);
+	rec_info_free(&info);
+	collected_free(&c);
+	memset(&c, 0, sizeof(c));
+	rewind(f);
+	EXPECT_EQ(0, rec_read(f, "t.csv", 1, collect, &c, &info, err, sizeof(err)));
+	EXPECT_EQ(2, c.nr);
+	EXPECT_FALSE(info.complete);
+	rec_info_free(&info);
+	collected_free(&c);
+	fclose(f);
+}
+
+#define HDR "# daptrace-record v1\n#meta,aggr_us,100000\n" REC_COLUMNS "\n"
+#define SNAP1 "#snap,1,0,100,2,20,0,0\n"
+#define ROW1 "100,1,42,4096,8192,3,0,[heap]\n"
+#define ROW2 "100,1,42,8192,12288,0,1,\"a,b\"\n"
+#define END "#end,missed,0\n#eof\n"
+
+static const struct {
+	const char *name;
+	const char *text;
+	const char *expect;	/* substring of the message, with the line */
+} bad_cases[] = {
+	{ "empty", "", "t.csv:0: empty file" },
+	{ "not a record", "hello,world\n", "t.csv:1: not a daptrace record" },
+	{ "future version", "# daptrace-record v2\n", "t.csv:1: unsupported record version 'v2'" },
+	{ "header cut", "# daptrace-record v1\n#meta,a,b\n", "t.csv:2: truncated: the file ends inside the header" },
+	{ "bad column header", "# daptrace-record v1\ntime,seq\n", "t.csv:2: expected the column header" },
+	{ "snapshot cut", HDR SNAP1 ROW1, "t.csv:5: truncated: snapshot seq 1 (line 4) has only 1 of 2 region rows" },
+	{ "row cut mid-line", HDR SNAP1 ROW1 "100,1,42,81", "t.csv:6: region row needs 8 fields, got 4" },
+	{ "no trailer", HDR SNAP1 ROW1 ROW2, "t.csv:6: truncated: no #eof row" },
+	{ "trailer without eof", HDR SNAP1 ROW1 ROW2 "#end,missed,0\n", "truncated: no #eof row" },
+	{ "seven fields", HDR SNAP1 "100,1,42,4096,8192,3,0\n", "t.csv:5: region row needs 8 fields, got 7" },
+	{ "junk number", HDR SNAP1 "100,1,42,abc,8192,3,0,x\n", "t.csv:5: bad start 'abc'" },
+	{ "negative", HDR SNAP1 "100,1,42,4096,8192,-3,0,x\n", "t.csv:5: bad nr_accesses '-3'" },
+	{ "overflow", HDR SNAP1 "100,1,42,4096,8192,4294967296,0,x\n", "t.csv:5: bad nr_accesses" },
+	{ "empty region", HDR SNAP1 "100,1,42,8192,8192,3,0,x\n", "t.csv:5: region start 8192 is not below end 8192" },
+	{ "foreign row", HDR SNAP1 "100,2,42,4096,8192,3,0,x\n", "t.csv:5: region row of seq 2" },
+	{ "seq backwards", HDR "#snap,5,0,100,0,20,0,0\n#snap,4,0,100,0,20,0,0\n", "t.csv:5: snapshot seq 4 does not follow seq 5" },
+	{ "seq zero", HDR "#snap,0,0,100,0,20,0,0\n", "t.csv:4: snapshot seq 0 does not follow" },
+	{ "time backwards", HDR "#snap,1,200,100,0,20,0,0\n", "t.csv:4: snapshot seq 1 ends before it starts" },
+	{ "short snap", HDR "#snap,1,0,100\n", "t.csv:4: #snap row needs 8 fields, got 4" },
+	{ "too many regions", HDR "#snap,1,0,100,99999999,20,0,0\n", "t.csv:4: bad nr_regions" },
+	{ "early snap", HDR SNAP1 ROW1 "#snap,2,0,100,0,20,0,0\n", "t.csv:6: new #snap row, but snapshot seq 1 (line 4) has only 1 of 2" },
+	{ "extra row", HDR "#snap,1,0,100,1,20,0,0\n" ROW1 ROW1, "t.csv:6: region row outside a snapshot" },
+	{ "row before snap", HDR ROW1, "t.csv:4: region row outside a snapshot" },
+	{ "early end", HDR SNAP1 ROW1 END, "t.csv:6: #end row, but snapshot seq 1" },
+	{ "data after eof", HDR END "#snap,1,0,100,0,20,0,0\n", "t.csv:6: data after the #eof row" },
+	{ "data after end", HDR "#end,a,b\n" ROW1, "t.csv:5: data row after the #end trailer" },
+	{ "stray quote", HDR SNAP1 "100,1,42,4096,8192,3,0,ab\"c\n", "t.csv:5: malformed CSV" },
+	{ "text after quote", HDR SNAP1 "100,1,42,4096,8192,3,0,\"ab\"c\n", "t.csv:5: malformed CSV" },
+	{ "unterminated quote", HDR SNAP1 "100,1,42,4096,8192,3,0,\"abc\n\n", "t.csv:6: malformed CSV at end of file" },
+	{ "too many fields", HDR "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18\n", "t.csv:4: row has 18 fields" },
+	{ "binary junk", "\x7f" "ELF\x02\x01\x01\0\0\0\n", "t.csv:1: not a daptrace record" },
+	{ "bad target pid", "# daptrace-record v1\n#target,x,comm\n", "t.csv:2: bad target pid 'x'" },
+	{ "short meta", "# daptrace-record v1\n#meta,key\n", "t.csv:2: #meta row needs 3 fields, got 2" },
+};
+
+TEST(bad_files)
+{
+	for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
+		struct collected c = { 0 };
+		struct rec_info info;
+		char err[512];
+		FILE *f = fmemopen((void *)bad_cases[i].text,
+				   strlen(bad_cases[i].text) ? strlen(bad_cases[i].text) : 1, "r");
+
+		ASSERT_NE(NULL, f);
+		if (!strlen(bad_cases[i].text))
+			fgetc(f);	/* fmemopen cannot do size 0: consume the NUL */
+		EXPECT_EQ(-1, rec_read(f, "t.csv", 0, collect, &c, &info, err, sizeof(err)))
+			TH_LOG("case '%s' was accepted", bad_cases[i].name);
+		EXPECT_NE(NULL, strstr(err, bad_cases[i].expect))
+			TH_LOG("case '%s': got '%s', want '%s'", bad_cases[i].name, err,
+			       bad_cases[i].expect);
+		rec_info_free(&info);
+		collected_free(&c);
+		fclose(f);
+	}
+}
+
+TEST(huge_field)
+{
+	size_t n = 200 * 1024;
+	char *text = malloc(n + 256), err[512];
+	struct rec_info info;
+	FILE *f;
+
+	ASSERT_NE(NULL, text);
+	strcpy(text, HDR SNAP1 "100,1,42,4096,8192,3,0,\"");
+	memset(text + strlen(text), 'x', n);
+	text[strlen(HDR SNAP1 "100,1,42,4096,8192,3,0,\"") + n] = '\0';
+	f = fmemopen(text, strlen(text), "r");
+	ASSERT_NE(NULL, f);
+	EXPECT_EQ(-1, rec_read(f, "t.csv", 0, NULL, NULL, &info, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "longer than 65536 bytes")) TH_LOG("%s", err);
+	rec_info_free(&info);
+	fclose(f);
+	free(text);
+}
+
+TEST(missing_file)
+{
+	struct rec_info info;
+	char err[512];
+
+	EXPECT_EQ(-1, rec_read_path("/nonexistent/x.csv", 0, NULL, NULL, &info, err,
+				    sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "/nonexistent/x.csv: No such file")) TH_LOG("%s", err);
+	rec_info_free(&info);
+}
+
+TEST(callback_stops)
+{
+	struct rec_info info;
+	char err[512];
+	const char *text = HDR SNAP1 ROW1 ROW2 END;
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	struct collected c = { .nr = 8 };	/* full: collect() returns 99 */
+
+	ASSERT_NE(NULL, f);
+	EXPECT_EQ(99, rec_read(f, "t.csv", 0, collect, &c, &info, err, sizeof(err)));
+	rec_info_free(&info);
+	fclose(f);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The library's snapshot reader against a fake sysfs tree: in-order reads,
+ * exact missed counts for overwritten slots, torn slots, generation change,
+ * forward-compatible record sizes, bad rings, and waiting.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <time.h>
+
+#include "kselftest_harness.h"
+#include "fake_sysfs.h"
+#include "daptrace.h"
+
+FIXTURE(ring) {
+	char dir[256];
+	struct daptrace *d;
+	struct daptrace_snapshot s;
+	struct fake_ring r;
+};
+
+FIXTURE_SETUP(ring)
+{
+	ASSERT_EQ(0, fake_tree_create(self->dir, sizeof(self->dir)));
+	self->r = (struct fake_ring){ .nr_slots = 4, .max_regions = 16, .generation = 1 };
+	ASSERT_EQ(0, fake_ring_init(self->dir, &self->r));
+	ASSERT_EQ(0, daptrace_open_root(&self->d, self->dir)) TH_LOG("%s", daptrace_last_error());
+	ASSERT_EQ(0, daptrace_reader_init(self->d)) TH_LOG("%s", daptrace_last_error());
+	memset(&self->s, 0, sizeof(self->s));
+}
+
+FIXTURE_TEARDOWN(ring)
+{
+	daptrace_snapshot_free(&self->s);
+	daptrace_close(self->d);
+	fake_tree_destroy(self->dir);
+}
+
+TEST_F(ring, reads_in_order)
+{
+	for (uint64_t seq = 1; seq <= 3; seq++)
+		ASSERT_EQ(0, fake_publish(self->dir, &self->r, seq, 5, 42));
+	for (uint64_t seq = 1; seq <= 3; seq++) {
+		ASSERT_EQ(1, daptrace_read_next(self->d, &self->s)) TH_LOG("%s", daptrace_last_error());
+		EXPECT_EQ(seq, self->s.seq);
+		EXPECT_EQ(0, self->s.missed_before);
+		ASSERT_EQ(5, self->s.nr_regions);
+		EXPECT_EQ(20, self->s.nr_samples);
+		EXPECT_EQ(seq * 100000000ULL, self->s.start_ns);
+		for (uint32_t i = 0; i < 5; i++) {
+			EXPECT_EQ(42, self->s.regions[i].pid);
+			EXPECT_EQ(0x10000000ULL + i * 4096ULL, self->s.regions[i].start);
+			EXPECT_EQ((seq + i) % 21, self->s.regions[i].nr_accesses);
+			EXPECT_EQ(i, self->s.regions[i].age);
+		}
+	}
+	EXPECT_EQ(0, daptrace_read_next(self->d, &self->s));
+	EXPECT_EQ(0, daptrace_reader_missed(self->d));
+}
+
+TEST_F(ring, starts_after_newest)
+{
+	/* snapshots from before reader_init are not part of this run */
+	ASSERT_EQ(0, fake_publish(self->dir, &self->r, 1, 1, 42));
+	ASSERT_EQ(0, daptrace_reader_init(self->d));
+	EXPECT_EQ(0, daptrace_read_next(self->d, &self->s));
+	ASSERT_EQ(0, fake_publish(self->dir, &self->r, 2, 1, 42));
+	ASSERT_EQ(1, daptrace_read_next(self->d, &self->s));
+	EXPECT_EQ(2, self->s.seq);
+}
+
+TEST_F(ring, overwritten_slots_exact_missed)
+{
+	/* 10 published into 4 slots: 1..6 are gone, 7..10 readable */
+	for (uint64_t seq = 1; seq <= 10; seq++)
+		ASSERT_EQ(0, fake_publish(self->dir, &self->r, seq, 2, 42));
+	ASSERT_EQ(1, daptrace_read_next(self->d, &self->s));
+	EXPECT_EQ(7, self->s.seq);
+	EXPECT_EQ(6, self->s.missed_before);
+	for (uint64_t seq = 8; seq <= 10; seq++) {
+		ASSERT_EQ(1, daptrace_read_next(self->d, &self->s));
+		EXPECT_EQ(seq, self->s.seq);
+		EXPECT_EQ(0, self->s.missed_before);
+	}
+	EXPECT_EQ(0, daptrace_read_next(self->d, &self->s));
+	EXPECT_EQ(6, daptrace_reader_missed(self->d));
+}
+
+TEST_F(ring, overwritten_before_seq_file_updated)
+{
+	struct daptrace_snap_hdr h = { .nr_regions = 0, .nr_samples = 20 };
+
+	/* newest says 3, but the writer already put 5 into slot 1 */
+	for (uint64_t seq = 1; seq <= 3; seq++)
+		ASSERT_EQ(0, fake_publish(self->dir, &self->r, seq, 1, 42));
+	ASSERT_EQ(0, fake_slot_write(self->dir, &self->r, 5, 5, &h, NULL));
+	ASSERT_EQ(1, daptrace_read_next(self->d, &self->s));
+	EXPECT_EQ(2, self->s.seq);
+	EXPECT_EQ(1, self->s.missed_before);
+}
+
+struct delayed_fix {
+	const char *dir;
+	const struct fake_ring *r;
+	uint64_t seq;
+};
+
+static void *fix_slot_later(void *arg)
+{
+	struct delayed_fix *f = arg;
+	struct timespec ts = { 0, 5 * 1000 * 1000 };
+
+	nanosleep(&ts, NULL);
+	fake_publish(f->dir, f->r, f->seq, 3, 42);
+	return NULL;
+}
+
+TEST_F(ring, torn_slot_is_retried)
+{
+	struct daptrace_snap_hdr h = { .nr_regions = 3 };
+	struct delayed_fix fix = { self->dir, &self->r, 2 };
+	pthread_t t;
+
+	ASSERT_EQ(0, fake_publish(self->dir, &self->r, 1, 3, 42));
+	/* slot of seq 2 is being written (seq 0) although snapshot_seq says 2 */
+	ASSERT_EQ(0, fake_slot_write(self->dir, &self->r, 2, 0, &h, NULL));
+	ASSERT_EQ(0, fake_write(self->dir, "snapshot_seq", "%020d\n", 2));
+	ASSERT_EQ(1, daptrace_read_next(self->d, &self->s));
+	EXPECT_EQ(1, self->s.seq);
+	ASSERT_EQ(0, pthread_create(&t, NULL, fix_slot_later, &fix));
+	ASSERT_EQ(1, daptrace_read_next(self->d, &self->s)) TH_LOG("%s", daptrace_last_error());
+	pthread_join(t, NULL);
+	EXPECT_EQ(2, self->s.seq);
+	EXPECT_EQ(0, self->s.missed_before);
+	EXPECT_EQ(3, self->s.nr_regions);
+}
+
+TEST_F(ring, torn_forever_counts_missed_and_returns)
+{
+	struct daptrace_snap_hdr h = { .nr_regions = 3 };
+
+	ASSERT_EQ(0, fake_slot_write(self->dir, &self->r, 1, 0, &h, NULL));
+	ASSERT_EQ(0, fake_write(self->dir, "snapshot_seq", "%020d\n", 1));
+	EXPECT_EQ(0, daptrace_read_next(self->d, &self->s));
+	EXPECT_EQ(1, daptrace_reader_missed(self->d));
+	ASSERT_EQ(0, fake_publish(self->dir, &self->r, 2, 1, 42));
+	ASSERT_EQ(1, daptrace_read_next(self->d, &self->s));
+	EXPECT_EQ(2, self->s.seq);
+	EXPECT_EQ(1, self->s.missed_before);	/* reported with the next one */
+}
+
+TEST_F(ring, generation_change)
+{
+	struct fake_ring g2 = { .nr_slots = 8, .max_regions = 32, .generation = 2 };
+
+	ASSERT_EQ(0, fake_publish(self->dir, &self->r, 1, 2, 42));
+	ASSERT_EQ(0, fake_publish(self->dir, &self->r, 2, 2, 42));
+	ASSERT_EQ(1, daptrace_read_next(self->d, &self->s));
+	EXPECT_EQ(1, self->s.seq);
+	/* off/on: 3 and 4 went into the old ring; the new one starts at 5 */
+	ASSERT_EQ(0, fake_ring_init(self->dir, &g2));
+	ASSERT_EQ(0, fake_publish(self->dir, &g2, 5, 20, 43));
+	ASSERT_EQ(0, fake_publish(self->dir, &g2, 6, 20, 43));
+	ASSERT_EQ(1, daptrace_read_next(self->d, &self->s)) TH_LOG("%s", daptrace_last_error());
+	EXPECT_EQ(5, self->s.seq);
+	EXPECT_EQ(3, self->s.missed_before);	/* 2, 3, 4 */
+	EXPECT_EQ(20, self->s.nr_regions);
+	EXPECT_EQ(43, self->s.regions[19].pid);
+	ASSERT_EQ(1, daptrace_read_next(self->d, &self->s));
+	EXPECT_EQ(6, self->s.seq);
+	EXPECT_EQ(3, daptrace_reader_missed(self->d));
+}
+
+TEST_F(ring, larger_records_from_a_newer_kernel)
+{
+	/* region_size 48: the reader must stride by it, not by sizeof() */
+	struct daptrace_ring_hdr h = {
+		.magic = DAPTRACE_RING_MAGIC, .version = DAPTRACE_RING_VERSION,
+		.hdr_size = 64, .slot_size = 48 + 2 * 48, .nr_slots = 2,
+		.region_size = 48, .max_regions = 2, .generation = 9,
+	};
+	unsigned char buf[64 + 2 * (48 + 96)] = { 0 };
+	struct daptrace_snap_hdr sh = { .seq = 1, .nr_regions = 2, .nr_samples = 20 };
+	struct daptrace_region_rec rec = { .start = 8192, .end = 12288,
+					   .nr_accesses = 7, .pid = 42 };
+	char path[300];
+	FILE *f;
+
+	memcpy(buf, &h, sizeof(h));
+	memcpy(buf + 64 + 1 * 144, &sh, sizeof(sh));
+	memcpy(buf + 64 + 144 + 48, &rec, sizeof(rec));
+	rec.start = 12288;
+	rec.end = 16384;
+	memcpy(buf + 64 + 144 + 48 + 48, &rec, sizeof(rec));
+	snprintf(path, sizeof(path), "%s/snapshots", self->dir);
+	f = fopen(path, "r+");
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(1, fwrite(buf, sizeof(buf), 1, f));
+	fclose(f);
+	ASSERT_EQ(0, fake_write(self->dir, "snapshot_seq", "%020d\n", 1));
+	ASSERT_EQ(1, daptrace_read_next(self->d, &self->s)) TH_LOG("%s", daptrace_last_error());
+	ASSERT_EQ(2, self->s.nr_regions);
+	EXPECT_EQ(8192, self->s.regions[0].start);
+	EXPECT_EQ(12288, self->s.regions[1].start);
+	EXPECT_EQ(16384, self->s.regions[1].end);
+	EXPECT_EQ(7, self->s.regions[1].nr_accesses);
+}
+
+TEST_F(ring, bad_magic_is_an_error)
+{
+	char path[300];
+	FILE *f;
+
+	ASSERT_EQ(0, fake_publish(self->dir, &self->r, 1, 1, 42));
+	snprintf(path, sizeof(path), "%s/snapshots", self->dir);
+	f = fopen(path, "r+");
+	ASSERT_NE(NULL, f);
+	fputs("XXXX", f);
+	fclose(f);
+	EXPECT_EQ(-EPROTO, daptrace_read_next(self->d, &self->s));
+	EXPECT_NE(NULL, strstr(daptrace_last_error(), "snapshots: bad magic"))
+		TH_LOG("%s", daptrace_last_error());
+}
+
+TEST_F(ring, too_many_regions_is_an_error)
+{
+	struct daptrace_snap_hdr h = { .nr_regions = 17 };	/* max is 16 */
+
+	ASSERT_EQ(0, fake_slot_write(self->dir, &self->r, 1, 1, &h, NULL));
+	ASSERT_EQ(0, fake_write(self->dir, "snapshot_seq", "%020d\n", 1));
+	EXPECT_EQ(-EPROTO, daptrace_read_next(self->d, &self->s));
+	EXPECT_NE(NULL, strstr(daptrace_last_error(), "seq 1 has 17 regions, max 16"))
+		TH_LOG("%s", daptrace_last_error());
+}
+
+TEST_F(ring, wait)
+{
+	struct timespec a, b;
+	long ms;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	EXPECT_EQ(0, daptrace_wait(self->d, 50));
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	ms = (b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000;
+	EXPECT_GE(ms, 45);
+	ASSERT_EQ(0, fake_publish(self->dir, &self->r, 1, 1, 42));
+	EXPECT_EQ(1, daptrace_wait(self->d, 10000));
+}
+
+TEST(no_ring_yet)
+{
+	struct daptrace_snapshot s = { 0 };
+	struct daptrace *d;
+	char dir[256];
+
+	ASSERT_EQ(0, fake_tree_create(dir, sizeof(dir)));
+	ASSERT_EQ(0, daptrace_open_root(&d, dir));
+	EXPECT_EQ(-EINVAL, daptrace_read_next(d, &s));	/* not initialised */
+	ASSERT_EQ(0, daptrace_reader_init(d));
+	EXPECT_EQ(0, daptrace_read_next(d, &s));
+	daptrace_close(d);
+	fake_tree_destroy(dir);
+}
+
+TEST(missing_root)
+{
+	struct daptrace *d;
+
+	EXPECT_EQ(-ENOENT, daptrace_open_root(&d, "/nonexistent/daptrace"));
+	EXPECT_NE(NULL, strstr(daptrace_last_error(), "is daptrace.ko loaded?"));
+	setenv("DAPTRACE_SYSFS", "/nonexistent/fake", 1);
+	EXPECT_EQ(-ENOENT, daptrace_open(&d));
+	EXPECT_NE(NULL, strstr(daptrace_last_error(), "/nonexistent/fake"));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Unit parsing for command-line values: durations, ranges, pid lists. */
+#include <errno.h>
+#include <stdint.h>
+
+#include "kselftest_harness.h"
+#include "units.h"
+
+static const struct {
+	const char *in;
+	int err;
+	uint64_t us;
+} duration_cases[] = {
+	{ "5000", 0, 5000 },		/* bare number: µs */
+	{ "0", 0, 0 },
+	{ "5us", 0, 5 },
+	{ "5ms", 0, 5000 },
+	{ "1s", 0, 1000000 },
+	{ "1.5ms", 0, 1500 },
+	{ "0.25s", 0, 250000 },
+	{ "100.000ms", 0, 100000 },
+	{ "3600s", 0, 3600000000ULL },
+	{ "18446744073709551615", 0, UINT64_MAX },
+	{ "18446744073709551616", -ERANGE, 0 },		/* overflow in digits */
+	{ "18446744073709551615s", -ERANGE, 0 },	/* overflow by unit */
+	{ "99999999999999999999999", -ERANGE, 0 },
+	{ "1.5us", -EINVAL, 0 },	/* fraction of a µs */
+	{ "0.0000001s", -EINVAL, 0 },
+	{ "-5ms", -EINVAL, 0 },		/* negative */
+	{ "+5ms", -EINVAL, 0 },
+	{ "", -EINVAL, 0 },
+	{ "ms", -EINVAL, 0 },
+	{ "5 ms", -EINVAL, 0 },
+	{ " 5ms", -EINVAL, 0 },
+	{ "5msx", -EINVAL, 0 },
+	{ "5m", -EINVAL, 0 },
+	{ "5h", -EINVAL, 0 },
+	{ "5.ms", -EINVAL, 0 },
+	{ ".5ms", -EINVAL, 0 },
+	{ "0x10", -EINVAL, 0 },
+	{ "1e3", -EINVAL, 0 },
+	{ "5MS", -EINVAL, 0 },
+};
+
+TEST(durations)
+{
+	for (size_t i = 0; i < sizeof(duration_cases) / sizeof(duration_cases[0]); i++) {
+		uint64_t us = 12345;
+		int err = parse_duration_us(duration_cases[i].in, &us);
+
+		EXPECT_EQ(duration_cases[i].err, err) TH_LOG("input '%s'", duration_cases[i].in);
+		if (!err && !duration_cases[i].err) {
+			EXPECT_EQ(duration_cases[i].us, us) TH_LOG("input '%s'", duration_cases[i].in);
+		}
+		if (err) {
+			EXPECT_EQ(12345, us) TH_LOG("'%s' changed the output", duration_cases[i].in);
+		}
+	}
+}
+
+TEST(decimal)
+{
+	uint64_t v;
+
+	EXPECT_EQ(0, parse_u64_dec("0", &v));
+	EXPECT_EQ(0, parse_u64_dec("007", &v));
+	EXPECT_EQ(7, v);
+	EXPECT_EQ(-EINVAL, parse_u64_dec("", &v));
+	EXPECT_EQ(-EINVAL, parse_u64_dec("-1", &v));
+	EXPECT_EQ(-EINVAL, parse_u64_dec("1 ", &v));
+	EXPECT_EQ(-EINVAL, parse_u64_dec(NULL, &v));
+	EXPECT_EQ(-ERANGE, parse_u64_dec("18446744073709551616", &v));
+}
+
+TEST(ranges)
+{
+	uint64_t lo, hi;
+
+	ASSERT_EQ(0, parse_range("10-1000", &lo, &hi));
+	EXPECT_EQ(10, lo);
+	EXPECT_EQ(1000, hi);
+	EXPECT_EQ(-EINVAL, parse_range("10", &lo, &hi));
+	EXPECT_EQ(-EINVAL, parse_range("-10", &lo, &hi));
+	EXPECT_EQ(-EINVAL, parse_range("10-", &lo, &hi));
+	EXPECT_EQ(-EINVAL, parse_range("10--20", &lo, &hi));
+	EXPECT_EQ(-EINVAL, parse_range("a-b", &lo, &hi));
+	EXPECT_EQ(-ERANGE, parse_range("1-99999999999999999999", &lo, &hi));
+}
+
+TEST(pid_lists)
+{
+	pid_t p[4];
+
+	ASSERT_EQ(1, parse_pid_list("42", p, 4));
+	EXPECT_EQ(42, p[0]);
+	ASSERT_EQ(3, parse_pid_list("1,2,3", p, 4));
+	EXPECT_EQ(3, p[2]);
+	EXPECT_EQ(-E2BIG, parse_pid_list("1,2,3,4,5", p, 4));
+	EXPECT_EQ(-EEXIST, parse_pid_list("1,2,1", p, 4));
+	EXPECT_EQ(-ERANGE, parse_pid_list("0", p, 4));
+	EXPECT_EQ(-ERANGE, parse_pid_list("2147483648", p, 4));
+	EXPECT_EQ(-EINVAL, parse_pid_list("", p, 4));
+	EXPECT_EQ(-EINVAL, parse_pid_list("1,", p, 4));
+	EXPECT_EQ(-EINVAL, parse_pid_list(",1", p, 4));
+	EXPECT_EQ(-EINVAL, parse_pid_list("1,,2", p, 4));
+	EXPECT_EQ(-EINVAL, parse_pid_list("-1", p, 4));
+	EXPECT_EQ(-EINVAL, parse_pid_list("12abc", p, 4));
+}
+
+TEST(formats)
+{
+	char b[32];
+
+	EXPECT_STREQ("512 B", fmt_bytes(512, b, sizeof(b)));
+	EXPECT_STREQ("1.50 KiB", fmt_bytes(1536, b, sizeof(b)));
+	EXPECT_STREQ("128 TiB", fmt_bytes(128ULL << 40, b, sizeof(b)));
+	EXPECT_STREQ("5 ms", fmt_us(5000, b, sizeof(b)));
+	EXPECT_STREQ("1500 us", fmt_us(1500, b, sizeof(b)));
+	EXPECT_STREQ("1 s", fmt_us(1000000, b, sizeof(b)));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * daptrace-score: score a daptrace record against a workload's ground truth.
+ *
+ *	daptrace-score --truth truth.txt --record rec.csv [thresholds]
+ *
+ * Per aggregation window (one snapshot), inside the workload's mapping:
+ *   predicted hot = bytes of regions with nr_accesses >= --hot-frac of the
+ *                   window's samples
+ *   precision     = |predicted hot AND truly hot| / |predicted hot|
+ *   recall        = |predicted hot AND truly hot| / |truly hot|
+ *   wss error     = (bytes with nr_accesses > 0 - (hot + warm)) / (hot + warm)
+ * Windows during warm-up (--settle after the start) and windows that begin
+ * less than --settle after a phase change are not scored for accuracy; the
+ * time from a phase change to the first window with recall >= 0.9 is the
+ * detection latency.  --randomize replaces every nr_accesses with a random
+ * count, to show that the thresholds reject a monitor that guesses.
+ *
+ * Prints "key value" lines; exits 1 if a --min-* / --max-* bound is broken.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "recfile.h"
+
+#define MAX_PHASES	4096
+#define MAX_RANGES	256
+
+struct range {
+	uint64_t start, end;
+};
+
+struct phase {
+	uint64_t start_ns;
+	struct range hot[MAX_RANGES];
+	unsigned int nr_hot;
+	struct range warm[MAX_RANGES];
+	unsigned int nr_warm;
+};
+
+struct truth {
+	pid_t pid;
+	struct range map;
+	struct phase *phases;
+	unsigned int nr_phases;
+	uint64_t end_ns;
+};
+
+struct window_score {
+	double precision, recall, wss_err;
+	uint64_t hot_bytes, pred_bytes;
+};
+
+struct scorer {
+	struct truth truth;
+	uint64_t rec_start_ns;		/* CLOCK_MONOTONIC of the record's t=0 */
+	double hot_frac;
+	uint64_t settle_ns;
+	bool randomize;
+	unsigned int seed;
+	/* results */
+	struct window_score *w;
+	unsigned int nr_w, cap_w;
+	unsigned int nr_windows, nr_samples_total;
+	uint64_t missed;
+	double sum_interval_err;
+	unsigned int nr_intervals;
+	uint64_t nominal_aggr_ns;
+	/* detection latency of phase changes */
+	int cur_phase;			/* phase of the previous scored window */
+	int last_detected;		/* newest phase seen with recall >= 0.9 */
+	double lat_sum;
+	unsigned int lat_n, lat_undetected;
+	double lat_max;
+};
+
+static int parse_truth(const char *path, struct truth *t)
+{
+	char line[256], kind[16];
+	unsigned int idx;
+	uint64_t a, b;
+	FILE *f = fopen(path, "r");
+	unsigned long ln = 0;
+
+	if (!f) {
+		fprintf(stderr, "daptrace-score: --truth %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	memset(t, 0, sizeof(*t));
+	t->phases = calloc(MAX_PHASES, sizeof(*t->phases));
+	if (!t->phases)
+		goto bad;
+	while (fgets(line, sizeof(line), f)) {
+		struct phase *p;
+
+		ln++;
+		if (line[0] == '#' || sscanf(line, "%15s", kind) != 1)
+			continue;
+		if (!strcmp(kind, "pid") && sscanf(line, "pid %d", &t->pid) == 1)
+			continue;
+		if (!strcmp(kind, "pattern"))
+			continue;
+		if (!strcmp(kind, "map") &&
+		    sscanf(line, "map %" SCNx64 " %" SCNx64, &a, &b) == 2) {
+			t->map = (struct range){ a, b };
+			continue;
+		}
+		if (!strcmp(kind, "phase") &&
+		    sscanf(line, "phase %u %" SCNu64, &idx, &a) == 2 &&
+		    idx == t->nr_phases && idx < MAX_PHASES) {
+			t->phases[t->nr_phases++].start_ns = a;
+			continue;
+		}
+		if (!strcmp(kind, "end") && sscanf(line, "end %" SCNu64, &a) == 1) {
+			t->end_ns = a;
+			continue;
+		}
+		if ((!strcmp(kind, "hot") || !strcmp(kind, "warm")) &&
+		    sscanf(line, "%*s %u %" SCNx64 " %" SCNx64, &idx, &a, &b) == 3 &&
+		    idx + 1 == t->nr_phases && b > a) {
+			p = &t->phases[idx];
+			if (kind[0] == 'h' && p->nr_hot < MAX_RANGES)
+				p->hot[p->nr_hot++] = (struct range){ a, b };
+			else if (kind[0] == 'w' && p->nr_warm < MAX_RANGES)
+				p->warm[p->nr_warm++] = (struct range){ a, b };
+			continue;
+		}
+		fprintf(stderr, "daptrace-score: %s:%lu: malformed truth line\n", path, ln);
+		goto bad;
+	}
+	fclose(f);
+	if (!t->nr_phases || !t->map.end) {
+		fprintf(stderr, "daptrace-score: %s: no map or no phase\n", path);
+		return -1;
+	}
+	if (!t->end_ns)
+		t->end_ns = UINT64_MAX;	/* workload still running or killed */
+	return 0;
+bad:
+	fclose(f);
+	return -1;
+}
+
+static uint64_t overlap(uint64_t s1, uint64_t e1, uint64_t s2, uint64_t e2)
+{
+	uint64_t s = s1 > s2 ? s1 : s2, e = e1 < e2 ? e1 : e2;
+
+	return e > s ? e - s : 0;
+}
+
+static uint64_t overlap_set(uint64_t s, uint64_t e, const struct range *r,
+			    unsigned int nr)
+{
+	uint64_t sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		sum += overlap(s, e, r[i].start, r[i].end);
+	return sum;
+}
+
+static uint64_t set_bytes(const struct range *r, unsigned int nr)
+{
+	uint64_t sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		sum += r[i].end - r[i].start;
+	return sum;
+}
+
+/* Index of the phase in force at @t, or -1 before the first. */
+static int phase_at(const struct truth *t, uint64_t ns)
+{
+	int i;
+
+	for (i = t->nr_phases - 1; i >= 0; i--)
+		if (t->phases[i].start_ns <= ns)
+			return i;
+	return -1;
+}
+
+static int score_snapshot(void *arg, const struct rec_snapshot *s,
+			  const struct rec_info *info)
+{
+	struct scorer *sc = arg;
+	const struct truth *t = &sc->truth;
+	uint64_t ws = sc->rec_start_ns + s->start_ns, we = sc->rec_start_ns + s->end_ns;
+	uint64_t pred = 0, pred_hot = 0, accessed = 0, hot, warm;
+	const struct phase *p;
+	struct window_score w;
+	int pi = phase_at(t, ws);
+	uint32_t i;
+
+	sc->missed += s->missed_before;
+	sc->nr_windows++;
+	sc->nr_samples_total += s->nr_samples;
+	if (sc->nominal_aggr_ns && !(s->flags & 0x2 /* last, partial */)) {
+		sc->sum_interval_err += fabs((double)(we - ws) - sc->nominal_aggr_ns) /
+					sc->nominal_aggr_ns;
+		sc->nr_intervals++;
+	}
+	/* Only whole windows inside one settled phase of the workload. */
+	if (pi < 0 || phase_at(t, we) != pi || we > t->end_ns || !s->nr_samples)
+		return 0;
+	if (ws < t->phases[0].start_ns + sc->settle_ns)
+		return 0;
+	p = &t->phases[pi];
+
+	for (i = 0; i < s->nr_regions; i++) {
+		const struct rec_region *r = &s->regions[i];
+		uint64_t in = overlap(r->start, r->end, t->map.start, t->map.end);
+		uint32_t nr = r->nr_accesses;
+
+		if (r->pid != t->pid || !in)
+			continue;
+		if (sc->randomize)
+			nr = rand_r(&sc->seed) % (s->nr_samples + 1);
+		if (nr >= sc->hot_frac * s->nr_samples) {
+			pred += in;
+			pred_hot += overlap_set(r->start, r->end, p->hot, p->nr_hot);
+		}
+		if (nr > 0)
+			accessed += in;
+	}
+	hot = set_bytes(p->hot, p->nr_hot);
+	warm = set_bytes(p->warm, p->nr_warm);
+
+	/* Detection latency: first window after a change with recall >= 0.9. */
+	if (pi != sc->cur_phase) {
+		if (sc->cur_phase > 0 && sc->last_detected != sc->cur_phase)
+			sc->lat_undetected++;
+		sc->cur_phase = pi;
+	}
+	if (pi > 0 && sc->last_detected != pi && hot &&
+	    (double)pred_hot / hot >= 0.9) {
+		double lat = (we - p->start_ns) / 1e9;
+
+		sc->lat_sum += lat;
+		sc->lat_n++;
+		if (lat > sc->lat_max)
+			sc->lat_max = lat;
+		sc->last_detected = pi;
+	}
+	if (pi > 0 && ws < p->start_ns + sc->settle_ns)
+		return 0;
+
+	w.precision = pred ? (double)pred_hot / pred : (hot ? 0 : 1);
+	w.recall = hot ? (double)pred_hot / hot : 1;
+	w.wss_err = hot + warm ? ((double)accessed - (hot + warm)) / (hot + warm) : 0;
+	w.hot_bytes = hot;
+	w.pred_bytes = pred;
+	if (sc->nr_w == sc->cap_w) {
+		unsigned int cap = sc->cap_w ? 2 * sc->cap_w : 256;
+		struct window_score *n = realloc(sc->w, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		sc->w = n;
+		sc->cap_w = cap;
+	}
+	sc->w[sc->nr_w++] = w;
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Median and the fraction of windows with value >= @min (or |v| <= @min). */
+static void stats(const struct scorer *sc, size_t off, bool absolute, double bound,
+		  double *median, double *mean, double *frac_ok)
+{
+	double *v = calloc(sc->nr_w ? sc->nr_w : 1, sizeof(*v)), sum = 0;
+	unsigned int i, ok = 0;
+
+	for (i = 0; i < sc->nr_w; i++) {
+		double x = *(const double *)((const char *)&sc->w[i] + off);
+
+		v[i] = absolute ? fabs(x) : x;
+		sum += x;
+		ok += absolute ? v[i] <= bound : v[i] >= bound;
+	}
+	qsort(v, sc->nr_w, sizeof(*v), cmp_double);
+	*median = sc->nr_w ? v[sc->nr_w / 2] : NAN;
+	*mean = sc->nr_w ? sum / sc->nr_w : NAN;
+	*frac_ok = sc->nr_w ? (double)ok / sc->nr_w : 0;
+	free(v);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: daptrace-score --truth FILE --record FILE [options]\n"
+"  --hot-frac F         hot if nr_accesses >= F * samples (default 0.5)\n"
+"  --settle DUR_MS      ignore windows this long after start/phase change (default 1000)\n"
+"  --min-precision F    fail if the median window precision is below F\n"
+"  --min-recall F       fail if the median window recall is below F\n"
+"  --max-wss-err F      fail if |median WSS error| exceeds F\n"
+"  --min-windows N      fail if fewer windows were scored (default 5)\n"
+"  --aggr-us N          nominal aggregation interval, to report interval error\n"
+"  --randomize[=SEED]   replace every count by a random one (control run)\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "truth", required_argument, NULL, 't' },
+		{ "record", required_argument, NULL, 'r' },
+		{ "hot-frac", required_argument, NULL, 'f' },
+		{ "settle", required_argument, NULL, 's' },
+		{ "min-precision", required_argument, NULL, 'P' },
+		{ "min-recall", required_argument, NULL, 'R' },
+		{ "max-wss-err", required_argument, NULL, 'W' },
+		{ "min-windows", required_argument, NULL, 'n' },
+		{ "aggr-us", required_argument, NULL, 'a' },
+		{ "randomize", optional_argument, NULL, 'x' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	const char *truth_path = NULL, *rec_path = NULL, *v;
+	double min_p = -1, min_r = -1, max_wss = -1, med, mean, frac;
+	unsigned int min_windows = 5;
+	struct scorer sc = { .hot_frac = 0.5, .settle_ns = 1000000000ULL };
+	struct rec_info info = { 0 };
+	char err[512], *end;
+	int c, fail = 0;
+
+	while ((c = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
+		errno = 0;
+		switch (c) {
+		case 't': truth_path = optarg; break;
+		case 'r': rec_path = optarg; break;
+		case 'f': sc.hot_frac = strtod(optarg, &end); break;
+		case 's': sc.settle_ns = strtoull(optarg, &end, 10) * 1000000ULL; break;
+		case 'P': min_p = strtod(optarg, &end); break;
+		case 'R': min_r = strtod(optarg, &end); break;
+		case 'W': max_wss = strtod(optarg, &end); break;
+		case 'n': min_windows = strtoul(optarg, &end, 10); break;
+		case 'a': sc.nominal_aggr_ns = strtoull(optarg, &end, 10) * 1000ULL; break;
+		case 'x':
+			sc.randomize = true;
+			sc.seed = optarg ? strtoul(optarg, &end, 10) : 1;
+			if (!optarg)
+				end = "";
+			break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+		if (errno || *end) {
+			fprintf(stderr, "daptrace-score: --%s: invalid value '%s'\n",
+				argv[optind - 1] + 2, optarg);
+			return 2;
+		}
+	}
+	if (!truth_path || !rec_path || optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	if (parse_truth(truth_path, &sc.truth))
+		return 2;
+
+	/* Line the record's relative times up with the truth's clock. */
+	if (rec_read_path(rec_path, 1, NULL, NULL, &info, err, sizeof(err))) {
+		fprintf(stderr, "daptrace-score: %s\n", err);
+		return 2;
+	}
+	v = rec_info_get(&info, "monotonic_start_ns");
+	if (!v) {
+		fprintf(stderr, "daptrace-score: %s: no monotonic_start_ns metadata\n", rec_path);
+		return 2;
+	}
+	sc.rec_start_ns = strtoull(v, NULL, 10);
+	rec_info_free(&info);
+	memset(&info, 0, sizeof(info));
+	if (rec_read_path(rec_path, 1, score_snapshot, &sc, &info, err, sizeof(err))) {
+		fprintf(stderr, "daptrace-score: %s\n", err);
+		return 2;
+	}
+	if (!info.complete)
+		printf("# record is truncated (no #eof); scored what is there\n");
+	if (sc.cur_phase > 0 && sc.last_detected != sc.cur_phase)
+		sc.lat_undetected++;
+	rec_info_free(&info);
+
+	printf("windows %u\nscored_windows %u\nmissed %" PRIu64 "\n",
+	       sc.nr_windows, sc.nr_w, sc.missed);
+	if (sc.nr_intervals)
+		printf("aggr_interval_err_mean %.4f\n", sc.sum_interval_err / sc.nr_intervals);
+	stats(&sc, offsetof(struct window_score, precision), false, 0.9, &med, &mean, &frac);
+	printf("precision_median %.3f\nprecision_mean %.3f\nprecision_windows_ge_0.9 %.3f\n",
+	       med, mean, frac);
+	if (min_p >= 0 && !(med >= min_p))
+		fail = printf("# FAIL: median precision %.3f < %.3f\n", med, min_p);
+	stats(&sc, offsetof(struct window_score, recall), false, 0.9, &med, &mean, &frac);
+	printf("recall_median %.3f\nrecall_mean %.3f\nrecall_windows_ge_0.9 %.3f\n",
+	       med, mean, frac);
+	if (min_r >= 0 && !(med >= min_r))
+		fail = printf("# FAIL: median recall %.3f < %.3f\n", med, min_r);
+	stats(&sc, offsetof(struct window_score, wss_err), true, 0.1, &med, &mean, &frac);
+	printf("wss_abs_err_median %.3f\nwss_err_mean %+.3f\nwss_windows_within_0.1 %.3f\n",
+	       med, mean, frac);
+	if (max_wss >= 0 && !(med <= max_wss))
+		fail = printf("# FAIL: median |WSS error| %.3f > %.3f\n", med, max_wss);
+	if (sc.lat_n || sc.lat_undetected)
+		printf("detect_latency_mean_s %.3f\ndetect_latency_max_s %.3f\nphases_undetected %u\n",
+		       sc.lat_n ? sc.lat_sum / sc.lat_n : NAN, sc.lat_max, sc.lat_undetected);
+	if (sc.nr_w < min_windows)
+		fail = printf("# FAIL: only %u windows scored (< %u)\n", sc.nr_w, min_windows);
+	free(sc.w);
+	free(sc.truth.phases);
+	return fail ? 1 : 0;
+}

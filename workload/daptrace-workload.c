@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * daptrace-workload: a memory access workload with exact ground truth.
+ *
+ * It maps one region, populates it, then touches parts of it in a known
+ * pattern and writes, as it goes, which ranges were hot (touched continuously,
+ * every page many times per sampling interval), warm (every page touched once
+ * per --warm-period) and cold (everything else in the mapping: not touched
+ * after population).  Times are CLOCK_MONOTONIC ns, the clock of daptrace's
+ * snapshots, so a scorer can line the two up window by window.
+ *
+ * Truth file format (one record per line, flushed per line):
+ *	# daptrace-workload truth v1
+ *	pid <pid>
+ *	pattern <name>
+ *	map <start> <end>			the monitored mapping
+ *	phase <index> <start_ns>		a new phase begins
+ *	hot <index> <start> <end>		hot range of that phase
+ *	warm <index> <start> <end>		warm range of that phase
+ *	end <ns>				the workload stopped touching
+ * Addresses are hex, ranges half-open.  All ranges are 2 MiB aligned (THP
+ * sized) except the "scattered" pattern's single pages.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PAGE_SZ		4096UL
+#define HUGE_SZ		(2UL << 20)
+#define MAX_RANGES	256
+
+struct range {
+	uintptr_t start, end;
+};
+
+struct phase {
+	struct range hot[MAX_RANGES];
+	unsigned int nr_hot;
+	struct range warm[MAX_RANGES];
+	unsigned int nr_warm;
+};
+
+struct opts {
+	const char *pattern;
+	size_t size;
+	size_t hot_size;
+	size_t warm_size;
+	uint64_t phase_ns;
+	uint64_t duration_ns;
+	uint64_t warm_period_ns;
+	unsigned int objects;
+	const char *thp;
+	const char *truth;
+};
+
+static volatile sig_atomic_t stop;
+static FILE *truth;
+
+static void on_signal(int sig)
+{
+	stop = 1;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: daptrace-workload [options]\n"
+"  -p, --pattern NAME    hotcold | moving | smallhot | scattered | phases (default hotcold)\n"
+"  -s, --size SIZE       mapping size, e.g. 256M, 1G (default 256M)\n"
+"      --hot-size SIZE   hot set size (default: size/8; smallhot: 8M)\n"
+"      --warm-size SIZE  warm set size (hotcold: size/8, else 0)\n"
+"      --warm-period DUR each warm page is touched once per DUR (default 50ms)\n"
+"      --phase DUR       phase length for moving/phases (default 2s)\n"
+"  -d, --duration DUR    run time, 0 = until SIGTERM/SIGINT (default 10s)\n"
+"      --objects N       scattered: hot pages, each in its own 2 MiB area (default 32)\n"
+"      --thp MODE        never | always | default (madvise; default: default)\n"
+"  -t, --truth FILE      write the ground truth here (default: stdout)\n");
+}
+
+static int parse_size(const char *s, size_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	if (*s == '-')
+		return -1;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -1;
+	switch (*end) {
+	case 'k': case 'K': v <<= 10; end++; break;
+	case 'm': case 'M': v <<= 20; end++; break;
+	case 'g': case 'G': v <<= 30; end++; break;
+	default: break;
+	}
+	if (*end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_duration(const char *s, uint64_t *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || v < 0)
+		return -1;
+	if (!strcmp(end, "ns"))
+		*out = v;
+	else if (!strcmp(end, "us"))
+		*out = v * 1e3;
+	else if (!strcmp(end, "ms"))
+		*out = v * 1e6;
+	else if (!strcmp(end, "s") || !*end)
+		*out = v * 1e9;
+	else
+		return -1;
+	return 0;
+}
+
+static void add_range(struct range *r, unsigned int *nr, uintptr_t start, uintptr_t end)
+{
+	if (*nr < MAX_RANGES && end > start) {
+		r[*nr].start = start;
+		r[*nr].end = end;
+		(*nr)++;
+	}
+}
+
+/* Phase @idx of the pattern over the mapping [base, base + o->size). */
+static void build_phase(const struct opts *o, uintptr_t base, unsigned int idx,
+			struct phase *ph)
+{
+	size_t sz = o->size, hot = o->hot_size, warm = o->warm_size;
+	uintptr_t at;
+	unsigned int i;
+
+	memset(ph, 0, sizeof(*ph));
+	if (!strcmp(o->pattern, "hotcold")) {
+		add_range(ph->hot, &ph->nr_hot, base, base + hot);
+		add_range(ph->warm, &ph->nr_warm, base + hot, base + hot + warm);
+	} else if (!strcmp(o->pattern, "moving")) {
+		/* The hot window walks through the mapping, one step per phase. */
+		unsigned int steps = sz / hot;
+
+		at = base + (size_t)(idx % steps) * hot;
+		add_range(ph->hot, &ph->nr_hot, at, at + hot);
+	} else if (!strcmp(o->pattern, "smallhot")) {
+		at = base + (sz / 2 - hot / 2) / HUGE_SZ * HUGE_SZ;
+		add_range(ph->hot, &ph->nr_hot, at, at + hot);
+	} else if (!strcmp(o->pattern, "phases")) {
+		/* Two disjoint hot sets alternate: tests detection latency. */
+		at = idx % 2 ? base + sz - hot : base;
+		add_range(ph->hot, &ph->nr_hot, at, at + hot);
+	} else if (!strcmp(o->pattern, "scattered")) {
+		size_t stride = sz / o->objects;
+
+		for (i = 0; i < o->objects; i++) {
+			at = base + i * stride + stride / 2;
+			at &= ~(PAGE_SZ - 1);
+			add_range(ph->hot, &ph->nr_hot, at, at + PAGE_SZ);
+		}
+	}
+}
+
+static void write_phase(unsigned int idx, const struct phase *ph, uint64_t t)
+{
+	unsigned int i;
+
+	fprintf(truth, "phase %u %" PRIu64 "\n", idx, t);
+	for (i = 0; i < ph->nr_hot; i++)
+		fprintf(truth, "hot %u %#" PRIxPTR " %#" PRIxPTR "\n", idx,
+			ph->hot[i].start, ph->hot[i].end);
+	for (i = 0; i < ph->nr_warm; i++)
+		fprintf(truth, "warm %u %#" PRIxPTR " %#" PRIxPTR "\n", idx,
+			ph->warm[i].start, ph->warm[i].end);
+	fflush(truth);
+}
+
+/* One touch per page; the volatile store cannot be optimised away. */
+static void sweep(const struct range *r, unsigned int nr)
+{
+	unsigned int i;
+	uintptr_t a;
+
+	for (i = 0; i < nr; i++)
+		for (a = r[i].start; a < r[i].end; a += PAGE_SZ)
+			(*(volatile char *)a)++;
+}
+
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+	static const struct option lopts[] = {
+		{ "pattern", required_argument, NULL, 'p' },
+		{ "size", required_argument, NULL, 's' },
+		{ "hot-size", required_argument, NULL, 'H' },
+		{ "warm-size", required_argument, NULL, 'W' },
+		{ "warm-period", required_argument, NULL, 'P' },
+		{ "phase", required_argument, NULL, 'f' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "objects", required_argument, NULL, 'o' },
+		{ "thp", required_argument, NULL, 'T' },
+		{ "truth", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	bool hot_set = false, warm_set = false;
+	char *end;
+	int c, i;
+
+	*o = (struct opts){ .pattern = "hotcold", .size = 256UL << 20,
+			    .phase_ns = 2000000000ULL,
+			    .duration_ns = 10000000000ULL,
+			    .warm_period_ns = 50000000ULL, .objects = 32,
+			    .thp = "default" };
+	while ((c = getopt_long(argc, argv, "p:s:d:t:h", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'p': o->pattern = optarg; break;
+		case 's':
+			if (parse_size(optarg, &o->size))
+				goto bad;
+			break;
+		case 'H':
+			if (parse_size(optarg, &o->hot_size))
+				goto bad;
+			hot_set = true;
+			break;
+		case 'W':
+			if (parse_size(optarg, &o->warm_size))
+				goto bad;
+			warm_set = true;
+			break;
+		case 'P':
+			if (parse_duration(optarg, &o->warm_period_ns) || !o->warm_period_ns)
+				goto bad;
+			break;
+		case 'f':
+			if (parse_duration(optarg, &o->phase_ns) || !o->phase_ns)
+				goto bad;
+			break;
+		case 'd':
+			if (parse_duration(optarg, &o->duration_ns))
+				goto bad;
+			break;
+		case 'o':
+			errno = 0;
+			o->objects = strtoul(optarg, &end, 10);
+			if (errno || *end || !o->objects || o->objects > MAX_RANGES)
+				goto bad;
+			break;
+		case 'T': o->thp = optarg; break;
+		case 't': o->truth = optarg; break;
+		case 'h': usage(stdout); exit(0);
+		default: usage(stderr); return -1;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "daptrace-workload: unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	if (strcmp(o->pattern, "hotcold") && strcmp(o->pattern, "moving") &&
+	    strcmp(o->pattern, "smallhot") && strcmp(o->pattern, "scattered") &&
+	    strcmp(o->pattern, "phases")) {
+		fprintf(stderr, "daptrace-workload: --pattern: unknown pattern '%s'\n", o->pattern);
+		return -1;
+	}
+	if (strcmp(o->thp, "never") && strcmp(o->thp, "always") && strcmp(o->thp, "default")) {
+		fprintf(stderr, "daptrace-workload: --thp: expected never, always or default\n");
+		return -1;
+	}
+	if (!hot_set)
+		o->hot_size = !strcmp(o->pattern, "smallhot") ? 8UL << 20 : o->size / 8;
+	if (!warm_set)
+		o->warm_size = !strcmp(o->pattern, "hotcold") ? o->size / 8 : 0;
+	o->size = (o->size + HUGE_SZ - 1) / HUGE_SZ * HUGE_SZ;
+	o->hot_size = (o->hot_size + HUGE_SZ - 1) / HUGE_SZ * HUGE_SZ;
+	o->warm_size = (o->warm_size + HUGE_SZ - 1) / HUGE_SZ * HUGE_SZ;
+	if (!o->size || o->hot_size + o->warm_size > o->size ||
+	    (!strcmp(o->pattern, "phases") && 2 * o->hot_size > o->size) ||
+	    (!strcmp(o->pattern, "scattered") && o->size / o->objects < HUGE_SZ)) {
+		fprintf(stderr, "daptrace-workload: --size too small for the hot/warm sets\n");
+		return -1;
+	}
+	return 0;
+bad:
+	for (i = 0; lopts[i].name && lopts[i].val != c; i++)
+		;
+	fprintf(stderr, "daptrace-workload: --%s: invalid value '%s'\n",
+		lopts[i].name ? lopts[i].name : "?", optarg);
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	static struct phase ph;
+	uint64_t t0, t, next_phase, next_warm, deadline;
+	unsigned int idx = 0;
+	struct opts o;
+	uintptr_t base;
+	void *raw;
+
+	if (parse_opts(argc, argv, &o))
+		return 2;
+	truth = o.truth ? fopen(o.truth, "w") : stdout;
+	if (!truth) {
+		fprintf(stderr, "daptrace-workload: --truth %s: %s\n", o.truth, strerror(errno));
+		return 1;
+	}
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+
+	/* Over-map by one huge page so the mapping can be 2 MiB aligned. */
+	raw = mmap(NULL, o.size + HUGE_SZ, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (raw == MAP_FAILED) {
+		fprintf(stderr, "daptrace-workload: mmap %zu bytes: %s\n", o.size, strerror(errno));
+		return 1;
+	}
+	base = ((uintptr_t)raw + HUGE_SZ - 1) & ~(HUGE_SZ - 1);
+	if (!strcmp(o.thp, "never") || !strcmp(o.pattern, "scattered"))
+		madvise((void *)base, o.size, MADV_NOHUGEPAGE);
+	else if (!strcmp(o.thp, "always"))
+		madvise((void *)base, o.size, MADV_HUGEPAGE);
+	/* Populate everything once so cold memory is mapped, not absent. */
+	memset((void *)base, 1, o.size);
+
+	fprintf(truth, "# daptrace-workload truth v1\npid %d\npattern %s\n",
+		getpid(), o.pattern);
+	fprintf(truth, "map %#" PRIxPTR " %#" PRIxPTR "\n", base, base + o.size);
+
+	t0 = now_ns();
+	deadline = o.duration_ns ? t0 + o.duration_ns : UINT64_MAX;
+	build_phase(&o, base, idx, &ph);
+	write_phase(idx, &ph, t0);
+	next_phase = t0 + o.phase_ns;
+	next_warm = t0;
+	while (!stop) {
+		sweep(ph.hot, ph.nr_hot);
+		t = now_ns();
+		if (t >= deadline)
+			break;
+		if (t >= next_warm) {
+			sweep(ph.warm, ph.nr_warm);
+			next_warm += o.warm_period_ns;
+			if (next_warm < t)
+				next_warm = t + o.warm_period_ns;
+		}
+		if (t >= next_phase && (!strcmp(o.pattern, "moving") ||
+					!strcmp(o.pattern, "phases"))) {
+			build_phase(&o, base, ++idx, &ph);
+			write_phase(idx, &ph, t);
+			next_phase += o.phase_ns;
+		}
+	}
+	fprintf(truth, "end %" PRIu64 "\n", now_ns());
+	fclose(truth);
+	return 0;
+}
