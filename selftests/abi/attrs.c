@@ -115,6 +115,10 @@ TEST_F(attrs, defaults_after_load)
 	close(fd);
 }
 
+FIXTURE(num) {
+	int unused;
+};
+
 FIXTURE_VARIANT(num) {
 	const char *file;
 	unsigned long def;
@@ -200,10 +204,6 @@ FIXTURE_VARIANT_ADD(num, min_nr_regions) {
 
 FIXTURE_VARIANT_ADD(num, max_nr_regions) {
 	.file = "max_nr_regions", .def = 1000, .valid = "500", .range = max_range,
-};
-
-FIXTURE(num) {
-	int unused;
 };
 
 FIXTURE_SETUP(num)

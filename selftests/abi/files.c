@@ -8,6 +8,7 @@
  * The docs are found at $DAPTRACE_DOCS, /sysfs-docs (the test VM) or
  * ../../sysfs-docs (run from selftests/abi/ in the source tree).
  */
+#define _GNU_SOURCE
 #include <ctype.h>
 #include <dirent.h>
 #include <limits.h>

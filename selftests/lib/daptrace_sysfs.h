@@ -16,6 +16,10 @@
 #ifndef DAPTRACE_SYSFS_H
 #define DAPTRACE_SYSFS_H
 
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -53,9 +57,23 @@ static const char * const dt_config_files[] DT_UNUSED = {
 #define DT_NR_CONFIG_FILES \
 	(sizeof(dt_config_files) / sizeof(dt_config_files[0]))
 
+/* Bounded string copy; -Wformat-truncation cannot second-guess it. */
+static DT_UNUSED void dt_strlcpy(char *dst, const char *src, size_t size)
+{
+	size_t n = strnlen(src, size - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* DT_SYSFS "/" @name into @buf (truncated to @len). */
 static DT_UNUSED const char *dt_path(const char *name, char *buf, size_t len)
 {
-	snprintf(buf, len, DT_SYSFS "/%s", name);
+	static const char dir[] = DT_SYSFS "/";
+
+	dt_strlcpy(buf, dir, len);
+	if (len > sizeof(dir))
+		dt_strlcpy(buf + sizeof(dir) - 1, name, len - sizeof(dir) + 1);
 	return buf;
 }
 

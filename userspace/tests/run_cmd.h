@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Run the daptrace binary ($DAPTRACE_BIN) and capture its exit code and output. */
+#ifndef DAPTRACE_RUN_CMD_H
+#define DAPTRACE_RUN_CMD_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static inline const char *daptrace_bin(void)
+{
+	const char *b = getenv("DAPTRACE_BIN");
+
+	return b && *b && access(b, X_OK) == 0 ? b : NULL;
+}
+
+/*
+ * Run daptrace with @argv (NULL-terminated, without argv[0]); stdout and
+ * stderr both go to @out.  Returns the exit code, or 128 + signal.
+ */
+static inline int run_daptrace(char *const *argv, char *out, size_t len)
+{
+	char *args[64];
+	int fds[2], status, n = 0;
+	size_t got = 0;
+	ssize_t r;
+	pid_t pid;
+
+	args[n++] = "daptrace";
+	while (argv[n - 1] && n < 63) {
+		args[n] = argv[n - 1];
+		n++;
+	}
+	args[n] = NULL;
+	if (pipe(fds))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		dup2(fds[1], 1);
+		dup2(fds[1], 2);
+		close(fds[0]);
+		close(fds[1]);
+		execv(daptrace_bin(), args);
+		_exit(126);
+	}
+	close(fds[1]);
+	while (got + 1 < len && (r = read(fds[0], out + got, len - 1 - got)) > 0)
+		got += r;
+	out[got] = '\0';
+	/* drain the rest so the child never blocks on a full pipe */
+	while (read(fds[0], &(char){ 0 }, 1) > 0)
+		;
+	close(fds[0]);
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+#endif
