@@ -79,6 +79,7 @@ struct daptrace_ring *daptrace_ring_alloc(unsigned int max_regions, u64 generati
 	hdr->nr_slots = DAPTRACE_RING_SLOTS;
 	hdr->region_size = sizeof(struct daptrace_region_rec);
 	hdr->max_regions = max_regions;
+	hdr->snap_hdr_size = sizeof(struct daptrace_snap_hdr);
 	hdr->generation = generation;
 	return ring;
 }
@@ -197,8 +198,9 @@ ssize_t daptrace_ring_read(struct daptrace_ring *ring, char *buf, loff_t off,
  * @recs:	Receives up to @max_recs records.
  * @max_recs:	Capacity of @recs.
  *
- * Return: records copied, or -EAGAIN if the slot does not hold @seq (yet or
- * any more) or was rewritten during the copy.
+ * Return: records copied, -ENOENT if the slot does not hold @seq (not yet,
+ * not any more, or not in this ring: a new ring starts empty), or -EAGAIN if
+ * it was rewritten during the copy.
  */
 int daptrace_ring_copy_snapshot(struct daptrace_ring *ring, u64 seq,
 				struct daptrace_snap_hdr *hdr,
@@ -209,7 +211,7 @@ int daptrace_ring_copy_snapshot(struct daptrace_ring *ring, u64 seq,
 	unsigned int nr;
 
 	if (READ_ONCE(slot->seq) != seq)
-		return -EAGAIN;
+		return -ENOENT;
 	/* Pairs with daptrace_ring_begin(): the seq before the body. */
 	smp_rmb();
 	/* The worker may rewrite the slot meanwhile: validated by seq below. */

@@ -398,8 +398,10 @@ static ssize_t snapshot_show(struct kobject *kobj, struct kobj_attribute *attr,
 	/* The newest slot is only rewritten DAPTRACE_RING_SLOTS publishes later. */
 	for (tries = 0; tries < 3 && nr == -EAGAIN; tries++) {
 		seq = atomic64_read(&mon->seq);
-		if (!seq || !mon->ring)
+		if (!seq || !mon->ring) {
+			nr = -ENOENT;	/* nothing published: "none" */
 			break;
+		}
 		nr = daptrace_ring_copy_snapshot(mon->ring, seq, &hdr, recs,
 						 SNAPSHOT_TEXT_RECS);
 	}
@@ -539,4 +541,10 @@ void daptrace_sysfs_exit(struct daptrace_mon *mon)
 {
 	kobject_put(mon->kobj);
 	mon->kobj = NULL;
+	/*
+	 * Wake pollers of the removed files (else they sleep on until their
+	 * timeout, forever without one); their next read fails with -ENODEV.
+	 */
+	daptrace_sysfs_notify_snapshot(mon);
+	daptrace_sysfs_notify_state(mon);
 }

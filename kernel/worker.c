@@ -265,10 +265,12 @@ int daptrace_start(struct daptrace_mon *mon)
 	if (err)
 		return err;
 	daptrace_for_each_target(t, &mon->ctx) {
+		bool valid = mon->ops->target_valid(t);
+
 		daptrace_free_target_regions(t);
-		WRITE_ONCE(t->exited, false);
-		if (mon->ops->target_valid(t))
-			alive++;
+		/* A target found gone stays "exited", also if we fail below. */
+		WRITE_ONCE(t->exited, !valid);
+		alive += valid;
 	}
 	if (!alive)
 		return -ESRCH;

@@ -24,6 +24,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -271,6 +272,12 @@ static int score_snapshot(void *arg, const struct rec_snapshot *s,
 	return 0;
 }
 
+static int ignore_snapshot(void *arg, const struct rec_snapshot *s,
+			   const struct rec_info *info)
+{
+	return 0;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -372,7 +379,7 @@ int main(int argc, char **argv)
 		return 2;
 
 	/* Line the record's relative times up with the truth's clock. */
-	if (rec_read_path(rec_path, 1, NULL, NULL, &info, err, sizeof(err))) {
+	if (rec_read_path(rec_path, 1, ignore_snapshot, NULL, &info, err, sizeof(err))) {
 		fprintf(stderr, "daptrace-score: %s\n", err);
 		return 2;
 	}

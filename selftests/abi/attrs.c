@@ -99,7 +99,7 @@ TEST_F(attrs, defaults_after_load)
 	ASSERT_FALSE(dt_loaded()) TH_LOG("%s still there after rmmod", DT_SYSFS);
 	ASSERT_EQ(0, dt_module_load(ko)) TH_LOG("insmod %s", ko);
 
-	for (i = 0; i < sizeof(defs) / sizeof(defs[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(defs); i++) {
 		READ_OR_FAIL(defs[i].file, buf);
 		EXPECT_STREQ(defs[i].val, buf) {
 			TH_LOG("%s after load: \"%s\", documented default \"%s\"",
@@ -339,7 +339,7 @@ TEST_F(attrs, tlb_flush_words)
 	char buf[32], want[32], before[32];
 	size_t i;
 
-	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(ok); i++) {
 		ASSERT_EQ(0, dt_write("tlb_flush", ok[i]))
 			TH_LOG("tlb_flush \"%s\" should be accepted", ok[i]);
 		READ_OR_FAIL("tlb_flush", buf);
@@ -348,7 +348,7 @@ TEST_F(attrs, tlb_flush_words)
 		EXPECT_STREQ(want, buf);
 	}
 	READ_OR_FAIL("tlb_flush", before);
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		EXPECT_EQ(-EINVAL, dt_write("tlb_flush", bad[i].val))
 			TH_LOG("tlb_flush \"%s\": want EINVAL (%s)",
 			       bad[i].val, bad[i].why);
@@ -371,7 +371,7 @@ TEST_F(attrs, read_only_files_refuse_open_for_write)
 	char path[256];
 	size_t i;
 
-	for (i = 0; i < sizeof(ro) / sizeof(ro[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(ro); i++) {
 		int fd = open(dt_path(ro[i], path, sizeof(path)), O_WRONLY);
 
 		EXPECT_EQ(-1, fd) TH_LOG("%s opened for writing", ro[i]);

@@ -41,7 +41,7 @@ static const char *docs_dir(char *buf, size_t len)
 	struct stat st;
 	size_t i;
 
-	for (i = 0; i < sizeof(cand) / sizeof(cand[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(cand); i++) {
 		if (!cand[i] || !*cand[i])
 			continue;
 		if (stat(cand[i], &st) == 0 && S_ISDIR(st.st_mode)) {

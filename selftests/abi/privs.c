@@ -170,7 +170,7 @@ TEST_F(privs, root_without_cap_sys_admin_gets_eperm)
 		{ "target", pidbuf }, { "target_remove", pidbuf },
 		{ "state", "on" }, { "state", "off" },
 	};
-	const int nr = sizeof(writes) / sizeof(writes[0]);
+	const int nr = ARRAY_SIZE(writes);
 	char before[DT_NR_CONFIG_FILES][64], buf[256];
 	struct results *res = shared_results();
 	pid_t pid, other;

@@ -397,4 +397,52 @@ static DT_UNUSED const char *dt_module_path(void)
 	return ko && *ko && access(ko, R_OK) == 0 ? ko : NULL;
 }
 
+/*
+ * The snapshot ring (include/uapi/linux/daptrace.h).  @fd is an open
+ * DT_SYSFS/snapshots; reads return at most a page, so loop.
+ */
+#include <linux/daptrace.h>
+
+static DT_UNUSED ssize_t dt_pread_all(int fd, void *buf, size_t len, off_t off)
+{
+	size_t done = 0;
+	ssize_t n;
+
+	while (done < len) {
+		n = pread(fd, (char *)buf + done, len - done, off + done);
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		done += n;
+	}
+	return done;
+}
+
+/* The ring header; 0, -ENODATA if the ring is empty/short, or -errno. */
+static DT_UNUSED int dt_ring_hdr(int fd, struct daptrace_ring_hdr *rh)
+{
+	ssize_t n = dt_pread_all(fd, rh, sizeof(*rh), 0);
+
+	if (n < 0)
+		return n;
+	return n == sizeof(*rh) ? 0 : -ENODATA;
+}
+
+static DT_UNUSED off_t dt_slot_off(const struct daptrace_ring_hdr *rh, __u64 seq)
+{
+	return rh->hdr_size + (off_t)(seq % rh->nr_slots) * rh->slot_size;
+}
+
+/* The header of the slot that holds (or held) @seq. */
+static DT_UNUSED int dt_slot_hdr(int fd, const struct daptrace_ring_hdr *rh,
+				 __u64 seq, struct daptrace_snap_hdr *sh)
+{
+	ssize_t n = dt_pread_all(fd, sh, sizeof(*sh), dt_slot_off(rh, seq));
+
+	if (n < 0)
+		return n;
+	return n == sizeof(*sh) ? 0 : -ENODATA;
+}
+
 #endif /* DAPTRACE_SYSFS_H */

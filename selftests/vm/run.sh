@@ -199,10 +199,17 @@ boot() {
 	BOOT_RC=0
 	timeout -k 10 "$TIMEOUT" "${qemu[@]}" -append "$cmdline" \
 		-serial "file:$dir/console.log" -serial "file:$dir/token.log" \
-		-serial "file:$dir/results.log" < /dev/null > "$dir/qemu.log" 2>&1 ||
-		BOOT_RC=$?
+		-serial "file:$dir/results.log" < /dev/null > "$dir/qemu.log" 2>&1 &
+	QEMU_PID=$!
+	wait "$QEMU_PID" || BOOT_RC=$?
+	QEMU_PID=
 	case $BOOT_RC in 137) BOOT_RC=124 ;; esac
 }
+
+# Interrupted: take the guest down with us (timeout passes TERM to QEMU).
+QEMU_PID=
+trap '[ -z "$QEMU_PID" ] || kill "$QEMU_PID" 2>/dev/null' EXIT
+trap 'exit 130' INT TERM
 
 # Per-test state while reading the results port.
 T_NAME= T_PLAN= T_RESULTS=0 T_FAILS=0 T_SKIPALL= T_TIMEOUT= T_DMESG=()

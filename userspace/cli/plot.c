@@ -55,7 +55,7 @@ static int gp_safe(const char *s)
 int plot_run(const char *script, const char *data, const char *tics,
 	     const char *out, const char *title)
 {
-	char path[PATH_MAX + 64], *expr = NULL;
+	char path[PATH_MAX + 64], *expr = NULL, *dir;
 	const char *ext = strrchr(out, '.');
 	int status, r;
 	pid_t pid;
@@ -69,8 +69,21 @@ int plot_run(const char *script, const char *data, const char *tics,
 	if (find_script(script, path, sizeof(path)))
 		return fail("report", "gnuplot script %s not found (set DAPTRACE_VIZ "
 			    "to the viz/ directory)", script);
+	dir = strdup(path);
+	if (!dir)
+		return fail("report", "out of memory");
+	if (strrchr(dir, '/'))
+		*strrchr(dir, '/') = '\0';
+	if (!gp_safe(dir)) {
+		r = fail("report", "viz directory %s: quotes or backslashes in the "
+			 "path are not supported", dir);
+		free(dir);
+		return r;
+	}
 	r = asprintf(&expr, "datafile='%s'; ticsfile='%s'; outfile='%s'; "
-		     "plottitle='%s'", data, tics ? tics : "", out, title);
+		     "plottitle='%s'; vizdir='%s'", data, tics ? tics : "", out,
+		     title, dir);
+	free(dir);
 	if (r < 0)
 		return fail("report", "out of memory");
 	pid = fork();

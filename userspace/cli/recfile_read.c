@@ -316,7 +316,7 @@ static void on_row(int c, void *arg)
 			p->state = S_HEADER;
 		else if (!strncmp(p->fields[0], "# daptrace-record ", 18))
 			fail(p, "unsupported record version '%.40s' (this daptrace "
-			     "reads '%s')", p->fields[0] + 18, REC_MAGIC + 18);
+			     "reads '%s')", p->fields[0] + 18, &REC_MAGIC[18]);
 		else
 			fail(p, "not a daptrace record (first row must be '%s')",
 			     REC_MAGIC);

@@ -65,6 +65,7 @@ struct recorder {
 	int progress_shown;
 	int write_err;
 	int seen_last;			/* snapshot flagged LAST arrived */
+	int header_written;		/* the file is a record: finish it */
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -483,6 +484,8 @@ static int write_header(struct recorder *r)
 		meta_add(kv, &n, "hostname", "%s", u.nodename);
 	}
 	meta_add(kv, &n, "start_time", "%s", when);
+	/* t=0 of the record on the snapshots' clock, to line up other traces */
+	meta_add(kv, &n, "monotonic_start_ns", "%" PRId64, r->t0);
 	meta_add(kv, &n, "sample_us", "%" PRIu64, a->sample_us);
 	meta_add(kv, &n, "aggr_us", "%" PRIu64, a->aggr_us);
 	meta_add(kv, &n, "update_us", "%" PRIu64, a->update_us);
@@ -613,6 +616,7 @@ static int setup(struct recorder *r)
 		return fail(CMD, "turning monitoring on: %s", daptrace_last_error());
 	if (write_header(r))
 		return fail(CMD, "writing %s: %s", o->output, strerror(errno));
+	r->header_written = 1;
 	if (r->w.pid && workload_release(&r->w))
 		warn_msg(CMD, "the command exited before it could start");
 	return 0;
@@ -627,7 +631,7 @@ static int teardown(struct recorder *r, int ret)
 		warn_msg(CMD, "turning monitoring off: %s", daptrace_last_error());
 		ret = ret ? ret : EXIT_FAIL;
 	}
-	if (r->out && r->t0 && !r->write_err) {
+	if (r->out && r->header_written && !r->write_err) {
 		/* the worker's last window may be published just after "off" */
 		int64_t wait_ns = 2 * (int64_t)r->o->attrs.aggr_us * 1000;
 		int64_t deadline;
@@ -651,14 +655,16 @@ static int teardown(struct recorder *r, int ret)
 		daptrace_remove_target(r->d, r->pids[i]);
 	if (r->w.pid)
 		workload_finish(&r->w, stop_signal ? stop_signal : SIGTERM);
-	if (r->out && r->t0 && !r->write_err && write_trailer(r)) {
+	if (r->out && r->header_written && !r->write_err && write_trailer(r))
 		ret = fail(CMD, "writing %s: %s", r->o->output, strerror(errno));
-	}
-	if (r->out && r->out != stdout && fclose(r->out)) {
-		ret = fail(CMD, "closing %s: %s", r->o->output, strerror(errno));
+	if (r->out && r->out != stdout) {
+		if (fclose(r->out))
+			ret = fail(CMD, "closing %s: %s", r->o->output, strerror(errno));
+		if (!r->header_written)
+			unlink(r->o->output);	/* nothing recorded: no empty file */
 	}
 	r->out = NULL;
-	if (r->t0 && !ret)
+	if (r->header_written && !ret)
 		fprintf(stderr, "%s %s: %" PRIu64 " snapshots (%" PRIu64
 			" missed) in %.1f s written to %s; stopped: %s\n", prog, CMD,
 			r->nr_written, daptrace_reader_missed(r->d),

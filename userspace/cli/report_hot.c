@@ -54,7 +54,7 @@ static int keep_snapshot(struct hot *h, const struct rec_snapshot *s,
 					     h->o->at_s - t);
 	uint32_t n = 0;
 
-	if (h->have && dist >= h->best_dist)
+	if (h->have && dist > h->best_dist)	/* ties: the later one */
 		return 0;
 	drop_regions(h);
 	h->regions = calloc(s->nr_regions ? s->nr_regions : 1, sizeof(*h->regions));
@@ -124,7 +124,6 @@ static int by_label(struct hot *h, const struct rec_snapshot *s,
 			return fail("report", "out of memory");
 		l->weighted += report_freq(s, r, info) * (double)bytes * secs;
 		l->byte_s += (double)bytes * secs;
-		/* a label may span several regions: sum them per snapshot */
 		if (bytes > l->max_bytes)
 			l->max_bytes = bytes;
 	}

@@ -31,9 +31,10 @@
  *		while (daptrace_read_next(d, &s) > 0) {
  *			for (unsigned int i = 0; i < s.nr_regions; i++) {
  *				const struct daptrace_region *r = &s.regions[i];
- *				// cold for >= 50 windows: reclaim / demote it
+ *				// idle for >= 50 windows (10 s): a candidate
+ *				// for process_madvise(MADV_PAGEOUT) or demotion
  *				if (r->nr_accesses == 0 && r->age >= 50)
- *					madvise_cold(r->pid, r->start, r->end);
+ *					reclaim(r->pid, r->start, r->end);
  *			}
  *		}
  *	}

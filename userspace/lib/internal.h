@@ -20,6 +20,7 @@ struct daptrace {
 	uint64_t generation;	/* ring generation of the cached geometry */
 	int have_geometry;
 	uint32_t hdr_size, slot_size, nr_slots, region_size, max_regions;
+	uint32_t snap_hdr_size;
 	unsigned char *slot_buf;	/* slot_size bytes */
 };
 

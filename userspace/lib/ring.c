@@ -22,7 +22,8 @@
 
 #include "internal.h"
 
-#define SNAP_HDR_SIZE	sizeof(struct daptrace_snap_hdr)
+/* Bytes of the slot header in this ring (>= what this library knows). */
+#define SNAP_HDR_SIZE	(d->snap_hdr_size)
 /* A slot being rewritten is torn for microseconds; give it this long. */
 #define TORN_RETRY_NS	(50 * 1000 * 1000LL)
 #define MAX_ITERATIONS	100000
@@ -141,8 +142,9 @@ static int load_geometry(struct daptrace *d)
 	if (h.nr_slots == 0)
 		return 0;
 	if (h.hdr_size < sizeof(h) || h.region_size < sizeof(struct daptrace_region_rec) ||
-	    h.slot_size < SNAP_HDR_SIZE ||
-	    (h.slot_size - SNAP_HDR_SIZE) / h.region_size < h.max_regions)
+	    h.snap_hdr_size < sizeof(struct daptrace_snap_hdr) ||
+	    h.slot_size < h.snap_hdr_size ||
+	    (h.slot_size - h.snap_hdr_size) / h.region_size < h.max_regions)
 		return dt_fail(EPROTO, "%s/snapshots: inconsistent geometry "
 			       "(hdr %u slot %u region %u max %u)", d->root,
 			       h.hdr_size, h.slot_size, h.region_size,
@@ -161,6 +163,7 @@ static int load_geometry(struct daptrace *d)
 	d->slot_size = h.slot_size;
 	d->nr_slots = h.nr_slots;
 	d->region_size = h.region_size;
+	d->snap_hdr_size = h.snap_hdr_size;
 	d->max_regions = h.max_regions;
 	d->have_geometry = 1;
 	return 1;

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/daptrace.h>
@@ -85,6 +86,7 @@ static inline int fake_ring_init(const char *dir, const struct fake_ring *r)
 		.nr_slots = r->nr_slots,
 		.region_size = sizeof(struct daptrace_region_rec),
 		.max_regions = r->max_regions,
+		.snap_hdr_size = sizeof(struct daptrace_snap_hdr),
 		.generation = r->generation,
 	};
 	char path[512];
@@ -136,11 +138,16 @@ static inline int fake_publish(const char *dir, const struct fake_ring *r,
 			       uint64_t seq, uint32_t n, int pid)
 {
 	struct daptrace_region_rec regs[64];
+	struct timespec now;
 	struct daptrace_snap_hdr h = {
-		.start_ns = seq * 100000000ULL, .end_ns = (seq + 1) * 100000000ULL,
 		.nr_regions = n, .nr_samples = 20, .sample_us = 5000,
 		.aggr_us = 100000,
 	};
+
+	/* the kernel stamps windows with CLOCK_MONOTONIC */
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	h.end_ns = (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec;
+	h.start_ns = h.end_ns - 100000000ULL;
 
 	if (n > 64 || n > r->max_regions)
 		return -1;

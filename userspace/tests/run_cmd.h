@@ -9,6 +9,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* A NULL-terminated argument list literal. */
+#define A(...) ((char *const[]){ __VA_ARGS__, NULL })
+
 static inline const char *daptrace_bin(void)
 {
 	const char *b = getenv("DAPTRACE_BIN");

@@ -8,7 +8,7 @@
 #include "kselftest_harness.h"
 #include "run_cmd.h"
 
-#define A(...) ((char *const[]){ __VA_ARGS__, NULL })
+
 
 static const struct {
 	char *const *argv;

@@ -47,7 +47,7 @@ TEST_F(ring, reads_in_order)
 		EXPECT_EQ(0, self->s.missed_before);
 		ASSERT_EQ(5, self->s.nr_regions);
 		EXPECT_EQ(20, self->s.nr_samples);
-		EXPECT_EQ(seq * 100000000ULL, self->s.start_ns);
+		EXPECT_EQ(self->s.start_ns + 100000000ULL, self->s.end_ns);
 		for (uint32_t i = 0; i < 5; i++) {
 			EXPECT_EQ(42, self->s.regions[i].pid);
 			EXPECT_EQ(0x10000000ULL + i * 4096ULL, self->s.regions[i].start);
@@ -179,6 +179,7 @@ TEST_F(ring, larger_records_from_a_newer_kernel)
 		.magic = DAPTRACE_RING_MAGIC, .version = DAPTRACE_RING_VERSION,
 		.hdr_size = 64, .slot_size = 48 + 2 * 48, .nr_slots = 2,
 		.region_size = 48, .max_regions = 2, .generation = 9,
+		.snap_hdr_size = sizeof(struct daptrace_snap_hdr),
 	};
 	unsigned char buf[64 + 2 * (48 + 96)] = { 0 };
 	struct daptrace_snap_hdr sh = { .seq = 1, .nr_regions = 2, .nr_samples = 20 };

@@ -15,13 +15,15 @@
  * The newest published seq is in /sys/kernel/daptrace/snapshot_seq, which is
  * pollable (sysfs_notify) and wakes readers after every publish.
  *
+ * The file is empty until monitoring is first turned on.
  * Sequence numbers start at 1 and never repeat while the module is loaded,
  * also across off/on cycles.  @generation changes whenever the ring is
  * re-allocated (each "on"), and then the slot geometry may change too.
  *
  * All fields are native-endian.  A reader must check @magic and @version and
- * use @hdr_size, @slot_size and @region_size from the header rather than
- * sizeof(): later versions may append fields to any of the three structs.
+ * use @hdr_size, @slot_size, @snap_hdr_size and @region_size from the header
+ * rather than sizeof(): later versions may append fields to any of the three
+ * structs.
  */
 #ifndef _UAPI_DAPTRACE_H
 #define _UAPI_DAPTRACE_H
@@ -37,10 +39,10 @@ struct daptrace_ring_hdr {
 	__u32 version;		/* DAPTRACE_RING_VERSION */
 	__u32 hdr_size;		/* bytes before slot 0 */
 	__u32 slot_size;	/* bytes per slot, multiple of 8 */
-	__u32 nr_slots;		/* slots in the ring; 0 if never started */
+	__u32 nr_slots;		/* slots in the ring */
 	__u32 region_size;	/* bytes per struct daptrace_region_rec */
 	__u32 max_regions;	/* records that fit in one slot */
-	__u32 reserved;
+	__u32 snap_hdr_size;	/* bytes of daptrace_snap_hdr; records follow */
 	__u64 generation;	/* bumped each time the ring is (re)allocated */
 };
 

@@ -1,0 +1,479 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The snapshot ring (/sys/kernel/daptrace/snapshots, layout and protocol in
+ * include/uapi/linux/daptrace.h and sysfs-docs/): the header's geometry and
+ * generation, the contents of the slots, the text view, and -- with 5000+
+ * regions at 10 ms aggregation, so a snapshot spans ~47 pages and each read
+ * returns at most one -- a reader racing the writer gets only consistent
+ * copies, loses nothing while it keeps up, detects a slot rewritten under
+ * it, and after a deliberate stall learns exactly how many it missed, in
+ * agreement with nr_snapshots_missed.
+ */
+#define _GNU_SOURCE
+#include <poll.h>
+
+#include "kselftest_harness.h"
+#include "daptrace_sysfs.h"
+
+#define PAGE		4096
+
+FIXTURE(ring) {
+	pid_t child;
+	int fd;		/* snapshots */
+	int seq_fd;	/* snapshot_seq */
+	char *buf;
+};
+
+FIXTURE_SETUP(ring)
+{
+	char path[256];
+
+	self->child = 0;
+	self->fd = self->seq_fd = -1;
+	self->buf = NULL;
+	if (getuid())
+		SKIP(return, "needs root");
+	if (!dt_loaded())
+		SKIP(return, "daptrace not loaded (%s missing)", DT_SYSFS);
+	ASSERT_EQ(0, dt_reset()) TH_LOG("cannot reset daptrace to defaults");
+	self->fd = open(dt_path("snapshots", path, sizeof(path)), O_RDONLY);
+	ASSERT_LE(0, self->fd) TH_LOG("open snapshots: %s", strerror(errno));
+	self->seq_fd = open(dt_path("snapshot_seq", path, sizeof(path)), O_RDONLY);
+	ASSERT_LE(0, self->seq_fd);
+}
+
+FIXTURE_TEARDOWN(ring)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+	if (self->seq_fd >= 0)
+		close(self->seq_fd);
+	free(self->buf);
+	dt_reset();
+	dt_reap(self->child);
+}
+
+static long long newest(int seq_fd)
+{
+	char buf[32];
+	ssize_t n = pread(seq_fd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return strtoll(buf, NULL, 10);
+}
+
+/* Spawn the target with @mib MiB mapped (one byte touched per 2 MiB). */
+static void start_target(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(ring) *self, size_t mib)
+{
+	self->child = dt_spawn(mib << 20, 2 << 20);
+	ASSERT_LT(0, self->child) TH_LOG("spawn target: %s", strerror(-self->child));
+	ASSERT_EQ(0, dt_add_target(self->child));
+}
+
+static void check_ring_hdr(struct __test_metadata *_metadata,
+			   const struct daptrace_ring_hdr *rh,
+			   unsigned int max_nr_regions)
+{
+	EXPECT_EQ(DAPTRACE_RING_MAGIC, rh->magic) TH_LOG("magic %#x", rh->magic);
+	EXPECT_EQ(DAPTRACE_RING_VERSION, rh->version);
+	EXPECT_LE(sizeof(*rh), rh->hdr_size) TH_LOG("hdr_size %u", rh->hdr_size);
+	EXPECT_EQ(0, rh->hdr_size % 8);
+	EXPECT_LE(sizeof(struct daptrace_region_rec), rh->region_size);
+	EXPECT_EQ(max_nr_regions, rh->max_regions)
+		TH_LOG("a slot holds max_nr_regions records");
+	EXPECT_EQ(0, rh->slot_size % 8) TH_LOG("slot_size %u", rh->slot_size);
+	EXPECT_LE(sizeof(struct daptrace_snap_hdr) +
+		  (size_t)rh->max_regions * rh->region_size, rh->slot_size);
+	EXPECT_LE(2, rh->nr_slots) TH_LOG("nr_slots %u", rh->nr_slots);
+}
+
+TEST_F(ring, header_geometry_and_generation)
+{
+	struct daptrace_ring_hdr rh, rh2;
+	off_t size;
+	char c;
+
+	start_target(_metadata, self, 0);
+	ASSERT_EQ(0, dt_write("max_nr_regions", "100"));
+	ASSERT_EQ(0, dt_write("state", "on"));
+	ASSERT_EQ(0, dt_ring_hdr(self->fd, &rh)) TH_LOG("ring header after on");
+	check_ring_hdr(_metadata, &rh, 100);
+	TH_LOG("hdr_size %u slot_size %u nr_slots %u region_size %u "
+	       "max_regions %u generation %llu", rh.hdr_size, rh.slot_size,
+	       rh.nr_slots, rh.region_size, rh.max_regions,
+	       (unsigned long long)rh.generation);
+
+	/* The file ends exactly after the last slot. */
+	size = rh.hdr_size + (off_t)rh.nr_slots * rh.slot_size;
+	EXPECT_EQ(1, pread(self->fd, &c, 1, size - 1)) TH_LOG("last byte");
+	EXPECT_EQ(0, pread(self->fd, &c, 1, size)) TH_LOG("EOF at %lld", (long long)size);
+	EXPECT_EQ(0, pread(self->fd, &c, 1, size + PAGE)) TH_LOG("past EOF");
+
+	/* A new "on" allocates a new ring: new generation, new geometry. */
+	ASSERT_EQ(0, dt_write("state", "off"));
+	ASSERT_EQ(0, dt_ring_hdr(self->fd, &rh2)) TH_LOG("ring kept after off");
+	EXPECT_EQ(rh.generation, rh2.generation);
+	ASSERT_EQ(0, dt_write("max_nr_regions", "200"));
+	ASSERT_EQ(0, dt_write("state", "on"));
+	ASSERT_EQ(0, dt_ring_hdr(self->fd, &rh2));
+	check_ring_hdr(_metadata, &rh2, 200);
+	EXPECT_LT(rh.generation, rh2.generation) TH_LOG("generation grows on on");
+	EXPECT_LT(rh.slot_size, rh2.slot_size) TH_LOG("slots grew with max");
+}
+
+enum copy_result { COPY_OK, COPY_OVERWRITTEN, COPY_TORN, COPY_ERROR };
+
+/*
+ * Copy snapshot @seq into @buf (slot_size bytes) following the protocol:
+ * slot header, body page by page, seq again.  @stall, if set, is called
+ * halfway through the body.
+ */
+static enum copy_result copy_snapshot(int fd, const struct daptrace_ring_hdr *rh,
+				      __u64 seq, char *buf,
+				      void (*stall)(void *), void *arg)
+{
+	const struct daptrace_snap_hdr *sh = (void *)buf;
+	off_t off = dt_slot_off(rh, seq);
+	size_t len, done, n;
+	__u64 again;
+	ssize_t r;
+
+	r = pread(fd, buf, sizeof(*sh), off);
+	if (r != sizeof(*sh))
+		return COPY_ERROR;
+	if (sh->seq != seq)
+		return COPY_OVERWRITTEN;
+	if (sh->nr_regions > rh->max_regions)
+		return COPY_TORN;	/* garbage: must fail the seq check */
+	len = sizeof(*sh) + (size_t)sh->nr_regions * rh->region_size;
+	for (done = sizeof(*sh); done < len; done += n) {
+		n = len - done < PAGE ? len - done : PAGE;
+		if (stall && done >= len / 2) {
+			stall(arg);
+			stall = NULL;
+		}
+		r = pread(fd, buf + done, n, off + done);
+		if (r != (ssize_t)n)
+			return COPY_ERROR;
+	}
+	if (pread(fd, &again, sizeof(again), off) != sizeof(again))
+		return COPY_ERROR;
+	return again == seq ? COPY_OK : COPY_TORN;
+}
+
+/* Check a consistent copy; returns NULL or what is wrong with it. */
+static const char *bad_snapshot(const struct daptrace_ring_hdr *rh,
+				const char *buf, __u64 seq, pid_t pid,
+				unsigned int sample_us, unsigned int aggr_us)
+{
+	const struct daptrace_snap_hdr *sh = (const void *)buf;
+	const char *recs = buf + sizeof(*sh);
+	const struct daptrace_region_rec *r, *prev = NULL;
+	unsigned int i;
+
+	if (sh->seq != seq)
+		return "seq";
+	if (sh->nr_regions > rh->max_regions)
+		return "nr_regions above max_regions";
+	if (sh->flags & DAPTRACE_SNAP_TRUNCATED)
+		return "truncated";
+	if (sh->sample_us != sample_us || sh->aggr_us != aggr_us)
+		return "attributes";
+	if (sh->start_ns > sh->end_ns)
+		return "window ends before it starts";
+	for (i = 0; i < sh->nr_regions; i++, prev = r) {
+		r = (const void *)(recs + (size_t)i * rh->region_size);
+		if (r->pid != pid)
+			return "pid";
+		if (r->start >= r->end)
+			return "empty region";
+		if (r->start % PAGE || r->end % PAGE)
+			return "region not page aligned";
+		if (prev && prev->end > r->start)
+			return "regions unsorted or overlapping";
+		if (r->nr_accesses > sh->nr_samples)
+			return "more accesses than samples";
+		if (r->reserved)
+			return "reserved field set";
+	}
+	return NULL;
+}
+
+/* A handful of 10 ms snapshots of a small target, checked slot by slot. */
+TEST_F_TIMEOUT(ring, slots_hold_consistent_snapshots, 60)
+{
+	struct daptrace_ring_hdr rh;
+	struct daptrace_snap_hdr *sh;
+	long long first, last, s;
+	__u64 prev_end = 0;
+	const char *why;
+	double t0;
+	int nr = 0;
+
+	start_target(_metadata, self, 16);
+	ASSERT_EQ(0, dt_set_attrs(2000, 10000, 1000000, 10, 1000));
+	first = newest(self->seq_fd) + 1;
+	ASSERT_EQ(0, dt_write("state", "on"));
+	t0 = dt_now_ms();
+	while (newest(self->seq_fd) < first + 20 && dt_now_ms() - t0 < 20000)
+		dt_sleep_ms(10);
+	ASSERT_EQ(0, dt_write("state", "off"));
+	last = newest(self->seq_fd);
+	ASSERT_LE(first + 1, last) TH_LOG("no snapshots within 20 s");
+
+	ASSERT_EQ(0, dt_ring_hdr(self->fd, &rh));
+	check_ring_hdr(_metadata, &rh, 1000);
+	self->buf = malloc(rh.slot_size);
+	ASSERT_NE(NULL, self->buf);
+	sh = (void *)self->buf;
+	s = last - rh.nr_slots + 1;
+	if (s < first)
+		s = first;
+	for (; s <= last; s++) {
+		ASSERT_EQ(COPY_OK, copy_snapshot(self->fd, &rh, s, self->buf,
+						 NULL, NULL))
+			TH_LOG("snapshot %lld not in the ring after off", s);
+		why = bad_snapshot(&rh, self->buf, s, self->child, 2000, 10000);
+		EXPECT_EQ(NULL, why) TH_LOG("snapshot %lld: %s", s, why);
+		EXPECT_LT(0, sh->nr_regions) TH_LOG("snapshot %lld is empty", s);
+		/* Windows are back to back. */
+		if (prev_end)
+			EXPECT_EQ(prev_end, sh->start_ns) TH_LOG("seq %lld", s);
+		prev_end = sh->end_ns;
+		EXPECT_EQ(s == last, !!(sh->flags & DAPTRACE_SNAP_LAST))
+			TH_LOG("only the newest after off is LAST (seq %lld)", s);
+		nr++;
+	}
+	TH_LOG("checked %d slots, seq %lld..%lld", nr, last - nr + 1, last);
+}
+
+/* The text view: header lines, then at most 80 region lines. */
+TEST_F_TIMEOUT(ring, text_view_of_newest_snapshot, 60)
+{
+	char *buf = malloc(2 * PAGE), *line, *save;
+	unsigned int nr_regions = 0, lines = 0, more = 0, flags;
+	unsigned long long seq = 0, v, start, end;
+	unsigned int acc, age;
+	bool header = true;
+	double t0;
+	int pid;
+
+	ASSERT_NE(NULL, buf);
+	self->buf = buf;
+	start_target(_metadata, self, 64);
+	ASSERT_EQ(0, dt_set_attrs(2000, 10000, 1000000, 200, 1000));
+	ASSERT_EQ(0, dt_write("state", "on"));
+	t0 = dt_now_ms();
+	while (dt_read_ll("nr_snapshots") < 2 && dt_now_ms() - t0 < 20000)
+		dt_sleep_ms(10);
+	ASSERT_EQ(0, dt_write("state", "off"));
+	ASSERT_LT(0, dt_read("snapshot", buf, 2 * PAGE));
+
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (header) {
+			if (sscanf(line, "seq %llu", &v) == 1) {
+				seq = v;
+			} else if (sscanf(line, "nr_regions %llu", &v) == 1) {
+				nr_regions = v;
+			} else if (sscanf(line, "flags %x", &flags) == 1) {
+				EXPECT_TRUE(flags & DAPTRACE_SNAP_LAST)
+					TH_LOG("newest after off is LAST");
+			} else if (!strcmp(line, "# pid start end nr_accesses age")) {
+				header = false;
+			}
+			continue;
+		}
+		if (sscanf(line, "# %u more regions", &more) == 1)
+			continue;
+		ASSERT_EQ(5, sscanf(line, "%d %llx %llx %u %u", &pid, &start,
+				    &end, &acc, &age)) TH_LOG("bad line '%s'", line);
+		EXPECT_EQ(self->child, pid);
+		EXPECT_LT(start, end);
+		lines++;
+	}
+	EXPECT_FALSE(header) TH_LOG("no column header line");
+	EXPECT_EQ(dt_read_ll("snapshot_seq"), (long long)seq)
+		TH_LOG("the view shows the newest snapshot");
+	TH_LOG("seq %llu: %u regions, %u lines, %u more", seq, nr_regions,
+	       lines, more);
+	EXPECT_LT(80, nr_regions) TH_LOG("min_nr_regions 200 gives > 80 regions");
+	EXPECT_EQ(80, lines) TH_LOG("one page shows 80 regions");
+	EXPECT_EQ(nr_regions - lines, more) TH_LOG("'# N more regions' line");
+	self->buf = NULL;
+	free(buf);
+}
+
+/*
+ * Right after "on" the new ring holds nothing yet (the newest seq belongs
+ * to the previous generation): the text view says "none", it does not fail.
+ */
+TEST_F(ring, text_view_before_first_publish_of_new_ring)
+{
+	char buf[PAGE];
+	double t0;
+	int ret;
+
+	start_target(_metadata, self, 0);
+	/* One snapshot in some ring, so that snapshot_seq is not 0. */
+	ASSERT_EQ(0, dt_set_attrs(2000, 10000, 1000000, 10, 1000));
+	ASSERT_EQ(0, dt_write("state", "on"));
+	ASSERT_EQ(0, dt_write("state", "off"));
+	ASSERT_LT(0, dt_read_ll("snapshot_seq"));
+	/* Long windows: nothing is published for a minute after "on". */
+	ASSERT_EQ(0, dt_set_attrs(5000, 60000000, 60000000, 10, 1000));
+	ASSERT_EQ(0, dt_write("state", "on"));
+	t0 = dt_now_ms();
+	ret = dt_read("snapshot", buf, sizeof(buf));
+	EXPECT_LE(0, ret) TH_LOG("read snapshot after on: %s", strerror(-ret));
+	if (ret >= 0)
+		EXPECT_STREQ("none", buf);
+	TH_LOG("read took %.1f ms", dt_now_ms() - t0);
+}
+
+struct stall_arg {
+	int seq_fd;
+	long long until;
+	double waited;
+};
+
+/* Wait until the slot being copied has certainly been rewritten. */
+static void stall_until(void *p)
+{
+	struct stall_arg *a = p;
+	double t0 = dt_now_ms();
+
+	while (newest(a->seq_fd) < a->until && dt_now_ms() - t0 < 30000)
+		dt_sleep_ms(2);
+	a->waited = dt_now_ms() - t0;
+}
+
+#define BIG_MIB		512
+#define BIG_MIN		5000
+#define BIG_MAX		6000
+#define BIG_SAMPLE_US	5000
+#define BIG_AGGR_US	10000
+#define NR_KEEP_UP	30
+
+TEST_F_TIMEOUT(ring, reader_races_writer_5000_regions, 150)
+{
+	long long first, next, n, last_read, m0, m1, nr_read = 0, lost = 0;
+	unsigned int max_seen = 0, min_seen = ~0U;
+	struct daptrace_ring_hdr rh;
+	struct daptrace_snap_hdr *sh;
+	struct stall_arg stall;
+	enum copy_result res;
+	long long retries = 0;
+	double t0, t_keep;
+	const char *why;
+
+	start_target(_metadata, self, BIG_MIB);
+	ASSERT_EQ(0, dt_set_attrs(BIG_SAMPLE_US, BIG_AGGR_US, 1000000, BIG_MIN,
+				  BIG_MAX));
+	ASSERT_EQ(0, dt_write("tlb_flush", "none")) TH_LOG("cheaper rounds");
+	first = newest(self->seq_fd) + 1;
+	ASSERT_EQ(0, dt_write("state", "on"));
+	ASSERT_EQ(0, dt_ring_hdr(self->fd, &rh));
+	check_ring_hdr(_metadata, &rh, BIG_MAX);
+	self->buf = malloc(rh.slot_size);
+	ASSERT_NE(NULL, self->buf);
+	sh = (void *)self->buf;
+
+	/* 1. Keep up: every snapshot from the first on, consistent. */
+	next = first;
+	t0 = dt_now_ms();
+	while (nr_read < NR_KEEP_UP && dt_now_ms() - t0 < 60000) {
+		n = newest(self->seq_fd);
+		ASSERT_LE(0, n);
+		if (n < next) {
+			dt_sleep_ms(1);
+			continue;
+		}
+		res = copy_snapshot(self->fd, &rh, next, self->buf, NULL, NULL);
+		ASSERT_NE(COPY_ERROR, res) TH_LOG("read error: %s", strerror(errno));
+		if (res != COPY_OK) {
+			/* Overtaken: skip to the oldest snapshot still there. */
+			retries++;
+			n = newest(self->seq_fd);
+			lost += n - rh.nr_slots + 1 - next;
+			next = n - rh.nr_slots + 1;
+			continue;
+		}
+		why = bad_snapshot(&rh, self->buf, next, self->child,
+				   BIG_SAMPLE_US, BIG_AGGR_US);
+		ASSERT_EQ(NULL, why) TH_LOG("consistent copy of %lld: %s", next, why);
+		max_seen = sh->nr_regions > max_seen ? sh->nr_regions : max_seen;
+		min_seen = sh->nr_regions < min_seen ? sh->nr_regions : min_seen;
+		nr_read++;
+		next++;
+	}
+	t_keep = dt_now_ms() - t0;
+	TH_LOG("kept up for %.0f ms: %lld snapshots read (%.1f/s), %lld lost, "
+	       "%lld retries, %u..%u regions (%u..%u KiB per snapshot)",
+	       t_keep, nr_read, nr_read * 1000.0 / t_keep, lost, retries,
+	       min_seen, max_seen,
+	       (unsigned int)((sizeof(*sh) + min_seen * rh.region_size) >> 10),
+	       (unsigned int)((sizeof(*sh) + max_seen * rh.region_size) >> 10));
+	ASSERT_EQ(NR_KEEP_UP, nr_read) TH_LOG("too few snapshots within 60 s");
+	EXPECT_EQ(0, lost) TH_LOG("a reader that keeps up loses nothing");
+	EXPECT_LE(1000, max_seen) TH_LOG("want 1000+ regions per snapshot");
+	last_read = next - 1;
+
+	/*
+	 * 2. Stall for more than nr_slots snapshots, then stop monitoring so
+	 * the numbers hold still: the gap the reader sees is exactly what the
+	 * kernel counted as overwritten unread since step 1, which read
+	 * every snapshot to its last byte.
+	 */
+	m0 = dt_read_ll("nr_snapshots_missed");
+	t0 = dt_now_ms();
+	while (newest(self->seq_fd) < last_read + rh.nr_slots + 8 &&
+	       dt_now_ms() - t0 < 30000)
+		dt_sleep_ms(5);
+	ASSERT_EQ(0, dt_write("state", "off"));
+	n = newest(self->seq_fd);
+	m1 = dt_read_ll("nr_snapshots_missed");
+	ASSERT_LT(last_read + rh.nr_slots, n) TH_LOG("writer did not lap the ring");
+	res = copy_snapshot(self->fd, &rh, last_read + 1, self->buf, NULL, NULL);
+	EXPECT_EQ(COPY_OVERWRITTEN, res);
+	TH_LOG("stalled from seq %lld to %lld: reader missed %lld, "
+	       "nr_snapshots_missed %lld -> %lld", last_read, n,
+	       n - rh.nr_slots + 1 - (last_read + 1), m0, m1);
+	EXPECT_EQ(n - rh.nr_slots + 1 - (last_read + 1), m1 - m0)
+		TH_LOG("missed count: reader's view and the kernel's agree");
+	EXPECT_LT(0, m1 - m0) TH_LOG("nr_snapshots_missed moved");
+
+	/* The rest is still there and consistent; the newest is LAST. */
+	for (next = n - rh.nr_slots + 1; next <= n; next++) {
+		ASSERT_EQ(COPY_OK, copy_snapshot(self->fd, &rh, next, self->buf,
+						 NULL, NULL)) TH_LOG("seq %lld", next);
+		why = bad_snapshot(&rh, self->buf, next, self->child,
+				   BIG_SAMPLE_US, BIG_AGGR_US);
+		EXPECT_EQ(NULL, why) TH_LOG("snapshot %lld: %s", next, why);
+	}
+	EXPECT_TRUE(sh->flags & DAPTRACE_SNAP_LAST);
+	EXPECT_EQ(m1, dt_read_ll("nr_snapshots_missed")) TH_LOG("stable after off");
+
+	/*
+	 * 3. A copy stalled halfway until the writer came round again must
+	 * fail the seq check.
+	 */
+	ASSERT_EQ(0, dt_write("state", "on"));
+	t0 = dt_now_ms();
+	while (newest(self->seq_fd) <= n && dt_now_ms() - t0 < 30000)
+		dt_sleep_ms(2);
+	ASSERT_EQ(0, dt_ring_hdr(self->fd, &rh));
+	n = newest(self->seq_fd);
+	ASSERT_LT(0, n);
+	stall = (struct stall_arg){ self->seq_fd, n + rh.nr_slots + 1, 0 };
+	res = copy_snapshot(self->fd, &rh, n, self->buf, stall_until, &stall);
+	TH_LOG("copy of %lld stalled %.0f ms while the writer lapped the ring: "
+	       "result %d", n, stall.waited, res);
+	EXPECT_EQ(COPY_TORN, res) TH_LOG("a rewritten slot must not validate");
+	ASSERT_EQ(0, dt_write("state", "off"));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Targets: adding, reading back, removing, and the documented errors --
+ * EEXIST twice, ESRCH no such process, EINVAL pid <= 0 / garbage / kernel
+ * thread, ERANGE beyond int, ENOENT removing a non-target, ENOSPC for the
+ * 65th.  Pids are resolved in the writer's pid namespace.
+ */
+#define _GNU_SOURCE
+#include <sched.h>
+
+#include "kselftest_harness.h"
+#include "daptrace_sysfs.h"
+
+#define MAX_CHILDREN	(DT_MAX_TARGETS + 1)
+
+FIXTURE(targets) {
+	pid_t child[MAX_CHILDREN];
+	int nr;
+};
+
+FIXTURE_SETUP(targets)
+{
+	if (getuid())
+		SKIP(return, "needs root");
+	if (!dt_loaded())
+		SKIP(return, "daptrace not loaded (%s missing)", DT_SYSFS);
+	ASSERT_EQ(0, dt_reset()) TH_LOG("cannot reset daptrace to defaults");
+	self->nr = 0;
+}
+
+FIXTURE_TEARDOWN(targets)
+{
+	int i;
+
+	dt_reset();
+	for (i = 0; i < self->nr; i++)
+		dt_reap(self->child[i]);
+}
+
+static pid_t spawn(struct __test_metadata *_metadata,
+		   FIXTURE_DATA(targets) *self)
+{
+	pid_t pid;
+
+	ASSERT_GT(MAX_CHILDREN, self->nr);
+	pid = dt_spawn(0, 0);
+	ASSERT_LT(0, pid) TH_LOG("fork a target: %s", strerror(-pid));
+	self->child[self->nr++] = pid;
+	return pid;
+}
+
+TEST_F(targets, add_read_back_status_remove)
+{
+	pid_t pid = spawn(_metadata, self);
+	char buf[256], want[64], word[32];
+
+	ASSERT_EQ(0, dt_add_target(pid)) TH_LOG("add live process %d", pid);
+	ASSERT_LE(0, dt_read("target", buf, sizeof(buf)));
+	snprintf(want, sizeof(want), "%d", pid);
+	EXPECT_STREQ(want, buf) TH_LOG("target lists the pid as written");
+	ASSERT_EQ(0, dt_target_status(pid, word, sizeof(word)))
+		TH_LOG("target_status lists %d", pid);
+	EXPECT_STREQ("idle", word) TH_LOG("monitoring is off: idle");
+
+	ASSERT_EQ(0, dt_remove_target(pid)) TH_LOG("remove the target");
+	ASSERT_LE(0, dt_read("target", buf, sizeof(buf)));
+	EXPECT_STREQ("", buf) TH_LOG("target list empty after remove");
+	ASSERT_LE(0, dt_read("target_status", buf, sizeof(buf)));
+	EXPECT_STREQ("", buf) TH_LOG("target_status empty after remove");
+	EXPECT_EQ(-ENOENT, dt_remove_target(pid)) TH_LOG("remove twice: ENOENT");
+}
+
+TEST_F(targets, several_targets_listed_in_order_added)
+{
+	char buf[256], want[256];
+	pid_t a, b, c;
+	int len = 0;
+
+	a = spawn(_metadata, self);
+	b = spawn(_metadata, self);
+	c = spawn(_metadata, self);
+	/* "echo $pid >": a trailing newline is fine. */
+	snprintf(buf, sizeof(buf), "%d\n", b);
+	ASSERT_EQ(0, dt_write("target", buf)) TH_LOG("add with newline");
+	ASSERT_EQ(0, dt_add_target(a));
+	snprintf(buf, sizeof(buf), "+%d", c);
+	ASSERT_EQ(0, dt_write("target", buf)) TH_LOG("add with leading '+'");
+	len += snprintf(want + len, sizeof(want) - len, "%d\n%d\n%d", b, a, c);
+	ASSERT_LE(0, dt_read("target", buf, sizeof(buf)));
+	EXPECT_STREQ(want, buf) TH_LOG("one pid per line, in order added");
+
+	/* Removing the middle one keeps the order of the others. */
+	ASSERT_EQ(0, dt_remove_target(a));
+	snprintf(want, sizeof(want), "%d\n%d", b, c);
+	ASSERT_LE(0, dt_read("target", buf, sizeof(buf)));
+	EXPECT_STREQ(want, buf);
+}
+
+TEST_F(targets, add_twice_fails_eexist)
+{
+	pid_t pid = spawn(_metadata, self);
+	char buf[64], want[64];
+
+	ASSERT_EQ(0, dt_add_target(pid));
+	EXPECT_EQ(-EEXIST, dt_add_target(pid)) TH_LOG("same pid again");
+	snprintf(buf, sizeof(buf), "%d\n", pid);
+	EXPECT_EQ(-EEXIST, dt_write("target", buf)) TH_LOG("same pid, newline");
+	ASSERT_LE(0, dt_read("target", buf, sizeof(buf)));
+	snprintf(want, sizeof(want), "%d", pid);
+	EXPECT_STREQ(want, buf) TH_LOG("listed once");
+}
+
+TEST_F(targets, no_such_process_fails_esrch)
+{
+	pid_t pid = dt_unused_pid();
+	char buf[64];
+
+	ASSERT_LT(0, pid) TH_LOG("no free pid found");
+	EXPECT_EQ(-ESRCH, dt_add_target(pid)) TH_LOG("pid %d has no process", pid);
+	ASSERT_LE(0, dt_read("target", buf, sizeof(buf)));
+	EXPECT_STREQ("", buf) TH_LOG("nothing added");
+}
+
+TEST_F(targets, malformed_pids_rejected)
+{
+	static const struct { const char *val; int err; const char *why; } bad[] = {
+		{ "0", EINVAL, "pid 0" },
+		{ "-1", EINVAL, "negative" },
+		{ "-2147483648", EINVAL, "INT_MIN" },
+		{ "abc", EINVAL, "garbage" },
+		{ "12x", EINVAL, "trailing junk" },
+		{ " 1", EINVAL, "leading blank" },
+		{ "1 2", EINVAL, "two pids in one write" },
+		{ "1\n\n", EINVAL, "two newlines" },
+		{ "\n", EINVAL, "empty line" },
+		{ "0x1", EINVAL, "hexadecimal" },
+		{ "2147483648", ERANGE, "INT_MAX + 1" },
+		{ "99999999999999999999", ERANGE, "far beyond int" },
+	};
+	char buf[64];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		EXPECT_EQ(-bad[i].err, dt_write("target", bad[i].val))
+			TH_LOG("target \"%s\": want %s (%s)", bad[i].val,
+			       strerror(bad[i].err), bad[i].why);
+		EXPECT_EQ(-bad[i].err, dt_write("target_remove", bad[i].val))
+			TH_LOG("target_remove \"%s\": want %s (%s)", bad[i].val,
+			       strerror(bad[i].err), bad[i].why);
+	}
+	EXPECT_EQ(0, dt_write_len("target", "", 0)) TH_LOG("empty write: no-op");
+	ASSERT_LE(0, dt_read("target", buf, sizeof(buf)));
+	EXPECT_STREQ("", buf) TH_LOG("nothing added");
+}
+
+TEST_F(targets, kernel_thread_fails_einval)
+{
+	char comm[64] = "";
+	FILE *f = fopen("/proc/2/comm", "r");
+
+	if (f) {
+		if (!fgets(comm, sizeof(comm), f))
+			comm[0] = '\0';
+		fclose(f);
+	}
+	comm[strcspn(comm, "\n")] = '\0';
+	if (strcmp(comm, "kthreadd"))
+		SKIP(return, "pid 2 is \"%s\", not kthreadd", comm);
+	EXPECT_EQ(-EINVAL, dt_add_target(2)) TH_LOG("kthreadd has no mm");
+}
+
+TEST_F(targets, remove_non_target_fails_enoent)
+{
+	pid_t pid = spawn(_metadata, self);
+
+	EXPECT_EQ(-ENOENT, dt_remove_target(pid)) TH_LOG("live but not a target");
+	EXPECT_EQ(-ENOENT, dt_remove_target(1)) TH_LOG("pid 1, not a target");
+}
+
+TEST_F(targets, sixty_fifth_target_fails_enospc)
+{
+	char buf[64 * 12];
+	int i, lines = 0;
+	pid_t last;
+	char *c;
+
+	for (i = 0; i < DT_MAX_TARGETS; i++)
+		ASSERT_EQ(0, dt_add_target(spawn(_metadata, self)))
+			TH_LOG("target %d of %d", i + 1, DT_MAX_TARGETS);
+	last = spawn(_metadata, self);
+	EXPECT_EQ(-ENOSPC, dt_add_target(last)) TH_LOG("target 65");
+	ASSERT_LT(0, dt_read("target", buf, sizeof(buf)));
+	for (c = buf; *c; c++)
+		lines += *c == '\n';
+	EXPECT_EQ(DT_MAX_TARGETS, lines + 1) TH_LOG("64 targets listed");
+	/* Room again after one is removed. */
+	ASSERT_EQ(0, dt_remove_target(self->child[0]));
+	EXPECT_EQ(0, dt_add_target(last)) TH_LOG("target 64 after a removal");
+}
+
+/* A target that exits while monitoring is off is kept until removed. */
+TEST_F(targets, exited_target_stays_listed_until_removed)
+{
+	pid_t pid = spawn(_metadata, self);
+	char buf[64], want[64];
+
+	ASSERT_EQ(0, dt_add_target(pid));
+	dt_reap(pid);
+	snprintf(want, sizeof(want), "%d", pid);
+	ASSERT_LE(0, dt_read("target", buf, sizeof(buf)));
+	EXPECT_STREQ(want, buf) TH_LOG("still listed after its exit");
+	/* The number is resolved first: no such process any more. */
+	EXPECT_EQ(-ESRCH, dt_add_target(pid)) TH_LOG("re-add a gone pid");
+	EXPECT_EQ(0, dt_remove_target(pid)) TH_LOG("remove the exited target");
+}
+
+/*
+ * The pid is resolved in the writer's pid namespace: pid 1 written from a
+ * new namespace means that namespace's init (our child), not the system's.
+ */
+TEST_F(targets, pid_resolved_in_writers_namespace)
+{
+	int pfd[2], status, err = -1;
+	char buf[64], word[32];
+	pid_t pid;
+
+	if (unshare(CLONE_NEWPID))
+		SKIP(return, "unshare(CLONE_NEWPID): %s", strerror(errno));
+	ASSERT_EQ(0, pipe(pfd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		/* pid 1 in the new namespace: add "1", report, linger. */
+		err = dt_write("target", "1");
+		if (write(pfd[1], &err, sizeof(err)) != sizeof(err))
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	self->child[self->nr++] = pid;
+	ASSERT_EQ(sizeof(err), read(pfd[0], &err, sizeof(err)));
+	ASSERT_EQ(0, err) TH_LOG("write \"1\" from a new pid namespace: %s",
+				 strerror(-err));
+	/* Shown as written: "1". */
+	ASSERT_LE(0, dt_read("target", buf, sizeof(buf)));
+	EXPECT_STREQ("1", buf);
+	ASSERT_EQ(0, dt_target_status(1, word, sizeof(word)));
+	EXPECT_STREQ("idle", word);
+
+	/*
+	 * Had "1" meant the system's init, "on" would work after our child
+	 * is gone.  It refers to the child, so every target has exited.
+	 */
+	kill(pid, SIGKILL);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	self->nr--;
+	EXPECT_EQ(-ESRCH, dt_write("state", "on"))
+		TH_LOG("the only target (the namespace's init) exited");
+	ASSERT_LE(0, dt_read("state", buf, sizeof(buf)));
+	EXPECT_STREQ("off", buf);
+	close(pfd[0]);
+	close(pfd[1]);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Module unload with readers in flight: a reader blocked in poll() on
+ * snapshot_seq, or one reading snapshots in a loop, must not hang or crash
+ * when the module goes away -- its poll returns or its next read fails with
+ * ENODEV.  The module is always loaded again (DAPTRACE_KO names it).
+ */
+#define _GNU_SOURCE
+#include <poll.h>
+
+#include "kselftest_harness.h"
+#include "daptrace_sysfs.h"
+
+/* How long the reader may take to notice the unload. */
+#define NOTICE_MS	3000
+/* The reader's own give-up time: a reader that never wakes ends here. */
+#define READER_POLL_MS	8000
+
+struct reader_report {
+	double woke_ms;		/* CLOCK_MONOTONIC when poll returned */
+	int poll_ret;
+	int revents;
+	int read_err;		/* errno of the read after the wake-up */
+	long long nr_reads;	/* snapshots reader: reads before the error */
+};
+
+FIXTURE(unload) {
+	const char *ko;
+	pid_t target, reader;
+	struct reader_report *rep;
+};
+
+FIXTURE_SETUP(unload)
+{
+	self->target = self->reader = 0;
+	self->rep = NULL;
+	if (getuid())
+		SKIP(return, "needs root");
+	if (!dt_loaded())
+		SKIP(return, "daptrace not loaded (%s missing)", DT_SYSFS);
+	self->ko = dt_module_path();
+	if (!self->ko)
+		SKIP(return, "DAPTRACE_KO unset: could not load the module again");
+	ASSERT_EQ(0, dt_reset());
+	self->rep = mmap(NULL, sizeof(*self->rep), PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, self->rep);
+	memset(self->rep, 0, sizeof(*self->rep));
+	self->target = dt_spawn(0, 0);
+	ASSERT_LT(0, self->target);
+}
+
+FIXTURE_TEARDOWN(unload)
+{
+	/* Always leave a loaded, idle module behind. */
+	if (!dt_loaded() && self->ko)
+		dt_module_load(self->ko);
+	if (dt_loaded())
+		dt_reset();
+	dt_reap(self->reader);
+	dt_reap(self->target);
+	if (self->rep)
+		munmap(self->rep, sizeof(*self->rep));
+}
+
+/* Child: open, read (arms poll), poll until a wake-up with a failing read. */
+static pid_t start_poll_reader(struct reader_report *rep)
+{
+	int pfd[2];
+	pid_t pid;
+	char c = 0;
+
+	if (pipe(pfd))
+		return -errno;
+	pid = fork();
+	if (pid)
+		goto parent;
+	{
+		char path[256], buf[32];
+		struct pollfd p;
+		int fd;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		fd = open(dt_path("snapshot_seq", path, sizeof(path)), O_RDONLY);
+		if (fd < 0 || pread(fd, buf, sizeof(buf), 0) <= 0)
+			_exit(2);
+		if (write(pfd[1], &c, 1) != 1)
+			_exit(2);
+		for (;;) {
+			p = (struct pollfd){ .fd = fd, .events = POLLPRI | POLLERR };
+			rep->poll_ret = poll(&p, 1, READER_POLL_MS);
+			rep->woke_ms = dt_now_ms();
+			rep->revents = p.revents;
+			if (pread(fd, buf, sizeof(buf), 0) < 0) {
+				rep->read_err = errno;
+				_exit(0);
+			}
+			if (rep->poll_ret == 0)
+				_exit(1);	/* timed out, file still fine */
+		}
+	}
+parent:
+	close(pfd[1]);
+	if (pid > 0 && read(pfd[0], &c, 1) != 1) {
+		waitpid(pid, NULL, 0);
+		pid = -EIO;
+	}
+	close(pfd[0]);
+	return pid;
+}
+
+/* Wait for @pid to exit within @ms; returns its wait status or -1. */
+static int wait_exit(pid_t pid, unsigned int ms)
+{
+	double t0 = dt_now_ms();
+	int status;
+
+	do {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return status;
+		dt_sleep_ms(10);
+	} while (dt_now_ms() - t0 < ms);
+	return -1;
+}
+
+static void unload_with_poller(struct __test_metadata *_metadata,
+			       FIXTURE_DATA(unload) *self, bool on)
+{
+	double t_rmmod;
+	int status;
+
+	ASSERT_EQ(0, dt_add_target(self->target));
+	if (on) {
+		/* Windows longer than the test: only the unload publishes. */
+		ASSERT_EQ(0, dt_set_attrs(5000, 60000000, 60000000, 10, 1000));
+		ASSERT_EQ(0, dt_write("state", "on"));
+	}
+	self->reader = start_poll_reader(self->rep);
+	ASSERT_LT(0, self->reader);
+	dt_sleep_ms(200);	/* let it block in poll() */
+
+	t_rmmod = dt_now_ms();
+	ASSERT_EQ(0, dt_module_unload()) TH_LOG("rmmod with a reader in poll()");
+	ASSERT_FALSE(dt_loaded());
+	status = wait_exit(self->reader, READER_POLL_MS + 2000);
+	ASSERT_NE(-1, status) TH_LOG("reader still blocked: hung");
+	self->reader = 0;
+	TH_LOG("monitoring %s: reader woke %.1f ms after rmmod (poll %d, revents "
+	       "%#x), then read: %s", on ? "on" : "off",
+	       self->rep->woke_ms - t_rmmod, self->rep->poll_ret,
+	       self->rep->revents, strerror(self->rep->read_err));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("reader: read still worked after its wake-up");
+	EXPECT_EQ(ENODEV, self->rep->read_err) TH_LOG("read of a removed file");
+	EXPECT_EQ(1, self->rep->poll_ret) TH_LOG("poll woke, did not time out");
+	EXPECT_GT(NOTICE_MS, self->rep->woke_ms - t_rmmod)
+		TH_LOG("the unload should wake a poller promptly");
+
+	ASSERT_EQ(0, dt_module_load(self->ko)) TH_LOG("insmod %s", self->ko);
+	ASSERT_TRUE(dt_loaded());
+}
+
+TEST_F_TIMEOUT(unload, rmmod_wakes_poller_while_on, 60)
+{
+	unload_with_poller(_metadata, self, true);
+}
+
+TEST_F_TIMEOUT(unload, rmmod_wakes_poller_while_off, 60)
+{
+	unload_with_poller(_metadata, self, false);
+}
+
+/* A reader looping over the ring while the module goes away gets ENODEV. */
+TEST_F_TIMEOUT(unload, rmmod_while_reading_snapshots, 60)
+{
+	struct reader_report *rep = self->rep;
+	double t_rmmod;
+	int status;
+	pid_t pid;
+
+	ASSERT_EQ(0, dt_add_target(self->target));
+	ASSERT_EQ(0, dt_set_attrs(2000, 10000, 1000000, 10, 1000));
+	ASSERT_EQ(0, dt_write("state", "on"));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		char path[256], buf[4096];
+		off_t off = 0;
+		ssize_t n;
+		int fd;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		fd = open(dt_path("snapshots", path, sizeof(path)), O_RDONLY);
+		if (fd < 0)
+			_exit(2);
+		for (;;) {
+			n = pread(fd, buf, sizeof(buf), off);
+			if (n < 0) {
+				rep->read_err = errno;
+				rep->woke_ms = dt_now_ms();
+				_exit(0);
+			}
+			rep->nr_reads++;
+			off = n ? off + n : 0;
+		}
+	}
+	self->reader = pid;
+	while (rep->nr_reads < 100)
+		dt_sleep_ms(10);
+	t_rmmod = dt_now_ms();
+	ASSERT_EQ(0, dt_module_unload()) TH_LOG("rmmod with a reader reading");
+	status = wait_exit(pid, 10000);
+	ASSERT_NE(-1, status) TH_LOG("reader did not notice the unload");
+	self->reader = 0;
+	TH_LOG("%lld reads, then %s %.1f ms after rmmod", rep->nr_reads,
+	       strerror(rep->read_err), rep->woke_ms - t_rmmod);
+	EXPECT_EQ(ENODEV, rep->read_err);
+	ASSERT_EQ(0, dt_module_load(self->ko)) TH_LOG("insmod %s", self->ko);
+}
+
+TEST_HARNESS_MAIN

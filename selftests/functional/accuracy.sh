@@ -1,0 +1,83 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Accuracy against exact ground truth: daptrace-workload touches known hot,
+# warm and cold ranges; `daptrace record` records it; daptrace-score checks,
+# per aggregation window, hot-byte precision and recall (median >= 0.9) and
+# the working set size (median error within 10%).  Each scenario also scores
+# the same record with every count replaced by a random one, which must FAIL:
+# the thresholds are tight enough to reject a monitor that guesses.
+#
+# The workload sweeps its hot set continuously, so under TCG a hot page is
+# touched many times per sampling interval; the TLB caveat of DESIGN.md §3
+# applies, hence the default tlb_flush=round is what is tested here (the
+# benchmark compares the policies).
+
+. "$(dirname "$0")/../lib/ktap.sh"
+
+TMP=${TMPDIR:-/tmp}/accuracy.$$
+SCORE_ARGS="--min-precision 0.9 --min-recall 0.9 --max-wss-err 0.1"
+
+# scenario NAME WORKLOAD-ARGS...: run, record, score, control.
+scenario() {
+	name=$1
+	shift
+	truth=$TMP/$name.truth
+	rec=$TMP/$name.csv
+	daptrace-workload "$@" --truth "$truth" &
+	pid=$!
+	# Recording starts once the mapping is populated and phase 0 began.
+	i=0
+	while ! grep -q '^phase 0' "$truth" 2>/dev/null; do
+		i=$((i + 1))
+		if [ $i -gt 600 ] || ! kill -0 $pid 2>/dev/null; then
+			kill $pid 2>/dev/null
+			ktap_test_fail "$name" "workload did not start"
+			ktap_test_fail "$name: random counts rejected" "no record"
+			return
+		fi
+		sleep 0.1
+	done
+	if ! daptrace record -q -p $pid -o "$rec" > "$TMP/$name.log" 2>&1; then
+		sed 's/^/# record: /' "$TMP/$name.log"
+		wait $pid
+		ktap_test_fail "$name" "daptrace record failed"
+		ktap_test_fail "$name: random counts rejected" "no record"
+		return
+	fi
+	wait $pid
+	# shellcheck disable=SC2086
+	if daptrace-score --truth "$truth" --record "$rec" $SCORE_ARGS \
+		--aggr-us 100000 > "$TMP/$name.score" 2>&1; then
+		sed 's/^/# /' "$TMP/$name.score"
+		ktap_test_pass "$name"
+	else
+		sed 's/^/# /' "$TMP/$name.score"
+		ktap_test_fail "$name" "scores below the bounds"
+	fi
+	# shellcheck disable=SC2086
+	if daptrace-score --truth "$truth" --record "$rec" $SCORE_ARGS \
+		--randomize=7 > "$TMP/$name.random" 2>&1; then
+		sed 's/^/# random: /' "$TMP/$name.random"
+		ktap_test_fail "$name: random counts rejected" "a random monitor passed"
+	else
+		ktap_test_pass "$name: random counts rejected"
+	fi
+}
+
+ktap_print_header
+for tool in daptrace daptrace-workload daptrace-score; do
+	command -v $tool > /dev/null || ktap_exit_fail_msg "$tool is not installed in the guest"
+done
+mkdir -p "$TMP"
+ktap_set_plan 12
+
+scenario hotcold-thp-never -p hotcold -s 512M -d 8s --thp never
+scenario hotcold-thp-always -p hotcold -s 512M -d 8s --thp always
+scenario moving-window -p moving -s 512M -d 12s --phase 3s --thp never
+scenario smallhot-8M-in-1G -p smallhot -s 1G --hot-size 8M -d 10s --thp never
+scenario smallhot-4M-in-1G -p smallhot -s 1G --hot-size 4M -d 10s --thp always
+scenario phases -p phases -s 512M -d 12s --phase 3s --thp never
+
+rm -rf "$TMP"
+ktap_finished

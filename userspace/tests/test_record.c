@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * End to end on a fake sysfs tree: `daptrace record` runs against this test,
+ * which plays the kernel (waits for "on", publishes snapshots, reports the
+ * target exited, waits for "off").  The record must be complete and exact,
+ * also when interrupted, and the report modes must read it.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+
+#include "kselftest_harness.h"
+#include "fake_sysfs.h"
+#include "recfile.h"
+#include "run_cmd.h"
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Wait until <dir>/<name> starts with @want; 0 on success. */
+static int wait_for(const char *dir, const char *name, const char *want, long ms)
+{
+	char buf[128];
+
+	for (long i = 0; i < ms; i++) {
+		if (fake_read(dir, name, buf, sizeof(buf)) > 0 &&
+		    !strncmp(buf, want, strlen(want)))
+			return 0;
+		sleep_ms(1);
+	}
+	return -1;
+}
+
+struct counted {
+	uint64_t snapshots, missed, regions;
+	uint64_t last_seq;
+};
+
+static int count(void *arg, const struct rec_snapshot *s, const struct rec_info *info)
+{
+	struct counted *c = arg;
+
+	(void)info;
+	c->snapshots++;
+	c->missed += s->missed_before;
+	c->regions += s->nr_regions;
+	c->last_seq = s->seq;
+	return 0;
+}
+
+FIXTURE(rec) {
+	char dir[256];
+	char out[512];
+	pid_t recorder;
+};
+
+FIXTURE_SETUP(rec)
+{
+	if (!daptrace_bin())
+		SKIP(return, "DAPTRACE_BIN not set to the daptrace binary");
+	ASSERT_EQ(0, fake_tree_create(self->dir, sizeof(self->dir)));
+	snprintf(self->out, sizeof(self->out), "%s/out.csv", self->dir);
+	setenv("DAPTRACE_SYSFS", self->dir, 1);
+}
+
+FIXTURE_TEARDOWN(rec)
+{
+	if (self->dir[0])
+		fake_tree_destroy(self->dir);
+}
+
+/* Start `daptrace record` in the background with @extra args. */
+static pid_t start_recorder(const char *out, char *const *extra)
+{
+	char *args[32] = { "daptrace", "record", "-q", "-o", (char *)out };
+	int n = 5;
+	pid_t pid;
+
+	while (*extra && n < 31)
+		args[n++] = *extra++;
+	args[n] = NULL;
+	pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, 1);
+		execv(daptrace_bin(), args);
+		_exit(126);
+	}
+	return pid;
+}
+
+static int recorder_exit(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* Play the kernel: publish @n snapshots of the pid in <dir>/target. */
+static int fake_kernel_run(const char *dir, int n, long gap_ms, pid_t *pid_out)
+{
+	struct fake_ring r = { .nr_slots = 8, .max_regions = 16, .generation = 1 };
+	char buf[64];
+	int pid;
+
+	if (wait_for(dir, "state", "on", 5000))
+		return -1;
+	if (fake_read(dir, "target", buf, sizeof(buf)) <= 0 || sscanf(buf, "%d", &pid) != 1)
+		return -1;
+	*pid_out = pid;
+	fake_write(dir, "target_status", "%d monitoring\n", pid);
+	if (fake_ring_init(dir, &r))
+		return -1;
+	for (int seq = 1; seq <= n; seq++) {
+		if (fake_publish(dir, &r, seq, 6, pid))
+			return -1;
+		if (gap_ms)
+			sleep_ms(gap_ms);
+	}
+	return 0;
+}
+
+TEST_F(rec, command_until_target_exits)
+{
+	struct rec_info info;
+	struct counted c = { 0 };
+	char err[512], buf[64];
+	pid_t pid = 0;
+
+	self->recorder = start_recorder(self->out, A("--", "sleep", "30"));
+	/*
+	 * poll() never fires on a regular file, so the recorder looks every
+	 * 100 ms (its timeout); 8 slots x 30 ms keeps it from falling behind.
+	 */
+	ASSERT_EQ(0, fake_kernel_run(self->dir, 12, 30, &pid));
+	ASSERT_GT(pid, 0);
+	fake_write(self->dir, "target_status", "%d exited\n", pid);
+	ASSERT_EQ(0, wait_for(self->dir, "state", "off", 5000));
+	ASSERT_EQ(0, recorder_exit(self->recorder));
+	/* the recorder removed its target and did not leave the command behind */
+	ASSERT_GT(fake_read(self->dir, "target_remove", buf, sizeof(buf)), 0);
+	EXPECT_EQ(pid, atoi(buf));
+	EXPECT_EQ(-1, kill(pid, 0));
+
+	ASSERT_EQ(0, rec_read_path(self->out, 0, count, &c, &info, err, sizeof(err)))
+		TH_LOG("%s", err);
+	EXPECT_EQ(12, c.snapshots);
+	EXPECT_EQ(0, c.missed);
+	EXPECT_EQ(72, c.regions);
+	EXPECT_TRUE(info.complete);
+	EXPECT_STREQ("all targets exited", rec_info_trailer(&info, "reason"));
+	EXPECT_STREQ("0", rec_info_trailer(&info, "missed"));
+	EXPECT_STREQ("12", rec_info_trailer(&info, "snapshots"));
+	EXPECT_STREQ("sleep 30", rec_info_get(&info, "command"));
+	EXPECT_STREQ("100000", rec_info_get(&info, "aggr_us"));
+	ASSERT_EQ(1, info.nr_targets);
+	EXPECT_EQ(pid, info.targets[0].pid);
+	rec_info_free(&info);
+}
+
+TEST_F(rec, pid_attributes_and_overrun)
+{
+	struct rec_info info;
+	struct counted c = { 0 };
+	char err[512], buf[64];
+	pid_t target, pid = 0;
+
+	target = fork();
+	if (target == 0) {
+		pause();
+		_exit(0);
+	}
+	snprintf(buf, sizeof(buf), "%d", (int)target);
+	self->recorder = start_recorder(self->out, A("-p", buf, "--sample", "1ms",
+						     "--aggr", "200ms", "--update", "2s",
+						     "--regions", "20-2000", "--tlb-flush", "mm"));
+	/* 40 snapshots into 8 slots in a burst: most are overwritten */
+	ASSERT_EQ(0, fake_kernel_run(self->dir, 40, 0, &pid));
+	EXPECT_EQ(target, pid);
+	sleep_ms(300);
+	fake_write(self->dir, "target_status", "%d exited\n", pid);
+	ASSERT_EQ(0, wait_for(self->dir, "state", "off", 5000));
+	ASSERT_EQ(0, recorder_exit(self->recorder));
+	kill(target, SIGKILL);
+	waitpid(target, NULL, 0);
+
+	ASSERT_GT(fake_read(self->dir, "sample_us", buf, sizeof(buf)), 0);
+	EXPECT_STREQ("1000\n", buf);
+	ASSERT_GT(fake_read(self->dir, "max_nr_regions", buf, sizeof(buf)), 0);
+	EXPECT_STREQ("2000\n", buf);
+	ASSERT_GT(fake_read(self->dir, "tlb_flush", buf, sizeof(buf)), 0);
+	EXPECT_STREQ("mm\n", buf);
+
+	ASSERT_EQ(0, rec_read_path(self->out, 0, count, &c, &info, err, sizeof(err)))
+		TH_LOG("%s", err);
+	/* every seq is either in the file or counted as missed, exactly */
+	EXPECT_EQ(40, c.snapshots + c.missed);
+	EXPECT_EQ(40, c.last_seq);
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)c.missed);
+	EXPECT_STREQ(buf, rec_info_trailer(&info, "missed"));
+	EXPECT_STREQ("1000", rec_info_get(&info, "sample_us"));
+	EXPECT_STREQ("mm", rec_info_get(&info, "tlb_flush"));
+	rec_info_free(&info);
+}
+
+TEST_F(rec, interrupted_file_is_complete)
+{
+	struct rec_info info;
+	struct counted c = { 0 };
+	char err[512], out[16384];
+	pid_t pid = 0;
+
+	self->recorder = start_recorder(self->out, A("--", "sleep", "30"));
+	ASSERT_EQ(0, fake_kernel_run(self->dir, 5, 30, &pid));
+	sleep_ms(300);
+	kill(self->recorder, SIGINT);
+	ASSERT_EQ(0, recorder_exit(self->recorder));
+	EXPECT_EQ(0, wait_for(self->dir, "state", "off", 10));
+	ASSERT_EQ(0, rec_read_path(self->out, 0, count, &c, &info, err, sizeof(err)))
+		TH_LOG("%s", err);
+	EXPECT_EQ(5, c.snapshots);
+	EXPECT_STREQ("interrupted (SIGINT)", rec_info_trailer(&info, "reason"));
+	rec_info_free(&info);
+
+	/* and every report mode reads it */
+	EXPECT_EQ(0, run_daptrace(A("report", "wss", self->out), out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "# p50 ")) TH_LOG("%s", out);
+	EXPECT_EQ(0, run_daptrace(A("report", "heatmap", "--addr-bins", "12", self->out),
+				  out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "# block 0: bins 0-")) TH_LOG("%s", out);
+	EXPECT_EQ(0, run_daptrace(A("report", "hot", "--top", "3", self->out), out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "hottest regions of snapshot seq 5")) TH_LOG("%s", out);
+	EXPECT_EQ(0, run_daptrace(A("report", "hot", "--by-label", self->out), out, sizeof(out)));
+	EXPECT_EQ(0, run_daptrace(A("report", "regions", self->out), out, sizeof(out)));
+	EXPECT_EQ(0, run_daptrace(A("report", "raw", self->out), out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "end reason = interrupted (SIGINT)")) TH_LOG("%s", out);
+}
+
+TEST_F(rec, plots)
+{
+	char out[16384], png[600], svg[600], heat[600];
+	pid_t pid = 0;
+	struct stat st;
+
+	if (system("gnuplot --version >/dev/null 2>&1"))
+		SKIP(return, "gnuplot not installed");
+	/* record --heatmap: workload to picture in one step */
+	snprintf(heat, sizeof(heat), "--heatmap=%s/rec.png", self->dir);
+	self->recorder = start_recorder(self->out, A(heat, "--", "sleep", "30"));
+	ASSERT_EQ(0, fake_kernel_run(self->dir, 30, 1, &pid));
+	fake_write(self->dir, "target_status", "%d exited\n", pid);
+	ASSERT_EQ(0, recorder_exit(self->recorder));
+	snprintf(png, sizeof(png), "%s/rec.png", self->dir);
+	EXPECT_EQ(0, stat(png, &st));
+	snprintf(png, sizeof(png), "%s/heat.png", self->dir);
+	snprintf(svg, sizeof(svg), "%s/wss.svg", self->dir);
+	EXPECT_EQ(0, run_daptrace(A("report", "heatmap", "--plot", png, self->out), out,
+				  sizeof(out))) TH_LOG("%s", out);
+	EXPECT_EQ(0, stat(png, &st));
+	EXPECT_GT(st.st_size, 1000);
+	EXPECT_EQ(0, run_daptrace(A("report", "wss", "--plot", svg, self->out), out,
+				  sizeof(out))) TH_LOG("%s", out);
+	EXPECT_EQ(0, stat(svg, &st));
+	snprintf(svg, sizeof(svg), "%s/regions.png", self->dir);
+	EXPECT_EQ(0, run_daptrace(A("report", "regions", "--plot", svg, self->out), out,
+				  sizeof(out))) TH_LOG("%s", out);
+	EXPECT_EQ(0, stat(svg, &st));
+}
+
+TEST_F(rec, refuses_when_already_on)
+{
+	char out[4096];
+
+	fake_write(self->dir, "state", "on\n");
+	EXPECT_EQ(1, run_daptrace(A("record", "-q", "-o", self->out, "--", "true"), out,
+				  sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "monitoring is already on")) TH_LOG("%s", out);
+}
+
+TEST_HARNESS_MAIN
