@@ -91,7 +91,7 @@ style: $(LINUX_SRC)/.stamp
 sparse:
 	@set -o pipefail; for k in $(KERNELS); do \
 		d=$(BUILD)/sparse/$$k; mkdir -p $$d; cp -p --parents $(KSRC) $$d/; \
-		$(MAKE) -s -C /lib/modules/$$k/build M=$$d C=2 W=1 modules 2>&1 | tee $$d/log; \
+		$(MAKE) -s -C /lib/modules/$$k/build M=$$d C=2 W=1 modules 2>&1 | tee $$d/log || exit 1; \
 		if grep -E '(warning|error):' $$d/log; then echo "sparse: $$k: not clean" >&2; exit 1; fi; \
 		echo "sparse: $$k: clean"; \
 	done

@@ -346,6 +346,7 @@ int main(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
 		errno = 0;
+		end = "";
 		switch (c) {
 		case 't': truth_path = optarg; break;
 		case 'r': rec_path = optarg; break;
@@ -358,9 +359,10 @@ int main(int argc, char **argv)
 		case 'a': sc.nominal_aggr_ns = strtoull(optarg, &end, 10) * 1000ULL; break;
 		case 'x':
 			sc.randomize = true;
-			sc.seed = optarg ? strtoul(optarg, &end, 10) : 1;
-			if (!optarg)
-				end = "";
+			if (optarg)
+				sc.seed = strtoul(optarg, &end, 10);
+			else
+				sc.seed = 1;
 			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;

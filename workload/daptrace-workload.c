@@ -17,7 +17,9 @@
  *	phase <index> <start_ns>		a new phase begins
  *	hot <index> <start> <end>		hot range of that phase
  *	warm <index> <start> <end>		warm range of that phase
- *	end <ns>				the workload stopped touching
+ *	end <ns> touched <pages>		the workload stopped; pages it
+ *						touched after population (its
+ *						throughput, for slowdown)
  * Addresses are hex, ranges half-open.  All ranges are 2 MiB aligned (THP
  * sized) except the "scattered" pattern's single pages.
  */
@@ -199,15 +201,50 @@ static void write_phase(unsigned int idx, const struct phase *ph, uint64_t t)
 	fflush(truth);
 }
 
-/* One touch per page; the volatile store cannot be optimised away. */
-static void sweep(const struct range *r, unsigned int nr)
+/* Pages per chunk of a sweep: how often the clock is checked. */
+#define CHUNK_PAGES	256
+
+/*
+ * The position of a sweep through a set of ranges, so a long hot sweep can be
+ * interrupted every CHUNK_PAGES for warm touches that are due: the truth's
+ * warm period then holds however slow one hot sweep is (e.g. under TCG).
+ */
+struct cursor {
+	unsigned int range;
+	uintptr_t addr;
+};
+
+/* Touch up to @budget pages from @c on; returns the pages touched. */
+static uint64_t touch(const struct range *r, unsigned int nr, struct cursor *c,
+		      uint64_t budget)
 {
+	uint64_t pages = 0;
+
+	while (nr && pages < budget) {
+		if (c->range >= nr)
+			c->range = 0;
+		if (c->addr < r[c->range].start || c->addr >= r[c->range].end)
+			c->addr = r[c->range].start;
+		/* One touch per page; the volatile store cannot be elided. */
+		(*(volatile char *)c->addr)++;
+		pages++;
+		c->addr += PAGE_SZ;
+		if (c->addr >= r[c->range].end)
+			c->range++;
+	}
+	return pages;
+}
+
+/* Touch every page of the ranges once. */
+static uint64_t sweep(const struct range *r, unsigned int nr)
+{
+	struct cursor c = { 0, 0 };
+	uint64_t pages = 0;
 	unsigned int i;
-	uintptr_t a;
 
 	for (i = 0; i < nr; i++)
-		for (a = r[i].start; a < r[i].end; a += PAGE_SZ)
-			(*(volatile char *)a)++;
+		pages += (r[i].end - r[i].start) / PAGE_SZ;
+	return touch(r, nr, &c, pages);
 }
 
 static int parse_opts(int argc, char **argv, struct opts *o)
@@ -316,7 +353,8 @@ int main(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
 	static struct phase ph;
-	uint64_t t0, t, next_phase, next_warm, deadline;
+	uint64_t t0, t, next_phase, next_warm, deadline, touched = 0;
+	struct cursor hot = { 0, 0 };
 	unsigned int idx = 0;
 	struct opts o;
 	uintptr_t base;
@@ -358,12 +396,12 @@ int main(int argc, char **argv)
 	next_phase = t0 + o.phase_ns;
 	next_warm = t0;
 	while (!stop) {
-		sweep(ph.hot, ph.nr_hot);
+		touched += touch(ph.hot, ph.nr_hot, &hot, CHUNK_PAGES);
 		t = now_ns();
 		if (t >= deadline)
 			break;
 		if (t >= next_warm) {
-			sweep(ph.warm, ph.nr_warm);
+			touched += sweep(ph.warm, ph.nr_warm);
 			next_warm += o.warm_period_ns;
 			if (next_warm < t)
 				next_warm = t + o.warm_period_ns;
@@ -371,11 +409,12 @@ int main(int argc, char **argv)
 		if (t >= next_phase && (!strcmp(o.pattern, "moving") ||
 					!strcmp(o.pattern, "phases"))) {
 			build_phase(&o, base, ++idx, &ph);
+			hot = (struct cursor){ 0, 0 };
 			write_phase(idx, &ph, t);
 			next_phase += o.phase_ns;
 		}
 	}
-	fprintf(truth, "end %" PRIu64 "\n", now_ns());
+	fprintf(truth, "end %" PRIu64 " touched %" PRIu64 "\n", now_ns(), touched);
 	fclose(truth);
 	return 0;
 }

@@ -13,9 +13,11 @@
 #
 # Exit codes are kselftest's: 0 pass, 1 fail, 4 skip (everything skipped).
 
+# shellcheck disable=SC2034 # kselftest's full set, for the tests' use
 KSFT_PASS=0
 KSFT_FAIL=1
 KSFT_XFAIL=2
+# shellcheck disable=SC2034
 KSFT_XPASS=3
 KSFT_SKIP=4
 

@@ -4,6 +4,7 @@
 # The module loads, shows its sysfs root, unloads cleanly and loads again.
 # Needs root and DAPTRACE_KO (the test VM's /init exports it).
 
+# shellcheck source=selftests/lib/ktap.sh
 . "$(dirname "$0")/../lib/ktap.sh"
 
 ROOT=/sys/kernel/daptrace

@@ -13,7 +13,8 @@
 #                      extra/NAME (repeatable)
 #
 # Contents: busybox-static with its applet links, /init (selftests/vm/init),
-# the module, the bad/allowed kernel log patterns, selftests/lib, every suite
+# the module, the bad/allowed kernel log patterns, sysfs-docs/ (as
+# /sysfs-docs, for the ABI tests), selftests/lib, every suite
 # selftests/<suite>/ (all but vm/ and lib/) and the static `daptrace` CLI if
 # one was built.  Tests: every executable selftests/<suite>/*.sh and every
 # selftests/<suite>/*.c (compiled statically into build/selftests/<suite>/);
@@ -179,13 +180,15 @@ done
 install -m 0755 "$TOP/selftests/vm/init" "$ROOT/init"
 cp "$TOP"/selftests/vm/{bad,allowed}-patterns "$ROOT/etc/dtvm/"
 cp "$MODULE" "$ROOT/lib/daptrace/daptrace.ko"
+# The ABI documentation, for the selftests that check it against sysfs.
+[ ! -d "$TOP/sysfs-docs" ] || cp -r "$TOP/sysfs-docs" "$ROOT/sysfs-docs"
 echo "root:x:0:0:root:/root:/bin/sh" > "$ROOT/etc/passwd"
 echo "root:x:0:" > "$ROOT/etc/group"
 
-# The CLI, if userspace built a static one (`make -C userspace STATIC=1`).
-for cli in ${DAPTRACE_CLI:-} "$BUILD"/userspace/daptrace "$TOP"/userspace/daptrace \
-	   "$TOP"/userspace/cli/daptrace; do
-	[ -f "$cli" ] && [ -x "$cli" ] || continue
+# The CLI, if a static one was built (run.sh does:
+# `make -C userspace O=build/userspace-static STATIC=1`).
+for cli in ${DAPTRACE_CLI:-} "$BUILD"/userspace-static/daptrace; do
+	if [ ! -f "$cli" ] || [ ! -x "$cli" ]; then continue; fi
 	if LC_ALL=C readelf -l "$cli" 2>/dev/null | grep -q 'program interpreter'; then
 		echo "mkinitramfs: $cli is dynamically linked, not included" \
 		     "(build it with 'make -C userspace STATIC=1')" >&2
@@ -193,6 +196,12 @@ for cli in ${DAPTRACE_CLI:-} "$BUILD"/userspace/daptrace "$TOP"/userspace/daptra
 	fi
 	cp "$cli" "$ROOT/usr/bin/daptrace"
 	break
+done
+
+# The workload generator, its scorer and the DAMON trace converter
+# (static: `make -C workload`), for accuracy tests and the benchmark.
+for tool in "$BUILD"/workload/*; do
+	[ -f "$tool" ] && [ -x "$tool" ] && cp "$tool" "$ROOT/usr/bin/"
 done
 
 mkdir -p "$(dirname "$OUT")"

@@ -212,10 +212,10 @@ trap '[ -z "$QEMU_PID" ] || kill "$QEMU_PID" 2>/dev/null' EXIT
 trap 'exit 130' INT TERM
 
 # Per-test state while reading the results port.
-T_NAME= T_PLAN= T_RESULTS=0 T_FAILS=0 T_SKIPALL= T_TIMEOUT= T_DMESG=()
+T_NAME='' T_PLAN='' T_RESULTS=0 T_FAILS=0 T_SKIPALL='' T_TIMEOUT='' T_DMESG=()
 
 test_begin() {
-	T_NAME=$1 T_PLAN= T_RESULTS=0 T_FAILS=0 T_SKIPALL= T_TIMEOUT= T_DMESG=()
+	T_NAME=$1 T_PLAN='' T_RESULTS=0 T_FAILS=0 T_SKIPALL='' T_TIMEOUT='' T_DMESG=()
 }
 
 # test_line LABEL LINE: one line of a test program's output.
@@ -280,7 +280,7 @@ test_end() {
 # (init got as far as loading the module) and LOADED.
 parse() {
 	local label=$1 dir=$2 line word rest
-	local la57= unload= done= phase_dmesg=() fails=()
+	local la57='' unload='' done='' phase_dmesg=() fails=()
 	INSMOD=0 LOADED=0
 	T_NAME=
 	while IFS= read -r line || [ -n "$line" ]; do
@@ -436,9 +436,26 @@ run_boot() {
 	fi
 }
 
+# The static CLI for the guest's /usr/bin/daptrace and the workload tools
+# (generator, scorer, DAMON converter), once for all boots.
+build_cli() {
+	local log=$VMDIR/userspace-static.log
+	[ -f "$TOP/userspace/Makefile" ] || return 0
+	mkdir -p "$VMDIR"
+	if make -C "$TOP/userspace" O="$BUILD/userspace-static" STATIC=1 \
+		> "$log" 2>&1 &&
+	   make -C "$TOP/workload" O="$BUILD/workload" >> "$log" 2>&1; then
+		ok "static daptrace CLI and workload tools for the guest"
+	else
+		diag_file "$log" 20
+		not_ok "static daptrace CLI and workload tools for the guest"
+	fi
+}
+
 # ---- main -----------------------------------------------------------------
 
 echo "TAP version 13"
+build_cli
 for b in "${BOOTS[@]}"; do
 	read -r label k cpu extra <<< "$b"
 	diag "$label: kernel $k, -cpu $cpu, -m $MEMORY, -smp $SMP"

@@ -1,0 +1,218 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The benchmark's guest half: runs in one VM boot of a kernel with DAMON
+# (6.12), as a KTAP test of the harness, and prints one "# BENCH k=v ..."
+# row per run for bench/run.sh to tabulate.
+#
+# Every run: start daptrace-workload (exact ground truth), attach one monitor
+# (none | daptrace | damon) with the same attributes, wait for the workload
+# to end, then record
+#   cpu_pct   monitor thread CPU time / wall time (% of one CPU), from
+#             /proc/<thread>/schedstat for both monitors
+#   touched   pages the workload touched (slowdown = 1 - touched / touched
+#             of the unmonitored run in the same round)
+#   accuracy  daptrace-score on the record (DAMON's via its tracepoint)
+# Monitors alternate within a round (none, daptrace, damon) so drift in the
+# emulator hits all three alike.
+#
+# BENCH_QUICK=1 runs a reduced matrix (a few minutes).
+
+. "$(dirname "$0")/../lib/ktap.sh" 2>/dev/null || . /selftests/lib/ktap.sh
+
+DT=/sys/kernel/daptrace
+DAMON=/sys/kernel/mm/damon/admin/kdamonds
+TRACE=/sys/kernel/tracing
+TMP=/tmp/bench
+QUICK=${BENCH_QUICK:-0}
+FAILS=0
+
+mkdir -p "$TMP"
+
+die() {
+	echo "Bail out! $*"
+	exit 1
+}
+
+# wait_phase0 TRUTH PID: until the workload has populated and started.
+wait_phase0() {
+	i=0
+	while ! grep -q '^phase 0' "$1" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -le 1200 ] && kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.1
+	done
+}
+
+# schedstat_ns PID: CPU time of a thread in ns.
+schedstat_ns() {
+	cut -d' ' -f1 "/proc/$1/schedstat" 2>/dev/null || echo 0
+}
+
+damon_setup() { # PID SAMPLE AGGR UPDATE MIN MAX
+	echo 1 > $DAMON/nr_kdamonds
+	echo 1 > $DAMON/0/contexts/nr_contexts
+	echo vaddr > $DAMON/0/contexts/0/operations
+	echo 1 > $DAMON/0/contexts/0/targets/nr_targets
+	echo "$1" > $DAMON/0/contexts/0/targets/0/pid_target
+	a=$DAMON/0/contexts/0/monitoring_attrs
+	echo "$2" > $a/intervals/sample_us
+	echo "$3" > $a/intervals/aggr_us
+	echo "$4" > $a/intervals/update_us
+	echo "$5" > $a/nr_regions/min
+	echo "$6" > $a/nr_regions/max
+}
+
+# run ROUND MONITOR SETTING SAMPLE AGGR TLB WORKLOAD-ARGS...
+run() {
+	round=$1 mon=$2 setting=$3 sample=$4 aggr=$5 tlb=$6
+	shift 6
+	truth=$TMP/truth rec=$TMP/rec.csv
+	rm -f "$truth" "$rec" "$TMP/trace"
+	daptrace-workload "$@" --truth "$truth" &
+	wpid=$!
+	if ! wait_phase0 "$truth" $wpid; then
+		echo "# bench: workload did not start: $*"
+		FAILS=$((FAILS + 1))
+		return
+	fi
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	cpu=0
+	case $mon in
+	none)
+		wait $wpid
+		;;
+	daptrace)
+		daptrace record -q -p $wpid -o "$rec" --sample "${sample}us" \
+			--aggr "${aggr}us" --regions 10-1000 --tlb-flush "$tlb" \
+			> "$TMP/rec.log" 2>&1 &
+		rpid=$!
+		# The worker thread's CPU, sampled until the workload ends.
+		kt=
+		while kill -0 $wpid 2>/dev/null; do
+			[ -n "$kt" ] || kt=$(pgrep -x daptrace | head -n1)
+			[ -n "$kt" ] && c=$(schedstat_ns "$kt") && [ "$c" -gt "$cpu" ] && cpu=$c
+			sleep 0.2
+		done
+		wait $wpid
+		wait $rpid || { sed 's/^/# record: /' "$TMP/rec.log"; FAILS=$((FAILS + 1)); }
+		;;
+	damon)
+		damon_setup $wpid "$sample" "$aggr" $((aggr * 10)) 10 1000
+		echo 0 > $TRACE/tracing_on
+		echo > $TRACE/trace
+		echo mono > $TRACE/trace_clock
+		echo 65536 > $TRACE/buffer_size_kb
+		echo 1 > $TRACE/events/damon/damon_aggregated/enable
+		echo 1 > $TRACE/tracing_on
+		echo on > $DAMON/0/state
+		kpid=$(cat $DAMON/0/pid)
+		cat $TRACE/trace_pipe > "$TMP/trace" &
+		cpid=$!
+		while kill -0 $wpid 2>/dev/null; do
+			c=$(schedstat_ns "$kpid")
+			[ "$c" -gt "$cpu" ] && cpu=$c
+			sleep 0.2
+		done
+		wait $wpid
+		echo off > $DAMON/0/state 2>/dev/null
+		sleep 0.5
+		kill $cpid 2>/dev/null
+		wait $cpid 2>/dev/null
+		echo 0 > $TRACE/events/damon/damon_aggregated/enable
+		# trace_clock mono: event times are already on the truth's clock.
+		damon2rec --pid $wpid --sample-us "$sample" --aggr-us "$aggr" \
+			< "$TMP/trace" > "$rec"
+		;;
+	esac
+	t1=$(cut -d' ' -f1 /proc/uptime)
+	wall_ms=$(awk "BEGIN { printf \"%d\", ($t1 - $t0) * 1000 }")
+	touched=$(awk '/^end/ { print $4 }' "$truth")
+	line="round=$round monitor=$mon setting=$setting tlb=$tlb wl=$(echo "$*" | tr ' ' '_')"
+	line="$line wall_ms=$wall_ms cpu_ms=$((cpu / 1000000)) touched=$touched"
+	if [ "$mon" != none ]; then
+		if daptrace-score --truth "$truth" --record "$rec" --aggr-us "$aggr" \
+			--settle 1000 --min-windows 1 > "$TMP/score" 2>&1; then
+			line="$line $(grep -v '^#' "$TMP/score" | tr ' ' '=' | tr '\n' ' ')"
+		else
+			sed 's/^/# score: /' "$TMP/score"
+			FAILS=$((FAILS + 1))
+		fi
+	fi
+	echo "# BENCH $line"
+}
+
+ktap_print_header
+[ -d $DT ] || die "daptrace module not loaded"
+[ -d $DAMON ] || die "no DAMON sysfs interface (needs the 6.12 kernel)"
+[ -d $TRACE/events/damon ] || mount -t tracefs nodev $TRACE 2>/dev/null
+[ -d $TRACE/events/damon ] || die "no damon trace events"
+ktap_set_plan 1
+
+if [ "$QUICK" = 1 ]; then
+	ROUNDS=2 DUR=6s SIZES="256M 1G" TARGETS="1 4"
+else
+	ROUNDS=3 DUR=10s SIZES="256M 1G 2G 4G" TARGETS="1 4 16"
+fi
+
+# 1. daptrace vs DAMON vs nothing, both settings, two workloads.
+for wl in "-p hotcold -s 512M --thp never" "-p smallhot -s 1G --hot-size 8M --thp never"; do
+	for setting in default fast; do
+		if [ $setting = default ]; then s=5000 a=100000; else s=1000 a=20000; fi
+		r=1
+		while [ $r -le $ROUNDS ]; do
+			# shellcheck disable=SC2086
+			for mon in none daptrace damon; do
+				run $r $mon $setting $s $a round $wl -d $DUR
+			done
+			r=$((r + 1))
+		done
+	done
+done
+
+# 2. TLB policies: accuracy gained vs CPU spent (and DAMON, which never flushes).
+for wl in "-p smallhot -s 1G --hot-size 8M --thp never" "-p scattered -s 1G --objects 32"; do
+	for tlb in none round mm; do
+		# shellcheck disable=SC2086
+		run 1 daptrace default 5000 100000 $tlb $wl -d $DUR
+	done
+	# shellcheck disable=SC2086
+	run 1 damon default 5000 100000 none $wl -d $DUR
+done
+
+# 3. Scaling with the target's size (the paper's claim: flat cost).
+for size in $SIZES; do
+	for mon in daptrace damon; do
+		run 1 $mon scale-size 5000 100000 round -p hotcold -s "$size" --thp never -d $DUR
+	done
+done
+
+# 4. Scaling with the number of targets (daptrace only: one worker, N targets).
+for n in $TARGETS; do
+	pids=
+	i=0
+	while [ $i -lt "$n" ]; do
+		daptrace-workload -p hotcold -s 64M --thp never -d 60s --truth "$TMP/t$i" &
+		pids="$pids $!"
+		i=$((i + 1))
+	done
+	sleep 3
+	plist=$(echo $pids | tr ' ' ',')
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	daptrace record -q -p "$plist" -o "$TMP/multi.csv" --duration 8s > "$TMP/rec.log" 2>&1 ||
+		{ sed 's/^/# record: /' "$TMP/rec.log"; FAILS=$((FAILS + 1)); }
+	t1=$(cut -d' ' -f1 /proc/uptime)
+	cpu=$(cat $DT/worker_cpu_us)
+	# shellcheck disable=SC2086
+	kill $pids 2>/dev/null
+	wait
+	wall_ms=$(awk "BEGIN { printf \"%d\", ($t1 - $t0) * 1000 }")
+	echo "# BENCH round=1 monitor=daptrace setting=scale-targets targets=$n wall_ms=$wall_ms cpu_ms=$((cpu / 1000))"
+done
+
+if [ $FAILS -eq 0 ]; then
+	ktap_test_pass "benchmark runs"
+else
+	ktap_test_fail "benchmark runs" "$FAILS runs failed"
+fi
+ktap_finished
