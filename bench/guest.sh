@@ -16,7 +16,7 @@
 # Monitors alternate within a round (none, daptrace, damon) so drift in the
 # emulator hits all three alike.
 #
-# BENCH_QUICK=1 runs a reduced matrix (a few minutes).
+# "bench.quick=1" on the kernel command line runs a reduced matrix.
 
 . "$(dirname "$0")/../lib/ktap.sh" 2>/dev/null || . /selftests/lib/ktap.sh
 
@@ -24,7 +24,8 @@ DT=/sys/kernel/daptrace
 DAMON=/sys/kernel/mm/damon/admin/kdamonds
 TRACE=/sys/kernel/tracing
 TMP=/tmp/bench
-QUICK=${BENCH_QUICK:-0}
+QUICK=0
+grep -qw 'bench.quick=1' /proc/cmdline && QUICK=1
 FAILS=0
 
 mkdir -p "$TMP"
@@ -149,14 +150,26 @@ ktap_print_header
 [ -d $TRACE/events/damon ] || die "no damon trace events"
 ktap_set_plan 1
 
+# wl_args NAME: the workload's arguments.
+wl_args() {
+	case $1 in
+	hotcold) echo "-p hotcold -s 512M --thp never" ;;
+	smallhot) echo "-p smallhot -s 1G --hot-size 8M --thp never" ;;
+	scattered) echo "-p scattered -s 1G --objects 32" ;;
+	esac
+}
+
 if [ "$QUICK" = 1 ]; then
 	ROUNDS=2 DUR=6s SIZES="256M 1G" TARGETS="1 4"
+	MAIN_WLS="hotcold" TLB_WLS="scattered"
 else
 	ROUNDS=3 DUR=10s SIZES="256M 1G 2G 4G" TARGETS="1 4 16"
+	MAIN_WLS="hotcold smallhot" TLB_WLS="smallhot scattered"
 fi
 
-# 1. daptrace vs DAMON vs nothing, both settings, two workloads.
-for wl in "-p hotcold -s 512M --thp never" "-p smallhot -s 1G --hot-size 8M --thp never"; do
+# 1. daptrace vs DAMON vs nothing, both settings.
+for wlname in $MAIN_WLS; do
+	wl=$(wl_args $wlname)
 	for setting in default fast; do
 		if [ $setting = default ]; then s=5000 a=100000; else s=1000 a=20000; fi
 		r=1
@@ -171,13 +184,14 @@ for wl in "-p hotcold -s 512M --thp never" "-p smallhot -s 1G --hot-size 8M --th
 done
 
 # 2. TLB policies: accuracy gained vs CPU spent (and DAMON, which never flushes).
-for wl in "-p smallhot -s 1G --hot-size 8M --thp never" "-p scattered -s 1G --objects 32"; do
+for wlname in $TLB_WLS; do
+	wl=$(wl_args $wlname)
 	for tlb in none round mm; do
 		# shellcheck disable=SC2086
-		run 1 daptrace default 5000 100000 $tlb $wl -d $DUR
+		run 1 daptrace tlb 5000 100000 $tlb $wl -d $DUR
 	done
 	# shellcheck disable=SC2086
-	run 1 damon default 5000 100000 none $wl -d $DUR
+	run 1 damon tlb 5000 100000 none $wl -d $DUR
 done
 
 # 3. Scaling with the target's size (the paper's claim: flat cost).

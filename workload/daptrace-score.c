@@ -10,6 +10,8 @@
  *   precision     = |predicted hot AND truly hot| / |predicted hot|
  *   recall        = |predicted hot AND truly hot| / |truly hot|
  *   wss error     = (bytes with nr_accesses > 0 - (hot + warm)) / (hot + warm)
+ *   hot seen      = |truly hot bytes in regions with nr_accesses > 0| / |hot|
+ *                   (the "hot set reads as never accessed" blind spot)
  * Windows during warm-up (--settle after the start) and windows that begin
  * less than --settle after a phase change are not scored for accuracy; the
  * time from a phase change to the first window with recall >= 0.9 is the
@@ -57,6 +59,7 @@ struct truth {
 
 struct window_score {
 	double precision, recall, wss_err;
+	double hot_seen;		/* hot bytes in regions read as accessed at all */
 	uint64_t hot_bytes, pred_bytes;
 };
 
@@ -72,6 +75,9 @@ struct scorer {
 	unsigned int nr_w, cap_w;
 	unsigned int nr_windows, nr_samples_total;
 	uint64_t missed;
+	unsigned int min_regions, max_regions;	/* bounds to check, 0: none */
+	unsigned int regions_lo, regions_hi;	/* seen, over all windows */
+	unsigned int regions_out;		/* windows outside the bounds */
 	double sum_interval_err;
 	unsigned int nr_intervals;
 	uint64_t nominal_aggr_ns;
@@ -195,7 +201,7 @@ static int score_snapshot(void *arg, const struct rec_snapshot *s,
 	struct scorer *sc = arg;
 	const struct truth *t = &sc->truth;
 	uint64_t ws = sc->rec_start_ns + s->start_ns, we = sc->rec_start_ns + s->end_ns;
-	uint64_t pred = 0, pred_hot = 0, accessed = 0, hot, warm;
+	uint64_t pred = 0, pred_hot = 0, accessed = 0, seen_hot = 0, hot, warm;
 	const struct phase *p;
 	struct window_score w;
 	int pi = phase_at(t, ws);
@@ -203,6 +209,15 @@ static int score_snapshot(void *arg, const struct rec_snapshot *s,
 
 	sc->missed += s->missed_before;
 	sc->nr_windows++;
+	/* Region bounds hold for every window but the very first. */
+	if (!sc->regions_lo || s->nr_regions < sc->regions_lo)
+		sc->regions_lo = s->nr_regions;
+	if (s->nr_regions > sc->regions_hi)
+		sc->regions_hi = s->nr_regions;
+	if (sc->nr_windows > 1 &&
+	    ((sc->min_regions && s->nr_regions < sc->min_regions) ||
+	     (sc->max_regions && s->nr_regions > sc->max_regions)))
+		sc->regions_out++;
 	sc->nr_samples_total += s->nr_samples;
 	if (sc->nominal_aggr_ns && !(s->flags & 0x2 /* last, partial */)) {
 		sc->sum_interval_err += fabs((double)(we - ws) - sc->nominal_aggr_ns) /
@@ -229,8 +244,10 @@ static int score_snapshot(void *arg, const struct rec_snapshot *s,
 			pred += in;
 			pred_hot += overlap_set(r->start, r->end, p->hot, p->nr_hot);
 		}
-		if (nr > 0)
+		if (nr > 0) {
 			accessed += in;
+			seen_hot += overlap_set(r->start, r->end, p->hot, p->nr_hot);
+		}
 	}
 	hot = set_bytes(p->hot, p->nr_hot);
 	warm = set_bytes(p->warm, p->nr_warm);
@@ -256,6 +273,7 @@ static int score_snapshot(void *arg, const struct rec_snapshot *s,
 
 	w.precision = pred ? (double)pred_hot / pred : (hot ? 0 : 1);
 	w.recall = hot ? (double)pred_hot / hot : 1;
+	w.hot_seen = hot ? (double)seen_hot / hot : 1;
 	w.wss_err = hot + warm ? ((double)accessed - (hot + warm)) / (hot + warm) : 0;
 	w.hot_bytes = hot;
 	w.pred_bytes = pred;
@@ -317,6 +335,8 @@ static void usage(FILE *f)
 "  --max-wss-err F      fail if |median WSS error| exceeds F\n"
 "  --min-windows N      fail if fewer windows were scored (default 5)\n"
 "  --aggr-us N          nominal aggregation interval, to report interval error\n"
+"  --regions MIN-MAX    fail if any window but the first has a region count\n"
+"                       outside [MIN, MAX]\n"
 "  --randomize[=SEED]   replace every count by a random one (control run)\n");
 }
 
@@ -332,6 +352,7 @@ int main(int argc, char **argv)
 		{ "max-wss-err", required_argument, NULL, 'W' },
 		{ "min-windows", required_argument, NULL, 'n' },
 		{ "aggr-us", required_argument, NULL, 'a' },
+		{ "regions", required_argument, NULL, 'g' },
 		{ "randomize", optional_argument, NULL, 'x' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
@@ -357,6 +378,11 @@ int main(int argc, char **argv)
 		case 'W': max_wss = strtod(optarg, &end); break;
 		case 'n': min_windows = strtoul(optarg, &end, 10); break;
 		case 'a': sc.nominal_aggr_ns = strtoull(optarg, &end, 10) * 1000ULL; break;
+		case 'g':
+			if (sscanf(optarg, "%u-%u", &sc.min_regions, &sc.max_regions) != 2 ||
+			    sc.min_regions > sc.max_regions)
+				errno = EINVAL;
+			break;
 		case 'x':
 			sc.randomize = true;
 			if (optarg)
@@ -368,8 +394,12 @@ int main(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 		if (errno || *end) {
+			int i;
+
+			for (i = 0; lopts[i].name && lopts[i].val != c; i++)
+				;
 			fprintf(stderr, "daptrace-score: --%s: invalid value '%s'\n",
-				argv[optind - 1] + 2, optarg);
+				lopts[i].name ? lopts[i].name : "?", optarg);
 			return 2;
 		}
 	}
@@ -422,9 +452,15 @@ int main(int argc, char **argv)
 	       med, mean, frac);
 	if (max_wss >= 0 && !(med <= max_wss))
 		fail = printf("# FAIL: median |WSS error| %.3f > %.3f\n", med, max_wss);
+	stats(&sc, offsetof(struct window_score, hot_seen), false, 0.9, &med, &mean, &frac);
+	printf("hot_seen_median %.3f\nhot_seen_mean %.3f\n", med, mean);
 	if (sc.lat_n || sc.lat_undetected)
 		printf("detect_latency_mean_s %.3f\ndetect_latency_max_s %.3f\nphases_undetected %u\n",
 		       sc.lat_n ? sc.lat_sum / sc.lat_n : NAN, sc.lat_max, sc.lat_undetected);
+	printf("regions_min %u\nregions_max %u\n", sc.regions_lo, sc.regions_hi);
+	if (sc.regions_out)
+		fail = printf("# FAIL: %u windows with a region count outside %u-%u\n",
+			      sc.regions_out, sc.min_regions, sc.max_regions);
 	if (sc.nr_w < min_windows)
 		fail = printf("# FAIL: only %u windows scored (< %u)\n", sc.nr_w, min_windows);
 	free(sc.w);

@@ -3,8 +3,9 @@
 #
 # Accuracy against exact ground truth: daptrace-workload touches known hot,
 # warm and cold ranges; `daptrace record` records it; daptrace-score checks,
-# per aggregation window, hot-byte precision and recall (median >= 0.9) and
-# the working set size (median error within 10%).  Each scenario also scores
+# per aggregation window, hot-byte precision and recall (median >= 0.9), the
+# working set size (median error within 10%), and that every window's region
+# count stays within the default bounds [10, 1000].  Each scenario also scores
 # the same record with every count replaced by a random one, which must FAIL:
 # the thresholds are tight enough to reject a monitor that guesses.
 #
@@ -16,7 +17,7 @@
 . "$(dirname "$0")/../lib/ktap.sh"
 
 TMP=${TMPDIR:-/tmp}/accuracy.$$
-SCORE_ARGS="--min-precision 0.9 --min-recall 0.9 --max-wss-err 0.1"
+SCORE_ARGS="--min-precision 0.9 --min-recall 0.9 --max-wss-err 0.1 --regions 10-1000"
 
 # scenario NAME WORKLOAD-ARGS...: run, record, score, control.
 scenario() {

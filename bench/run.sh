@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make bench`: daptrace against the in-kernel DAMON, same VM boot, same
+# workloads, same attributes; writes BENCHMARKS.md.
+#
+#   bench/run.sh [--quick] [--output FILE]
+#
+# One boot of the newest installed 6.12 kernel (it ships DAMON) runs
+# bench/guest.sh, which prints "BENCH k=v ..." rows; bench/report.py turns
+# them into tables of ratios.  The raw rows are kept in build/bench/.
+set -euo pipefail
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+OUT=$TOP/BENCHMARKS.md
+QUICK=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quick) QUICK=1 ;;
+	--output) OUT=$2; shift ;;
+	*) echo "bench/run.sh: unknown option '$1' (--quick, --output FILE)" >&2; exit 2 ;;
+	esac
+	shift
+done
+
+"$TOP/scripts/deps.sh"
+make -C "$TOP" --no-print-directory -s modules-all
+K=$("$TOP/scripts/kernels.sh" 6.12)
+[ -n "$K" ] || { echo "bench: no 6.12 kernel installed (it carries DAMON)" >&2; exit 1; }
+
+DIR=$TOP/build/bench
+mkdir -p "$DIR"
+args=(--kernel "$K" --no-la57 --memory 8G --test extra/guest
+      --extra-test "$TOP/bench/guest.sh" --test-timeout 5400 --timeout 6000)
+cmd="make bench"
+if [ $QUICK = 1 ]; then
+	args+=(--append bench.quick=1)
+	cmd="make bench BENCHFLAGS=--quick"
+fi
+
+t0=$SECONDS
+rc=0
+"$TOP/selftests/vm/run.sh" "${args[@]}" | tee "$DIR/run.log" || rc=$?
+grep -o 'BENCH .*' "$DIR/run.log" | sed 's/^BENCH //' > "$DIR/rows.txt" || true
+if [ $rc != 0 ]; then
+	echo "bench: the VM run failed (log: build/bench/run.log); BENCHMARKS.md not written" >&2
+	exit 1
+fi
+python3 "$TOP/bench/report.py" --rows "$DIR/rows.txt" --kernel "$K" \
+	--command "$cmd" --duration $((SECONDS - t0)) \
+	--cpu "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')" \
+	> "$OUT.tmp"
+mv "$OUT.tmp" "$OUT"
+echo "bench: wrote ${OUT#"$TOP"/} ($((SECONDS - t0)) s)"
