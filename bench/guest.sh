@@ -8,8 +8,9 @@
 # Every run: start daptrace-workload (exact ground truth), attach one monitor
 # (none | daptrace | damon) with the same attributes, wait for the workload
 # to end, then record
-#   cpu_pct   monitor thread CPU time / wall time (% of one CPU), from
-#             /proc/<thread>/schedstat for both monitors
+#   cpu_pct   monitor thread CPU time / wall time (% of one CPU): the
+#             thread's sum_exec_runtime for both (daptrace: worker_cpu_us;
+#             kdamond: /proc/<pid>/schedstat)
 #   touched   pages the workload touched (slowdown = 1 - touched / touched
 #             of the unmonitored run in the same round)
 #   accuracy  daptrace-score on the record (DAMON's via its tracepoint)
@@ -88,15 +89,10 @@ run() {
 			--aggr "${aggr}us" --regions 10-1000 --tlb-flush "$tlb" \
 			> "$TMP/rec.log" 2>&1 &
 		rpid=$!
-		# The worker thread's CPU, sampled until the workload ends.
-		kt=
-		while kill -0 $wpid 2>/dev/null; do
-			[ -n "$kt" ] || kt=$(pgrep -x daptrace | head -n1)
-			[ -n "$kt" ] && c=$(schedstat_ns "$kt") && [ "$c" -gt "$cpu" ] && cpu=$c
-			sleep 0.2
-		done
 		wait $wpid
 		wait $rpid || { sed 's/^/# record: /' "$TMP/rec.log"; FAILS=$((FAILS + 1)); }
+		# The worker's sum_exec_runtime, kept after "off" until the next "on".
+		cpu=$(($(cat $DT/worker_cpu_us) * 1000))
 		;;
 	damon)
 		damon_setup $wpid "$sample" "$aggr" $((aggr * 10)) 10 1000

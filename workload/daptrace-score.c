@@ -195,6 +195,17 @@ static int phase_at(const struct truth *t, uint64_t ns)
 	return -1;
 }
 
+static void check_regions(struct scorer *sc, unsigned int nr)
+{
+	if (!sc->regions_lo || nr < sc->regions_lo)
+		sc->regions_lo = nr;
+	if (nr > sc->regions_hi)
+		sc->regions_hi = nr;
+	if ((sc->min_regions && nr < sc->min_regions) ||
+	    (sc->max_regions && nr > sc->max_regions))
+		sc->regions_out++;
+}
+
 static int score_snapshot(void *arg, const struct rec_snapshot *s,
 			  const struct rec_info *info)
 {
@@ -209,15 +220,13 @@ static int score_snapshot(void *arg, const struct rec_snapshot *s,
 
 	sc->missed += s->missed_before;
 	sc->nr_windows++;
-	/* Region bounds hold for every window but the very first. */
-	if (!sc->regions_lo || s->nr_regions < sc->regions_lo)
-		sc->regions_lo = s->nr_regions;
-	if (s->nr_regions > sc->regions_hi)
-		sc->regions_hi = s->nr_regions;
-	if (sc->nr_windows > 1 &&
-	    ((sc->min_regions && s->nr_regions < sc->min_regions) ||
-	     (sc->max_regions && s->nr_regions > sc->max_regions)))
-		sc->regions_out++;
+	/*
+	 * Region bounds hold for every full window but the very first (before
+	 * the first split); a window in which a target exited loses its
+	 * regions, and the last one (flag 0x2) may be cut short.
+	 */
+	if (sc->nr_windows > 1 && !(s->flags & (0x1 | 0x2)))
+		check_regions(sc, s->nr_regions);
 	sc->nr_samples_total += s->nr_samples;
 	if (sc->nominal_aggr_ns && !(s->flags & 0x2 /* last, partial */)) {
 		sc->sum_interval_err += fabs((double)(we - ws) - sc->nominal_aggr_ns) /
