@@ -4,6 +4,7 @@
 # the tests.  `make help` lists the targets.
 #
 #   make check        everything: setup, build, style, sparse, host + VM tests
+#   make check-debug  the VM tests on a debug kernel (KASAN, lockdep, kmemleak)
 #   make demo         the main job: record workloads in the VM, write heatmaps
 #   make module KVER=6.12.117+deb12-amd64 (or KDIR=...)
 
@@ -33,15 +34,15 @@ KSFT_INC := $(BUILD)/kselftest
 CHECKPATCH := $(LINUX_SRC)/scripts/checkpatch.pl
 
 .PHONY: all help deps module modules-all userspace unit unit-run userspace-check \
-	style sparse check check-vm demo bench install install-module dkms-install \
-	dkms-test clean
+	style sparse check check-vm check-debug demo bench install install-module \
+	dkms-install dkms-test clean
 
 all: modules-all userspace
 
 help:
 	@sed -n 's/^#   //p' Makefile
 	@echo "targets: all deps module modules-all userspace unit style sparse check check-vm"
-	@echo "         demo bench install dkms-install dkms-test clean"
+	@echo "         check-debug demo bench install dkms-install dkms-test clean"
 
 deps:
 	@scripts/deps.sh
@@ -101,6 +102,10 @@ check:
 
 check-vm: modules-all
 	selftests/vm/run.sh $(VMFLAGS)
+
+# The VM tests on a KASAN/lockdep/kmemleak kernel (built once, cached).
+check-debug:
+	@scripts/check-debug.sh $(VMFLAGS)
 
 demo:
 	@scripts/demo.sh

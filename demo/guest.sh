@@ -18,6 +18,7 @@ W=/tmp/demo
 
 # The payload is everything after the marker line at the end of this file.
 unpack() {
+	rm -f /usr/bin/xz	# busybox's xz applet (decompression only)
 	sed '1,/^__DAPTRACE_DEMO_PAYLOAD__$/d' "$0" | base64 -d | tar -xzf - -C /
 }
 
@@ -54,6 +55,7 @@ ktap_print_header
 command -v daptrace > /dev/null || ktap_skip_all "no daptrace CLI in the guest"
 command -v daptrace-workload > /dev/null || ktap_skip_all "no daptrace-workload in the guest"
 mkdir -p "$W"
+cd "$W" || ktap_exit_fail_msg "cannot enter $W"
 unpack || ktap_exit_fail_msg "cannot unpack the demo payload"
 # shellcheck source=/dev/null
 . /demo/settings.sh
@@ -63,20 +65,20 @@ ktap_set_plan $(($# + 1))
 for p in $DEMO_PATTERNS; do
 	# shellcheck disable=SC2086
 	record "workload-$p" daptrace-workload -p "$p" $DEMO_WORKLOAD_ARGS \
-		--truth "$W/$p.truth"
-	[ ! -f "$W/$p.truth" ] || emit "workload-$p.truth" "$W/$p.truth"
+		--truth "$p.truth"
+	[ ! -f "$p.truth" ] || emit "workload-$p.truth" "$p.truth"
 done
 
 # A real program from Debian: xz compressing a file of mixed binaries and
 # text (the guest's own programs and libraries, then numbers), single-threaded.
-IN=$W/xz-input
+IN=input-${DEMO_XZ_MB}MiB
 {
 	tar -cf - /bin/busybox /usr/bin/daptrace* /usr/bin/xz /lib /lib64 \
 		/sysfs-docs 2> /dev/null
 	seq 1 10000000
 } | head -c "$((DEMO_XZ_MB * 1024 * 1024))" > "$IN"
-ktap_print_msg "xz: input $(wc -c < "$IN") bytes; $(xz --version | head -n1)"
-record xz xz "$DEMO_XZ_LEVEL" -T1 -k -f "$IN"
+ktap_print_msg "xz: input $(wc -c < "$IN") bytes; $(/usr/bin/xz --version | head -n1)"
+record xz /usr/bin/xz "$DEMO_XZ_LEVEL" -T1 -k -f "$IN"
 ktap_print_msg "xz: output $(wc -c < "$IN.xz" 2> /dev/null || echo none) bytes"
 rm -f "$IN" "$IN.xz"
 

@@ -7,6 +7,7 @@
 #define _DAPTRACE_H
 
 #include <linux/atomic.h>
+#include <linux/completion.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
 
@@ -58,6 +59,10 @@ struct daptrace_counters {
  *		held so it can be reaped after exiting on its own.
  * @worker_done: Set by the worker when it leaves its loop on its own
  *		(all targets exited); "state" then reads "off".
+ * @worker_started: Completed by the worker when its function starts:
+ *		"on" waits for it, so a kthread_stop() cannot come before the
+ *		worker runs (kthread() would then skip the function, and with
+ *		it the last snapshot that "off" promises).
  * @ring_lock:	Protects @ring against replacement while a reader copies
  *		from it.  The worker publishes into @ring without it: the ring
  *		is replaced only while no worker runs.
@@ -77,6 +82,7 @@ struct daptrace_mon {
 	const struct daptrace_ops *ops;
 	struct task_struct *worker;
 	bool worker_done;
+	struct completion worker_started;
 	struct mutex ring_lock;		/* see above */
 	struct daptrace_ring *ring;
 	atomic64_t seq;

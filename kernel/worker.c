@@ -143,6 +143,7 @@ static int daptrace_worker_fn(void *data)
 	ktime_t now;
 	int err;
 
+	complete(&mon->worker_started);
 	clk.cpu_start = current->se.sum_exec_runtime;
 	clk.sample_ns = ctx->attrs.sample_us * NSEC_PER_USEC;
 	clk.aggr_ns = ctx->attrs.aggr_us * NSEC_PER_USEC;
@@ -281,13 +282,24 @@ int daptrace_start(struct daptrace_mon *mon)
 	memset(&mon->cnt, 0, sizeof(mon->cnt));
 	mon->ctx.last_nr_regions = 0;
 
+	init_completion(&mon->worker_started);
 	task = kthread_create(daptrace_worker_fn, mon, "daptrace");
 	if (IS_ERR(task))
 		return PTR_ERR(task);
+	/*
+	 * The lowest real-time priority: the worker sleeps to its deadlines and
+	 * works a bounded time per round, but as a CFS task it waits for a time
+	 * slice after each timer expiry whenever the CPUs are busy, and every
+	 * late check stretches one window and shrinks the next.  Priority costs
+	 * no CPU time; RT throttling still bounds a runaway.
+	 */
+	sched_set_fifo_low(task);
 	get_task_struct(task);
 	WRITE_ONCE(mon->worker_done, false);
 	mon->worker = task;
 	wake_up_process(task);
+	/* Until it runs, a kthread_stop() would skip the worker's function. */
+	wait_for_completion(&mon->worker_started);
 	return 0;
 }
 

@@ -93,9 +93,12 @@ if [ ! -f "$SRC/.extracted" ]; then
 fi
 flock -u 8
 
-KMAKE=(make -C "$SRC" O="$OUT" CC="$KCC" HOSTCC="$KCC")
+# ARCH=x86_64: 64BIT is set from tinyconfig on, so int defaults (FRAME_WARN,
+# ...) are the 64-bit ones.
+KMAKE=(make -C "$SRC" O="$OUT" ARCH=x86_64 CC="$KCC" HOSTCC="$KCC")
 log "configuring in $OUT (tinyconfig + ${FRAGMENT#"$TOP"/})"
 mkdir -p "$OUT"
+rm -f "$OUT/.config"
 "${KMAKE[@]}" -s tinyconfig >&2
 "$SRC/scripts/kconfig/merge_config.sh" -m -O "$OUT" "$OUT/.config" "$FRAGMENT" > "$DIR/config.log" 2>&1 ||
 	{ cat "$DIR/config.log" >&2; die "merge_config.sh failed"; }
@@ -114,7 +117,7 @@ while IFS= read -r line; do
 		! grep -q "^$sym=" "$OUT/.config" || missing+=("$line (got $(grep "^$sym=" "$OUT/.config"))")
 	else
 		grep -qxF "$line" "$OUT/.config" ||
-			missing+=("$line (got $(grep -E "^(# )?$sym[= ]" "$OUT/.config" || echo unset))")
+			missing+=("$line (got $(grep -E "^(# )?${sym}[= ]" "$OUT/.config" || echo unset))")
 	fi
 done < "$FRAGMENT"
 if [ ${#missing[@]} -gt 0 ]; then

@@ -184,13 +184,21 @@ done < "$STAGE/index"
 step "rendering heatmaps, working set size and region counts"
 export DAPTRACE_VIZ=$TOP/viz
 for n in "${NAMES[@]}"; do
-	for ext in png svg; do
-		for mode in heatmap wss regions; do
-			run_logged "$VMB/logs/render-$n-$mode-$ext.log" \
+	# Titles name what was recorded (the record's command); the real
+	# program's also says where it comes from.
+	title=
+	if [ "$n" = xz ]; then
+		title="$(sed -n 's/^#meta,"command","\(.*\)"$/\1/p' "$OUT/$n.csv" | head -n1)"
+		title="$title  (Debian $XZ_VERSION)"
+	fi
+	for mode in heatmap wss regions; do
+		for ext in png svg; do
+			DAPTRACE_PLOT_TITLE=$title run_logged "$VMB/logs/render-$n-$mode-$ext.log" \
 				"$DAPTRACE" report "$mode" --plot "$OUT/$n-$mode.$ext" "$OUT/$n.csv"
 		done
 	done
 	"$DAPTRACE" report hot --by-label "$OUT/$n.csv" > "$OUT/$n-hot.txt" 2>&1 || true
+	"$DAPTRACE" report wss "$OUT/$n.csv" 2>&1 >/dev/null | sed 's/^/demo:   /' >&2 || true
 done
 
 step "done in $(($(date +%s) - T0)) s; files written:"

@@ -2,14 +2,17 @@
 # Number of monitored regions over time, and snapshots missed by the recorder.
 # Data: `daptrace report regions` -> "time_s nr_regions missed_before".
 load vizdir."/terminal.gp"
-set title plottitle." - regions and missed snapshots"
+set title titled("regions and missed snapshots")
 set xlabel "time since start (s)"
 set ylabel "regions (all targets)"
 set y2label "snapshots missed before this one"
 set yrange [0:*]
-set y2range [0:*]
+# no snapshot missed: a 0..1 axis with whole-number tics (and no warning)
+stats datafile using 3 nooutput
+if (STATS_max > 0) { set y2range [0:*] } else { set y2range [0:1]; set y2tics 0, 1, 1 }
 set ytics nomirror
-set y2tics
+if (STATS_max > 0) set y2tics
+set format y2 "%.0f"
 set key top left opaque
 plot datafile using 1:2 with steps lw 2 lc rgb "#1f77b4" title "regions", \
      datafile using 1:3 axes x1y2 with impulses lw 2 lc rgb "#d62728" title "missed"

@@ -78,7 +78,8 @@ struct scorer {
 	unsigned int min_regions, max_regions;	/* bounds to check, 0: none */
 	unsigned int regions_lo, regions_hi;	/* seen, over all windows */
 	unsigned int regions_out;		/* windows outside the bounds */
-	double sum_interval_err;
+	double sum_interval_err;	/* sum of |actual - nominal| / nominal */
+	double sum_interval_ns;		/* sum of actual window lengths */
 	unsigned int nr_intervals;
 	uint64_t nominal_aggr_ns;
 	/* detection latency of phase changes */
@@ -231,6 +232,7 @@ static int score_snapshot(void *arg, const struct rec_snapshot *s,
 	if (sc->nominal_aggr_ns && !(s->flags & 0x2 /* last, partial */)) {
 		sc->sum_interval_err += fabs((double)(we - ws) - sc->nominal_aggr_ns) /
 					sc->nominal_aggr_ns;
+		sc->sum_interval_ns += we - ws;
 		sc->nr_intervals++;
 	}
 	/* Only whole windows inside one settled phase of the workload. */
@@ -346,6 +348,11 @@ static void usage(FILE *f)
 "  --aggr-us N          nominal aggregation interval, to report interval error\n"
 "  --regions MIN-MAX    fail if any window but the first has a region count\n"
 "                       outside [MIN, MAX]\n"
+"  --max-interval-err F fail if the mean |actual - nominal| / nominal window length\n"
+"                       exceeds F (needs --aggr-us)\n"
+"  --max-interval-drift F fail if the mean window length is off nominal by more\n"
+"                       than F (needs --aggr-us)\n"
+"  --max-missed N       fail if the record lost more than N snapshots\n"
 "  --randomize[=SEED]   replace every count by a random one (control run)\n");
 }
 
@@ -362,12 +369,18 @@ int main(int argc, char **argv)
 		{ "min-windows", required_argument, NULL, 'n' },
 		{ "aggr-us", required_argument, NULL, 'a' },
 		{ "regions", required_argument, NULL, 'g' },
+		{ "max-interval-err", required_argument, NULL, 'I' },
+		{ "max-interval-drift", required_argument, NULL, 'D' },
+		{ "max-missed", required_argument, NULL, 'M' },
 		{ "randomize", optional_argument, NULL, 'x' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
 	const char *truth_path = NULL, *rec_path = NULL, *v;
-	double min_p = -1, min_r = -1, max_wss = -1, med, mean, frac;
+	double min_p = -1, min_r = -1, max_wss = -1, max_ierr = -1, max_drift = -1;
+	double med, mean, frac;
+	long long max_missed = -1;
+	double drift = NAN;
 	unsigned int min_windows = 5;
 	struct scorer sc = { .hot_frac = 0.5, .settle_ns = 1000000000ULL };
 	struct rec_info info = { 0 };
@@ -387,6 +400,9 @@ int main(int argc, char **argv)
 		case 'W': max_wss = strtod(optarg, &end); break;
 		case 'n': min_windows = strtoul(optarg, &end, 10); break;
 		case 'a': sc.nominal_aggr_ns = strtoull(optarg, &end, 10) * 1000ULL; break;
+		case 'I': max_ierr = strtod(optarg, &end); break;
+		case 'D': max_drift = strtod(optarg, &end); break;
+		case 'M': max_missed = strtoll(optarg, &end, 10); break;
 		case 'g':
 			if (sscanf(optarg, "%u-%u", &sc.min_regions, &sc.max_regions) != 2 ||
 			    sc.min_regions > sc.max_regions)
@@ -444,8 +460,22 @@ int main(int argc, char **argv)
 
 	printf("windows %u\nscored_windows %u\nmissed %" PRIu64 "\n",
 	       sc.nr_windows, sc.nr_w, sc.missed);
-	if (sc.nr_intervals)
+	if (sc.nr_intervals) {
+		/* Jitter: how far single windows stray; drift: their mean. */
+		drift = (sc.sum_interval_ns / sc.nr_intervals - sc.nominal_aggr_ns) /
+			sc.nominal_aggr_ns;
 		printf("aggr_interval_err_mean %.4f\n", sc.sum_interval_err / sc.nr_intervals);
+		printf("aggr_interval_drift %+.4f\n", drift);
+	}
+	if (max_drift >= 0 && !(sc.nr_intervals && fabs(drift) <= max_drift))
+		fail = printf("# FAIL: mean window length off nominal by more than %.3f\n",
+			      max_drift);
+	if (max_ierr >= 0 && !(sc.nr_intervals &&
+			       sc.sum_interval_err / sc.nr_intervals <= max_ierr))
+		fail = printf("# FAIL: mean aggregation interval error above %.3f (or not measured)\n",
+			      max_ierr);
+	if (max_missed >= 0 && sc.missed > (uint64_t)max_missed)
+		fail = printf("# FAIL: %" PRIu64 " snapshots missed (> %lld)\n", sc.missed, max_missed);
 	stats(&sc, offsetof(struct window_score, precision), false, 0.9, &med, &mean, &frac);
 	printf("precision_median %.3f\nprecision_mean %.3f\nprecision_windows_ge_0.9 %.3f\n",
 	       med, mean, frac);

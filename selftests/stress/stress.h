@@ -216,6 +216,20 @@ static DT_UNUSED int st_count_workers(void)
 	return nr;
 }
 
+/*
+ * Wait up to @ms for @want worker threads: a stopped kthread leaves /proc
+ * only after kthread_stop() returned.  Returns the last count.
+ */
+static DT_UNUSED int st_wait_workers(int want, unsigned int ms)
+{
+	double t0 = dt_now_ms();
+	int nr;
+
+	while ((nr = st_count_workers()) != want && dt_now_ms() - t0 < ms)
+		dt_sleep_ms(5);
+	return nr;
+}
+
 /* Wait up to @ms for file @name to read @want; elapsed ms, or -1. */
 static DT_UNUSED double st_wait_str(const char *name, const char *want,
 				    unsigned int ms)

@@ -14,6 +14,8 @@
 #   --extra-test FILE   also run FILE (.sh, .c or static binary) as extra/NAME
 #   --module KO         load KO instead of build/kmod/<kernel>/daptrace.ko;
 #                       "%k" in KO is replaced by the kernel release
+#   --vmlinuz IMG       boot IMG instead of /boot/vmlinuz-<kernel> ("%k" as
+#                       in --module), e.g. the debug kernel of check-debug
 #   --insmod-args ARGS  module parameters, e.g. "inject_warn=1"
 #   --keep              keep initramfs and logs in build/vm/<label>/ (logs of
 #                       a failed boot are always kept)
@@ -35,7 +37,7 @@ set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$TOP/build}
-VMDIR=$BUILD/vm
+VMDIR=${DAPTRACE_VMDIR:-$BUILD/vm}
 BAD=$TOP/selftests/vm/bad-patterns
 ALLOWED=$TOP/selftests/vm/allowed-patterns
 QEMU=${QEMU:-qemu-system-x86_64}
@@ -57,6 +59,7 @@ LA57_KERNEL=
 TESTS=()
 EXTRA=()
 MODULE=
+VMLINUZ=/boot/vmlinuz-%k
 INSMOD_ARGS=
 KEEP=0
 SHELL_MODE=0
@@ -75,6 +78,7 @@ while [ $# -gt 0 ]; do
 	--test) TESTS+=("$2"); shift ;;
 	--extra-test) EXTRA+=("$(realpath "$2")"); shift ;;
 	--module) MODULE=$2; shift ;;
+	--vmlinuz) VMLINUZ=$2; shift ;;
 	--insmod-args) INSMOD_ARGS=$2; shift ;;
 	--keep) KEEP=1 ;;
 	--shell) SHELL_MODE=1 ;;
@@ -96,7 +100,7 @@ if [ ${#KERNELS[@]} -eq 0 ]; then
 	[ ${#KERNELS[@]} -gt 0 ] || die "no supported kernel installed: run 'make deps'"
 fi
 for k in "${KERNELS[@]}"; do
-	[ -f "/boot/vmlinuz-$k" ] || die "/boot/vmlinuz-$k missing"
+	[ -f "${VMLINUZ//%k/$k}" ] || die "${VMLINUZ//%k/$k} missing"
 done
 [ -n "$LA57_KERNEL" ] || LA57_KERNEL=$(printf '%s\n' "${KERNELS[@]}" | sort -V | tail -n1)
 
@@ -188,7 +192,7 @@ boot() {
 	rm -f "$dir"/{console,token,results}.log
 	local qemu=("$QEMU" -machine pc "${accel[@]}" -cpu "$cpu" -m "$MEMORY" -smp "$SMP"
 		-nodefaults -display none -no-reboot
-		-kernel "/boot/vmlinuz-$k" -initrd "$dir/initramfs.cpio.gz")
+		-kernel "${VMLINUZ//%k/$k}" -initrd "$dir/initramfs.cpio.gz")
 	# shellcheck disable=SC2206 # user-given extra words
 	[ -z "$QEMU_ARGS" ] || qemu+=($QEMU_ARGS)
 	if [ "$SHELL_MODE" = 1 ]; then

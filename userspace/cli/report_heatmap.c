@@ -3,11 +3,15 @@
  * report heatmap: time x address x access frequency for one target.
  *
  * A process's address space is mostly unmapped: heap near the binary, the
- * mmap area and the stack are terabytes apart.  Pass 1 collects the union of
- * all monitored regions over the record; the largest gaps between its blocks
- * are elided (at most --max-blocks blocks remain) and the blocks are stacked
- * on the y axis, each with at least a few rows so a small stack stays
- * visible.  Pass 2 bins every snapshot into that grid.
+ * mmap area and the stack are terabytes apart, and the monitored regions
+ * also cover unmapped space (the gap between the binary and its randomized
+ * heap, holes between mappings).  Pass 1 finds what was mapped: every
+ * address takes the verdict of the smallest region that ever covered it,
+ * "[unmapped]" label or not (coarse early regions straddle gaps; the finer
+ * ones that follow tell them apart).  The largest gaps between the mapped
+ * blocks are elided (at most --max-blocks blocks remain) and the blocks are
+ * stacked on the y axis, each with at least a few rows so a small stack
+ * stays visible.  Pass 2 bins every snapshot into that grid.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -22,21 +26,30 @@ struct ival {
 	uint64_t start, end;
 };
 
+/* Pass 1's map: the finest verdict so far on each address range. */
+struct piece {
+	uint64_t start, end;
+	unsigned int size_log;		/* log2 of the covering region's size */
+	int unmapped;
+};
+
 struct block {
 	uint64_t start, end;
 	uint64_t width;			/* bytes per bin */
 	unsigned int bin0, nbins;
 	char *label;
-	uint64_t label_score;
+	uint64_t label_score;		/* size of the region it came from */
 };
 
 struct heatmap {
 	const struct report_opts *o;
 	pid_t pid;
-	struct ival *iv;		/* pass 1: union of regions, sorted */
-	size_t niv;
-	struct ival *tmp;
+	struct piece *pc;		/* pass 1: the map, sorted, disjoint */
+	size_t npc;
+	struct piece *tmp;
 	size_t tmp_cap;
+	struct ival *iv;		/* mapped ranges, sorted, disjoint */
+	size_t niv;
 	uint64_t tmin, tmax, nsnap;
 	/* pass 2 */
 	struct block *b;
@@ -46,13 +59,6 @@ struct heatmap {
 	uint64_t snap_idx;
 	int oom;
 };
-
-static int cmp_ival(const void *a, const void *b)
-{
-	const struct ival *x = a, *y = b;
-
-	return x->start < y->start ? -1 : x->start > y->start;
-}
 
 static pid_t pick_pid(struct heatmap *h, const struct rec_snapshot *s,
 		      const struct rec_info *info)
@@ -66,31 +72,85 @@ static pid_t pick_pid(struct heatmap *h, const struct rec_snapshot *s,
 	return h->pid;
 }
 
-/* Union of two sorted disjoint interval lists, touching ones coalesced. */
-static int union_into(struct heatmap *h, const struct ival *add, size_t nadd)
+static int cmp_piece(const void *a, const void *b)
 {
-	struct ival *out = malloc((h->niv + nadd) * sizeof(*out));
-	size_t i = 0, j = 0, n = 0;
+	const struct piece *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static unsigned int ilog2_u64(uint64_t v)
+{
+	return v ? 63 - (unsigned int)__builtin_clzll(v) : 0;
+}
+
+/* Is verdict a finer than b?  Equal sizes: "mapped" wins. */
+static int finer(const struct piece *a, const struct piece *b)
+{
+	if (a->size_log != b->size_log)
+		return a->size_log < b->size_log;
+	return !a->unmapped && b->unmapped;
+}
+
+static void emit_piece(struct piece *out, size_t *n, uint64_t start, uint64_t end,
+		       const struct piece *v)
+{
+	struct piece *last = *n ? &out[*n - 1] : NULL;
+
+	if (last && last->end == start && last->size_log == v->size_log &&
+	    last->unmapped == v->unmapped) {
+		last->end = end;
+		return;
+	}
+	out[(*n)++] = (struct piece){ start, end, v->size_log, v->unmapped };
+}
+
+/*
+ * Paint one snapshot's regions (sorted, disjoint) over the map: each address
+ * keeps the finer of its old verdict and the new one.
+ */
+static int paint(struct heatmap *h, const struct piece *s, size_t ns)
+{
+	const struct piece *p = h->pc;
+	size_t np = h->npc, i = 0, j = 0, n = 0;
+	struct piece *out = malloc((2 * (np + ns) + 1) * sizeof(*out));
+	uint64_t pos = 0;
 
 	if (!out)
 		return -1;
-	while (i < h->niv || j < nadd) {
-		struct ival next;
+	for (;;) {
+		int in_p, in_s;
+		uint64_t next = UINT64_MAX;
+		const struct piece *v;
 
-		if (j >= nadd || (i < h->niv && h->iv[i].start <= add[j].start))
-			next = h->iv[i++];
-		else
-			next = add[j++];
-		if (n && next.start <= out[n - 1].end) {
-			if (next.end > out[n - 1].end)
-				out[n - 1].end = next.end;
-		} else {
-			out[n++] = next;
+		while (i < np && p[i].end <= pos)
+			i++;
+		while (j < ns && s[j].end <= pos)
+			j++;
+		if (i >= np && j >= ns)
+			break;
+		in_p = i < np && p[i].start <= pos;
+		in_s = j < ns && s[j].start <= pos;
+		if (!in_p && !in_s) {
+			pos = i < np ? p[i].start : UINT64_MAX;
+			if (j < ns && s[j].start < pos)
+				pos = s[j].start;
+			continue;
 		}
+		if (i < np)
+			next = in_p ? p[i].end : p[i].start;
+		if (j < ns && (in_s ? s[j].end : s[j].start) < next)
+			next = in_s ? s[j].end : s[j].start;
+		if (in_p && in_s)
+			v = finer(&s[j], &p[i]) ? &s[j] : &p[i];
+		else
+			v = in_p ? &p[i] : &s[j];
+		emit_piece(out, &n, pos, next, v);
+		pos = next;
 	}
-	free(h->iv);
-	h->iv = out;
-	h->niv = n;
+	free(h->pc);
+	h->pc = out;
+	h->npc = n;
 	return 0;
 }
 
@@ -105,28 +165,55 @@ static int pass1(void *arg, const struct rec_snapshot *s, const struct rec_info 
 	if (s->end_ns > h->tmax)
 		h->tmax = s->end_ns;
 	if (s->nr_regions > h->tmp_cap) {
-		struct ival *t = realloc(h->tmp, s->nr_regions * sizeof(*t));
+		struct piece *t = realloc(h->tmp, s->nr_regions * sizeof(*t));
 
 		if (!t)
 			return fail("report", "out of memory");
 		h->tmp = t;
 		h->tmp_cap = s->nr_regions;
 	}
-	for (uint32_t i = 0; i < s->nr_regions; i++)
-		if (s->regions[i].pid == h->pid)
-			h->tmp[n++] = (struct ival){ s->regions[i].start, s->regions[i].end };
+	for (uint32_t i = 0; i < s->nr_regions; i++) {
+		const struct rec_region *r = &s->regions[i];
+
+		if (r->pid != h->pid || r->end <= r->start)
+			continue;
+		h->tmp[n++] = (struct piece){
+			r->start, r->end, ilog2_u64(r->end - r->start),
+			!strcmp(r->label, "[unmapped]"),
+		};
+	}
 	if (!n)
 		return 0;
-	qsort(h->tmp, n, sizeof(*h->tmp), cmp_ival);
+	qsort(h->tmp, n, sizeof(*h->tmp), cmp_piece);
+	/* regions of one target do not overlap; if they did, clip */
 	for (size_t i = 1; i < n; i++) {
-		if (h->tmp[i].start <= h->tmp[m].end) {
-			if (h->tmp[i].end > h->tmp[m].end)
-				h->tmp[m].end = h->tmp[i].end;
-		} else {
+		if (h->tmp[i].start < h->tmp[m].end)
+			h->tmp[i].start = h->tmp[m].end;
+		if (h->tmp[i].start < h->tmp[i].end)
 			h->tmp[++m] = h->tmp[i];
-		}
 	}
-	return union_into(h, h->tmp, m + 1) ? fail("report", "out of memory") : 0;
+	return paint(h, h->tmp, m + 1) ? fail("report", "out of memory") : 0;
+}
+
+/* The mapped ranges of the map, touching ones coalesced. */
+static int mapped_ranges(struct heatmap *h, int all)
+{
+	free(h->iv);
+	h->iv = malloc((h->npc + 1) * sizeof(*h->iv));
+	if (!h->iv)
+		return -1;
+	h->niv = 0;
+	for (size_t i = 0; i < h->npc; i++) {
+		const struct piece *p = &h->pc[i];
+
+		if (p->unmapped && !all)
+			continue;
+		if (h->niv && h->iv[h->niv - 1].end == p->start)
+			h->iv[h->niv - 1].end = p->end;
+		else
+			h->iv[h->niv++] = (struct ival){ p->start, p->end };
+	}
+	return 0;
 }
 
 static int cmp_gap_desc(const void *a, const void *b, void *arg)
@@ -198,7 +285,8 @@ static void assign_bins(struct heatmap *h)
 	h->abins = bin;
 }
 
-static int find_block(const struct heatmap *h, uint64_t addr)
+/* The first block ending above @addr (h->nb if none). */
+static unsigned int find_block(const struct heatmap *h, uint64_t addr)
 {
 	unsigned int lo = 0, hi = h->nb;
 
@@ -210,23 +298,27 @@ static int find_block(const struct heatmap *h, uint64_t addr)
 		else
 			hi = mid;
 	}
-	return lo < h->nb && h->b[lo].start <= addr ? (int)lo : -1;
+	return lo;
 }
 
-/* Named mappings make better axis labels than "[anon]". */
+/*
+ * A block is labelled with the mapping at its start: the label of the
+ * smallest region that covered that address (coarse regions are labelled by
+ * the first mapping they overlap, which may lie far above).
+ */
 static void consider_label(struct block *b, const struct rec_region *r)
 {
-	uint64_t score = r->end - r->start;
+	uint64_t size = r->end - r->start;
 
+	if (r->start > b->start || r->end <= b->start)
+		return;
 	if (!r->label[0] || !strcmp(r->label, "[unmapped]"))
 		return;
-	if (strcmp(r->label, "[anon]"))
-		score += 1ULL << 62;
-	if (b->label && score <= b->label_score)
+	if (b->label && size >= b->label_score)
 		return;
 	free(b->label);
 	b->label = strdup(r->label);
-	b->label_score = score;
+	b->label_score = size;
 }
 
 static int pass2(void *arg, const struct rec_snapshot *s, const struct rec_info *info)
@@ -248,36 +340,41 @@ static int pass2(void *arg, const struct rec_snapshot *s, const struct rec_info 
 	h->cnt[tb]++;
 	for (uint32_t i = 0; i < s->nr_regions; i++) {
 		const struct rec_region *r = &s->regions[i];
+		unsigned int bi;
 		double f;
-		int bi;
 
 		if (r->pid != h->pid)
 			continue;
 		bi = find_block(h, r->start);
-		if (bi < 0)
-			continue;	/* cannot happen: blocks cover all regions */
-		struct block *b = &h->b[bi];
-		uint64_t end = r->end < b->end ? r->end : b->end;
-
-		consider_label(b, r);
 		f = report_freq(s, r, info);
-		if (f <= 0)
-			continue;
-		for (uint64_t j = (r->start - b->start) / b->width;
-		     j < b->nbins && b->start + j * b->width < end; j++) {
-			uint64_t lo = b->start + j * b->width, hi = lo + b->width;
-			uint64_t olo = r->start > lo ? r->start : lo;
+		/* a region may span elided gaps: draw its part in each block */
+		for (; bi < h->nb && h->b[bi].start < r->end; bi++) {
+			struct block *b = &h->b[bi];
+			uint64_t start = r->start > b->start ? r->start : b->start;
+			uint64_t end = r->end < b->end ? r->end : b->end;
 
-			if (hi > b->end)
-				hi = b->end;
-			row[b->bin0 + j] += f * (double)((end < hi ? end : hi) - olo) /
-					    (double)(hi - lo);
+			consider_label(b, r);
+			if (f <= 0)
+				continue;
+			for (uint64_t j = (start - b->start) / b->width;
+			     j < b->nbins && b->start + j * b->width < end; j++) {
+				uint64_t lo = b->start + j * b->width, hi = lo + b->width;
+				uint64_t olo = start > lo ? start : lo;
+
+				if (hi > b->end)
+					hi = b->end;
+				row[b->bin0 + j] += f * (double)((end < hi ? end : hi) - olo) /
+						    (double)(hi - lo);
+			}
 		}
 	}
 	return 0;
 }
 
-/* gnuplot double-quoted strings: no quotes/backslashes; paths by basename. */
+/*
+ * gnuplot double-quoted strings: no quotes/backslashes; paths by basename;
+ * only printable ASCII (an SVG must stay valid XML whatever a label holds).
+ */
 static void tic_label(char *buf, size_t len, const char *label)
 {
 	const char *base = label;
@@ -286,9 +383,45 @@ static void tic_label(char *buf, size_t len, const char *label)
 	if (label[0] == '/' && strrchr(label, '/')[1])
 		base = strrchr(label, '/') + 1;
 	for (; *base && n + 1 < len && n < 32; base++)
-		buf[n++] = (*base == '"' || *base == '\\' || (unsigned char)*base < 32) ?
-			   '?' : *base;
+		buf[n++] = (*base == '"' || *base == '\\' || (unsigned char)*base < 32 ||
+			    (unsigned char)*base > 126) ? '?' : *base;
 	buf[n] = '\0';
+}
+
+/* "64 MiB": @v in the largest binary unit that divides it. */
+static void fmt_pow2(uint64_t v, char *buf, size_t len)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	unsigned int u = 0;
+
+	while (u + 1 < sizeof(unit) / sizeof(unit[0]) && v >= 1024 && !(v % 1024)) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "%" PRIu64 " %s", v, unit[u]);
+}
+
+/*
+ * Offsets within a tall block ("+64 MiB", "+128 MiB", ...), a power-of-two
+ * step, about one label per 25 rows, none crowding the next block's label.
+ */
+static void offset_tics(const struct block *b, FILE *tics)
+{
+	uint64_t size = b->end - b->start, step = 1;
+	char buf[32];
+
+	if (b->nbins < 40)
+		return;
+	while (step < b->width * 25)
+		step <<= 1;
+	for (uint64_t off = step; off + step / 2 <= size; off += step) {
+		double y = b->bin0 - 0.5 + (double)off / (double)b->width;
+
+		if (y > b->bin0 + b->nbins - 10)
+			break;
+		fmt_pow2(off, buf, sizeof(buf));
+		fprintf(tics, "set ytics add (\"+%s\" %.2f)\n", buf, y);
+	}
 }
 
 static void write_output(struct heatmap *h, FILE *out, FILE *tics)
@@ -331,17 +464,19 @@ static void write_output(struct heatmap *h, FILE *out, FILE *tics)
 	fprintf(tics, "set yrange [-0.5:%u.5]\nset ytics (", h->abins - 1);
 	for (unsigned int i = 0; i < h->nb; i++) {
 		tic_label(lbl, sizeof(lbl), h->b[i].label ? h->b[i].label : "");
-		fprintf(tics, "%s\"0x%" PRIx64 " %s\" %u", i ? ", " : "",
-			h->b[i].start, lbl, h->b[i].bin0);
+		fprintf(tics, "%s\"0x%" PRIx64 " %s\" %.1f", i ? ", " : "",
+			h->b[i].start, lbl, h->b[i].bin0 - 0.5);
 	}
 	fprintf(tics, ")\n");
+	for (unsigned int i = 0; i < h->nb; i++)
+		offset_tics(&h->b[i], tics);
 	for (unsigned int i = 1; i < h->nb; i++) {
 		double y = h->b[i].bin0 - 0.5;
 
 		fprintf(tics, "set arrow from graph 0, first %.1f to graph 1, first %.1f "
 			"nohead front lc rgb 'white' lw 1.5 dt 2\n", y, y);
 		fprintf(tics, "set label \"%s gap elided\" at graph 0.01, first %.1f "
-			"front left offset 0,0.6 tc rgb 'white' font ',8'\n",
+			"front left offset 0,0.7 tc rgb 'white' font ',8' boxed\n",
 			fmt_bytes(h->b[i].start - h->b[i - 1].end, sz, sizeof(sz)), y);
 	}
 }
@@ -351,6 +486,7 @@ static void heatmap_free(struct heatmap *h)
 	for (unsigned int i = 0; h->b && i < h->nb; i++)
 		free(h->b[i].label);
 	free(h->b);
+	free(h->pc);
 	free(h->iv);
 	free(h->tmp);
 	free(h->grid);
@@ -367,9 +503,14 @@ int report_heatmap(const struct report_opts *o, FILE *out, FILE *tics)
 	rec_info_free(&info);
 	if (ret)
 		goto out;
-	if (!h.niv) {
+	if (!h.npc) {
 		ret = fail("report", "%s: no regions of pid %d to draw", o->input,
 			   (int)h.pid);
+		goto out;
+	}
+	/* nothing known to be mapped (no labels): draw everything monitored */
+	if (mapped_ranges(&h, 0) || (!h.niv && mapped_ranges(&h, 1))) {
+		ret = fail("report", "out of memory");
 		goto out;
 	}
 	if (make_blocks(&h)) {

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Out of memory while monitoring: a monitored child allocates in a memory
+ * cgroup limited to 64 MiB until the OOM killer takes it, while a second
+ * target outside the cgroup goes on.  The victim must be SIGKILLed by the
+ * OOM killer (memory.events oom_kill), read "exited", and vanish from the
+ * snapshots; the other target stays monitored; afterwards monitoring still
+ * works from a fresh "on".  The worker pins the victim's mm for each
+ * sampling round, so this also runs the OOM reaper against our walks.
+ *
+ * Opt-in: the kernel's OOM report always dumps the allocating task's stack
+ * ("Call Trace:"), which the VM harness's log scan counts as a failure.  Run
+ * it with  selftests/vm/run.sh --append daptrace_stress.oom=1 --test
+ * stress/oom  and expect exactly the OOM report in the log; without the
+ * knob the case is skipped (and says so).
+ */
+#define _GNU_SOURCE
+#include <sys/mount.h>
+
+#include "kselftest_harness.h"
+#include "stress.h"
+
+#define CG_ROOT		"/sys/fs/cgroup"
+#define CG		CG_ROOT "/daptrace-oom"
+#define LIMIT		"64M"
+
+static bool cmdline_has(const char *word)
+{
+	char buf[4096];
+	ssize_t n;
+	int fd = open("/proc/cmdline", O_RDONLY);
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	return strstr(buf, word) != NULL;
+}
+
+static int put(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY), n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	n = n < 0 ? -errno : 0;
+	close(fd);
+	return n;
+}
+
+/* The value of @key in a flat-keyed cgroup file, or -1. */
+static long long cg_key(const char *path, const char *key)
+{
+	char k[64];
+	long long v;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %lld", k, &v) == 2)
+		if (!strcmp(k, key)) {
+			fclose(f);
+			return v;
+		}
+	fclose(f);
+	return -1;
+}
+
+/* The memory controller under cgroup2 at CG_ROOT; 0 or why not. */
+static const char *setup_cgroup(void)
+{
+	struct stat st;
+	char buf[256];
+	int fd;
+	ssize_t n;
+
+	if (stat(CG_ROOT "/cgroup.controllers", &st)) {
+		mkdir(CG_ROOT, 0755);
+		if (mount("cgroup2", CG_ROOT, "cgroup2", 0, NULL) && errno != EBUSY)
+			return "cannot mount cgroup2";
+	}
+	fd = open(CG_ROOT "/cgroup.controllers", O_RDONLY);
+	if (fd < 0)
+		return "no cgroup.controllers";
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	if (!strstr(buf, "memory"))
+		return "no memory controller in cgroup2";
+	if (put(CG_ROOT "/cgroup.subtree_control", "+memory"))
+		return "cannot enable the memory controller";
+	if (mkdir(CG, 0755) && errno != EEXIST)
+		return "cannot create the cgroup";
+	if (put(CG "/memory.max", LIMIT))
+		return "cannot set memory.max";
+	put(CG "/memory.swap.max", "0");	/* absent without swap: fine */
+	return NULL;
+}
+
+FIXTURE(oom) {
+	pid_t hog, other;
+	struct st_snap *snap;
+	bool cgroup;
+};
+
+FIXTURE_SETUP(oom)
+{
+	const char *why;
+
+	self->hog = self->other = 0;
+	self->snap = NULL;
+	self->cgroup = false;
+	if (getuid())
+		SKIP(return, "needs root");
+	if (!dt_loaded())
+		SKIP(return, "daptrace not loaded (%s missing)", DT_SYSFS);
+	if (!cmdline_has("daptrace_stress.oom=1"))
+		SKIP(return, "opt-in: the OOM report's stack dump fails the VM "
+		     "harness's log scan; boot with daptrace_stress.oom=1");
+	why = setup_cgroup();
+	if (why)
+		SKIP(return, "%s", why);
+	self->cgroup = true;
+	ASSERT_EQ(0, dt_reset());
+	self->snap = malloc(sizeof(*self->snap));
+	ASSERT_NE(NULL, self->snap);
+}
+
+FIXTURE_TEARDOWN(oom)
+{
+	dt_reset();
+	dt_reap(self->hog);
+	dt_reap(self->other);
+	if (self->cgroup)
+		rmdir(CG);
+	free(self->snap);
+}
+
+/* Allocate and touch 1 MiB at a time, forever (until the OOM killer). */
+static void hog(int go_fd)
+{
+	size_t total = 0;
+	char c, *p;
+	size_t off;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (read(go_fd, &c, 1) != 1)
+		_exit(2);
+	for (;;) {
+		p = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			_exit(3);	/* not what we want: no OOM kill */
+		for (off = 0; off < (1 << 20); off += 4096)
+			p[off] = 1;
+		total += 1 << 20;
+		if (!(total % (8 << 20)))
+			usleep(20000);	/* let the sampler see it grow */
+	}
+}
+
+TEST_F_TIMEOUT(oom, oom_kill_of_a_target_while_monitoring, 180)
+{
+	long long ooms0, nsnap;
+	int go[2], status, err;
+	char pid_s[16];
+	double t0;
+
+	ooms0 = cg_key(CG "/memory.events", "oom_kill");
+	ASSERT_EQ(0, pipe(go));
+	self->hog = fork();
+	ASSERT_LE(0, self->hog);
+	if (!self->hog) {
+		close(go[1]);
+		hog(go[0]);
+	}
+	close(go[0]);
+	snprintf(pid_s, sizeof(pid_s), "%d", self->hog);
+	ASSERT_EQ(0, put(CG "/cgroup.procs", pid_s));
+	self->other = st_toucher(4, 1000);
+	ASSERT_LT(0, self->other);
+	ASSERT_EQ(0, dt_add_target(self->hog));
+	ASSERT_EQ(0, dt_add_target(self->other));
+	ASSERT_EQ(0, dt_set_attrs(1000, 10000, 10000, 10, 500));
+	ASSERT_EQ(0, dt_write("state", "on"));
+	ASSERT_LE(0, st_wait_ge("nr_snapshots", 3, 10000));
+
+	t0 = dt_now_ms();
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	status = st_wait_child(self->hog, 120000);
+	ASSERT_NE(-1, status) TH_LOG("the hog was never OOM-killed");
+	self->hog = -self->hog;	/* reaped; keep the pid for the checks */
+	ksft_print_msg("hog died after %.1f s: status %#x\n",
+		       (dt_now_ms() - t0) / 1000, status);
+	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	EXPECT_LT(ooms0, cg_key(CG "/memory.events", "oom_kill"))
+		TH_LOG("memory.events counts no OOM kill");
+
+	EXPECT_LE(0, st_wait_status(-self->hog, "exited", 5000));
+	EXPECT_LE(0, st_wait_status(self->other, "monitoring", 10));
+	EXPECT_TRUE(dt_is_on());
+	nsnap = dt_read_ll("snapshot_seq");
+	EXPECT_LE(0, st_wait_ge("snapshot_seq", nsnap + 5, 10000))
+		TH_LOG("snapshots stopped after the OOM kill");
+	err = st_read_newest(self->snap);
+	ASSERT_EQ(0, err);
+	EXPECT_EQ(NULL, st_snap_problem(self->snap, &self->other, 1));
+	EXPECT_LT(0, self->snap->nr);
+	EXPECT_EQ(0, dt_write("state", "off"));
+	self->hog = 0;
+
+	/* Monitoring still works from scratch. */
+	ASSERT_EQ(0, dt_reset());
+	ASSERT_EQ(0, dt_add_target(self->other));
+	ASSERT_EQ(0, dt_set_attrs(1000, 10000, 10000, 10, 500));
+	ASSERT_EQ(0, dt_write("state", "on"));
+	EXPECT_LE(0, st_wait_ge("nr_snapshots", 5, 10000));
+	EXPECT_EQ(0, dt_write("state", "off"));
+	EXPECT_EQ(0, st_wait_workers(0, 2000));
+	close(go[1]);
+}
+
+TEST_HARNESS_MAIN
