@@ -61,7 +61,6 @@ struct recorder {
 	struct rec_region *rows;
 	uint32_t rows_cap;
 	const char *reason;
-	int64_t child_exit_ns;		/* when our command was reaped */
 	int progress_shown;
 	int write_err;
 	int seen_last;			/* snapshot flagged LAST arrived */
@@ -370,9 +369,13 @@ static const char *should_stop(struct recorder *r, int64_t now)
 	if (r->o->duration_us &&
 	    now - r->t0 >= (int64_t)r->o->duration_us * 1000)
 		return "duration reached";
-	on = daptrace_is_on(r->d);
-	if (on == 0)
-		return "monitoring turned off (by the kernel or another process)";
+	/*
+	 * Our own command and our targets first: when the last target exits
+	 * the kernel turns monitoring off by itself, and that is not "turned
+	 * off by someone else".
+	 */
+	if (r->w.pid && workload_poll(&r->w))
+		return "command exited";
 	n = daptrace_get_targets(r->d, t, DAPTRACE_MAX_TARGETS);
 	if (n > DAPTRACE_MAX_TARGETS)
 		n = DAPTRACE_MAX_TARGETS;
@@ -381,15 +384,9 @@ static const char *should_stop(struct recorder *r, int64_t now)
 			exited++;
 	if (n > 0 && exited == r->nr_targets)
 		return "all targets exited";
-	if (r->w.pid && workload_poll(&r->w)) {
-		/* the kernel notices exits by itself; don't wait for it forever */
-		int64_t grace = 2 * (int64_t)r->o->attrs.update_us * 1000 + 1000 * NS_PER_MS;
-
-		if (!r->child_exit_ns)
-			r->child_exit_ns = now;
-		else if (now - r->child_exit_ns > grace)
-			return "command exited";
-	}
+	on = daptrace_is_on(r->d);
+	if (on == 0)
+		return "monitoring turned off (by the kernel or another process)";
 	return NULL;
 }
 
