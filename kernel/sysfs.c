@@ -378,8 +378,15 @@ static ssize_t snapshot_seq_show(struct kobject *kobj,
 
 /* --- snapshots ------------------------------------------------------- */
 
-/* Records shown by the text view: what fits in one page with headers. */
-#define SNAPSHOT_TEXT_RECS	80
+/* Records the text view copies: more than ever fit in one page. */
+#define SNAPSHOT_TEXT_RECS	128
+/*
+ * Longest region line ("-2147483648 0x<16> 0x<16> 4294967295 4294967295\n",
+ * 69 bytes) plus the "more regions" trailer: a line is only emitted while
+ * this much room is left, so the page never overflows (sysfs_emit_at()
+ * warns past it).
+ */
+#define SNAPSHOT_TEXT_RESERVE	(72 + 48)
 
 static ssize_t snapshot_show(struct kobject *kobj, struct kobj_attribute *attr,
 			     char *buf)
@@ -416,13 +423,13 @@ static ssize_t snapshot_show(struct kobject *kobj, struct kobj_attribute *attr,
 	len += sysfs_emit_at(buf, len, "nr_samples %u\nnr_regions %u\nflags %#x\n",
 			     hdr.nr_samples, hdr.nr_regions, hdr.flags);
 	len += sysfs_emit_at(buf, len, "# pid start end nr_accesses age\n");
-	for (i = 0; i < nr; i++)
+	for (i = 0; i < nr && len <= PAGE_SIZE - SNAPSHOT_TEXT_RESERVE; i++)
 		len += sysfs_emit_at(buf, len, "%d %#llx %#llx %u %u\n",
 				     recs[i].pid, recs[i].start, recs[i].end,
 				     recs[i].nr_accesses, recs[i].age);
-	if (hdr.nr_regions > nr)
+	if (hdr.nr_regions > i)
 		len += sysfs_emit_at(buf, len, "# %u more regions: read 'snapshots'\n",
-				     hdr.nr_regions - nr);
+				     hdr.nr_regions - i);
 	kfree(recs);
 	return len;
 }

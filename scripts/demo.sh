@@ -198,7 +198,7 @@ for n in "${NAMES[@]}"; do
 		done
 	done
 	"$DAPTRACE" report hot --by-label "$OUT/$n.csv" > "$OUT/$n-hot.txt" 2>&1 || true
-	"$DAPTRACE" report wss "$OUT/$n.csv" 2>&1 >/dev/null | sed 's/^/demo:   /' >&2 || true
+	"$DAPTRACE" report wss "$OUT/$n.csv" 2> /dev/null | sed -n "s/^# \(p50 .*\)/demo:   $n: working set size \1/p" >&2 || true
 done
 
 step "done in $(($(date +%s) - T0)) s; files written:"

@@ -7,7 +7,7 @@
 load vizdir."/terminal.gp"
 set title titled("data access heatmap")
 set xlabel "time since start (s)"
-set ylabel "virtual address: block start (hex), offset within the block\n(unmapped gaps elided)" offset -1,0
+set ylabel "virtual address (unmapped gaps elided)" offset -2,0
 set cblabel "access frequency: % of the window's samples that found the region accessed"
 set cbrange [0:100]
 set cbtics 0, 20, 100 format "%g %%"

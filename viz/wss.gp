@@ -12,10 +12,12 @@ set key top left opaque box
 set offsets 0, 0, graph 0.25, 0
 if (strlen(ticsfile) > 0) load ticsfile
 
-stats datafile using 1:2 nooutput
-ymax = STATS_max_y
+stats datafile using 1 nooutput
 npts = STATS_records
-dt = npts > 1 ? (STATS_max_x - STATS_min_x) / (npts - 1) : 1
+dt = npts > 1 ? (STATS_max - STATS_min) / (npts - 1) : 1
+stats datafile using 2 nooutput
+ymax = STATS_max
+if (ymax <= 0) set yrange [0:1]
 unit = ymax >= 2 * 1024**3 ? 1024**3 : (ymax >= 2 * 1024**2 ? 1024**2 : 1024)
 uname = unit == 1024**3 ? "GiB" : (unit == 1024**2 ? "MiB" : "KiB")
 set ylabel sprintf("working set size (%s): bytes of the regions accessed in the window", uname)

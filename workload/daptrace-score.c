@@ -344,6 +344,8 @@ static void usage(FILE *f)
 "  --min-precision F    fail if the median window precision is below F\n"
 "  --min-recall F       fail if the median window recall is below F\n"
 "  --max-wss-err F      fail if |median WSS error| exceeds F\n"
+"  --min-hot-seen F     fail if the median share of hot bytes read as accessed at\n"
+"                       all is below F\n"
 "  --min-windows N      fail if fewer windows were scored (default 5)\n"
 "  --aggr-us N          nominal aggregation interval, to report interval error\n"
 "  --regions MIN-MAX    fail if any window but the first has a region count\n"
@@ -372,12 +374,14 @@ int main(int argc, char **argv)
 		{ "max-interval-err", required_argument, NULL, 'I' },
 		{ "max-interval-drift", required_argument, NULL, 'D' },
 		{ "max-missed", required_argument, NULL, 'M' },
+		{ "min-hot-seen", required_argument, NULL, 'S' },
 		{ "randomize", optional_argument, NULL, 'x' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
 	const char *truth_path = NULL, *rec_path = NULL, *v;
 	double min_p = -1, min_r = -1, max_wss = -1, max_ierr = -1, max_drift = -1;
+	double min_seen = -1;
 	double med, mean, frac;
 	long long max_missed = -1;
 	double drift = NAN;
@@ -403,6 +407,7 @@ int main(int argc, char **argv)
 		case 'I': max_ierr = strtod(optarg, &end); break;
 		case 'D': max_drift = strtod(optarg, &end); break;
 		case 'M': max_missed = strtoll(optarg, &end, 10); break;
+		case 'S': min_seen = strtod(optarg, &end); break;
 		case 'g':
 			if (sscanf(optarg, "%u-%u", &sc.min_regions, &sc.max_regions) != 2 ||
 			    sc.min_regions > sc.max_regions)
@@ -493,6 +498,8 @@ int main(int argc, char **argv)
 		fail = printf("# FAIL: median |WSS error| %.3f > %.3f\n", med, max_wss);
 	stats(&sc, offsetof(struct window_score, hot_seen), false, 0.9, &med, &mean, &frac);
 	printf("hot_seen_median %.3f\nhot_seen_mean %.3f\n", med, mean);
+	if (min_seen >= 0 && !(med >= min_seen))
+		fail = printf("# FAIL: median hot bytes seen accessed %.3f < %.3f\n", med, min_seen);
 	if (sc.lat_n || sc.lat_undetected)
 		printf("detect_latency_mean_s %.3f\ndetect_latency_max_s %.3f\nphases_undetected %u\n",
 		       sc.lat_n ? sc.lat_sum / sc.lat_n : NAN, sc.lat_max, sc.lat_undetected);

@@ -250,7 +250,7 @@ TEST_F_TIMEOUT(ring, slots_hold_consistent_snapshots, 60)
 	TH_LOG("checked %d slots, seq %lld..%lld", nr, last - nr + 1, last);
 }
 
-/* The text view: header lines, then at most 80 region lines. */
+/* The text view: header lines, then as many region lines as fit a page. */
 TEST_F_TIMEOUT(ring, text_view_of_newest_snapshot, 60)
 {
 	char *buf = malloc(2 * PAGE), *line, *save;
@@ -300,8 +300,9 @@ TEST_F_TIMEOUT(ring, text_view_of_newest_snapshot, 60)
 		TH_LOG("the view shows the newest snapshot");
 	TH_LOG("seq %llu: %u regions, %u lines, %u more", seq, nr_regions,
 	       lines, more);
-	EXPECT_LT(80, nr_regions) TH_LOG("min_nr_regions 200 gives > 80 regions");
-	EXPECT_EQ(80, lines) TH_LOG("one page shows 80 regions");
+	EXPECT_LT(128, nr_regions) TH_LOG("min_nr_regions 200 gives > 128 regions");
+	EXPECT_LT(60, lines) TH_LOG("one page shows dozens of regions");
+	EXPECT_GE(128, lines) TH_LOG("never more than copied");
 	EXPECT_EQ(nr_regions - lines, more) TH_LOG("'# N more regions' line");
 	self->buf = NULL;
 	free(buf);

@@ -55,8 +55,8 @@ struct heatmap {
 	struct block *b;
 	unsigned int nb, tbins, abins;
 	double *grid;
-	unsigned int *cnt;
-	uint64_t snap_idx;
+	double *cnt;			/* per column: snapshot time in it, in windows */
+	double *row;			/* one snapshot's rows */
 	int oom;
 };
 
@@ -225,10 +225,14 @@ static int cmp_gap_desc(const void *a, const void *b, void *arg)
 	return gx > gy ? -1 : gx < gy;
 }
 
-/* Keep the max_blocks-1 largest gaps; blocks across the others are joined. */
+/*
+ * Elide the max_blocks-1 largest gaps, if they are at least an eighth of
+ * the mapped total; blocks across the others are joined.
+ */
 static int make_blocks(struct heatmap *h)
 {
 	size_t ngaps = h->niv - 1, keep = h->o->max_blocks - 1, *idx;
+	uint64_t total = 0;
 	char *elide;
 	unsigned int nb = 0;
 
@@ -243,8 +247,15 @@ static int make_blocks(struct heatmap *h)
 	for (size_t i = 0; i < ngaps; i++)
 		idx[i] = i;
 	qsort_r(idx, ngaps, sizeof(*idx), cmp_gap_desc, h->iv);
+	for (size_t i = 0; i < h->niv; i++)
+		total += h->iv[i].end - h->iv[i].start;
+	/*
+	 * Small holes (between libraries, pieces of the heap) stay: a block
+	 * per hole would waste more rows than the black rows they cost.
+	 */
 	for (size_t i = 0; i < ngaps && i < keep; i++)
-		elide[idx[i]] = 1;
+		if (h->iv[idx[i] + 1].start - h->iv[idx[i]].end >= total / 8)
+			elide[idx[i]] = 1;
 	h->b[0].start = h->iv[0].start;
 	for (size_t i = 0; i < h->niv; i++) {
 		h->b[nb].end = h->iv[i].end;
@@ -325,19 +336,12 @@ static int pass2(void *arg, const struct rec_snapshot *s, const struct rec_info 
 {
 	struct heatmap *h = arg;
 	uint64_t span = h->tmax > h->tmin ? h->tmax - h->tmin : 1;
-	uint64_t mid = s->start_ns + (s->end_ns - s->start_ns) / 2;
-	unsigned int tb;
-	double *row;
+	uint64_t t0 = s->start_ns > h->tmin ? s->start_ns - h->tmin : 0;
+	uint64_t t1 = s->end_ns > h->tmin ? s->end_ns - h->tmin : 0;
+	double *row = h->row, col_ns = (double)span / h->tbins;
+	unsigned int tb0, tb1;
 
-	if (h->nsnap <= h->o->time_bins)
-		tb = (unsigned int)h->snap_idx;	/* one column per snapshot */
-	else
-		tb = (unsigned int)((long double)(mid - h->tmin) * h->tbins / span);
-	h->snap_idx++;
-	if (tb >= h->tbins)
-		tb = h->tbins - 1;
-	row = h->grid + (size_t)tb * h->abins;
-	h->cnt[tb]++;
+	memset(row, 0, h->abins * sizeof(*row));
 	for (uint32_t i = 0; i < s->nr_regions; i++) {
 		const struct rec_region *r = &s->regions[i];
 		unsigned int bi;
@@ -367,6 +371,32 @@ static int pass2(void *arg, const struct rec_snapshot *s, const struct rec_info 
 						    (double)(hi - lo);
 			}
 		}
+	}
+	/*
+	 * The window goes into every column it overlaps, weighted by the
+	 * overlap: columns are time averages, and a long window (a slow
+	 * guest) leaves no empty column behind.
+	 */
+	tb0 = (unsigned int)((long double)t0 * h->tbins / span);
+	tb1 = (unsigned int)((long double)t1 * h->tbins / span);
+	if (tb0 >= h->tbins)
+		tb0 = h->tbins - 1;
+	if (tb1 >= h->tbins)
+		tb1 = h->tbins - 1;
+	for (unsigned int tb = tb0; tb <= tb1; tb++) {
+		double lo = tb * col_ns, hi = lo + col_ns, w;
+		double *g = h->grid + (size_t)tb * h->abins;
+
+		if ((double)t0 > lo)
+			lo = (double)t0;
+		if ((double)t1 < hi)
+			hi = (double)t1;
+		w = t1 > t0 ? (hi - lo) / col_ns : 1;
+		if (w <= 0)
+			continue;
+		h->cnt[tb] += w;
+		for (unsigned int a = 0; a < h->abins; a++)
+			g[a] += w * row[a];
 	}
 	return 0;
 }
@@ -449,7 +479,7 @@ static void write_output(struct heatmap *h, FILE *out, FILE *tics)
 		double x = (double)h->tmin / 1e9 + (t + 0.5) * col_s;
 
 		for (unsigned int a = 0; a < h->abins; a++) {
-			if (!h->cnt[t])
+			if (h->cnt[t] <= 0)
 				fprintf(out, "%.6f %u NaN\n", x, a);
 			else
 				fprintf(out, "%.6f %u %.3f\n", x, a,
@@ -491,6 +521,7 @@ static void heatmap_free(struct heatmap *h)
 	free(h->tmp);
 	free(h->grid);
 	free(h->cnt);
+	free(h->row);
 }
 
 int report_heatmap(const struct report_opts *o, FILE *out, FILE *tics)
@@ -521,7 +552,8 @@ int report_heatmap(const struct report_opts *o, FILE *out, FILE *tics)
 	h.tbins = h.nsnap < o->time_bins ? (unsigned int)h.nsnap : o->time_bins;
 	h.grid = calloc((size_t)h.tbins * h.abins, sizeof(*h.grid));
 	h.cnt = calloc(h.tbins, sizeof(*h.cnt));
-	if (!h.grid || !h.cnt) {
+	h.row = calloc(h.abins, sizeof(*h.row));
+	if (!h.grid || !h.cnt || !h.row) {
 		ret = fail("report", "out of memory");
 		goto out;
 	}
