@@ -178,7 +178,8 @@ cp "$BUSYBOX" "$ROOT/bin/busybox"
 	[ -e "$ROOT/$applet" ] || ln -s /bin/busybox "$ROOT/$applet"
 done
 install -m 0755 "$TOP/selftests/vm/init" "$ROOT/init"
-cp "$TOP"/selftests/vm/{bad,allowed}-patterns "$ROOT/etc/dtvm/"
+cp "$TOP"/selftests/vm/{bad,allowed}-patterns "$TOP"/selftests/vm/drop-oom-reports.awk \
+	"$ROOT/etc/dtvm/"
 cp "$MODULE" "$ROOT/lib/daptrace/daptrace.ko"
 # The ABI documentation, for the selftests that check it against sysfs.
 [ ! -d "$TOP/sysfs-docs" ] || cp -r "$TOP/sysfs-docs" "$ROOT/sysfs-docs"

@@ -40,6 +40,7 @@ BUILD=${BUILD:-$TOP/build}
 VMDIR=${DAPTRACE_VMDIR:-$BUILD/vm}
 BAD=$TOP/selftests/vm/bad-patterns
 ALLOWED=$TOP/selftests/vm/allowed-patterns
+DROP_OOM=$TOP/selftests/vm/drop-oom-reports.awk
 QEMU=${QEMU:-qemu-system-x86_64}
 export LC_ALL=C
 
@@ -153,8 +154,8 @@ diag_file() {
 
 # Bad lines of a kernel console log: init's own "dtvm:" lines don't count.
 bad_lines() {
-	tr -d '\r' < "$1" | grep -v '^dtvm: ' | grep -v -F -f "$ALLOWED" |
-		grep -F -f "$BAD" || true
+	tr -d '\r' < "$1" | grep -v '^dtvm: ' | awk -f "$DROP_OOM" |
+		grep -v -F -f "$ALLOWED" | grep -F -f "$BAD" || true
 }
 
 # ---- one boot -------------------------------------------------------------
