@@ -11,7 +11,7 @@
 #	@@demo end NAME MD5-OF-THE-GZIP
 # lines; the host decodes them into build/demo/NAME.csv.
 
-# shellcheck source=selftests/lib/ktap.sh
+# shellcheck source=selftests/lib/ktap.sh disable=SC1091 # in the guest
 . "$(dirname "$0")/../lib/ktap.sh"
 
 W=/tmp/demo
@@ -59,6 +59,7 @@ cd "$W" || ktap_exit_fail_msg "cannot enter $W"
 unpack || ktap_exit_fail_msg "cannot unpack the demo payload"
 # shellcheck source=/dev/null
 . /demo/settings.sh
+# shellcheck disable=SC2086 # a list of words
 set -- $DEMO_PATTERNS
 ktap_set_plan $(($# + 1))
 
@@ -84,4 +85,5 @@ rm -f "$IN" "$IN.xz"
 
 ktap_finished
 exit
+# shellcheck disable=SC2317 # data, not code
 __DAPTRACE_DEMO_PAYLOAD__

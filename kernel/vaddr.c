@@ -17,8 +17,9 @@
 #include <linux/atomic.h>
 #include <linux/cpumask.h>
 #include <linux/err.h>
-#include <linux/hugetlb_inline.h>
 #include <linux/mm.h>
+/* After mm.h: without CONFIG_HUGETLB_PAGE it does not declare vm_area_struct. */
+#include <linux/hugetlb_inline.h>
 #include <linux/mmap_lock.h>
 #include <linux/mutex.h>
 #include <linux/page_idle.h>

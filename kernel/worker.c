@@ -287,13 +287,13 @@ int daptrace_start(struct daptrace_mon *mon)
 	if (IS_ERR(task))
 		return PTR_ERR(task);
 	/*
-	 * The lowest real-time priority: the worker sleeps to its deadlines and
-	 * works a bounded time per round, but as a CFS task it waits for a time
-	 * slice after each timer expiry whenever the CPUs are busy, and every
-	 * late check stretches one window and shrinks the next.  Priority costs
-	 * no CPU time; RT throttling still bounds a runaway.
+	 * A normal (CFS) thread, like DAMON's kdamond.  The lowest RT priority
+	 * was tried: it cuts the jitter of single windows under CPU load, but a
+	 * round that flushes TLBs can take longer than the sampling interval
+	 * (under emulation), and at RT priority that starves the target on its
+	 * CPU.  Sleeping to absolute deadlines already keeps the mean window
+	 * length exact; late checks are counted in nr_samples_late.
 	 */
-	sched_set_fifo_low(task);
 	get_task_struct(task);
 	WRITE_ONCE(mon->worker_done, false);
 	mon->worker = task;

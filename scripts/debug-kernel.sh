@@ -9,8 +9,8 @@
 # Source: Debian's linux-source-6.12 tarball.  Config: `make tinyconfig` plus
 # scripts/debug-kernel.config.  The kernel is cached outside the clone, in
 # $DEBUG_KERNEL_CACHE (default /var/cache/daptrace/debug-kernel), under a hash
-# of the config fragment, the source package version, the compiler and this
-# recipe; it is rebuilt only when one of them changes (--force: always).
+# of the config fragment's settings, the source package version, the compiler
+# and this recipe; it is rebuilt only when one of them changes (--force: always).
 # The directory holds:
 #
 #   bzImage    the kernel to boot
@@ -63,7 +63,8 @@ HASH=$({
 	echo "recipe $RECIPE"
 	echo "source $SRC_VERSION"
 	"$KCC" --version | head -n1
-	cat "$FRAGMENT"
+	# Its settings, not its comments.
+	grep -E '^(CONFIG_|# CONFIG_)' "$FRAGMENT"
 } | sha256sum | cut -c1-16)
 DIR=$CACHE/$HASH
 SRC=$CACHE/src-$SRC_VERSION

@@ -38,6 +38,7 @@ XZ_MB=${DEMO_XZ_MB:-24}
 DEPS=1
 
 usage() {
+	# shellcheck disable=SC2016 # a literal backquote in the pattern
 	sed -n '/^# `make demo`/,/^set -euo/{/^set/d;s/^# \{0,1\}//;p}' "$0" >&2
 	exit 2
 }
@@ -55,7 +56,6 @@ while [ $# -gt 0 ]; do
 done
 
 T0=$(date +%s)
-STEP_T0=$T0
 
 say() {
 	printf 'demo: %s\n' "$*" >&2
@@ -66,12 +66,9 @@ die() {
 	exit 1
 }
 
-# step NAME: close the previous step's timing, announce this one.
+# step NAME: announce a step, with the time since the start.
 step() {
-	local now
-	now=$(date +%s)
-	say "$1  [+$((now - T0)) s]"
-	STEP_T0=$now
+	say "$1  [+$(($(date +%s) - T0)) s]"
 }
 
 # run_logged LOG CMD...: CMD's output to LOG; on failure show its tail.
@@ -97,8 +94,9 @@ case $KERNEL in
 *.*-*) K=$KERNEL ;;		# a full release
 *) K=$("$TOP/scripts/kernels.sh" "$KERNEL") ;;
 esac
-[ -n "$K" ] && [ -f "/boot/vmlinuz-$K" ] ||
+if [ -z "$K" ] || [ ! -f "/boot/vmlinuz-$K" ]; then
 	die "kernel '$KERNEL' is not installed (scripts/kernels.sh lists the supported ones)"
+fi
 
 step "building the module for every supported kernel (make modules-all)"
 run_logged "$VMB/logs/modules.log" make -C "$TOP" --no-print-directory modules-all

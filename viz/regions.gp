@@ -4,6 +4,7 @@
 load vizdir."/terminal.gp"
 set title titled("regions and missed snapshots")
 set xlabel "time since start (s)"
+set autoscale xfix
 set ylabel "regions (all targets)"
 set y2label "snapshots missed before this one"
 set yrange [0:*]

@@ -6,6 +6,7 @@
 load vizdir."/terminal.gp"
 set title titled("working set size")
 set xlabel "time since start (s)"
+set autoscale xfix
 set yrange [0:*]
 set key top left opaque box
 # room above the data for the key

@@ -378,7 +378,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	base = ((uintptr_t)raw + HUGE_SZ - 1) & ~(HUGE_SZ - 1);
-	if (!strcmp(o.thp, "never") || !strcmp(o.pattern, "scattered"))
+	/* scattered: single hot pages, unless huge pages are asked for. */
+	if (!strcmp(o.thp, "never") ||
+	    (!strcmp(o.pattern, "scattered") && strcmp(o.thp, "always")))
 		madvise((void *)base, o.size, MADV_NOHUGEPAGE);
 	else if (!strcmp(o.thp, "always"))
 		madvise((void *)base, o.size, MADV_HUGEPAGE);

@@ -249,21 +249,34 @@ static void refresh_maps(struct recorder *r, int i, int64_t now, int64_t min_age
 	r->maps_ns[i] = now;
 }
 
-static const char *label_of(struct recorder *r, const struct daptrace_region *reg,
-			    int64_t now)
+static const char *label_of(struct recorder *r, const struct daptrace_region *reg)
 {
 	int i = find_target(r, reg->pid);
-	const char *l;
 
 	if (i < 0)
 		return "[unknown target]";
-	l = maps_label(&r->maps[i], reg->start, reg->end);
-	if (!strcmp(l, "[unmapped]")) {
-		/* a new mapping since the last read? re-read, rate-limited */
-		refresh_maps(r, i, now, MAPS_RETRY_NS);
-		l = maps_label(&r->maps[i], reg->start, reg->end);
+	return maps_label(&r->maps[i], reg->start, reg->end);
+}
+
+/*
+ * A region outside every known mapping means a new mapping since the last
+ * read: re-read that target's map (rate-limited).  Done for the whole
+ * snapshot before any label is taken, because a re-read frees the labels
+ * of the previous read.
+ */
+static void refresh_maps_for(struct recorder *r, const struct daptrace_snapshot *s,
+			     int64_t now)
+{
+	for (int i = 0; i < r->nr_targets; i++)
+		refresh_maps(r, i, now, MAPS_REFRESH_NS);
+	for (uint32_t i = 0; i < s->nr_regions; i++) {
+		const struct daptrace_region *reg = &s->regions[i];
+		int t = find_target(r, reg->pid);
+
+		if (t >= 0 && !strcmp(maps_label(&r->maps[t], reg->start, reg->end),
+				      "[unmapped]"))
+			refresh_maps(r, t, now, MAPS_RETRY_NS);
 	}
-	return l;
 }
 
 static uint64_t rel_ns(const struct recorder *r, uint64_t t)
@@ -295,8 +308,7 @@ static int write_snapshot(struct recorder *r)
 		r->rows = n;
 		r->rows_cap = s->nr_regions;
 	}
-	for (int i = 0; i < r->nr_targets; i++)
-		refresh_maps(r, i, now, MAPS_REFRESH_NS);
+	refresh_maps_for(r, s, now);
 	for (uint32_t i = 0; i < s->nr_regions; i++) {
 		const struct daptrace_region *reg = &s->regions[i];
 
@@ -305,7 +317,7 @@ static int write_snapshot(struct recorder *r)
 			.nr_accesses = reg->nr_accesses, .age = reg->age,
 			.pid = reg->pid,
 			/* the writer only reads labels; they stay in the maps cache */
-			.label = (char *)label_of(r, reg, now),
+			.label = (char *)label_of(r, reg),
 		};
 	}
 	rs.regions = r->rows;

@@ -402,8 +402,9 @@ static int pass2(void *arg, const struct rec_snapshot *s, const struct rec_info 
 }
 
 /*
- * gnuplot double-quoted strings: no quotes/backslashes; paths by basename;
- * only printable ASCII (an SVG must stay valid XML whatever a label holds).
+ * gnuplot double-quoted strings: no quotes/backslashes; paths by basename.
+ * A label with bytes outside printable ASCII is left out (the SVG must stay
+ * valid XML, and such a label is more likely garbage than a path).
  */
 static void tic_label(char *buf, size_t len, const char *label)
 {
@@ -412,9 +413,13 @@ static void tic_label(char *buf, size_t len, const char *label)
 
 	if (label[0] == '/' && strrchr(label, '/')[1])
 		base = strrchr(label, '/') + 1;
+	for (const char *p = base; *p; p++)
+		if ((unsigned char)*p < 32 || (unsigned char)*p > 126) {
+			buf[0] = '\0';
+			return;
+		}
 	for (; *base && n + 1 < len && n < 32; base++)
-		buf[n++] = (*base == '"' || *base == '\\' || (unsigned char)*base < 32 ||
-			    (unsigned char)*base > 126) ? '?' : *base;
+		buf[n++] = (*base == '"' || *base == '\\') ? '?' : *base;
 	buf[n] = '\0';
 }
 
