@@ -34,7 +34,7 @@ KSFT_INC := $(BUILD)/kselftest
 CHECKPATCH := $(LINUX_SRC)/scripts/checkpatch.pl
 
 .PHONY: all help deps module modules-all userspace unit unit-run userspace-check \
-	style sparse check check-vm check-debug demo bench install install-module \
+	style shellcheck sparse check check-vm check-debug demo bench install install-module \
 	dkms-install dkms-test clean
 
 all: modules-all userspace
@@ -87,6 +87,12 @@ style: $(LINUX_SRC)/.stamp
 	perl $(CHECKPATCH) --no-tree --strict --quiet --show-types \
 		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG \
 		-f $(wildcard kernel/*.c kernel/*.h) include/uapi/linux/daptrace.h
+
+# shellcheck on every shell script of the project: any warning fails.
+shellcheck:
+	@files=$$(git ls-files '*.sh' selftests/vm/init scripts bench demo | sort -u | \
+		while read -r f; do [ -f "$$f" ] && head -n1 "$$f" | grep -qE '^#!.*(sh|bash)' && echo "$$f"; done); \
+	shellcheck -S warning $$files && echo "shellcheck: $$(echo $$files | wc -w) scripts clean"
 
 # sparse on every kernel: any warning fails.
 sparse:

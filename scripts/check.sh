@@ -6,7 +6,7 @@
 #   scripts/check.sh
 #
 # Steps, in order: deps (scripts/deps.sh), the module for every supported
-# kernel (W=1, -Werror), style (checkpatch), sparse, host unit tests
+# kernel (W=1, -Werror), style (checkpatch), shellcheck, sparse, host unit tests
 # (tests/unit), userspace tests (userspace/), DKMS, and the VM tests
 # (selftests/vm/run.sh; extra options in $VMFLAGS).  Each step's output goes
 # to build/logs/<step>.log.  A step that prints KTAP contributes its results,
@@ -139,6 +139,7 @@ for k in "${KERNELS[@]}"; do
 done
 
 step style "$LOGS/style.log" "${MAKE[@]}" style
+step shellcheck "$LOGS/shellcheck.log" "${MAKE[@]}" shellcheck
 step sparse "$LOGS/sparse.log" "${MAKE[@]}" sparse
 
 if [ -f "$TOP/tests/unit/Makefile" ]; then

@@ -206,8 +206,8 @@ static void write_phase(unsigned int idx, const struct phase *ph, uint64_t t)
 
 /*
  * The position of a sweep through a set of ranges, so a long hot sweep can be
- * interrupted every CHUNK_PAGES for warm touches that are due: the truth's
- * warm period then holds however slow one hot sweep is (e.g. under TCG).
+ * interrupted every CHUNK_PAGES for the warm touches that are due: the
+ * truth's warm period then holds however slow one sweep is (e.g. under TCG).
  */
 struct cursor {
 	unsigned int range;
@@ -233,18 +233,6 @@ static uint64_t touch(const struct range *r, unsigned int nr, struct cursor *c,
 			c->range++;
 	}
 	return pages;
-}
-
-/* Touch every page of the ranges once. */
-static uint64_t sweep(const struct range *r, unsigned int nr)
-{
-	struct cursor c = { 0, 0 };
-	uint64_t pages = 0;
-	unsigned int i;
-
-	for (i = 0; i < nr; i++)
-		pages += (r[i].end - r[i].start) / PAGE_SZ;
-	return touch(r, nr, &c, pages);
 }
 
 static int parse_opts(int argc, char **argv, struct opts *o)
@@ -353,8 +341,9 @@ int main(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
 	static struct phase ph;
-	uint64_t t0, t, next_phase, next_warm, deadline, touched = 0;
-	struct cursor hot = { 0, 0 };
+	uint64_t t0, t, next_phase, deadline, touched = 0;
+	uint64_t warm_start, warm_due, warm_done = 0, warm_pages;
+	struct cursor hot = { 0, 0 }, warm = { 0, 0 };
 	unsigned int idx = 0;
 	struct opts o;
 	uintptr_t base;
@@ -391,22 +380,36 @@ int main(int argc, char **argv)
 		getpid(), o.pattern);
 	fprintf(truth, "map %#" PRIxPTR " %#" PRIxPTR "\n", base, base + o.size);
 
+	warm_pages = o.warm_size / PAGE_SZ;
 	t0 = now_ns();
 	deadline = o.duration_ns ? t0 + o.duration_ns : UINT64_MAX;
 	build_phase(&o, base, idx, &ph);
 	write_phase(idx, &ph, t0);
 	next_phase = t0 + o.phase_ns;
-	next_warm = t0;
+	warm_start = t0;
 	while (!stop) {
 		touched += touch(ph.hot, ph.nr_hot, &hot, CHUNK_PAGES);
 		t = now_ns();
 		if (t >= deadline)
 			break;
-		if (t >= next_warm) {
-			touched += sweep(ph.warm, ph.nr_warm);
-			next_warm += o.warm_period_ns;
-			if (next_warm < t)
-				next_warm = t + o.warm_period_ns;
+		/*
+		 * Warm pages at a steady rate, each once per period, spread
+		 * over the period: a burst per period would keep a slow (or
+		 * emulated) machine sweeping warm pages back to back, and warm
+		 * would read as hot.  A backlog of more than one period is
+		 * dropped rather than caught up, for the same reason.
+		 */
+		warm_due = (uint64_t)((double)(t - warm_start) * warm_pages /
+				      o.warm_period_ns);
+		if (warm_due > warm_done + warm_pages)
+			warm_done = warm_due - warm_pages;
+		if (warm_due > warm_done) {
+			uint64_t n = warm_due - warm_done;
+
+			n = touch(ph.warm, ph.nr_warm, &warm,
+				  n < CHUNK_PAGES ? n : CHUNK_PAGES);
+			warm_done += n;
+			touched += n;
 		}
 		if (t >= next_phase && (!strcmp(o.pattern, "moving") ||
 					!strcmp(o.pattern, "phases"))) {
