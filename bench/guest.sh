@@ -151,7 +151,7 @@ wl_args() {
 	case $1 in
 	hotcold) echo "-p hotcold -s 512M --thp never" ;;
 	smallhot) echo "-p smallhot -s 1G --hot-size 8M --thp never" ;;
-	scattered) echo "-p scattered -s 1G --objects 32" ;;
+	scattered) echo "-p scattered -s 1G --objects 32 --thp always" ;;
 	esac
 }
 

@@ -196,7 +196,9 @@ def main():
             "`none` is DAMON's behaviour; `round` flushes every CPU once per sampling round; `mm` bumps",
             "the target mm's TLB generation and flushes only the CPUs in its `mm_cpumask` (kernel/vaddr.c).",
             "The `scattered` workload is the case DAMON gets wrong: 32 hot pages, each in its own 2 MiB",
-            "area of a 1 GiB mapping, hammered continuously.", ""]
+            "area of a 1 GiB mapping, hammered continuously; with transparent huge pages, so the accessed bit",
+            "of a hot page is its 2 MiB area's and any sample in the area tests it: what is seen then",
+            "depends on the TLB, not on how finely regions have split.", ""]
     tlb_table(rows, out)
     out += ["## Scaling", ""]
     scale_tables(rows, out)
