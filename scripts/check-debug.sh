@@ -12,10 +12,12 @@
 # selftests/vm/run.sh on it with panic_on_warn=1 (any WARN, KASAN or UBSAN
 # report ends the boot) and dtvm.leakcheck=1 (after the tests and the rmmod,
 # /init has kmemleak scan and fails on a leak involving daptrace: the
-# debug/kmemleak result).  Lockdep splats fail through the kernel log check.
+# debug/kmemleak result), and dtvm.slow=1 (DAPTRACE_VM_SLOW=1 in the guest).
+# Lockdep splats fail through the kernel log check.
 # One boot with 4-level paging; --la57 adds the 5-level-paging boot.  Other
-# options go to run.sh (e.g. --test abi/ring, --keep).  Build progress goes to
-# stderr; the last line is "N passed, M failed[, K skipped]".
+# options go to run.sh (e.g. --test abi/ring, --keep; not --append, which
+# would replace ours).  Build progress goes to stderr; the last line is
+# "N passed, M failed[, K skipped]".
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -53,4 +55,4 @@ make -C "$TOP" --no-print-directory module KVER="$REL" KDIR="$DIR/build" CC=gcc-
 # Everything is several times slower than on the stock kernels.
 exec "$TOP/selftests/vm/run.sh" --kernel "$REL" --vmlinuz "$DIR/bzImage" \
 	"${LA57[@]}" --timeout 5400 --test-timeout 1800 \
-	--append "panic_on_warn=1 dtvm.leakcheck=1" "$@"
+	--append "panic_on_warn=1 dtvm.leakcheck=1 dtvm.slow=1" "$@"
