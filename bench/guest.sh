@@ -57,12 +57,13 @@ damon_setup() { # PID SAMPLE AGGR UPDATE MIN MAX
 	echo vaddr > $DAMON/0/contexts/0/operations
 	echo 1 > $DAMON/0/contexts/0/targets/nr_targets
 	echo "$1" > $DAMON/0/contexts/0/targets/0/pid_target
-	a=$DAMON/0/contexts/0/monitoring_attrs
-	echo "$2" > $a/intervals/sample_us
-	echo "$3" > $a/intervals/aggr_us
-	echo "$4" > $a/intervals/update_us
-	echo "$5" > $a/nr_regions/min
-	echo "$6" > $a/nr_regions/max
+	# (sh has no locals: no name the callers use)
+	damon_attrs=$DAMON/0/contexts/0/monitoring_attrs
+	echo "$2" > "$damon_attrs/intervals/sample_us"
+	echo "$3" > "$damon_attrs/intervals/aggr_us"
+	echo "$4" > "$damon_attrs/intervals/update_us"
+	echo "$5" > "$damon_attrs/nr_regions/min"
+	echo "$6" > "$damon_attrs/nr_regions/max"
 }
 
 # run ROUND MONITOR SETTING SAMPLE AGGR TLB WORKLOAD-ARGS...
@@ -167,12 +168,12 @@ fi
 for wlname in $MAIN_WLS; do
 	wl=$(wl_args $wlname)
 	for setting in default fast; do
-		if [ $setting = default ]; then s=5000 a=100000; else s=1000 a=20000; fi
+		if [ $setting = default ]; then smp=5000 agg=100000; else smp=1000 agg=20000; fi
 		r=1
 		while [ $r -le $ROUNDS ]; do
 			# shellcheck disable=SC2086
 			for mon in none daptrace damon; do
-				run $r $mon $setting $s $a round $wl -d $DUR
+				run $r $mon $setting $smp $agg round $wl -d $DUR
 			done
 			r=$((r + 1))
 		done
