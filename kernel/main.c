@@ -10,6 +10,7 @@
 #include <linux/kernfs.h>
 #include <linux/module.h>
 #include <linux/random.h>
+#include <linux/smp.h>
 
 #include "daptrace.h"
 #include "ring.h"
@@ -48,6 +49,12 @@ void daptrace_mon_exit(struct daptrace_mon *mon)
 
 	mutex_lock(&mon->lock);
 	daptrace_stop(mon);
+	/*
+	 * TLB-flush IPIs are sent without waiting (vaddr.c): make sure none of
+	 * ours is still queued on some CPU when the module's code goes away.
+	 * The IPI this sends is handled after everything queued before it.
+	 */
+	kick_all_cpus_sync();
 	daptrace_for_each_target_safe(t, next, &mon->ctx) {
 		mon->ops->target_put(t->priv);
 		daptrace_destroy_target(&mon->ctx, t);

@@ -543,6 +543,7 @@ static unsigned int daptrace_va_check_accesses(struct daptrace_ctx *ctx)
  *
  * DAPTRACE_TLB_ROUND: every online CPU runs __flush_tlb_all().  Simple and
  * certainly sufficient; costs an IPI to every CPU every sampling interval.
+ * (In both policies the IPIs are asynchronous: see daptrace_va_tlb_flush().)
  *
  * DAPTRACE_TLB_MM: flush only what can hold the targets' translations, by
  * joining the x86 TLB-generation protocol (arch/x86/mm/tlb.c, the same on
@@ -643,16 +644,23 @@ static void daptrace_va_flush_mm(struct daptrace_ctx *ctx)
 	}
 	if (!cpumask_empty(&daptrace_va_flush_mask))
 		on_each_cpu_mask(&daptrace_va_flush_mask,
-				 daptrace_va_flush_cpu, NULL, true);
+				 daptrace_va_flush_cpu, NULL, false);
 	mutex_unlock(&daptrace_va_flush_lock);
 }
 
+/*
+ * The flush IPIs are not waited for: the check comes a sampling interval
+ * later, and only accesses between our clears and a remote CPU's flush (an
+ * IPI's latency) can go unseen; later ones set the bit again.  Waiting made
+ * the worker spin for as long as a busy remote CPU took to take the IPI,
+ * which under emulation was most of the worker's CPU time.
+ */
 static void daptrace_va_tlb_flush(struct daptrace_ctx *ctx,
 				  enum daptrace_tlb_policy policy)
 {
 	switch (policy) {
 	case DAPTRACE_TLB_ROUND:
-		on_each_cpu(daptrace_va_flush_cpu, NULL, true);
+		on_each_cpu(daptrace_va_flush_cpu, NULL, false);
 		break;
 	case DAPTRACE_TLB_MM:
 		daptrace_va_flush_mm(ctx);

@@ -15,6 +15,7 @@
 # benchmark compares the policies).
 
 . "$(dirname "$0")/../lib/ktap.sh"
+. "$(dirname "$0")/../lib/bounds.sh"
 
 TMP=${TMPDIR:-/tmp}/accuracy.$$
 SCORE_ARGS="--min-precision 0.9 --min-recall 0.9 --max-wss-err 0.1 --regions 10-1000"
@@ -54,7 +55,7 @@ scenario() {
 		ktap_test_pass "$name"
 	else
 		sed 's/^/# /' "$TMP/$name.score"
-		ktap_test_fail "$name" "scores below the bounds"
+		bound_fail "$name" "scores below the bounds"
 	fi
 	# Exit status 1 is "scored, below the bounds"; anything else is not a
 	# rejection (2: bad input, >128: crashed).

@@ -13,6 +13,7 @@
 #  - a recorder that keeps up loses no snapshot.
 
 . "$(dirname "$0")/../lib/ktap.sh"
+. "$(dirname "$0")/../lib/bounds.sh"
 
 TMP=${TMPDIR:-/tmp}/timing.$$
 
@@ -52,7 +53,7 @@ timed() {
 		ktap_test_pass "$name"
 	else
 		sed 's/^/# /' "$TMP/$id.score"
-		ktap_test_fail "$name" "windows drift or snapshots lost"
+		bound_fail "$name" "windows drift or snapshots lost"
 	fi
 }
 

@@ -394,8 +394,18 @@ static const char *should_stop(struct recorder *r, int64_t now)
 	for (int i = 0; i < n; i++)
 		if (find_target(r, t[i].pid) >= 0 && t[i].state == DAPTRACE_TARGET_EXITED)
 			exited++;
-	if (n > 0 && exited == r->nr_targets)
-		return "all targets exited";
+	if (n > 0 && exited == r->nr_targets) {
+		/*
+		 * Our command's mm is gone (the kernel saw it exit) a moment
+		 * before the process can be reaped: wait for it, briefly.
+		 */
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+		for (int i = 0; r->w.pid && i < 100 && !workload_poll(&r->w); i++)
+			nanosleep(&ts, NULL);
+		return r->w.pid && workload_poll(&r->w) ? "command exited" :
+							  "all targets exited";
+	}
 	on = daptrace_is_on(r->d);
 	if (on == 0)
 		return "monitoring turned off (by the kernel or another process)";
