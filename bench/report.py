@@ -87,7 +87,7 @@ def main_table(rows, out):
                 if not mon:
                     continue
                 for k in ("precision_median", "recall_median", "wss_abs_err_median",
-                          "aggr_interval_err_mean", "missed"):
+                          "hot_seen_median", "aggr_interval_err_mean", "missed"):
                     acc[(name, k)].append(num(mon, k))
         n = len(rounds)
         sd = [a / b for a, b in zip(slow_d, slow_D) if b and b > 0]
