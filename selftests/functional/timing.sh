@@ -14,6 +14,7 @@
 
 . "$(dirname "$0")/../lib/ktap.sh"
 . "$(dirname "$0")/../lib/bounds.sh"
+. "$(dirname "$0")/../lib/workload.sh"
 
 TMP=${TMPDIR:-/tmp}/timing.$$
 
@@ -22,14 +23,11 @@ timed() {
 	id=$1 name=$2 sample=$3 aggr=$4
 	shift 4
 	truth=$TMP/$id.truth rec=$TMP/$id.csv
-	daptrace-workload -p hotcold -s 256M -d 8s --truth "$truth" &
-	pid=$!
-	i=0
-	while ! grep -q '^phase 0' "$truth" 2>/dev/null && kill -0 $pid 2>/dev/null &&
-	      [ $i -lt 600 ]; do
-		i=$((i + 1))
-		sleep 0.1
-	done
+	if ! workload_start "$truth" -p hotcold -s 256M -d 8s; then
+		ktap_test_fail "$name" "workload did not start"
+		return
+	fi
+	pid=$WL_PID
 	hogs=
 	for _ in $(seq "$(nproc)"); do
 		sh -c 'while :; do :; done' &

@@ -12,6 +12,7 @@
 
 . "$(dirname "$0")/../lib/ktap.sh"
 . "$(dirname "$0")/../lib/bounds.sh"
+. "$(dirname "$0")/../lib/workload.sh"
 
 TMP=${TMPDIR:-/tmp}/tlb.$$
 
@@ -20,15 +21,11 @@ policy() {
 	p=$1
 	shift
 	truth=$TMP/$p.truth rec=$TMP/$p.csv
-	daptrace-workload -p smallhot -s 1G --hot-size 4M --thp never -d 10s \
-		--truth "$truth" &
-	pid=$!
-	i=0
-	while ! grep -q '^phase 0' "$truth" 2>/dev/null && kill -0 $pid 2>/dev/null &&
-	      [ $i -lt 600 ]; do
-		i=$((i + 1))
-		sleep 0.1
-	done
+	if ! workload_start "$truth" -p smallhot -s 1G --hot-size 4M --thp never -d 10s; then
+		ktap_test_fail "tlb_flush=$p" "workload did not start"
+		return
+	fi
+	pid=$WL_PID
 	if ! daptrace record -q -p $pid -o "$rec" --tlb-flush "$p" > "$TMP/$p.log" 2>&1; then
 		sed 's/^/# record: /' "$TMP/$p.log"
 		wait $pid
