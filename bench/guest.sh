@@ -20,6 +20,7 @@
 # "bench.quick=1" on the kernel command line runs a reduced matrix.
 
 . "$(dirname "$0")/../lib/ktap.sh" 2>/dev/null || . /selftests/lib/ktap.sh
+. "$(dirname "$0")/../lib/workload.sh" 2>/dev/null || . /selftests/lib/workload.sh
 
 DT=/sys/kernel/daptrace
 DAMON=/sys/kernel/mm/damon/admin/kdamonds
@@ -34,16 +35,6 @@ mkdir -p "$TMP"
 die() {
 	echo "Bail out! $*"
 	exit 1
-}
-
-# wait_phase0 TRUTH PID: until the workload has populated and started.
-wait_phase0() {
-	i=0
-	while ! grep -q '^phase 0' "$1" 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -le 1200 ] && kill -0 "$2" 2>/dev/null || return 1
-		sleep 0.1
-	done
 }
 
 # schedstat_ns PID: CPU time of a thread in ns.
@@ -72,13 +63,13 @@ run() {
 	shift 6
 	truth=$TMP/truth rec=$TMP/rec.csv
 	rm -f "$truth" "$rec" "$TMP/trace"
-	daptrace-workload "$@" --truth "$truth" &
-	wpid=$!
-	if ! wait_phase0 "$truth" $wpid; then
+	# Populating 4 GiB under TCG takes a while.
+	if ! WL_WAIT_S=120 workload_start "$truth" "$@"; then
 		echo "# bench: workload did not start: $*"
 		FAILS=$((FAILS + 1))
 		return
 	fi
+	wpid=$WL_PID
 	t0=$(cut -d' ' -f1 /proc/uptime)
 	cpu=0
 	case $mon in
@@ -203,11 +194,13 @@ for n in $TARGETS; do
 	pids=
 	i=0
 	while [ $i -lt "$n" ]; do
-		daptrace-workload -p hotcold -s 64M --thp never -d 60s --truth "$TMP/t$i" &
-		pids="$pids $!"
+		if ! workload_start "$TMP/t$i" -p hotcold -s 64M --thp never -d 60s; then
+			echo "# bench: workload $i of $n did not start"
+			FAILS=$((FAILS + 1))
+		fi
+		pids="$pids $WL_PID"
 		i=$((i + 1))
 	done
-	sleep 3
 	plist=$(echo $pids | tr ' ' ',')
 	t0=$(cut -d' ' -f1 /proc/uptime)
 	daptrace record -q -p "$plist" -o "$TMP/multi.csv" --duration 8s > "$TMP/rec.log" 2>&1 ||

@@ -61,13 +61,32 @@ def wl_name(wl):
     return wl.replace("_", " ").replace("-d " , "").strip()
 
 
-def main_table(rows, out):
+# Metrics where a higher value is better; the others (errors, losses) are
+# better lower.  A difference is reported as worse beyond this tolerance.
+HIGHER_BETTER = ("precision_median", "recall_median", "hot_seen_median")
+TOL_ABS = 0.01
+TOL_CPU = 1.05
+
+
+def worse_acc(where, k, title, a, b, worse):
+    if a is None or b is None:
+        return
+    if k in HIGHER_BETTER:
+        bad = a < b - TOL_ABS
+    else:
+        bad = a > b + TOL_ABS
+    if bad:
+        worse.append(f"{where}: {title} {a:.3f} vs DAMON {b:.3f}")
+
+
+def main_table(rows, out, worse):
     groups = defaultdict(lambda: defaultdict(dict))  # (wl, setting) -> round -> mon
     for r in rows:
         if r.get("setting") in ("default", "fast"):
             groups[(r["wl"], r["setting"])][r["round"]][r["monitor"]] = r
     for (wl, setting), rounds in sorted(groups.items()):
         label = "5 ms / 100 ms" if setting == "default" else "1 ms / 20 ms"
+        where = f"`{wl_name(wl)}` at {label}"
         out.append(f"### `{wl_name(wl)}`, sample / aggregation {label}, 10–1000 regions\n")
         cpu_ratio, slow_d, slow_D, cpu_d, cpu_D = [], [], [], [], []
         acc = defaultdict(list)
@@ -94,6 +113,8 @@ def main_table(rows, out):
         out.append("| metric (median [min–max] over %d rounds) | daptrace | DAMON | daptrace / DAMON |" % n)
         out.append("| --- | --- | --- | --- |")
         out.append(f"| monitor CPU, % of one CPU | {med_range(cpu_d)} | {med_range(cpu_D)} | {med_range(cpu_ratio)} |")
+        if cpu_ratio and statistics.median(cpu_ratio) > TOL_CPU:
+            worse.append(f"{where}: monitor CPU ×{med_range(cpu_ratio)} of DAMON's")
         out.append(f"| workload slowdown, % | {med_range(slow_d, '{:.1f}')} | {med_range(slow_D, '{:.1f}')} | "
                    f"{med_range(sd) if sd else 'n/a'} |")
         for k, title in (("precision_median", "hot-byte precision (median window)"),
@@ -105,10 +126,11 @@ def main_table(rows, out):
             a, b = mean(acc[("daptrace", k)]), mean(acc[("damon", k)])
             ratio = f"{a / b:.2f}" if a is not None and b else "–"
             out.append(f"| {title} | {f(a)} | {f(b)} | {ratio} |")
+            worse_acc(where, k, title, a, b, worse)
         out.append("")
 
 
-def tlb_table(rows, out):
+def tlb_table(rows, out, worse):
     sel = [r for r in rows if r.get("setting") == "tlb"]
     by_wl = defaultdict(list)
     for r in sel:
@@ -117,7 +139,18 @@ def tlb_table(rows, out):
         out.append(f"### TLB policy, `{wl_name(wl)}`\n")
         out.append("| monitor | tlb_flush | CPU % | hot bytes seen accessed | precision | recall | WSS abs. error |")
         out.append("| --- | --- | --- | --- | --- | --- | --- |")
+        damon = next((r for r in rs if r["monitor"] == "damon"), None)
         for r in rs:
+            if damon and r["monitor"] == "daptrace":
+                where = f"TLB policy `{r['tlb']}` on `{wl_name(wl)}`"
+                cd, cD = cpu_pct(r), cpu_pct(damon)
+                if cd is not None and cD and cd / cD > TOL_CPU:
+                    worse.append(f"{where}: monitor CPU ×{cd / cD:.2f} of DAMON's")
+                for k, title in (("hot_seen_median", "hot bytes seen accessed"),
+                                 ("precision_median", "precision"),
+                                 ("recall_median", "recall"),
+                                 ("wss_abs_err_median", "WSS abs. error")):
+                    worse_acc(where, k, title, num(r, k), num(damon, k), worse)
             out.append(f"| {r['monitor']} | {r['tlb'] if r['monitor'] == 'daptrace' else '(never flushes)'} | "
                        f"{f(cpu_pct(r), '{:.2f}')} | {f(num(r, 'hot_seen_median'))} | "
                        f"{f(num(r, 'precision_median'))} | "
@@ -125,7 +158,7 @@ def tlb_table(rows, out):
         out.append("")
 
 
-def scale_tables(rows, out):
+def scale_tables(rows, out, worse):
     size = defaultdict(dict)
     for r in rows:
         if r.get("setting") == "scale-size":
@@ -143,6 +176,8 @@ def scale_tables(rows, out):
             d, D = size[sz].get("daptrace"), size[sz].get("damon")
             cd, cD = (cpu_pct(d) if d else None), (cpu_pct(D) if D else None)
             ratio = f"{cd / cD:.2f}" if cd is not None and cD else "n/a"
+            if cd is not None and cD and cd / cD > TOL_CPU:
+                worse.append(f"scaling, hotcold {sz} (one round): monitor CPU ×{ratio} of DAMON's")
             out.append(f"| {sz} | {f(cd, '{:.2f}')} | {f(cD, '{:.2f}')} | {ratio} | "
                        f"{d.get('regions_max', 'n/a') if d else 'n/a'} |")
         out.append("")
@@ -196,7 +231,8 @@ def main():
            "  the hot truth is not met there and precision/recall of that row compare poorly for both.",
            "",
            "## daptrace vs DAMON", ""]
-    main_table(rows, out)
+    worse = []
+    main_table(rows, out, worse)
     out += ["## TLB flush policies", "",
             "`none` is DAMON's behaviour; `round` flushes every CPU once per sampling round; `mm` bumps",
             "the target mm's TLB generation and flushes only the CPUs in its `mm_cpumask` (kernel/vaddr.c).",
@@ -204,9 +240,15 @@ def main():
             "area of a 1 GiB mapping, hammered continuously; with transparent huge pages, so the accessed bit",
             "of a hot page is its 2 MiB area's and any sample in the area tests it: what is seen then",
             "depends on the TLB, not on how finely regions have split.", ""]
-    tlb_table(rows, out)
+    tlb_table(rows, out, worse)
     out += ["## Scaling", ""]
-    scale_tables(rows, out)
+    scale_tables(rows, out, worse)
+    out += ["## Where daptrace is worse than DAMON", "",
+            "Every row above on which daptrace measured worse than DAMON in this run (CPU by more than",
+            f"{(TOL_CPU - 1) * 100:.0f} %, accuracy or error by more than {TOL_ABS}); the slowdown row is",
+            "left out as explained in the caveats.", ""]
+    out += [f"- {w}" for w in worse] or ["- none"]
+    out.append("")
     out += ["## Raw rows", "", "```"] + [" ".join(f"{k}={v}" for k, v in r.items()) for r in rows] + ["```", ""]
     print("\n".join(out))
 
