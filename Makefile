@@ -3,8 +3,9 @@
 # daptrace: the module for every supported kernel, the userspace tools, and
 # the tests.  `make help` lists the targets.
 #
-#   make check        everything: setup, build, style, sparse, host + VM tests
-#   make check-debug  the VM tests on a debug kernel (KASAN, lockdep, kmemleak)
+#   make check        everything: setup, build, style, sparse, host + VM tests,
+#                     the VM tests on the debug kernel too (CHECK_DEBUG=0: not)
+#   make check-debug  only the VM tests on a debug kernel (KASAN, lockdep, kmemleak)
 #   make demo         the main job: record workloads in the VM, write heatmaps
 #   make module KVER=6.12.117+deb12-amd64 (or KDIR=...)
 
