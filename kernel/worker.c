@@ -210,9 +210,12 @@ out:
 	/*
 	 * All targets are gone.  Exit on our own; the task reference taken in
 	 * daptrace_start() keeps the task_struct for the kthread_stop() that
-	 * reaps us on the next "off", "on" or module unload.
+	 * reaps us on the next "off", "on" or module unload.  Release, paired
+	 * with the acquire in daptrace_running(): whoever reads "off" also
+	 * sees every target marked exited above (the CLI tells "all targets
+	 * exited" from "turned off" by that).
 	 */
-	WRITE_ONCE(mon->worker_done, true);
+	smp_store_release(&mon->worker_done, true);
 	daptrace_sysfs_notify_state(mon);
 	return 0;
 }
@@ -220,7 +223,8 @@ out:
 bool daptrace_running(struct daptrace_mon *mon)
 {
 	lockdep_assert_held(&mon->lock);
-	return mon->worker && !READ_ONCE(mon->worker_done);
+	/* Acquire: pairs with the release in daptrace_worker_fn(). */
+	return mon->worker && !smp_load_acquire(&mon->worker_done);
 }
 
 /* (Re)allocate the ring for the current max_nr_regions; worker stopped. */

@@ -388,6 +388,13 @@ static const char *should_stop(struct recorder *r, int64_t now)
 	 */
 	if (r->w.pid && workload_poll(&r->w))
 		return "command exited";
+	/*
+	 * The state before the targets: the kernel marks a target exited
+	 * before it turns itself off, so "off" read first and the targets
+	 * read next show every exit that caused it.  The other order loses
+	 * the race when the last target exits in between.
+	 */
+	on = daptrace_is_on(r->d);
 	n = daptrace_get_targets(r->d, t, DAPTRACE_MAX_TARGETS);
 	if (n > DAPTRACE_MAX_TARGETS)
 		n = DAPTRACE_MAX_TARGETS;
@@ -406,7 +413,6 @@ static const char *should_stop(struct recorder *r, int64_t now)
 		return r->w.pid && workload_poll(&r->w) ? "command exited" :
 							  "all targets exited";
 	}
-	on = daptrace_is_on(r->d);
 	if (on == 0)
 		return "monitoring turned off (by the kernel or another process)";
 	return NULL;
