@@ -23,6 +23,8 @@
 #                       terminal with the module loaded (no tests, no timeout)
 #   --memory SIZE       guest memory (default 4G)
 #   --smp N             guest CPUs (default 2)
+#   --numa N            NUMA nodes (default 2): memory split evenly, all CPUs
+#                       on node 0, nodes 1.. memory-only (a slow tier); 1 = none
 #   --cpu MODEL         QEMU CPU model (default qemu64; la57 boot: MODEL,+la57)
 #   --timeout SECS      hard limit per boot on the host (default 1200)
 #   --test-timeout SECS per-test limit inside the guest, 0 = none (default 600)
@@ -66,6 +68,7 @@ KEEP=0
 SHELL_MODE=0
 MEMORY=4G
 SMP=2
+NUMA=2
 CPU=qemu64
 TIMEOUT=1200
 TEST_TIMEOUT=600
@@ -85,6 +88,7 @@ while [ $# -gt 0 ]; do
 	--shell) SHELL_MODE=1 ;;
 	--memory) MEMORY=$2; shift ;;
 	--smp) SMP=$2; shift ;;
+	--numa) NUMA=$2; shift ;;
 	--cpu) CPU=$2; shift ;;
 	--timeout) TIMEOUT=$2; shift ;;
 	--test-timeout) TEST_TIMEOUT=$2; shift ;;
@@ -182,6 +186,25 @@ module_problem() {
 	done
 }
 
+# numa_args: QEMU arguments for $NUMA nodes sharing $MEMORY evenly; CPUs on
+# node 0 only, so nodes 1.. stand for CPU-less (slower) memory.
+numa_args() {
+	local mib n i
+	[ "$NUMA" -gt 1 ] || return 0
+	case $MEMORY in
+	*G) mib=$((${MEMORY%G} * 1024)) ;;
+	*M) mib=${MEMORY%M} ;;
+	*) mib=$MEMORY ;;
+	esac
+	n=$((mib / NUMA))
+	for ((i = 0; i < NUMA; i++)); do
+		printf -- '-object memory-backend-ram,id=mem%d,size=%dM -numa node,nodeid=%d,memdev=mem%d' \
+			"$i" "$n" "$i" "$i"
+		[ "$i" -ne 0 ] || printf -- ',cpus=0-%d' $((SMP - 1))
+		printf ' '
+	done
+}
+
 # boot DIR KERNEL CPU CMDLINE-EXTRA: one QEMU run; sets BOOT_RC (124 = hung).
 boot() {
 	local dir=$1 k=$2 cpu=$3 extra=$4 accel=(-accel tcg)
@@ -194,6 +217,8 @@ boot() {
 	local qemu=("$QEMU" -machine pc "${accel[@]}" -cpu "$cpu" -m "$MEMORY" -smp "$SMP"
 		-nodefaults -display none -no-reboot
 		-kernel "${VMLINUZ//%k/$k}" -initrd "$dir/initramfs.cpio.gz")
+	# shellcheck disable=SC2207 # words by design
+	qemu+=($(numa_args))
 	# shellcheck disable=SC2206 # user-given extra words
 	[ -z "$QEMU_ARGS" ] || qemu+=($QEMU_ARGS)
 	if [ "$SHELL_MODE" = 1 ]; then
@@ -463,7 +488,7 @@ echo "TAP version 13"
 build_cli
 for b in "${BOOTS[@]}"; do
 	read -r label k cpu extra <<< "$b"
-	diag "$label: kernel $k, -cpu $cpu, -m $MEMORY, -smp $SMP"
+	diag "$label: kernel $k, -cpu $cpu, -m $MEMORY, -smp $SMP, NUMA nodes $NUMA"
 	run_boot "$b"
 done
 echo "1..$NUM"
