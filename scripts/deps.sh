@@ -48,7 +48,7 @@ apt_install() {
 # Host tools: build, VM, test, plot.
 PKGS=(build-essential gcc-12 make bc bison flex libelf-dev libssl-dev kmod
       cpio gzip xz-utils busybox-static qemu-system-x86 sparse
-      gnuplot-nox libcsv-dev dkms python3 perl ca-certificates shellcheck clang)
+      gnuplot-nox libcsv-dev libjson-c-dev zlib1g-dev dkms python3 perl ca-certificates shellcheck clang)
 
 missing=()
 for p in "${PKGS[@]}"; do

@@ -85,6 +85,10 @@ typedef int (*rec_snapshot_cb)(void *arg, const struct rec_snapshot *s,
 			       const struct rec_info *info);
 int rec_read(FILE *f, const char *name, int allow_partial, rec_snapshot_cb cb,
 	     void *arg, struct rec_info *info, char *err, size_t errlen);
+/* Open a record for reading: "-" is stdin, gzip is decompressed. */
+FILE *rec_open(const char *path, char *err, size_t errlen);
+/* Create a record for writing ("-": stdout), gzip-compressed if @compress. */
+FILE *rec_create(const char *path, int compress, char *err, size_t errlen);
 int rec_read_path(const char *path, int allow_partial, rec_snapshot_cb cb,
 		  void *arg, struct rec_info *info, char *err, size_t errlen);
 const char *rec_info_get(const struct rec_info *info, const char *key);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -41,6 +42,7 @@ struct record_opts {
 	const char *heatmap;		/* NULL: no heatmap; "": derived name */
 	uint64_t duration_us;		/* 0: until the targets exit */
 	int quiet;
+	int compress;			/* gzip the record */
 };
 
 struct recorder {
@@ -85,16 +87,21 @@ static int64_t now_ns(void)
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: %s record [options] [--] command [args...]\n"
-"       %s record [options] -p pid[,pid...]\n"
+"Usage: %s record [heatmap] [options] [--] command [args...]\n"
+"       %s record [heatmap] [options] -p pid[,pid...]\n"
 "\n"
 "Monitor the data accesses of a command (started once monitoring is on) or\n"
 "of running processes, and write one CSV row per region per snapshot.\n"
 "Stops when all targets exit, after --duration, or on Ctrl-C/SIGTERM; the\n"
-"file is complete in every case.\n"
+"file is complete in every case.  An existing record is kept as FILE.old.\n"
+"'record heatmap' also renders the heatmap when done (like --heatmap); to run\n"
+"a program named heatmap, put '--' before it.\n"
 "\n"
 "  -p, --pid PIDS          monitor these processes (comma separated, max %d)\n"
-"  -o, --output FILE       record file (default daptrace.csv)\n"
+"  -o, --output FILE       record file (default daptrace.csv, with -z\n"
+"                          daptrace.csv.gz; '-' is stdout)\n"
+"  -z, --compress          gzip the record (also when FILE ends in .gz); the\n"
+"                          reports read it as is\n"
 "  -s, --sample DUR        sampling interval (default 5ms)\n"
 "  -a, --aggr DUR          aggregation interval, one snapshot each (default 100ms)\n"
 "  -u, --update DUR        memory map update interval (default 1s)\n"
@@ -106,8 +113,8 @@ static void usage(FILE *f)
 "                          name with .png)\n"
 "  -h, --help              this help\n"
 "\n"
-"DUR is a number with unit us, ms or s (\"1.5ms\"); a bare number is in us,\n"
-"the kernel's unit.\n", prog, prog, DAPTRACE_MAX_TARGETS);
+"DUR is a number with a unit: us, ms, s or m (\"1.5ms\", \"30s\"); a bare\n"
+"number is rejected, as daptrace-workload does.\n", prog, prog, DAPTRACE_MAX_TARGETS);
 }
 
 static int parse_opts(int argc, char **argv, struct record_opts *o)
@@ -122,22 +129,30 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "tlb-flush",	required_argument, NULL, 't' },
 		{ "duration",	required_argument, NULL, 'd' },
 		{ "quiet",	no_argument,	   NULL, 'q' },
+		{ "compress",	no_argument,	   NULL, 'z' },
 		{ "heatmap",	optional_argument, NULL, 'H' },
 		{ "help",	no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const dur_help =
-		"expected a duration such as 5ms, 100us or 1s; a bare number is us";
+		"expected a duration with a unit: us, ms, s or m, e.g. 5ms or 30s";
 	const char *why;
 	int c, n;
 
 	memset(o, 0, sizeof(*o));
 	daptrace_attrs_default(&o->attrs);
-	o->output = "daptrace.csv";
+	o->output = NULL;
 	opterr = 0;
 	optind = 1;
+	/* git/perf style: "record heatmap ..." is "record --heatmap ..." */
+	if (argc >= 2 && !strcmp(argv[1], "heatmap")) {
+		o->heatmap = "";
+		argv[1] = argv[0];
+		argc--;
+		argv++;
+	}
 	/* '+': the command's own options are not ours */
-	while ((c = getopt_long(argc, argv, "+:p:o:s:a:u:r:t:d:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:o:s:a:u:r:t:d:qzh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			n = parse_pid_list(optarg, o->pids, DAPTRACE_MAX_TARGETS);
@@ -185,6 +200,9 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		case 'q':
 			o->quiet = 1;
 			break;
+		case 'z':
+			o->compress = 1;
+			break;
 		case 'H':
 			o->heatmap = optarg ? optarg : "";
 			if (optarg && !*optarg)
@@ -197,6 +215,11 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			return opt_error(CMD, argv, c);
 		}
 	}
+	if (!o->output)
+		o->output = o->compress ? "daptrace.csv.gz" : "daptrace.csv";
+	n = (int)strlen(o->output);
+	if (n > 3 && !strcmp(o->output + n - 3, ".gz"))
+		o->compress = 1;
 	if (optind < argc)
 		o->cmd = argv + optind;
 	if (!o->cmd && !o->nr_pids)
@@ -591,9 +614,30 @@ static int clear_stale_targets(struct recorder *r)
 	return 0;
 }
 
+/* Like perf.data.old: an existing record is renamed, never overwritten. */
+static int keep_old_record(const char *path)
+{
+	struct stat st;
+	char *old;
+	int ret = 0;
+
+	if (!strcmp(path, "-") || stat(path, &st) || !S_ISREG(st.st_mode))
+		return 0;
+	if (asprintf(&old, "%s.old", path) < 0)
+		return fail(CMD, "out of memory");
+	if (rename(path, old))
+		ret = fail(CMD, "--output %s: keeping the old record as %s: %s", path,
+			   old, strerror(errno));
+	else
+		warn_msg(CMD, "the old %s is now %s", path, old);
+	free(old);
+	return ret;
+}
+
 static int setup(struct recorder *r)
 {
 	const struct record_opts *o = r->o;
+	char errbuf[512];
 	int on, err;
 
 	if (daptrace_open(&r->d) < 0)
@@ -611,9 +655,12 @@ static int setup(struct recorder *r)
 	if (daptrace_set_attrs(r->d, &o->attrs) < 0)
 		return fail(CMD, "setting attributes: %s", daptrace_last_error());
 
-	r->out = strcmp(o->output, "-") ? fopen(o->output, "w") : stdout;
+	err = keep_old_record(o->output);
+	if (err)
+		return err;
+	r->out = rec_create(o->output, o->compress, errbuf, sizeof(errbuf));
 	if (!r->out)
-		return fail(CMD, "--output %s: %s", o->output, strerror(errno));
+		return fail(CMD, "--output %s", errbuf);
 
 	if (o->cmd) {
 		err = workload_prepare(&r->w, o->cmd);
@@ -712,6 +759,8 @@ static char *heatmap_name(const char *output)
 	if (!s)
 		return NULL;
 	strcpy(s, output);
+	if (len > 3 && !strcmp(s + len - 3, ".gz"))
+		s[len -= 3] = '\0';
 	if (len > 4 && !strcmp(s + len - 4, ".csv"))
 		s[len - 4] = '\0';
 	strcat(s, ".png");

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* daptrace report: option parsing, mode dispatch, plotting through viz/. */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -41,14 +43,20 @@ static void usage(FILE *f)
 		fprintf(f, "  %-8s %s\n", modes[i].name, modes[i].description);
 	fprintf(f,
 "\n"
-"RECORD defaults to daptrace.csv.  Data goes to stdout (gnuplot-ready, '#'\n"
-"comments) unless --output is given.\n"
+"RECORD defaults to daptrace.csv; '-' is stdin, gzip-compressed records are\n"
+"read as they are.  Data goes to stdout (gnuplot-ready, '#' comments) unless\n"
+"--output is given.  Flags of one mode are rejected by the others.\n"
 "\n"
 "  -o, --output FILE     write the data here instead of stdout\n"
+"      --json            the report as one JSON document instead\n"
 "      --plot OUT        render OUT (.png or .svg) with gnuplot (heatmap, wss,\n"
 "                        regions)\n"
 "  -p, --pid PID         only this target (heatmap default: the first one)\n"
 "      --partial         accept a record without its trailer (killed recorder)\n"
+"      --since SEC       only snapshots ending at or after SEC seconds\n"
+"      --until SEC       only snapshots ending at or before SEC seconds\n"
+"      --addr START-END  only regions overlapping these addresses\n"
+"      --label TEXT      only regions whose label contains TEXT\n"
 "  heatmap:\n"
 "      --time-bins N     columns (default 200; 1..100000)\n"
 "      --addr-bins N     rows (default 200; 1..100000)\n"
@@ -60,8 +68,9 @@ static void usage(FILE *f)
 "                        (default 1)\n"
 "  hot:\n"
 "      --top N           regions to show (default 10)\n"
-"      --at SEC          the snapshot at this time (default: the last one)\n"
-"      --by-label        rank labels by access over the whole record instead\n");
+"      --at SEC          the snapshot at this time (default: the last one);\n"
+"                        snapshots without regions are skipped\n"
+"      --by-label[=1|0]  rank labels by access over the whole record instead\n");
 }
 
 static int parse_uint(const char *flag, const char *val, unsigned int lo,
@@ -77,27 +86,123 @@ static int parse_uint(const char *flag, const char *val, unsigned int lo,
 	return 0;
 }
 
+/* Modes as bits, for the flags that only apply to some of them. */
+#define M_HEATMAP	(1u << 0)
+#define M_WSS		(1u << 1)
+#define M_REGIONS	(1u << 2)
+#define M_HOT		(1u << 3)
+#define M_RAW		(1u << 4)
+#define M_ALL		0x1fu
+
+enum { OPT_PLOT = 256, OPT_PARTIAL, OPT_TIME_BINS, OPT_ADDR_BINS,
+       OPT_MAX_BLOCKS, OPT_THRESHOLD, OPT_TOP, OPT_AT, OPT_BY_LABEL, OPT_JSON,
+       OPT_SINCE, OPT_UNTIL, OPT_ADDR, OPT_LABEL };
+
+static const struct option longopts[] = {
+	{ "output",	required_argument, NULL, 'o' },
+	{ "plot",	required_argument, NULL, OPT_PLOT },
+	{ "pid",	required_argument, NULL, 'p' },
+	{ "partial",	no_argument,	   NULL, OPT_PARTIAL },
+	{ "time-bins",	required_argument, NULL, OPT_TIME_BINS },
+	{ "addr-bins",	required_argument, NULL, OPT_ADDR_BINS },
+	{ "max-blocks",	required_argument, NULL, OPT_MAX_BLOCKS },
+	{ "threshold",	required_argument, NULL, OPT_THRESHOLD },
+	{ "top",	required_argument, NULL, OPT_TOP },
+	{ "at",		required_argument, NULL, OPT_AT },
+	{ "by-label",	optional_argument, NULL, OPT_BY_LABEL },
+	{ "json",	no_argument,	   NULL, OPT_JSON },
+	{ "since",	required_argument, NULL, OPT_SINCE },
+	{ "until",	required_argument, NULL, OPT_UNTIL },
+	{ "addr",	required_argument, NULL, OPT_ADDR },
+	{ "label",	required_argument, NULL, OPT_LABEL },
+	{ "help",	no_argument,	   NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Which modes a mode-specific flag applies to (others: all modes). */
+static const struct {
+	int opt;
+	unsigned int modes;
+	const char *which;
+} flag_modes[] = {
+	{ OPT_PLOT, M_HEATMAP | M_WSS | M_REGIONS, "heatmap, wss and regions" },
+	{ OPT_TIME_BINS, M_HEATMAP, "heatmap" },
+	{ OPT_ADDR_BINS, M_HEATMAP, "heatmap" },
+	{ OPT_MAX_BLOCKS, M_HEATMAP, "heatmap" },
+	{ OPT_THRESHOLD, M_WSS, "wss" },
+	{ OPT_TOP, M_HOT, "hot" },
+	{ OPT_AT, M_HOT, "hot" },
+	{ OPT_BY_LABEL, M_HOT, "hot" },
+};
+
+static const char *opt_name(int opt)
+{
+	for (const struct option *l = longopts; l->name; l++)
+		if (l->val == opt)
+			return l->name;
+	return "?";
+}
+
+static int check_flag_modes(const char *given, unsigned int mode_bit,
+			    const char *mode)
+{
+	for (size_t i = 0; i < sizeof(flag_modes) / sizeof(flag_modes[0]); i++)
+		if (given[flag_modes[i].opt - OPT_PLOT] && !(flag_modes[i].modes & mode_bit))
+			return usage_error(CMD, "--%s does not apply to 'report %s' "
+					   "(only to %s)", opt_name(flag_modes[i].opt),
+					   mode, flag_modes[i].which);
+	return 0;
+}
+
+static int parse_seconds(const char *flag, const char *val, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(val, &end);
+	if (errno || end == val || *end || !(*out >= 0) || *out > 1e12)
+		return bad_value(CMD, flag, val, "expected seconds since the start, "
+				 "e.g. 12.5");
+	return 0;
+}
+
+/* "START-END" addresses, hex (0x) or decimal, START < END. */
+static int parse_addr_range(const char *val, uint64_t *lo, uint64_t *hi)
+{
+	char *end;
+
+	errno = 0;
+	if (!isxdigit((unsigned char)*val))
+		goto bad;
+	*lo = strtoull(val, &end, 0);
+	if (errno || *end != '-' || !isxdigit((unsigned char)end[1]))
+		goto bad;
+	*hi = strtoull(end + 1, &end, 0);
+	if (errno || *end || *lo >= *hi)
+		goto bad;
+	return 0;
+bad:
+	return bad_value(CMD, "--addr", val, "expected START-END with START < END, "
+			 "e.g. 0x7f0000000000-0x7f0010000000");
+}
+
+static int parse_bool(const char *flag, const char *val, int *out)
+{
+	if (!val || !strcmp(val, "1") || !strcmp(val, "yes") || !strcmp(val, "true"))
+		*out = 1;
+	else if (!strcmp(val, "0") || !strcmp(val, "no") || !strcmp(val, "false"))
+		*out = 0;
+	else
+		return bad_value(CMD, flag, val, "expected nothing, 1/yes/true or "
+				 "0/no/false");
+	return 0;
+}
+
 static int parse_opts(int argc, char **argv, struct report_opts *o,
 		      const struct report_mode **mode)
 {
-	enum { OPT_PLOT = 256, OPT_PARTIAL, OPT_TIME_BINS, OPT_ADDR_BINS,
-	       OPT_MAX_BLOCKS, OPT_THRESHOLD, OPT_TOP, OPT_AT, OPT_BY_LABEL };
-	static const struct option longopts[] = {
-		{ "output",	required_argument, NULL, 'o' },
-		{ "plot",	required_argument, NULL, OPT_PLOT },
-		{ "pid",	required_argument, NULL, 'p' },
-		{ "partial",	no_argument,	   NULL, OPT_PARTIAL },
-		{ "time-bins",	required_argument, NULL, OPT_TIME_BINS },
-		{ "addr-bins",	required_argument, NULL, OPT_ADDR_BINS },
-		{ "max-blocks",	required_argument, NULL, OPT_MAX_BLOCKS },
-		{ "threshold",	required_argument, NULL, OPT_THRESHOLD },
-		{ "top",	required_argument, NULL, OPT_TOP },
-		{ "at",		required_argument, NULL, OPT_AT },
-		{ "by-label",	no_argument,	   NULL, OPT_BY_LABEL },
-		{ "help",	no_argument,	   NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	unsigned int pid;
+	char given[OPT_LABEL - OPT_PLOT + 1] = { 0 };
+	unsigned int pid, mode_bit = 0;
 	char *end;
 	int c, err;
 
@@ -109,6 +214,8 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 	o->threshold = 1;
 	o->top = 10;
 	o->at_s = -1;
+	o->since_s = 0;
+	o->until_s = -1;
 	opterr = 0;
 	optind = 1;
 	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
@@ -118,8 +225,10 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 	if (argc < 2 || argv[1][0] == '-')
 		return usage_error(CMD, "missing mode (heatmap, wss, regions, hot or raw)");
 	for (size_t i = 0; i < NR_MODES; i++)
-		if (!strcmp(argv[1], modes[i].name))
+		if (!strcmp(argv[1], modes[i].name)) {
 			*mode = &modes[i];
+			mode_bit = 1u << i;
+		}
 	if (!*mode)
 		return usage_error(CMD, "unknown mode '%s' (heatmap, wss, regions, hot "
 				   "or raw)", argv[1]);
@@ -128,6 +237,8 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 	argv++;
 	while ((c = getopt_long(argc, argv, ":o:p:h", longopts, NULL)) != -1) {
 		err = 0;
+		if (c >= OPT_PLOT && c <= OPT_LABEL)
+			given[c - OPT_PLOT] = 1;
 		switch (c) {
 		case 'o':
 			if (!*optarg)
@@ -135,16 +246,10 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 			o->output = optarg;
 			break;
 		case OPT_PLOT:
-			if (!(*mode)->script)
-				return usage_error(CMD, "--plot: mode '%s' has no plot "
-						   "(heatmap, wss and regions do)", o->mode);
 			end = strrchr(optarg, '.');
 			if (!end || (strcmp(end, ".png") && strcmp(end, ".svg")))
 				return bad_value(CMD, "--plot", optarg,
 						 "the file name must end in .png or .svg");
-			if (strpbrk(optarg, "'\\\n"))
-				return bad_value(CMD, "--plot", optarg, "quotes, backslashes "
-						 "and newlines are not supported");
 			o->plot = optarg;
 			break;
 		case 'p':
@@ -172,15 +277,25 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 			err = parse_uint("--top", optarg, 1, 1000000, &o->top);
 			break;
 		case OPT_AT:
-			errno = 0;
-			o->at_s = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(o->at_s >= 0) ||
-			    o->at_s > 1e12)
-				return bad_value(CMD, "--at", optarg,
-						 "expected seconds since the start, e.g. 12.5");
+			err = parse_seconds("--at", optarg, &o->at_s);
 			break;
 		case OPT_BY_LABEL:
-			o->by_label = 1;
+			err = parse_bool("--by-label", optarg, &o->by_label);
+			break;
+		case OPT_JSON:
+			o->json = 1;
+			break;
+		case OPT_SINCE:
+			err = parse_seconds("--since", optarg, &o->since_s);
+			break;
+		case OPT_UNTIL:
+			err = parse_seconds("--until", optarg, &o->until_s);
+			break;
+		case OPT_ADDR:
+			err = parse_addr_range(optarg, &o->addr_lo, &o->addr_hi);
+			break;
+		case OPT_LABEL:
+			o->label = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -191,6 +306,14 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 		if (err)
 			return err;
 	}
+	err = check_flag_modes(given, mode_bit, o->mode);
+	if (err)
+		return err;
+	if (o->json && o->plot)
+		return usage_error(CMD, "--json and --plot: choose one");
+	if (o->until_s >= 0 && o->until_s < o->since_s)
+		return usage_error(CMD, "--until %g is before --since %g", o->until_s,
+				   o->since_s);
 	if (optind < argc)
 		o->input = argv[optind++];
 	if (optind < argc)
@@ -199,12 +322,106 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 	return EXIT_OK;
 }
 
+/* A pipe, stdin or a device is read once, into an unlinked temporary file. */
+static int spool_input(const struct report_opts *o, char *err, size_t errlen)
+{
+	struct stat st;
+	char buf[65536];
+	size_t n;
+	FILE *in, *tmp;
+
+	o->in->spooled = 1;
+	if (strcmp(o->input, "-") && !stat(o->input, &st) && S_ISREG(st.st_mode))
+		return 0;
+	in = rec_open(o->input, err, errlen);
+	if (!in)
+		return -1;
+	tmp = tmpfile();
+	if (!tmp) {
+		snprintf(err, errlen, "%s: a temporary file to hold it: %s", o->input,
+			 strerror(errno));
+		fclose(in);
+		return -1;
+	}
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, n, tmp) != n)
+			break;
+	if (ferror(in) || ferror(tmp) || fflush(tmp)) {
+		snprintf(err, errlen, "%s: spooling to a temporary file: %s", o->input,
+			 strerror(errno));
+		fclose(in);
+		fclose(tmp);
+		return -1;
+	}
+	fclose(in);
+	o->in->spool = tmp;
+	return 0;
+}
+
+struct filter {
+	const struct report_opts *o;
+	rec_snapshot_cb cb;
+	void *arg;
+	struct rec_region *regions;
+	uint32_t cap;
+};
+
+static int region_wanted(const struct report_opts *o, const struct rec_region *r)
+{
+	if (o->addr_hi && (r->end <= o->addr_lo || r->start >= o->addr_hi))
+		return 0;
+	return !o->label || strstr(r->label, o->label);
+}
+
+/* --since/--until drop snapshots, --addr/--label drop regions. */
+static int filtered(void *arg, const struct rec_snapshot *s, const struct rec_info *info)
+{
+	struct filter *f = arg;
+	const struct report_opts *o = f->o;
+	double t = (double)s->end_ns / 1e9;
+	struct rec_snapshot copy = *s;
+
+	if (t < o->since_s || (o->until_s >= 0 && t > o->until_s))
+		return 0;
+	if (!o->addr_hi && !o->label)
+		return f->cb(f->arg, s, info);
+	if (s->nr_regions > f->cap) {
+		struct rec_region *r = realloc(f->regions, s->nr_regions * sizeof(*r));
+
+		if (!r)
+			return fail(CMD, "out of memory");
+		f->regions = r;
+		f->cap = s->nr_regions;
+	}
+	copy.regions = f->regions;
+	copy.nr_regions = 0;
+	for (uint32_t i = 0; i < s->nr_regions; i++)
+		if (region_wanted(o, &s->regions[i]))
+			copy.regions[copy.nr_regions++] = s->regions[i];
+	return f->cb(f->arg, &copy, info);
+}
+
 int report_read(const struct report_opts *o, rec_snapshot_cb cb, void *arg,
 		struct rec_info *info)
 {
+	struct filter flt = { .o = o, .cb = cb, .arg = arg };
 	char err[512];
-	int ret = rec_read_path(o->input, o->partial, cb, arg, info, err, sizeof(err));
+	int ret;
 
+	memset(info, 0, sizeof(*info));
+	if (!o->in->spooled && spool_input(o, err, sizeof(err))) {
+		fail(CMD, "%s", err);
+		return EXIT_FAIL;
+	}
+	if (o->in->spool) {
+		rewind(o->in->spool);
+		ret = rec_read(o->in->spool, strcmp(o->input, "-") ? o->input : "<stdin>",
+			       o->partial, filtered, &flt, info, err, sizeof(err));
+	} else {
+		ret = rec_read_path(o->input, o->partial, filtered, &flt, info, err,
+				    sizeof(err));
+	}
+	free(flt.regions);
 	if (ret == -1) {
 		fail(CMD, "%s", err);
 		return EXIT_FAIL;
@@ -240,8 +457,7 @@ static int make_temp(char *path, size_t len, const char *what, FILE **f)
 	const char *dir = getenv("TMPDIR");
 	int fd;
 
-	snprintf(path, len, "%s/daptrace-%s-XXXXXX",
-		 dir && *dir && !strpbrk(dir, "'\\\n") ? dir : "/tmp", what);
+	snprintf(path, len, "%s/daptrace-%s-XXXXXX", dir && *dir ? dir : "/tmp", what);
 	fd = mkstemp(path);
 	if (fd < 0)
 		return fail(CMD, "creating a temporary file %s: %s", path, strerror(errno));
@@ -283,11 +499,7 @@ static int run_mode(const struct report_opts *o, const struct report_mode *m)
 		ret = fail(CMD, "writing %s: %s", tics, strerror(errno));
 	tf = NULL;
 	if (!ret && o->plot) {
-		if (strpbrk(data, "'\\\n"))
-			ret = usage_error(CMD, "--output %s: file names with quotes or "
-					  "backslashes cannot be plotted", data);
-		else
-			ret = plot_run(m->script, data, tics, o->plot, o->input);
+		ret = plot_run(o, m->script, data, tics, o->plot);
 		if (!ret)
 			fprintf(stderr, "%s %s: wrote %s\n", prog, CMD, o->plot);
 	}
@@ -303,6 +515,18 @@ out:
 	return ret;
 }
 
+static int run(struct report_opts *o, const struct report_mode *m)
+{
+	struct report_input in = { 0 };
+	int ret;
+
+	o->in = &in;
+	ret = run_mode(o, m);
+	if (in.spool)
+		fclose(in.spool);
+	return ret;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	const struct report_mode *m = NULL;
@@ -312,7 +536,7 @@ int cmd_report(int argc, char **argv)
 	ret = parse_opts(argc, argv, &o, &m);
 	if (ret)
 		return ret;
-	return run_mode(&o, m);
+	return run(&o, m);
 }
 
 int report_heatmap_plot(const char *record, const char *out)
@@ -325,5 +549,5 @@ int report_heatmap_plot(const char *record, const char *out)
 		return EXIT_FAIL;
 	o.input = record;
 	o.plot = out;
-	return run_mode(&o, m);
+	return run(&o, m);
 }

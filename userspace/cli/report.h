@@ -9,6 +9,12 @@
 
 #include "recfile.h"
 
+/* The record being read: a pipe or stdin is spooled once for many passes. */
+struct report_input {
+	FILE *spool;			/* NULL: reopen the path for each pass */
+	int spooled;
+};
+
 struct report_opts {
 	const char *mode;
 	const char *input;
@@ -23,6 +29,11 @@ struct report_opts {
 	unsigned int top;		/* hot */
 	double at_s;			/* hot: snapshot time, < 0: last */
 	int by_label;			/* hot */
+	int json;			/* --json: one JSON document on stdout */
+	double since_s, until_s;	/* snapshots ending in [since, until] */
+	uint64_t addr_lo, addr_hi;	/* regions overlapping [lo, hi) */
+	const char *label;		/* regions whose label contains this */
+	struct report_input *in;
 };
 
 /*
@@ -44,7 +55,7 @@ double report_freq(const struct rec_snapshot *s, const struct rec_region *r,
 		   const struct rec_info *info);
 
 /* plot.c: run viz/<script>.gp on @data (+ @tics) producing @out. */
-int plot_run(const char *script, const char *data, const char *tics,
-	     const char *out, const char *title);
+int plot_run(const struct report_opts *o, const char *script, const char *data,
+	     const char *tics, const char *out);
 
 #endif

@@ -11,9 +11,12 @@
  * ones that follow tell them apart).  The largest gaps between the mapped
  * blocks are elided (at most --max-blocks blocks remain) and the blocks are
  * stacked on the y axis, each with at least a few rows so a small stack
- * stays visible.  Pass 2 bins every snapshot into that grid.
+ * stays visible.  Pass 2 bins every snapshot into that grid.  Rows wholly
+ * in unmapped holes inside a block are written as NaN (drawn grey), so idle
+ * mapped memory (0, black) and holes look different.
  */
 #include <inttypes.h>
+#include <json-c/json.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +42,8 @@ struct block {
 	unsigned int bin0, nbins;
 	char *label;
 	uint64_t label_score;		/* size of the region it came from */
+	char *label_any;		/* fallback: a mapping inside the block */
+	uint64_t label_any_start;
 };
 
 struct heatmap {
@@ -57,6 +62,8 @@ struct heatmap {
 	double *grid;
 	double *cnt;			/* per column: snapshot time in it, in windows */
 	double *row;			/* one snapshot's rows */
+	char *mapped;			/* per row: overlaps mapped memory */
+	int all_mapped;			/* no labels: everything counts as mapped */
 	int oom;
 };
 
@@ -288,8 +295,9 @@ static void assign_bins(struct heatmap *h)
 		b->nbins = min + extra;
 		if (b->nbins > size)
 			b->nbins = (unsigned int)size;
-		b->width = (size + b->nbins - 1) / b->nbins;
-		b->nbins = (unsigned int)((size + b->width - 1) / b->width);
+		/* rounded up without size + n - 1: a block may end at 2^64 - 1 */
+		b->width = size / b->nbins + !!(size % b->nbins);
+		b->nbins = (unsigned int)(size / b->width + !!(size % b->width));
 		b->bin0 = bin;
 		bin += b->nbins;
 	}
@@ -321,15 +329,57 @@ static void consider_label(struct block *b, const struct rec_region *r)
 {
 	uint64_t size = r->end - r->start;
 
-	if (r->start > b->start || r->end <= b->start)
-		return;
 	if (!r->label[0] || !strcmp(r->label, "[unmapped]"))
+		return;
+	if (r->end > b->start && r->start < b->end &&
+	    (!b->label_any || r->start < b->label_any_start)) {
+		char *l = strdup(r->label);
+
+		if (l) {
+			free(b->label_any);
+			b->label_any = l;
+			b->label_any_start = r->start;
+		}
+	}
+	if (r->start > b->start || r->end <= b->start)
 		return;
 	if (b->label && size >= b->label_score)
 		return;
 	free(b->label);
 	b->label = strdup(r->label);
 	b->label_score = size;
+}
+
+/* Which rows overlap memory pass 1 found mapped. */
+static int mark_mapped(struct heatmap *h)
+{
+	h->mapped = calloc(h->abins ? h->abins : 1, 1);
+	if (!h->mapped)
+		return -1;
+	for (size_t i = 0; i < h->npc; i++) {
+		const struct piece *p = &h->pc[i];
+
+		if (p->unmapped && !h->all_mapped)
+			continue;
+		for (unsigned int bi = find_block(h, p->start);
+		     bi < h->nb && h->b[bi].start < p->end; bi++) {
+			const struct block *b = &h->b[bi];
+			uint64_t start = p->start > b->start ? p->start : b->start;
+			uint64_t end = p->end < b->end ? p->end : b->end;
+
+			if (start >= end)
+				continue;
+			for (uint64_t j = (start - b->start) / b->width;
+			     j < b->nbins && j * b->width < end - b->start; j++)
+				h->mapped[b->bin0 + j] = 1;
+		}
+	}
+	return 0;
+}
+
+static const char *block_label(const struct block *b)
+{
+	return b->label ? b->label : b->label_any ? b->label_any : "[anon]";
 }
 
 static int pass2(void *arg, const struct rec_snapshot *s, const struct rec_info *info)
@@ -361,12 +411,11 @@ static int pass2(void *arg, const struct rec_snapshot *s, const struct rec_info 
 			if (f <= 0)
 				continue;
 			for (uint64_t j = (start - b->start) / b->width;
-			     j < b->nbins && b->start + j * b->width < end; j++) {
-				uint64_t lo = b->start + j * b->width, hi = lo + b->width;
+			     j < b->nbins && j * b->width < end - b->start; j++) {
+				uint64_t lo = b->start + j * b->width;
+				uint64_t hi = b->end - lo > b->width ? lo + b->width : b->end;
 				uint64_t olo = start > lo ? start : lo;
 
-				if (hi > b->end)
-					hi = b->end;
 				row[b->bin0 + j] += f * (double)((end < hi ? end : hi) - olo) /
 						    (double)(hi - lo);
 			}
@@ -445,11 +494,13 @@ static void offset_tics(const struct block *b, FILE *tics)
 	uint64_t size = b->end - b->start, step = 1;
 	char buf[32];
 
-	if (b->nbins < 40)
+	if (b->nbins < 40 || b->width > UINT64_MAX / 64)
 		return;
 	while (step < b->width * 25)
 		step <<= 1;
-	for (uint64_t off = step; off + step / 2 <= size; off += step) {
+	/* off >= step: stop where off would wrap at the top of the space */
+	for (uint64_t off = step; off >= step && step / 2 <= size &&
+	     off <= size - step / 2; off += step) {
 		double y = b->bin0 - 0.5 + (double)off / (double)b->width;
 
 		if (y > b->bin0 + b->nbins - 10)
@@ -457,6 +508,47 @@ static void offset_tics(const struct block *b, FILE *tics)
 		fmt_pow2(off, buf, sizeof(buf));
 		fprintf(tics, "set ytics add (\"+%s\" %.2f)\n", buf, y);
 	}
+}
+
+static void write_json(struct heatmap *h, FILE *out)
+{
+	struct json_object *j = json_object_new_object(), *blocks = json_object_new_array();
+	struct json_object *times = json_object_new_array(), *grid = json_object_new_array();
+	double col_s = (double)(h->tmax - h->tmin) / 1e9 / h->tbins;
+
+	json_object_object_add(j, "record", json_object_new_string(h->o->input));
+	json_object_object_add(j, "pid", json_object_new_int(h->pid));
+	for (unsigned int i = 0; i < h->nb; i++) {
+		const struct block *b = &h->b[i];
+		struct json_object *e = json_object_new_object();
+
+		json_object_object_add(e, "start", json_object_new_uint64(b->start));
+		json_object_object_add(e, "end", json_object_new_uint64(b->end));
+		json_object_object_add(e, "bytes", json_object_new_uint64(b->end - b->start));
+		json_object_object_add(e, "label", json_object_new_string(block_label(b)));
+		json_object_object_add(e, "first_row", json_object_new_uint64(b->bin0));
+		json_object_object_add(e, "rows", json_object_new_uint64(b->nbins));
+		json_object_object_add(e, "bytes_per_row", json_object_new_uint64(b->width));
+		json_object_array_add(blocks, e);
+	}
+	json_object_object_add(j, "blocks", blocks);
+	/* grid[column][row]: access frequency %, null where unmapped or no data */
+	for (unsigned int t = 0; t < h->tbins; t++) {
+		struct json_object *col = json_object_new_array_ext((int)h->abins);
+
+		json_object_array_add(times, json_object_new_double(
+				      (double)h->tmin / 1e9 + (t + 0.5) * col_s));
+		for (unsigned int a = 0; a < h->abins; a++)
+			json_object_array_add(col, h->cnt[t] <= 0 || !h->mapped[a] ? NULL :
+				json_object_new_double(h->grid[(size_t)t * h->abins + a] /
+						       h->cnt[t]));
+		json_object_array_add(grid, col);
+	}
+	json_object_object_add(j, "time_s", times);
+	json_object_object_add(j, "freq_percent", grid);
+	fprintf(out, "%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN |
+							      JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(j);
 }
 
 static void write_output(struct heatmap *h, FILE *out, FILE *tics)
@@ -474,8 +566,7 @@ static void write_output(struct heatmap *h, FILE *out, FILE *tics)
 
 		fprintf(out, "# block %u: bins %u-%u: 0x%" PRIx64 "-0x%" PRIx64 " (%s) %s\n",
 			i, b->bin0, b->bin0 + b->nbins - 1, b->start, b->end,
-			fmt_bytes(b->end - b->start, sz, sizeof(sz)),
-			b->label ? b->label : "");
+			fmt_bytes(b->end - b->start, sz, sizeof(sz)), block_label(b));
 		if (i + 1 < h->nb)
 			fprintf(out, "# gap elided: %s\n",
 				fmt_bytes(h->b[i + 1].start - b->end, sz, sizeof(sz)));
@@ -484,7 +575,7 @@ static void write_output(struct heatmap *h, FILE *out, FILE *tics)
 		double x = (double)h->tmin / 1e9 + (t + 0.5) * col_s;
 
 		for (unsigned int a = 0; a < h->abins; a++) {
-			if (h->cnt[t] <= 0)
+			if (h->cnt[t] <= 0 || !h->mapped[a])
 				fprintf(out, "%.6f %u NaN\n", x, a);
 			else
 				fprintf(out, "%.6f %u %.3f\n", x, a,
@@ -498,9 +589,10 @@ static void write_output(struct heatmap *h, FILE *out, FILE *tics)
 		(double)h->tmax / 1e9);
 	fprintf(tics, "set yrange [-0.5:%u.5]\nset ytics (", h->abins - 1);
 	for (unsigned int i = 0; i < h->nb; i++) {
-		tic_label(lbl, sizeof(lbl), h->b[i].label ? h->b[i].label : "");
-		fprintf(tics, "%s\"0x%" PRIx64 " %s\" %.1f", i ? ", " : "",
-			h->b[i].start, lbl, h->b[i].bin0 - 0.5);
+		tic_label(lbl, sizeof(lbl), block_label(&h->b[i]));
+		fprintf(tics, "%s\"0x%" PRIx64 " %s (%s)\" %.1f", i ? ", " : "",
+			h->b[i].start, lbl, fmt_bytes(h->b[i].end - h->b[i].start, sz,
+						      sizeof(sz)), h->b[i].bin0 - 0.5);
 	}
 	fprintf(tics, ")\n");
 	for (unsigned int i = 0; i < h->nb; i++)
@@ -518,8 +610,11 @@ static void write_output(struct heatmap *h, FILE *out, FILE *tics)
 
 static void heatmap_free(struct heatmap *h)
 {
-	for (unsigned int i = 0; h->b && i < h->nb; i++)
+	for (unsigned int i = 0; h->b && i < h->nb; i++) {
 		free(h->b[i].label);
+		free(h->b[i].label_any);
+	}
+	free(h->mapped);
 	free(h->b);
 	free(h->pc);
 	free(h->iv);
@@ -545,7 +640,7 @@ int report_heatmap(const struct report_opts *o, FILE *out, FILE *tics)
 		goto out;
 	}
 	/* nothing known to be mapped (no labels): draw everything monitored */
-	if (mapped_ranges(&h, 0) || (!h.niv && mapped_ranges(&h, 1))) {
+	if (mapped_ranges(&h, 0) || (!h.niv && (h.all_mapped = 1, mapped_ranges(&h, 1)))) {
 		ret = fail("report", "out of memory");
 		goto out;
 	}
@@ -554,6 +649,10 @@ int report_heatmap(const struct report_opts *o, FILE *out, FILE *tics)
 		goto out;
 	}
 	assign_bins(&h);
+	if (mark_mapped(&h)) {
+		ret = fail("report", "out of memory");
+		goto out;
+	}
 	h.tbins = h.nsnap < o->time_bins ? (unsigned int)h.nsnap : o->time_bins;
 	h.grid = calloc((size_t)h.tbins * h.abins, sizeof(*h.grid));
 	h.cnt = calloc(h.tbins, sizeof(*h.cnt));
@@ -564,7 +663,9 @@ int report_heatmap(const struct report_opts *o, FILE *out, FILE *tics)
 	}
 	ret = report_read(o, pass2, &h, &info);
 	rec_info_free(&info);
-	if (!ret)
+	if (!ret && o->json)
+		write_json(&h, out);
+	else if (!ret)
 		write_output(&h, out, tics);
 out:
 	heatmap_free(&h);

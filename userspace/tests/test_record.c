@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "kselftest_harness.h"
@@ -283,6 +284,64 @@ TEST_F(rec, refuses_when_already_on)
 	EXPECT_EQ(1, run_daptrace(A("record", "-q", "-o", self->out, "--", "true"), out,
 				  sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "monitoring is already on")) TH_LOG("%s", out);
+}
+
+/*
+ * "daptrace-record heatmap -z" through a daptrace-record link: the argv[0]
+ * dispatch, the heatmap subcommand, gzip output; the old record is kept.
+ */
+TEST_F(rec, record_heatmap_link_gzip_keeps_old)
+{
+	char link[600], gz[600], old[640], png[600], err[512], buf[16] = "";
+	struct counted c = { 0 };
+	struct rec_info info;
+	struct stat st;
+	pid_t pid = 0;
+	FILE *f;
+
+	if (system("gnuplot --version >/dev/null 2>&1"))
+		SKIP(return, "gnuplot not installed");
+	snprintf(link, sizeof(link), "%s/daptrace-record", self->dir);
+	snprintf(gz, sizeof(gz), "%s/out.csv.gz", self->dir);
+	snprintf(old, sizeof(old), "%s.old", gz);
+	snprintf(png, sizeof(png), "%s/out.png", self->dir);
+	ASSERT_EQ(0, symlink(daptrace_bin()[0] == '/' ? daptrace_bin() :
+			     realpath(daptrace_bin(), NULL), link));
+	f = fopen(gz, "w");
+	ASSERT_NE(NULL, f);
+	fputs("previous record\n", f);
+	fclose(f);
+	self->recorder = fork();
+	if (self->recorder == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, 1);
+		dup2(null, 2);
+		execl(link, "daptrace-record", "heatmap", "-q", "-o", gz, "--", "sleep",
+		      "30", (char *)NULL);
+		_exit(126);
+	}
+	ASSERT_EQ(0, fake_kernel_run(self->dir, 12, 30, &pid));
+	fake_write(self->dir, "target_status", "%d exited\n", pid);
+	ASSERT_EQ(0, recorder_exit(self->recorder));
+	/* the old file was renamed, not overwritten */
+	f = fopen(old, "r");
+	ASSERT_NE(NULL, f);
+	EXPECT_NE(NULL, fgets(buf, sizeof(buf), f));
+	fclose(f);
+	EXPECT_STREQ("previous record", buf);
+	/* gzip on disk, read as is */
+	f = fopen(gz, "r");
+	ASSERT_NE(NULL, f);
+	EXPECT_EQ(0x1f, fgetc(f));
+	EXPECT_EQ(0x8b, fgetc(f));
+	fclose(f);
+	ASSERT_EQ(0, rec_read_path(gz, 0, count, &c, &info, err, sizeof(err))) TH_LOG("%s", err);
+	EXPECT_EQ(12, c.snapshots);
+	EXPECT_TRUE(info.complete);
+	rec_info_free(&info);
+	EXPECT_EQ(0, stat(png, &st));
+	EXPECT_GT(st.st_size, 1000);
 }
 
 TEST_HARNESS_MAIN
