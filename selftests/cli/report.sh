@@ -23,7 +23,7 @@ pass_if() {
 ktap_print_header
 command -v daptrace > /dev/null || ktap_exit_fail_msg "daptrace is not installed in the guest"
 mkdir -p "$TMP"
-ktap_set_plan 13
+ktap_set_plan 14
 REC=$TMP/w.csv.gz
 
 # 1. record -z a command, twice: the first record survives as .old.
@@ -78,6 +78,14 @@ unnamed=$(grep '^# block' "$TMP/h.file" | grep -c ') *$')
 nblocks=$(grep -c '^# block' "$TMP/h.file")
 [ "$nblocks" -ge 1 ] && [ "$unnamed" -eq 0 ]
 pass_if "heatmap: $nblocks blocks, all named" $? "$(grep '^# block' "$TMP/h.file" | tr '\n' '|')"
+
+# 5b. the terminal heatmap: ASCII in a pipe, as wide as $COLUMNS.
+COLUMNS=80 LINES=30 daptrace report heatmap --terminal "$REC" > "$TMP/term" 2>&1
+st=$?
+sed 's/^/  /' "$TMP/term" | while IFS= read -r l; do ktap_print_msg "$l"; done
+width=$(tail -n +2 "$TMP/term" | awk '{ if (length($0) > w) w = length($0) } END { print w + 0 }')
+[ $st -eq 0 ] && [ "$width" -eq 79 ] && ! grep -q "$(printf '\033')" "$TMP/term"
+pass_if "report heatmap --terminal: ASCII, 79 of 80 columns" $? "exit $st, width $width"
 
 # 6. time filters: --until 1 keeps fewer snapshots than the whole record.
 all=$(daptrace report wss "$REC" | sed -n 's/^# snapshots \([0-9]*\),.*/\1/p')

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -60,6 +61,9 @@ static void usage(FILE *f)
 "  heatmap:\n"
 "      --time-bins N     columns (default 200; 1..100000)\n"
 "      --addr-bins N     rows (default 200; 1..100000)\n"
+"      --terminal[=auto|color|ascii]\n"
+"                        draw it in the terminal (256 colours, or ASCII in a\n"
+"                        pipe), as wide as the terminal ($COLUMNS)\n"
 "      --max-blocks N    keep at most N address blocks: elide up to N-1 of the\n"
 "                        largest unmapped gaps, those >= 1/8 of the mapped total\n"
 "                        (default 8; 1..64)\n"
@@ -96,7 +100,7 @@ static int parse_uint(const char *flag, const char *val, unsigned int lo,
 
 enum { OPT_PLOT = 256, OPT_PARTIAL, OPT_TIME_BINS, OPT_ADDR_BINS,
        OPT_MAX_BLOCKS, OPT_THRESHOLD, OPT_TOP, OPT_AT, OPT_BY_LABEL, OPT_JSON,
-       OPT_SINCE, OPT_UNTIL, OPT_ADDR, OPT_LABEL };
+       OPT_SINCE, OPT_UNTIL, OPT_ADDR, OPT_LABEL, OPT_TERMINAL };
 
 static const struct option longopts[] = {
 	{ "output",	required_argument, NULL, 'o' },
@@ -115,6 +119,7 @@ static const struct option longopts[] = {
 	{ "until",	required_argument, NULL, OPT_UNTIL },
 	{ "addr",	required_argument, NULL, OPT_ADDR },
 	{ "label",	required_argument, NULL, OPT_LABEL },
+	{ "terminal",	optional_argument, NULL, OPT_TERMINAL },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -129,6 +134,7 @@ static const struct {
 	{ OPT_TIME_BINS, M_HEATMAP, "heatmap" },
 	{ OPT_ADDR_BINS, M_HEATMAP, "heatmap" },
 	{ OPT_MAX_BLOCKS, M_HEATMAP, "heatmap" },
+	{ OPT_TERMINAL, M_HEATMAP, "heatmap" },
 	{ OPT_THRESHOLD, M_WSS, "wss" },
 	{ OPT_TOP, M_HOT, "hot" },
 	{ OPT_AT, M_HOT, "hot" },
@@ -198,10 +204,45 @@ static int parse_bool(const char *flag, const char *val, int *out)
 	return 0;
 }
 
+/*
+ * --terminal: colour if stdout is a terminal that is not "dumb" and
+ * NO_COLOR is unset (auto), else ASCII; the picture fills the width
+ * ($COLUMNS, else the tty's, else 80) and, unless --addr-bins is given,
+ * most of the height.
+ */
+static void terminal_size(struct report_opts *o, int set_cols, int set_rows)
+{
+	const char *term = getenv("TERM"), *cols = getenv("COLUMNS");
+	const char *lines = getenv("LINES");
+	struct winsize ws = { 0 };
+	int tty = isatty(STDOUT_FILENO) && !o->output;
+	unsigned int w = 80, h = 24;
+
+	if (tty && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col) {
+		w = ws.ws_col;
+		h = ws.ws_row ? ws.ws_row : h;
+	}
+	if (cols && atoi(cols) > 0)
+		w = (unsigned int)atoi(cols);
+	if (lines && atoi(lines) > 0)
+		h = (unsigned int)atoi(lines);
+	if (o->terminal < 0)
+		o->terminal = tty && !getenv("NO_COLOR") && term && strcmp(term, "dumb") ? 1 : 2;
+	if (w < 40)
+		w = 40;
+	if (w > 1000)
+		w = 1000;
+	o->term_width = w;
+	if (set_cols)
+		o->time_bins = w - TERM_MARGIN - 1;
+	if (set_rows)
+		o->addr_bins = h > 16 ? h - 6 : 10;
+}
+
 static int parse_opts(int argc, char **argv, struct report_opts *o,
 		      const struct report_mode **mode)
 {
-	char given[OPT_LABEL - OPT_PLOT + 1] = { 0 };
+	char given[OPT_TERMINAL - OPT_PLOT + 1] = { 0 };
 	unsigned int pid, mode_bit = 0;
 	char *end;
 	int c, err;
@@ -237,7 +278,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 	argv++;
 	while ((c = getopt_long(argc, argv, ":o:p:h", longopts, NULL)) != -1) {
 		err = 0;
-		if (c >= OPT_PLOT && c <= OPT_LABEL)
+		if (c >= OPT_PLOT && c <= OPT_TERMINAL)
 			given[c - OPT_PLOT] = 1;
 		switch (c) {
 		case 'o':
@@ -297,6 +338,17 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 		case OPT_LABEL:
 			o->label = optarg;
 			break;
+		case OPT_TERMINAL:
+			if (!optarg || !strcmp(optarg, "auto"))
+				o->terminal = -1;
+			else if (!strcmp(optarg, "color") || !strcmp(optarg, "colour"))
+				o->terminal = 1;
+			else if (!strcmp(optarg, "ascii"))
+				o->terminal = 2;
+			else
+				return bad_value(CMD, "--terminal", optarg,
+						 "expected auto, color or ascii");
+			break;
 		case 'h':
 			usage(stdout);
 			exit(EXIT_OK);
@@ -309,8 +361,11 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 	err = check_flag_modes(given, mode_bit, o->mode);
 	if (err)
 		return err;
-	if (o->json && o->plot)
-		return usage_error(CMD, "--json and --plot: choose one");
+	if (o->json + !!o->plot + !!o->terminal > 1)
+		return usage_error(CMD, "--json, --plot and --terminal: choose one");
+	if (o->terminal)
+		terminal_size(o, !given[OPT_TIME_BINS - OPT_PLOT],
+			      !given[OPT_ADDR_BINS - OPT_PLOT]);
 	if (o->until_s >= 0 && o->until_s < o->since_s)
 		return usage_error(CMD, "--until %g is before --since %g", o->until_s,
 				   o->since_s);

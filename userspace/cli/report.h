@@ -15,6 +15,9 @@ struct report_input {
 	int spooled;
 };
 
+/* --terminal: columns left of the picture for the address and mapping */
+#define TERM_MARGIN	30
+
 struct report_opts {
 	const char *mode;
 	const char *input;
@@ -30,6 +33,8 @@ struct report_opts {
 	double at_s;			/* hot: snapshot time, < 0: last */
 	int by_label;			/* hot */
 	int json;			/* --json: one JSON document on stdout */
+	int terminal;			/* heatmap --terminal: 0 off, 1 colour, 2 ASCII */
+	unsigned int term_width;	/* columns of the terminal picture */
 	double since_s, until_s;	/* snapshots ending in [since, until] */
 	uint64_t addr_lo, addr_hi;	/* regions overlapping [lo, hi) */
 	const char *label;		/* regions whose label contains this */

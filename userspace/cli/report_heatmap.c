@@ -551,6 +551,105 @@ static void write_json(struct heatmap *h, FILE *out)
 	json_object_put(j);
 }
 
+/*
+ * --terminal: the grid with the highest addresses on top, like the picture.
+ * Colour: xterm-256 backgrounds along a magma-like ramp, grey for NaN;
+ * ASCII: a density ramp, blank for NaN.  Each block's top row names its
+ * mapping and size, its bottom row its start; a rule marks elided gaps.
+ */
+static const unsigned char term_colours[] = { 16, 53, 90, 127, 161, 203, 209, 215, 222, 229 };
+static const char term_ascii[] = ".-:=+*#%@@";
+#define TERM_NAN_COLOUR	240
+
+static int term_level(double v)
+{
+	int l = (int)(v / 10.0);
+
+	return l < 0 ? 0 : l > 9 ? 9 : l;
+}
+
+static void term_row_label(const struct heatmap *h, unsigned int row, char *buf, size_t len)
+{
+	char sz[32], name[TERM_MARGIN];
+
+	buf[0] = '\0';
+	for (unsigned int i = 0; i < h->nb; i++) {
+		const struct block *b = &h->b[i];
+
+		if (row == b->bin0 + b->nbins - 1) {
+			tic_label(name, sizeof(name), block_label(b));
+			snprintf(buf, len, "%.*s (%s)", (int)(len - 14), name,
+				 fmt_bytes(b->end - b->start, sz, sizeof(sz)));
+		} else if (row == b->bin0) {
+			snprintf(buf, len, "0x%" PRIx64, b->start);
+		}
+	}
+}
+
+static void write_terminal(struct heatmap *h, FILE *out)
+{
+	int colour = h->o->terminal == 1;
+	char label[TERM_MARGIN], sz[32];
+
+	fprintf(out, "daptrace heatmap of %s, pid %d: time across (%.2f-%.2f s), "
+		"address up\n", h->o->input, (int)h->pid, (double)h->tmin / 1e9,
+		(double)h->tmax / 1e9);
+	for (unsigned int r = h->abins; r-- > 0;) {
+		int last = -2;
+
+		term_row_label(h, r, label, sizeof(label));
+		fprintf(out, "%*s|", TERM_MARGIN - 1, label);
+		for (unsigned int t = 0; t < h->tbins; t++) {
+			int nan = h->cnt[t] <= 0 || !h->mapped[r];
+			int l = nan ? -1 : term_level(h->grid[(size_t)t * h->abins + r] / h->cnt[t]);
+
+			if (!colour) {
+				fputc(nan ? ' ' : term_ascii[l], out);
+				continue;
+			}
+			if (l != last)
+				fprintf(out, "\033[48;5;%um", nan ? TERM_NAN_COLOUR : term_colours[l]);
+			fputc(' ', out);
+			last = l;
+		}
+		fputs(colour ? "\033[0m\n" : "\n", out);
+		for (unsigned int i = 1; i < h->nb; i++)
+			if (r == h->b[i].bin0)
+				fprintf(out, "%*s~ %s gap elided ~\n", TERM_MARGIN - 1, "",
+					fmt_bytes(h->b[i].start - h->b[i - 1].end, sz, sizeof(sz)));
+	}
+	fprintf(out, "%*s+%.*s\n", TERM_MARGIN - 1, "", (int)h->tbins,
+		"--------------------------------------------------------------------------------"
+		"--------------------------------------------------------------------------------"
+		"--------------------------------------------------------------------------------"
+		"--------------------------------------------------------------------------------"
+		"--------------------------------------------------------------------------------"
+		"--------------------------------------------------------------------------------"
+		"--------------------------------------------------------------------------------"
+		"--------------------------------------------------------------------------------"
+		"--------------------------------------------------------------------------------"
+		"--------------------------------------------------------------------------------"
+		"--------------------------------------------------------------------------------"
+		"--------------------------------------------------------------------------------"
+		"--------------------------------------------------------------------------------");
+	snprintf(label, sizeof(label), "%.2fs", (double)h->tmin / 1e9);
+	snprintf(sz, sizeof(sz), "%.2fs", (double)h->tmax / 1e9);
+	fprintf(out, "%*s %-12s%*s\n", TERM_MARGIN - 1, "", label,
+		h->tbins > 12 ? (int)h->tbins - 12 : 1, sz);
+	fprintf(out, "access frequency 0%% ");
+	for (int l = 0; l < 10; l++) {
+		if (colour)
+			fprintf(out, "\033[48;5;%um ", term_colours[l]);
+		else
+			fputc(term_ascii[l], out);
+	}
+	if (colour)
+		fprintf(out, "\033[0m 100%%\n\033[48;5;%um  \033[0m unmapped or no data\n",
+			TERM_NAN_COLOUR);
+	else
+		fprintf(out, " 100%%\nblank: unmapped or no data\n");
+}
+
 static void write_output(struct heatmap *h, FILE *out, FILE *tics)
 {
 	double span_s = (double)(h->tmax - h->tmin) / 1e9, col_s;
@@ -653,7 +752,9 @@ int report_heatmap(const struct report_opts *o, FILE *out, FILE *tics)
 		ret = fail("report", "out of memory");
 		goto out;
 	}
-	h.tbins = h.nsnap < o->time_bins ? (unsigned int)h.nsnap : o->time_bins;
+	/* the terminal picture fills its width: windows span several columns */
+	h.tbins = h.nsnap < o->time_bins && !o->terminal ? (unsigned int)h.nsnap :
+		  o->time_bins;
 	h.grid = calloc((size_t)h.tbins * h.abins, sizeof(*h.grid));
 	h.cnt = calloc(h.tbins, sizeof(*h.cnt));
 	h.row = calloc(h.abins, sizeof(*h.row));
@@ -665,6 +766,8 @@ int report_heatmap(const struct report_opts *o, FILE *out, FILE *tics)
 	rec_info_free(&info);
 	if (!ret && o->json)
 		write_json(&h, out);
+	else if (!ret && o->terminal)
+		write_terminal(&h, out);
 	else if (!ret)
 		write_output(&h, out, tics);
 out:

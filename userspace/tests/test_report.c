@@ -380,4 +380,96 @@ TEST(mode_flags_and_subcommand_names)
 	tmp_clean(&t);
 }
 
+/* A moving hot spot in 64 MiB, a heap, a binary: 50 windows. */
+static char *synthetic_record(void)
+{
+	size_t cap = 1 << 20, n = 0;
+	char *s = malloc(cap);
+
+	n += snprintf(s + n, cap - n, "%s", HDR);
+	for (long long w = 1; w <= 50; w++) {
+		long long t = w * 100000000;
+
+		n += snprintf(s + n, cap - n, "#snap,%lld,%lld,%lld,10,20,0,0\n", w,
+			      t - 100000000, t);
+		n += snprintf(s + n, cap - n, "%lld,%lld,7,4194304,5242880,5,1,/usr/bin/syn\n"
+			      "%lld,%lld,7,33554432,37748736,%lld,1,[heap]\n", t, w, t, w,
+			      w % 20);
+		for (int k = 0; k < 8; k++)
+			n += snprintf(s + n, cap - n, "%lld,%lld,7,%llu,%llu,%d,1,\n", t, w,
+				      0x7f0000000000ULL + k * 0x800000ULL,
+				      0x7f0000800000ULL + k * 0x800000ULL,
+				      k == (w / 7) % 8 ? 20 : 0);
+	}
+	snprintf(s + n, cap - n, "#eof\n");
+	return s;
+}
+
+/* Longest line of @s, in characters (escape sequences not counted). */
+static size_t longest_line(const char *s, size_t *nlines)
+{
+	size_t best = 0, cur = 0;
+
+	*nlines = 0;
+	for (; *s; s++) {
+		if (*s == '\033') {
+			while (*s && *s != 'm')
+				s++;
+			continue;
+		}
+		if (*s == '\n') {
+			best = cur > best ? cur : best;
+			cur = 0;
+			(*nlines)++;
+		} else {
+			cur++;
+		}
+	}
+	return best;
+}
+
+TEST(terminal_heatmap_fits_the_width)
+{
+	struct tmp t = { 0 };
+	char *syn = synthetic_record();
+	const char *rec = tmp_record(&t, "syn.csv", syn);
+	static const char *const widths[] = { "60", "100", "203" };
+	size_t lines;
+
+	NEED_BIN();
+	free(syn);
+	for (size_t i = 0; i < 3; i++) {
+		setenv("COLUMNS", widths[i], 1);
+		setenv("LINES", "30", 1);
+		/* a pipe: ASCII */
+		ASSERT_EQ(0, run_daptrace(A("report", "heatmap", "--terminal", (char *)rec),
+					  out, sizeof(out))) TH_LOG("%s", out);
+		EXPECT_EQ(NULL, strchr(out, '\033')) TH_LOG("colour in a pipe");
+		/*
+		 * the header line may be longer; the picture fills the width but
+		 * the last column (writing it wraps some terminals)
+		 */
+		EXPECT_EQ((size_t)atoi(widths[i]) - 1, longest_line(strchr(out, '\n') + 1, &lines))
+			TH_LOG("COLUMNS=%s:\n%s", widths[i], out);
+		EXPECT_GE(lines, 24);
+		EXPECT_NE(NULL, strstr(out, "[heap] (4.00 MiB)")) TH_LOG("%s", out);
+		EXPECT_NE(NULL, strstr(out, "syn (1.00 MiB)")) TH_LOG("%s", out);
+		EXPECT_NE(NULL, strstr(out, "gap elided")) TH_LOG("%s", out);
+		EXPECT_NE(NULL, strchr(out, '@')) TH_LOG("no hot cell: %s", out);
+	}
+	ASSERT_EQ(0, run_daptrace(A("report", "heatmap", "--terminal=color", (char *)rec),
+				  out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "\033[48;5;229m")) TH_LOG("no hottest colour");
+	EXPECT_NE(NULL, strstr(out, "\033[48;5;16m")) TH_LOG("no idle colour");
+	/* COLUMNS is still 203: escape sequences take no columns */
+	EXPECT_EQ(202, longest_line(strchr(out, '\n') + 1, &lines));
+	unsetenv("COLUMNS");
+	unsetenv("LINES");
+	EXPECT_EQ(2, run_daptrace(A("report", "heatmap", "--terminal=sixel", (char *)rec),
+				  out, sizeof(out)));
+	EXPECT_EQ(2, run_daptrace(A("report", "wss", "--terminal", (char *)rec), out,
+				  sizeof(out)));
+	tmp_clean(&t);
+}
+
 TEST_HARNESS_MAIN
