@@ -23,7 +23,7 @@ pass_if() {
 ktap_print_header
 command -v daptrace > /dev/null || ktap_exit_fail_msg "daptrace is not installed in the guest"
 mkdir -p "$TMP"
-ktap_set_plan 14
+ktap_set_plan 15
 REC=$TMP/w.csv.gz
 
 # 1. record -z a command, twice: the first record survives as .old.
@@ -118,6 +118,17 @@ pass_if "daptrace-record -p PID -d 2s" $? "exit $st, reason '$reason': $(head -n
 st=$?
 [ $st -eq 0 ] && grep -q '^[0-9]' "$TMP/lbl"
 pass_if "daptrace-report hot --by-label" $? "exit $st: $(head -n 3 "$TMP/lbl" | tr '\n' '|')"
+
+# 8b. daptrace top --stdio: report hot's table of the live windows.
+daptrace top --stdio --refresh 500ms -n 5 -d 3s -- \
+	daptrace-workload -p hotcold -s 32M -d 10s -t "$TMP/truth3" > "$TMP/top" 2> "$TMP/top.err"
+st=$?
+tables=$(grep -c '^# hottest regions of snapshot' "$TMP/top")
+rows=$(grep -c '^[0-9]' "$TMP/top")
+head -n 8 "$TMP/top" | while IFS= read -r l; do ktap_print_msg "  $l"; done
+[ $st -eq 0 ] && [ "$tables" -ge 3 ] && [ "$tables" -le 8 ] && [ "$rows" -ge "$tables" ]
+pass_if "daptrace top --stdio: $tables tables in 3 s, $rows rows" $? \
+	"exit $st: $(head -n 2 "$TMP/top.err" | tr '\n' '|')"
 
 # 9. a bare duration is refused, not read as microseconds.
 daptrace record -q -d 30 -p $$ > "$TMP/dur" 2>&1

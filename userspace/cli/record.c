@@ -22,10 +22,13 @@
 #include "daptrace.h"
 #include "maps.h"
 #include "recfile.h"
+#include "report.h"
 #include "units.h"
 #include "workload.h"
 
-#define CMD		"record"
+/* "record", or "top": the same recorder showing the hottest regions live */
+static const char *cmd_name = "record";
+#define CMD		cmd_name
 #define NS_PER_MS	1000000LL
 /* Labels refresh at most this often (a maps read costs ~0.1 ms per 100 VMAs). */
 #define MAPS_REFRESH_NS	(1000 * NS_PER_MS)
@@ -43,6 +46,10 @@ struct record_opts {
 	uint64_t duration_us;		/* 0: until the targets exit */
 	int quiet;
 	int compress;			/* gzip the record */
+	int top;			/* daptrace top: no file, a live table */
+	int stdio;			/* top: plain text blocks, for pipes */
+	unsigned int top_n;		/* top: regions shown */
+	uint64_t refresh_us;		/* top: at most one table per this */
 };
 
 struct recorder {
@@ -67,6 +74,7 @@ struct recorder {
 	int write_err;
 	int seen_last;			/* snapshot flagged LAST arrived */
 	int header_written;		/* the file is a record: finish it */
+	int64_t shown_ns;		/* top: last table */
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -117,7 +125,24 @@ static void usage(FILE *f)
 "number is rejected, as daptrace-workload does.\n", prog, prog, DAPTRACE_MAX_TARGETS);
 }
 
-static int parse_opts(int argc, char **argv, struct record_opts *o)
+static void top_usage(FILE *f)
+{
+	fprintf(f,
+"Usage: %s top [options] [--] command [args...]\n"
+"       %s top [options] -p pid[,pid...]\n"
+"\n"
+"Monitor like 'record' and show the hottest regions of the newest window,\n"
+"refreshed in place (like perf top), until the targets exit, --duration or\n"
+"Ctrl-C.  The table is report hot's.  Takes record's -p, -s, -a, -u, -r, -t\n"
+"and -d, and:\n"
+"\n"
+"  -n, --top N             regions to show (default 20)\n"
+"      --refresh DUR       at most one table per DUR (default 1s)\n"
+"      --stdio             plain text, one table after another (for pipes)\n",
+		prog, prog);
+}
+
+static int parse_opts(int argc, char **argv, struct record_opts *o, int top)
 {
 	static const struct option longopts[] = {
 		{ "pid",	required_argument, NULL, 'p' },
@@ -131,6 +156,9 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "quiet",	no_argument,	   NULL, 'q' },
 		{ "compress",	no_argument,	   NULL, 'z' },
 		{ "heatmap",	optional_argument, NULL, 'H' },
+		{ "top",	required_argument, NULL, 'n' },
+		{ "refresh",	required_argument, NULL, 'R' },
+		{ "stdio",	no_argument,	   NULL, 'S' },
 		{ "help",	no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -142,18 +170,48 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 	memset(o, 0, sizeof(*o));
 	daptrace_attrs_default(&o->attrs);
 	o->output = NULL;
+	o->top = top;
+	o->top_n = 20;
+	o->refresh_us = 1000000;
+	o->stdio = top && !isatty(STDOUT_FILENO);
 	opterr = 0;
 	optind = 1;
 	/* git/perf style: "record heatmap ..." is "record --heatmap ..." */
-	if (argc >= 2 && !strcmp(argv[1], "heatmap")) {
+	if (!top && argc >= 2 && !strcmp(argv[1], "heatmap")) {
 		o->heatmap = "";
 		argv[1] = argv[0];
 		argc--;
 		argv++;
 	}
 	/* '+': the command's own options are not ours */
-	while ((c = getopt_long(argc, argv, "+:p:o:s:a:u:r:t:d:qzh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, top ? "+:p:s:a:u:r:t:d:n:h" :
+				"+:p:o:s:a:u:r:t:d:qzh", longopts, NULL)) != -1) {
+		uint64_t v;
+
+		/* the file flags are record's, the table's are top's */
+		if (top != (c == 'n' || c == 'R' || c == 'S') &&
+		    strchr("ozqHnRS", c) && c) {
+			const struct option *l = longopts;
+
+			while (l->name && l->val != c)
+				l++;
+			return usage_error(CMD, "--%s does not apply to 'daptrace %s'",
+					   l->name, CMD);
+		}
 		switch (c) {
+		case 'n':
+			if (parse_u64_dec(optarg, &v) || !v || v > 100000)
+				return bad_value(CMD, "--top", optarg,
+						 "expected a whole number from 1 to 100000");
+			o->top_n = (unsigned int)v;
+			break;
+		case 'R':
+			if (parse_duration_us(optarg, &o->refresh_us))
+				return bad_value(CMD, "--refresh", optarg, dur_help);
+			break;
+		case 'S':
+			o->stdio = 1;
+			break;
 		case 'p':
 			n = parse_pid_list(optarg, o->pids, DAPTRACE_MAX_TARGETS);
 			if (n == -E2BIG)
@@ -209,12 +267,17 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 				return bad_value(CMD, "--heatmap", optarg, "empty file name");
 			break;
 		case 'h':
-			usage(stdout);
+			if (top)
+				top_usage(stdout);
+			else
+				usage(stdout);
 			exit(EXIT_OK);
 		default:
 			return opt_error(CMD, argv, c);
 		}
 	}
+	if (top)
+		o->quiet = 1;	/* the table is the progress */
 	if (!o->output)
 		o->output = o->compress ? "daptrace.csv.gz" : "daptrace.csv";
 	n = (int)strlen(o->output);
@@ -307,6 +370,33 @@ static uint64_t rel_ns(const struct recorder *r, uint64_t t)
 	return t > (uint64_t)r->t0 ? t - (uint64_t)r->t0 : 0;
 }
 
+/*
+ * daptrace top: the table of report hot (the same model: report_hot.c) for
+ * the newest window with regions, at most once per --refresh; a cleared
+ * screen on a terminal, blocks separated by a blank line with --stdio.
+ */
+static int top_show(struct recorder *r, const struct rec_snapshot *rs)
+{
+	struct report_opts ro = { .input = "live", .top = r->o->top_n, .at_s = -1 };
+	struct rec_info info = { 0 };
+	int64_t now = now_ns();
+
+	if (!rs->nr_regions || now - r->shown_ns < (int64_t)r->o->refresh_us * 1000)
+		return 0;
+	r->shown_ns = now;
+	if (!r->o->stdio)
+		fputs("\033[H\033[J", stdout);
+	printf("daptrace top: %d target%s, %.1f s, window %" PRIu64 ", %u regions, "
+	       "%" PRIu64 " missed%s\n", r->nr_targets, r->nr_targets == 1 ? "" : "s",
+	       (double)rs->end_ns / 1e9, rs->seq, rs->nr_regions,
+	       daptrace_reader_missed(r->d), r->o->stdio ? "" : "  (Ctrl-C to quit)");
+	report_hot_snapshot(&ro, rs, &info, stdout);
+	if (r->o->stdio)
+		putchar('\n');
+	fflush(stdout);
+	return 0;
+}
+
 static int write_snapshot(struct recorder *r)
 {
 	const struct daptrace_snapshot *s = &r->snap;
@@ -348,7 +438,7 @@ static int write_snapshot(struct recorder *r)
 	r->nr_written++;
 	if (s->flags & DAPTRACE_SNAPSHOT_LAST)
 		r->seen_last = 1;
-	return rec_write_snapshot(r->out, &rs);
+	return r->o->top ? top_show(r, &rs) : rec_write_snapshot(r->out, &rs);
 }
 
 /* Read and write every snapshot published so far. */
@@ -445,6 +535,9 @@ static int run_loop(struct recorder *r)
 {
 	int64_t last_check = 0, last_progress = 0;
 	int timeout_ms = (int)(r->o->attrs.aggr_us / 1000);
+
+	if (r->o->top && !r->o->stdio)
+		fputs("\033[H\033[2J", stdout);	/* top: a clean screen to draw on */
 	int err;
 
 	if (timeout_ms < 10)
@@ -655,11 +748,11 @@ static int setup(struct recorder *r)
 	if (daptrace_set_attrs(r->d, &o->attrs) < 0)
 		return fail(CMD, "setting attributes: %s", daptrace_last_error());
 
-	err = keep_old_record(o->output);
+	err = o->top ? 0 : keep_old_record(o->output);
 	if (err)
 		return err;
-	r->out = rec_create(o->output, o->compress, errbuf, sizeof(errbuf));
-	if (!r->out)
+	r->out = o->top ? NULL : rec_create(o->output, o->compress, errbuf, sizeof(errbuf));
+	if (!r->out && !o->top)
 		return fail(CMD, "--output %s", errbuf);
 
 	if (o->cmd) {
@@ -686,7 +779,7 @@ static int setup(struct recorder *r)
 	r->t0 = now_ns();
 	if (daptrace_start(r->d) < 0)
 		return fail(CMD, "turning monitoring on: %s", daptrace_last_error());
-	if (write_header(r))
+	if (r->out && write_header(r))
 		return fail(CMD, "writing %s: %s", o->output, strerror(errno));
 	r->header_written = 1;
 	if (r->w.pid && workload_release(&r->w))
@@ -736,7 +829,7 @@ static int teardown(struct recorder *r, int ret)
 			unlink(r->o->output);	/* nothing recorded: no empty file */
 	}
 	r->out = NULL;
-	if (r->header_written && !ret)
+	if (r->header_written && !ret && !r->o->top)
 		fprintf(stderr, "%s %s: %" PRIu64 " snapshots (%" PRIu64
 			" missed) in %.1f s written to %s; stopped: %s\n", prog, CMD,
 			r->nr_written, daptrace_reader_missed(r->d),
@@ -767,14 +860,14 @@ static char *heatmap_name(const char *output)
 	return s;
 }
 
-int cmd_record(int argc, char **argv)
+static int run(int argc, char **argv, int top)
 {
 	struct record_opts o;
 	struct recorder r = { .o = &o };
 	struct sigaction sa = { .sa_handler = on_signal };
 	int ret;
 
-	ret = parse_opts(argc, argv, &o);
+	ret = parse_opts(argc, argv, &o, top);
 	if (ret)
 		return ret;
 	if (o.heatmap && !strcmp(o.output, "-"))
@@ -796,4 +889,15 @@ int cmd_record(int argc, char **argv)
 		free(name);
 	}
 	return ret;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	return run(argc, argv, 0);
+}
+
+int cmd_top(int argc, char **argv)
+{
+	cmd_name = "top";
+	return run(argc, argv, 1);
 }

@@ -284,3 +284,18 @@ out:
 	rec_info_free(&info);
 	return ret;
 }
+
+int report_hot_snapshot(const struct report_opts *o, const struct rec_snapshot *s,
+			const struct rec_info *info, FILE *out)
+{
+	struct hot h = { .o = o };
+	int ret = keep_snapshot(&h, s, info);
+
+	if (!ret) {
+		if (h.nr)
+			qsort(h.regions, h.nr, sizeof(*h.regions), cmp_region);
+		print_regions(o, &h, out);
+	}
+	drop_regions(&h);
+	return ret;
+}

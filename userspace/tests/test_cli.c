@@ -80,6 +80,13 @@ static const struct {
 	{ A("help", "record"), 0, "Usage: daptrace record" },
 	{ A("help", "bogus"), 2, "unknown command 'bogus'" },
 	{ A("report", "wss", "/nonexistent/r.csv"), 1, "/nonexistent/r.csv: No such file" },
+	/* top */
+	{ A("top", "--help"), 0, "Usage: daptrace top" },
+	{ A("top", "-o", "x.csv", "-p", "1"), 2, "unknown option '-o'" },
+	{ A("top", "--output", "x.csv", "-p", "1"), 2, "--output does not apply to 'daptrace top'" },
+	{ A("top", "-n", "0", "-p", "1"), 2, "--top: invalid value '0'" },
+	{ A("top", "--refresh", "1", "-p", "1"), 2, "--refresh: invalid value '1'" },
+	{ A("record", "--stdio", "-p", "1"), 2, "--stdio does not apply to 'daptrace record'" },
 	/* status */
 	{ A("status", "extra"), 2, "unexpected argument 'extra'" },
 	{ A("status", "--bogus"), 2, "unknown option '--bogus'" },

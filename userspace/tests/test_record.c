@@ -344,4 +344,48 @@ TEST_F(rec, record_heatmap_link_gzip_keeps_old)
 	EXPECT_GT(st.st_size, 1000);
 }
 
+/* daptrace top --stdio: report hot's table of the live windows, then exit. */
+TEST_F(rec, top_stdio_shows_live_tables)
+{
+	char path[600], *text;
+	struct timespec t0, t1;
+	pid_t pid = 0;
+	FILE *f;
+	size_t n;
+	int tables = 0;
+	long ms;
+
+	snprintf(path, sizeof(path), "%s/top.out", self->dir);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	self->recorder = fork();
+	if (self->recorder == 0) {
+		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		dup2(fd, 1);
+		execl(daptrace_bin(), "daptrace", "top", "--stdio", "--refresh", "100ms",
+		      "-n", "3", "--", "sleep", "30", (char *)NULL);
+		_exit(126);
+	}
+	ASSERT_EQ(0, fake_kernel_run(self->dir, 12, 30, &pid));
+	fake_write(self->dir, "target_status", "%d exited\n", pid);
+	ASSERT_EQ(0, recorder_exit(self->recorder));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	f = fopen(path, "r");
+	ASSERT_NE(NULL, f);
+	text = calloc(1, 1 << 16);
+	n = fread(text, 1, (1 << 16) - 1, f);
+	fclose(f);
+	EXPECT_GT(n, 100);
+	for (const char *p = text; (p = strstr(p, "# hottest regions of snapshot seq")); p++)
+		tables++;
+	/* 12 windows 30 ms apart, one table per 100 ms at most (--refresh) */
+	EXPECT_GE(tables, 1) TH_LOG("%s", text);
+	EXPECT_LE(tables, ms / 100 + 1) TH_LOG("%d tables in %ld ms", tables, ms);
+	EXPECT_LT(tables, 12) TH_LOG("a table per window: --refresh ignored");
+	EXPECT_NE(NULL, strstr(text, "daptrace top: 1 target")) TH_LOG("%s", text);
+	EXPECT_EQ(NULL, strchr(text, '\033')) TH_LOG("escape codes in --stdio");
+	free(text);
+}
+
 TEST_HARNESS_MAIN
