@@ -50,7 +50,7 @@ pass_if "report hot on the compressed record: $rows regions" $? \
 # 3. --json for every mode: one document, with the mode's keys.
 bad=
 for m in "heatmap:\"blocks\"" "wss:\"wss_bytes\"" "regions:\"nr_regions\"" \
-	 "hot:\"regions\"" "raw:\"snapshots\""; do
+	 "hot:\"regions\"" "raw:\"snapshots\"" "hist:\"access_frequency\""; do
 	mode=${m%%:*} key=${m#*:}
 	daptrace report "$mode" --json "$REC" > "$TMP/$mode.json" 2> "$TMP/json.err" ||
 		bad="$bad $mode(exit $?: $(head -n 1 "$TMP/json.err"))"

@@ -33,6 +33,8 @@ static const struct report_mode modes[] = {
 	{ "hot", report_hot, NULL,
 	  "hottest regions of one snapshot, or per label over the record" },
 	{ "raw", report_raw, NULL, "every snapshot and region, human readable" },
+	{ "hist", report_hist, NULL,
+	  "histograms of the memory by access frequency and by age" },
 };
 
 #define NR_MODES (sizeof(modes) / sizeof(modes[0]))
@@ -74,7 +76,11 @@ static void usage(FILE *f)
 "      --top N           regions to show (default 10)\n"
 "      --at SEC          the snapshot at this time (default: the last one);\n"
 "                        snapshots without regions are skipped\n"
-"      --by-label[=1|0]  rank labels by access over the whole record instead\n");
+"      --by-label[=1|0]  rank labels by access over the whole record instead\n"
+"  hist:\n"
+"      the average bytes (and share of bytes x time) per access frequency\n"
+"      bucket (0%%, then tens of %%) and per age bucket (windows a region kept\n"
+"      its access level, in powers of two); [unmapped] holes left out\n");
 }
 
 static int parse_uint(const char *flag, const char *val, unsigned int lo,
@@ -96,7 +102,7 @@ static int parse_uint(const char *flag, const char *val, unsigned int lo,
 #define M_REGIONS	(1u << 2)
 #define M_HOT		(1u << 3)
 #define M_RAW		(1u << 4)
-#define M_ALL		0x1fu
+#define M_HIST		(1u << 5)
 
 enum { OPT_PLOT = 256, OPT_PARTIAL, OPT_TIME_BINS, OPT_ADDR_BINS,
        OPT_MAX_BLOCKS, OPT_THRESHOLD, OPT_TOP, OPT_AT, OPT_BY_LABEL, OPT_JSON,
@@ -264,15 +270,15 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 		exit(EXIT_OK);
 	}
 	if (argc < 2 || argv[1][0] == '-')
-		return usage_error(CMD, "missing mode (heatmap, wss, regions, hot or raw)");
+		return usage_error(CMD, "missing mode (heatmap, wss, regions, hot, raw or hist)");
 	for (size_t i = 0; i < NR_MODES; i++)
 		if (!strcmp(argv[1], modes[i].name)) {
 			*mode = &modes[i];
 			mode_bit = 1u << i;
 		}
 	if (!*mode)
-		return usage_error(CMD, "unknown mode '%s' (heatmap, wss, regions, hot "
-				   "or raw)", argv[1]);
+		return usage_error(CMD, "unknown mode '%s' (heatmap, wss, regions, hot, "
+				   "raw or hist)", argv[1]);
 	o->mode = argv[1];
 	argc--;
 	argv++;

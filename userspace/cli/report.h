@@ -51,6 +51,7 @@ int report_wss(const struct report_opts *o, FILE *out, FILE *tics);
 int report_regions(const struct report_opts *o, FILE *out, FILE *tics);
 int report_hot(const struct report_opts *o, FILE *out, FILE *tics);
 int report_raw(const struct report_opts *o, FILE *out, FILE *tics);
+int report_hist(const struct report_opts *o, FILE *out, FILE *tics);
 /* report hot's table for one snapshot (daptrace top). */
 int report_hot_snapshot(const struct report_opts *o, const struct rec_snapshot *s,
 			const struct rec_info *info, FILE *out);

@@ -59,6 +59,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.json = 1;
 	run(&o, report_hot);
 	run(&o, report_raw);
+	run(&o, report_hist);
+	o.terminal = 2;
+	o.json = 0;
+	run(&o, report_heatmap);
 	close(fd);
 	return 0;
 }

@@ -472,4 +472,38 @@ TEST(terminal_heatmap_fits_the_width)
 	tmp_clean(&t);
 }
 
+TEST(hist_by_access_frequency_and_age)
+{
+	struct tmp t = { 0 };
+	const char *rec = tmp_record(&t, "r.csv", last_empty);
+	struct json_object *j, *v;
+
+	NEED_BIN();
+	ASSERT_EQ(0, run_daptrace(A("report", "hist", (char *)rec), out, sizeof(out)))
+		TH_LOG("%s", out);
+	/*
+	 * libc idle in window 1: 1 MiB x 0.1 s of 2 x 1.0039 MiB x 0.1 s, an
+	 * average of 341 KiB over the 0.3 s monitored (the last window empty)
+	 */
+	EXPECT_NE(NULL, strstr(out, "\n0%             341 KiB       49.81%")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\n20-30%")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\n40-50%")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\n90-100%")) TH_LOG("%s", out);
+	EXPECT_EQ(NULL, strstr(out, "\n10-20%")) TH_LOG("%s", out);
+	/* ages 1 (heap), 3 and 2, 4 (libc): buckets 1, 2-3, 4-7; 0.1 s windows */
+	EXPECT_NE(NULL, strstr(out, "\n4-7            341 KiB       49.81%  >= 0.4 s"))
+		TH_LOG("%s", out);
+	ASSERT_EQ(0, run_daptrace(A("report", "hist", "--json", (char *)rec), out, sizeof(out)));
+	j = json_tokener_parse(out);
+	ASSERT_NE(NULL, j) TH_LOG("%s", out);
+	ASSERT_TRUE(json_object_object_get_ex(j, "access_frequency", &v));
+	EXPECT_EQ(4, json_object_array_length(v));
+	ASSERT_TRUE(json_object_object_get_ex(j, "age", &v));
+	EXPECT_EQ(3, json_object_array_length(v));
+	json_object_put(j);
+	EXPECT_EQ(2, run_daptrace(A("report", "hist", "--top", "3", (char *)rec), out,
+				  sizeof(out)));
+	tmp_clean(&t);
+}
+
 TEST_HARNESS_MAIN
