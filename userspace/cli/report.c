@@ -54,7 +54,8 @@ static void usage(FILE *f)
 "      --json            the report as one JSON document instead\n"
 "      --plot OUT        render OUT (.png or .svg) with gnuplot (heatmap, wss,\n"
 "                        regions)\n"
-"  -p, --pid PID         only this target (heatmap default: the first one)\n"
+"  -p, --pid PID         only this target (heatmap default: one per target,\n"
+"                        to NAME-PID.EXT with --plot/--output)\n"
 "      --partial         accept a record without its trailer (killed recorder)\n"
 "      --since SEC       only snapshots ending at or after SEC seconds\n"
 "      --until SEC       only snapshots ending at or before SEC seconds\n"
@@ -576,13 +577,90 @@ out:
 	return ret;
 }
 
+#define STOP_AFTER_HEADER	1000
+
+static int header_only(void *arg, const struct rec_snapshot *s, const struct rec_info *info)
+{
+	(void)arg;
+	(void)s;
+	(void)info;
+	return STOP_AFTER_HEADER;
+}
+
+/* "x.png" -> "x-<pid>.png" (the extension kept if there is one) */
+static char *per_target_name(const char *name, pid_t pid)
+{
+	const char *dot = strrchr(name, '.'), *slash = strrchr(name, '/');
+	char *s;
+
+	if (!dot || (slash && dot < slash))
+		dot = name + strlen(name);
+	if (asprintf(&s, "%.*s-%d%s", (int)(dot - name), name, (int)pid, dot) < 0)
+		return NULL;
+	return s;
+}
+
+/*
+ * A record of several targets: one heatmap per target (their address
+ * spaces have nothing in common), to <name>-<pid>.<ext> for --plot and
+ * --output, one after another on stdout (a JSON array with --json).  A
+ * target without regions is skipped with a warning.
+ */
+static int heatmap_per_target(struct report_opts *o, const struct report_mode *m,
+			      const struct rec_info *info)
+{
+	int drawn = 0, ret = 0;
+
+	if (o->json && !o->output)
+		printf("[\n");
+	for (int i = 0; i < info->nr_targets && !ret; i++) {
+		struct report_opts t = *o;
+		char *plot = NULL, *output = NULL;
+
+		t.pid = info->targets[i].pid;
+		if (o->plot)
+			t.plot = plot = per_target_name(o->plot, t.pid);
+		if (o->output)
+			t.output = output = per_target_name(o->output, t.pid);
+		if ((o->plot && !plot) || (o->output && !output)) {
+			ret = fail(CMD, "out of memory");
+		} else {
+			if (drawn && !o->output)
+				fputs(o->json ? ",\n" : "\n\n", stdout);
+			fflush(stdout);
+			if (!run_mode(&t, m))
+				drawn++;
+			else
+				warn_msg(CMD, "no heatmap of pid %d", (int)t.pid);
+		}
+		free(plot);
+		free(output);
+	}
+	if (o->json && !o->output)
+		printf("]\n");
+	if (!ret && !drawn)
+		ret = fail(CMD, "%s: no target had regions to draw", o->input);
+	return ret;
+}
+
 static int run(struct report_opts *o, const struct report_mode *m)
 {
 	struct report_input in = { 0 };
+	struct rec_info info;
 	int ret;
 
 	o->in = &in;
-	ret = run_mode(o, m);
+	ret = 0;
+	if (m->fn == report_heatmap && !o->pid) {
+		ret = report_read(o, header_only, NULL, &info);
+		if (ret == STOP_AFTER_HEADER && info.nr_targets > 1)
+			ret = heatmap_per_target(o, m, &info);
+		else
+			ret = ret == STOP_AFTER_HEADER || !ret ? run_mode(o, m) : ret;
+		rec_info_free(&info);
+	} else {
+		ret = run_mode(o, m);
+	}
 	if (in.spool)
 		fclose(in.spool);
 	return ret;

@@ -506,4 +506,52 @@ TEST(hist_by_access_frequency_and_age)
 	tmp_clean(&t);
 }
 
+/* Two targets: a heatmap each, never one address axis for both. */
+static const char two_targets[] = "# daptrace-record v1\n#target,7,a\n#target,8,b\n"
+	"time_ns,seq,pid,start,end,nr_accesses,age,label\n"
+	"#snap,1,0,100,3,20,0,0\n"
+	"100,1,7,4096,8192,10,1,[heap]\n"
+	"100,1,8,1048576,2097152,5,1,/usr/lib/libc.so.6\n"
+	"100,1,8,140737488289792,140737488355328,20,1,[stack]\n"
+	"#snap,2,100,200,2,20,0,0\n"
+	"200,2,7,4096,8192,10,1,[heap]\n"
+	"200,2,8,1048576,2097152,5,1,/usr/lib/libc.so.6\n#eof\n";
+
+TEST(heatmap_per_target)
+{
+	struct tmp t = { 0 };
+	const char *rec = tmp_record(&t, "two.csv", two_targets);
+	char o[160], o7[160], o8[160];
+	struct json_object *j;
+	struct stat st;
+
+	NEED_BIN();
+	ASSERT_EQ(0, run_daptrace(A("report", "heatmap", (char *)rec), out, sizeof(out)))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "two.csv, pid 7\n")) TH_LOG("%.500s", out);
+	EXPECT_NE(NULL, strstr(out, "two.csv, pid 8\n")) TH_LOG("%.500s", out);
+	/* pid 7's picture has the heap only, pid 8's libc and the stack */
+	EXPECT_LT(strstr(out, "[heap]"), strstr(out, "pid 8\n"));
+	EXPECT_GT(strstr(out, "[stack]"), strstr(out, "pid 8\n"));
+	ASSERT_EQ(0, run_daptrace(A("report", "heatmap", "--json", (char *)rec), out,
+				  sizeof(out)));
+	j = json_tokener_parse(out);
+	ASSERT_NE(NULL, j) TH_LOG("%.300s", out);
+	EXPECT_EQ(2, json_object_array_length(j));
+	json_object_put(j);
+	snprintf(o, sizeof(o), "%s/heat.dat", t.dir);
+	snprintf(o7, sizeof(o7), "%s/heat-7.dat", t.dir);
+	snprintf(o8, sizeof(o8), "%s/heat-8.dat", t.dir);
+	ASSERT_EQ(0, run_daptrace(A("report", "heatmap", "-o", o, (char *)rec), out,
+				  sizeof(out))) TH_LOG("%s", out);
+	EXPECT_EQ(0, stat(o7, &st));
+	EXPECT_EQ(0, stat(o8, &st));
+	EXPECT_NE(0, stat(o, &st));
+	/* -p: that one only */
+	ASSERT_EQ(0, run_daptrace(A("report", "heatmap", "-p", "8", (char *)rec), out,
+				  sizeof(out)));
+	EXPECT_EQ(NULL, strstr(out, "pid 7\n")) TH_LOG("%.300s", out);
+	tmp_clean(&t);
+}
+
 TEST_HARNESS_MAIN
