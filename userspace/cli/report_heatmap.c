@@ -739,7 +739,12 @@ int report_heatmap(const struct report_opts *o, FILE *out, FILE *tics)
 		goto out;
 	}
 	/* nothing known to be mapped (no labels): draw everything monitored */
-	if (mapped_ranges(&h, 0) || (!h.niv && (h.all_mapped = 1, mapped_ranges(&h, 1)))) {
+	if (mapped_ranges(&h, 0)) {
+		ret = fail("report", "out of memory");
+		goto out;
+	}
+	h.all_mapped = !h.niv;
+	if (h.all_mapped && mapped_ranges(&h, 1)) {
 		ret = fail("report", "out of memory");
 		goto out;
 	}
