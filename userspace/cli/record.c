@@ -708,7 +708,7 @@ static int clear_stale_targets(struct recorder *r)
 }
 
 /* Like perf.data.old: an existing record is renamed, never overwritten. */
-static int keep_old_record(const char *path)
+static int keep_old_record(const char *path, int quiet)
 {
 	struct stat st;
 	char *old;
@@ -721,7 +721,7 @@ static int keep_old_record(const char *path)
 	if (rename(path, old))
 		ret = fail(CMD, "--output %s: keeping the old record as %s: %s", path,
 			   old, strerror(errno));
-	else
+	else if (!quiet)
 		warn_msg(CMD, "the old %s is now %s", path, old);
 	free(old);
 	return ret;
@@ -748,7 +748,7 @@ static int setup(struct recorder *r)
 	if (daptrace_set_attrs(r->d, &o->attrs) < 0)
 		return fail(CMD, "setting attributes: %s", daptrace_last_error());
 
-	err = o->top ? 0 : keep_old_record(o->output);
+	err = o->top ? 0 : keep_old_record(o->output, o->quiet);
 	if (err)
 		return err;
 	r->out = o->top ? NULL : rec_create(o->output, o->compress, errbuf, sizeof(errbuf));

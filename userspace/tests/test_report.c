@@ -554,4 +554,29 @@ TEST(heatmap_per_target)
 	tmp_clean(&t);
 }
 
+/* On a terminal (a pty from script(1)), --terminal picks colour by itself. */
+TEST(terminal_heatmap_colour_on_a_tty)
+{
+	struct tmp t = { 0 };
+	char *syn = synthetic_record(), cmd[512];
+	const char *rec = tmp_record(&t, "syn.csv", syn);
+
+	NEED_BIN();
+	free(syn);
+	if (system("script --version >/dev/null 2>&1"))
+		SKIP(return, "script(1) not installed");
+	snprintf(cmd, sizeof(cmd), "COLUMNS=90 TERM=xterm-256color %s report heatmap "
+		 "--terminal %s", daptrace_bin(), rec);
+	unsetenv("NO_COLOR");
+	ASSERT_EQ(0, run_full("/usr/bin/script", A("script", "-qec", cmd, "/dev/null"), NULL,
+			      out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\033[48;5;")) TH_LOG("no colour on a tty: %.300s", out);
+	snprintf(cmd, sizeof(cmd), "COLUMNS=90 TERM=dumb %s report heatmap --terminal %s",
+		 daptrace_bin(), rec);
+	ASSERT_EQ(0, run_full("/usr/bin/script", A("script", "-qec", cmd, "/dev/null"), NULL,
+			      out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_EQ(NULL, strstr(out, "\033[48;5;")) TH_LOG("colour on a dumb terminal");
+	tmp_clean(&t);
+}
+
 TEST_HARNESS_MAIN
