@@ -139,6 +139,7 @@ pass_if "record -d 30: exit 2, a unit is required" $? "exit $st: $(head -n 1 "$T
 # 10. --partial on a copy cut in the middle (of a row, likely of a label).
 if gzip -dc "$REC" > "$TMP/plain.csv" 2> /dev/null; then
 	size=$(wc -c < "$TMP/plain.csv")
+	ktap_print_msg "record: $(wc -c < "$REC") bytes gzip-compressed, $size bytes plain"
 	head -c $((size / 2)) "$TMP/plain.csv" > "$TMP/cut.csv"
 	daptrace report wss --partial "$TMP/cut.csv" > "$TMP/cut.out" 2>&1
 	st=$?
