@@ -43,6 +43,8 @@ pass_if "record -z: gzip on disk, the first record kept as .old" $? \
 daptrace report hot "$REC" > "$TMP/hot" 2> "$TMP/hot.err"
 st=$?
 rows=$(grep -c '^[0-9]' "$TMP/hot")
+last=$(gzip -dc "$REC" 2> /dev/null | grep '^#snap,' | tail -n 1 | cut -d, -f2,5)
+ktap_print_msg "last window (seq,regions): ${last:-?}; $(head -n 1 "$TMP/hot")"
 [ $st -eq 0 ] && [ "$rows" -ge 3 ]
 pass_if "report hot on the compressed record: $rows regions" $? \
 	"exit $st, $rows rows: $(cat "$TMP/hot" "$TMP/hot.err" | head -n 5 | tr '\n' '|')"
