@@ -21,7 +21,7 @@ set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$TOP/build}
 LOGS=$BUILD/logs
-VERSION=$(sed -n 's/^VERSION := //p' "$TOP/Makefile")
+VERSION=$(cat "$TOP/VERSION")
 MAKE=(make -C "$TOP" --no-print-directory)
 export LC_ALL=C
 
