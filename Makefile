@@ -11,6 +11,8 @@
 #   make install      module for KVER + tools, library, man pages (PREFIX, DESTDIR)
 #   make uninstall    removes exactly what install put there
 #   make dkms-install the module through DKMS for every supported kernel
+#   make deb          Debian packages into build/deb/ (daptrace, libdaptrace0,
+#                     libdaptrace-dev, daptrace-dkms), checked with lintian
 
 SHELL := /bin/bash
 TOP := $(CURDIR)
@@ -42,7 +44,7 @@ CHECKPATCH := $(LINUX_SRC)/scripts/checkpatch.pl
 .PHONY: all help deps module modules-all userspace unit unit-run userspace-check \
 	style shellcheck sparse check check-vm check-debug demo bench install install-module \
 	install-tools uninstall uninstall-module uninstall-tools dkms-source dkms-install \
-	dkms-uninstall dkms-test clean
+	dkms-uninstall dkms-test deb deb-test clean
 
 all: modules-all userspace
 
@@ -50,7 +52,7 @@ help:
 	@sed -n 's/^#   //p' Makefile
 	@echo "targets: all deps module modules-all userspace unit style sparse check check-vm"
 	@echo "         check-debug demo bench install uninstall dkms-install dkms-uninstall"
-	@echo "         dkms-test clean"
+	@echo "         dkms-test deb deb-test clean"
 
 deps:
 	@scripts/deps.sh
@@ -197,6 +199,14 @@ dkms-uninstall:
 
 dkms-test:
 	@scripts/dkms-test.sh $(VERSION)
+
+# Debian packages (debian/) built from a copy of the tree in build/deb/.
+deb:
+	@scripts/deb.sh build
+
+# Builds the packages, installs them with dpkg, checks what lands where, purges.
+deb-test:
+	@scripts/deb.sh test
 
 clean:
 	rm -rf $(BUILD)
