@@ -30,6 +30,8 @@ static const struct report_mode modes[] = {
 	{ "hot", report_hot, NULL,
 	  "hottest regions of one snapshot, or per label over the record" },
 	{ "raw", report_raw, NULL, "every snapshot and region, human readable" },
+	{ "objects", report_objects, NULL,
+	  "data structures (record --objects) ranked by access; .csv output: CSV" },
 };
 
 #define NR_MODES (sizeof(modes) / sizeof(modes[0]))

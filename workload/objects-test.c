@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * objects-test: a program with data structures of known access patterns,
+ * the ground truth for `daptrace report objects`.  Dynamically linked on
+ * purpose (the LD_PRELOAD tracer needs it) and built with -g (call sites).
+ *
+ *   objects-test [-d SECONDS] [-t TRUTH]
+ *
+ * Structures (each allocated at its own call site, all > one page):
+ *   hot_table   global, 256 KiB, touched all the time
+ *   cold_table  global, 256 KiB, written once at start
+ *   hot heap    4 MiB malloc (alloc_hot), touched all the time
+ *   cold heap   4 MiB malloc (alloc_cold), written once at start
+ *   late heap   4 MiB calloc (alloc_late), untouched in the first half,
+ *               touched all the time in the second
+ *   worker      a second thread that keeps touching 128 KiB of its own
+ *               stack (Stack#1)
+ * TRUTH gets "name,start,end,class" rows, class hot/cold/late.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PAGE		4096
+#define HEAP_SIZE	(4u << 20)
+#define GLOBAL_SIZE	(256u << 10)
+#define STACK_USE	(128u << 10)
+
+char hot_table[GLOBAL_SIZE];
+char cold_table[GLOBAL_SIZE];
+static atomic_int stop;
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* one write per page: every page of the range is accessed */
+static void touch(volatile char *p, size_t len)
+{
+	for (size_t i = 0; i < len; i += PAGE)
+		p[i]++;
+}
+
+__attribute__((noinline)) static char *alloc_hot(void)
+{
+	return malloc(HEAP_SIZE);
+}
+
+__attribute__((noinline)) static char *alloc_cold(void)
+{
+	return malloc(HEAP_SIZE);
+}
+
+__attribute__((noinline)) static char *alloc_late(void)
+{
+	return calloc(1, HEAP_SIZE);
+}
+
+static void *worker(void *arg)
+{
+	volatile char buf[STACK_USE];
+
+	(void)arg;
+	memset((char *)buf, 1, sizeof(buf));
+	while (!atomic_load(&stop)) {
+		touch(buf, sizeof(buf));
+		usleep(1000);
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	double secs = 4, t0, half;
+	const char *truth = NULL;
+	char *hot, *cold, *late;
+	pthread_t th;
+	FILE *f;
+	int c;
+
+	while ((c = getopt(argc, argv, "d:t:")) != -1) {
+		if (c == 'd')
+			secs = atof(optarg);
+		else if (c == 't')
+			truth = optarg;
+		else
+			return 2;
+	}
+	if (!(secs > 0))
+		return 2;
+	hot = alloc_hot();
+	cold = alloc_cold();
+	late = alloc_late();
+	if (!hot || !cold || !late)
+		return 1;
+	memset(hot, 1, HEAP_SIZE);
+	memset(cold, 1, HEAP_SIZE);
+	memset(cold_table, 1, GLOBAL_SIZE);
+	if (truth) {
+		f = fopen(truth, "w");
+		if (!f)
+			return 1;
+#define ROW(n, p, sz, cl) fprintf(f, "%s,%lu,%lu,%s\n", n, (unsigned long)(uintptr_t)(p), \
+				  (unsigned long)(uintptr_t)(p) + (sz), cl)
+		ROW("hot_table", hot_table, GLOBAL_SIZE, "hot");
+		ROW("cold_table", cold_table, GLOBAL_SIZE, "cold");
+		ROW("alloc_hot", hot, HEAP_SIZE, "hot");
+		ROW("alloc_cold", cold, HEAP_SIZE, "cold");
+		ROW("alloc_late", late, HEAP_SIZE, "late");
+#undef ROW
+		fclose(f);
+	}
+	if (pthread_create(&th, NULL, worker, NULL))
+		return 1;
+	t0 = now_s();
+	half = t0 + secs / 2;
+	while (now_s() < t0 + secs) {
+		touch(hot, HEAP_SIZE);
+		touch(hot_table, GLOBAL_SIZE);
+		if (now_s() >= half)
+			touch(late, HEAP_SIZE);
+		usleep(1000);
+	}
+	atomic_store(&stop, 1);
+	pthread_join(th, NULL);
+	free(hot);
+	free(late);
+	free(cold);
+	return 0;
+}
