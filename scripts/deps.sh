@@ -49,6 +49,7 @@ apt_install() {
 PKGS=(build-essential gcc-12 make bc bison flex libelf-dev libssl-dev kmod
       cpio gzip xz-utils busybox-static qemu-system-x86 sparse
       gnuplot-nox libcsv-dev dkms python3 perl ca-certificates shellcheck clang)
+PKGS+=(libdw-dev zlib1g-dev liblzma-dev libbz2-dev libzstd-dev)	# record --objects (static CLI)
 
 missing=()
 for p in "${PKGS[@]}"; do

@@ -13,6 +13,7 @@
 
 #include "kselftest_harness.h"
 #include "objects.h"
+#include "run_cmd.h"
 
 /* known globals for the symbol reader */
 char test_objects_big[3 * 4096];
@@ -306,6 +307,30 @@ TEST(objects_min_size)
 	EXPECT_EQ(-EINVAL, obj_parse_size("4KB", &v));
 	EXPECT_EQ(-EINVAL, obj_parse_size("99999999999999999999G", &v) ? -EINVAL : 0);
 	EXPECT_EQ(7, v);
+}
+
+TEST(cli_bad_input)
+{
+	char out[4096], rec[] = "/tmp/daptrace-objrec-XXXXXX";
+	int fd;
+
+	if (!daptrace_bin())
+		SKIP(return, "DAPTRACE_BIN not set to the daptrace binary");
+	EXPECT_EQ(2, run_daptrace(A("record", "--objects-min", "0", "--", "true"), out,
+				  sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "--objects-min")) TH_LOG("%s", out);
+	EXPECT_EQ(2, run_daptrace(A("record", "--objects-min", "4KB", "--", "true"), out,
+				  sizeof(out)));
+	EXPECT_EQ(2, run_daptrace(A("record", "--objects", "-o", "-", "--", "true"), out,
+				  sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "--objects needs --output")) TH_LOG("%s", out);
+	/* a record without a side file: says how to get one */
+	fd = mkstemp(rec);
+	ASSERT_GE(fd, 0);
+	close(fd);
+	EXPECT_EQ(1, run_daptrace(A("report", "objects", rec), out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "record with --objects")) TH_LOG("%s", out);
+	unlink(rec);
 }
 
 TEST_HARNESS_MAIN
