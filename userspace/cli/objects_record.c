@@ -44,7 +44,7 @@ static char *find_tracer(void)
 	ssize_t n;
 
 	if (env && *env)
-		return strdup(env);
+		return realpath(env, NULL);
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n <= 0)
 		return NULL;
@@ -59,9 +59,12 @@ static char *find_tracer(void)
 		free(path);
 	}
 	if (asprintf(&path, "%s/../lib/daptrace/%s", self, OBJ_LIB_NAME) >= 0) {
-		if (!access(path, R_OK))
-			return path;
+		char *real = realpath(path, NULL);	/* the name the maps show */
+
 		free(path);
+		if (real && !access(real, R_OK))
+			return real;
+		free(real);
 	}
 	return NULL;
 }
@@ -281,8 +284,10 @@ static void modules_from_maps(struct objrec *r, struct obj_set *s)
 
 		if (m->offset || m->path[0] != '/')
 			continue;
+		/* the tracer's list is exact; its paths may be spelled otherwise */
 		for (size_t j = 0; j < s->nr_mods; j++)
-			dup |= !strcmp(s->mods[j].path, m->path);
+			dup |= !strcmp(s->mods[j].path, m->path) ||
+			       (m->start >= s->mods[j].start && m->start < s->mods[j].end);
 		if (!dup && !obj_elf_bias(m->path, m->start, &bias))
 			obj_add_module(s, m->start, m->end, bias, m->path);
 	}
@@ -376,7 +381,7 @@ int objrec_finish(struct objrec *r, pid_t pid, int64_t t0)
 		is_static = obj_elf_is_static(exe);
 		obj_meta_set(&s, "exe", "%s", exe);
 	}
-	if (is_static == 1)
+	if (is_static == 1 && !r->no_tracer)
 		r->no_tracer = "statically linked: LD_PRELOAD cannot interpose, "
 			       "globals and stacks only";
 	obj_meta_set(&s, "linkage", "%s", is_static < 0 ? "unknown" :
@@ -384,9 +389,14 @@ int objrec_finish(struct objrec *r, pid_t pid, int64_t t0)
 	obj_meta_set(&s, "tracer", "%s", r->traced && st.seen ? "yes" :
 		     r->no_tracer ? r->no_tracer : "no: the tracer never logged");
 	modules_from_maps(r, &s);
-	for (size_t i = 0; i < s.nr_mods; i++)
+	for (size_t i = 0; i < s.nr_mods; i++) {
+		const char *base = strrchr(s.mods[i].path, '/');
+
+		if (!strcmp(base ? base + 1 : s.mods[i].path, OBJ_LIB_NAME))
+			continue;	/* the tracer's own data is not the program's */
 		if (obj_elf_globals(&s, s.mods[i].path, s.mods[i].bias, r->min) < 0)
 			warn_msg(CMD, "--objects: no symbols from %s", s.mods[i].path);
+	}
 	objects_from_maps(r, &s, pid);
 	if (obj_symbolise(&s) < 0)
 		warn_msg(CMD, "--objects: some call sites cannot be named (libdw)");

@@ -25,7 +25,9 @@ static void name_object(Dwfl *d, struct obj *o)
 	/* a return address: its call is the instruction before */
 	Dwarf_Addr pc = o->site ? o->site - 1 : 0;
 	Dwfl_Module *m = d ? dwfl_addrmodule(d, pc) : NULL;
-	const char *fn = m ? dwfl_module_addrname(m, pc) : NULL;
+	GElf_Off off = 0;
+	GElf_Sym sym;
+	const char *fn = m ? dwfl_module_addrinfo(m, pc, &off, &sym, NULL, NULL, NULL) : NULL;
 	Dwfl_Line *l = m ? dwfl_module_getsrc(m, pc) : NULL;
 	const char *file = NULL;
 	int line = 0, n;
@@ -47,7 +49,7 @@ static void name_object(Dwfl *d, struct obj *o)
 	if (o->source && fn)
 		n = asprintf(&name, "%s@%s", fn, o->source);
 	else if (fn)
-		n = asprintf(&name, "%s+%#" PRIx64, fn, o->site);
+		n = asprintf(&name, "%s+%#" PRIx64, fn, (uint64_t)off + 1);
 	else
 		n = asprintf(&name, "%s@%#" PRIx64, obj_kind_name(o->kind), o->site);
 	if (n < 0)
