@@ -4,7 +4,9 @@
  * `record --objects` wrote), its size, lifetime, mean and peak access
  * frequency over the windows it lived in, and the share of those windows in
  * which it was hot; ranked by mean frequency.  Text, or CSV when --output
- * ends in .csv.
+ * ends in .csv.  With --plot, the heatmap with the --top structures drawn on
+ * it: the heatmap's own data and tics, plus rectangles (lifetime x address
+ * rows) placed with the address blocks the heatmap lists in its data.
  */
 #include <csv.h>
 #include <inttypes.h>
@@ -173,11 +175,107 @@ static void print_text(const struct acc *a, FILE *out)
 	}
 }
 
+struct hblock {
+	uint64_t start, end;
+	unsigned int bin0, nbins;
+};
+
+/* The heatmap's "# block N: bins A-B: 0xS-0xE ..." comments. */
+static size_t parse_blocks(const char *data, struct hblock *b, size_t max)
+{
+	size_t n = 0;
+
+	for (const char *p = data; p && *p && n < max; p = strchr(p, '\n'), p = p ? p + 1 : p) {
+		unsigned int b0, b1;
+
+		if (sscanf(p, "# block %*u: bins %u-%u: 0x%" SCNx64 "-0x%" SCNx64, &b0, &b1,
+			   &b[n].start, &b[n].end) == 4 && b1 >= b0 && b[n].end > b[n].start) {
+			b[n].bin0 = b0;
+			b[n].nbins = b1 - b0 + 1;
+			n++;
+		}
+	}
+	return n;
+}
+
+/* Row coordinate of the address boundary @a (the heatmap's arithmetic). */
+static int addr_row(const struct hblock *b, size_t n, uint64_t a, int is_end, double *row)
+{
+	uint64_t probe = is_end ? a - 1 : a;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t size = b[i].end - b[i].start;
+		uint64_t width = (size + b[i].nbins - 1) / b[i].nbins;
+
+		if (probe < b[i].start || probe >= b[i].end)
+			continue;
+		*row = b[i].bin0 - 0.5 + (double)(a - b[i].start) / (double)width;
+		return 0;
+	}
+	return -1;
+}
+
+static void gp_text(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		fputc(*s == '"' || *s == '\\' || (unsigned char)*s < 32 ? '?' : *s, f);
+}
+
+static int overlay(const struct report_opts *o, const struct acc *a, FILE *out, FILE *tics)
+{
+	char *data = NULL, *tdata = NULL;
+	size_t dlen = 0, tlen = 0, nb, drawn = 0;
+	FILE *d = open_memstream(&data, &dlen), *t = open_memstream(&tdata, &tlen);
+	struct hblock b[256];
+	int ret;
+
+	if (!d || !t) {
+		if (d)
+			fclose(d);
+		if (t)
+			fclose(t);
+		free(data);
+		free(tdata);
+		return fail(CMD, "out of memory");
+	}
+	ret = report_heatmap(o, d, t);
+	fclose(d);
+	fclose(t);
+	if (!ret) {
+		fwrite(data, 1, dlen, out);
+		fwrite(tdata, 1, tlen, tics);
+		nb = parse_blocks(data, b, sizeof(b) / sizeof(b[0]));
+		for (size_t i = 0; i < a->set.n && drawn < o->top; i++) {
+			const struct obj *ob = a->st[i].o;
+			double y0, y1, x0 = (double)ob->alloc_ns / 1e9;
+			double x1 = (double)(ob->free_ns >= 0 ? ob->free_ns : (int64_t)a->end_ns) / 1e9;
+
+			if (!a->st[i].windows || addr_row(b, nb, ob->start, 0, &y0) ||
+			    addr_row(b, nb, ob->end, 1, &y1))
+				continue;
+			fprintf(tics, "set object rect from first %.6f, first %.3f to first %.6f, "
+				"first %.3f front fillstyle empty border lc rgb 'cyan' lw 1.5\n",
+				x0, y0, x1, y1);
+			fprintf(tics, "set label \"%zu ", i + 1);
+			gp_text(tics, ob->name ? ob->name : "?");
+			fprintf(tics, "\" at first %.6f, first %.3f left offset 0.5,0 front "
+				"tc rgb 'cyan' font ',8'\n", x0, (y0 + y1) / 2);
+			drawn++;
+		}
+		fprintf(tics, "set title titled(\"data access heatmap with the %zu most "
+			"accessed structures\")\n", drawn);
+	}
+	free(data);
+	free(tdata);
+	return ret;
+}
+
 int report_objects(const struct report_opts *o, FILE *out, FILE *tics)
 {
 	struct acc a = { .opts = o };
 	struct rec_info info = { 0 };
 	char err[512], *side = obj_side_path(o->input);
+	FILE *notes = tics ? stdout : out;	/* with a plot, out is its data */
 	const char *v;
 	int ret, csv = o->output && strlen(o->output) > 4 &&
 		      !strcmp(o->output + strlen(o->output) - 4, ".csv");
@@ -205,26 +303,32 @@ int report_objects(const struct report_opts *o, FILE *out, FILE *tics)
 		goto out;
 	qsort(a.st, a.set.n, sizeof(*a.st), rank_cmp);
 	/* the notes a reader must see, as comments in either format */
-	fprintf(out, "# objects of pid %d (%s): %zu structures, %" PRIu64 " windows\n",
+	fprintf(notes, "# objects of pid %d (%s): %zu structures, %" PRIu64 " windows\n",
 		(int)a.pid, obj_meta_get(&a.set, "exe") ?: "?", a.set.n, a.windows);
-	fprintf(out, "# linkage %s; tracer: %s\n", obj_meta_get(&a.set, "linkage") ?: "?",
+	fprintf(notes, "# linkage %s; tracer: %s\n", obj_meta_get(&a.set, "linkage") ?: "?",
 		obj_meta_get(&a.set, "tracer") ?: "?");
 	if ((v = obj_meta_get(&a.set, "linkage")) && !strcmp(v, "static"))
-		fprintf(out, "# statically linked: globals and stacks only\n");
+		fprintf(notes, "# statically linked: globals and stacks only\n");
 	v = obj_meta_get(&a.set, "partial");
-	fprintf(out, "# partial: %s%s%s\n", v ?: "?",
+	fprintf(notes, "# partial: %s%s%s\n", v ?: "?",
 		obj_meta_get(&a.set, "partial_reasons") ? " - " : "",
 		obj_meta_get(&a.set, "partial_reasons") ?: "");
 	if (v && !strcmp(v, "yes"))
 		warn_msg(CMD, "objects: partial: %s",
 			 obj_meta_get(&a.set, "partial_reasons") ?: "see the side file");
-	fprintf(out, "# mean/peak: access frequency in %% of samples over the windows "
+	fprintf(notes, "# mean/peak: access frequency in %% of samples over the windows "
 		"the structure lived in; hot: >= %" PRIu64 " accesses per window\n",
 		o->threshold);
-	if (csv)
+	if (tics) {
+		ret = overlay(o, &a, out, tics);
+		if (!ret)
+			print_text(&a, stdout);	/* out is the plot's data */
+		fflush(stdout);
+	} else if (csv) {
 		print_csv(&a, out);
-	else
+	} else {
 		print_text(&a, out);
+	}
 out:
 	rec_info_free(&info);
 	obj_set_free(&a.set);

@@ -333,4 +333,96 @@ TEST(cli_bad_input)
 	unlink(rec);
 }
 
+/*
+ * End to end on a synthetic record: regions [0x10000,0x20000) hot (20 of
+ * 20 samples), [0x20000,0x30000) cold, [0x30000,0x40000) hot in the second
+ * half only; objects on each, one alive only in the first half.
+ */
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	fputs(text, f);
+	fclose(f);
+}
+
+TEST(report_objects_ranks_a_synthetic_record)
+{
+	char out[16384], dir[] = "/tmp/daptrace-objrep-XXXXXX", rec[256], side[256], csv[256];
+	char png[256], row[256];
+	FILE *f;
+	int rank_hot = 0, rank_cold = 0, rank_late = 0;
+
+	if (!daptrace_bin())
+		SKIP(return, "DAPTRACE_BIN not set to the daptrace binary");
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(rec, sizeof(rec), "%s/r.csv", dir);
+	snprintf(side, sizeof(side), "%s/r.objects.csv", dir);
+	snprintf(csv, sizeof(csv), "%s/rep.csv", dir);
+	snprintf(png, sizeof(png), "%s/rep.png", dir);
+	f = fopen(rec, "w");
+	ASSERT_NE(NULL, f);
+	fputs("# daptrace-record v1\n#meta,aggr_us,100000\n#meta,sample_us,5000\n"
+	      "#target,7,prog\ntime_ns,seq,pid,start,end,nr_accesses,age,label\n", f);
+	for (int i = 0; i < 10; i++) {
+		uint64_t t0 = i * 100000000ULL, t1 = t0 + 100000000ULL;
+
+		fprintf(f, "#snap,%d,%" PRIu64 ",%" PRIu64 ",3,20,0,0\n", i + 1, t0, t1);
+		fprintf(f, "%" PRIu64 ",%d,7,65536,131072,20,0,[heap]\n", t1, i + 1);
+		fprintf(f, "%" PRIu64 ",%d,7,131072,196608,0,0,[heap]\n", t1, i + 1);
+		fprintf(f, "%" PRIu64 ",%d,7,196608,262144,%d,0,[heap]\n", t1, i + 1,
+			i < 5 ? 0 : 20);
+	}
+	fputs("#end,reason,test\n#eof\n", f);
+	fclose(f);
+	write_file(side, "# daptrace-objects v1\n#meta,pid,7\n#meta,partial,no\n"
+		   "#meta,linkage,dynamic\n#meta,tracer,yes\n" OBJ_COLUMNS "\n"
+		   "heap,hot@a.c:1,65536,131072,65536,0,,7,0x1,hot,a.c:1,\n"
+		   "heap,cold@a.c:2,131072,196608,65536,0,,7,0x2,cold,a.c:2,\n"
+		   "heap,late@a.c:3,196608,262144,65536,0,,7,0x3,late,a.c:3,\n"
+		   "heap,gone@a.c:4,196608,200704,4096,0,450000000,7,0x4,gone,a.c:4,\n"
+		   "#eof\n");
+	ASSERT_EQ(0, run_daptrace(A("report", "objects", rec, "-o", csv), out, sizeof(out)))
+		TH_LOG("%s", out);
+	f = fopen(csv, "r");
+	ASSERT_NE(NULL, f);
+	while (fgets(row, sizeof(row), f)) {
+		int rank;
+		char name[64];
+
+		if (sscanf(row, "%d,heap,\"%63[^\"]\"", &rank, name) != 2)
+			continue;
+		if (!strcmp(name, "hot@a.c:1")) {
+			rank_hot = rank;
+			EXPECT_NE(NULL, strstr(row, ",10,100.00,100.00,100.0,")) TH_LOG("%s", row);
+		} else if (!strcmp(name, "cold@a.c:2")) {
+			rank_cold = rank;
+			EXPECT_NE(NULL, strstr(row, ",10,0.00,0.00,0.0,")) TH_LOG("%s", row);
+		} else if (!strcmp(name, "late@a.c:3")) {
+			rank_late = rank;
+			EXPECT_NE(NULL, strstr(row, ",10,50.00,100.00,50.0,")) TH_LOG("%s", row);
+		} else if (!strcmp(name, "gone@a.c:4")) {
+			/* freed at 0.45 s: the five cold windows it lived in */
+			EXPECT_NE(NULL, strstr(row, ",5,0.00,0.00,0.0,")) TH_LOG("%s", row);
+		}
+	}
+	fclose(f);
+	EXPECT_EQ(1, rank_hot);
+	EXPECT_EQ(2, rank_late);
+	EXPECT_LT(rank_late, rank_cold);
+	if (system("command -v gnuplot > /dev/null 2>&1") == 0) {
+		EXPECT_EQ(0, run_daptrace(A("report", "objects", rec, "--plot", png), out,
+					  sizeof(out))) TH_LOG("%s", out);
+		EXPECT_EQ(0, access(png, R_OK));
+		EXPECT_NE(NULL, strstr(out, "hot@a.c:1")) TH_LOG("the table goes to stdout");
+	}
+	unlink(png);
+	unlink(csv);
+	unlink(side);
+	/* no side file now: a clear error */
+	EXPECT_EQ(1, run_daptrace(A("report", "objects", rec), out, sizeof(out)));
+	unlink(rec);
+	rmdir(dir);
+}
+
 TEST_HARNESS_MAIN
