@@ -144,16 +144,34 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * getpid() and gettid() are system calls (glibc caches neither): cache both,
+ * the pid until a fork, the tid per thread (a fork's child keeps the
+ * forking thread's tid in its copy of the TLS, so it is reset too).
+ */
+static pid_t cached_pid;
+static __thread pid_t cached_tid;
+
+static void after_fork(void)
+{
+	cached_pid = 0;
+	cached_tid = 0;
+}
+
 /* Start a line "K,pid[,tid],ns". */
 static void begin(struct line *l, char kind, int with_tid)
 {
+	if (!cached_pid)
+		cached_pid = getpid();
 	l->n = 0;
 	l->b[l->n++] = kind;
 	put_sep(l);
-	put_num(l, (uint64_t)getpid(), 10);
+	put_num(l, (uint64_t)cached_pid, 10);
 	if (with_tid) {
+		if (!cached_tid)
+			cached_tid = (pid_t)syscall(SYS_gettid);
 		put_sep(l);
-		put_num(l, (uint64_t)syscall(SYS_gettid), 10);
+		put_num(l, (uint64_t)cached_tid, 10);
 	}
 	put_sep(l);
 	put_num(l, mono_ns(), 10);
@@ -468,6 +486,7 @@ __attribute__((constructor)) static void objtrace_init(void)
 		return;
 	log_fd = (int)parse_size(fd, (size_t)-1);
 	min_size = parse_size(getenv("DAPTRACE_OBJTRACE_MIN"), 4096);
+	pthread_atfork(NULL, NULL, after_fork);
 	if (!min_size)
 		min_size = 1;
 	in_hook = 1;
