@@ -4,7 +4,7 @@
  * the ground truth for `daptrace report objects`.  Dynamically linked on
  * purpose (the LD_PRELOAD tracer needs it) and built with -g (call sites).
  *
- *   objects-test [-d SECONDS] [-t TRUTH]
+ *   objects-test [-x] [-d SECONDS] [-t TRUTH]
  *   objects-test -a ROUNDS     allocation benchmark for the tracer's overhead:
  *                              ROUNDS x 1000 malloc/free of 16 B..64 KiB
  *                              (1 in 16 >= one page), prints the seconds
@@ -19,6 +19,8 @@
  *   worker      a second thread that keeps touching 128 KiB of its own
  *               stack (Stack#1)
  * TRUTH gets "name,start,end,class" rows, class hot/cold/late.
+ * -x (first argument): allocate and touch 64 KiB (alloc_pre_exec), then exec
+ * this program again without -x: a program that calls exec.
  */
 #include <pthread.h>
 #include <sys/prctl.h>
@@ -81,6 +83,15 @@ __attribute__((noinline)) static char *alloc_late(void)
 	return p;
 }
 
+__attribute__((noinline)) static char *alloc_pre_exec(void)
+{
+	char *p = malloc(64 << 10);
+
+	if (p)
+		memset(p, 'x', 64 << 10);
+	return p;
+}
+
 static void *worker(void *arg)
 {
 	volatile char buf[STACK_USE];
@@ -131,6 +142,13 @@ int main(int argc, char **argv)
 	FILE *f;
 	int c;
 
+	if (argc > 1 && !strcmp(argv[1], "-x")) {
+		if (!alloc_pre_exec())
+			return 1;
+		argv[1] = argv[0];
+		execv("/proc/self/exe", argv + 1);
+		return 1;
+	}
 	while ((c = getopt(argc, argv, "a:d:t:")) != -1) {
 		if (c == 'a')
 			return alloc_bench(atol(optarg));

@@ -9,6 +9,8 @@
 # program says they are, and list both thread stacks.  Then a target that
 # is already running and statically linked (-p daptrace-workload): no
 # LD_PRELOAD, the side file says so and still lists mappings and stacks.
+# objects-test runs with -x: it allocates a block and execs itself first,
+# so everything above is checked across an exec too.
 
 . "$(dirname "$0")/../lib/ktap.sh"
 
@@ -39,16 +41,21 @@ ktap_print_header
 command -v daptrace > /dev/null || ktap_exit_fail_msg "daptrace is not installed in the guest"
 command -v objects-test > /dev/null || ktap_exit_fail_msg "objects-test is not installed in the guest"
 mkdir -p "$TMP"
-ktap_set_plan 12
+ktap_set_plan 13
 
 daptrace record -q --objects -o "$TMP/obj.csv" --aggr 100ms --regions 50-1000 -- \
-	objects-test -d 8 -t "$TMP/truth" > "$TMP/rec.log" 2>&1
+	objects-test -x -d 8 -t "$TMP/truth" > "$TMP/rec.log" 2>&1
 st=$?
 sed 's/^/# /' "$TMP/rec.log"
 check "record --objects: exit status 0" "[ $st -eq 0 ]" "exit status $st"
 check "record --objects: side file complete, not partial" \
 	"[ \"\$(tail -n 1 $TMP/obj.objects.csv)\" = '#eof' ] && [ \"\$(meta $TMP/obj.objects.csv partial)\" = no ]" \
 	"partial: $(meta "$TMP/obj.objects.csv" partial_reasons)"
+
+pre=$(grep '^heap,"\{0,1\}alloc_pre_exec@objects-test.c:' "$TMP/obj.objects.csv" | cut -d, -f7)
+check "exec: one exec seen, the old image's block named and ended at the exec" \
+	"[ \"\$(meta $TMP/obj.objects.csv execs)\" = 1 ] && [ -n '$pre' ]" \
+	"execs '$(meta "$TMP/obj.objects.csv" execs)', alloc_pre_exec free_ns '$pre'"
 
 daptrace report objects "$TMP/obj.csv" -o "$TMP/rep.csv" 2> "$TMP/rep.err"
 st=$?

@@ -45,6 +45,7 @@ struct obj *obj_add(struct obj_set *s)
 	}
 	memset(&s->v[s->n], 0, sizeof(s->v[0]));
 	s->v[s->n].free_ns = -1;
+	s->v[s->n].image = s->image;
 	return &s->v[s->n++];
 }
 
@@ -63,6 +64,7 @@ int obj_add_module(struct obj_set *s, uint64_t start, uint64_t end, uint64_t bia
 	m->start = start;
 	m->end = end;
 	m->bias = bias;
+	m->image = s->image;
 	s->nr_mods++;
 	return 0;
 }

@@ -30,12 +30,14 @@ struct obj {
 	char *function;			/* of the call site */
 	char *source;			/* file:line of the call site */
 	char *module;			/* ELF file of a global */
+	int image;			/* which exec'ed image (0, 1, ...) */
 };
 
 /* A loaded ELF object: addresses in the file + bias = addresses in memory. */
 struct obj_module {
 	uint64_t start, end, bias;
 	char *path;
+	int image;			/* modules of old images name old call sites */
 };
 
 struct obj_set {
@@ -43,6 +45,7 @@ struct obj_set {
 	size_t n, cap;
 	struct obj_module *mods;
 	size_t nr_mods;
+	int image;			/* current image: stamps new objects and modules */
 	/* "#meta" rows of the side file: notes for the report */
 	char **meta_keys, **meta_vals;
 	size_t nr_meta;
@@ -65,6 +68,8 @@ void obj_set_free(struct obj_set *s);
  * (if given) is set when the file has no PT_INTERP. */
 int obj_elf_globals(struct obj_set *s, const char *path, uint64_t bias, uint64_t min);
 int obj_elf_is_static(const char *path);
+/* 1 if @path has a .symtab (not stripped), 0 if not, -errno. */
+int obj_elf_has_symtab(const char *path);
 /* Load bias of @path mapped with file offset 0 at @map_start. */
 int obj_elf_bias(const char *path, uint64_t map_start, uint64_t *bias);
 
@@ -77,8 +82,8 @@ struct obj_log_stats {
 	int seen;			/* any line from the target */
 	char *exe;
 };
-/* Parse the log of @pid; times become relative to @t0_ns.  Loaded modules of
- * the last image go to s->mods.  Returns 0 or -errno. */
+/* Parse the log of @pid; times become relative to @t0_ns.  Loaded modules go
+ * to s->mods; after it s->image is the last image.  Returns 0 or -errno. */
 int obj_log_parse(FILE *f, pid_t pid, int64_t t0_ns, struct obj_set *s,
 		  struct obj_log_stats *st);
 void obj_log_stats_free(struct obj_log_stats *st);

@@ -58,6 +58,24 @@ int obj_elf_is_static(const char *path)
 	return ret;
 }
 
+int obj_elf_has_symtab(const char *path)
+{
+	Elf_Scn *scn = NULL;
+	int fd, ret = 0;
+	Elf *e = elf_open(path, &fd);
+
+	if (!e)
+		return -errno;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+			ret = 1;
+	}
+	elf_close(e, fd);
+	return ret;
+}
+
 int obj_elf_bias(const char *path, uint64_t map_start, uint64_t *bias)
 {
 	uint64_t lo = UINT64_MAX;

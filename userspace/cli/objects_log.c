@@ -74,13 +74,6 @@ static void end_all(struct obj_set *s, size_t from, int64_t t)
 			s->v[i].free_ns = t;
 }
 
-static void drop_modules(struct obj_set *s)
-{
-	for (size_t i = 0; i < s->nr_mods; i++)
-		free(s->mods[i].path);
-	s->nr_mods = 0;
-}
-
 static int parse_line(char *line, pid_t pid, int64_t t0, struct obj_set *s,
 		      struct obj_log_stats *st, size_t *image_from)
 {
@@ -101,10 +94,11 @@ static int parse_line(char *line, pid_t pid, int64_t t0, struct obj_set *s,
 	case 'H':	/* H,pid,ns,exe */
 		if (n != 4 || num(f[2], 10, &ns))
 			return -EINVAL;
-		if (st->images)
+		if (st->images) {
 			end_all(s, *image_from, rel(ns, t0));	/* exec */
+			s->image++;
+		}
 		*image_from = s->n;
-		drop_modules(s);
 		st->images++;
 		st->no_exit = 1;
 		free(st->exe);

@@ -286,8 +286,9 @@ static void modules_from_maps(struct objrec *r, struct obj_set *s)
 			continue;
 		/* the tracer's list is exact; its paths may be spelled otherwise */
 		for (size_t j = 0; j < s->nr_mods; j++)
-			dup |= !strcmp(s->mods[j].path, m->path) ||
-			       (m->start >= s->mods[j].start && m->start < s->mods[j].end);
+			dup |= s->mods[j].image == s->image &&
+			       (!strcmp(s->mods[j].path, m->path) ||
+				(m->start >= s->mods[j].start && m->start < s->mods[j].end));
 		if (!dup && !obj_elf_bias(m->path, m->start, &bias))
 			obj_add_module(s, m->start, m->end, bias, m->path);
 	}
@@ -347,7 +348,7 @@ int objrec_finish(struct objrec *r, pid_t pid, int64_t t0)
 	struct obj_log_stats st = { 0 };
 	struct obj_set s = { 0 };
 	const char *exe = NULL;
-	size_t nr[OBJ_NR_KINDS] = { 0 };
+	size_t nr[OBJ_NR_KINDS] = { 0 }, nr_unnamed = 0;
 	char reasons[512] = "";
 	int is_static = -1, ret = 0;
 	FILE *f;
@@ -392,14 +393,22 @@ int objrec_finish(struct objrec *r, pid_t pid, int64_t t0)
 	for (size_t i = 0; i < s.nr_mods; i++) {
 		const char *base = strrchr(s.mods[i].path, '/');
 
-		if (!strcmp(base ? base + 1 : s.mods[i].path, OBJ_LIB_NAME))
-			continue;	/* the tracer's own data is not the program's */
+		if (s.mods[i].image != s.image ||
+		    !strcmp(base ? base + 1 : s.mods[i].path, OBJ_LIB_NAME))
+			continue;	/* gone with an exec; the tracer's own data */
 		if (obj_elf_globals(&s, s.mods[i].path, s.mods[i].bias, r->min) < 0)
 			warn_msg(CMD, "--objects: no symbols from %s", s.mods[i].path);
 	}
 	objects_from_maps(r, &s, pid);
 	if (obj_symbolise(&s) < 0)
 		warn_msg(CMD, "--objects: some call sites cannot be named (libdw)");
+	if (exe && obj_elf_has_symtab(exe) == 0)
+		obj_meta_set(&s, "note_symbols", "%s has no symbol table (stripped): its "
+			     "static globals are missing, exported ones come from .dynsym", exe);
+	for (size_t i = 0; i < s.n; i++)
+		nr_unnamed += (s.v[i].kind == OBJ_HEAP || s.v[i].kind == OBJ_MMAP) &&
+			      !s.v[i].source;
+	obj_meta_set(&s, "call_sites_without_line", "%zu", nr_unnamed);
 
 #define REASON(cond, ...) do { if (cond) { size_t l = strlen(reasons); \
 	snprintf(reasons + l, sizeof(reasons) - l, "%s", l ? "; " : ""); \
@@ -436,6 +445,11 @@ int objrec_finish(struct objrec *r, pid_t pid, int64_t t0)
 		warn_msg(CMD, "--objects: %s", r->no_tracer);
 	if (reasons[0])
 		warn_msg(CMD, "--objects: partial: %s", reasons);
+	if (obj_meta_get(&s, "note_symbols"))
+		warn_msg(CMD, "--objects: %s", obj_meta_get(&s, "note_symbols"));
+	if (nr_unnamed)
+		warn_msg(CMD, "--objects: %zu call sites have no line information (no debug "
+			 "info): named function+offset or by address", nr_unnamed);
 	obj_log_stats_free(&st);
 	obj_set_free(&s);
 	return ret;

@@ -58,36 +58,50 @@ static void name_object(Dwfl *d, struct obj *o)
 	o->name = name;
 }
 
-int obj_symbolise(struct obj_set *s)
+/* One Dwfl per exec'ed image: each has its own modules and load biases. */
+static Dwfl *image_dwfl(const struct obj_set *s, int image, int *failed)
 {
 	Dwfl *d = dwfl_begin(&callbacks);
-	int failed = 0, stacks = 0;
 
-	if (d) {
-		dwfl_report_begin(d);
-		for (size_t i = 0; i < s->nr_mods; i++) {
-			const struct obj_module *m = &s->mods[i];
-			const char *base = strrchr(m->path, '/');
+	if (!d)
+		return NULL;
+	dwfl_report_begin(d);
+	for (size_t i = 0; i < s->nr_mods; i++) {
+		const struct obj_module *m = &s->mods[i];
+		const char *base = strrchr(m->path, '/');
 
-			if (!dwfl_report_elf(d, base ? base + 1 : m->path, m->path, -1,
-					     m->bias, false))
-				failed++;
-		}
-		dwfl_report_end(d, NULL, NULL);
+		if (m->image == image &&
+		    !dwfl_report_elf(d, base ? base + 1 : m->path, m->path, -1, m->bias, false))
+			(*failed)++;
+	}
+	dwfl_report_end(d, NULL, NULL);
+	return d;
+}
+
+int obj_symbolise(struct obj_set *s)
+{
+	int failed = 0, stacks = 0, nomem = 0;
+
+	for (int img = 0; img <= s->image; img++) {
+		Dwfl *d = image_dwfl(s, img, &failed);
+
+		nomem |= !d;
+		for (size_t i = 0; i < s->n; i++)
+			if (s->v[i].image == img &&
+			    (s->v[i].kind == OBJ_HEAP || s->v[i].kind == OBJ_MMAP))
+				name_object(d, &s->v[i]);
+		if (d)
+			dwfl_end(d);
 	}
 	for (size_t i = 0; i < s->n; i++) {
 		struct obj *o = &s->v[i];
 
-		if (o->kind == OBJ_HEAP || o->kind == OBJ_MMAP) {
-			name_object(d, o);
-		} else if (o->kind == OBJ_STACK && !o->name) {
+		if (o->kind == OBJ_STACK && !o->name) {
 			/* Stack#0 is the main thread's (named when found), the
 			 * others are numbered in the order they started */
 			if (asprintf(&o->name, "Stack#%d", ++stacks) < 0)
 				o->name = NULL;
 		}
 	}
-	if (d)
-		dwfl_end(d);
-	return d ? -failed : -ENOMEM;
+	return nomem ? -ENOMEM : -failed;
 }

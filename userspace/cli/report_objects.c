@@ -309,6 +309,10 @@ int report_objects(const struct report_opts *o, FILE *out, FILE *tics)
 		obj_meta_get(&a.set, "tracer") ?: "?");
 	if ((v = obj_meta_get(&a.set, "linkage")) && !strcmp(v, "static"))
 		fprintf(notes, "# statically linked: globals and stacks only\n");
+	if ((v = obj_meta_get(&a.set, "note_symbols")))
+		fprintf(notes, "# %s\n", v);
+	if ((v = obj_meta_get(&a.set, "call_sites_without_line")) && strcmp(v, "0"))
+		fprintf(notes, "# %s call sites without line information (no debug info)\n", v);
 	v = obj_meta_get(&a.set, "partial");
 	fprintf(notes, "# partial: %s%s%s\n", v ?: "?",
 		obj_meta_get(&a.set, "partial_reasons") ? " - " : "",

@@ -62,10 +62,35 @@ TEST(elf_globals_of_this_binary)
 	EXPECT_EQ((uint64_t)(uintptr_t)test_objects_static, o->start);
 	EXPECT_EQ(NULL, find(&s, "test_objects_small"));	/* below the threshold */
 	EXPECT_EQ(0, obj_elf_is_static("/proc/self/exe") < 0);
+	EXPECT_EQ(1, obj_elf_has_symtab(exe));
 	EXPECT_EQ(-ENOEXEC, obj_elf_globals(&s, "/proc/self/maps", 0, 4096));
 	EXPECT_EQ(-ENOENT, obj_elf_globals(&s, "/nonexistent/daptrace", 0, 4096));
 	obj_set_free(&s);
 	(void)keep;
+}
+
+/* A stripped copy: no .symtab, so no static globals (and the recorder says so). */
+TEST(elf_stripped_binary)
+{
+	char cmd[8300], exe[4096], stripped[] = "/tmp/daptrace-stripped-XXXXXX";
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	struct obj_set t = { 0 };
+	int fd = mkstemp(stripped);
+
+	ASSERT_GT(n, 0);
+	exe[n] = '\0';
+	ASSERT_GE(fd, 0);
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "objcopy --strip-all '%s' '%s' 2>/dev/null", exe, stripped);
+	if (system(cmd) != 0) {
+		unlink(stripped);
+		SKIP(return, "objcopy (binutils) missing");
+	}
+	EXPECT_EQ(0, obj_elf_has_symtab(stripped));
+	EXPECT_GE(obj_elf_globals(&t, stripped, 0, 4096), 0);
+	EXPECT_EQ(NULL, find(&t, "test_objects_static"));
+	obj_set_free(&t);
+	unlink(stripped);
 }
 
 TEST(elf_bias_of_a_pie)
@@ -186,8 +211,13 @@ TEST(log_parse_exec_ends_the_old_image)
 	EXPECT_EQ(7000, s.v[0].free_ns);
 	EXPECT_EQ(2, st.images);
 	EXPECT_EQ(1, st.unmatched_frees);
-	ASSERT_EQ(1, s.nr_mods);		/* modules of the last image */
-	EXPECT_STREQ("/bin/prog", s.mods[0].path);
+	ASSERT_EQ(2, s.nr_mods);		/* each image's modules */
+	EXPECT_STREQ("/bin/sh", s.mods[0].path);
+	EXPECT_EQ(0, s.mods[0].image);
+	EXPECT_STREQ("/bin/prog", s.mods[1].path);
+	EXPECT_EQ(1, s.mods[1].image);
+	EXPECT_EQ(0, s.v[0].image);
+	EXPECT_EQ(1, s.image);
 	obj_log_stats_free(&st);
 	obj_set_free(&s);
 }
