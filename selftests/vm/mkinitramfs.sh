@@ -216,7 +216,7 @@ for so in ${DAPTRACE_CLI:+"$(dirname "$DAPTRACE_CLI")/libdaptrace-objtrace.so"} 
 	break
 done
 for f in "$ROOT"/usr/bin/* "$ROOT"/usr/lib/daptrace/*.so; do
-	if [ ! -f "$f" ] || ! LC_ALL=C readelf -d "$f" 2>/dev/null | grep -q NEEDED; then
+	if [ -L "$f" ] || [ ! -f "$f" ] || ! LC_ALL=C readelf -d "$f" 2>/dev/null | grep -q NEEDED; then
 		continue
 	fi
 	ldd "$f" | awk '/=> \// { print $3 } /^[[:space:]]*\/[^ ]+ \(/ { print $1 }' |
