@@ -214,11 +214,11 @@ static void log_alloc(void *p, size_t size, void *site, const char *kind)
 }
 
 /* Only blocks that could have been logged: the usable size is >= the request. */
-static void log_free(void *p)
+static void log_free_sized(void *p, size_t usable)
 {
 	struct line l;
 
-	if (log_fd < 0 || !p || in_hook || malloc_usable_size(p) < min_size)
+	if (log_fd < 0 || !p || in_hook || usable < min_size)
 		return;
 	in_hook = 1;
 	begin(&l, 'F', 1);
@@ -226,6 +226,12 @@ static void log_free(void *p)
 	put_num(&l, (uintptr_t)p, 16);
 	emit(&l);
 	in_hook = 0;
+}
+
+static void log_free(void *p)
+{
+	if (log_fd >= 0 && p && !in_hook)
+		log_free_sized(p, malloc_usable_size(p));
 }
 
 EXPORT void *malloc(size_t size)
@@ -248,8 +254,8 @@ EXPORT void *calloc(size_t n, size_t size)
 
 	if (!real_calloc) {
 		resolve();
-		if (!real_calloc)
-			return boot_alloc(n * size);	/* static: already zero */
+		if (!real_calloc)	/* static: already zero */
+			return size && n > SIZE_MAX / size ? NULL : boot_alloc(n * size);
 	}
 	p = real_calloc(n, size);
 	log_alloc(p, n * size, __builtin_return_address(0), "calloc");
@@ -268,6 +274,7 @@ EXPORT void free(void *p)
 
 EXPORT void *realloc(void *old, size_t size)
 {
+	size_t usable;
 	void *p;
 
 	if (is_boot(old)) {
@@ -280,10 +287,15 @@ EXPORT void *realloc(void *old, size_t size)
 	}
 	if (!real_realloc)
 		resolve();
-	/* logged as a free of the old block and a new allocation */
-	if (old)
-		log_free(old);
+	/*
+	 * Logged as a free of the old block and a new allocation, once it
+	 * worked (a failed realloc leaves the old block alive); the old size
+	 * is read first, the block may be gone after.
+	 */
+	usable = old && log_fd >= 0 ? malloc_usable_size(old) : 0;
 	p = real_realloc(old, size);
+	if (p || !size)
+		log_free_sized(old, usable);
 	log_alloc(p, size, __builtin_return_address(0), "realloc");
 	return p;
 }
