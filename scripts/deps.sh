@@ -53,6 +53,7 @@ PKGS=(build-essential gcc-12 make bc bison flex libelf-dev libssl-dev kmod
 # DKMS addon, lintian, pkg-config and man for the installed-package checks,
 # mandoc to lint the man pages.
 PKGS+=(debhelper dh-dkms dpkg-dev lintian pkgconf man-db mandoc)
+PKGS+=(libdw-dev zlib1g-dev liblzma-dev libbz2-dev libzstd-dev)	# record --objects (static CLI)
 
 missing=()
 for p in "${PKGS[@]}"; do

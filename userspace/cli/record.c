@@ -20,6 +20,8 @@
 #include "cli.h"
 #include "daptrace.h"
 #include "maps.h"
+#include "objects.h"
+#include "objects_record.h"
 #include "recfile.h"
 #include "units.h"
 #include "workload.h"
@@ -41,6 +43,7 @@ struct record_opts {
 	const char *heatmap;		/* NULL: no heatmap; "": derived name */
 	uint64_t duration_us;		/* 0: until the targets exit */
 	int quiet;
+	uint64_t objects_min;		/* --objects: smallest structure; 0: off */
 };
 
 struct recorder {
@@ -65,6 +68,7 @@ struct recorder {
 	int write_err;
 	int seen_last;			/* snapshot flagged LAST arrived */
 	int header_written;		/* the file is a record: finish it */
+	struct objrec obj;		/* --objects */
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -104,6 +108,10 @@ static void usage(FILE *f)
 "  -q, --quiet             no progress line\n"
 "      --heatmap[=FILE]    render a heatmap when done (default FILE: the record\n"
 "                          name with .png)\n"
+"      --objects           also record the data structures (globals, heap/mmap\n"
+"                          allocations via LD_PRELOAD, thread stacks) into\n"
+"                          <record>.objects.csv; see docs/objects.md\n"
+"      --objects-min SIZE  smallest structure recorded (default 4096; K/M/G)\n"
 "  -h, --help              this help\n"
 "\n"
 "DUR is a number with unit us, ms or s (\"1.5ms\"); a bare number is in us,\n"
@@ -123,6 +131,8 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "duration",	required_argument, NULL, 'd' },
 		{ "quiet",	no_argument,	   NULL, 'q' },
 		{ "heatmap",	optional_argument, NULL, 'H' },
+		{ "objects",	no_argument,	   NULL, 'O' },
+		{ "objects-min", required_argument, NULL, 'M' },
 		{ "help",	no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -190,6 +200,15 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			if (optarg && !*optarg)
 				return bad_value(CMD, "--heatmap", optarg, "empty file name");
 			break;
+		case 'O':
+			if (!o->objects_min)
+				o->objects_min = 4096;
+			break;
+		case 'M':
+			if (obj_parse_size(optarg, &o->objects_min) || !o->objects_min)
+				return bad_value(CMD, "--objects-min", optarg,
+						 "expected a size > 0 such as 4096, 64K or 1M");
+			break;
 		case 'h':
 			usage(stdout);
 			exit(EXIT_OK);
@@ -204,6 +223,8 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 				   "'--' or --pid");
 	if (o->cmd && o->nr_pids)
 		return usage_error(CMD, "give either --pid or a command, not both");
+	if (o->objects_min && !strcmp(o->output, "-"))
+		return usage_error(CMD, "--objects needs --output to be a file");
 	if (daptrace_attrs_validate(&o->attrs, &why)) {
 		char s[32], a[32], u[32];
 
@@ -443,6 +464,8 @@ static int run_loop(struct recorder *r)
 			if (r->reason)
 				return 0;
 			last_check = now;
+			if (r->o->objects_min)
+				objrec_poll(&r->obj, r->pids[0], r->t0);
 		}
 		if (now - last_progress >= PROGRESS_NS) {
 			progress(r, 0);
@@ -615,8 +638,14 @@ static int setup(struct recorder *r)
 	if (!r->out)
 		return fail(CMD, "--output %s: %s", o->output, strerror(errno));
 
+	if (o->objects_min) {
+		err = objrec_prepare(&r->obj, o->output, o->objects_min, !!o->cmd);
+		if (err)
+			return err;
+	}
 	if (o->cmd) {
 		err = workload_prepare(&r->w, o->cmd);
+		objrec_forked(&r->obj);
 		if (err)
 			return fail(CMD, "cannot start '%s': %s", o->cmd[0], strerror(-err));
 		r->pids[0] = r->w.pid;
@@ -680,6 +709,12 @@ static int teardown(struct recorder *r, int ret)
 		daptrace_remove_target(r->d, r->pids[i]);
 	if (r->w.pid)
 		workload_finish(&r->w, stop_signal ? stop_signal : SIGTERM);
+	if (r->o->objects_min && r->header_written) {
+		int err = objrec_finish(&r->obj, r->pids[0], r->t0);
+
+		ret = ret ? ret : err;
+	}
+	objrec_free(&r->obj);
 	if (r->out && r->header_written && !r->write_err && write_trailer(r))
 		ret = fail(CMD, "writing %s: %s", r->o->output, strerror(errno));
 	if (r->out && r->out != stdout) {

@@ -30,6 +30,9 @@ static const struct report_mode modes[] = {
 	{ "hot", report_hot, NULL,
 	  "hottest regions of one snapshot, or per label over the record" },
 	{ "raw", report_raw, NULL, "every snapshot and region, human readable" },
+	{ "objects", report_objects, "heatmap.gp",
+	  "data structures (record --objects) ranked by access; .csv output: CSV;\n"
+	  "           --plot: the heatmap with the structures drawn on it" },
 };
 
 #define NR_MODES (sizeof(modes) / sizeof(modes[0]))
@@ -137,7 +140,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 		case OPT_PLOT:
 			if (!(*mode)->script)
 				return usage_error(CMD, "--plot: mode '%s' has no plot "
-						   "(heatmap, wss and regions do)", o->mode);
+						   "(heatmap, wss, regions and objects do)", o->mode);
 			end = strrchr(optarg, '.');
 			if (!end || (strcmp(end, ".png") && strcmp(end, ".svg")))
 				return bad_value(CMD, "--plot", optarg,

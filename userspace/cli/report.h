@@ -35,6 +35,7 @@ int report_wss(const struct report_opts *o, FILE *out, FILE *tics);
 int report_regions(const struct report_opts *o, FILE *out, FILE *tics);
 int report_hot(const struct report_opts *o, FILE *out, FILE *tics);
 int report_raw(const struct report_opts *o, FILE *out, FILE *tics);
+int report_objects(const struct report_opts *o, FILE *out, FILE *tics);
 
 /* Read @o->input, calling @cb per snapshot; prints the error and returns 1. */
 int report_read(const struct report_opts *o, rec_snapshot_cb cb, void *arg,
