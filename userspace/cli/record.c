@@ -21,6 +21,8 @@
 #include "cli.h"
 #include "daptrace.h"
 #include "maps.h"
+#include "objects.h"
+#include "objects_record.h"
 #include "recfile.h"
 #include "report.h"
 #include "units.h"
@@ -50,6 +52,7 @@ struct record_opts {
 	int stdio;			/* top: plain text blocks, for pipes */
 	unsigned int top_n;		/* top: regions shown */
 	uint64_t refresh_us;		/* top: at most one table per this */
+	uint64_t objects_min;		/* --objects: smallest structure; 0: off */
 };
 
 struct recorder {
@@ -75,6 +78,7 @@ struct recorder {
 	int seen_last;			/* snapshot flagged LAST arrived */
 	int header_written;		/* the file is a record: finish it */
 	int64_t shown_ns;		/* top: last table */
+	struct objrec obj;		/* --objects */
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -119,6 +123,10 @@ static void usage(FILE *f)
 "  -q, --quiet             no progress line\n"
 "      --heatmap[=FILE]    render a heatmap when done (default FILE: the record\n"
 "                          name with .png)\n"
+"      --objects           also record the data structures (globals, heap/mmap\n"
+"                          allocations via LD_PRELOAD, thread stacks) into\n"
+"                          <record>.objects.csv; see docs/objects.md\n"
+"      --objects-min SIZE  smallest structure recorded (default 4096; K/M/G)\n"
 "  -h, --help              this help\n"
 "\n"
 "DUR is a number with a unit: us, ms, s or m (\"1.5ms\", \"30s\"); a bare\n"
@@ -159,6 +167,8 @@ static int parse_opts(int argc, char **argv, struct record_opts *o, int top)
 		{ "top",	required_argument, NULL, 'n' },
 		{ "refresh",	required_argument, NULL, 'R' },
 		{ "stdio",	no_argument,	   NULL, 'S' },
+		{ "objects",	no_argument,	   NULL, 'O' },
+		{ "objects-min", required_argument, NULL, 'M' },
 		{ "help",	no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -190,7 +200,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o, int top)
 
 		/* the file flags are record's, the table's are top's */
 		if (top != (c == 'n' || c == 'R' || c == 'S') &&
-		    strchr("ozqHnRS", c) && c) {
+		    strchr("ozqHOMnRS", c) && c) {
 			const struct option *l = longopts;
 
 			while (l->name && l->val != c)
@@ -266,6 +276,15 @@ static int parse_opts(int argc, char **argv, struct record_opts *o, int top)
 			if (optarg && !*optarg)
 				return bad_value(CMD, "--heatmap", optarg, "empty file name");
 			break;
+		case 'O':
+			if (!o->objects_min)
+				o->objects_min = 4096;
+			break;
+		case 'M':
+			if (obj_parse_size(optarg, &o->objects_min) || !o->objects_min)
+				return bad_value(CMD, "--objects-min", optarg,
+						 "expected a size > 0 such as 4096, 64K or 1M");
+			break;
 		case 'h':
 			if (top)
 				top_usage(stdout);
@@ -290,6 +309,8 @@ static int parse_opts(int argc, char **argv, struct record_opts *o, int top)
 				   "'--' or --pid");
 	if (o->cmd && o->nr_pids)
 		return usage_error(CMD, "give either --pid or a command, not both");
+	if (o->objects_min && !strcmp(o->output, "-"))
+		return usage_error(CMD, "--objects needs --output to be a file");
 	if (daptrace_attrs_validate(&o->attrs, &why)) {
 		char s[32], a[32], u[32];
 
@@ -559,6 +580,8 @@ static int run_loop(struct recorder *r)
 			if (r->reason)
 				return 0;
 			last_check = now;
+			if (r->o->objects_min)
+				objrec_poll(&r->obj, r->pids[0], r->t0);
 		}
 		if (now - last_progress >= PROGRESS_NS) {
 			progress(r, 0);
@@ -755,8 +778,14 @@ static int setup(struct recorder *r)
 	if (!r->out && !o->top)
 		return fail(CMD, "--output %s", errbuf);
 
+	if (o->objects_min) {
+		err = objrec_prepare(&r->obj, o->output, o->objects_min, !!o->cmd);
+		if (err)
+			return err;
+	}
 	if (o->cmd) {
 		err = workload_prepare(&r->w, o->cmd);
+		objrec_forked(&r->obj);
 		if (err)
 			return fail(CMD, "cannot start '%s': %s", o->cmd[0], strerror(-err));
 		r->pids[0] = r->w.pid;
@@ -820,6 +849,12 @@ static int teardown(struct recorder *r, int ret)
 		daptrace_remove_target(r->d, r->pids[i]);
 	if (r->w.pid)
 		workload_finish(&r->w, stop_signal ? stop_signal : SIGTERM);
+	if (r->o->objects_min && r->header_written) {
+		int err = objrec_finish(&r->obj, r->pids[0], r->t0);
+
+		ret = ret ? ret : err;
+	}
+	objrec_free(&r->obj);
 	if (r->out && r->header_written && !r->write_err && write_trailer(r))
 		ret = fail(CMD, "writing %s: %s", r->o->output, strerror(errno));
 	if (r->out && r->out != stdout) {

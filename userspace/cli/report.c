@@ -35,6 +35,9 @@ static const struct report_mode modes[] = {
 	{ "raw", report_raw, NULL, "every snapshot and region, human readable" },
 	{ "hist", report_hist, NULL,
 	  "histograms of the memory by access frequency and by age" },
+	{ "objects", report_objects, "heatmap.gp",
+	  "data structures (record --objects) ranked by access; .csv output: CSV;\n"
+	  "           --plot: the heatmap with the structures drawn on it" },
 };
 
 #define NR_MODES (sizeof(modes) / sizeof(modes[0]))
@@ -104,6 +107,7 @@ static int parse_uint(const char *flag, const char *val, unsigned int lo,
 #define M_HOT		(1u << 3)
 #define M_RAW		(1u << 4)
 #define M_HIST		(1u << 5)
+#define M_OBJECTS	(1u << 6)
 
 enum { OPT_PLOT = 256, OPT_PARTIAL, OPT_TIME_BINS, OPT_ADDR_BINS,
        OPT_MAX_BLOCKS, OPT_THRESHOLD, OPT_TOP, OPT_AT, OPT_BY_LABEL, OPT_JSON,
@@ -137,14 +141,18 @@ static const struct {
 	unsigned int modes;
 	const char *which;
 } flag_modes[] = {
-	{ OPT_PLOT, M_HEATMAP | M_WSS | M_REGIONS, "heatmap, wss and regions" },
-	{ OPT_TIME_BINS, M_HEATMAP, "heatmap" },
-	{ OPT_ADDR_BINS, M_HEATMAP, "heatmap" },
-	{ OPT_MAX_BLOCKS, M_HEATMAP, "heatmap" },
+	{ OPT_PLOT, M_HEATMAP | M_WSS | M_REGIONS | M_OBJECTS,
+	  "heatmap, wss, regions and objects" },
+	{ OPT_TIME_BINS, M_HEATMAP | M_OBJECTS, "heatmap and objects" },
+	{ OPT_ADDR_BINS, M_HEATMAP | M_OBJECTS, "heatmap and objects" },
+	{ OPT_MAX_BLOCKS, M_HEATMAP | M_OBJECTS, "heatmap and objects" },
 	{ OPT_TERMINAL, M_HEATMAP, "heatmap" },
-	{ OPT_THRESHOLD, M_WSS, "wss" },
-	{ OPT_TOP, M_HOT, "hot" },
+	{ OPT_THRESHOLD, M_WSS | M_OBJECTS, "wss and objects" },
+	{ OPT_TOP, M_HOT | M_OBJECTS, "hot and objects" },
 	{ OPT_AT, M_HOT, "hot" },
+	/* objects draws on the heatmap's text output: no JSON of its own yet */
+	{ OPT_JSON, M_HEATMAP | M_WSS | M_REGIONS | M_HOT | M_RAW | M_HIST,
+	  "heatmap, wss, regions, hot, raw and hist" },
 	{ OPT_BY_LABEL, M_HOT, "hot" },
 };
 
@@ -271,7 +279,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 		exit(EXIT_OK);
 	}
 	if (argc < 2 || argv[1][0] == '-')
-		return usage_error(CMD, "missing mode (heatmap, wss, regions, hot, raw or hist)");
+		return usage_error(CMD, "missing mode (heatmap, wss, regions, hot, raw, hist or objects)");
 	for (size_t i = 0; i < NR_MODES; i++)
 		if (!strcmp(argv[1], modes[i].name)) {
 			*mode = &modes[i];
@@ -279,7 +287,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 		}
 	if (!*mode)
 		return usage_error(CMD, "unknown mode '%s' (heatmap, wss, regions, hot, "
-				   "raw or hist)", argv[1]);
+				   "raw, hist or objects)", argv[1]);
 	o->mode = argv[1];
 	argc--;
 	argv++;

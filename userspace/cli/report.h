@@ -55,6 +55,7 @@ int report_hist(const struct report_opts *o, FILE *out, FILE *tics);
 /* report hot's table for one snapshot (daptrace top). */
 int report_hot_snapshot(const struct report_opts *o, const struct rec_snapshot *s,
 			const struct rec_info *info, FILE *out);
+int report_objects(const struct report_opts *o, FILE *out, FILE *tics);
 
 /* Read @o->input, calling @cb per snapshot; prints the error and returns 1. */
 int report_read(const struct report_opts *o, rec_snapshot_cb cb, void *arg,
