@@ -30,6 +30,10 @@ static const struct report_mode modes[] = {
 	{ "hot", report_hot, NULL,
 	  "hottest regions of one snapshot, or per label over the record" },
 	{ "raw", report_raw, NULL, "every snapshot and region, human readable" },
+	{ "nodes", report_nodes, "nodes.gp",
+	  "bytes of hot, warm and cold memory per NUMA node over time" },
+	{ "pheatmap", report_pheatmap, "pheatmap.gp",
+	  "time x physical address x access frequency (root records)" },
 };
 
 #define NR_MODES (sizeof(modes) / sizeof(modes[0]))
@@ -61,7 +65,12 @@ static void usage(FILE *f)
 "  hot:\n"
 "      --top N           regions to show (default 10)\n"
 "      --at SEC          the snapshot at this time (default: the last one)\n"
-"      --by-label        rank labels by access over the whole record instead\n");
+"      --by-label        rank labels by access over the whole record instead\n"
+"  nodes:\n"
+"      --hot-pct N       hot: accessed in >= N%% of the window's samples\n"
+"                        (default 50; 1..100); cold: no access seen\n"
+"  pheatmap:\n"
+"      --time-bins N, --addr-bins N   as for heatmap\n");
 }
 
 static int parse_uint(const char *flag, const char *val, unsigned int lo,
@@ -81,7 +90,8 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 		      const struct report_mode **mode)
 {
 	enum { OPT_PLOT = 256, OPT_PARTIAL, OPT_TIME_BINS, OPT_ADDR_BINS,
-	       OPT_MAX_BLOCKS, OPT_THRESHOLD, OPT_TOP, OPT_AT, OPT_BY_LABEL };
+	       OPT_MAX_BLOCKS, OPT_THRESHOLD, OPT_TOP, OPT_AT, OPT_BY_LABEL,
+	       OPT_HOT_PCT };
 	static const struct option longopts[] = {
 		{ "output",	required_argument, NULL, 'o' },
 		{ "plot",	required_argument, NULL, OPT_PLOT },
@@ -94,6 +104,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 		{ "top",	required_argument, NULL, OPT_TOP },
 		{ "at",		required_argument, NULL, OPT_AT },
 		{ "by-label",	no_argument,	   NULL, OPT_BY_LABEL },
+		{ "hot-pct",	required_argument, NULL, OPT_HOT_PCT },
 		{ "help",	no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -109,6 +120,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 	o->threshold = 1;
 	o->top = 10;
 	o->at_s = -1;
+	o->hot_pct = 50;
 	opterr = 0;
 	optind = 1;
 	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
@@ -116,13 +128,13 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 		exit(EXIT_OK);
 	}
 	if (argc < 2 || argv[1][0] == '-')
-		return usage_error(CMD, "missing mode (heatmap, wss, regions, hot or raw)");
+		return usage_error(CMD, "missing mode (heatmap, wss, regions, hot, raw, nodes or pheatmap)");
 	for (size_t i = 0; i < NR_MODES; i++)
 		if (!strcmp(argv[1], modes[i].name))
 			*mode = &modes[i];
 	if (!*mode)
-		return usage_error(CMD, "unknown mode '%s' (heatmap, wss, regions, hot "
-				   "or raw)", argv[1]);
+		return usage_error(CMD, "unknown mode '%s' (heatmap, wss, regions, hot, "
+				   "raw, nodes or pheatmap)", argv[1]);
 	o->mode = argv[1];
 	argc--;
 	argv++;
@@ -137,7 +149,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 		case OPT_PLOT:
 			if (!(*mode)->script)
 				return usage_error(CMD, "--plot: mode '%s' has no plot "
-						   "(heatmap, wss and regions do)", o->mode);
+						   "(heatmap, wss, regions, nodes and pheatmap do)", o->mode);
 			end = strrchr(optarg, '.');
 			if (!end || (strcmp(end, ".png") && strcmp(end, ".svg")))
 				return bad_value(CMD, "--plot", optarg,
@@ -181,6 +193,9 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 			break;
 		case OPT_BY_LABEL:
 			o->by_label = 1;
+			break;
+		case OPT_HOT_PCT:
+			err = parse_uint("--hot-pct", optarg, 1, 100, &o->hot_pct);
 			break;
 		case 'h':
 			usage(stdout);

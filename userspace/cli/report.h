@@ -23,6 +23,7 @@ struct report_opts {
 	unsigned int top;		/* hot */
 	double at_s;			/* hot: snapshot time, < 0: last */
 	int by_label;			/* hot */
+	unsigned int hot_pct;		/* nodes: hot if frequency >= this % */
 };
 
 /*
@@ -35,6 +36,8 @@ int report_wss(const struct report_opts *o, FILE *out, FILE *tics);
 int report_regions(const struct report_opts *o, FILE *out, FILE *tics);
 int report_hot(const struct report_opts *o, FILE *out, FILE *tics);
 int report_raw(const struct report_opts *o, FILE *out, FILE *tics);
+int report_nodes(const struct report_opts *o, FILE *out, FILE *tics);
+int report_pheatmap(const struct report_opts *o, FILE *out, FILE *tics);
 
 /* Read @o->input, calling @cb per snapshot; prints the error and returns 1. */
 int report_read(const struct report_opts *o, rec_snapshot_cb cb, void *arg,
