@@ -48,10 +48,13 @@ if ! daptrace report nodes "$TMP/n.csv" > "$TMP/nodes" 2> "$TMP/rep.err"; then
 	rm -rf "$TMP"
 	ktap_finished
 fi
-grep '^# node' "$TMP/nodes"
+grep '^# node\|^# snapshots' "$TMP/nodes"
 
 # check PHASE: compare mean node bytes over the phase's windows with the truth.
-t0=$(sed -n 's/^#meta,monotonic_start_ns,\([0-9]*\)$/\1/p' "$TMP/n.csv")
+# t=0 of the record on CLOCK_MONOTONIC (libcsv quotes the fields)
+t0=$(sed -n 's/^#meta,"\{0,1\}monotonic_start_ns"\{0,1\},"\{0,1\}\([0-9]*\)"\{0,1\}$/\1/p' "$TMP/n.csv")
+[ -n "$t0" ] || echo "# no monotonic_start_ns in the record"
+
 awk -v t0="$t0" -v aggr="$AGGR_S" '
 	FNR == NR && $1 == "ready" { ready = ($2 - t0) / 1e9 }
 	FNR == NR && $1 == "before" { b0 = $2; b1 = $3 }
@@ -73,6 +76,7 @@ awk -v t0="$t0" -v aggr="$AGGR_S" '
 		printf "%s %s%s\n", pass ? "PASS" : "FAIL", name, msg
 	}
 	END {
+		printf "windows up to %.2f s; populated %.2f s, migration %.2f-%.2f s\n", last, ready, ms, md
 		if (nb < 3 || na < 3) {
 			pr("before", 0, sprintf(": too few windows (%d before, %d after)", nb, na))
 			pr("after", 0, ""); pr("visible", 0, ""); exit
