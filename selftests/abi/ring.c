@@ -12,6 +12,7 @@
  */
 #define _GNU_SOURCE
 #include <poll.h>
+#include <stddef.h>
 
 #include "kselftest_harness.h"
 #include "daptrace_sysfs.h"
