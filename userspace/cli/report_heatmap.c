@@ -39,6 +39,7 @@ struct block {
 	unsigned int bin0, nbins;
 	char *label;
 	uint64_t label_score;		/* size of the region it came from */
+	double node_bytes[REC_NODES];	/* resident bytes x windows per node */
 };
 
 struct heatmap {
@@ -358,6 +359,9 @@ static int pass2(void *arg, const struct rec_snapshot *s, const struct rec_info 
 			uint64_t end = r->end < b->end ? r->end : b->end;
 
 			consider_label(b, r);
+			for (int n = 0; s->placement && s->nr_samples && n < REC_NODES; n++)
+				b->node_bytes[n] += (double)(end - start) *
+						    r->node_samples[n] / s->nr_samples;
 			if (f <= 0)
 				continue;
 			for (uint64_t j = (start - b->start) / b->width;
@@ -459,6 +463,24 @@ static void offset_tics(const struct block *b, FILE *tics)
 	}
 }
 
+/*
+ * The node holding most of a block's resident bytes over the record, -1
+ * without placement; @pct gets its share.
+ */
+static int block_node(const struct block *b, double *pct)
+{
+	double tot = 0;
+	int best = -1;
+
+	for (int n = 0; n < REC_NODES; n++) {
+		tot += b->node_bytes[n];
+		if (b->node_bytes[n] > 0 && (best < 0 || b->node_bytes[n] > b->node_bytes[best]))
+			best = n;
+	}
+	*pct = best < 0 ? 0 : 100.0 * b->node_bytes[best] / tot;
+	return best;
+}
+
 static void write_output(struct heatmap *h, FILE *out, FILE *tics)
 {
 	double span_s = (double)(h->tmax - h->tmin) / 1e9, col_s;
@@ -476,6 +498,17 @@ static void write_output(struct heatmap *h, FILE *out, FILE *tics)
 			i, b->bin0, b->bin0 + b->nbins - 1, b->start, b->end,
 			fmt_bytes(b->end - b->start, sz, sizeof(sz)),
 			b->label ? b->label : "");
+		if (b->node_bytes[0] + b->node_bytes[1] + b->node_bytes[2] +
+		    b->node_bytes[3] > 0) {
+			fprintf(out, "# block %u resident by node:", i);
+			for (int n = 0; n < REC_NODES; n++)
+				if (b->node_bytes[n] > 0)
+					fprintf(out, " node%d %.1f%%", n, 100.0 *
+						b->node_bytes[n] / (b->node_bytes[0] +
+						b->node_bytes[1] + b->node_bytes[2] +
+						b->node_bytes[3]));
+			fputc('\n', out);
+		}
 		if (i + 1 < h->nb)
 			fprintf(out, "# gap elided: %s\n",
 				fmt_bytes(h->b[i + 1].start - b->end, sz, sizeof(sz)));
@@ -498,9 +531,16 @@ static void write_output(struct heatmap *h, FILE *out, FILE *tics)
 		(double)h->tmax / 1e9);
 	fprintf(tics, "set yrange [-0.5:%u.5]\nset ytics (", h->abins - 1);
 	for (unsigned int i = 0; i < h->nb; i++) {
+		double pct;
+		int nd = block_node(&h->b[i], &pct);
+		char nl[24] = "";
+
 		tic_label(lbl, sizeof(lbl), h->b[i].label ? h->b[i].label : "");
-		fprintf(tics, "%s\"0x%" PRIx64 " %s\" %.1f", i ? ", " : "",
-			h->b[i].start, lbl, h->b[i].bin0 - 0.5);
+		/* annotate the block with its main NUMA node ("%%": a format) */
+		if (nd >= 0)
+			snprintf(nl, sizeof(nl), " [N%d %.0f%%%%]", nd, pct);
+		fprintf(tics, "%s\"0x%" PRIx64 " %s%s\" %.1f", i ? ", " : "",
+			h->b[i].start, lbl, nl, h->b[i].bin0 - 0.5);
 	}
 	fprintf(tics, ")\n");
 	for (unsigned int i = 0; i < h->nb; i++)
