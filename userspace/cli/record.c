@@ -429,6 +429,7 @@ static int write_snapshot(struct recorder *r)
 		.nr_samples = s->nr_samples,
 		.flags = s->flags,
 		.missed_before = s->missed_before,
+		.placement = (int)s->placement,
 	};
 	int64_t now = now_ns();
 
@@ -452,7 +453,11 @@ static int write_snapshot(struct recorder *r)
 			.pid = reg->pid,
 			/* the writer only reads labels; they stay in the maps cache */
 			.label = (char *)label_of(r, reg),
+			.nr_present = reg->nr_present,
+			.phys_addr = reg->phys_addr,
 		};
+		for (int n = 0; n < REC_NODES && n < DAPTRACE_NR_NODES; n++)
+			r->rows[i].node_samples[n] = reg->node_samples[n];
 	}
 	rs.regions = r->rows;
 	r->nr_regions_last = s->nr_regions;

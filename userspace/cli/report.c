@@ -38,6 +38,10 @@ static const struct report_mode modes[] = {
 	{ "objects", report_objects, "heatmap.gp",
 	  "data structures (record --objects) ranked by access; .csv output: CSV;\n"
 	  "           --plot: the heatmap with the structures drawn on it" },
+	{ "nodes", report_nodes, "nodes.gp",
+	  "bytes of hot, warm and cold memory per NUMA node over time" },
+	{ "pheatmap", report_pheatmap, "pheatmap.gp",
+	  "time x physical address x access frequency (root records)" },
 };
 
 #define NR_MODES (sizeof(modes) / sizeof(modes[0]))
@@ -56,7 +60,7 @@ static void usage(FILE *f)
 "  -o, --output FILE     write the data here instead of stdout\n"
 "      --json            the report as one JSON document instead\n"
 "      --plot OUT        render OUT (.png or .svg) with gnuplot (heatmap, wss,\n"
-"                        regions)\n"
+"                        regions, objects, nodes, pheatmap)\n"
 "  -p, --pid PID         only this target (heatmap default: one per target,\n"
 "                        to NAME-PID.EXT with --plot/--output)\n"
 "      --partial         accept a record without its trailer (killed recorder)\n"
@@ -84,7 +88,12 @@ static void usage(FILE *f)
 "  hist:\n"
 "      the average bytes (and share of bytes x time) per access frequency\n"
 "      bucket (0%%, then tens of %%) and per age bucket (windows a region kept\n"
-"      its access level, in powers of two); [unmapped] holes left out\n");
+"      its access level, in powers of two); [unmapped] holes left out\n"
+"  nodes:\n"
+"      --hot-pct N       hot: accessed in >= N%% of the window's samples\n"
+"                        (default 50; 1..100); cold: no access seen\n"
+"  pheatmap:\n"
+"      --time-bins N, --addr-bins N   as for heatmap\n");
 }
 
 static int parse_uint(const char *flag, const char *val, unsigned int lo,
@@ -108,10 +117,12 @@ static int parse_uint(const char *flag, const char *val, unsigned int lo,
 #define M_RAW		(1u << 4)
 #define M_HIST		(1u << 5)
 #define M_OBJECTS	(1u << 6)
+#define M_NODES		(1u << 7)
+#define M_PHEATMAP	(1u << 8)
 
 enum { OPT_PLOT = 256, OPT_PARTIAL, OPT_TIME_BINS, OPT_ADDR_BINS,
        OPT_MAX_BLOCKS, OPT_THRESHOLD, OPT_TOP, OPT_AT, OPT_BY_LABEL, OPT_JSON,
-       OPT_SINCE, OPT_UNTIL, OPT_ADDR, OPT_LABEL, OPT_TERMINAL };
+       OPT_SINCE, OPT_UNTIL, OPT_ADDR, OPT_LABEL, OPT_HOT_PCT, OPT_TERMINAL };
 
 static const struct option longopts[] = {
 	{ "output",	required_argument, NULL, 'o' },
@@ -130,6 +141,7 @@ static const struct option longopts[] = {
 	{ "until",	required_argument, NULL, OPT_UNTIL },
 	{ "addr",	required_argument, NULL, OPT_ADDR },
 	{ "label",	required_argument, NULL, OPT_LABEL },
+	{ "hot-pct",	required_argument, NULL, OPT_HOT_PCT },
 	{ "terminal",	optional_argument, NULL, OPT_TERMINAL },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -141,10 +153,11 @@ static const struct {
 	unsigned int modes;
 	const char *which;
 } flag_modes[] = {
-	{ OPT_PLOT, M_HEATMAP | M_WSS | M_REGIONS | M_OBJECTS,
-	  "heatmap, wss, regions and objects" },
-	{ OPT_TIME_BINS, M_HEATMAP | M_OBJECTS, "heatmap and objects" },
-	{ OPT_ADDR_BINS, M_HEATMAP | M_OBJECTS, "heatmap and objects" },
+	{ OPT_PLOT, M_HEATMAP | M_WSS | M_REGIONS | M_OBJECTS | M_NODES | M_PHEATMAP,
+	  "heatmap, wss, regions, objects, nodes and pheatmap" },
+	{ OPT_TIME_BINS, M_HEATMAP | M_OBJECTS | M_PHEATMAP, "heatmap, objects and pheatmap" },
+	{ OPT_ADDR_BINS, M_HEATMAP | M_OBJECTS | M_PHEATMAP, "heatmap, objects and pheatmap" },
+	{ OPT_HOT_PCT, M_NODES, "nodes" },
 	{ OPT_MAX_BLOCKS, M_HEATMAP | M_OBJECTS, "heatmap and objects" },
 	{ OPT_TERMINAL, M_HEATMAP, "heatmap" },
 	{ OPT_THRESHOLD, M_WSS | M_OBJECTS, "wss and objects" },
@@ -272,6 +285,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 	o->at_s = -1;
 	o->since_s = 0;
 	o->until_s = -1;
+	o->hot_pct = 50;
 	opterr = 0;
 	optind = 1;
 	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
@@ -279,7 +293,8 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 		exit(EXIT_OK);
 	}
 	if (argc < 2 || argv[1][0] == '-')
-		return usage_error(CMD, "missing mode (heatmap, wss, regions, hot, raw, hist or objects)");
+		return usage_error(CMD, "missing mode (heatmap, wss, regions, hot, raw, hist, "
+				    "objects, nodes or pheatmap)");
 	for (size_t i = 0; i < NR_MODES; i++)
 		if (!strcmp(argv[1], modes[i].name)) {
 			*mode = &modes[i];
@@ -287,7 +302,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 		}
 	if (!*mode)
 		return usage_error(CMD, "unknown mode '%s' (heatmap, wss, regions, hot, "
-				   "raw, hist or objects)", argv[1]);
+				   "raw, hist, objects, nodes or pheatmap)", argv[1]);
 	o->mode = argv[1];
 	argc--;
 	argv++;
@@ -363,6 +378,9 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 			else
 				return bad_value(CMD, "--terminal", optarg,
 						 "expected auto, color or ascii");
+			break;
+		case OPT_HOT_PCT:
+			err = parse_uint("--hot-pct", optarg, 1, 100, &o->hot_pct);
 			break;
 		case 'h':
 			usage(stdout);

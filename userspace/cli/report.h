@@ -39,6 +39,7 @@ struct report_opts {
 	uint64_t addr_lo, addr_hi;	/* regions overlapping [lo, hi) */
 	const char *label;		/* regions whose label contains this */
 	struct report_input *in;
+	unsigned int hot_pct;		/* nodes: hot if frequency >= this % */
 };
 
 /*
@@ -56,6 +57,8 @@ int report_hist(const struct report_opts *o, FILE *out, FILE *tics);
 int report_hot_snapshot(const struct report_opts *o, const struct rec_snapshot *s,
 			const struct rec_info *info, FILE *out);
 int report_objects(const struct report_opts *o, FILE *out, FILE *tics);
+int report_nodes(const struct report_opts *o, FILE *out, FILE *tics);
+int report_pheatmap(const struct report_opts *o, FILE *out, FILE *tics);
 
 /* Read @o->input, calling @cb per snapshot; prints the error and returns 1. */
 int report_read(const struct report_opts *o, rec_snapshot_cb cb, void *arg,

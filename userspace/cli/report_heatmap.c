@@ -44,6 +44,7 @@ struct block {
 	uint64_t label_score;		/* size of the region it came from */
 	char *label_any;		/* fallback: a mapping inside the block */
 	uint64_t label_any_start;
+	double node_bytes[REC_NODES];	/* resident bytes x windows per node */
 };
 
 struct heatmap {
@@ -408,6 +409,9 @@ static int pass2(void *arg, const struct rec_snapshot *s, const struct rec_info 
 			uint64_t end = r->end < b->end ? r->end : b->end;
 
 			consider_label(b, r);
+			for (int n = 0; s->placement && s->nr_samples && n < REC_NODES; n++)
+				b->node_bytes[n] += (double)(end - start) *
+						    r->node_samples[n] / s->nr_samples;
 			if (f <= 0)
 				continue;
 			for (uint64_t j = (start - b->start) / b->width;
@@ -650,6 +654,24 @@ static void write_terminal(struct heatmap *h, FILE *out)
 		fprintf(out, " 100%%\nblank: unmapped or no data\n");
 }
 
+/*
+ * The node holding most of a block's resident bytes over the record, -1
+ * without placement; @pct gets its share.
+ */
+static int block_node(const struct block *b, double *pct)
+{
+	double tot = 0;
+	int best = -1;
+
+	for (int n = 0; n < REC_NODES; n++) {
+		tot += b->node_bytes[n];
+		if (b->node_bytes[n] > 0 && (best < 0 || b->node_bytes[n] > b->node_bytes[best]))
+			best = n;
+	}
+	*pct = best < 0 ? 0 : 100.0 * b->node_bytes[best] / tot;
+	return best;
+}
+
 static void write_output(struct heatmap *h, FILE *out, FILE *tics)
 {
 	double span_s = (double)(h->tmax - h->tmin) / 1e9, col_s;
@@ -666,6 +688,17 @@ static void write_output(struct heatmap *h, FILE *out, FILE *tics)
 		fprintf(out, "# block %u: bins %u-%u: 0x%" PRIx64 "-0x%" PRIx64 " (%s) %s\n",
 			i, b->bin0, b->bin0 + b->nbins - 1, b->start, b->end,
 			fmt_bytes(b->end - b->start, sz, sizeof(sz)), block_label(b));
+		if (b->node_bytes[0] + b->node_bytes[1] + b->node_bytes[2] +
+		    b->node_bytes[3] > 0) {
+			fprintf(out, "# block %u resident by node:", i);
+			for (int n = 0; n < REC_NODES; n++)
+				if (b->node_bytes[n] > 0)
+					fprintf(out, " node%d %.1f%%", n, 100.0 *
+						b->node_bytes[n] / (b->node_bytes[0] +
+						b->node_bytes[1] + b->node_bytes[2] +
+						b->node_bytes[3]));
+			fputc('\n', out);
+		}
 		if (i + 1 < h->nb)
 			fprintf(out, "# gap elided: %s\n",
 				fmt_bytes(h->b[i + 1].start - b->end, sz, sizeof(sz)));
@@ -688,10 +721,17 @@ static void write_output(struct heatmap *h, FILE *out, FILE *tics)
 		(double)h->tmax / 1e9);
 	fprintf(tics, "set yrange [-0.5:%u.5]\nset ytics (", h->abins - 1);
 	for (unsigned int i = 0; i < h->nb; i++) {
+		double pct;
+		int nd = block_node(&h->b[i], &pct);
+		char nl[24] = "";
+
 		tic_label(lbl, sizeof(lbl), block_label(&h->b[i]));
-		fprintf(tics, "%s\"0x%" PRIx64 " %s (%s)\" %.1f", i ? ", " : "",
+		/* annotate the block with its main NUMA node ("%%": a format) */
+		if (nd >= 0)
+			snprintf(nl, sizeof(nl), " [N%d %.0f%%%%]", nd, pct);
+		fprintf(tics, "%s\"0x%" PRIx64 " %s (%s)%s\" %.1f", i ? ", " : "",
 			h->b[i].start, lbl, fmt_bytes(h->b[i].end - h->b[i].start, sz,
-						      sizeof(sz)), h->b[i].bin0 - 0.5);
+						      sizeof(sz)), nl, h->b[i].bin0 - 0.5);
 	}
 	fprintf(tics, ")\n");
 	for (unsigned int i = 0; i < h->nb; i++)

@@ -237,6 +237,11 @@ TEST_F(rec, interrupted_file_is_complete)
 	EXPECT_EQ(0, run_daptrace(A("report", "heatmap", "--addr-bins", "12", self->out),
 				  out, sizeof(out))) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "# block 0: bins 0-")) TH_LOG("%s", out);
+	/* the fake ring's placement puts most bytes on node 1 */
+	EXPECT_NE(NULL, strstr(out, "# block 0 resident by node: node0 ")) TH_LOG("%s", out);
+	EXPECT_EQ(0, run_daptrace(A("report", "nodes", self->out), out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "# columns: time_s node0_hot node0_warm node0_cold "
+			       "node1_hot")) TH_LOG("%s", out);
 	EXPECT_EQ(0, run_daptrace(A("report", "hot", "--top", "3", self->out), out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "hottest regions of snapshot seq 5")) TH_LOG("%s", out);
 	EXPECT_EQ(0, run_daptrace(A("report", "hot", "--by-label", self->out), out, sizeof(out)));
