@@ -235,6 +235,7 @@ struct daptrace_region *daptrace_region_new(unsigned long start, unsigned long e
 	r->ar.start = start;
 	r->ar.end = end;
 	r->sampling_addr = start;
+	r->sample_pfn = 0;
 	r->nr_accesses = 0;
 	r->last_nr_accesses = 0;
 	r->age = 0;

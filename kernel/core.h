@@ -55,6 +55,8 @@ struct daptrace_addr_range {
  *			min_region_sz.
  * @sampling_addr:	Address whose accessed bit was cleared by the last
  *			prepare step and is tested by the next check.
+ * @sample_pfn:		Page frame the last check found mapped at the
+ *			sampling address, 0 if none was present.
  * @nr_accesses:	Sampling rounds in the current aggregation window that
  *			saw the sampled page accessed (0 .. aggr/sample).
  * @last_nr_accesses:	@nr_accesses of the previous window, so that @age can
@@ -71,6 +73,7 @@ struct daptrace_addr_range {
 struct daptrace_region {
 	struct daptrace_addr_range ar;
 	unsigned long sampling_addr;
+	unsigned long sample_pfn;
 	unsigned int nr_accesses;
 	unsigned int last_nr_accesses;
 	unsigned int age;

@@ -82,10 +82,11 @@ TEST_F(attrs, defaults_after_load)
 	static const struct { const char *file, *val; } defs[] = {
 		{ "sample_us", "5000" }, { "aggr_us", "100000" },
 		{ "update_us", "1000000" }, { "min_nr_regions", "10" },
-		{ "max_nr_regions", "1000" }, { "tlb_flush", "round" },
+		{ "max_nr_regions", "1000" }, { "tlb_flush", "mm" },
 		{ "state", "off" }, { "target", "" }, { "target_status", "" },
 		{ "nr_regions", "0" }, { "nr_samples", "0" },
-		{ "nr_samples_late", "0" }, { "nr_snapshots", "0" },
+		{ "nr_samples_late", "0" }, { "nr_samples_busy", "0" },
+		{ "nr_snapshots", "0" },
 		{ "nr_snapshots_missed", "0" }, { "worker_cpu_us", "0" },
 		{ "snapshot_seq", "0" }, { "snapshot", "none" },
 	};
