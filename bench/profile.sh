@@ -80,6 +80,7 @@ profile() {
 	# traced callees " 1)   12.345 us    |  } /* name */" (funcgraph-tail).
 	cat $TR/trace > "$TMP/trace"
 	awk '/\(\);$/ || /\} \/\* / {
+		gsub(/ \[[A-Za-z0-9_]+\]/, "")	# " [module]" after a name
 		u = ""
 		for (i = 1; i <= NF; i++) if ($i == "us" || $i == "ms") { d = $(i - 1); u = $i; break }
 		if (u == "") next
