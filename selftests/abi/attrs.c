@@ -366,6 +366,7 @@ TEST_F(attrs, read_only_files_refuse_open_for_write)
 {
 	static const char * const ro[] = {
 		"target_status", "nr_regions", "nr_samples", "nr_samples_late",
+		"nr_samples_busy",
 		"nr_snapshots", "nr_snapshots_missed", "worker_cpu_us",
 		"snapshot_seq", "snapshot", "snapshots",
 	};
