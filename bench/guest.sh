@@ -143,9 +143,29 @@ wl_args() {
 	case $1 in
 	hotcold) echo "-p hotcold -s 512M --thp never" ;;
 	smallhot) echo "-p smallhot -s 1G --hot-size 8M --thp never" ;;
+	moving) echo "-p moving -s 512M --thp never" ;;
 	scattered) echo "-p scattered -s 1G --objects 32 --thp always" ;;
 	esac
 }
+
+# "bench.one=MONITOR,SETTING,WORKLOAD,ROUND": just that run, so that every
+# monitored run has a boot of its own (bench/ab.sh); tlb_flush is the default.
+one=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^bench\.one=//p')
+if [ -n "$one" ]; then
+	IFS=, read -r mon setting wlname round <<-EOF
+	$one
+	EOF
+	if [ "$setting" = default ]; then smp=5000 agg=100000; else smp=1000 agg=20000; fi
+	# shellcheck disable=SC2046
+	run "$round" "$mon" "$setting" $smp $agg "$(cat $DT/tlb_flush)" $(wl_args "$wlname") -d 10s
+	if [ $FAILS -eq 0 ]; then
+		ktap_test_pass "benchmark run"
+	else
+		ktap_test_fail "benchmark run" "$FAILS runs failed"
+	fi
+	ktap_finished
+	exit 0
+fi
 
 if [ "$QUICK" = 1 ]; then
 	ROUNDS=2 DUR=6s SIZES="256M 1G" TARGETS="1 4"

@@ -236,6 +236,8 @@ struct daptrace_region *daptrace_region_new(unsigned long start, unsigned long e
 	r->ar.start = start;
 	r->ar.end = end;
 	r->sampling_addr = start;
+	r->sample_pfn = DAPTRACE_NO_PFN;
+	r->sample_nid = -1;
 	r->nr_accesses = 0;
 	r->last_nr_accesses = 0;
 	r->age = 0;
@@ -428,6 +430,7 @@ static void daptrace_copy_stats(struct daptrace_region *dst,
 	dst->last_nr_accesses = src->last_nr_accesses;
 	dst->age = src->age;
 	dst->sample_pfn = src->sample_pfn;
+	dst->sample_nid = src->sample_nid;
 	dst->nr_present = src->nr_present;
 	memcpy(dst->node_samples, src->node_samples, sizeof(dst->node_samples));
 	dst->last_pfn = src->last_pfn;
@@ -725,6 +728,8 @@ static unsigned long daptrace_set_regions_walk(struct daptrace_ctx *ctx,
 					piece->nr_accesses = 0;
 					piece->last_nr_accesses = 0;
 					piece->age = 0;
+					piece->sample_pfn = DAPTRACE_NO_PFN;
+					piece->sample_nid = -1;
 					daptrace_reset_placement(piece);
 					list_add_tail(&piece->list, result);
 				}
@@ -879,12 +884,14 @@ void daptrace_account_access(struct daptrace_region *r, bool accessed)
 }
 
 /**
- * daptrace_reset_placement() - forget a region's placement samples.
+ * daptrace_reset_placement() - forget a region's placement counts.
  * @r:		The region.
+ *
+ * The last sample (@sample_pfn, @sample_nid) stays: an idle target's next
+ * window repeats it.
  */
 void daptrace_reset_placement(struct daptrace_region *r)
 {
-	r->sample_pfn = DAPTRACE_NO_PFN;
 	r->nr_present = 0;
 	memset(r->node_samples, 0, sizeof(r->node_samples));
 	r->last_pfn = DAPTRACE_NO_PFN;
@@ -910,6 +917,34 @@ void daptrace_account_placement(struct daptrace_region *r, int nid)
 	r->last_pfn = r->sample_pfn;
 	if (nid >= 0 && nid < DAPTRACE_NR_NODE_SLOTS)
 		r->node_samples[nid]++;
+}
+
+/**
+ * daptrace_repeat_placement() - count the last sample again, @n times.
+ * @t:		A target whose checks were skipped because none of its threads
+ *		ran (its pages did not move through its own faults either).
+ * @n:		Skipped checks.
+ *
+ * Keeps node_samples / nr_samples an estimate of the bytes per node when the
+ * worker skips an idle target's walks: the page sampled last stands for the
+ * skipped samples, as it would have been sampled again.
+ */
+void daptrace_repeat_placement(struct daptrace_target *t, unsigned int n)
+{
+	struct daptrace_region *r;
+	unsigned int room;
+
+	daptrace_for_each_region(r, t) {
+		if (r->sample_pfn == DAPTRACE_NO_PFN)
+			continue;
+		room = DAPTRACE_MAX_SAMPLES_PER_AGGR - r->nr_present;
+		if (n < room)
+			room = n;
+		r->nr_present += room;
+		r->last_pfn = r->sample_pfn;
+		if (r->sample_nid >= 0 && r->sample_nid < DAPTRACE_NR_NODE_SLOTS)
+			r->node_samples[r->sample_nid] += room;
+	}
 }
 
 /**

@@ -73,6 +73,9 @@ struct daptrace_addr_range {
  * @list:		Entry in &daptrace_target.regions, sorted by address.
  * @sample_pfn:		Set by the check step: pfn of the page mapped at
  *			@sampling_addr if present, else DAPTRACE_NO_PFN.
+ *			Kept across windows: an idle target's skipped checks
+ *			repeat it (daptrace_repeat_placement()).
+ * @sample_nid:		NUMA node of @sample_pfn, -1 if unknown.
  * @nr_present:		Checks in this window that found a present page.
  * @node_samples:	Of those, how many were on node 0, 1, ...
  * @last_pfn:		pfn of the last present page sampled in this window,
@@ -90,6 +93,7 @@ struct daptrace_region {
 	unsigned int age;
 	struct list_head list;
 	unsigned long sample_pfn;
+	int sample_nid;
 	unsigned int nr_present;
 	unsigned int node_samples[DAPTRACE_NR_NODE_SLOTS];
 	unsigned long last_pfn;
@@ -213,6 +217,7 @@ void daptrace_pick_sampling_addr(struct daptrace_ctx *ctx,
 				 struct daptrace_region *r);
 void daptrace_account_access(struct daptrace_region *r, bool accessed);
 void daptrace_account_placement(struct daptrace_region *r, int nid);
+void daptrace_repeat_placement(struct daptrace_target *t, unsigned int n);
 void daptrace_reset_placement(struct daptrace_region *r);
 
 /* Aggregation: called once per aggregation window, after publishing. */

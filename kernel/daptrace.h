@@ -32,6 +32,9 @@ struct task_struct;
  * @nr_regions:		Regions of all targets after the last aggregation.
  * @nr_late:		Sampling deadlines the worker could not keep (work
  *			took longer than the sampling interval).
+ * @nr_busy:		Target sampling passes skipped, wholly or in part,
+ *			because a writer held or awaited the target's
+ *			mmap_lock.
  *
  * Written only by the worker (and reset under &daptrace_mon.lock while the
  * worker is stopped); read locklessly by sysfs with READ_ONCE().
@@ -42,6 +45,7 @@ struct daptrace_counters {
 	u64 nr_missed;
 	u64 worker_cpu_ns;
 	u64 nr_late;
+	u64 nr_busy;
 	unsigned int nr_regions;
 };
 

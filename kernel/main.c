@@ -9,6 +9,7 @@
 
 #include <linux/kernfs.h>
 #include <linux/module.h>
+#include <linux/prandom.h>
 #include <linux/random.h>
 #include <linux/smp.h>
 
@@ -24,19 +25,27 @@ module_param(inject_warn, bool, 0400);
 MODULE_PARM_DESC(inject_warn, "debug builds: WARN_ON at module init");
 #endif
 
-/* Uniform in [0, ceil) without the modulo bias of a plain '%'. */
+/*
+ * Uniform in [0, ceil) without the modulo bias of a plain '%'.  A PRNG
+ * seeded from get_random_u64(): sampling needs no cryptographic quality, and
+ * the worker draws one value per region per sampling interval.  Only one
+ * thread draws at a time (see &daptrace_ctx).
+ */
+static struct rnd_state daptrace_rnd;
+
 static u32 daptrace_rand(void *arg, u32 ceil)
 {
-	return ((u64)get_random_u32() * ceil) >> 32;
+	return ((u64)prandom_u32_state(arg) * ceil) >> 32;
 }
 
 int daptrace_mon_init(struct daptrace_mon *mon)
 {
 	mutex_init(&mon->lock);
 	mutex_init(&mon->ring_lock);
-	daptrace_ctx_init(&mon->ctx, PAGE_SIZE, daptrace_rand, NULL);
+	prandom_seed_state(&daptrace_rnd, get_random_u64());
+	daptrace_ctx_init(&mon->ctx, PAGE_SIZE, daptrace_rand, &daptrace_rnd);
 	daptrace_attrs_default(&mon->ctx.attrs);
-	mon->tlb = DAPTRACE_TLB_ROUND;
+	mon->tlb = DAPTRACE_TLB_MM;
 	mon->ops = &daptrace_vaddr_ops;
 	atomic64_set(&mon->seq, 0);
 	return 0;

@@ -18,15 +18,40 @@
  * @DAPTRACE_TLB_NONE:	Nothing (DAMON's behaviour).  A translation still
  *			cached in a TLB never sets the bit again, so a small
  *			hot set can read as cold.
- * @DAPTRACE_TLB_ROUND:	Flush every CPU's TLB once per sampling round.
- * @DAPTRACE_TLB_MM:	Bump each target mm's TLB generation and flush only
- *			the CPUs in the targets' mm_cpumask (see vaddr.c).
+ * @DAPTRACE_TLB_ROUND:	Flush every CPU's TLB after a round that cleared
+ *			any bit.
+ * @DAPTRACE_TLB_MM:	Per target that had bits cleared: bump its mm's TLB
+ *			generation and flush only the CPUs in its
+ *			mm_cpumask (see vaddr.c).
  */
 enum daptrace_tlb_policy {
 	DAPTRACE_TLB_NONE,
 	DAPTRACE_TLB_ROUND,
 	DAPTRACE_TLB_MM,
 	NR_DAPTRACE_TLB_POLICIES,
+};
+
+/* What one sampling pass does; see &daptrace_ops.sample. */
+#define DAPTRACE_SAMPLE_CHECK	0x1
+#define DAPTRACE_SAMPLE_PREPARE	0x2
+
+/**
+ * struct daptrace_sample_stats - what one sampling pass did, all targets.
+ * @nr_young:	Regions found accessed.
+ * @nr_cleared:	Accessed bits cleared.
+ * @nr_busy:	Targets skipped (wholly or in part) because a writer held or
+ *		awaited their mmap_lock; their regions keep their samples
+ *		for the next pass.
+ * @nr_idle:	Targets whose walk was skipped because none of their threads
+ *		ran since the previous pass.
+ * @nr_walked:	Targets walked (wholly or in part).
+ */
+struct daptrace_sample_stats {
+	unsigned int nr_young;
+	unsigned int nr_cleared;
+	unsigned int nr_busy;
+	unsigned int nr_idle;
+	unsigned int nr_walked;
 };
 
 /**
@@ -38,23 +63,24 @@ enum daptrace_tlb_policy {
  * @target_put:		Release what @target_get took.
  * @init:		Build the initial regions of every target.
  * @update:		Re-read the targets' memory maps and adjust regions.
- * @prepare_access_checks: For every region pick a sampling address and clear
- *			its accessed bit.
- * @check_accesses:	For every region test whether the sampled page was
- *			accessed since prepare; account it.  Returns the
- *			number of regions found accessed.
+ * @sample:		One pass over every region: with DAPTRACE_SAMPLE_CHECK
+ *			test whether the page sampled last was accessed and
+ *			account it; with DAPTRACE_SAMPLE_PREPARE pick the
+ *			next sampling address and clear its accessed bit;
+ *			both in one walk.  Then apply @tlb to what was
+ *			cleared and add to @stats.  Never blocks on a
+ *			target's mmap_lock.
  * @target_valid:	False once the target process has exited.
- * @tlb_flush:		Apply @policy after a prepare round.
  */
 struct daptrace_ops {
 	void *(*target_get)(int pid_nr);
 	void (*target_put)(void *priv);
 	int (*init)(struct daptrace_ctx *ctx);
 	void (*update)(struct daptrace_ctx *ctx);
-	void (*prepare_access_checks)(struct daptrace_ctx *ctx);
-	unsigned int (*check_accesses)(struct daptrace_ctx *ctx);
+	void (*sample)(struct daptrace_ctx *ctx, unsigned int what,
+		       enum daptrace_tlb_policy tlb,
+		       struct daptrace_sample_stats *stats);
 	bool (*target_valid)(struct daptrace_target *t);
-	void (*tlb_flush)(struct daptrace_ctx *ctx, enum daptrace_tlb_policy policy);
 };
 
 extern const struct daptrace_ops daptrace_vaddr_ops;

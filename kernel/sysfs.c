@@ -350,6 +350,12 @@ static ssize_t nr_samples_late_show(struct kobject *kobj,
 	return sysfs_emit(buf, "%llu\n", READ_ONCE(kobj_mon(kobj)->cnt.nr_late));
 }
 
+static ssize_t nr_samples_busy_show(struct kobject *kobj,
+				    struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", READ_ONCE(kobj_mon(kobj)->cnt.nr_busy));
+}
+
 static ssize_t nr_snapshots_show(struct kobject *kobj,
 				 struct kobj_attribute *attr, char *buf)
 {
@@ -460,6 +466,8 @@ static struct kobj_attribute nr_regions_attr = __ATTR(nr_regions, 0400, nr_regio
 static struct kobj_attribute nr_samples_attr = __ATTR(nr_samples, 0400, nr_samples_show, NULL);
 static struct kobj_attribute nr_samples_late_attr =
 	__ATTR(nr_samples_late, 0400, nr_samples_late_show, NULL);
+static struct kobj_attribute nr_samples_busy_attr =
+	__ATTR(nr_samples_busy, 0400, nr_samples_busy_show, NULL);
 static struct kobj_attribute nr_snapshots_attr =
 	__ATTR(nr_snapshots, 0400, nr_snapshots_show, NULL);
 static struct kobj_attribute nr_snapshots_missed_attr =
@@ -487,6 +495,7 @@ static struct attribute *daptrace_attrs[] = {
 	&nr_regions_attr.attr,
 	&nr_samples_attr.attr,
 	&nr_samples_late_attr.attr,
+	&nr_samples_busy_attr.attr,
 	&nr_snapshots_attr.attr,
 	&nr_snapshots_missed_attr.attr,
 	&worker_cpu_us_attr.attr,

@@ -45,10 +45,23 @@
 #define DAPTRACE_VA_MAPS_SLACK		32U
 #define DAPTRACE_VA_MAPS_TRIES		3
 
-/*
- * Targets: &daptrace_target.priv is the struct pid reference of the process,
- * resolved once in the writer's pid namespace.
+/**
+ * struct daptrace_va_target - &daptrace_target.priv of a process.
+ * @pid:	The process, resolved once in the writer's pid namespace.
+ * @runtime:	Its threads' summed runtime when the last walk began.
+ * @unprepared:	A pass that prepares did not finish (mmap_lock busy): some
+ *		sampling addresses are stale or were never cleared, so the
+ *		next pass prepares without checking.
+ * @nr_cleared:	Accessed bits cleared by the current pass.
+ *
+ * Touched only by the worker.
  */
+struct daptrace_va_target {
+	struct pid *pid;
+	u64 runtime;
+	bool unprepared;
+	unsigned int nr_cleared;
+};
 
 /*
  * Pin the address space of the process @pid names.  Any of its threads will
@@ -81,6 +94,7 @@ static struct mm_struct *daptrace_va_get_mm(struct pid *pid)
 
 static void *daptrace_va_target_get(int pid_nr)
 {
+	struct daptrace_va_target *vt;
 	struct task_struct *task;
 	struct mm_struct *mm;
 	struct pid *pid;
@@ -105,7 +119,13 @@ static void *daptrace_va_target_get(int pid_nr)
 	if (!mm)
 		goto err_inval;
 	mmput(mm);
-	return pid;
+	vt = kzalloc(sizeof(*vt), GFP_KERNEL);
+	if (!vt) {
+		put_pid(pid);
+		return ERR_PTR(-ENOMEM);
+	}
+	vt->pid = pid;
+	return vt;
 
 err_inval:
 	put_pid(pid);
@@ -114,17 +134,27 @@ err_inval:
 
 static void daptrace_va_target_put(void *priv)
 {
-	put_pid(priv);
+	struct daptrace_va_target *vt = priv;
+
+	put_pid(vt->pid);
+	kfree(vt);
+}
+
+static struct mm_struct *daptrace_va_target_mm(struct daptrace_target *t)
+{
+	struct daptrace_va_target *vt = t->priv;
+
+	return daptrace_va_get_mm(vt->pid);
 }
 
 static bool daptrace_va_target_valid(struct daptrace_target *t)
 {
-	struct mm_struct *mm = daptrace_va_get_mm(t->priv);
+	struct mm_struct *mm = daptrace_va_target_mm(t);
 
 	if (!mm)
 		return false;
-	/* May be the last reference and tear the mm down: we may sleep. */
-	mmput(mm);
+	/* Never tear a dying address space down on the worker. */
+	mmput_async(mm);
 	return true;
 }
 
@@ -175,8 +205,9 @@ static unsigned int daptrace_va_collect(struct mm_struct *mm,
  * allocation happens under it; map_count only changes under the write lock,
  * so a count that grew in between is noticed and the sizing redone.
  *
- * Return: the number of ranges in @out (0 if nothing is mapped), or -ENOMEM,
- * or -EAGAIN if the map kept growing faster than we could size the buffer.
+ * Return: the number of ranges in @out (0 if nothing is mapped), -ENOMEM,
+ * -EBUSY if a writer holds or awaits mmap_lock, or -EAGAIN if the map kept
+ * growing faster than we could size the buffer.
  */
 static int daptrace_va_ranges(struct mm_struct *mm,
 			      struct daptrace_addr_range out[3])
@@ -192,7 +223,11 @@ static int daptrace_va_ranges(struct mm_struct *mm,
 		maps = kvmalloc_array(cap, sizeof(*maps), GFP_KERNEL);
 		if (!maps)
 			return -ENOMEM;
-		mmap_read_lock(mm);
+		/* Never wait for a writer: the next update tries again. */
+		if (!mmap_read_trylock(mm)) {
+			kvfree(maps);
+			return -EBUSY;
+		}
 		if ((unsigned int)mm->map_count <= cap)
 			break;
 		mmap_read_unlock(mm);
@@ -228,14 +263,14 @@ static int daptrace_va_init(struct daptrace_ctx *ctx)
 	daptrace_for_each_target(t, ctx) {
 		if (t->exited)
 			continue;
-		mm = daptrace_va_get_mm(t->priv);
+		mm = daptrace_va_target_mm(t);
 		if (!mm)
 			continue;
 		nr = daptrace_va_ranges(mm, ranges);
-		mmput(mm);
+		mmput_async(mm);
 		if (nr <= 0) {
 			/* Nothing mapped: the next update builds the regions. */
-			if (nr < 0 && !ret)
+			if (nr < 0 && nr != -EBUSY && !ret)
 				ret = nr;
 			continue;
 		}
@@ -262,11 +297,11 @@ static void daptrace_va_update(struct daptrace_ctx *ctx)
 	daptrace_for_each_target(t, ctx) {
 		if (t->exited)
 			continue;
-		mm = daptrace_va_get_mm(t->priv);
+		mm = daptrace_va_target_mm(t);
 		if (!mm)
 			continue;
 		nr = daptrace_va_ranges(mm, ranges);
-		mmput(mm);
+		mmput_async(mm);
 		if (nr >= 0)
 			daptrace_set_regions(ctx, t, ranges, nr);
 	}
@@ -286,48 +321,283 @@ static void daptrace_va_update(struct daptrace_ctx *ctx)
  *    khugepaged's retract_page_tables() detaches it holding only the pmd and
  *    pte locks, and frees it with pte_free_defer(), i.e. after an RCU grace
  *    period (the table's split ptlock goes with it).  Hence the pmd is read
- *    once, locklessly, inside rcu_read_lock(); the table and its lock are
- *    reached from that snapshot; and once the pte lock is held the pmd is
- *    re-read and the walk retried unless pmd_same(): retract takes the same
- *    pte lock before clearing the pmd, so a table still linked while we hold
- *    its lock stays linked until we drop it.  On 6.1 tables are only freed
- *    under the write lock, and the same code is merely cautious there.
- *  - This is what pte_offset_map_lock() does, but it is not usable: 6.12
- *    does not export __pte_offset_map_lock(), and its pte_unmap() is an
- *    rcu_read_unlock() we would have to pair by hand.  pte_offset_kernel() on
- *    the snapshot needs no unmapping (no HIGHPTE on x86-64).
+ *    once, locklessly, inside rcu_read_lock(), and the table and its lock are
+ *    reached from that snapshot.  On 6.1 tables are only freed under the
+ *    write lock, and the same code is merely cautious there.
+ *  - Reading a bit takes no lock, as in GUP-fast: the pte is read from the
+ *    snapshot's table, then the pmd is read again and the walk retried
+ *    unless pmd_same(), so a value read from a table retracted meanwhile is
+ *    never used.  A racing change of the entry itself (unmap, migration,
+ *    the hardware setting the bit) only moves the read to one side of it.
+ *  - Clearing a bit takes the page-table lock of the entry, the lock rmap
+ *    and THP split take, and only when the lockless read saw the bit set;
+ *    under the lock the pmd is re-read and the walk retried unless
+ *    pmd_same() (retract takes the same pte lock before clearing the pmd,
+ *    so a table still linked while we hold its lock stays linked), and the
+ *    bit is cleared with the atomic test-and-clear of
+ *    ptep_test_and_clear_young(), because the hardware sets
+ *    accessed/dirty bits concurrently.  pte_offset_map_lock() would do the
+ *    same but is not usable: 6.12 does not export __pte_offset_map_lock().
  *  - "Huge" (pmd_trans_huge, pmd_devmap) is tested before pmd_bad(), because
  *    x86's pmd_bad() is true for a leaf pmd; and nothing is ever cleared on a
  *    bad, none or non-present entry: pmd_clear_bad() is not exported on 6.1
  *    and fixing page tables is not our business.  A pud leaf (1 GiB DAX) is
  *    skipped, as are hugetlb and PFNMAP/IO VMAs.
- *  - Bits are tested and cleared under the page-table lock of the entry, the
- *    same lock rmap and THP split take, and cleared with an atomic
- *    test_and_clear_bit() on the entry's value word, because the hardware
- *    sets accessed/dirty bits concurrently: this is exactly what x86's
- *    unexported ptep_test_and_clear_young() / pmdp_test_and_clear_young() do.
- *    The bit is cleared only if it was set.
  */
 
 /*
- * Hand reclaim the reference that clearing the accessed bit takes away from
- * it, as DAMON does: folio_referenced() counts a young folio as referenced.
- * The caller holds the lock of the entry mapping @pfn, so the page cannot be
- * unmapped, split or freed meanwhile, and pte_special() mappings (zero page,
- * raw PFNs) and devmap pages have been filtered out.
- *
- * folio_set_young() is a real flag only with CONFIG_PAGE_IDLE_FLAG, which
- * DAMON and IDLE_PAGE_TRACKING select: Debian's 6.12 has it, Debian's 6.1
- * does not, and there it is an empty stub.  So on 6.1 the reference is
- * hidden from reclaim: at most one sampled page per region per sampling
- * interval looks unreferenced to the LRU (classic or MGLRU) once more than it
- * should.  Clearing a bit that reclaim would have cleared anyway cannot lose
- * data, only make that page a little likelier to be reclaimed.
+ * The folio mapped at @pfn, with a reference, or NULL.  Lockless callers
+ * must check afterwards that their entry still maps @pfn: only then is the
+ * reference one on the folio they found (as in GUP-fast).
  */
-static void daptrace_va_folio_set_young(unsigned long pfn)
+static struct folio *daptrace_va_folio_get(unsigned long pfn)
 {
-	if (IS_ENABLED(CONFIG_PAGE_IDLE_FLAG) && pfn_valid(pfn))
-		folio_set_young(page_folio(pfn_to_page(pfn)));
+	struct folio *folio;
+
+	if (!pfn_valid(pfn))
+		return NULL;
+	folio = page_folio(pfn_to_page(pfn));
+	if (!folio_try_get(folio))
+		return NULL;
+	/* Split meanwhile: the page belongs to another folio now. */
+	if (unlikely(folio != page_folio(pfn_to_page(pfn)))) {
+		folio_put(folio);
+		return NULL;
+	}
+	return folio;
+}
+
+/*
+ * Page reclaim and the accessed bit.  Reclaim's folio_referenced() clears
+ * accessed bits too; one it clears between our prepare and our check would
+ * hide an access.  With CONFIG_PAGE_IDLE_FLAG (Debian 6.12) we do what DAMON
+ * does: prepare marks the folio idle, and both folio_referenced() and
+ * folio_mark_accessed() clear that flag when they see a reference, so the
+ * check also counts a folio that is no longer idle.  And prepare hands
+ * reclaim the reference it takes away, with folio_set_young(), which
+ * folio_referenced() counts.  Without the flag (Debian 6.1) both are empty
+ * stubs: an access that reclaim saw between prepare and check is lost to
+ * the sample (reclaim is aging that page anyway), and at most one sampled
+ * page per region per sampling interval looks unreferenced to the LRU
+ * (classic or MGLRU) once more than it should.  The flag is shared with
+ * DAMON and /sys/kernel/mm/page_idle: running those on the same pages at the
+ * same time makes each see the other's marks as accesses.
+ */
+static inline bool daptrace_va_has_idle(void)
+{
+	return IS_ENABLED(CONFIG_PAGE_IDLE_FLAG);
+}
+
+/*
+ * Prepare, entry lock held so @pfn's folio stays mapped: @young tells
+ * whether we just cleared its accessed bit.
+ */
+static void daptrace_va_mark_locked(unsigned long pfn, bool young)
+{
+	struct folio *folio;
+
+	if (!daptrace_va_has_idle() || !pfn_valid(pfn))
+		return;
+	folio = page_folio(pfn_to_page(pfn));
+	if (young)
+		folio_set_young(folio);
+	folio_set_idle(folio);
+}
+
+/* Is @pte's value @ptent normal memory whose folio we may look at? */
+static inline bool daptrace_va_pte_normal(pte_t ptent)
+{
+	return pte_present(ptent) && !pte_special(ptent) && !pte_devmap(ptent);
+}
+
+/*
+ * The pte for @addr in the table the lockless pmd snapshot @pmdval points
+ * to; -EAGAIN (in @ret) if the pmd changed meanwhile.
+ */
+static pte_t daptrace_va_pte_read(pmd_t *pmd, pmd_t pmdval,
+				  unsigned long addr, pte_t **ptep, int *ret)
+{
+	pte_t ptent;
+
+	*ptep = pte_offset_kernel(&pmdval, addr);
+	ptent = ptep_get(*ptep);
+	/* Orders the pte read before the pmd re-read, as GUP-fast does. */
+	smp_rmb();
+	*ret = pmd_same(pmdval, READ_ONCE(*pmd)) ? 0 : -EAGAIN;
+	return ptent;
+}
+
+/*
+ * Check, lockless: was the page at @addr accessed since prepare?  Stores the
+ * pfn of a present entry in *@pfn (untouched if none).  Returns 1, 0, or -EAGAIN if
+ * the pmd changed under the read.
+ */
+static int daptrace_va_check_pte(pmd_t *pmd, pmd_t pmdval, unsigned long addr,
+				 unsigned long *pfn)
+{
+	struct folio *folio;
+	pte_t *pte, ptent;
+	int ret, young;
+
+	ptent = daptrace_va_pte_read(pmd, pmdval, addr, &pte, &ret);
+	if (ret || !pte_present(ptent))
+		return ret;
+	*pfn = pte_pfn(ptent);
+	if (pte_young(ptent))
+		return 1;
+	if (!daptrace_va_has_idle() || !daptrace_va_pte_normal(ptent))
+		return 0;
+	folio = daptrace_va_folio_get(*pfn);
+	if (!folio)
+		return 0;
+	young = !folio_test_idle(folio);
+	/* Still the folio the entry maps?  Else the flag means nothing. */
+	if (pte_pfn(ptep_get(pte)) != *pfn || !pte_present(ptep_get(pte)))
+		young = 0;
+	folio_put(folio);
+	return young;
+}
+
+static int daptrace_va_check_pmd(pmd_t *pmd, pmd_t pmdval, unsigned long addr,
+				 unsigned long *pfn)
+{
+	struct folio *folio;
+	unsigned long head;
+	int young;
+
+	if (!pmd_present(pmdval))
+		return 0;
+	head = pmd_pfn(pmdval);
+	*pfn = head + ((addr & ~PMD_MASK) >> PAGE_SHIFT);
+	if (pmd_young(pmdval))
+		return 1;
+	if (!daptrace_va_has_idle() || pmd_devmap(pmdval))
+		return 0;
+	folio = daptrace_va_folio_get(head);
+	if (!folio)
+		return 0;
+	young = !folio_test_idle(folio);
+	pmdval = READ_ONCE(*pmd);
+	if (!pmd_present(pmdval) || pmd_pfn(pmdval) != head)
+		young = 0;
+	folio_put(folio);
+	return young;
+}
+
+/*
+ * Prepare a pte: clear its accessed bit if the lockless read @ptent saw it
+ * set (under the lock, re-tested there) and mark its folio idle.  Returns 1
+ * if a bit was cleared, 0 if not, -EAGAIN if the pmd changed first.
+ */
+static int daptrace_va_prepare_pte(struct mm_struct *mm, pmd_t *pmd,
+				   pmd_t pmdval, unsigned long addr)
+{
+	spinlock_t *ptl;	/* the pte table's lock, guards *pte */
+	struct folio *folio;
+	pte_t *pte, ptent;
+	int ret, cleared = 0;
+
+	ptent = daptrace_va_pte_read(pmd, pmdval, addr, &pte, &ret);
+	if (ret || !pte_present(ptent))
+		return ret;
+	if (!pte_young(ptent)) {
+		/* Nothing to clear: just the idle mark, without the lock. */
+		if (!daptrace_va_has_idle() || !daptrace_va_pte_normal(ptent))
+			return 0;
+		folio = daptrace_va_folio_get(pte_pfn(ptent));
+		if (!folio)
+			return 0;
+		if (pte_pfn(ptep_get(pte)) == pte_pfn(ptent))
+			folio_set_idle(folio);
+		folio_put(folio);
+		return 0;
+	}
+	/* Both from the snapshot: RCU keeps the table and its lock alive. */
+	ptl = pte_lockptr(mm, &pmdval);
+	spin_lock(ptl);
+	if (unlikely(!pmd_same(pmdval, READ_ONCE(*pmd)))) {
+		spin_unlock(ptl);
+		return -EAGAIN;
+	}
+	ptent = ptep_get(pte);
+	if (pte_present(ptent)) {
+		cleared = daptrace_ptep_test_and_clear_young(pte);
+		if (daptrace_va_pte_normal(ptent))
+			daptrace_va_mark_locked(pte_pfn(ptent), cleared);
+	}
+	spin_unlock(ptl);
+	return cleared;
+}
+
+static int daptrace_va_prepare_pmd(struct mm_struct *mm, pmd_t *pmd,
+				   pmd_t pmdval)
+{
+	spinlock_t *ptl;	/* the pmd table's lock, guards *pmd */
+	struct folio *folio;
+	int cleared = 0;
+
+	if (!pmd_present(pmdval))
+		return 0;
+	if (!pmd_young(pmdval)) {
+		if (!daptrace_va_has_idle() || pmd_devmap(pmdval))
+			return 0;
+		folio = daptrace_va_folio_get(pmd_pfn(pmdval));
+		if (!folio)
+			return 0;
+		if (pmd_pfn(READ_ONCE(*pmd)) == pmd_pfn(pmdval))
+			folio_set_idle(folio);
+		folio_put(folio);
+		return 0;
+	}
+	ptl = pmd_lock(mm, pmd);
+	/* Re-check under the lock: split and zap hold it to change the pmd. */
+	pmdval = READ_ONCE(*pmd);
+	if (!pmd_trans_huge(pmdval) && !pmd_devmap(pmdval)) {
+		spin_unlock(ptl);
+		return -EAGAIN;
+	}
+	if (pmd_present(pmdval)) {
+		cleared = daptrace_pmdp_test_and_clear_young(pmd);
+		if (!pmd_devmap(pmdval))
+			daptrace_va_mark_locked(pmd_pfn(pmdval), cleared);
+	}
+	spin_unlock(ptl);
+	return cleared;
+}
+
+/*
+ * The pmd entry covering @addr in @vma, or NULL if an upper level is empty,
+ * bad or a leaf, or the VMA is not sampled.  Caller: mm pinned,
+ * mmap_read_lock held, @vma found under it and containing @addr.
+ */
+static pmd_t *daptrace_va_pmd(struct mm_struct *mm, struct vm_area_struct *vma,
+			      unsigned long addr)
+{
+	pgd_t *pgd, pgdval;
+	p4d_t *p4d, p4dval;
+	pud_t *pud, pudval;
+
+	if ((vma->vm_flags & (VM_PFNMAP | VM_IO)) || is_vm_hugetlb_page(vma))
+		return NULL;
+	/*
+	 * Upper levels: a table seen here stays linked (see above), so the
+	 * p4d/pud/pmd_offset() helpers may re-read the entries they follow.
+	 */
+	pgd = pgd_offset(mm, addr);
+	pgdval = READ_ONCE(*pgd);
+	if (pgd_none(pgdval) || pgd_bad(pgdval))
+		return NULL;
+	/* Folds onto the pgd unless 5-level paging is on (pgtable_l5_enabled). */
+	p4d = p4d_offset(pgd, addr);
+	p4dval = READ_ONCE(*p4d);
+	if (p4d_none(p4dval) || p4d_bad(p4dval))
+		return NULL;
+	pud = pud_offset(p4d, addr);
+	pudval = READ_ONCE(*pud);
+	/* Leaf first: x86's pud_bad() is true for a 1 GiB leaf too. */
+	if (pud_none(pudval) || pud_leaf(pudval) || pud_bad(pudval))
+		return NULL;
+	return pmd_offset(pud, addr);
 }
 
 /*
@@ -342,258 +612,152 @@ static int daptrace_va_pfn_nid(unsigned long pfn)
 }
 
 /*
- * @pmd looked like a huge pmd (THP, or DAX devmap) in the lockless read.
- * Return: 1 if its accessed bit was set (and is now clear if @mkold), 0 if
- * not, -EAGAIN if it stopped being huge before we got the lock (split or
- * zapped meanwhile: walk again).
+ * Check (@prepare false) or prepare the page at @addr.  Check returns
+ * whether it was accessed since prepare and stores the pfn of a present
+ * entry in *@pfn (DAPTRACE_NO_PFN if none); prepare returns whether an
+ * accessed bit was cleared.
  */
-static int daptrace_va_pmd_young(struct mm_struct *mm, pmd_t *pmd, bool mkold,
-				 unsigned long addr, unsigned long *pfn)
+static bool daptrace_va_entry(struct mm_struct *mm, struct vm_area_struct *vma,
+			      unsigned long addr, bool prepare,
+			      unsigned long *pfn)
 {
-	spinlock_t *ptl;	/* the pmd table's lock, guards *pmd */
-	pmd_t pmdval;
-	int young = 0;
-
-	ptl = pmd_lock(mm, pmd);
-	/* Re-check under the lock: split and zap hold it to change the pmd. */
-	pmdval = READ_ONCE(*pmd);
-	if (!pmd_trans_huge(pmdval) && !pmd_devmap(pmdval)) {
-		spin_unlock(ptl);
-		return -EAGAIN;
-	}
-	if (pmd_present(pmdval))
-		*pfn = pmd_pfn(pmdval) + ((addr & ~PMD_MASK) >> PAGE_SHIFT);
-	if (pmd_present(pmdval) && pmd_young(pmdval)) {
-		young = 1;
-		if (mkold &&
-		    test_and_clear_bit(_PAGE_BIT_ACCESSED, (unsigned long *)pmd) &&
-		    !pmd_devmap(pmdval))
-			daptrace_va_folio_set_young(pmd_pfn(pmdval));
-	}
-	spin_unlock(ptl);
-	return young;
-}
-
-/*
- * @pmdval, read locklessly from @pmd under rcu_read_lock(), points to a PTE
- * table.  Return: 1 if the pte for @addr is present and young (and is now
- * old if @mkold), 0 if not, -EAGAIN if the pmd changed before we held the
- * table's lock (table retracted, or replaced by a THP: walk again).
- */
-static int daptrace_va_pte_young(struct mm_struct *mm, pmd_t *pmd,
-				 pmd_t pmdval, unsigned long addr, bool mkold,
-				 unsigned long *pfn)
-{
-	spinlock_t *ptl;	/* the pte table's lock, guards *pte */
-	pte_t *pte, ptent;
-	int young = 0;
-
-	/*
-	 * Both from the snapshot: RCU keeps that table and its lock alive even
-	 * if it was detached after our read.
-	 */
-	pte = pte_offset_kernel(&pmdval, addr);
-	ptl = pte_lockptr(mm, &pmdval);
-	spin_lock(ptl);
-	if (unlikely(!pmd_same(pmdval, READ_ONCE(*pmd)))) {
-		spin_unlock(ptl);
-		return -EAGAIN;
-	}
-	ptent = ptep_get(pte);
-	if (pte_present(ptent))
-		*pfn = pte_pfn(ptent);
-	if (pte_present(ptent) && pte_young(ptent)) {
-		young = 1;
-		if (mkold &&
-		    test_and_clear_bit(_PAGE_BIT_ACCESSED,
-				       (unsigned long *)&pte->pte) &&
-		    !pte_special(ptent) && !pte_devmap(ptent))
-			daptrace_va_folio_set_young(pte_pfn(ptent));
-	}
-	spin_unlock(ptl);
-	return young;
-}
-
-/*
- * Was the page mapping @addr in @vma accessed since its bit was last
- * cleared?  With @mkold, also clear the bit.  *@pfn gets the pfn of a
- * present page, else stays DAPTRACE_NO_PFN.  Caller: mm pinned,
- * mmap_read_lock held, @vma found under it and containing @addr.
- */
-static bool daptrace_va_young(struct mm_struct *mm, struct vm_area_struct *vma,
-			      unsigned long addr, bool mkold, unsigned long *pfn)
-{
-	pgd_t *pgd, pgdval;
-	p4d_t *p4d, p4dval;
-	pud_t *pud, pudval;
 	pmd_t *pmd, pmdval;
-	int tries, young = 0;
+	int tries, ret = 0;
 
-	if ((vma->vm_flags & (VM_PFNMAP | VM_IO)) || is_vm_hugetlb_page(vma))
+	*pfn = DAPTRACE_NO_PFN;
+	pmd = daptrace_va_pmd(mm, vma, addr);
+	if (!pmd)
 		return false;
-
-	/*
-	 * Upper levels: a table seen here stays linked (see above), so the
-	 * p4d/pud/pmd_offset() helpers may re-read the entries they follow.
-	 */
-	pgd = pgd_offset(mm, addr);
-	pgdval = READ_ONCE(*pgd);
-	if (pgd_none(pgdval) || pgd_bad(pgdval))
-		return false;
-	/* Folds onto the pgd unless 5-level paging is on (pgtable_l5_enabled). */
-	p4d = p4d_offset(pgd, addr);
-	p4dval = READ_ONCE(*p4d);
-	if (p4d_none(p4dval) || p4d_bad(p4dval))
-		return false;
-	pud = pud_offset(p4d, addr);
-	pudval = READ_ONCE(*pud);
-	/* Leaf first: x86's pud_bad() is true for a 1 GiB leaf too. */
-	if (pud_none(pudval) || pud_leaf(pudval) || pud_bad(pudval))
-		return false;
-	pmd = pmd_offset(pud, addr);
 
 	rcu_read_lock();
 	for (tries = 0; tries < DAPTRACE_VA_MAX_TRIES; tries++) {
+		*pfn = DAPTRACE_NO_PFN;
 		/*
 		 * One lockless read: x86-64 pmds are a single word, so this
 		 * is what pmdp_get_lockless() is on 6.12 (6.1 lacks it).
 		 */
 		pmdval = READ_ONCE(*pmd);
 		if (pmd_none(pmdval))
-			young = 0;
+			ret = 0;
 		else if (pmd_trans_huge(pmdval) || pmd_devmap(pmdval))
-			young = daptrace_va_pmd_young(mm, pmd, mkold, addr,
-						      pfn);
+			ret = prepare ? daptrace_va_prepare_pmd(mm, pmd, pmdval) :
+				daptrace_va_check_pmd(pmd, pmdval, addr, pfn);
 		else if (!pmd_present(pmdval) || pmd_bad(pmdval))
-			young = 0;	/* migration entry, or garbage: hands off */
+			ret = 0;	/* migration entry, or garbage: hands off */
 		else
-			young = daptrace_va_pte_young(mm, pmd, pmdval, addr,
-						      mkold, pfn);
-		if (young != -EAGAIN)
+			ret = prepare ?
+				daptrace_va_prepare_pte(mm, pmd, pmdval, addr) :
+				daptrace_va_check_pte(pmd, pmdval, addr, pfn);
+		if (ret != -EAGAIN)
 			break;
 	}
 	rcu_read_unlock();
-	return young > 0;
+	if (ret < 0)
+		*pfn = DAPTRACE_NO_PFN;
+	return ret > 0;
 }
 
 /*
- * One sampling step over the regions of @t: with @prepare pick each region's
- * sampling address and clear the accessed bit there, otherwise test the bit
- * at the address picked last time and account the result.
- *
- * One mm pin and one mmap_read_lock cover the whole target: the regions are
- * sorted, so their sampling addresses ascend and the VMA found for one region
- * usually serves the next ones without a maple tree lookup.  Only when a
- * writer waits for the lock (the target's own mmap/munmap) or the scheduler
- * wants the CPU is the lock dropped for a moment, every DAPTRACE_VA_BATCH
- * regions, so thousands of regions never stall the target.
- *
- * Return: the number of regions found accessed (0 with @prepare).
+ * Idle targets.  A process none of whose threads ran since the previous walk
+ * cannot have set an accessed bit, so its check reads "not accessed"
+ * everywhere and its prepared bits are still clear: the walk is skipped.
+ * "Ran" is the threads' summed se.sum_exec_runtime, plus what exited threads
+ * left in signal->sum_sched_runtime, compared with the sum taken before the
+ * previous walk (so a run during that walk counts too); any change, also a
+ * decrease from a thread exiting under the RCU walk, counts as running.  A
+ * thread that is runnable or on a CPU counts as running whatever its sum
+ * says: the sum is brought up to date only at ticks and context switches.
+ * Not seen: accesses through the target's page tables by tasks outside its
+ * thread group (6.1's vhost kthreads, process_vm_writev() from another
+ * process), which DAMON sees.  A pass cut short by a busy mmap_lock sets
+ * the sum to DAPTRACE_VA_RAN so that the next one walks.  task->signal
+ * and the thread list are valid under RCU for a task found by pid_task()
+ * under it.
  */
-static unsigned int daptrace_va_sample(struct daptrace_ctx *ctx,
-				       struct daptrace_target *t, bool prepare)
+/* A runtime sum no process reaches: "ran", so the next pass walks. */
+#define DAPTRACE_VA_RAN		U64_MAX
+
+static bool daptrace_va_ran(struct daptrace_va_target *vt)
 {
-	struct vm_area_struct *vma = NULL;
-	struct daptrace_region *r;
-	unsigned int n = 0, nr_young = 0;
-	struct mm_struct *mm;
-	unsigned long addr;
-	bool young;
+	struct task_struct *task, *th;
+	bool running = false;
+	u64 sum;
 
-	mm = daptrace_va_get_mm(t->priv);
-	if (!mm)
-		return 0;	/* exited: the worker reaps it via target_valid */
-
-	mmap_read_lock(mm);
-	daptrace_for_each_region(r, t) {
-		if (!(++n % DAPTRACE_VA_BATCH) &&
-		    (mmap_lock_is_contended(mm) || need_resched())) {
-			mmap_read_unlock(mm);
-			cond_resched();
-			mmap_read_lock(mm);
-			vma = NULL;	/* VMAs may have changed meanwhile */
-		}
-		if (prepare)
-			daptrace_pick_sampling_addr(ctx, r);
-		addr = r->sampling_addr;
-		if (!vma || addr < vma->vm_start || addr >= vma->vm_end)
-			vma = vma_lookup(mm, addr);
-		r->sample_pfn = DAPTRACE_NO_PFN;
-		young = vma && daptrace_va_young(mm, vma, addr, prepare,
-						 &r->sample_pfn);
-		if (prepare)
-			continue;
-		daptrace_account_access(r, young);
-		daptrace_account_placement(r, daptrace_va_pfn_nid(r->sample_pfn));
-		nr_young += young;
+	rcu_read_lock();
+	task = pid_task(vt->pid, PIDTYPE_PID);
+	if (!task) {
+		rcu_read_unlock();
+		return true;
 	}
-	mmap_read_unlock(mm);
-	mmput(mm);
-	return nr_young;
+	sum = READ_ONCE(task->signal->sum_sched_runtime);
+	for_each_thread(task, th) {
+		sum += READ_ONCE(th->se.sum_exec_runtime);
+		running |= task_is_running(th);
+	}
+	rcu_read_unlock();
+	running |= sum != vt->runtime;
+	vt->runtime = sum;
+	return running;
 }
 
-static void daptrace_va_prepare_access_checks(struct daptrace_ctx *ctx)
+/* The VMA containing @addr: the cached *@vma if it still does, else looked up. */
+static struct vm_area_struct *daptrace_va_vma(struct mm_struct *mm,
+					      struct vm_area_struct **vma,
+					      unsigned long addr)
 {
-	struct daptrace_target *t;
-
-	daptrace_for_each_target(t, ctx) {
-		if (!t->exited)
-			daptrace_va_sample(ctx, t, true);
-	}
-}
-
-static unsigned int daptrace_va_check_accesses(struct daptrace_ctx *ctx)
-{
-	struct daptrace_target *t;
-	unsigned int nr = 0;
-
-	daptrace_for_each_target(t, ctx) {
-		if (!t->exited)
-			nr += daptrace_va_sample(ctx, t, false);
-	}
-	return nr;
+	if (!*vma || addr < (*vma)->vm_start || addr >= (*vma)->vm_end)
+		*vma = vma_lookup(mm, addr);
+	return *vma;
 }
 
 /*
- * TLB flushes.
+ * TLB invalidation.
  *
  * A translation cached in a TLB keeps its accessed bit "set" in the CPU's
  * view: the CPU does not write the bit again until it walks the page table
  * anew, so a page we just made old reads as never accessed for as long as
- * the entry stays cached (DESIGN.md, 3: the TLB caveat).  After a prepare
- * round we therefore flush, per the policy:
+ * the entry stays cached (DESIGN.md, 3: the TLB caveat).  Only entries whose
+ * bit we cleared matter, so a target with no clears in a pass costs nothing.
+ * Otherwise, per the policy:
  *
- * DAPTRACE_TLB_ROUND: every online CPU runs __flush_tlb_all().  Simple and
- * certainly sufficient; costs an IPI to every CPU every sampling interval.
- * (In both policies the IPIs are asynchronous: see daptrace_va_tlb_flush().)
+ * DAPTRACE_TLB_ROUND: every online CPU runs __flush_tlb_all(), once per pass
+ * that cleared anything.  Certainly sufficient; interrupts every CPU, also
+ * isolated ones that never ran a target.
  *
- * DAPTRACE_TLB_MM: flush only what can hold the targets' translations, by
- * joining the x86 TLB-generation protocol (arch/x86/mm/tlb.c, the same on
- * 6.1 and 6.12).  Each mm has a generation, mm->context.tlb_gen; each CPU
- * remembers, per ASID slot, the generation it last flushed that mm's entries
- * to (cpu_tlbstate.ctxs[asid].tlb_gen).  Page-table writers bump the mm's
- * generation with inc_mm_tlb_gen() and IPI the CPUs in mm_cpumask();
- * everybody else catches up when it next loads the mm.  We do the same for
- * each target: bump the generation after the clears, then run
- * __flush_tlb_all() on the union of the targets' mm_cpumask()s.
- * Why every CPU that may hold a stale translation is covered:
+ * DAPTRACE_TLB_MM (default): per target, only the CPUs that can hold its
+ * translations, by joining the x86 TLB-generation protocol
+ * (arch/x86/mm/tlb.c, the same on 6.1 and 6.12).  Each mm has a generation,
+ * mm->context.tlb_gen; each CPU remembers, per ASID slot, the generation it
+ * last flushed that mm's entries to (cpu_tlbstate.ctxs[asid].tlb_gen).
+ * Page-table writers bump the mm's generation with inc_mm_tlb_gen() and IPI
+ * the CPUs in mm_cpumask(); everybody else catches up when it next loads the
+ * mm.  We do the same: bump the generation after the clears, then run
+ * __flush_tlb_all() on the target's mm_cpumask().  (Invalidating only the
+ * cleared addresses with INVLPG, waiting for the IPIs since they read the
+ * address list, was tried: hot sets went unseen on 6.1 with a PCID CPU
+ * model, and waiting cost the worker most of a CPU under TCG; see the
+ * commit message.)  Why every CPU that may hold a stale translation is
+ * covered:
  *
- *  1. CPU running the target (in mm_cpumask, not lazy) when we read the
- *     mask: it gets the IPI.  __flush_tlb_all() (INVPCID all-context or a
- *     CR4.PGE toggle) drops the entries of every PCID, user PCIDs of PTI
- *     included.  It does not update the CPU's recorded generation, so the
- *     CPU merely does one more full flush than needed later.
+ *  1. CPU running the target (in mm_cpumask) when we read the mask: it gets
+ *     the IPI.  __flush_tlb_all() (INVPCID all-context or a CR4.PGE toggle)
+ *     drops the entries of every PCID, user PCIDs of PTI included.  It does
+ *     not update the CPU's recorded generation, so the CPU merely does one
+ *     more full flush than needed later.
  *  2. CPU that switched away before (no longer in mm_cpumask): with PCID its
  *     TLB still holds our entries under the old ASID, which is why flushing
  *     mm_cpumask alone is not enough.  When it switches back,
  *     switch_mm_irqs_off() -> choose_new_asid() finds the slot and flushes it
  *     because slot tlb_gen < mm tlb_gen, which our bump guarantees (without
- *     PCID, every switch flushes anyway; a recycled slot flushes too).
+ *     PCID, every switch flushes anyway; a recycled slot flushes too).  Its
+ *     bit may also linger in mm_cpumask (6.12 trims it lazily): it then gets
+ *     the IPI, which is merely wasted.
  *  3. Lazy CPU (a kernel thread runs on the mm; the CPU stays in
- *     mm_cpumask): it gets the IPI as in 1.  The kernel skips lazy CPUs
- *     (they compare generations when they leave lazy mode), but
- *     cpu_tlbstate_shared.is_lazy is declared only for !MODULE builds, so we
- *     pay the extra IPI rather than copy a private struct layout.
+ *     mm_cpumask): it gets the IPI as in 1, the target's PCID still loaded.
+ *     The kernel skips lazy CPUs (they compare generations when they leave
+ *     lazy mode), but cpu_tlbstate_shared.is_lazy is declared only for
+ *     !MODULE builds, so we pay the extra IPI rather than copy a private
+ *     struct layout.
  *  4. CPU switching to the mm concurrently: it sets its bit in mm_cpumask
  *     (a locked op) and then reads tlb_gen; we increment tlb_gen (locked)
  *     and then read mm_cpumask.  On x86 one of the two reads must see the
@@ -608,88 +772,175 @@ static unsigned int daptrace_va_check_accesses(struct daptrace_ctx *ctx)
  *     flush request carrying exactly that generation, and the generation we
  *     got from inc_mm_tlb_gen() belongs to no request.
  *
- * Risks: this relies on arch/x86/mm/tlb.c internals that are not an API,
- * and inc_mm_tlb_gen() itself sits in the "#ifndef MODULE" part of
- * <asm/tlbflush.h> on both kernels (hidden from modules on purpose), so
- * daptrace_va_inc_tlb_gen() below repeats its one line on the
- * mm_context_t field, which modules do see.  A stray bump is harmless by
+ * So no CPU that never ran the target is interrupted.  Risks: this relies
+ * on arch/x86/mm/tlb.c internals that are not an API (compat.h restricts the
+ * module to the two series it was read on).  A stray bump is harmless by
  * design of the protocol: a CPU whose recorded generation is behind only
- * flushes more, never less, so the worst case of a mistake here is extra
- * flushing.  The protocol holds on 6.1 and 6.12 (read from both); kernels
- * that change it (e.g. broadcast flushes with AMD INVLPGB) need a new look
- * before this policy is allowed there.  Cost on the target: after each
- * round a switched-out CPU does one full flush of the target's ASID on its
- * next switch-in (PCID retention is lost at most once per CPU per round).
- * Untested on PCID hardware so far: QEMU's default qemu64 CPU has no PCID,
- * so every switch flushes anyway and a VM test exercises only cases 1, 3
- * and 4 unless it is given a CPU model with PCID.
+ * flushes more, never less.  Cost on the target: after a pass that cleared
+ * bits, a switched-out CPU does one full flush of the target's ASID on its
+ * next switch-in (PCID retention is lost at most once per CPU per pass).
  */
-
-/* inc_mm_tlb_gen(), which is hidden from modules: see above. */
-static void daptrace_va_inc_tlb_gen(struct mm_struct *mm)
-{
-	/* Returning atomic: a full barrier, as the protocol requires. */
-	atomic64_inc_return(&mm->context.tlb_gen);
-}
 
 /*
- * The union of the targets' mm_cpumask()s.  Static: too big for the stack
- * with NR_CPUS=8192 and no need to allocate it every round.  The lock makes
- * it safe should two workers ever run.
+ * The full-flush IPIs are not waited for: the check comes a sampling
+ * interval later, and only accesses between our clears and a remote CPU's
+ * flush (an IPI's latency) can go unseen; later ones set the bit again.
+ * Waiting made the worker spin for as long as a busy remote CPU took to take
+ * the IPI, which under emulation was most of the worker's CPU time.
  */
-static struct cpumask daptrace_va_flush_mask;
-static DEFINE_MUTEX(daptrace_va_flush_lock);
-
-static void daptrace_va_flush_cpu(void *unused)
+static void daptrace_va_flush_all(void *unused)
 {
 	__flush_tlb_all();
 }
 
-static void daptrace_va_flush_mm(struct daptrace_ctx *ctx)
+/* Policy mm, after a pass that cleared bits in @mm (pinned by the caller). */
+static void daptrace_va_tlb_flush(struct mm_struct *mm)
 {
-	struct daptrace_target *t;
-	struct mm_struct *mm;
-
-	mutex_lock(&daptrace_va_flush_lock);
-	cpumask_clear(&daptrace_va_flush_mask);
-	daptrace_for_each_target(t, ctx) {
-		if (t->exited)
-			continue;
-		mm = daptrace_va_get_mm(t->priv);
-		if (!mm)
-			continue;
-		/* Full barrier: orders our clears before, the mask read after. */
-		daptrace_va_inc_tlb_gen(mm);
-		cpumask_or(&daptrace_va_flush_mask, &daptrace_va_flush_mask,
-			   mm_cpumask(mm));
-		mmput(mm);
-	}
-	if (!cpumask_empty(&daptrace_va_flush_mask))
-		on_each_cpu_mask(&daptrace_va_flush_mask,
-				 daptrace_va_flush_cpu, NULL, false);
-	mutex_unlock(&daptrace_va_flush_lock);
+	/* Full barrier: orders our clears before, the mask read after. */
+	daptrace_inc_mm_tlb_gen(mm);
+	on_each_cpu_mask(mm_cpumask(mm), daptrace_va_flush_all, NULL, false);
 }
 
 /*
- * The flush IPIs are not waited for: the check comes a sampling interval
- * later, and only accesses between our clears and a remote CPU's flush (an
- * IPI's latency) can go unseen; later ones set the bit again.  Waiting made
- * the worker spin for as long as a busy remote CPU took to take the IPI,
- * which under emulation was most of the worker's CPU time.
+ * One sampling pass over the regions of @t: per region, with CHECK test the
+ * address picked last time and account it, with PREPARE pick the next one
+ * and clear its accessed bit; then invalidate what the policy wants.
+ *
+ * One mm pin and one mmap_read_lock cover the whole target: the regions are
+ * sorted, so their sampling addresses ascend and the VMA found for one region
+ * usually serves the next ones without a maple tree lookup (one cache for
+ * the checks, one for the prepares, which trail them).  The lock is
+ * only ever tried: a writer holding or awaiting it (the target's own mmap or
+ * munmap, or a fault stuck in a hung FUSE/NFS file under it) makes us skip
+ * the rest of the target's pass and count it, rather than wait.  A pass cut
+ * short leaves regions checked but not prepared again, or picked but never
+ * cleared, so the next pass of the target prepares without checking.  When a writer
+ * waits or the scheduler wants the CPU, the lock is dropped for a moment
+ * every DAPTRACE_VA_BATCH regions, so thousands of regions never stall the
+ * target.  The last mm reference may be ours if the target exits meanwhile:
+ * mmput_async() leaves the teardown to a workqueue.
  */
-static void daptrace_va_tlb_flush(struct daptrace_ctx *ctx,
-				  enum daptrace_tlb_policy policy)
+static void daptrace_va_sample_target(struct daptrace_ctx *ctx,
+				      struct daptrace_target *t,
+				      unsigned int what,
+				      enum daptrace_tlb_policy tlb,
+				      struct daptrace_sample_stats *st)
 {
-	switch (policy) {
-	case DAPTRACE_TLB_ROUND:
-		on_each_cpu(daptrace_va_flush_cpu, NULL, false);
-		break;
-	case DAPTRACE_TLB_MM:
-		daptrace_va_flush_mm(ctx);
-		break;
-	default:
-		break;
+	struct daptrace_va_target *vt = t->priv;
+	bool check = what & DAPTRACE_SAMPLE_CHECK;
+	bool prepare = what & DAPTRACE_SAMPLE_PREPARE;
+	struct vm_area_struct *vma = NULL, *pvma = NULL;
+	struct daptrace_region *r, *p;
+	unsigned long addr, pfn, next;
+	struct mm_struct *mm;
+	unsigned int n = 0;
+	bool young;
+
+	if (vt->unprepared) {
+		check = false;
+		prepare = true;
 	}
+	/*
+	 * Before the walk: a run during it must show next time.  An idle
+	 * target's checks all read "not accessed" and its prepared bits are
+	 * still clear; only a prepare-only pass (after aggregation replaced
+	 * regions) must walk.
+	 */
+	if (!daptrace_va_ran(vt) && check) {
+		st->nr_idle++;
+		daptrace_repeat_placement(t, 1);
+		return;
+	}
+	mm = daptrace_va_target_mm(t);
+	if (!mm)
+		return;	/* exited: the worker reaps it via target_valid */
+	st->nr_walked++;
+	if (!mmap_read_trylock(mm))
+		goto busy;
+
+	vt->nr_cleared = 0;
+	p = list_first_entry(&t->regions, struct daptrace_region, list);
+	daptrace_for_each_region(r, t) {
+		if (!(++n % DAPTRACE_VA_BATCH) &&
+		    (mmap_lock_is_contended(mm) || need_resched())) {
+			mmap_read_unlock(mm);
+			cond_resched();
+			if (!mmap_read_trylock(mm))
+				goto busy_flush;
+			/* VMAs may have changed meanwhile */
+			vma = NULL;
+			pvma = NULL;
+		}
+		if (check) {
+			addr = r->sampling_addr;
+			pfn = DAPTRACE_NO_PFN;
+			young = daptrace_va_vma(mm, &vma, addr) &&
+				daptrace_va_entry(mm, vma, addr, false, &pfn);
+			r->sample_pfn = pfn;
+			r->sample_nid = daptrace_va_pfn_nid(pfn);
+			daptrace_account_access(r, young);
+			daptrace_account_placement(r, r->sample_nid);
+			st->nr_young += young;
+		}
+		if (!prepare)
+			continue;
+		/*
+		 * A huge pmd maps 2 MiB, which neighbouring regions may share:
+		 * a region is prepared only once the checks have left every
+		 * 2 MiB block it touches, lest its clear hide an access from a
+		 * later region's check in this pass.
+		 */
+		next = ULONG_MAX;
+		if (check && !list_is_last(&r->list, &t->regions))
+			next = list_next_entry(r, list)->sampling_addr;
+		while (p != list_next_entry(r, list) &&
+		       (p->ar.end - 1) >> PMD_SHIFT < next >> PMD_SHIFT) {
+			daptrace_pick_sampling_addr(ctx, p);
+			addr = p->sampling_addr;
+			if (daptrace_va_vma(mm, &pvma, addr) &&
+			    daptrace_va_entry(mm, pvma, addr, true, &pfn))
+				vt->nr_cleared++;
+			p = list_next_entry(p, list);
+		}
+	}
+	mmap_read_unlock(mm);
+	vt->unprepared = false;
+	goto flush;
+
+busy_flush:
+	/* Regions checked or picked but not prepared must not be checked. */
+	if (prepare)
+		vt->unprepared = true;
+	vt->runtime = DAPTRACE_VA_RAN;
+	st->nr_busy++;
+flush:
+	st->nr_cleared += vt->nr_cleared;
+	if (vt->nr_cleared && tlb == DAPTRACE_TLB_MM)
+		daptrace_va_tlb_flush(mm);
+	mmput_async(mm);
+	return;
+busy:
+	st->nr_busy++;
+	if (prepare && !check)
+		vt->unprepared = true;
+	vt->runtime = DAPTRACE_VA_RAN;
+	mmput_async(mm);
+}
+
+static void daptrace_va_sample(struct daptrace_ctx *ctx, unsigned int what,
+			       enum daptrace_tlb_policy tlb,
+			       struct daptrace_sample_stats *st)
+{
+	unsigned int cleared = st->nr_cleared;
+	struct daptrace_target *t;
+
+	daptrace_for_each_target(t, ctx) {
+		if (!t->exited)
+			daptrace_va_sample_target(ctx, t, what, tlb, st);
+	}
+	/* The IPIs are not waited for: see daptrace_va_flush_all(). */
+	if (tlb == DAPTRACE_TLB_ROUND && st->nr_cleared != cleared)
+		on_each_cpu(daptrace_va_flush_all, NULL, false);
 }
 
 const struct daptrace_ops daptrace_vaddr_ops = {
@@ -697,8 +948,6 @@ const struct daptrace_ops daptrace_vaddr_ops = {
 	.target_put		= daptrace_va_target_put,
 	.init			= daptrace_va_init,
 	.update			= daptrace_va_update,
-	.prepare_access_checks	= daptrace_va_prepare_access_checks,
-	.check_accesses		= daptrace_va_check_accesses,
+	.sample			= daptrace_va_sample,
 	.target_valid		= daptrace_va_target_valid,
-	.tlb_flush		= daptrace_va_tlb_flush,
 };

@@ -2,8 +2,10 @@
 /*
  * The worker: one kthread per monitoring context that runs the loop
  *
- *	prepare (pick + clear) -> sleep to the next sampling deadline -> check
- *	every aggregation interval: publish, merge/age, split
+ *	sleep to the next sampling deadline -> one pass: check the page
+ *	sampled last and prepare (pick + clear) the next one, per region
+ *	every aggregation interval the pass only checks; then publish,
+ *	merge/age, split, and prepare the new regions in a second pass
  *	every update interval: re-read the memory maps
  *
  * Deadlines are absolute (start + k * interval) and slept to with an hrtimer,
@@ -133,12 +135,37 @@ static void worker_update_counters(struct daptrace_mon *mon,
 		   current->se.sum_exec_runtime - clk->cpu_start);
 }
 
+/*
+ * One sampling pass of the operations over every target.  Returns true if
+ * every target was idle: none of their threads ran since the previous pass.
+ */
+static bool worker_sample(struct daptrace_mon *mon, unsigned int what)
+{
+	struct daptrace_sample_stats st = {};
+
+	mon->ops->sample(&mon->ctx, what, mon->tlb, &st);
+	if (st.nr_busy)
+		WRITE_ONCE(mon->cnt.nr_busy, mon->cnt.nr_busy + st.nr_busy);
+	return st.nr_idle && !st.nr_walked;
+}
+
+/* Intervals slept through while every target was idle: see sample(). */
+static void worker_repeat_placement(struct daptrace_ctx *ctx, unsigned int n)
+{
+	struct daptrace_target *t;
+
+	daptrace_for_each_target(t, ctx)
+		if (!t->exited)
+			daptrace_repeat_placement(t, n);
+}
+
 static int daptrace_worker_fn(void *data)
 {
 	struct daptrace_mon *mon = data;
 	struct daptrace_ctx *ctx = &mon->ctx;
 	const struct daptrace_ops *ops = mon->ops;
 	struct worker_clock clk = {};
+	bool idle = false;
 	u64 slack_ns;
 	ktime_t now;
 	int err;
@@ -163,23 +190,46 @@ static int daptrace_worker_fn(void *data)
 	clk.next_sample = ktime_add(now, clk.sample_ns);
 	clk.next_aggr = ktime_add(now, clk.aggr_ns);
 	clk.next_update = ktime_add(now, clk.update_ns);
-	ops->prepare_access_checks(ctx);
-	ops->tlb_flush(ctx, mon->tlb);
+	worker_sample(mon, DAPTRACE_SAMPLE_PREPARE);
 	worker_update_counters(mon, &clk);
 
 	while (!kthread_should_stop()) {
+		unsigned int span = 1;
+		bool aggr, was_idle = idle;
 		u64 late;
 
-		worker_sleep_until(clk.next_sample, slack_ns);
+		/*
+		 * While every target is idle, waking up every sampling
+		 * interval only to find them idle again is all the worker
+		 * would spend: sleep to the next aggregation instead.  If they
+		 * are still idle then, no access happened in any of the
+		 * intervals slept through, and each counts as a sample that
+		 * saw none; if one ran, the one check covers the span and
+		 * counts once (the window records the samples it really has).
+		 */
+		worker_sleep_until(idle ? clk.next_aggr : clk.next_sample, slack_ns);
 		if (kthread_should_stop())
 			break;
 
-		ops->check_accesses(ctx);
-		clk.window_samples++;
-		WRITE_ONCE(mon->cnt.nr_samples, mon->cnt.nr_samples + 1);
-
+		/*
+		 * Aggregation replaces regions, so their next samples are
+		 * prepared after it; otherwise check and prepare are fused.
+		 */
 		now = ktime_get();
-		if (now >= clk.next_aggr) {
+		aggr = now >= clk.next_aggr;
+		if (was_idle && now >= clk.next_sample)
+			span += div64_u64(now - clk.next_sample, clk.sample_ns);
+		idle = worker_sample(mon, DAPTRACE_SAMPLE_CHECK |
+				     (aggr ? 0 : DAPTRACE_SAMPLE_PREPARE));
+		if (!idle)
+			span = 1;
+		else if (span > 1)
+			worker_repeat_placement(ctx, span - 1);
+		clk.window_samples += span;
+		WRITE_ONCE(mon->cnt.nr_samples, mon->cnt.nr_samples + span);
+
+		if (aggr) {
+			now = ktime_get();
 			worker_publish(mon, &clk, now, 0);
 			daptrace_aggregate(ctx);
 			advance_deadline(&clk.next_aggr, clk.aggr_ns, now);
@@ -192,12 +242,12 @@ static int daptrace_worker_fn(void *data)
 				goto out;
 			}
 			worker_update_counters(mon, &clk);
+			worker_sample(mon, DAPTRACE_SAMPLE_PREPARE);
 		}
 
-		ops->prepare_access_checks(ctx);
-		ops->tlb_flush(ctx, mon->tlb);
 		late = advance_deadline(&clk.next_sample, clk.sample_ns, ktime_get());
-		if (late)
+		/* Deadlines slept through on purpose are not late. */
+		if (late && !was_idle)
 			WRITE_ONCE(mon->cnt.nr_late, mon->cnt.nr_late + late);
 	}
 

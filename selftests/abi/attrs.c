@@ -82,10 +82,11 @@ TEST_F(attrs, defaults_after_load)
 	static const struct { const char *file, *val; } defs[] = {
 		{ "sample_us", "5000" }, { "aggr_us", "100000" },
 		{ "update_us", "1000000" }, { "min_nr_regions", "10" },
-		{ "max_nr_regions", "1000" }, { "tlb_flush", "round" },
+		{ "max_nr_regions", "1000" }, { "tlb_flush", "mm" },
 		{ "state", "off" }, { "target", "" }, { "target_status", "" },
 		{ "nr_regions", "0" }, { "nr_samples", "0" },
-		{ "nr_samples_late", "0" }, { "nr_snapshots", "0" },
+		{ "nr_samples_late", "0" }, { "nr_samples_busy", "0" },
+		{ "nr_snapshots", "0" },
 		{ "nr_snapshots_missed", "0" }, { "worker_cpu_us", "0" },
 		{ "snapshot_seq", "0" }, { "snapshot", "none" },
 	};
@@ -365,6 +366,7 @@ TEST_F(attrs, read_only_files_refuse_open_for_write)
 {
 	static const char * const ro[] = {
 		"target_status", "nr_regions", "nr_samples", "nr_samples_late",
+		"nr_samples_busy",
 		"nr_snapshots", "nr_snapshots_missed", "worker_cpu_us",
 		"snapshot_seq", "snapshot", "snapshots",
 	};

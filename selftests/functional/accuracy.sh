@@ -11,7 +11,7 @@
 #
 # The workload sweeps its hot set continuously, so under TCG a hot page is
 # touched many times per sampling interval; the TLB caveat of DESIGN.md §3
-# applies, hence the default tlb_flush=round is what is tested here (the
+# applies, hence the default tlb_flush=mm is what is tested here (the
 # benchmark compares the policies).
 
 . "$(dirname "$0")/../lib/ktap.sh"

@@ -46,7 +46,7 @@
 #define DT_DEF_UPDATE_US	1000000UL
 #define DT_DEF_MIN_NR_REGIONS	10UL
 #define DT_DEF_MAX_NR_REGIONS	1000UL
-#define DT_DEF_TLB_FLUSH	"round"
+#define DT_DEF_TLB_FLUSH	"mm"
 #define DT_MAX_TARGETS		64
 
 /* Files that configure monitoring, in an order that restores defaults. */

@@ -118,7 +118,7 @@ static void usage(FILE *f)
 "  -a, --aggr DUR          aggregation interval, one snapshot each (default 100ms)\n"
 "  -u, --update DUR        memory map update interval (default 1s)\n"
 "  -r, --regions MIN-MAX   region count bounds (default 10-1000)\n"
-"  -t, --tlb-flush POLICY  none, round or mm (default round)\n"
+"  -t, --tlb-flush POLICY  none, round or mm (default mm)\n"
 "  -d, --duration DUR      stop after this long\n"
 "  -q, --quiet             no progress line\n"
 "      --heatmap[=FILE]    render a heatmap when done (default FILE: the record\n"

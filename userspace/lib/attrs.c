@@ -65,7 +65,7 @@ void daptrace_attrs_default(struct daptrace_attrs *a)
 	a->update_us = 1000000;
 	a->min_nr_regions = 10;
 	a->max_nr_regions = 1000;
-	a->tlb_flush = DAPTRACE_TLB_ROUND;
+	a->tlb_flush = DAPTRACE_TLB_MM;
 }
 
 static uint64_t *attr_ptr(struct daptrace_attrs *a, enum daptrace_attr_id id)

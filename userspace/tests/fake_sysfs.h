@@ -174,7 +174,7 @@ static inline int fake_tree_create(char *dir, size_t len)
 		{ "target_status", "" }, { "sample_us", "5000\n" },
 		{ "aggr_us", "100000\n" }, { "update_us", "1000000\n" },
 		{ "min_nr_regions", "10\n" }, { "max_nr_regions", "1000\n" },
-		{ "tlb_flush", "round\n" }, { "nr_regions", "0\n" },
+		{ "tlb_flush", "mm\n" }, { "nr_regions", "0\n" },
 		{ "nr_samples", "0\n" }, { "nr_snapshots", "0\n" },
 		{ "nr_snapshots_missed", "0\n" }, { "worker_cpu_us", "0\n" },
 		{ "snapshot_seq", "0\n" }, { "snapshot", "" },

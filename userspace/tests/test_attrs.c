@@ -225,12 +225,12 @@ TEST_F(tree, only_changes_are_written)
 	char order[512], buf[64];
 
 	daptrace_attrs_default(&a);
-	a.tlb_flush = DAPTRACE_TLB_MM;
+	a.tlb_flush = DAPTRACE_TLB_ROUND;
 	ASSERT_EQ(0, daptrace_set_attrs(self->d, &a));
 	written(self->ino, order, sizeof(order));
 	EXPECT_STREQ("tlb_flush", order);
 	ASSERT_GT(fake_read(self->dir, "tlb_flush", buf, sizeof(buf)), 0);
-	EXPECT_STREQ("mm\n", buf);
+	EXPECT_STREQ("round\n", buf);
 	ASSERT_EQ(0, daptrace_set_attrs(self->d, &a));
 	written(self->ino, order, sizeof(order));
 	EXPECT_STREQ("", order);

@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Summarize bench/ab.sh rows: per workload and setting, the median worker
+CPU of each monitor, the ratio of medians and the spread of per-round
+ratios, and the median accuracy.  Usage: bench/ab-report.py ROWS"""
+import statistics
+import sys
+from collections import defaultdict
+
+
+def parse(path):
+    rows = []
+    with open(path) as f:
+        for line in f:
+            kv = dict(p.split('=', 1) for p in line.split() if '=' in p)
+            if 'monitor' in kv:
+                rows.append(kv)
+    return rows
+
+
+def num(row, key):
+    try:
+        return float(row[key])
+    except (KeyError, ValueError):
+        return None
+
+
+def main():
+    rows = parse(sys.argv[1])
+    runs = defaultdict(dict)
+    for r in rows:
+        wl = r['wl'].split('_')[1] if r['wl'].startswith('-p_') else r['wl']
+        runs[(wl, r['setting'])].setdefault(r['round'], {})[r['monitor']] = r
+    print('| workload | setting | rounds | daptrace CPU % | DAMON CPU % | ratio (median) '
+          '| per-round ratios | recall daptrace / DAMON | precision daptrace / DAMON |')
+    print('|---|---|---|---|---|---|---|---|---|')
+    for (wl, setting), rounds in sorted(runs.items()):
+        cpu = defaultdict(list)
+        acc = defaultdict(lambda: defaultdict(list))
+        ratios = []
+        for rnd in rounds.values():
+            for mon, r in rnd.items():
+                wall = num(r, 'wall_ms')
+                c = num(r, 'cpu_ms')
+                if wall and c is not None:
+                    cpu[mon].append(100.0 * c / wall)
+                for k in ('recall_median', 'precision_median'):
+                    if num(r, k) is not None:
+                        acc[mon][k].append(num(r, k))
+            if 'daptrace' in rnd and 'damon' in rnd:
+                d, k = num(rnd['daptrace'], 'cpu_ms'), num(rnd['damon'], 'cpu_ms')
+                if d is not None and k:
+                    ratios.append(d / k)
+
+        def med(v):
+            return '%.2f' % statistics.median(v) if v else '-'
+
+        ratio = (statistics.median(cpu['daptrace']) / statistics.median(cpu['damon'])
+                 if cpu['daptrace'] and cpu['damon'] and statistics.median(cpu['damon'])
+                 else None)
+        print('| %s | %s | %d | %s | %s | %s | %s | %s / %s | %s / %s |' % (
+            wl, setting, len(rounds), med(cpu['daptrace']), med(cpu['damon']),
+            '%.2f' % ratio if ratio else '-',
+            ' '.join('%.2f' % x for x in ratios) or '-',
+            med(acc['daptrace']['recall_median']), med(acc['damon']['recall_median']),
+            med(acc['daptrace']['precision_median']),
+            med(acc['damon']['precision_median'])))
+
+
+if __name__ == '__main__':
+    main()
