@@ -53,6 +53,9 @@
  *		sampling addresses are stale or were never cleared, so the
  *		next pass prepares without checking.
  * @nr_cleared:	Accessed bits cleared by the current pass.
+ * @fresh:	Regions were (re)built since the last checking walk: where
+ *		their pages live is unknown, so the next check walks even if
+ *		the target is idle (placement of a sleeping target).
  *
  * Touched only by the worker.
  */
@@ -61,6 +64,7 @@ struct daptrace_va_target {
 	u64 runtime;
 	bool unprepared;
 	unsigned int nr_cleared;
+	bool fresh;
 };
 
 /*
@@ -277,6 +281,7 @@ static int daptrace_va_init(struct daptrace_ctx *ctx)
 		err = daptrace_init_regions(ctx, t, ranges, nr);
 		if (err && !ret)
 			ret = err;
+		((struct daptrace_va_target *)t->priv)->fresh = true;
 	}
 	return ret;
 }
@@ -302,8 +307,10 @@ static void daptrace_va_update(struct daptrace_ctx *ctx)
 			continue;
 		nr = daptrace_va_ranges(mm, ranges);
 		mmput_async(mm);
-		if (nr >= 0)
+		if (nr >= 0) {
 			daptrace_set_regions(ctx, t, ranges, nr);
+			((struct daptrace_va_target *)t->priv)->fresh = true;
+		}
 	}
 }
 
@@ -846,7 +853,7 @@ static void daptrace_va_sample_target(struct daptrace_ctx *ctx,
 	 * still clear; only a prepare-only pass (after aggregation replaced
 	 * regions) must walk.
 	 */
-	if (!daptrace_va_ran(vt) && check) {
+	if (check && !vt->fresh && !daptrace_va_ran(vt)) {
 		st->nr_idle++;
 		daptrace_repeat_placement(t, 1);
 		return;
@@ -905,6 +912,8 @@ static void daptrace_va_sample_target(struct daptrace_ctx *ctx,
 	}
 	mmap_read_unlock(mm);
 	vt->unprepared = false;
+	if (check)
+		vt->fresh = false;
 	goto flush;
 
 busy_flush:
