@@ -538,14 +538,21 @@ int daptrace_sysfs_init(struct daptrace_mon *mon)
 	return 0;
 
 err_kobj:
+	kobject_del(mon->kobj);
 	kobject_put(mon->kobj);
 	mon->kobj = NULL;
 	return err;
 }
 
-/* Removes the files and waits for running callbacks to return. */
+/*
+ * Removes the files and waits for running callbacks to return.  The removal
+ * must be kobject_del(): kobject_put() alone removes the files only when the
+ * last reference goes, and with CONFIG_DEBUG_KOBJECT_RELEASE that is delayed
+ * by seconds, past the point where this module's code is freed.
+ */
 void daptrace_sysfs_exit(struct daptrace_mon *mon)
 {
+	kobject_del(mon->kobj);
 	kobject_put(mon->kobj);
 	mon->kobj = NULL;
 	/*
