@@ -52,6 +52,9 @@ struct daptrace_counters {
  *		targets and regions belong to the worker: holders of @lock
  *		may only read the target list (it does not change while the
  *		worker runs) and the targets' exited flags (READ_ONCE).
+ * @targets_lock: Protects the target list against the sysfs readers, so
+ *		they need not take @lock (held across kthread_stop()).  Taken
+ *		inside @lock by whoever adds or removes a target.
  * @ctx:	Attributes, targets and regions.
  * @tlb:	TLB flush policy.
  * @ops:	Address-space operations.
@@ -77,6 +80,7 @@ struct daptrace_counters {
  */
 struct daptrace_mon {
 	struct mutex lock;		/* see above */
+	struct mutex targets_lock;	/* see above */
 	struct daptrace_ctx ctx;
 	enum daptrace_tlb_policy tlb;
 	const struct daptrace_ops *ops;
@@ -94,7 +98,7 @@ struct daptrace_mon {
 
 extern struct daptrace_mon daptrace_mon;
 
-/* main.c / mon.c: lifetime. */
+/* main.c: lifetime. */
 int daptrace_mon_init(struct daptrace_mon *mon);
 void daptrace_mon_exit(struct daptrace_mon *mon);
 

@@ -33,6 +33,7 @@ static u32 daptrace_rand(void *arg, u32 ceil)
 int daptrace_mon_init(struct daptrace_mon *mon)
 {
 	mutex_init(&mon->lock);
+	mutex_init(&mon->targets_lock);
 	mutex_init(&mon->ring_lock);
 	daptrace_ctx_init(&mon->ctx, PAGE_SIZE, daptrace_rand, NULL);
 	daptrace_attrs_default(&mon->ctx.attrs);
@@ -55,10 +56,12 @@ void daptrace_mon_exit(struct daptrace_mon *mon)
 	 * The IPI this sends is handled after everything queued before it.
 	 */
 	kick_all_cpus_sync();
+	mutex_lock(&mon->targets_lock);
 	daptrace_for_each_target_safe(t, next, &mon->ctx) {
 		mon->ops->target_put(t->priv);
 		daptrace_destroy_target(&mon->ctx, t);
 	}
+	mutex_unlock(&mon->targets_lock);
 	mutex_unlock(&mon->lock);
 
 	/* The worker notified through these until daptrace_stop() returned. */
@@ -70,6 +73,7 @@ void daptrace_mon_exit(struct daptrace_mon *mon)
 	daptrace_ring_free(mon->ring);
 	mon->ring = NULL;
 	mutex_destroy(&mon->ring_lock);
+	mutex_destroy(&mon->targets_lock);
 	mutex_destroy(&mon->lock);
 }
 

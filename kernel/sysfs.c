@@ -5,12 +5,15 @@
  * Store handlers parse, take the monitor lock, refuse with -EBUSY while the
  * worker runs (the worker owns the context then; see struct daptrace_mon),
  * validate the whole resulting configuration and only then commit it, so a
- * rejected write changes nothing.  Every file is root-only and every write
- * needs CAP_SYS_ADMIN.  The documentation is in sysfs-docs/.
+ * rejected write changes nothing.  Every file is root-only, every write
+ * needs CAP_SYS_ADMIN, and so does reading the snapshots (see
+ * may_read_snapshots()).  The documentation is in sysfs-docs/.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/fs.h>
 #include <linux/daptrace.h>
 #include <linux/err.h>
 #include <linux/kernel.h>
@@ -51,18 +54,24 @@ static int parse_word(const char *buf, const char * const *words, int nr)
 	return -EINVAL;
 }
 
+/*
+ * Reads take no lock that daptrace_stop() holds: @mon->lock is held across
+ * kthread_stop(), and a "cat" must never wait for a worker that is slow to
+ * stop.  Single words are read with READ_ONCE() (stores write them with
+ * WRITE_ONCE() under @mon->lock); the target list has its own lock.
+ */
+static bool running_lockless(struct daptrace_mon *mon)
+{
+	/* Acquire: pairs with the worker's release of worker_done. */
+	return READ_ONCE(mon->worker) && !smp_load_acquire(&mon->worker_done);
+}
+
 /* --- state ----------------------------------------------------------- */
 
 static ssize_t state_show(struct kobject *kobj, struct kobj_attribute *attr,
 			  char *buf)
 {
-	struct daptrace_mon *mon = kobj_mon(kobj);
-	bool on;
-
-	mutex_lock(&mon->lock);
-	on = daptrace_running(mon);
-	mutex_unlock(&mon->lock);
-	return sysfs_emit(buf, "%s\n", state_words[on]);
+	return sysfs_emit(buf, "%s\n", state_words[running_lockless(kobj_mon(kobj))]);
 }
 
 static ssize_t state_store(struct kobject *kobj, struct kobj_attribute *attr,
@@ -114,10 +123,10 @@ static ssize_t target_show(struct kobject *kobj, struct kobj_attribute *attr,
 	struct daptrace_target *t;
 	int len = 0;
 
-	mutex_lock(&mon->lock);
+	mutex_lock(&mon->targets_lock);
 	daptrace_for_each_target(t, &mon->ctx)
 		len += sysfs_emit_at(buf, len, "%d\n", t->pid_nr);
-	mutex_unlock(&mon->lock);
+	mutex_unlock(&mon->targets_lock);
 	return len;
 }
 
@@ -153,7 +162,9 @@ static ssize_t target_store(struct kobject *kobj, struct kobj_attribute *attr,
 		err = -ENOMEM;
 		goto out_put;
 	}
+	mutex_lock(&mon->targets_lock);
 	daptrace_add_target(&mon->ctx, t);
+	mutex_unlock(&mon->targets_lock);
 	mutex_unlock(&mon->lock);
 	return count;
 
@@ -185,7 +196,9 @@ static ssize_t target_remove_store(struct kobject *kobj,
 		err = -ENOENT;
 	} else {
 		mon->ops->target_put(t->priv);
+		mutex_lock(&mon->targets_lock);
 		daptrace_destroy_target(&mon->ctx, t);
+		mutex_unlock(&mon->targets_lock);
 	}
 	mutex_unlock(&mon->lock);
 	return err ?: count;
@@ -200,8 +213,8 @@ static ssize_t target_status_show(struct kobject *kobj,
 	bool on;
 	int len = 0;
 
-	mutex_lock(&mon->lock);
-	on = daptrace_running(mon);
+	mutex_lock(&mon->targets_lock);
+	on = running_lockless(mon);
 	/* The list is stable under the lock; only "exited" moves under us. */
 	daptrace_for_each_target(t, &mon->ctx) {
 		if (READ_ONCE(t->exited))
@@ -210,7 +223,7 @@ static ssize_t target_status_show(struct kobject *kobj,
 			what = on ? "monitoring" : "idle";
 		len += sysfs_emit_at(buf, len, "%d %s\n", t->pid_nr, what);
 	}
-	mutex_unlock(&mon->lock);
+	mutex_unlock(&mon->targets_lock);
 	return len;
 }
 
@@ -235,12 +248,8 @@ static ssize_t ulong_attr_show(struct kobject *kobj,
 			       struct kobj_attribute *kattr, char *buf)
 {
 	struct daptrace_mon *mon = kobj_mon(kobj);
-	unsigned long val;
 
-	mutex_lock(&mon->lock);
-	val = *attrs_field(&mon->ctx.attrs, kattr);
-	mutex_unlock(&mon->lock);
-	return sysfs_emit(buf, "%lu\n", val);
+	return sysfs_emit(buf, "%lu\n", READ_ONCE(*attrs_field(&mon->ctx.attrs, kattr)));
 }
 
 static ssize_t ulong_attr_store(struct kobject *kobj,
@@ -266,7 +275,7 @@ static ssize_t ulong_attr_store(struct kobject *kobj,
 		*attrs_field(&attrs, kattr) = val;
 		err = daptrace_attrs_validate(&attrs);
 		if (!err)
-			mon->ctx.attrs = attrs;
+			WRITE_ONCE(*attrs_field(&mon->ctx.attrs, kattr), val);
 	}
 	mutex_unlock(&mon->lock);
 	return err ?: count;
@@ -300,13 +309,7 @@ static struct daptrace_ulong_attr max_nr_regions_attr = {
 static ssize_t tlb_flush_show(struct kobject *kobj, struct kobj_attribute *attr,
 			      char *buf)
 {
-	struct daptrace_mon *mon = kobj_mon(kobj);
-	enum daptrace_tlb_policy tlb;
-
-	mutex_lock(&mon->lock);
-	tlb = mon->tlb;
-	mutex_unlock(&mon->lock);
-	return sysfs_emit(buf, "%s\n", tlb_words[tlb]);
+	return sysfs_emit(buf, "%s\n", tlb_words[READ_ONCE(kobj_mon(kobj)->tlb)]);
 }
 
 static ssize_t tlb_flush_store(struct kobject *kobj, struct kobj_attribute *attr,
@@ -325,7 +328,7 @@ static ssize_t tlb_flush_store(struct kobject *kobj, struct kobj_attribute *attr
 	if (daptrace_running(mon))
 		err = -EBUSY;
 	else
-		mon->tlb = word;
+		WRITE_ONCE(mon->tlb, word);
 	mutex_unlock(&mon->lock);
 	return err ?: count;
 }
@@ -373,7 +376,7 @@ static ssize_t worker_cpu_us_show(struct kobject *kobj,
 static ssize_t snapshot_seq_show(struct kobject *kobj,
 				 struct kobj_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%lld\n", atomic64_read(&kobj_mon(kobj)->seq));
+	return sysfs_emit(buf, "%lld\n", atomic64_read_acquire(&kobj_mon(kobj)->seq));
 }
 
 /* --- snapshots ------------------------------------------------------- */
@@ -383,15 +386,28 @@ static ssize_t snapshot_seq_show(struct kobject *kobj,
 /*
  * Longest region line ("-2147483648 0x<16> 0x<16> 4294967295 4294967295\n",
  * 69 bytes) plus the "more regions" trailer: a line is only emitted while
- * this much room is left, so the page never overflows (sysfs_emit_at()
- * warns past it).
+ * this much room is left, so no line is ever cut short by the end of the
+ * page.
  */
 #define SNAPSHOT_TEXT_RESERVE	(72 + 48)
 
-static ssize_t snapshot_show(struct kobject *kobj, struct kobj_attribute *attr,
-			     char *buf)
+/*
+ * Address layout and access pattern of other processes: like DAMON, reading
+ * them needs CAP_SYS_ADMIN, and -- these being files -- in the credentials
+ * of whoever opened the file, so a privileged opener cannot be used as a
+ * deputy by a process it hands the descriptor to, and a root process that
+ * dropped the capability cannot read.  There is no per-target ptrace-style
+ * check: ptrace_may_access() is not exported to modules (and DAMON has none
+ * either); the capability is the whole policy.
+ */
+static bool may_read_snapshots(struct file *file)
 {
-	struct daptrace_mon *mon = kobj_mon(kobj);
+	return file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN);
+}
+
+/* Format the newest snapshot into @buf (PAGE_SIZE bytes); returns the length. */
+static int snapshot_format(struct daptrace_mon *mon, char *buf)
+{
 	struct daptrace_region_rec *recs;
 	struct daptrace_snap_hdr hdr;
 	int i, nr = -EAGAIN, tries, len;
@@ -404,7 +420,7 @@ static ssize_t snapshot_show(struct kobject *kobj, struct kobj_attribute *attr,
 	mutex_lock(&mon->ring_lock);
 	/* The newest slot is only rewritten DAPTRACE_RING_SLOTS publishes later. */
 	for (tries = 0; tries < 3 && nr == -EAGAIN; tries++) {
-		seq = atomic64_read(&mon->seq);
+		seq = atomic64_read_acquire(&mon->seq);
 		if (!seq || !mon->ring) {
 			nr = -ENOENT;	/* nothing published: "none" */
 			break;
@@ -416,22 +432,54 @@ static ssize_t snapshot_show(struct kobject *kobj, struct kobj_attribute *attr,
 
 	if (nr < 0) {
 		kfree(recs);
-		return nr == -EAGAIN ? -EAGAIN : sysfs_emit(buf, "none\n");
+		return nr == -EAGAIN ? -EAGAIN : scnprintf(buf, PAGE_SIZE, "none\n");
 	}
-	len = sysfs_emit(buf, "seq %llu\nstart_ns %llu\nend_ns %llu\n",
-			 hdr.seq, hdr.start_ns, hdr.end_ns);
-	len += sysfs_emit_at(buf, len, "nr_samples %u\nnr_regions %u\nflags %#x\n",
-			     hdr.nr_samples, hdr.nr_regions, hdr.flags);
-	len += sysfs_emit_at(buf, len, "# pid start end nr_accesses age\n");
+	len = scnprintf(buf, PAGE_SIZE, "seq %llu\nstart_ns %llu\nend_ns %llu\n",
+			hdr.seq, hdr.start_ns, hdr.end_ns);
+	len += scnprintf(buf + len, PAGE_SIZE - len,
+			 "nr_samples %u\nnr_regions %u\nflags %#x\n",
+			 hdr.nr_samples, hdr.nr_regions, hdr.flags);
+	len += scnprintf(buf + len, PAGE_SIZE - len,
+			 "# pid start end nr_accesses age\n");
 	for (i = 0; i < nr && len <= PAGE_SIZE - SNAPSHOT_TEXT_RESERVE; i++)
-		len += sysfs_emit_at(buf, len, "%d %#llx %#llx %u %u\n",
-				     recs[i].pid, recs[i].start, recs[i].end,
-				     recs[i].nr_accesses, recs[i].age);
+		len += scnprintf(buf + len, PAGE_SIZE - len, "%d %#llx %#llx %u %u\n",
+				 recs[i].pid, recs[i].start, recs[i].end,
+				 recs[i].nr_accesses, recs[i].age);
 	if (hdr.nr_regions > i)
-		len += sysfs_emit_at(buf, len, "# %u more regions: read 'snapshots'\n",
-				     hdr.nr_regions - i);
+		len += scnprintf(buf + len, PAGE_SIZE - len,
+				 "# %u more regions: read 'snapshots'\n",
+				 hdr.nr_regions - i);
 	kfree(recs);
 	return len;
+}
+
+/*
+ * A binary attribute only to see the opener's credentials; the text is made
+ * anew by each read(2), so it is meant to be read in one read of a page.
+ */
+static ssize_t snapshot_read(struct file *file, struct kobject *kobj,
+			     struct bin_attribute *attr, char *buf,
+			     loff_t off, size_t count)
+{
+	char *text;
+	int len;
+
+	if (!may_read_snapshots(file))
+		return -EPERM;
+	if (off >= PAGE_SIZE)
+		return 0;
+	text = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	if (!text)
+		return -ENOMEM;
+	len = snapshot_format(kobj_mon(kobj), text);
+	if (len > off) {
+		count = min_t(size_t, count, len - off);
+		memcpy(buf, text + off, count);
+	} else {
+		count = len < 0 ? len : 0;
+	}
+	kfree(text);
+	return count;
 }
 
 static ssize_t snapshots_read(struct file *file, struct kobject *kobj,
@@ -441,6 +489,8 @@ static ssize_t snapshots_read(struct file *file, struct kobject *kobj,
 	struct daptrace_mon *mon = kobj_mon(kobj);
 	ssize_t ret = 0;
 
+	if (!may_read_snapshots(file))
+		return -EPERM;
 	mutex_lock(&mon->ring_lock);
 	if (mon->ring)
 		ret = daptrace_ring_read(mon->ring, buf, off, count);
@@ -468,10 +518,10 @@ static struct kobj_attribute worker_cpu_us_attr =
 	__ATTR(worker_cpu_us, 0400, worker_cpu_us_show, NULL);
 static struct kobj_attribute snapshot_seq_attr =
 	__ATTR(snapshot_seq, 0400, snapshot_seq_show, NULL);
-static struct kobj_attribute snapshot_attr = __ATTR(snapshot, 0400, snapshot_show, NULL);
 
 /* size 0: the ring's size changes with max_nr_regions; reads clamp themselves. */
 static struct bin_attribute snapshots_attr = __BIN_ATTR(snapshots, 0400, snapshots_read, NULL, 0);
+static struct bin_attribute snapshot_attr = __BIN_ATTR(snapshot, 0400, snapshot_read, NULL, 0);
 
 static struct attribute *daptrace_attrs[] = {
 	&state_attr.attr,
@@ -491,12 +541,12 @@ static struct attribute *daptrace_attrs[] = {
 	&nr_snapshots_missed_attr.attr,
 	&worker_cpu_us_attr.attr,
 	&snapshot_seq_attr.attr,
-	&snapshot_attr.attr,
 	NULL,
 };
 
 static struct bin_attribute *daptrace_bin_attrs[] = {
 	&snapshots_attr,
+	&snapshot_attr,
 	NULL,
 };
 

@@ -90,8 +90,11 @@ static void worker_publish(struct daptrace_mon *mon, struct worker_clock *clk,
 	slot->reserved = 0;
 	daptrace_ring_commit(slot, seq);
 
-	/* Readers poll snapshot_seq: publish the seq only after the slot. */
-	atomic64_set(&mon->seq, seq);
+	/*
+	 * Readers poll snapshot_seq: publish the seq only after the slot.
+	 * Release, paired with the readers' acquire.
+	 */
+	atomic64_set_release(&mon->seq, seq);
 	WRITE_ONCE(mon->cnt.nr_snapshots, mon->cnt.nr_snapshots + 1);
 	if (unread)
 		WRITE_ONCE(mon->cnt.nr_missed, mon->cnt.nr_missed + 1);
@@ -300,7 +303,8 @@ int daptrace_start(struct daptrace_mon *mon)
 	 */
 	get_task_struct(task);
 	WRITE_ONCE(mon->worker_done, false);
-	mon->worker = task;
+	/* Read by the lockless sysfs readers. */
+	WRITE_ONCE(mon->worker, task);
 	wake_up_process(task);
 	/* Until it runs, a kthread_stop() would skip the worker's function. */
 	wait_for_completion(&mon->worker_started);
@@ -321,7 +325,7 @@ void daptrace_stop(struct daptrace_mon *mon)
 		return;
 	kthread_stop(mon->worker);
 	put_task_struct(mon->worker);
-	mon->worker = NULL;
+	WRITE_ONCE(mon->worker, NULL);
 	WRITE_ONCE(mon->worker_done, false);
 	daptrace_sysfs_notify_state(mon);
 }
