@@ -1147,13 +1147,14 @@ void daptrace_aggregate(struct daptrace_ctx *ctx)
 }
 
 /**
- * daptrace_snapshot_fill() - copy the regions of all live targets.
+ * daptrace_snapshot_fill() - copy the regions of all targets.
  * @ctx:	The context.
  * @recs:	Room for @max records.
  * @max:	Capacity of @recs.
  *
- * Targets come in context order, regions in address order; exited targets
- * are skipped.
+ * Targets come in context order, regions in address order.  A target that
+ * exited in the window being published still has the regions measured for it
+ * (the worker frees them after the publish); earlier exited ones have none.
  *
  * Return: the number of records written, at most @max.
  */
@@ -1166,8 +1167,6 @@ unsigned int daptrace_snapshot_fill(const struct daptrace_ctx *ctx,
 	unsigned int n = 0;
 
 	daptrace_for_each_target(t, ctx) {
-		if (t->exited)
-			continue;
 		daptrace_for_each_region(r, t) {
 			if (n >= max)
 				return n;

@@ -105,9 +105,14 @@ static void worker_publish(struct daptrace_mon *mon, struct worker_clock *clk,
 	clk->window_flags = 0;
 }
 
-/* Drop targets whose process is gone; returns the number still alive. */
-static unsigned int worker_reap_targets(struct daptrace_mon *mon,
-					struct worker_clock *clk)
+/*
+ * Mark targets whose process is gone as exited and flag the window; returns
+ * the number still alive.  Their regions stay until worker_free_exited(), so
+ * the window in which a target exits is published with what was measured
+ * for it.
+ */
+static unsigned int worker_find_exited(struct daptrace_mon *mon,
+				       struct worker_clock *clk)
 {
 	struct daptrace_target *t;
 	unsigned int alive = 0;
@@ -120,12 +125,21 @@ static unsigned int worker_reap_targets(struct daptrace_mon *mon,
 			continue;
 		}
 		pr_info("target %d exited\n", t->pid_nr);
-		daptrace_free_target_regions(t);
 		/* Read by sysfs target_status without the worker's consent. */
 		WRITE_ONCE(t->exited, true);
 		clk->window_flags |= DAPTRACE_SNAP_TARGET_EXITED;
 	}
 	return alive;
+}
+
+/* After the publish: exited targets take no further part. */
+static void worker_free_exited(struct daptrace_mon *mon)
+{
+	struct daptrace_target *t;
+
+	daptrace_for_each_target(t, &mon->ctx)
+		if (t->exited)
+			daptrace_free_target_regions(t);
 }
 
 static void worker_update_counters(struct daptrace_mon *mon,
@@ -158,8 +172,11 @@ static int daptrace_worker_fn(void *data)
 	err = ops->init(ctx);
 	if (err)
 		pr_warn("initial regions: error %d\n", err);
-	if (!worker_reap_targets(mon, &clk))
+	if (!worker_find_exited(mon, &clk)) {
+		worker_publish(mon, &clk, ktime_get(), DAPTRACE_SNAP_LAST);
 		goto out;
+	}
+	worker_free_exited(mon);
 
 	now = ktime_get();
 	clk.window_start = now;
@@ -183,16 +200,20 @@ static int daptrace_worker_fn(void *data)
 
 		now = ktime_get();
 		if (now >= clk.next_aggr) {
-			worker_publish(mon, &clk, now, 0);
+			unsigned int alive = worker_find_exited(mon, &clk);
+
+			/* With the regions measured, also of exited targets. */
+			worker_publish(mon, &clk, now, alive ? 0 : DAPTRACE_SNAP_LAST);
+			worker_free_exited(mon);
+			if (!alive) {
+				worker_update_counters(mon, &clk);
+				goto out;
+			}
 			daptrace_aggregate(ctx);
 			advance_deadline(&clk.next_aggr, clk.aggr_ns, now);
 			if (now >= clk.next_update) {
 				ops->update(ctx);
 				advance_deadline(&clk.next_update, clk.update_ns, now);
-			}
-			if (!worker_reap_targets(mon, &clk)) {
-				worker_update_counters(mon, &clk);
-				goto out;
 			}
 			worker_update_counters(mon, &clk);
 		}
@@ -209,7 +230,6 @@ static int daptrace_worker_fn(void *data)
 	worker_update_counters(mon, &clk);
 	return 0;
 out:
-	worker_publish(mon, &clk, ktime_get(), DAPTRACE_SNAP_LAST);
 	/*
 	 * All targets are gone.  Exit on our own; the task reference taken in
 	 * daptrace_start() keeps the task_struct for the kthread_stop() that

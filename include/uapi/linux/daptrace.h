@@ -69,9 +69,12 @@ struct daptrace_ring_hdr {
 
 /*
  * Flags in &daptrace_snap_hdr.flags:
- * %DAPTRACE_SNAP_TARGET_EXITED: a target exited in this window.
- * %DAPTRACE_SNAP_LAST: the last snapshot before the worker stopped (a
- *	partial window).
+ * %DAPTRACE_SNAP_TARGET_EXITED: a target exited in this window; the snapshot
+ *	still carries the regions measured for it in the window (later ones
+ *	carry none).
+ * %DAPTRACE_SNAP_LAST: the last snapshot before the worker stopped: a
+ *	partial window after "off", or the window in which the last target
+ *	exited (then with %DAPTRACE_SNAP_TARGET_EXITED and its regions).
  * %DAPTRACE_SNAP_TRUNCATED: more regions than max_regions; the rest is not in
  *	the slot.
  */
