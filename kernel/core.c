@@ -280,6 +280,22 @@ void daptrace_destroy_region(struct daptrace_target *t, struct daptrace_region *
 }
 
 /**
+ * daptrace_nr_live_targets() - number of targets that have not exited.
+ * @ctx:	The context.
+ *
+ * Return: the count; exited targets hold no regions and get no share.
+ */
+unsigned int daptrace_nr_live_targets(const struct daptrace_ctx *ctx)
+{
+	const struct daptrace_target *t;
+	unsigned int nr = 0;
+
+	daptrace_for_each_target(t, ctx)
+		nr += !t->exited;
+	return nr;
+}
+
+/**
  * daptrace_nr_regions() - number of regions over all targets.
  * @ctx:	The context.
  *
@@ -525,7 +541,7 @@ static int daptrace_ranges_check(const struct daptrace_addr_range *ranges,
  * @nr_ranges:	Number of entries in @ranges, at least one.
  *
  * min_nr_regions and max_nr_regions bound the count over all targets, so each
- * of the context's targets gets an equal share: at least
+ * of the context's live (not exited) targets gets an equal share: at least
  * ceil(min_nr_regions / nr_targets) regions (then all targets together reach
  * min_nr_regions) but never more than max_nr_regions / nr_targets (then
  * together they stay within max_nr_regions).  Every range gets at least one
@@ -556,7 +572,7 @@ int daptrace_init_regions(struct daptrace_ctx *ctx, struct daptrace_target *t,
 	if (!nr_ranges || daptrace_ranges_check(ranges, nr_ranges))
 		return -EINVAL;
 
-	nr_tgts = max_t(unsigned long, ctx->nr_targets, 1);
+	nr_tgts = max(daptrace_nr_live_targets(ctx), 1U);
 	want = (ctx->attrs.min_nr_regions + nr_tgts - 1) / nr_tgts;
 	cap = ctx->attrs.max_nr_regions / nr_tgts;
 	want = min(want, cap);

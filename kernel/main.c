@@ -24,10 +24,23 @@ module_param(inject_warn, bool, 0400);
 MODULE_PARM_DESC(inject_warn, "debug builds: WARN_ON at module init");
 #endif
 
-/* Uniform in [0, ceil) without the modulo bias of a plain '%'. */
+/*
+ * Uniform in [0, @ceil): Lemire's multiply-shift, rejecting the few low
+ * products that would make some results one 2^32th likelier than others
+ * (the multiply-shift alone is not bias-free).  get_random_u32_below() does
+ * the same but is missing on 6.1.
+ */
 static u32 daptrace_rand(void *arg, u32 ceil)
 {
-	return ((u64)get_random_u32() * ceil) >> 32;
+	u64 m = (u64)get_random_u32() * ceil;
+
+	if ((u32)m < ceil) {
+		u32 thresh = -ceil % ceil;
+
+		while ((u32)m < thresh)
+			m = (u64)get_random_u32() * ceil;
+	}
+	return m >> 32;
 }
 
 int daptrace_mon_init(struct daptrace_mon *mon)
@@ -51,9 +64,15 @@ void daptrace_mon_exit(struct daptrace_mon *mon)
 	mutex_lock(&mon->lock);
 	daptrace_stop(mon);
 	/*
-	 * TLB-flush IPIs are sent without waiting (vaddr.c): make sure none of
-	 * ours is still queued on some CPU when the module's code goes away.
-	 * The IPI this sends is handled after everything queued before it.
+	 * TLB-flush IPIs are sent without waiting (vaddr.c), so one of ours
+	 * may still be queued on some CPU.  kick_all_cpus_sync() returns once
+	 * every CPU has run its own (synchronous) call; the handler that ran
+	 * it had already taken the CPU's whole queue, ours included, and runs
+	 * queued asynchronous calls only after the synchronous ones, so ours
+	 * may still be running then.  But it runs with interrupts off, which
+	 * is an RCU read-side critical section, and the module loader frees
+	 * our code only after synchronize_rcu() (free_module()): that waits
+	 * for the handler to return.
 	 */
 	kick_all_cpus_sync();
 	mutex_lock(&mon->targets_lock);

@@ -555,6 +555,27 @@ TEST(init_regions_counts)
 	ASSERT_EQ(0, shim_nr_live);
 }
 
+/* An exited target gets no share: the live one gets all of min_nr_regions. */
+TEST(init_regions_share_ignores_exited)
+{
+	static const struct daptrace_addr_range ranges[] = { { 0, 1000 } };
+	struct daptrace_target *live, *gone;
+	struct daptrace_ctx ctx;
+	struct prng p;
+
+	ctx_setup(&ctx, 1, &p, 1);
+	ctx.attrs.min_nr_regions = 10;
+	ctx.attrs.max_nr_regions = 10;
+	gone = add_target(&ctx, 1, NULL, 0);
+	live = add_target(&ctx, 2, NULL, 0);
+	gone->exited = true;
+	ASSERT_EQ(1U, daptrace_nr_live_targets(&ctx));
+	ASSERT_EQ(0, daptrace_init_regions(&ctx, live, ranges, 1));
+	EXPECT_EQ(10U, live->nr_regions);
+	ctx_fini(&ctx);
+	ASSERT_EQ(0, shim_nr_live);
+}
+
 TEST(init_regions_bad_input)
 {
 	static const struct daptrace_addr_range unsorted[] = {
