@@ -82,8 +82,14 @@ struct daptrace_region {
  * @pid_nr:	The pid as the user wrote it (in the writer's namespace); used
  *		only for reporting.
  * @priv:	Owned by the operations (vaddr: the struct pid reference).
+ *		Also the target's identity: equal values, same target.
  * @exited:	Set by the worker when the target is gone; its regions are
- *		then freed and it takes no further part in monitoring.
+ *		freed after the window is published and it takes no further
+ *		part in monitoring.
+ * @exec_id:	The operations' identity of the address space the regions
+ *		describe (vaddr: the leader's exec count); a change means
+ *		the target exec()ed and its regions start afresh.
+ * @execed:	Set by the worker for the window in which @exec_id changed.
  * @nr_regions:	Number of entries in @regions.
  * @regions:	Regions sorted by address, never overlapping.
  * @list:	Entry in &daptrace_ctx.targets.
@@ -92,6 +98,8 @@ struct daptrace_target {
 	int pid_nr;
 	void *priv;
 	bool exited;
+	bool execed;
+	u64 exec_id;
 	unsigned int nr_regions;
 	struct list_head regions;
 	struct list_head list;

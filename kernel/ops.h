@@ -44,6 +44,8 @@ enum daptrace_tlb_policy {
  *			accessed since prepare; account it.  Returns the
  *			number of regions found accessed.
  * @target_valid:	False once the target process has exited.
+ * @target_exec_id:	Identity of the target's current address space; it
+ *			changes when the target exec()s.
  * @tlb_flush:		Apply @policy after a prepare round.
  */
 struct daptrace_ops {
@@ -54,6 +56,7 @@ struct daptrace_ops {
 	void (*prepare_access_checks)(struct daptrace_ctx *ctx);
 	unsigned int (*check_accesses)(struct daptrace_ctx *ctx);
 	bool (*target_valid)(struct daptrace_target *t);
+	u64 (*target_exec_id)(struct daptrace_target *t);
 	void (*tlb_flush)(struct daptrace_ctx *ctx, enum daptrace_tlb_policy policy);
 };
 

@@ -18,6 +18,9 @@
 #include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/kobject.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
+#include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
@@ -107,6 +110,41 @@ static struct daptrace_target *find_target(struct daptrace_mon *mon, int pid_nr)
 	return NULL;
 }
 
+/* By identity: the same process written as different numbers is found. */
+static struct daptrace_target *find_target_priv(struct daptrace_mon *mon,
+						void *priv)
+{
+	struct daptrace_target *t;
+
+	daptrace_for_each_target(t, &mon->ctx)
+		if (t->priv == priv)
+			return t;
+	return NULL;
+}
+
+/*
+ * A thread id names its process: monitoring is per address space, so a
+ * target is a thread group, reported by its leader's pid.  Resolved in the
+ * writer's pid namespace.  Returns the leader's pid or -ESRCH.
+ */
+static int resolve_tgid(int pid_nr)
+{
+	struct task_struct *task;
+	struct pid *pid;
+	int tgid;
+
+	pid = find_get_pid(pid_nr);
+	if (!pid)
+		return -ESRCH;
+	task = get_pid_task(pid, PIDTYPE_PID);
+	put_pid(pid);
+	if (!task)
+		return -ESRCH;
+	tgid = task_tgid_vnr(task);
+	put_task_struct(task);
+	return tgid > 0 ? tgid : -ESRCH;
+}
+
 static int parse_pid(const char *buf, int *pid_nr)
 {
 	int err = kstrtoint(buf, 10, pid_nr);
@@ -144,6 +182,9 @@ static ssize_t target_store(struct kobject *kobj, struct kobj_attribute *attr,
 	if (err)
 		return err;
 	/* Resolved here, in the writer's context and pid namespace. */
+	pid_nr = resolve_tgid(pid_nr);
+	if (pid_nr < 0)
+		return pid_nr;
 	priv = mon->ops->target_get(pid_nr);
 	if (IS_ERR(priv))
 		return PTR_ERR(priv);
@@ -151,7 +192,7 @@ static ssize_t target_store(struct kobject *kobj, struct kobj_attribute *attr,
 	mutex_lock(&mon->lock);
 	if (daptrace_running(mon))
 		err = -EBUSY;
-	else if (find_target(mon, pid_nr))
+	else if (find_target_priv(mon, priv))
 		err = -EEXIST;
 	else if (mon->ctx.nr_targets >= DAPTRACE_MAX_TARGETS)
 		err = -ENOSPC;
@@ -180,16 +221,26 @@ static ssize_t target_remove_store(struct kobject *kobj,
 {
 	struct daptrace_mon *mon = kobj_mon(kobj);
 	struct daptrace_target *t;
-	int pid_nr, err;
+	void *priv = NULL;
+	int pid_nr, tgid, err;
 
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
 	err = parse_pid(buf, &pid_nr);
 	if (err)
 		return err;
+	/* A live process by identity (any of its tids); a gone one by number. */
+	tgid = resolve_tgid(pid_nr);
+	if (tgid > 0) {
+		priv = mon->ops->target_get(tgid);
+		if (IS_ERR(priv))
+			priv = NULL;
+	}
 
 	mutex_lock(&mon->lock);
-	t = find_target(mon, pid_nr);
+	t = priv ? find_target_priv(mon, priv) : NULL;
+	if (!t)
+		t = find_target(mon, pid_nr);
 	if (daptrace_running(mon)) {
 		err = -EBUSY;
 	} else if (!t) {
@@ -201,6 +252,8 @@ static ssize_t target_remove_store(struct kobject *kobj,
 		mutex_unlock(&mon->targets_lock);
 	}
 	mutex_unlock(&mon->lock);
+	if (priv)
+		mon->ops->target_put(priv);
 	return err ?: count;
 }
 

@@ -129,6 +129,25 @@ static bool daptrace_va_target_valid(struct daptrace_target *t)
 }
 
 /*
+ * exec() replaces the address space but keeps the pid (de_thread() hands the
+ * leader's pid to the exec'ing thread), so the leader's self_exec_id, which
+ * begin_new_exec() increments and clone() copies, counts the execs.  A
+ * counter, unlike the mm pointer, cannot come back to an old value.
+ */
+static u64 daptrace_va_target_exec_id(struct daptrace_target *t)
+{
+	struct task_struct *task;
+	u64 id = 0;
+
+	rcu_read_lock();
+	task = pid_task(t->priv, PIDTYPE_PID);
+	if (task)
+		id = READ_ONCE(task->self_exec_id);
+	rcu_read_unlock();
+	return id;
+}
+
+/*
  * Memory maps: the "three regions".
  */
 
@@ -678,5 +697,6 @@ const struct daptrace_ops daptrace_vaddr_ops = {
 	.prepare_access_checks	= daptrace_va_prepare_access_checks,
 	.check_accesses		= daptrace_va_check_accesses,
 	.target_valid		= daptrace_va_target_valid,
+	.target_exec_id		= daptrace_va_target_exec_id,
 	.tlb_flush		= daptrace_va_tlb_flush,
 };

@@ -118,10 +118,18 @@ static unsigned int worker_find_exited(struct daptrace_mon *mon,
 	unsigned int alive = 0;
 
 	daptrace_for_each_target(t, &mon->ctx) {
+		u64 exec_id;
+
 		if (t->exited)
 			continue;
 		if (mon->ops->target_valid(t)) {
 			alive++;
+			exec_id = mon->ops->target_exec_id(t);
+			if (exec_id != t->exec_id) {
+				t->exec_id = exec_id;
+				t->execed = true;
+				clk->window_flags |= DAPTRACE_SNAP_TARGET_EXEC;
+			}
 			continue;
 		}
 		pr_info("target %d exited\n", t->pid_nr);
@@ -132,14 +140,22 @@ static unsigned int worker_find_exited(struct daptrace_mon *mon,
 	return alive;
 }
 
-/* After the publish: exited targets take no further part. */
-static void worker_free_exited(struct daptrace_mon *mon)
+/*
+ * After the publish: exited targets take no further part, and exec()ed ones
+ * start afresh.  Returns true if regions must be built for the latter.
+ */
+static bool worker_free_exited(struct daptrace_mon *mon)
 {
 	struct daptrace_target *t;
+	bool execed = false;
 
-	daptrace_for_each_target(t, &mon->ctx)
-		if (t->exited)
+	daptrace_for_each_target(t, &mon->ctx) {
+		if (t->exited || t->execed)
 			daptrace_free_target_regions(t);
+		execed |= t->execed && !t->exited;
+		t->execed = false;
+	}
+	return execed;
 }
 
 static void worker_update_counters(struct daptrace_mon *mon,
@@ -188,6 +204,7 @@ static int daptrace_worker_fn(void *data)
 	worker_update_counters(mon, &clk);
 
 	while (!kthread_should_stop()) {
+		bool execed;
 		u64 late;
 
 		worker_sleep_until(clk.next_sample, slack_ns);
@@ -204,16 +221,19 @@ static int daptrace_worker_fn(void *data)
 
 			/* With the regions measured, also of exited targets. */
 			worker_publish(mon, &clk, now, alive ? 0 : DAPTRACE_SNAP_LAST);
-			worker_free_exited(mon);
+			execed = worker_free_exited(mon);
 			if (!alive) {
 				worker_update_counters(mon, &clk);
 				goto out;
 			}
 			daptrace_aggregate(ctx);
 			advance_deadline(&clk.next_aggr, clk.aggr_ns, now);
+			/* The new image's maps: regions from scratch. */
 			if (now >= clk.next_update) {
 				ops->update(ctx);
 				advance_deadline(&clk.next_update, clk.update_ns, now);
+			} else if (execed) {
+				ops->update(ctx);
 			}
 			worker_update_counters(mon, &clk);
 		}
@@ -298,6 +318,8 @@ int daptrace_start(struct daptrace_mon *mon)
 		daptrace_free_target_regions(t);
 		/* A target found gone stays "exited", also if we fail below. */
 		WRITE_ONCE(t->exited, !valid);
+		t->execed = false;
+		t->exec_id = valid ? mon->ops->target_exec_id(t) : 0;
 		alive += valid;
 	}
 	if (!alive)

@@ -77,10 +77,14 @@ struct daptrace_ring_hdr {
  *	exited (then with %DAPTRACE_SNAP_TARGET_EXITED and its regions).
  * %DAPTRACE_SNAP_TRUNCATED: more regions than max_regions; the rest is not in
  *	the slot.
+ * %DAPTRACE_SNAP_TARGET_EXEC: a target exec()ed in this window.  Its regions
+ *	in this snapshot mix the old and the new image; from the next
+ *	snapshot on they describe the new image only, started afresh (age 0).
  */
 #define DAPTRACE_SNAP_TARGET_EXITED	0x1U
 #define DAPTRACE_SNAP_LAST		0x2U
 #define DAPTRACE_SNAP_TRUNCATED		0x4U
+#define DAPTRACE_SNAP_TARGET_EXEC	0x8U
 
 /**
  * struct daptrace_snap_hdr - at the start of each slot.
