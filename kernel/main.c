@@ -15,6 +15,10 @@
 #include "daptrace.h"
 #include "ring.h"
 
+/* The tracepoints' definitions live in this object. */
+#define CREATE_TRACE_POINTS
+#include "daptrace_trace.h"
+
 struct daptrace_mon daptrace_mon;
 
 #ifdef DAPTRACE_DEBUG

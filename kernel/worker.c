@@ -22,6 +22,7 @@
 #include <linux/slab.h>
 
 #include "daptrace.h"
+#include "daptrace_trace.h"
 #include "ring.h"
 
 /* Per-run timing state, private to the worker thread. */
@@ -67,6 +68,23 @@ static void worker_sleep_until(ktime_t deadline, u64 slack_ns)
 	__set_current_state(TASK_RUNNING);
 }
 
+/* daptrace:daptrace_aggregated for every region being published. */
+static void worker_trace_aggregated(struct daptrace_ctx *ctx)
+{
+	struct daptrace_target *t;
+	struct daptrace_region *r;
+	unsigned int ti = 0;
+
+	/* A static branch: the walk costs nothing while the event is off. */
+	if (!trace_daptrace_aggregated_enabled())
+		return;
+	daptrace_for_each_target(t, ctx) {
+		daptrace_for_each_region(r, t)
+			trace_daptrace_aggregated(ti, r, t->nr_regions);
+		ti++;
+	}
+}
+
 static void worker_publish(struct daptrace_mon *mon, struct worker_clock *clk,
 			   ktime_t now, u32 flags)
 {
@@ -76,6 +94,7 @@ static void worker_publish(struct daptrace_mon *mon, struct worker_clock *clk,
 	u64 seq = atomic64_read(&mon->seq) + 1;
 	bool unread;
 
+	worker_trace_aggregated(ctx);
 	slot = daptrace_ring_begin(mon->ring, seq, &unread);
 	nr = daptrace_snapshot_fill(ctx, daptrace_ring_records(slot), max);
 	slot->start_ns = ktime_to_ns(clk->window_start);
