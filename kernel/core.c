@@ -938,10 +938,8 @@ static void daptrace_merge_two_regions(struct daptrace_target *t,
  * hot set inside a large cold region shows up as only a few accesses of that
  * region: with 20 samples per window, a 4 MiB hot set in a 40 MiB region
  * reads about 2, which the full threshold merges straight back into its cold
- * neighbours, so the hot set can take seconds to be found.  In the unit
- * test finds_small_hot_set (4 MiB hot among 2 GiB, default attributes, 100
- * seeded 10 s runs) the median recall stays below 0.9 in 23 runs with
- * DAMON's rule and in 4 with this one.  Memory touched at any steady rate
+ * neighbours, so the hot set can take seconds to be found (the unit test
+ * finds_small_hot_set measures it).  Memory touched at any steady rate
  * almost never reads exactly 0 in a window, so the rule costs next to no
  * extra regions.
  */

@@ -74,6 +74,11 @@ struct daptrace_counters {
  * @seq:	Seq of the newest published snapshot; never reused.
  * @cnt:	Counters.
  * @kobj:	/sys/kernel/daptrace.
+ * @notify_snapshot: Called by the worker after each publish; must not
+ *		sleep.  Set by the interface (sysfs) before any "on", so the
+ *		worker depends on no interface code (as mm/damon's callbacks).
+ * @notify_state: Called when the worker stopped, by itself or by
+ *		daptrace_stop().
  * @seq_kn:	The snapshot_seq node, for sysfs_notify_dirent() from the
  *		worker (which must not sleep on kernfs locks).
  * @state_kn:	The state node, notified when the worker stops by itself.
@@ -92,6 +97,8 @@ struct daptrace_mon {
 	atomic64_t seq;
 	struct daptrace_counters cnt;
 	struct kobject *kobj;
+	void (*notify_snapshot)(struct daptrace_mon *mon);
+	void (*notify_state)(struct daptrace_mon *mon);
 	struct kernfs_node *seq_kn;
 	struct kernfs_node *state_kn;
 };
@@ -110,7 +117,5 @@ bool daptrace_running(struct daptrace_mon *mon);
 /* sysfs.c */
 int daptrace_sysfs_init(struct daptrace_mon *mon);
 void daptrace_sysfs_exit(struct daptrace_mon *mon);
-void daptrace_sysfs_notify_snapshot(struct daptrace_mon *mon);
-void daptrace_sysfs_notify_state(struct daptrace_mon *mon);
 
 #endif /* _DAPTRACE_H */

@@ -609,13 +609,13 @@ static const struct attribute_group daptrace_group = {
 };
 
 /* Called by the worker: kernfs_notify() does not sleep. */
-void daptrace_sysfs_notify_snapshot(struct daptrace_mon *mon)
+static void daptrace_sysfs_notify_snapshot(struct daptrace_mon *mon)
 {
 	if (mon->seq_kn)
 		sysfs_notify_dirent(mon->seq_kn);
 }
 
-void daptrace_sysfs_notify_state(struct daptrace_mon *mon)
+static void daptrace_sysfs_notify_state(struct daptrace_mon *mon)
 {
 	if (mon->state_kn)
 		sysfs_notify_dirent(mon->state_kn);
@@ -638,6 +638,8 @@ int daptrace_sysfs_init(struct daptrace_mon *mon)
 		err = -ENOENT;
 		goto err_kobj;
 	}
+	mon->notify_snapshot = daptrace_sysfs_notify_snapshot;
+	mon->notify_state = daptrace_sysfs_notify_state;
 	return 0;
 
 err_kobj:

@@ -117,7 +117,8 @@ static void worker_publish(struct daptrace_mon *mon, struct worker_clock *clk,
 	WRITE_ONCE(mon->cnt.nr_snapshots, mon->cnt.nr_snapshots + 1);
 	if (unread)
 		WRITE_ONCE(mon->cnt.nr_missed, mon->cnt.nr_missed + 1);
-	daptrace_sysfs_notify_snapshot(mon);
+	if (mon->notify_snapshot)
+		mon->notify_snapshot(mon);
 
 	clk->window_start = now;
 	clk->window_samples = 0;
@@ -278,7 +279,8 @@ out:
 	 * exited" from "turned off" by that).
 	 */
 	smp_store_release(&mon->worker_done, true);
-	daptrace_sysfs_notify_state(mon);
+	if (mon->notify_state)
+		mon->notify_state(mon);
 	return 0;
 }
 
@@ -355,11 +357,9 @@ int daptrace_start(struct daptrace_mon *mon)
 	if (IS_ERR(task))
 		return PTR_ERR(task);
 	/*
-	 * A normal (CFS) thread, like DAMON's kdamond.  The lowest RT priority
-	 * was tried: it cuts the jitter of single windows under CPU load, but a
-	 * round that flushes TLBs can take longer than the sampling interval
-	 * (under emulation), and at RT priority that starves the target on its
-	 * CPU.  Sleeping to absolute deadlines already keeps the mean window
+	 * A normal (CFS) thread, like DAMON's kdamond: at RT priority a round
+	 * that takes longer than the sampling interval would starve the target
+	 * on its CPU.  Sleeping to absolute deadlines keeps the mean window
 	 * length exact; late checks are counted in nr_samples_late.
 	 */
 	get_task_struct(task);
@@ -388,5 +388,6 @@ void daptrace_stop(struct daptrace_mon *mon)
 	put_task_struct(mon->worker);
 	WRITE_ONCE(mon->worker, NULL);
 	WRITE_ONCE(mon->worker_done, false);
-	daptrace_sysfs_notify_state(mon);
+	if (mon->notify_state)
+		mon->notify_state(mon);
 }
