@@ -32,7 +32,7 @@ MODULE_PARM_DESC(inject_warn, "debug builds: WARN_ON at module init");
  * Uniform in [0, @ceil): Lemire's multiply-shift, rejecting the few low
  * products that would make some results one 2^32th likelier than others
  * (the multiply-shift alone is not bias-free).  get_random_u32_below() does
- * the same but is missing on 6.1.
+ * the same but is missing on 6.1 (docs/kernel-facts.md, exports).
  */
 static u32 daptrace_rand(void *arg, u32 ceil)
 {
@@ -76,7 +76,7 @@ void daptrace_mon_exit(struct daptrace_mon *mon)
 	 * may still be running then.  But it runs with interrupts off, which
 	 * is an RCU read-side critical section, and the module loader frees
 	 * our code only after synchronize_rcu() (free_module()): that waits
-	 * for the handler to return.
+	 * for the handler to return (docs/kernel-facts.md, ipi).
 	 */
 	kick_all_cpus_sync();
 	mutex_lock(&mon->targets_lock);

@@ -125,7 +125,8 @@ static struct daptrace_target *find_target_priv(struct daptrace_mon *mon,
 /*
  * A thread id names its process: monitoring is per address space, so a
  * target is a thread group, reported by its leader's pid.  Resolved in the
- * writer's pid namespace.  Returns the leader's pid or -ESRCH.
+ * writer's pid namespace.  Returns the leader's pid or -ESRCH.  Identity is
+ * then the struct pid (docs/kernel-facts.md, identity).
  */
 static int resolve_tgid(int pid_nr)
 {
@@ -451,7 +452,8 @@ static ssize_t snapshot_seq_show(struct kobject *kobj,
  * deputy by a process it hands the descriptor to, and a root process that
  * dropped the capability cannot read.  There is no per-target ptrace-style
  * check: ptrace_may_access() is not exported to modules (and DAMON has none
- * either); the capability is the whole policy.
+ * either); the capability is the whole policy (docs/kernel-facts.md,
+ * permissions).
  */
 static bool may_read_snapshots(struct file *file)
 {
@@ -653,7 +655,8 @@ err_kobj:
  * Removes the files and waits for running callbacks to return.  The removal
  * must be kobject_del(): kobject_put() alone removes the files only when the
  * last reference goes, and with CONFIG_DEBUG_KOBJECT_RELEASE that is delayed
- * by seconds, past the point where this module's code is freed.
+ * by seconds, past the point where this module's code is freed
+ * (docs/kernel-facts.md, kobject).
  */
 void daptrace_sysfs_exit(struct daptrace_mon *mon)
 {

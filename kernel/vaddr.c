@@ -132,7 +132,8 @@ static bool daptrace_va_target_valid(struct daptrace_target *t)
  * exec() replaces the address space but keeps the pid (de_thread() hands the
  * leader's pid to the exec'ing thread), so the leader's self_exec_id, which
  * begin_new_exec() increments and clone() copies, counts the execs.  A
- * counter, unlike the mm pointer, cannot come back to an old value.
+ * counter, unlike the mm pointer, cannot come back to an old value
+ * (docs/kernel-facts.md, identity).
  */
 static u64 daptrace_va_target_exec_id(struct daptrace_target *t)
 {
