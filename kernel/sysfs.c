@@ -447,10 +447,10 @@ static ssize_t snapshot_seq_show(struct kobject *kobj,
 
 /*
  * Address layout and access pattern of other processes: like DAMON, reading
- * them needs CAP_SYS_ADMIN, and -- these being files -- in the credentials
- * of whoever opened the file, so a privileged opener cannot be used as a
- * deputy by a process it hands the descriptor to, and a root process that
- * dropped the capability cannot read.  There is no per-target ptrace-style
+ * them needs CAP_SYS_ADMIN.  For the binary ring it is checked in the
+ * credentials of whoever opened the file (a root process that dropped the
+ * capability cannot read; one that opened the file before dropping it can),
+ * for the text view in the reader's (see snapshot_show()).  There is no per-target ptrace-style
  * check: ptrace_may_access() is not exported to modules (and DAMON has none
  * either); the capability is the whole policy (docs/kernel-facts.md,
  * permissions).
@@ -509,32 +509,17 @@ static int snapshot_format(struct daptrace_mon *mon, char *buf)
 }
 
 /*
- * A binary attribute only to see the opener's credentials; the text is made
- * anew by each read(2), so it is meant to be read in one read of a page.
+ * The text view is a plain attribute so that reads in small chunks see one
+ * snapshot (sysfs formats it once per open, into the open file's buffer).
+ * Its show() gets no file, so here the reader's credentials count; it runs
+ * in the read(2) of the process reading.
  */
-static ssize_t snapshot_read(struct file *file, struct kobject *kobj,
-			     struct bin_attribute *attr, char *buf,
-			     loff_t off, size_t count)
+static ssize_t snapshot_show(struct kobject *kobj, struct kobj_attribute *attr,
+			     char *buf)
 {
-	char *text;
-	int len;
-
-	if (!may_read_snapshots(file))
+	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
-	if (off >= PAGE_SIZE)
-		return 0;
-	text = kmalloc(PAGE_SIZE, GFP_KERNEL);
-	if (!text)
-		return -ENOMEM;
-	len = snapshot_format(kobj_mon(kobj), text);
-	if (len > off) {
-		count = min_t(size_t, count, len - off);
-		memcpy(buf, text + off, count);
-	} else {
-		count = len < 0 ? len : 0;
-	}
-	kfree(text);
-	return count;
+	return snapshot_format(kobj_mon(kobj), buf);
 }
 
 static ssize_t snapshots_read(struct file *file, struct kobject *kobj,
@@ -573,10 +558,10 @@ static struct kobj_attribute worker_cpu_us_attr =
 	__ATTR(worker_cpu_us, 0400, worker_cpu_us_show, NULL);
 static struct kobj_attribute snapshot_seq_attr =
 	__ATTR(snapshot_seq, 0400, snapshot_seq_show, NULL);
+static struct kobj_attribute snapshot_attr = __ATTR(snapshot, 0400, snapshot_show, NULL);
 
 /* size 0: the ring's size changes with max_nr_regions; reads clamp themselves. */
 static struct bin_attribute snapshots_attr = __BIN_ATTR(snapshots, 0400, snapshots_read, NULL, 0);
-static struct bin_attribute snapshot_attr = __BIN_ATTR(snapshot, 0400, snapshot_read, NULL, 0);
 
 static struct attribute *daptrace_attrs[] = {
 	&state_attr.attr,
@@ -596,12 +581,12 @@ static struct attribute *daptrace_attrs[] = {
 	&nr_snapshots_missed_attr.attr,
 	&worker_cpu_us_attr.attr,
 	&snapshot_seq_attr.attr,
+	&snapshot_attr.attr,
 	NULL,
 };
 
 static struct bin_attribute *daptrace_bin_attrs[] = {
 	&snapshots_attr,
-	&snapshot_attr,
 	NULL,
 };
 
