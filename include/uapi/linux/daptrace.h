@@ -31,7 +31,11 @@
  * All fields are native-endian.  A reader must check @magic and @version and
  * use @hdr_size, @slot_size, @snap_hdr_size and @region_size from the header
  * rather than sizeof(): later versions may append fields to any of the three
- * structs.
+ * structs.  Appending fields does not change @version (old readers that honour
+ * the sizes keep working); a reader finds the new fields by the size, e.g. the
+ * placement fields of daptrace_region_rec exist iff @region_size >=
+ * DAPTRACE_REGION_REC_SIZE_PLACEMENT.  @version changes only when an existing
+ * field changes meaning, and readers must then refuse the file.
  */
 #ifndef _UAPI_DAPTRACE_H
 #define _UAPI_DAPTRACE_H
@@ -110,6 +114,14 @@ struct daptrace_snap_hdr {
 	__u32 reserved;
 };
 
+/* Per-node sample counts in daptrace_region_rec cover nodes 0..3. */
+#define DAPTRACE_REC_NODES		4
+/* phys_addr when no present page was sampled in the window. */
+#define DAPTRACE_NO_PHYS		(~(__u64)0)
+/* region_size of the first layout (v1 without placement). */
+#define DAPTRACE_REGION_REC_SIZE_V1	32U
+#define DAPTRACE_REGION_REC_SIZE_PLACEMENT	64U
+
 /**
  * struct daptrace_region_rec - one region of one target.
  * @start:		First byte, virtual address.
@@ -118,6 +130,19 @@ struct daptrace_snap_hdr {
  * @age:		Aggregation windows at a similar access level.
  * @pid:		Target pid, in the pid namespace it was written in.
  * @reserved:		Zero.
+ * @phys_addr:		Physical address of the last present page sampled in
+ *			the window (the file is root-only), %DAPTRACE_NO_PHYS
+ *			if none.
+ * @nr_present:		Sampling rounds that found the sampled page present.
+ * @reserved2:		Zero.
+ * @node_samples:	Of those, per node below %DAPTRACE_REC_NODES.
+ *
+ * Placement (appended; present iff region_size >= 64): each sampling round
+ * that found the sampled page present counts in @nr_present and, for nodes
+ * below DAPTRACE_REC_NODES, in @node_samples[node]; a page on a higher node
+ * counts only in @nr_present.  Bytes of the region on node n are estimated as
+ * (end - start) * node_samples[n] / nr_samples (the window's sampling rounds
+ * in the slot header); the rest is not present or on higher nodes.
  */
 struct daptrace_region_rec {
 	__u64 start;
@@ -126,6 +151,11 @@ struct daptrace_region_rec {
 	__u32 age;
 	__s32 pid;
 	__u32 reserved;
+	/* placement, appended in ring version 1 */
+	__u64 phys_addr;
+	__u32 nr_present;
+	__u32 reserved2;
+	__u32 node_samples[DAPTRACE_REC_NODES];
 };
 
 #endif /* _UAPI_DAPTRACE_H */
