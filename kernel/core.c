@@ -284,6 +284,22 @@ void daptrace_destroy_region(struct daptrace_target *t, struct daptrace_region *
 }
 
 /**
+ * daptrace_nr_live_targets() - number of targets that have not exited.
+ * @ctx:	The context.
+ *
+ * Return: the count; exited targets hold no regions and get no share.
+ */
+unsigned int daptrace_nr_live_targets(const struct daptrace_ctx *ctx)
+{
+	const struct daptrace_target *t;
+	unsigned int nr = 0;
+
+	daptrace_for_each_target(t, ctx)
+		nr += !t->exited;
+	return nr;
+}
+
+/**
  * daptrace_nr_regions() - number of regions over all targets.
  * @ctx:	The context.
  *
@@ -526,57 +542,21 @@ static int daptrace_ranges_check(const struct daptrace_addr_range *ranges,
 	return 0;
 }
 
-/**
- * daptrace_init_regions() - build the initial regions of a target.
- * @ctx:	The context; @t is normally on it already.
- * @t:		The target; any regions it has are replaced.
- * @ranges:	Address ranges to monitor, sorted, non-empty, disjoint.
- * @nr_ranges:	Number of entries in @ranges, at least one.
- *
- * min_nr_regions and max_nr_regions bound the count over all targets, so each
- * of the context's targets gets an equal share: at least
- * ceil(min_nr_regions / nr_targets) regions (then all targets together reach
- * min_nr_regions) but never more than max_nr_regions / nr_targets (then
- * together they stay within max_nr_regions).  Every range gets at least one
- * region, which is the only way to exceed that share.  With a single target
- * this starts from min_nr_regions regions like DAMON does.
- *
- * The share is spread so as to keep the largest region small: each range gets
- * one piece plus pieces in proportion to its size, then what rounding left
- * over goes piece by piece to the range whose pieces are currently largest.
- * A range is never cut below min_region_sz, so a tiny address space can end
- * up with fewer regions than the share.
- *
- * Return: 0, -EINVAL on bad @ranges, or -ENOMEM with @t unchanged.
+/*
+ * How many pieces each range gets so that @want pieces in all keep the
+ * largest piece small (see daptrace_init_regions()).  @units[i] receives
+ * range i's size in granules, 0 if it vanished in the alignment.
  */
-int daptrace_init_regions(struct daptrace_ctx *ctx, struct daptrace_target *t,
-			  const struct daptrace_addr_range *ranges,
-			  unsigned int nr_ranges)
+static void daptrace_plan_pieces(const struct daptrace_ctx *ctx,
+				 const struct daptrace_addr_range *ranges,
+				 unsigned int nr_ranges, unsigned long want,
+				 unsigned long *pieces, unsigned long *units)
 {
-	unsigned long unit = ctx->min_region_sz, nr_tgts, want, cap;
-	unsigned long prev_end = 0, *pieces, *units, total = 0, sum = 0;
-	unsigned long sz_piece, best, budget, nr_live = 0;
+	unsigned long unit = ctx->min_region_sz, prev_end = 0, total = 0;
+	unsigned long sum = 0, nr_live = 0, sz_piece, budget, best;
 	struct daptrace_addr_range ar;
-	struct daptrace_target tmp;
-	struct daptrace_region *r;
 	unsigned int i, bi;
-	int err;
 
-	if (!nr_ranges || daptrace_ranges_check(ranges, nr_ranges))
-		return -EINVAL;
-
-	nr_tgts = max_t(unsigned long, ctx->nr_targets, 1);
-	want = (ctx->attrs.min_nr_regions + nr_tgts - 1) / nr_tgts;
-	cap = ctx->attrs.max_nr_regions / nr_tgts;
-	want = min(want, cap);
-
-	/* units[i] == 0 marks a range that vanished in the alignment. */
-	pieces = kmalloc_array(nr_ranges, sizeof(*pieces), GFP_KERNEL);
-	units = kmalloc_array(nr_ranges, sizeof(*units), GFP_KERNEL);
-	if (!pieces || !units) {
-		err = -ENOMEM;
-		goto out;
-	}
 	for (i = 0; i < nr_ranges; i++) {
 		units[i] = 0;
 		if (!daptrace_norm_range(ctx, &ranges[i], &prev_end, &ar))
@@ -620,34 +600,95 @@ int daptrace_init_regions(struct daptrace_ctx *ctx, struct daptrace_target *t,
 		pieces[bi]++;
 		sum++;
 	}
+}
 
-	/* Build on a scratch target so that a failure leaves @t alone. */
+/*
+ * Replace @t's regions by @ranges cut into @pieces each.  Built on a scratch
+ * target, so that on -ENOMEM @t is left alone.
+ */
+static int daptrace_build_pieces(struct daptrace_ctx *ctx,
+				 struct daptrace_target *t,
+				 const struct daptrace_addr_range *ranges,
+				 unsigned int nr_ranges,
+				 const unsigned long *pieces)
+{
+	struct daptrace_addr_range ar;
+	struct daptrace_target tmp;
+	struct daptrace_region *r;
+	unsigned long prev_end = 0;
+	unsigned int i;
+	int err;
+
 	INIT_LIST_HEAD(&tmp.regions);
 	tmp.nr_regions = 0;
-	prev_end = 0;
 	for (i = 0; i < nr_ranges; i++) {
 		if (!daptrace_norm_range(ctx, &ranges[i], &prev_end, &ar))
 			continue;
 		r = daptrace_region_new(ar.start, ar.end);
 		if (!r) {
 			err = -ENOMEM;
-			goto out_free_tmp;
+			goto err_free_tmp;
 		}
 		daptrace_add_region(&tmp, r);
 		err = daptrace_evenly_split_region(ctx, &tmp, r, pieces[i]);
 		if (err)
-			goto out_free_tmp;
+			goto err_free_tmp;
 	}
 
 	daptrace_free_target_regions(t);
 	list_splice_tail(&tmp.regions, &t->regions);
 	t->nr_regions = tmp.nr_regions;
-	err = 0;
-	goto out;
+	return 0;
 
-out_free_tmp:
+err_free_tmp:
 	daptrace_free_target_regions(&tmp);
-out:
+	return err;
+}
+
+/**
+ * daptrace_init_regions() - build the initial regions of a target.
+ * @ctx:	The context; @t is normally on it already.
+ * @t:		The target; any regions it has are replaced.
+ * @ranges:	Address ranges to monitor, sorted, non-empty, disjoint.
+ * @nr_ranges:	Number of entries in @ranges, at least one.
+ *
+ * min_nr_regions and max_nr_regions bound the count over all targets, so each
+ * of the context's live (not exited) targets gets an equal share: at least
+ * ceil(min_nr_regions / nr_targets) regions (then all targets together reach
+ * min_nr_regions) but never more than max_nr_regions / nr_targets (then
+ * together they stay within max_nr_regions).  Every range gets at least one
+ * region, which is the only way to exceed that share.  With a single target
+ * this starts from min_nr_regions regions like DAMON does.
+ *
+ * The share is spread so as to keep the largest region small: each range gets
+ * one piece plus pieces in proportion to its size, then what rounding left
+ * over goes piece by piece to the range whose pieces are currently largest.
+ * A range is never cut below min_region_sz, so a tiny address space can end
+ * up with fewer regions than the share.
+ *
+ * Return: 0, -EINVAL on bad @ranges, or -ENOMEM with @t unchanged.
+ */
+int daptrace_init_regions(struct daptrace_ctx *ctx, struct daptrace_target *t,
+			  const struct daptrace_addr_range *ranges,
+			  unsigned int nr_ranges)
+{
+	unsigned long nr_tgts, want, cap, *pieces, *units;
+	int err = -ENOMEM;
+
+	if (!nr_ranges || daptrace_ranges_check(ranges, nr_ranges))
+		return -EINVAL;
+
+	nr_tgts = max(daptrace_nr_live_targets(ctx), 1U);
+	want = (ctx->attrs.min_nr_regions + nr_tgts - 1) / nr_tgts;
+	cap = ctx->attrs.max_nr_regions / nr_tgts;
+	want = min(want, cap);
+
+	pieces = kmalloc_array(nr_ranges, sizeof(*pieces), GFP_KERNEL);
+	units = kmalloc_array(nr_ranges, sizeof(*units), GFP_KERNEL);
+	if (pieces && units) {
+		daptrace_plan_pieces(ctx, ranges, nr_ranges, want, pieces, units);
+		err = daptrace_build_pieces(ctx, t, ranges, nr_ranges, pieces);
+	}
 	kfree(units);
 	kfree(pieces);
 	return err;
@@ -660,6 +701,21 @@ static struct daptrace_region *daptrace_next_region(struct daptrace_target *t,
 	if (list_is_last(&r->list, &t->regions))
 		return NULL;
 	return list_next_entry(r, list);
+}
+
+/*
+ * Step the walk below to @cur (the old @nxt): remember its range and find
+ * its successor while it is still on @t's list.
+ */
+static struct daptrace_region *
+daptrace_walk_advance(struct daptrace_target *t, struct daptrace_region *cur,
+		      struct daptrace_region **nxt, struct daptrace_addr_range *cur_ar)
+{
+	if (cur) {
+		*cur_ar = cur->ar;
+		*nxt = daptrace_next_region(t, cur);
+	}
+	return cur;
 }
 
 /*
@@ -696,10 +752,7 @@ static unsigned long daptrace_set_regions_walk(struct daptrace_ctx *ctx,
 	 * moved to @result its list pointers lead there.
 	 */
 	cur = list_first_entry_or_null(&t->regions, struct daptrace_region, list);
-	if (cur) {
-		cur_ar = cur->ar;
-		nxt = daptrace_next_region(t, cur);
-	}
+	cur = daptrace_walk_advance(t, cur, &nxt, &cur_ar);
 
 	for (i = 0; i < nr_ranges; i++) {
 		if (!daptrace_norm_range(ctx, &ranges[i], &prev_end, &ar))
@@ -714,7 +767,9 @@ static unsigned long daptrace_set_regions_walk(struct daptrace_ctx *ctx,
 					list_del(&cur->list);
 					kfree(cur);
 				}
-				goto next_region;
+				used = false;
+				cur = daptrace_walk_advance(t, nxt, &nxt, &cur_ar);
+				continue;
 			}
 
 			if (last && cur_ar.start > pos) {
@@ -760,13 +815,8 @@ static unsigned long daptrace_set_regions_walk(struct daptrace_ctx *ctx,
 			/* Reaches into the next range: keep it for that one. */
 			if (cur_ar.end > ar.end)
 				break;
-next_region:
-			cur = nxt;
 			used = false;
-			if (cur) {
-				cur_ar = cur->ar;
-				nxt = daptrace_next_region(t, cur);
-			}
+			cur = daptrace_walk_advance(t, nxt, &nxt, &cur_ar);
 		}
 
 		if (!last) {
@@ -998,10 +1048,8 @@ static void daptrace_merge_two_regions(struct daptrace_target *t,
  * hot set inside a large cold region shows up as only a few accesses of that
  * region: with 20 samples per window, a 4 MiB hot set in a 40 MiB region
  * reads about 2, which the full threshold merges straight back into its cold
- * neighbours, so the hot set can take seconds to be found.  In the unit
- * test finds_small_hot_set (4 MiB hot among 2 GiB, default attributes, 100
- * seeded 10 s runs) the median recall stays below 0.9 in 23 runs with
- * DAMON's rule and in 4 with this one.  Memory touched at any steady rate
+ * neighbours, so the hot set can take seconds to be found (the unit test
+ * finds_small_hot_set measures it).  Memory touched at any steady rate
  * almost never reads exactly 0 in a window, so the rule costs next to no
  * extra regions.
  */
@@ -1224,13 +1272,14 @@ void daptrace_aggregate(struct daptrace_ctx *ctx)
 }
 
 /**
- * daptrace_snapshot_fill() - copy the regions of all live targets.
+ * daptrace_snapshot_fill() - copy the regions of all targets.
  * @ctx:	The context.
  * @recs:	Room for @max records.
  * @max:	Capacity of @recs.
  *
- * Targets come in context order, regions in address order; exited targets
- * are skipped.
+ * Targets come in context order, regions in address order.  A target that
+ * exited in the window being published still has the regions measured for it
+ * (the worker frees them after the publish); earlier exited ones have none.
  *
  * Return: the number of records written, at most @max.
  */
@@ -1243,8 +1292,6 @@ unsigned int daptrace_snapshot_fill(const struct daptrace_ctx *ctx,
 	unsigned int n = 0, i;
 
 	daptrace_for_each_target(t, ctx) {
-		if (t->exited)
-			continue;
 		daptrace_for_each_region(r, t) {
 			if (n >= max)
 				return n;

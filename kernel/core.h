@@ -104,8 +104,14 @@ struct daptrace_region {
  * @pid_nr:	The pid as the user wrote it (in the writer's namespace); used
  *		only for reporting.
  * @priv:	Owned by the operations (vaddr: the struct pid reference).
+ *		Also the target's identity: equal values, same target.
  * @exited:	Set by the worker when the target is gone; its regions are
- *		then freed and it takes no further part in monitoring.
+ *		freed after the window is published and it takes no further
+ *		part in monitoring.
+ * @exec_id:	The operations' identity of the address space the regions
+ *		describe (vaddr: the leader's exec count); a change means
+ *		the target exec()ed and its regions start afresh.
+ * @execed:	Set by the worker for the window in which @exec_id changed.
  * @nr_regions:	Number of entries in @regions.
  * @regions:	Regions sorted by address, never overlapping.
  * @list:	Entry in &daptrace_ctx.targets.
@@ -114,6 +120,8 @@ struct daptrace_target {
 	int pid_nr;
 	void *priv;
 	bool exited;
+	bool execed;
+	u64 exec_id;
 	unsigned int nr_regions;
 	struct list_head regions;
 	struct list_head list;
@@ -191,6 +199,7 @@ void daptrace_insert_region_after(struct daptrace_target *t,
 				  struct daptrace_region *prev,
 				  struct daptrace_region *r);
 void daptrace_destroy_region(struct daptrace_target *t, struct daptrace_region *r);
+unsigned int daptrace_nr_live_targets(const struct daptrace_ctx *ctx);
 unsigned int daptrace_nr_regions(const struct daptrace_ctx *ctx);
 unsigned long daptrace_total_sz(const struct daptrace_ctx *ctx);
 

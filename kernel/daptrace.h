@@ -56,6 +56,9 @@ struct daptrace_counters {
  *		targets and regions belong to the worker: holders of @lock
  *		may only read the target list (it does not change while the
  *		worker runs) and the targets' exited flags (READ_ONCE).
+ * @targets_lock: Protects the target list against the sysfs readers, so
+ *		they need not take @lock (held across kthread_stop()).  Taken
+ *		inside @lock by whoever adds or removes a target.
  * @ctx:	Attributes, targets and regions.
  * @tlb:	TLB flush policy.
  * @ops:	Address-space operations.
@@ -75,12 +78,18 @@ struct daptrace_counters {
  * @seq:	Seq of the newest published snapshot; never reused.
  * @cnt:	Counters.
  * @kobj:	/sys/kernel/daptrace.
+ * @notify_snapshot: Called by the worker after each publish; must not
+ *		sleep.  Set by the interface (sysfs) before any "on", so the
+ *		worker depends on no interface code (as mm/damon's callbacks).
+ * @notify_state: Called when the worker stopped, by itself or by
+ *		daptrace_stop().
  * @seq_kn:	The snapshot_seq node, for sysfs_notify_dirent() from the
  *		worker (which must not sleep on kernfs locks).
  * @state_kn:	The state node, notified when the worker stops by itself.
  */
 struct daptrace_mon {
 	struct mutex lock;		/* see above */
+	struct mutex targets_lock;	/* see above */
 	struct daptrace_ctx ctx;
 	enum daptrace_tlb_policy tlb;
 	const struct daptrace_ops *ops;
@@ -92,13 +101,15 @@ struct daptrace_mon {
 	atomic64_t seq;
 	struct daptrace_counters cnt;
 	struct kobject *kobj;
+	void (*notify_snapshot)(struct daptrace_mon *mon);
+	void (*notify_state)(struct daptrace_mon *mon);
 	struct kernfs_node *seq_kn;
 	struct kernfs_node *state_kn;
 };
 
 extern struct daptrace_mon daptrace_mon;
 
-/* main.c / mon.c: lifetime. */
+/* main.c: lifetime. */
 int daptrace_mon_init(struct daptrace_mon *mon);
 void daptrace_mon_exit(struct daptrace_mon *mon);
 
@@ -110,7 +121,5 @@ bool daptrace_running(struct daptrace_mon *mon);
 /* sysfs.c */
 int daptrace_sysfs_init(struct daptrace_mon *mon);
 void daptrace_sysfs_exit(struct daptrace_mon *mon);
-void daptrace_sysfs_notify_snapshot(struct daptrace_mon *mon);
-void daptrace_sysfs_notify_state(struct daptrace_mon *mon);
 
 #endif /* _DAPTRACE_H */

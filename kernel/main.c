@@ -16,6 +16,10 @@
 #include "daptrace.h"
 #include "ring.h"
 
+/* The tracepoints' definitions live in this object. */
+#define CREATE_TRACE_POINTS
+#include "daptrace_trace.h"
+
 struct daptrace_mon daptrace_mon;
 
 #ifdef DAPTRACE_DEBUG
@@ -26,21 +30,33 @@ MODULE_PARM_DESC(inject_warn, "debug builds: WARN_ON at module init");
 #endif
 
 /*
- * Uniform in [0, ceil) without the modulo bias of a plain '%'.  A PRNG
- * seeded from get_random_u64(): sampling needs no cryptographic quality, and
- * the worker draws one value per region per sampling interval.  Only one
+ * Uniform in [0, @ceil): Lemire's multiply-shift on a PRNG seeded from
+ * get_random_u64() (sampling needs no cryptographic quality, and the worker
+ * draws one value per region per sampling interval), rejecting the few low
+ * products that would make some results one 2^32th likelier than others
+ * (the multiply-shift alone is not bias-free).  get_random_u32_below() does
+ * the same but is missing on 6.1 (docs/kernel-facts.md, exports).  Only one
  * thread draws at a time (see &daptrace_ctx).
  */
 static struct rnd_state daptrace_rnd;
 
 static u32 daptrace_rand(void *arg, u32 ceil)
 {
-	return ((u64)prandom_u32_state(arg) * ceil) >> 32;
+	u64 m = (u64)prandom_u32_state(arg) * ceil;
+
+	if ((u32)m < ceil) {
+		u32 thresh = -ceil % ceil;
+
+		while ((u32)m < thresh)
+			m = (u64)prandom_u32_state(arg) * ceil;
+	}
+	return m >> 32;
 }
 
 int daptrace_mon_init(struct daptrace_mon *mon)
 {
 	mutex_init(&mon->lock);
+	mutex_init(&mon->targets_lock);
 	mutex_init(&mon->ring_lock);
 	prandom_seed_state(&daptrace_rnd, get_random_u64());
 	daptrace_ctx_init(&mon->ctx, PAGE_SIZE, daptrace_rand, &daptrace_rnd);
@@ -59,15 +75,23 @@ void daptrace_mon_exit(struct daptrace_mon *mon)
 	mutex_lock(&mon->lock);
 	daptrace_stop(mon);
 	/*
-	 * TLB-flush IPIs are sent without waiting (vaddr.c): make sure none of
-	 * ours is still queued on some CPU when the module's code goes away.
-	 * The IPI this sends is handled after everything queued before it.
+	 * TLB-flush IPIs are sent without waiting (vaddr.c), so one of ours
+	 * may still be queued on some CPU.  kick_all_cpus_sync() returns once
+	 * every CPU has run its own (synchronous) call; the handler that ran
+	 * it had already taken the CPU's whole queue, ours included, and runs
+	 * queued asynchronous calls only after the synchronous ones, so ours
+	 * may still be running then.  But it runs with interrupts off, which
+	 * is an RCU read-side critical section, and the module loader frees
+	 * our code only after synchronize_rcu() (free_module()): that waits
+	 * for the handler to return (docs/kernel-facts.md, ipi).
 	 */
 	kick_all_cpus_sync();
+	mutex_lock(&mon->targets_lock);
 	daptrace_for_each_target_safe(t, next, &mon->ctx) {
 		mon->ops->target_put(t->priv);
 		daptrace_destroy_target(&mon->ctx, t);
 	}
+	mutex_unlock(&mon->targets_lock);
 	mutex_unlock(&mon->lock);
 
 	/* The worker notified through these until daptrace_stop() returned. */
@@ -79,6 +103,7 @@ void daptrace_mon_exit(struct daptrace_mon *mon)
 	daptrace_ring_free(mon->ring);
 	mon->ring = NULL;
 	mutex_destroy(&mon->ring_lock);
+	mutex_destroy(&mon->targets_lock);
 	mutex_destroy(&mon->lock);
 }
 

@@ -71,6 +71,9 @@ struct daptrace_sample_stats {
  *			cleared and add to @stats.  Never blocks on a
  *			target's mmap_lock.
  * @target_valid:	False once the target process has exited.
+ * @target_exec_id:	Identity of the target's current address space; it
+ *			changes when the target exec()s.
+ * @target_same:	Do two target_get() results name the same process?
  */
 struct daptrace_ops {
 	void *(*target_get)(int pid_nr);
@@ -81,6 +84,8 @@ struct daptrace_ops {
 		       enum daptrace_tlb_policy tlb,
 		       struct daptrace_sample_stats *stats);
 	bool (*target_valid)(struct daptrace_target *t);
+	u64 (*target_exec_id)(struct daptrace_target *t);
+	bool (*target_same)(const void *a, const void *b);
 };
 
 extern const struct daptrace_ops daptrace_vaddr_ops;

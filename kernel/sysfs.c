@@ -5,16 +5,22 @@
  * Store handlers parse, take the monitor lock, refuse with -EBUSY while the
  * worker runs (the worker owns the context then; see struct daptrace_mon),
  * validate the whole resulting configuration and only then commit it, so a
- * rejected write changes nothing.  Every file is root-only and every write
- * needs CAP_SYS_ADMIN.  The documentation is in sysfs-docs/.
+ * rejected write changes nothing.  Every file is root-only, every write
+ * needs CAP_SYS_ADMIN, and so does reading the snapshots (see
+ * may_read_snapshots()).  The documentation is in sysfs-docs/.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/fs.h>
 #include <linux/daptrace.h>
 #include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/kobject.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
+#include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
@@ -51,18 +57,24 @@ static int parse_word(const char *buf, const char * const *words, int nr)
 	return -EINVAL;
 }
 
+/*
+ * Reads take no lock that daptrace_stop() holds: @mon->lock is held across
+ * kthread_stop(), and a "cat" must never wait for a worker that is slow to
+ * stop.  Single words are read with READ_ONCE() (stores write them with
+ * WRITE_ONCE() under @mon->lock); the target list has its own lock.
+ */
+static bool running_lockless(struct daptrace_mon *mon)
+{
+	/* Acquire: pairs with the worker's release of worker_done. */
+	return READ_ONCE(mon->worker) && !smp_load_acquire(&mon->worker_done);
+}
+
 /* --- state ----------------------------------------------------------- */
 
 static ssize_t state_show(struct kobject *kobj, struct kobj_attribute *attr,
 			  char *buf)
 {
-	struct daptrace_mon *mon = kobj_mon(kobj);
-	bool on;
-
-	mutex_lock(&mon->lock);
-	on = daptrace_running(mon);
-	mutex_unlock(&mon->lock);
-	return sysfs_emit(buf, "%s\n", state_words[on]);
+	return sysfs_emit(buf, "%s\n", state_words[running_lockless(kobj_mon(kobj))]);
 }
 
 static ssize_t state_store(struct kobject *kobj, struct kobj_attribute *attr,
@@ -98,6 +110,42 @@ static struct daptrace_target *find_target(struct daptrace_mon *mon, int pid_nr)
 	return NULL;
 }
 
+/* By identity: the same process written as different numbers is found. */
+static struct daptrace_target *find_target_priv(struct daptrace_mon *mon,
+						void *priv)
+{
+	struct daptrace_target *t;
+
+	daptrace_for_each_target(t, &mon->ctx)
+		if (mon->ops->target_same(t->priv, priv))
+			return t;
+	return NULL;
+}
+
+/*
+ * A thread id names its process: monitoring is per address space, so a
+ * target is a thread group, reported by its leader's pid.  Resolved in the
+ * writer's pid namespace.  Returns the leader's pid or -ESRCH.  Identity is
+ * then the struct pid (docs/kernel-facts.md, identity).
+ */
+static int resolve_tgid(int pid_nr)
+{
+	struct task_struct *task;
+	struct pid *pid;
+	int tgid;
+
+	pid = find_get_pid(pid_nr);
+	if (!pid)
+		return -ESRCH;
+	task = get_pid_task(pid, PIDTYPE_PID);
+	put_pid(pid);
+	if (!task)
+		return -ESRCH;
+	tgid = task_tgid_vnr(task);
+	put_task_struct(task);
+	return tgid > 0 ? tgid : -ESRCH;
+}
+
 static int parse_pid(const char *buf, int *pid_nr)
 {
 	int err = kstrtoint(buf, 10, pid_nr);
@@ -114,10 +162,10 @@ static ssize_t target_show(struct kobject *kobj, struct kobj_attribute *attr,
 	struct daptrace_target *t;
 	int len = 0;
 
-	mutex_lock(&mon->lock);
+	mutex_lock(&mon->targets_lock);
 	daptrace_for_each_target(t, &mon->ctx)
 		len += sysfs_emit_at(buf, len, "%d\n", t->pid_nr);
-	mutex_unlock(&mon->lock);
+	mutex_unlock(&mon->targets_lock);
 	return len;
 }
 
@@ -135,6 +183,9 @@ static ssize_t target_store(struct kobject *kobj, struct kobj_attribute *attr,
 	if (err)
 		return err;
 	/* Resolved here, in the writer's context and pid namespace. */
+	pid_nr = resolve_tgid(pid_nr);
+	if (pid_nr < 0)
+		return pid_nr;
 	priv = mon->ops->target_get(pid_nr);
 	if (IS_ERR(priv))
 		return PTR_ERR(priv);
@@ -142,7 +193,7 @@ static ssize_t target_store(struct kobject *kobj, struct kobj_attribute *attr,
 	mutex_lock(&mon->lock);
 	if (daptrace_running(mon))
 		err = -EBUSY;
-	else if (find_target(mon, pid_nr))
+	else if (find_target_priv(mon, priv))
 		err = -EEXIST;
 	else if (mon->ctx.nr_targets >= DAPTRACE_MAX_TARGETS)
 		err = -ENOSPC;
@@ -153,7 +204,9 @@ static ssize_t target_store(struct kobject *kobj, struct kobj_attribute *attr,
 		err = -ENOMEM;
 		goto out_put;
 	}
+	mutex_lock(&mon->targets_lock);
 	daptrace_add_target(&mon->ctx, t);
+	mutex_unlock(&mon->targets_lock);
 	mutex_unlock(&mon->lock);
 	return count;
 
@@ -169,25 +222,39 @@ static ssize_t target_remove_store(struct kobject *kobj,
 {
 	struct daptrace_mon *mon = kobj_mon(kobj);
 	struct daptrace_target *t;
-	int pid_nr, err;
+	void *priv = NULL;
+	int pid_nr, tgid, err;
 
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
 	err = parse_pid(buf, &pid_nr);
 	if (err)
 		return err;
+	/* A live process by identity (any of its tids); a gone one by number. */
+	tgid = resolve_tgid(pid_nr);
+	if (tgid > 0) {
+		priv = mon->ops->target_get(tgid);
+		if (IS_ERR(priv))
+			priv = NULL;
+	}
 
 	mutex_lock(&mon->lock);
-	t = find_target(mon, pid_nr);
+	t = priv ? find_target_priv(mon, priv) : NULL;
+	if (!t)
+		t = find_target(mon, pid_nr);
 	if (daptrace_running(mon)) {
 		err = -EBUSY;
 	} else if (!t) {
 		err = -ENOENT;
 	} else {
 		mon->ops->target_put(t->priv);
+		mutex_lock(&mon->targets_lock);
 		daptrace_destroy_target(&mon->ctx, t);
+		mutex_unlock(&mon->targets_lock);
 	}
 	mutex_unlock(&mon->lock);
+	if (priv)
+		mon->ops->target_put(priv);
 	return err ?: count;
 }
 
@@ -200,8 +267,8 @@ static ssize_t target_status_show(struct kobject *kobj,
 	bool on;
 	int len = 0;
 
-	mutex_lock(&mon->lock);
-	on = daptrace_running(mon);
+	mutex_lock(&mon->targets_lock);
+	on = running_lockless(mon);
 	/* The list is stable under the lock; only "exited" moves under us. */
 	daptrace_for_each_target(t, &mon->ctx) {
 		if (READ_ONCE(t->exited))
@@ -210,7 +277,7 @@ static ssize_t target_status_show(struct kobject *kobj,
 			what = on ? "monitoring" : "idle";
 		len += sysfs_emit_at(buf, len, "%d %s\n", t->pid_nr, what);
 	}
-	mutex_unlock(&mon->lock);
+	mutex_unlock(&mon->targets_lock);
 	return len;
 }
 
@@ -235,12 +302,8 @@ static ssize_t ulong_attr_show(struct kobject *kobj,
 			       struct kobj_attribute *kattr, char *buf)
 {
 	struct daptrace_mon *mon = kobj_mon(kobj);
-	unsigned long val;
 
-	mutex_lock(&mon->lock);
-	val = *attrs_field(&mon->ctx.attrs, kattr);
-	mutex_unlock(&mon->lock);
-	return sysfs_emit(buf, "%lu\n", val);
+	return sysfs_emit(buf, "%lu\n", READ_ONCE(*attrs_field(&mon->ctx.attrs, kattr)));
 }
 
 static ssize_t ulong_attr_store(struct kobject *kobj,
@@ -266,7 +329,7 @@ static ssize_t ulong_attr_store(struct kobject *kobj,
 		*attrs_field(&attrs, kattr) = val;
 		err = daptrace_attrs_validate(&attrs);
 		if (!err)
-			mon->ctx.attrs = attrs;
+			WRITE_ONCE(*attrs_field(&mon->ctx.attrs, kattr), val);
 	}
 	mutex_unlock(&mon->lock);
 	return err ?: count;
@@ -300,13 +363,7 @@ static struct daptrace_ulong_attr max_nr_regions_attr = {
 static ssize_t tlb_flush_show(struct kobject *kobj, struct kobj_attribute *attr,
 			      char *buf)
 {
-	struct daptrace_mon *mon = kobj_mon(kobj);
-	enum daptrace_tlb_policy tlb;
-
-	mutex_lock(&mon->lock);
-	tlb = mon->tlb;
-	mutex_unlock(&mon->lock);
-	return sysfs_emit(buf, "%s\n", tlb_words[tlb]);
+	return sysfs_emit(buf, "%s\n", tlb_words[READ_ONCE(kobj_mon(kobj)->tlb)]);
 }
 
 static ssize_t tlb_flush_store(struct kobject *kobj, struct kobj_attribute *attr,
@@ -325,7 +382,7 @@ static ssize_t tlb_flush_store(struct kobject *kobj, struct kobj_attribute *attr
 	if (daptrace_running(mon))
 		err = -EBUSY;
 	else
-		mon->tlb = word;
+		WRITE_ONCE(mon->tlb, word);
 	mutex_unlock(&mon->lock);
 	return err ?: count;
 }
@@ -379,7 +436,7 @@ static ssize_t worker_cpu_us_show(struct kobject *kobj,
 static ssize_t snapshot_seq_show(struct kobject *kobj,
 				 struct kobj_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%lld\n", atomic64_read(&kobj_mon(kobj)->seq));
+	return sysfs_emit(buf, "%lld\n", atomic64_read_acquire(&kobj_mon(kobj)->seq));
 }
 
 /* --- snapshots ------------------------------------------------------- */
@@ -389,15 +446,29 @@ static ssize_t snapshot_seq_show(struct kobject *kobj,
 /*
  * Longest region line ("-2147483648 0x<16> 0x<16> 4294967295 4294967295\n",
  * 69 bytes) plus the "more regions" trailer: a line is only emitted while
- * this much room is left, so the page never overflows (sysfs_emit_at()
- * warns past it).
+ * this much room is left, so no line is ever cut short by the end of the
+ * page.
  */
 #define SNAPSHOT_TEXT_RESERVE	(72 + 48)
 
-static ssize_t snapshot_show(struct kobject *kobj, struct kobj_attribute *attr,
-			     char *buf)
+/*
+ * Address layout and access pattern of other processes: like DAMON, reading
+ * them needs CAP_SYS_ADMIN.  For the binary ring it is checked in the
+ * credentials of whoever opened the file (a root process that dropped the
+ * capability cannot read; one that opened the file before dropping it can),
+ * for the text view in the reader's (see snapshot_show()).  There is no per-target ptrace-style
+ * check: ptrace_may_access() is not exported to modules (and DAMON has none
+ * either); the capability is the whole policy (docs/kernel-facts.md,
+ * permissions).
+ */
+static bool may_read_snapshots(struct file *file)
 {
-	struct daptrace_mon *mon = kobj_mon(kobj);
+	return file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN);
+}
+
+/* Format the newest snapshot into @buf (PAGE_SIZE bytes); returns the length. */
+static int snapshot_format(struct daptrace_mon *mon, char *buf)
+{
 	struct daptrace_region_rec *recs;
 	struct daptrace_snap_hdr hdr;
 	int i, nr = -EAGAIN, tries, len;
@@ -410,7 +481,7 @@ static ssize_t snapshot_show(struct kobject *kobj, struct kobj_attribute *attr,
 	mutex_lock(&mon->ring_lock);
 	/* The newest slot is only rewritten DAPTRACE_RING_SLOTS publishes later. */
 	for (tries = 0; tries < 3 && nr == -EAGAIN; tries++) {
-		seq = atomic64_read(&mon->seq);
+		seq = atomic64_read_acquire(&mon->seq);
 		if (!seq || !mon->ring) {
 			nr = -ENOENT;	/* nothing published: "none" */
 			break;
@@ -422,22 +493,39 @@ static ssize_t snapshot_show(struct kobject *kobj, struct kobj_attribute *attr,
 
 	if (nr < 0) {
 		kfree(recs);
-		return nr == -EAGAIN ? -EAGAIN : sysfs_emit(buf, "none\n");
+		return nr == -EAGAIN ? -EAGAIN : scnprintf(buf, PAGE_SIZE, "none\n");
 	}
-	len = sysfs_emit(buf, "seq %llu\nstart_ns %llu\nend_ns %llu\n",
-			 hdr.seq, hdr.start_ns, hdr.end_ns);
-	len += sysfs_emit_at(buf, len, "nr_samples %u\nnr_regions %u\nflags %#x\n",
-			     hdr.nr_samples, hdr.nr_regions, hdr.flags);
-	len += sysfs_emit_at(buf, len, "# pid start end nr_accesses age\n");
+	len = scnprintf(buf, PAGE_SIZE, "seq %llu\nstart_ns %llu\nend_ns %llu\n",
+			hdr.seq, hdr.start_ns, hdr.end_ns);
+	len += scnprintf(buf + len, PAGE_SIZE - len,
+			 "nr_samples %u\nnr_regions %u\nflags %#x\n",
+			 hdr.nr_samples, hdr.nr_regions, hdr.flags);
+	len += scnprintf(buf + len, PAGE_SIZE - len,
+			 "# pid start end nr_accesses age\n");
 	for (i = 0; i < nr && len <= PAGE_SIZE - SNAPSHOT_TEXT_RESERVE; i++)
-		len += sysfs_emit_at(buf, len, "%d %#llx %#llx %u %u\n",
-				     recs[i].pid, recs[i].start, recs[i].end,
-				     recs[i].nr_accesses, recs[i].age);
+		len += scnprintf(buf + len, PAGE_SIZE - len, "%d %#llx %#llx %u %u\n",
+				 recs[i].pid, recs[i].start, recs[i].end,
+				 recs[i].nr_accesses, recs[i].age);
 	if (hdr.nr_regions > i)
-		len += sysfs_emit_at(buf, len, "# %u more regions: read 'snapshots'\n",
-				     hdr.nr_regions - i);
+		len += scnprintf(buf + len, PAGE_SIZE - len,
+				 "# %u more regions: read 'snapshots'\n",
+				 hdr.nr_regions - i);
 	kfree(recs);
 	return len;
+}
+
+/*
+ * The text view is a plain attribute so that reads in small chunks see one
+ * snapshot (sysfs formats it once per open, into the open file's buffer).
+ * Its show() gets no file, so here the reader's credentials count; it runs
+ * in the read(2) of the process reading.
+ */
+static ssize_t snapshot_show(struct kobject *kobj, struct kobj_attribute *attr,
+			     char *buf)
+{
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	return snapshot_format(kobj_mon(kobj), buf);
 }
 
 static ssize_t snapshots_read(struct file *file, struct kobject *kobj,
@@ -447,6 +535,8 @@ static ssize_t snapshots_read(struct file *file, struct kobject *kobj,
 	struct daptrace_mon *mon = kobj_mon(kobj);
 	ssize_t ret = 0;
 
+	if (!may_read_snapshots(file))
+		return -EPERM;
 	mutex_lock(&mon->ring_lock);
 	if (mon->ring)
 		ret = daptrace_ring_read(mon->ring, buf, off, count);
@@ -515,13 +605,13 @@ static const struct attribute_group daptrace_group = {
 };
 
 /* Called by the worker: kernfs_notify() does not sleep. */
-void daptrace_sysfs_notify_snapshot(struct daptrace_mon *mon)
+static void daptrace_sysfs_notify_snapshot(struct daptrace_mon *mon)
 {
 	if (mon->seq_kn)
 		sysfs_notify_dirent(mon->seq_kn);
 }
 
-void daptrace_sysfs_notify_state(struct daptrace_mon *mon)
+static void daptrace_sysfs_notify_state(struct daptrace_mon *mon)
 {
 	if (mon->state_kn)
 		sysfs_notify_dirent(mon->state_kn);
@@ -544,17 +634,27 @@ int daptrace_sysfs_init(struct daptrace_mon *mon)
 		err = -ENOENT;
 		goto err_kobj;
 	}
+	mon->notify_snapshot = daptrace_sysfs_notify_snapshot;
+	mon->notify_state = daptrace_sysfs_notify_state;
 	return 0;
 
 err_kobj:
+	kobject_del(mon->kobj);
 	kobject_put(mon->kobj);
 	mon->kobj = NULL;
 	return err;
 }
 
-/* Removes the files and waits for running callbacks to return. */
+/*
+ * Removes the files and waits for running callbacks to return.  The removal
+ * must be kobject_del(): kobject_put() alone removes the files only when the
+ * last reference goes, and with CONFIG_DEBUG_KOBJECT_RELEASE that is delayed
+ * by seconds, past the point where this module's code is freed
+ * (docs/kernel-facts.md, kobject).
+ */
 void daptrace_sysfs_exit(struct daptrace_mon *mon)
 {
+	kobject_del(mon->kobj);
 	kobject_put(mon->kobj);
 	mon->kobj = NULL;
 	/*

@@ -6,7 +6,7 @@
  * (initial regions and updates) and the page-table accessed bit of one page
  * per region per sampling round.  Only exported symbols and header inlines
  * are used: the kernel's page walker, ptep_test_and_clear_young() and
- * pte_offset_map_lock() are not available to modules (see DESIGN.md, 3), so
+ * pte_offset_map_lock() are not available to modules (docs/kernel-facts.md, exports), so
  * the walk is written out by hand below, with the locking rules next to the
  * code that relies on them.
  *
@@ -144,6 +144,14 @@ static void daptrace_va_target_put(void *priv)
 	kfree(vt);
 }
 
+/* One process is one struct pid, whatever number named it. */
+static bool daptrace_va_target_same(const void *a, const void *b)
+{
+	const struct daptrace_va_target *va = a, *vb = b;
+
+	return va->pid == vb->pid;
+}
+
 static struct mm_struct *daptrace_va_target_mm(struct daptrace_target *t)
 {
 	struct daptrace_va_target *vt = t->priv;
@@ -160,6 +168,27 @@ static bool daptrace_va_target_valid(struct daptrace_target *t)
 	/* Never tear a dying address space down on the worker. */
 	mmput_async(mm);
 	return true;
+}
+
+/*
+ * exec() replaces the address space but keeps the pid (de_thread() hands the
+ * leader's pid to the exec'ing thread), so the leader's self_exec_id, which
+ * begin_new_exec() increments and clone() copies, counts the execs.  A
+ * counter, unlike the mm pointer, cannot come back to an old value
+ * (docs/kernel-facts.md, identity).
+ */
+static u64 daptrace_va_target_exec_id(struct daptrace_target *t)
+{
+	struct daptrace_va_target *vt = t->priv;
+	struct task_struct *task;
+	u64 id = 0;
+
+	rcu_read_lock();
+	task = pid_task(vt->pid, PIDTYPE_PID);
+	if (task)
+		id = READ_ONCE(task->self_exec_id);
+	rcu_read_unlock();
+	return id;
 }
 
 /*
@@ -317,7 +346,7 @@ static void daptrace_va_update(struct daptrace_ctx *ctx)
 /*
  * The page walk.
  *
- * Rules (DESIGN.md, 3; each was needed under THP split/collapse churn and
+ * Rules (docs/kernel-facts.md, walk; each was needed under THP split/collapse churn and
  * shmem collapse on both kernels):
  *  - The caller pins the mm (mm_users) and holds mmap_read_lock, and we walk
  *    only inside a VMA it found: then no upper-level table (pgd/p4d/pud/pmd
@@ -723,7 +752,7 @@ static struct vm_area_struct *daptrace_va_vma(struct mm_struct *mm,
  * A translation cached in a TLB keeps its accessed bit "set" in the CPU's
  * view: the CPU does not write the bit again until it walks the page table
  * anew, so a page we just made old reads as never accessed for as long as
- * the entry stays cached (DESIGN.md, 3: the TLB caveat).  Only entries whose
+ * the entry stays cached (docs/kernel-facts.md, tlb).  Only entries whose
  * bit we cleared matter, so a target with no clears in a pass costs nothing.
  * Otherwise, per the policy:
  *
@@ -959,4 +988,6 @@ const struct daptrace_ops daptrace_vaddr_ops = {
 	.update			= daptrace_va_update,
 	.sample			= daptrace_va_sample,
 	.target_valid		= daptrace_va_target_valid,
+	.target_exec_id		= daptrace_va_target_exec_id,
+	.target_same		= daptrace_va_target_same,
 };

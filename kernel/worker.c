@@ -24,6 +24,7 @@
 #include <linux/slab.h>
 
 #include "daptrace.h"
+#include "daptrace_trace.h"
 #include "ring.h"
 
 /* Per-run timing state, private to the worker thread. */
@@ -69,6 +70,23 @@ static void worker_sleep_until(ktime_t deadline, u64 slack_ns)
 	__set_current_state(TASK_RUNNING);
 }
 
+/* daptrace:daptrace_aggregated for every region being published. */
+static void worker_trace_aggregated(struct daptrace_ctx *ctx)
+{
+	struct daptrace_target *t;
+	struct daptrace_region *r;
+	unsigned int ti = 0;
+
+	/* A static branch: the walk costs nothing while the event is off. */
+	if (!trace_daptrace_aggregated_enabled())
+		return;
+	daptrace_for_each_target(t, ctx) {
+		daptrace_for_each_region(r, t)
+			trace_daptrace_aggregated(ti, r, t->nr_regions);
+		ti++;
+	}
+}
+
 static void worker_publish(struct daptrace_mon *mon, struct worker_clock *clk,
 			   ktime_t now, u32 flags)
 {
@@ -78,6 +96,7 @@ static void worker_publish(struct daptrace_mon *mon, struct worker_clock *clk,
 	u64 seq = atomic64_read(&mon->seq) + 1;
 	bool unread;
 
+	worker_trace_aggregated(ctx);
 	slot = daptrace_ring_begin(mon->ring, seq, &unread);
 	nr = daptrace_snapshot_fill(ctx, daptrace_ring_records(slot), max);
 	slot->start_ns = ktime_to_ns(clk->window_start);
@@ -92,39 +111,73 @@ static void worker_publish(struct daptrace_mon *mon, struct worker_clock *clk,
 	slot->reserved = 0;
 	daptrace_ring_commit(slot, seq);
 
-	/* Readers poll snapshot_seq: publish the seq only after the slot. */
-	atomic64_set(&mon->seq, seq);
+	/*
+	 * Readers poll snapshot_seq: publish the seq only after the slot.
+	 * Release, paired with the readers' acquire.
+	 */
+	atomic64_set_release(&mon->seq, seq);
 	WRITE_ONCE(mon->cnt.nr_snapshots, mon->cnt.nr_snapshots + 1);
 	if (unread)
 		WRITE_ONCE(mon->cnt.nr_missed, mon->cnt.nr_missed + 1);
-	daptrace_sysfs_notify_snapshot(mon);
+	if (mon->notify_snapshot)
+		mon->notify_snapshot(mon);
 
 	clk->window_start = now;
 	clk->window_samples = 0;
 	clk->window_flags = 0;
 }
 
-/* Drop targets whose process is gone; returns the number still alive. */
-static unsigned int worker_reap_targets(struct daptrace_mon *mon,
-					struct worker_clock *clk)
+/*
+ * Mark targets whose process is gone as exited and flag the window; returns
+ * the number still alive.  Their regions stay until worker_free_exited(), so
+ * the window in which a target exits is published with what was measured
+ * for it.
+ */
+static unsigned int worker_find_exited(struct daptrace_mon *mon,
+				       struct worker_clock *clk)
 {
 	struct daptrace_target *t;
 	unsigned int alive = 0;
 
 	daptrace_for_each_target(t, &mon->ctx) {
+		u64 exec_id;
+
 		if (t->exited)
 			continue;
 		if (mon->ops->target_valid(t)) {
 			alive++;
+			exec_id = mon->ops->target_exec_id(t);
+			if (exec_id != t->exec_id) {
+				t->exec_id = exec_id;
+				t->execed = true;
+				clk->window_flags |= DAPTRACE_SNAP_TARGET_EXEC;
+			}
 			continue;
 		}
 		pr_info("target %d exited\n", t->pid_nr);
-		daptrace_free_target_regions(t);
 		/* Read by sysfs target_status without the worker's consent. */
 		WRITE_ONCE(t->exited, true);
 		clk->window_flags |= DAPTRACE_SNAP_TARGET_EXITED;
 	}
 	return alive;
+}
+
+/*
+ * After the publish: exited targets take no further part, and exec()ed ones
+ * start afresh.  Returns true if regions must be built for the latter.
+ */
+static bool worker_free_exited(struct daptrace_mon *mon)
+{
+	struct daptrace_target *t;
+	bool execed = false;
+
+	daptrace_for_each_target(t, &mon->ctx) {
+		if (t->exited || t->execed)
+			daptrace_free_target_regions(t);
+		execed |= t->execed && !t->exited;
+		t->execed = false;
+	}
+	return execed;
 }
 
 static void worker_update_counters(struct daptrace_mon *mon,
@@ -182,8 +235,11 @@ static int daptrace_worker_fn(void *data)
 	err = ops->init(ctx);
 	if (err)
 		pr_warn("initial regions: error %d\n", err);
-	if (!worker_reap_targets(mon, &clk))
+	if (!worker_find_exited(mon, &clk)) {
+		worker_publish(mon, &clk, ktime_get(), DAPTRACE_SNAP_LAST);
 		goto out;
+	}
+	worker_free_exited(mon);
 
 	now = ktime_get();
 	clk.window_start = now;
@@ -195,7 +251,7 @@ static int daptrace_worker_fn(void *data)
 
 	while (!kthread_should_stop()) {
 		unsigned int span = 1;
-		bool aggr, was_idle = idle;
+		bool aggr, execed, was_idle = idle;
 		u64 late;
 
 		/*
@@ -229,17 +285,25 @@ static int daptrace_worker_fn(void *data)
 		WRITE_ONCE(mon->cnt.nr_samples, mon->cnt.nr_samples + span);
 
 		if (aggr) {
+			unsigned int alive;
+
 			now = ktime_get();
-			worker_publish(mon, &clk, now, 0);
+			alive = worker_find_exited(mon, &clk);
+			/* With the regions measured, also of exited targets. */
+			worker_publish(mon, &clk, now, alive ? 0 : DAPTRACE_SNAP_LAST);
+			execed = worker_free_exited(mon);
+			if (!alive) {
+				worker_update_counters(mon, &clk);
+				goto out;
+			}
 			daptrace_aggregate(ctx);
 			advance_deadline(&clk.next_aggr, clk.aggr_ns, now);
+			/* The new image's maps: regions from scratch. */
 			if (now >= clk.next_update) {
 				ops->update(ctx);
 				advance_deadline(&clk.next_update, clk.update_ns, now);
-			}
-			if (!worker_reap_targets(mon, &clk)) {
-				worker_update_counters(mon, &clk);
-				goto out;
+			} else if (execed) {
+				ops->update(ctx);
 			}
 			worker_update_counters(mon, &clk);
 			worker_sample(mon, DAPTRACE_SAMPLE_PREPARE);
@@ -256,7 +320,6 @@ static int daptrace_worker_fn(void *data)
 	worker_update_counters(mon, &clk);
 	return 0;
 out:
-	worker_publish(mon, &clk, ktime_get(), DAPTRACE_SNAP_LAST);
 	/*
 	 * All targets are gone.  Exit on our own; the task reference taken in
 	 * daptrace_start() keeps the task_struct for the kthread_stop() that
@@ -266,7 +329,8 @@ out:
 	 * exited" from "turned off" by that).
 	 */
 	smp_store_release(&mon->worker_done, true);
-	daptrace_sysfs_notify_state(mon);
+	if (mon->notify_state)
+		mon->notify_state(mon);
 	return 0;
 }
 
@@ -325,6 +389,8 @@ int daptrace_start(struct daptrace_mon *mon)
 		daptrace_free_target_regions(t);
 		/* A target found gone stays "exited", also if we fail below. */
 		WRITE_ONCE(t->exited, !valid);
+		t->execed = false;
+		t->exec_id = valid ? mon->ops->target_exec_id(t) : 0;
 		alive += valid;
 	}
 	if (!alive)
@@ -341,16 +407,15 @@ int daptrace_start(struct daptrace_mon *mon)
 	if (IS_ERR(task))
 		return PTR_ERR(task);
 	/*
-	 * A normal (CFS) thread, like DAMON's kdamond.  The lowest RT priority
-	 * was tried: it cuts the jitter of single windows under CPU load, but a
-	 * round that flushes TLBs can take longer than the sampling interval
-	 * (under emulation), and at RT priority that starves the target on its
-	 * CPU.  Sleeping to absolute deadlines already keeps the mean window
+	 * A normal (CFS) thread, like DAMON's kdamond: at RT priority a round
+	 * that takes longer than the sampling interval would starve the target
+	 * on its CPU.  Sleeping to absolute deadlines keeps the mean window
 	 * length exact; late checks are counted in nr_samples_late.
 	 */
 	get_task_struct(task);
 	WRITE_ONCE(mon->worker_done, false);
-	mon->worker = task;
+	/* Read by the lockless sysfs readers. */
+	WRITE_ONCE(mon->worker, task);
 	wake_up_process(task);
 	/* Until it runs, a kthread_stop() would skip the worker's function. */
 	wait_for_completion(&mon->worker_started);
@@ -371,7 +436,8 @@ void daptrace_stop(struct daptrace_mon *mon)
 		return;
 	kthread_stop(mon->worker);
 	put_task_struct(mon->worker);
-	mon->worker = NULL;
+	WRITE_ONCE(mon->worker, NULL);
 	WRITE_ONCE(mon->worker_done, false);
-	daptrace_sysfs_notify_state(mon);
+	if (mon->notify_state)
+		mon->notify_state(mon);
 }

@@ -242,4 +242,73 @@ TEST_F(privs, root_without_cap_sys_admin_gets_eperm)
 	munmap(res, sizeof(*res));
 }
 
+/*
+ * The snapshots show other processes' address layout: reading them needs
+ * CAP_SYS_ADMIN.  A root process without it gets EPERM from read().  For
+ * the binary ring the opener's credentials count, so a descriptor opened
+ * while it still had it keeps working; the text view checks the reader.
+ */
+TEST_F(privs, snapshot_reads_need_cap_sys_admin_of_opener)
+{
+	static const char * const files[] = { "snapshot", "snapshots" };
+	struct results *res = shared_results();
+	char buf[4096];
+	pid_t pid;
+	int i, status, early[2];
+
+	ASSERT_NE(NULL, res);
+	ASSERT_EQ(0, dt_set_attrs(5000, 20000, 1000000, 10, 1000));
+	ASSERT_EQ(0, dt_write("state", "on"));
+	while (dt_read_ll("snapshot_seq") < 2)
+		dt_sleep_ms(10);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		for (i = 0; i < 2; i++)
+			early[i] = open(dt_path(files[i], buf, sizeof(buf)), O_RDONLY);
+		res->setup_err = drop_cap_sys_admin();
+		if (res->setup_err)
+			_exit(1);
+		for (i = 0; i < 2; i++) {
+			struct result *r = &res->r[i];
+			int fd;
+
+			dt_strlcpy(r->name, files[i], sizeof(r->name));
+			fd = open(dt_path(files[i], buf, sizeof(buf)), O_RDONLY);
+			r->rd_err = fd < 0 ? errno : 0;
+			r->read_err = fd >= 0 && pread(fd, buf, sizeof(buf), 0) < 0 ?
+				      errno : 0;
+			if (fd >= 0)
+				close(fd);
+			/* wr_err: the early descriptor's read */
+			r->wr_err = early[i] < 0 ? EBADF :
+				    pread(early[i], buf, sizeof(buf), 0) <= 0 ? errno ?: ENODATA : 0;
+		}
+		res->nr = 2;
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, res->setup_err)
+		TH_LOG("dropping CAP_SYS_ADMIN: %s", strerror(res->setup_err));
+	ASSERT_EQ(2, res->nr);
+	for (i = 0; i < 2; i++) {
+		EXPECT_EQ(0, res->r[i].rd_err) TH_LOG("open %s", res->r[i].name);
+		EXPECT_EQ(EPERM, res->r[i].read_err)
+			TH_LOG("read %s without CAP_SYS_ADMIN: %s, want EPERM",
+			       res->r[i].name, strerror(res->r[i].read_err));
+		EXPECT_EQ(i ? 0 : EPERM, res->r[i].wr_err)
+			TH_LOG("read %s through a descriptor opened with CAP_SYS_ADMIN: %s",
+			       res->r[i].name, strerror(res->r[i].wr_err));
+	}
+	/* And with the capability, reading works. */
+	for (i = 0; i < 2; i++) {
+		int fd = open(dt_path(files[i], buf, sizeof(buf)), O_RDONLY);
+
+		ASSERT_LE(0, fd);
+		EXPECT_LT(0, pread(fd, buf, sizeof(buf), 0)) TH_LOG("%s as root", files[i]);
+		close(fd);
+	}
+	munmap(res, sizeof(*res));
+}
+
 TEST_HARNESS_MAIN

@@ -293,11 +293,21 @@ TEST_F_TIMEOUT(state, exit_of_last_target_turns_off, 60)
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, dt_ring_hdr(fd, &rh));
 	ASSERT_EQ(0, dt_slot_hdr(fd, &rh, seq, &sh));
-	close(fd);
 	EXPECT_EQ(seq, sh.seq);
 	EXPECT_TRUE(sh.flags & DAPTRACE_SNAP_LAST) TH_LOG("flags %#x", sh.flags);
 	EXPECT_TRUE(sh.flags & DAPTRACE_SNAP_TARGET_EXITED)
 		TH_LOG("flags %#x", sh.flags);
+	/* ... and carries the regions measured in that window (issue 14). */
+	EXPECT_LT(0, sh.nr_regions) TH_LOG("the last window lost its regions");
+	if (sh.nr_regions) {
+		struct daptrace_region_rec rec;
+
+		ASSERT_EQ(sizeof(rec), dt_pread_all(fd, &rec, sizeof(rec),
+						    dt_slot_off(&rh, seq) + rh.snap_hdr_size));
+		EXPECT_EQ(a, rec.pid);
+		EXPECT_LT(rec.start, rec.end);
+	}
+	close(fd);
 
 	/* Nothing left to monitor; the target stays "exited". */
 	EXPECT_EQ(-ESRCH, dt_write("state", "on")) TH_LOG("every target exited");

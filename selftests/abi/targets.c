@@ -3,9 +3,12 @@
  * Targets: adding, reading back, removing, and the documented errors --
  * EEXIST twice, ESRCH no such process, EINVAL pid <= 0 / garbage / kernel
  * thread, ERANGE beyond int, ENOENT removing a non-target, ENOSPC for the
- * 65th.  Pids are resolved in the writer's pid namespace.
+ * 65th.  Pids are resolved in the writer's pid namespace; a thread id names
+ * its process (shown as the leader's pid), one process is one target however
+ * it is written, and an exec() in a target starts its regions afresh.
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <sched.h>
 
 #include "kselftest_harness.h"
@@ -244,6 +247,8 @@ TEST_F(targets, pid_resolved_in_writers_namespace)
 	/* Shown as written: "1". */
 	ASSERT_LE(0, dt_read("target", buf, sizeof(buf)));
 	EXPECT_STREQ("1", buf);
+	/* The same process under its number here is the same target. */
+	EXPECT_EQ(-EEXIST, dt_add_target(pid)) TH_LOG("pid %d is the ns's 1", pid);
 	ASSERT_EQ(0, dt_target_status(1, word, sizeof(word)));
 	EXPECT_STREQ("idle", word);
 
@@ -258,6 +263,183 @@ TEST_F(targets, pid_resolved_in_writers_namespace)
 		TH_LOG("the only target (the namespace's init) exited");
 	ASSERT_LE(0, dt_read("state", buf, sizeof(buf)));
 	EXPECT_STREQ("off", buf);
+	close(pfd[0]);
+	close(pfd[1]);
+}
+
+static void *linger(void *arg)
+{
+	for (;;)
+		pause();
+	return arg;
+}
+
+/* The second thread: tell the parent our tid, then wait to be killed. */
+static void *report_tid(void *arg)
+{
+	pid_t tid = (pid_t)syscall(SYS_gettid);
+
+	if (write(*(int *)arg, &tid, sizeof(tid)) != sizeof(tid))
+		_exit(1);
+	return linger(NULL);
+}
+
+/* Child with a second thread; returns the child's pid, *tid the thread's. */
+static pid_t spawn_threaded(struct __test_metadata *_metadata,
+			    FIXTURE_DATA(targets) *self, pid_t *tid)
+{
+	int pfd[2];
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(pfd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		pthread_t th;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (pthread_create(&th, NULL, report_tid, &pfd[1]))
+			_exit(1);
+		linger(NULL);
+	}
+	self->child[self->nr++] = pid;
+	ASSERT_EQ(sizeof(*tid), read(pfd[0], tid, sizeof(*tid)));
+	close(pfd[0]);
+	close(pfd[1]);
+	return pid;
+}
+
+/*
+ * A thread id is resolved to its process: the target is shown as the
+ * leader's pid, the process cannot be added twice through two of its ids,
+ * and it can be removed through either.
+ */
+TEST_F(targets, thread_id_names_its_process)
+{
+	char buf[64], want[64], path[128];
+	pid_t pid, tid = 0;
+
+	pid = spawn_threaded(_metadata, self, &tid);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d", pid, tid);
+	ASSERT_EQ(0, access(path, F_OK)) TH_LOG("%d is not a thread of %d", tid, pid);
+	ASSERT_NE(pid, tid);
+
+	ASSERT_EQ(0, dt_add_target(tid)) TH_LOG("add a second thread's tid");
+	snprintf(want, sizeof(want), "%d", pid);
+	ASSERT_LE(0, dt_read("target", buf, sizeof(buf)));
+	EXPECT_STREQ(want, buf) TH_LOG("listed as the process (leader) pid");
+	EXPECT_EQ(-EEXIST, dt_add_target(pid)) TH_LOG("same process by its pid");
+	EXPECT_EQ(-EEXIST, dt_add_target(tid)) TH_LOG("same thread again");
+	EXPECT_EQ(0, dt_remove_target(tid)) TH_LOG("remove through the tid");
+	ASSERT_LE(0, dt_read("target", buf, sizeof(buf)));
+	EXPECT_STREQ("", buf);
+}
+
+/* Snapshot @seq's header and the ages of its records of @pid. */
+static int read_snap(int fd, const struct daptrace_ring_hdr *rh, long long seq,
+		     struct daptrace_snap_hdr *sh, pid_t pid,
+		     unsigned int *max_age, unsigned int *nr_pid)
+{
+	struct daptrace_region_rec rec;
+	__u32 i;
+
+	if (dt_slot_hdr(fd, rh, seq, sh) || sh->seq != (__u64)seq)
+		return -1;
+	*max_age = *nr_pid = 0;
+	for (i = 0; i < sh->nr_regions; i++) {
+		if (dt_pread_all(fd, &rec, sizeof(rec), dt_slot_off(rh, seq) +
+				 rh->snap_hdr_size + (off_t)i * rh->region_size) !=
+		    sizeof(rec))
+			return -1;
+		if (rec.pid != pid)
+			continue;
+		(*nr_pid)++;
+		if (rec.age > *max_age)
+			*max_age = rec.age;
+	}
+	return 0;
+}
+
+/*
+ * exec() in a target: the window it happens in is flagged
+ * DAPTRACE_SNAP_TARGET_EXEC, and from the next snapshot on the target's
+ * regions describe the new image from scratch (every age 0), instead of
+ * carrying the old image's regions and ages over.
+ */
+TEST_F_TIMEOUT(targets, exec_in_target_starts_afresh, 60)
+{
+	unsigned int max_age = 0, nr_pid = 0, age_before = 0;
+	struct daptrace_snap_hdr sh;
+	struct daptrace_ring_hdr rh;
+	long long seq, exec_seq = 0, n;
+	int pfd[2], fd;
+	char path[256], c = 0;
+	double t0;
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(pfd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		char *p;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		p = mmap(NULL, 32 << 20, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			_exit(1);
+		memset(p, 1, 32 << 20);
+		if (read(pfd[0], &c, 1) != 1)
+			_exit(1);
+		execlp("sleep", "sleep", "1000", (char *)NULL);
+		_exit(3);
+	}
+	self->child[self->nr++] = pid;
+	ASSERT_EQ(0, dt_add_target(pid));
+	ASSERT_EQ(0, dt_set_attrs(2000, 20000, 200000, 10, 1000));
+	ASSERT_EQ(0, dt_write("state", "on"));
+	fd = open(dt_path("snapshots", path, sizeof(path)), O_RDONLY);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, dt_ring_hdr(fd, &rh));
+
+	/* Let ages grow, then exec. */
+	t0 = dt_now_ms();
+	while (age_before < 3 && dt_now_ms() - t0 < 20000) {
+		dt_sleep_ms(20);
+		n = dt_read_ll("snapshot_seq");
+		if (!read_snap(fd, &rh, n, &sh, pid, &max_age, &nr_pid))
+			age_before = max_age;
+	}
+	ASSERT_LE(3, age_before) TH_LOG("ages never grew before the exec");
+	seq = dt_read_ll("snapshot_seq") + 1;
+	ASSERT_EQ(1, write(pfd[1], &c, 1));
+
+	/* Follow the snapshots until the flagged one and the one after. */
+	t0 = dt_now_ms();
+	while (dt_now_ms() - t0 < 20000) {
+		n = dt_read_ll("snapshot_seq");
+		if (n < seq || (exec_seq && n <= exec_seq)) {
+			dt_sleep_ms(5);
+			continue;
+		}
+		ASSERT_EQ(0, read_snap(fd, &rh, seq, &sh, pid, &max_age, &nr_pid))
+			TH_LOG("snapshot %lld overwritten: reader too slow", seq);
+		if (exec_seq)
+			break;
+		if (sh.flags & DAPTRACE_SNAP_TARGET_EXEC)
+			exec_seq = seq;
+		seq++;
+	}
+	ASSERT_EQ(0, dt_write("state", "off"));
+	close(fd);
+	ASSERT_NE(0, exec_seq) TH_LOG("no snapshot flagged TARGET_EXEC within 20 s");
+	TH_LOG("exec flagged in snapshot %lld; the next has %u regions of the "
+	       "target, oldest age %u (before the exec: %u)", exec_seq, nr_pid,
+	       max_age, age_before);
+	EXPECT_LT(0, nr_pid) TH_LOG("the new image has regions");
+	EXPECT_EQ(0, max_age) TH_LOG("regions carried over from the old image");
+	ASSERT_EQ(0, dt_target_status(pid, path, sizeof(path)));
+	EXPECT_STREQ("idle", path) TH_LOG("still the same target after exec");
 	close(pfd[0]);
 	close(pfd[1]);
 }

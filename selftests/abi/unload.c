@@ -218,4 +218,39 @@ TEST_F_TIMEOUT(unload, rmmod_while_reading_snapshots, 60)
 	ASSERT_EQ(0, dt_module_load(self->ko)) TH_LOG("insmod %s", self->ko);
 }
 
+/*
+ * The files go with rmmod, not some time later: with
+ * CONFIG_DEBUG_KOBJECT_RELEASE a kobject's release (and, without an explicit
+ * kobject_del(), the removal of its files) is delayed by seconds, and a write
+ * in that gap runs the freed module's store handler.  Right after rmmod an
+ * open file must fail with ENODEV, a new open with ENOENT, and loading the
+ * module again must not find /sys/kernel/daptrace still there.
+ */
+TEST_F_TIMEOUT(unload, write_state_right_after_rmmod, 60)
+{
+	char path[256];
+	int fd, fd2, i;
+	ssize_t n;
+
+	ASSERT_EQ(0, dt_add_target(self->target));
+	fd = open(dt_path("state", path, sizeof(path)), O_WRONLY);
+	ASSERT_LE(0, fd) TH_LOG("open state: %s", strerror(errno));
+	ASSERT_EQ(0, dt_module_unload()) TH_LOG("rmmod");
+	for (i = 0; i < 100; i++) {
+		n = write(fd, "on", 2);
+		EXPECT_EQ(-1, n) TH_LOG("write %d to an open state file after rmmod", i);
+		EXPECT_EQ(ENODEV, errno);
+		fd2 = open(path, O_WRONLY);
+		EXPECT_EQ(-1, fd2) TH_LOG("%s still there after rmmod", path);
+		if (fd2 >= 0)
+			close(fd2);
+		else
+			EXPECT_EQ(ENOENT, errno);
+	}
+	close(fd);
+	n = dt_module_load(self->ko);
+	ASSERT_EQ(0, n) TH_LOG("insmod right after rmmod: %s", strerror(-n));
+	ASSERT_TRUE(dt_loaded());
+}
+
 TEST_HARNESS_MAIN

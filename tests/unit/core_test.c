@@ -555,6 +555,27 @@ TEST(init_regions_counts)
 	ASSERT_EQ(0, shim_nr_live);
 }
 
+/* An exited target gets no share: the live one gets all of min_nr_regions. */
+TEST(init_regions_share_ignores_exited)
+{
+	static const struct daptrace_addr_range ranges[] = { { 0, 1000 } };
+	struct daptrace_target *live, *gone;
+	struct daptrace_ctx ctx;
+	struct prng p;
+
+	ctx_setup(&ctx, 1, &p, 1);
+	ctx.attrs.min_nr_regions = 10;
+	ctx.attrs.max_nr_regions = 10;
+	gone = add_target(&ctx, 1, NULL, 0);
+	live = add_target(&ctx, 2, NULL, 0);
+	gone->exited = true;
+	ASSERT_EQ(1U, daptrace_nr_live_targets(&ctx));
+	ASSERT_EQ(0, daptrace_init_regions(&ctx, live, ranges, 1));
+	EXPECT_EQ(10U, live->nr_regions);
+	ctx_fini(&ctx);
+	ASSERT_EQ(0, shim_nr_live);
+}
+
 TEST(init_regions_bad_input)
 {
 	static const struct daptrace_addr_range unsorted[] = {
@@ -1360,9 +1381,10 @@ TEST(snapshot_fill)
 		u32 nr, age;
 		s32 pid;
 	} exp[] = {
-		{ 0, 10, 1, 2, 10 }, { 10, 30, 3, 4, 10 }, { 500, 600, 7, 8, 30 },
+		{ 0, 10, 1, 2, 10 }, { 10, 30, 3, 4, 10 }, { 100, 200, 5, 6, 20 },
+		{ 500, 600, 7, 8, 30 },
 	};
-	struct daptrace_region_rec recs[4];
+	struct daptrace_region_rec recs[5];
 	struct daptrace_target *gone;
 	struct daptrace_ctx ctx;
 	struct prng p;
@@ -1371,12 +1393,13 @@ TEST(snapshot_fill)
 	ctx_setup(&ctx, 1, &p, 1);
 	add_target(&ctx, 10, a, 2);
 	gone = add_target(&ctx, 20, b, 1);
+	/* Exited in the window being published: its regions still count. */
 	gone->exited = true;
 	add_target(&ctx, 30, c, 1);
 
 	memset(recs, 0xff, sizeof(recs));
-	n = daptrace_snapshot_fill(&ctx, recs, 4);
-	ASSERT_EQ(3U, n);
+	n = daptrace_snapshot_fill(&ctx, recs, 5);
+	ASSERT_EQ(4U, n);
 	for (i = 0; i < n; i++) {
 		EXPECT_EQ(exp[i].start, recs[i].start);
 		EXPECT_EQ(exp[i].end, recs[i].end);
@@ -1392,7 +1415,13 @@ TEST(snapshot_fill)
 		EXPECT_EQ(0U, recs[i].node_samples[DAPTRACE_REC_NODES - 1]);
 	}
 	/* untouched past the count */
-	EXPECT_EQ(~0ULL, (unsigned long long)recs[3].start);
+	EXPECT_EQ(~0ULL, (unsigned long long)recs[4].start);
+
+	/* Freed after that publish: in no later snapshot. */
+	daptrace_free_target_regions(gone);
+	memset(recs, 0xff, sizeof(recs));
+	ASSERT_EQ(3U, daptrace_snapshot_fill(&ctx, recs, 5));
+	EXPECT_EQ(500U, (unsigned int)recs[2].start);
 
 	memset(recs, 0xff, sizeof(recs));
 	ASSERT_EQ(2U, daptrace_snapshot_fill(&ctx, recs, 2));

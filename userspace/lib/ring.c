@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -203,6 +204,29 @@ static int grow_regions(struct daptrace_snapshot *s, uint32_t nr)
 }
 
 /*
+ * True if the ring is still the one load_geometry() read: a re-allocated ring
+ * (off, max_nr_regions changed, on) has other slot offsets, and the 8 bytes at
+ * the old offset of our slot's seq may be region data equal to that seq.
+ * Generations never repeat, so an unchanged one means every read since
+ * load_geometry() hit the same ring.
+ */
+static int same_generation(struct daptrace *d, int *same)
+{
+	uint64_t gen;
+	int err = dt_pread_full(d->ring_fd, &gen, sizeof(gen),
+				offsetof(struct daptrace_ring_hdr, generation));
+
+	if (err == -ENODATA) {
+		*same = 0;
+		return 0;
+	}
+	if (err)
+		return dt_fail(-err, "read %s/snapshots generation", d->root);
+	*same = gen == d->generation;
+	return 0;
+}
+
+/*
  * Copy snapshot @seq into @s.  Returns 1 on success, 0 if the slot did not
  * hold @seq consistently (then *got is the seq seen, 0 if torn).
  */
@@ -212,7 +236,7 @@ static int read_slot(struct daptrace *d, uint64_t seq,
 	struct daptrace_snap_hdr h;
 	uint64_t off = slot_off(d, seq), seq2;
 	size_t body;
-	int err;
+	int err, same = 0;
 
 	err = dt_pread_full(d->ring_fd, d->slot_buf, SNAP_HDR_SIZE, off);
 	if (err == -ENODATA) {
@@ -252,6 +276,13 @@ static int read_slot(struct daptrace *d, uint64_t seq,
 		return err;
 	if (seq2 != seq) {
 		*got = seq2;
+		return 0;
+	}
+	err = same_generation(d, &same);
+	if (err)
+		return err;
+	if (!same) {
+		*got = 0;	/* torn across a ring re-allocation */
 		return 0;
 	}
 	err = grow_regions(s, h.nr_regions);

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <string.h>
 #include <time.h>
 
@@ -289,6 +290,84 @@ TEST(missing_root)
 	setenv("DAPTRACE_SYSFS", "/nonexistent/fake", 1);
 	EXPECT_EQ(-ENOENT, daptrace_open(&d));
 	EXPECT_NE(NULL, strstr(daptrace_last_error(), "/nonexistent/fake"));
+}
+
+/*
+ * The race the ring generation exists for, played step by step: the reader
+ * copies seq 5 out of ring A (generation 1), then, just before it re-reads
+ * the slot's seq, monitoring goes off, max_nr_regions changes and it goes on
+ * again: ring B (generation 2, smaller slots) publishes seq 9 and the
+ * 8 bytes at seq 5's old offset are now nr_accesses 5, age 0 of a record.
+ * The seq check alone passes; the reader must still reject the copy.
+ * pread() is wrapped (-Wl,--wrap=pread) to run the writer at that moment.
+ */
+ssize_t __real_pread(int fd, void *buf, size_t count, off_t off);
+ssize_t __wrap_pread(int fd, void *buf, size_t count, off_t off);
+
+static struct {
+	const char *dir;
+	off_t seq_off;		/* where the reader re-reads seq 5 in ring A */
+	int fired;
+} swap_ring;
+
+ssize_t __wrap_pread(int fd, void *buf, size_t count, off_t off)
+{
+	if (swap_ring.dir && !swap_ring.fired && count == sizeof(uint64_t) &&
+	    off == swap_ring.seq_off) {
+		struct fake_ring b = { .nr_slots = 4, .max_regions = 2, .generation = 2 };
+		struct daptrace_snap_hdr h = { .nr_regions = 2, .nr_samples = 20,
+					       .sample_us = 5000, .aggr_us = 100000 };
+		struct daptrace_region_rec rec[2] = {
+			{ .start = 0x20000000, .end = 0x20001000, .nr_accesses = 5, .pid = 43 },
+			{ .start = 0x20001000, .end = 0x20002000, .nr_accesses = 5, .pid = 43 },
+		};
+
+		swap_ring.fired = 1;
+		if (fake_ring_init(swap_ring.dir, &b) ||
+		    fake_slot_write(swap_ring.dir, &b, 9, 9, &h, rec) ||
+		    fake_write(swap_ring.dir, "snapshot_seq", "%020llu\n", 9ULL))
+			abort();
+	}
+	return __real_pread(fd, buf, count, off);
+}
+
+TEST_F(ring, torn_across_reallocation_is_rejected)
+{
+	off_t slot_a = fake_slot_size(4);
+	off_t off_b_rec0 = sizeof(struct daptrace_ring_hdr) + fake_slot_size(2) +
+			   sizeof(struct daptrace_snap_hdr);
+	int nr_read = 0;
+
+	self->r.max_regions = 4;
+	ASSERT_EQ(0, fake_ring_init(self->dir, &self->r));
+	for (uint64_t seq = 1; seq <= 5; seq++)
+		ASSERT_EQ(0, fake_publish(self->dir, &self->r, seq, 4, 42));
+	for (uint64_t seq = 2; seq <= 4; seq++) {
+		ASSERT_EQ(1, daptrace_read_next(self->d, &self->s));
+		ASSERT_EQ(seq, self->s.seq);
+	}
+	swap_ring.dir = self->dir;
+	swap_ring.seq_off = sizeof(struct daptrace_ring_hdr) + (5 % 4) * slot_a;
+	swap_ring.fired = 0;
+	/*
+	 * The set-up this test is about: seq 5's old offset falls on the
+	 * nr_accesses (5) | age (0) word of one of ring B's two records.
+	 */
+	ASSERT_LE(off_b_rec0, swap_ring.seq_off);
+	ASSERT_GT(off_b_rec0 + 2 * (off_t)sizeof(struct daptrace_region_rec),
+		  swap_ring.seq_off);
+	ASSERT_EQ(offsetof(struct daptrace_region_rec, nr_accesses),
+		  (swap_ring.seq_off - off_b_rec0) % sizeof(struct daptrace_region_rec));
+
+	while (daptrace_read_next(self->d, &self->s) == 1) {
+		EXPECT_NE(5, self->s.seq) TH_LOG("a copy torn across rings passed as valid");
+		EXPECT_EQ(43, self->s.regions[0].pid);
+		nr_read++;
+	}
+	swap_ring.dir = NULL;
+	ASSERT_TRUE(swap_ring.fired) TH_LOG("the reader never re-read seq 5's slot");
+	EXPECT_EQ(1, nr_read) TH_LOG("only ring B's seq 9 is valid");
+	EXPECT_EQ(10, daptrace_reader_next_seq(self->d));
 }
 
 /* A module without placement (32-byte records): read fine, placement off. */

@@ -8,8 +8,16 @@
  *
  * Publishing protocol (seqlock style, no per-reader state in the kernel):
  *   writer: slot.seq = 0; wmb; write body and header fields; wmb; slot.seq = seq
- *   reader: read slot header, read the body, read slot.seq again; the copy is
- *           valid iff both reads of slot.seq equal the seq the reader wanted.
+ *   reader: read the ring header (geometry, generation G); read the slot
+ *           header, the body, then slot.seq again, then the ring header's
+ *           generation again.  The copy is valid iff both reads of slot.seq
+ *           equal the seq the reader wanted and the generation is still G.
+ * The generation check matters when the ring is re-allocated (off,
+ * max_nr_regions changed, on) during a copy: slot offsets move, and the 8
+ * bytes at the old offset of the slot's seq may be region data that happen to
+ * equal the wanted seq.  Generations never repeat while the module is loaded,
+ * so an unchanged one means every read of the copy hit the same ring.
+ *
  * A slot whose seq is newer than wanted was overwritten: the reader missed
  * (newest_seq - nr_slots + 1 - wanted) snapshots and should skip ahead.
  * The newest published seq is in /sys/kernel/daptrace/snapshot_seq, which is
@@ -37,34 +45,72 @@
 #define DAPTRACE_RING_MAGIC	0x54504144U	/* "DAPT" little-endian */
 #define DAPTRACE_RING_VERSION	1U
 
-/** struct daptrace_ring_hdr - at offset 0 of the snapshots file. */
+/**
+ * struct daptrace_ring_hdr - at offset 0 of the snapshots file.
+ * @magic:		%DAPTRACE_RING_MAGIC.
+ * @version:		%DAPTRACE_RING_VERSION.
+ * @hdr_size:		Bytes before slot 0.
+ * @slot_size:		Bytes per slot, a multiple of 8.
+ * @nr_slots:		Slots in the ring.
+ * @region_size:	Bytes per &struct daptrace_region_rec.
+ * @max_regions:	Records that fit in one slot.
+ * @snap_hdr_size:	Bytes of &struct daptrace_snap_hdr; records follow.
+ * @generation:		New each time the ring is (re)allocated, never
+ *			repeated while the module is loaded; part of a
+ *			reader's validation (see above).
+ */
 struct daptrace_ring_hdr {
-	__u32 magic;		/* DAPTRACE_RING_MAGIC */
-	__u32 version;		/* DAPTRACE_RING_VERSION */
-	__u32 hdr_size;		/* bytes before slot 0 */
-	__u32 slot_size;	/* bytes per slot, multiple of 8 */
-	__u32 nr_slots;		/* slots in the ring */
-	__u32 region_size;	/* bytes per struct daptrace_region_rec */
-	__u32 max_regions;	/* records that fit in one slot */
-	__u32 snap_hdr_size;	/* bytes of daptrace_snap_hdr; records follow */
-	__u64 generation;	/* bumped each time the ring is (re)allocated */
+	__u32 magic;
+	__u32 version;
+	__u32 hdr_size;
+	__u32 slot_size;
+	__u32 nr_slots;
+	__u32 region_size;
+	__u32 max_regions;
+	__u32 snap_hdr_size;
+	__u64 generation;
 };
 
-/* Flags in daptrace_snap_hdr.flags. */
-#define DAPTRACE_SNAP_TARGET_EXITED	0x1U	/* a target exited in this window */
-#define DAPTRACE_SNAP_LAST		0x2U	/* last snapshot before the worker stopped */
-#define DAPTRACE_SNAP_TRUNCATED		0x4U	/* more regions than max_regions */
+/*
+ * Flags in &daptrace_snap_hdr.flags:
+ * %DAPTRACE_SNAP_TARGET_EXITED: a target exited in this window; the snapshot
+ *	still carries the regions measured for it in the window (later ones
+ *	carry none).
+ * %DAPTRACE_SNAP_LAST: the last snapshot before the worker stopped: a
+ *	partial window after "off", or the window in which the last target
+ *	exited (then with %DAPTRACE_SNAP_TARGET_EXITED and its regions).
+ * %DAPTRACE_SNAP_TRUNCATED: more regions than max_regions; the rest is not in
+ *	the slot.
+ * %DAPTRACE_SNAP_TARGET_EXEC: a target exec()ed in this window.  Its regions
+ *	in this snapshot mix the old and the new image; from the next
+ *	snapshot on they describe the new image only, started afresh (age 0).
+ */
+#define DAPTRACE_SNAP_TARGET_EXITED	0x1U
+#define DAPTRACE_SNAP_LAST		0x2U
+#define DAPTRACE_SNAP_TRUNCATED		0x4U
+#define DAPTRACE_SNAP_TARGET_EXEC	0x8U
 
-/** struct daptrace_snap_hdr - at the start of each slot. */
+/**
+ * struct daptrace_snap_hdr - at the start of each slot.
+ * @seq:	0 while the slot is being written, else >= 1.
+ * @start_ns:	CLOCK_MONOTONIC, start of the window.
+ * @end_ns:	CLOCK_MONOTONIC, end of the window.
+ * @nr_regions:	Records that follow this header.
+ * @nr_samples:	Sampling rounds in this window.
+ * @sample_us:	Sampling interval in force for this window.
+ * @aggr_us:	Aggregation interval in force for this window.
+ * @flags:	DAPTRACE_SNAP_* flags.
+ * @reserved:	Zero.
+ */
 struct daptrace_snap_hdr {
-	__u64 seq;		/* 0 while being written, else >= 1 */
-	__u64 start_ns;		/* CLOCK_MONOTONIC, start of the window */
-	__u64 end_ns;		/* CLOCK_MONOTONIC, end of the window */
-	__u32 nr_regions;	/* records that follow this header */
-	__u32 nr_samples;	/* sampling rounds in this window */
-	__u32 sample_us;	/* attributes in force for this window */
+	__u64 seq;
+	__u64 start_ns;
+	__u64 end_ns;
+	__u32 nr_regions;
+	__u32 nr_samples;
+	__u32 sample_us;
 	__u32 aggr_us;
-	__u32 flags;		/* DAPTRACE_SNAP_* */
+	__u32 flags;
 	__u32 reserved;
 };
 
@@ -78,6 +124,18 @@ struct daptrace_snap_hdr {
 
 /**
  * struct daptrace_region_rec - one region of one target.
+ * @start:		First byte, virtual address.
+ * @end:		One past the last byte.
+ * @nr_accesses:	Sampling rounds of the window that saw an access.
+ * @age:		Aggregation windows at a similar access level.
+ * @pid:		Target pid, in the pid namespace it was written in.
+ * @reserved:		Zero.
+ * @phys_addr:		Physical address of the last present page sampled in
+ *			the window (the file is root-only), %DAPTRACE_NO_PHYS
+ *			if none.
+ * @nr_present:		Sampling rounds that found the sampled page present.
+ * @reserved2:		Zero.
+ * @node_samples:	Of those, per node below %DAPTRACE_REC_NODES.
  *
  * Placement (appended; present iff region_size >= 64): each sampling round
  * that found the sampled page present counts in @nr_present and, for nodes
@@ -85,21 +143,19 @@ struct daptrace_snap_hdr {
  * counts only in @nr_present.  Bytes of the region on node n are estimated as
  * (end - start) * node_samples[n] / nr_samples (the window's sampling rounds
  * in the slot header); the rest is not present or on higher nodes.
- * @phys_addr is the physical address of the last present page sampled in the
- * window (the file is root-only), DAPTRACE_NO_PHYS if none.
  */
 struct daptrace_region_rec {
-	__u64 start;		/* first byte, virtual address */
-	__u64 end;		/* one past the last byte */
-	__u32 nr_accesses;	/* sampling rounds that saw an access */
-	__u32 age;		/* aggregations at a similar access level */
-	__s32 pid;		/* target pid, in the namespace it was written in */
+	__u64 start;
+	__u64 end;
+	__u32 nr_accesses;
+	__u32 age;
+	__s32 pid;
 	__u32 reserved;
 	/* placement, appended in ring version 1 */
-	__u64 phys_addr;	/* last present sampled page, or DAPTRACE_NO_PHYS */
-	__u32 nr_present;	/* rounds that found the sampled page present */
+	__u64 phys_addr;
+	__u32 nr_present;
 	__u32 reserved2;
-	__u32 node_samples[DAPTRACE_REC_NODES];	/* of those, per node */
+	__u32 node_samples[DAPTRACE_REC_NODES];
 };
 
 #endif /* _UAPI_DAPTRACE_H */
