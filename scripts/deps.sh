@@ -49,6 +49,8 @@ apt_install() {
 PKGS=(build-essential gcc-12 make bc bison flex libelf-dev libssl-dev kmod
       cpio gzip xz-utils busybox-static qemu-system-x86 sparse
       gnuplot-nox libcsv-dev dkms python3 perl ca-certificates shellcheck clang)
+# the policy engine: move_pages(2) through libnuma, stats as JSON
+PKGS+=(libnuma-dev libjson-c-dev)
 
 missing=()
 for p in "${PKGS[@]}"; do

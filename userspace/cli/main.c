@@ -13,6 +13,7 @@ static const struct subcommand subcommands[] = {
 	{ "record", cmd_record, "monitor a command or processes and write a CSV record" },
 	{ "report", cmd_report, "heatmap, working set size, hot regions or raw rows of a record" },
 	{ "status", cmd_status, "show the kernel monitor's state, attributes, targets and counters" },
+	{ "policy", cmd_policy, "apply DAMOS-style schemes (reclaim, tiering) to the targets" },
 };
 
 #define NR_SUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))
