@@ -88,13 +88,14 @@ static void usage(FILE *f)
 "  size=MIN-MAX     region size in bytes (K/M/G; MAX may be max)\n"
 "  freq=MIN-MAX     accesses, percent of the window's samples (0-0: idle)\n"
 "  age=MIN-MAX      how long the access level held (e.g. 5s-max)\n"
+"  idle=DUR         not seen accessed for DUR, by address across windows\n"
 "  quota=BYTES/DUR  at most BYTES per DUR, coldest first (hottest for\n"
 "                   migrate_hot, willneed, collapse; prio=coldest|hottest)\n"
 "  wmarks=METRIC,HIGH,MID,LOW  active only while free memory (METRIC free or\n"
 "                   nodeN) is below HIGH and above LOW percent, from MID on\n"
 "  type=anon|file   label=TEXT (a mapping label contains TEXT)   addr=START-END\n"
 "  reapply=DUR      act on an acted-on, still idle range again after DUR\n"
-"Example: -S 'pageout freq=0-0 age=5s-max quota=64M/1s'\n", prog, prog);
+"Example: -S 'pageout freq=0-0 idle=5s quota=64M/1s'\n", prog, prog);
 }
 
 static int add_scheme(struct policy_opts *o, const char *flag, const char *spec)
@@ -323,6 +324,8 @@ static void print_stats(struct policy_run *r)
 			for (int k = 0; k < POL_NR_ERRS; k++)
 				if (s->st.errs[k])
 					printf(" %s %" PRIu64, pol_err_name(k), s->st.errs[k]);
+			if (s->st.errs[POL_EOTHER])
+				printf(" (last other: %s)", strerror(s->st.other_errno));
 			putchar('\n');
 		}
 	}

@@ -54,6 +54,8 @@ int pol_engine_init(struct pol_engine *e, struct pol_scheme *s, int nr_schemes,
 	for (int i = 0; i < nr_schemes; i++) {
 		char name[32];
 
+		if (s[i].idle_us > e->max_idle_us)
+			e->max_idle_us = s[i].idle_us;
 		snprintf(name, sizeof(name), "%d:%s", i, s[i].name);
 		memcpy(s[i].name, name, sizeof(name));
 	}
@@ -69,6 +71,7 @@ void pol_engine_free(struct pol_engine *e)
 	}
 	free(e->cand);
 	e->cand = NULL;
+	pol_iset_free(&e->accessed);
 }
 
 static int target_index(const struct pol_engine *e, pid_t pid)
@@ -122,11 +125,30 @@ static int label_allowed(const struct pol_scheme *s, const char *label)
  * The candidates of one matching region: its mapped pieces the filters
  * allow, minus what identity says was already done.
  */
+/* Candidates in [a, b) the scheme has not acted on yet. */
+static void add_unacted(struct pol_engine *e, struct pol_scheme *s, uint64_t a, uint64_t b,
+			int ti, unsigned int score)
+{
+	uint64_t ps, pe;
+
+	while (a < b && pol_iset_first_gap(&s->acted, a, b, &ps, &pe)) {
+		if (add_cand(e, ps, pe, ti, score))
+			break;
+		a = pe;
+	}
+}
+
+/*
+ * The candidates of one matching region: its mapped pieces the filters
+ * allow, idle long enough if the scheme asks so, minus what identity says
+ * was already done.
+ */
 static void collect(struct pol_engine *e, struct pol_scheme *s,
-		    const struct daptrace_region *r, int ti, unsigned int score)
+		    const struct daptrace_region *r, int ti, unsigned int score, int64_t now)
 {
 	const struct maps *m = &e->t[ti].maps;
 	uint64_t rs = r->start, re = r->end;
+	int64_t since = now - (int64_t)s->idle_us * 1000;
 
 	if (s->faddr_end) {
 		rs = rs > s->faddr_start ? rs : s->faddr_start;
@@ -151,9 +173,15 @@ static void collect(struct pol_engine *e, struct pol_scheme *s,
 			s->st.nr_identity_skip++;
 			s->st.sz_identity_skip += pol_iset_covered(&s->acted, a, b);
 		}
-		while (a < b && pol_iset_first_gap(&s->acted, a, b, &ps, &pe)) {
-			if (add_cand(e, ps, pe, ti, score))
-				break;
+		if (!s->idle_us) {
+			add_unacted(e, s, a, b, ti, score);
+			continue;
+		}
+		/* nothing has been watched that long yet */
+		if (since < e->t0_ns)
+			continue;
+		while (a < b && pol_iset_first_gap_since(&e->accessed, a, b, since, &ps, &pe)) {
+			add_unacted(e, s, ps, pe, ti, score);
 			a = pe;
 		}
 	}
@@ -201,7 +229,7 @@ static void apply_scheme(struct pol_engine *e, struct pol_scheme *s,
 			pol_iset_remove(&s->acted, r->start, r->end);
 		if (ti < 0 || e->t[ti].gone || !matches(s, r, snap->nr_samples, age_us))
 			continue;
-		collect(e, s, r, ti, pol_score(s, r->nr_accesses, snap->nr_samples, age_us));
+		collect(e, s, r, ti, pol_score(s, r->nr_accesses, snap->nr_samples, age_us), now);
 	}
 	if (s->quota_sz) {
 		for (size_t i = 0; i < e->nr_cand; i++)
@@ -247,6 +275,8 @@ static void apply_scheme(struct pol_engine *e, struct pol_scheme *s,
 		}
 		if (err) {
 			s->st.errs[pol_err_class(err)]++;
+			if (pol_err_class(err) == POL_EOTHER)
+				s->st.other_errno = -err;
 			if (err == -ESRCH)
 				t->gone = 1;
 			continue;
@@ -265,6 +295,26 @@ void pol_engine_apply(struct pol_engine *e, const struct daptrace_snapshot *snap
 {
 	e->nr_snapshots++;
 	e->nr_missed += snap->missed_before;
+	if (!e->t0_ns)
+		e->t0_ns = now_ns;
+	if (snap->missed_before) {
+		/*
+		 * Windows we never saw may hold accesses: nothing is known to
+		 * be idle, and no acted-on cold range is known to be untouched.
+		 */
+		e->t0_ns = now_ns;
+		for (int i = 0; i < e->nr_schemes; i++)
+			if (!e->s[i].hottest_first)
+				pol_iset_free(&e->s[i].acted);
+	}
+	if (e->max_idle_us) {
+		/* older than every idle= condition: blocks nothing, forget it */
+		pol_iset_expire(&e->accessed, now_ns - (int64_t)e->max_idle_us * 1000);
+		for (uint32_t i = 0; i < snap->nr_regions; i++)
+			if (snap->regions[i].nr_accesses)
+				pol_iset_add(&e->accessed, snap->regions[i].start,
+					     snap->regions[i].end, now_ns);
+	}
 	for (int i = 0; i < e->nr_targets; i++) {
 		struct pol_target *t = &e->t[i];
 

@@ -115,12 +115,14 @@ uint64_t pol_iset_covered(const struct pol_iset *s, uint64_t start, uint64_t end
 	return sum;
 }
 
-int pol_iset_first_gap(const struct pol_iset *s, uint64_t start, uint64_t end,
-		       uint64_t *ps, uint64_t *pe)
+int pol_iset_first_gap_since(const struct pol_iset *s, uint64_t start, uint64_t end,
+			     int64_t since_ns, uint64_t *ps, uint64_t *pe)
 {
 	size_t i = first_after(s, start);
 
 	while (start < end) {
+		while (i < s->n && s->r[i].t_ns < since_ns && s->r[i].start < end)
+			i++;
 		if (i >= s->n || s->r[i].start >= end) {
 			*ps = start;
 			*pe = end;
@@ -135,6 +137,12 @@ int pol_iset_first_gap(const struct pol_iset *s, uint64_t start, uint64_t end,
 		i++;
 	}
 	return 0;
+}
+
+int pol_iset_first_gap(const struct pol_iset *s, uint64_t start, uint64_t end,
+		       uint64_t *ps, uint64_t *pe)
+{
+	return pol_iset_first_gap_since(s, start, end, INT64_MIN, ps, pe);
 }
 
 void pol_iset_free(struct pol_iset *s)

@@ -57,6 +57,7 @@ enum pol_err {
  * @qt_exceeds:		windows in which the quota ran out
  * @wmark_inactive:	snapshots skipped because of the watermarks
  * @errs:		failed syscalls by errno class (enum pol_err)
+ * @other_errno:	the last errno counted in errs[POL_EOTHER]
  */
 struct pol_stats {
 	uint64_t nr_tried, sz_tried;
@@ -66,6 +67,7 @@ struct pol_stats {
 	uint64_t qt_exceeds;
 	uint64_t wmark_inactive;
 	uint64_t errs[POL_NR_ERRS];
+	int other_errno;
 };
 
 /* One acted-on address range of region identity. */
@@ -99,6 +101,10 @@ struct pol_iset {
  * @faddr_start/@faddr_end: act only inside this address range (0,0: any)
  * @reapply_us:	forget an acted range after this long, 0 = only when the
  *		range is accessed again (or another scheme acts on it)
+ * @idle_us:	act only on bytes not seen accessed in any window for this
+ *		long (0: no such condition).  Unlike @min_age_us this does not
+ *		depend on how the monitor merges and splits regions, and a
+ *		range read now and then (every second, say) is never idle.
  */
 struct pol_scheme {
 	char name[32];
@@ -116,6 +122,7 @@ struct pol_scheme {
 	char *flabel;
 	uint64_t faddr_start, faddr_end;
 	uint64_t reapply_us;
+	uint64_t idle_us;
 
 	/* run-time state */
 	int active;			/* watermarks let it run */
@@ -164,6 +171,9 @@ uint64_t pol_iset_covered(const struct pol_iset *s, uint64_t start, uint64_t end
  */
 int pol_iset_first_gap(const struct pol_iset *s, uint64_t start, uint64_t end,
 		       uint64_t *ps, uint64_t *pe);
+/* The same, counting only ranges with t_ns >= @since_ns as covering. */
+int pol_iset_first_gap_since(const struct pol_iset *s, uint64_t start, uint64_t end,
+			     int64_t since_ns, uint64_t *ps, uint64_t *pe);
 void pol_iset_free(struct pol_iset *s);
 
 /* quota.c: prioritisation */
@@ -223,6 +233,9 @@ struct pol_engine {
 	int nr_targets;
 	struct pol_cand *cand;
 	size_t nr_cand, cap_cand;
+	struct pol_iset accessed;	/* when each range was last seen accessed */
+	int64_t t0_ns;			/* first snapshot applied */
+	uint64_t max_idle_us;
 	uint64_t nr_snapshots;
 	uint64_t nr_missed;
 	/* for tests: replaces the syscalls when set */

@@ -11,6 +11,7 @@
  *   quota=BYTES/DUR  at most BYTES acted on per DUR
  *   prio=coldest|hottest   who goes first under the quota
  *   wmarks=METRIC,HIGH,MID,LOW  METRIC free or nodeN; percent of free memory
+ *   idle=DUR         not seen accessed for DUR (by address, across windows)
  *   type=anon|file   label=TEXT   addr=START-END   reapply=DUR
  */
 #include <errno.h>
@@ -34,14 +35,14 @@ static const char *const action_names[POL_NR_ACTIONS] = {
 
 /* DAMON_RECLAIM's shape (idle, quota, free-memory watermarks), shorter age. */
 static const char *const preset_reclaim[] = {
-	"pageout freq=0-0 age=10s-max quota=128M/1s prio=coldest wmarks=free,50,40,20",
+	"pageout freq=0-0 idle=10s quota=128M/1s prio=coldest wmarks=free,50,40,20",
 	NULL,
 };
 
 /* Two tiers: node 0 fast, node 1 slow. */
 static const char *const preset_tiering[] = {
-	"migrate_hot 0 freq=5-100 quota=256M/1s",
-	"migrate_cold 1 freq=0-0 age=5s-max quota=256M/1s",
+	"migrate_hot 0 freq=50-100 quota=256M/1s",
+	"migrate_cold 1 freq=0-0 idle=5s quota=256M/1s",
 	NULL,
 };
 
@@ -266,13 +267,17 @@ static int parse_kv(char *kv, struct pol_scheme *s, char *err, size_t errlen)
 				       "0x7f0000000000-0x7f0040000000", val);
 		s->faddr_start = x;
 		s->faddr_end = y;
+	} else if (!strcmp(kv, "idle")) {
+		if (parse_duration_us(val, &x) || !x)
+			return fmt_err(err, errlen, "idle=%s: expected a duration > 0, e.g. 5s", val);
+		s->idle_us = x;
 	} else if (!strcmp(kv, "reapply")) {
 		if (parse_duration_us(val, &x))
 			return fmt_err(err, errlen, "reapply=%s: expected a duration", val);
 		s->reapply_us = x;
 	} else {
-		return fmt_err(err, errlen, "unknown key '%s' (size, freq, age, quota, prio, "
-			       "wmarks, type, label, addr, reapply)", kv);
+		return fmt_err(err, errlen, "unknown key '%s' (size, freq, age, idle, quota, "
+			       "prio, wmarks, type, label, addr, reapply)", kv);
 	}
 	return 0;
 }

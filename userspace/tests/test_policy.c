@@ -29,6 +29,8 @@ static const struct {
 	{ "pageout wmarks=node1,50,40,20", NULL },
 	{ "pageout type=anon label=[heap] addr=0x1000-0x2000 reapply=10s", NULL },
 	{ "  pageout\tfreq=0-10  ", NULL },
+	{ "pageout idle=5s", NULL },
+	{ "pageout idle=0", "idle=0: expected a duration > 0" },
 	{ "", "empty scheme" },
 	{ "page_out", "unknown action 'page_out'" },
 	{ "migrate_hot", "migrate_hot needs a target NODE" },
@@ -240,6 +242,13 @@ TEST(identity_set)
 	EXPECT_EQ(290, pol_iset_covered(&s, 0, 1000));
 	pol_iset_expire(&s, 3);
 	EXPECT_EQ(200, pol_iset_covered(&s, 0, 1000));
+	/* only ranges acted on since a time block */
+	ASSERT_EQ(1, pol_iset_first_gap_since(&s, 0, 1000, 4, &a, &b));
+	EXPECT_EQ(0, a);
+	EXPECT_EQ(1000, b);
+	ASSERT_EQ(1, pol_iset_first_gap_since(&s, 0, 1000, 3, &a, &b));
+	EXPECT_EQ(0, a);
+	EXPECT_EQ(150, b);
 	pol_iset_remove(&s, 0, 1000);
 	EXPECT_EQ(0, s.n);
 	pol_iset_free(&s);
@@ -370,6 +379,41 @@ TEST(engine_identity)
 	pol_engine_apply(&e, &snap, 4000);
 	ASSERT_EQ(3, nr_calls);
 	EXPECT_EQ(0, calls[2].start);
+	EXPECT_EQ(16 * MiB, calls[2].len);
+	pol_engine_free(&e);
+	pol_scheme_free(&s);
+}
+
+TEST(engine_idle_by_address)
+{
+	struct pol_scheme s = parsed("pageout idle=5s");
+	struct daptrace_snapshot snap;
+	struct pol_engine e;
+	const int64_t sec = 1000000000LL;
+
+	/* 0-32M idle all along; 32-48M read at t=2 s, inside a region of 32-64M */
+	regs[0] = (struct daptrace_region){ 0, 32 * MiB, 0, 50, 42 };
+	regs[1] = (struct daptrace_region){ 32 * MiB, 64 * MiB, 0, 50, 42 };
+	snap_of(&snap, 2);
+	engine_of(&e, &s, 1);
+	pol_engine_apply(&e, &snap, 1 * sec);
+	EXPECT_EQ(0, nr_calls);		/* not watched for 5 s yet */
+	regs[1].end = 48 * MiB;
+	regs[1].nr_accesses = 1;
+	regs[2] = (struct daptrace_region){ 48 * MiB, 64 * MiB, 0, 50, 42 };
+	snap_of(&snap, 3);
+	pol_engine_apply(&e, &snap, 2 * sec);
+	regs[1].nr_accesses = 0;
+	pol_engine_apply(&e, &snap, 6 * sec);
+	/* everything but the range read 4 s ago */
+	ASSERT_EQ(2, nr_calls);
+	EXPECT_EQ(0, calls[0].start);
+	EXPECT_EQ(32 * MiB, calls[0].len);
+	EXPECT_EQ(48 * MiB, calls[1].start);
+	EXPECT_EQ(16 * MiB, calls[1].len);
+	pol_engine_apply(&e, &snap, 7 * sec + 1);
+	ASSERT_EQ(3, nr_calls);
+	EXPECT_EQ(32 * MiB, calls[2].start);
 	EXPECT_EQ(16 * MiB, calls[2].len);
 	pol_engine_free(&e);
 	pol_scheme_free(&s);
