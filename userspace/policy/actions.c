@@ -110,9 +110,14 @@ uint64_t pol_act_migrate(pid_t pid, int node, uint64_t start, uint64_t len, int 
 			*err = -errno;
 			break;
 		}
-		for (unsigned long i = 0; i < nm; i++)
+		for (unsigned long i = 0; i < nm; i++) {
 			if (status[i] == node)
 				moved += psz;
+			/* a page that could not move (-ENOMEM: node full, -EBUSY) */
+			else if (status[i] < 0 && status[i] != -ENOENT && status[i] != -EFAULT &&
+				 !*err)
+				*err = status[i];
+		}
 	}
 	return moved;
 }
