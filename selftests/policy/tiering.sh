@@ -31,7 +31,7 @@ command -v daptrace-policy-workload > /dev/null ||
 	ktap_exit_fail_msg "daptrace-policy-workload is not installed in the guest"
 [ -e /sys/devices/system/node/node1/meminfo ] ||
 	ktap_skip_all "one NUMA node only (run.sh --numa 2 gives two)"
-ktap_set_plan 6
+ktap_set_plan 7
 mkdir -p "$TMP"
 # Automatic NUMA balancing is a tiering policy of its own (it promotes on
 # hinting faults, and its PROT_NONE pages read as not present to
@@ -47,7 +47,7 @@ i=0
 while [ ! -s "$TMP/pid" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 pid=$(cat "$TMP/pid" 2>/dev/null)
 [ -n "$pid" ] || ktap_exit_fail_msg "the workload did not start: $(cat "$TMP/out")"
-daptrace policy --progress 5s --stats-csv "$TMP/stats.csv" -p "$pid" \
+daptrace policy --progress 5s --stats-csv "$TMP/stats.csv" -o "$TMP/rec.csv" -p "$pid" \
 	-S "migrate_hot 0 freq=50-100" -S "migrate_cold 1 idle=4s" > "$TMP/policy.out" 2>&1 &
 policy=$!
 sleep 1
@@ -92,6 +92,17 @@ if ge "$a_slow" 0.95; then
 	ktap_test_pass "set A demoted to node 1 once idle ($a_slow)"
 else
 	ktap_test_fail "set A demoted to node 1 once idle" "fraction on node 1 at the end: $a_slow"
+fi
+# The record written alongside (--record) holds every snapshot the policy saw.
+nsnap=$(grep -c '^#snap,' "$TMP/rec.csv" 2>/dev/null)
+said=$(sed -n 's/.* s, \([0-9]*\) snapshots (\([0-9]*\) missed).*/\1 \2/p' "$TMP/out")
+if [ "$(tail -n 1 "$TMP/rec.csv" 2>/dev/null)" = "#eof" ] && [ "$nsnap" -ge 10 ] &&
+   [ "$nsnap ${said#* }" = "$said" ] &&
+   daptrace report wss "$TMP/rec.csv" > /dev/null 2> "$TMP/report.err"; then
+	ktap_test_pass "--record: complete, $nsnap snapshots as the policy saw (missed: ${said#* })"
+else
+	ktap_test_fail "--record: complete, every snapshot the policy saw" \
+		"#snap rows $nsnap, policy said '$said', $(tail -n 1 "$TMP/rec.csv") $(cat "$TMP/report.err")"
 fi
 rm -rf "$TMP"
 [ -z "$numab" ] || echo "$numab" > /proc/sys/kernel/numa_balancing

@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "daptrace.h"
 #include "policy.h"
+#include "policy_record.h"
 #include "units.h"
 #include "workload.h"
 
@@ -36,6 +37,7 @@ struct policy_opts {
 	uint64_t progress_us;		/* 0: none */
 	const char *stats_csv;
 	const char *stats_json;
+	const char *record;
 	int quiet;
 };
 
@@ -80,6 +82,8 @@ static void usage(FILE *f)
 "      --progress DUR      print progress this often (default 1s on a terminal)\n"
 "      --stats-csv FILE    stats as CSV, rewritten at each progress and at the end\n"
 "      --stats-json FILE   stats as JSON, likewise\n"
+"  -o, --record FILE       also write every snapshot the policy acted on as a\n"
+"                          record (the format of 'daptrace record')\n"
 "  -q, --quiet             no progress, no stats table\n"
 "  -h, --help              this help\n"
 "\n"
@@ -141,6 +145,7 @@ static int parse_opts(int argc, char **argv, struct policy_opts *o)
 		{ "progress",	 required_argument, NULL, 'G' },
 		{ "stats-csv",	 required_argument, NULL, 'C' },
 		{ "stats-json",	 required_argument, NULL, 'J' },
+		{ "record",	 required_argument, NULL, 'o' },
 		{ "quiet",	 no_argument,	    NULL, 'q' },
 		{ "help",	 no_argument,	    NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -155,7 +160,7 @@ static int parse_opts(int argc, char **argv, struct policy_opts *o)
 	o->progress_us = isatty(STDERR_FILENO) ? 1000000 : 0;
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:S:f:P:p:s:a:u:r:t:d:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:S:f:P:p:s:a:u:r:t:d:o:qh", longopts, NULL)) != -1) {
 		ret = 0;
 		switch (c) {
 		case 'S':
@@ -213,6 +218,11 @@ static int parse_opts(int argc, char **argv, struct policy_opts *o)
 		case 'J':
 			o->stats_json = optarg;
 			break;
+		case 'o':
+			if (!*optarg)
+				return bad_value(CMD, "--record", optarg, "empty file name");
+			o->record = optarg;
+			break;
 		case 'q':
 			o->quiet = 1;
 			break;
@@ -254,6 +264,7 @@ struct policy_run {
 	int64_t t0;
 	const char *reason;
 	int targets_added;
+	FILE *rec;
 };
 
 static double elapsed(const struct policy_run *r)
@@ -402,6 +413,13 @@ static int setup(struct policy_run *r)
 	if (daptrace_reader_init(r->d) < 0)
 		return fail(CMD, "%s", daptrace_last_error());
 	r->t0 = now_ns();
+	if (o->record) {
+		r->rec = fopen(o->record, "we");
+		if (!r->rec)
+			return fail(CMD, "--record %s: %s", o->record, strerror(errno));
+		if (policy_rec_header(r->rec, &o->attrs, &r->e, r->t0))
+			return fail(CMD, "writing %s: %s", o->record, strerror(errno));
+	}
 	if (daptrace_start(r->d) < 0)
 		return fail(CMD, "turning monitoring on: %s", daptrace_last_error());
 	if (r->w.pid && workload_release(&r->w))
@@ -422,8 +440,11 @@ static int run_loop(struct policy_run *r)
 		ret = daptrace_wait(r->d, timeout_ms);
 		if (ret < 0 && ret != -EINTR)
 			return fail(CMD, "waiting for snapshots: %s", daptrace_last_error());
-		while ((ret = daptrace_read_next(r->d, &r->snap)) > 0)
+		while ((ret = daptrace_read_next(r->d, &r->snap)) > 0) {
 			pol_engine_apply(&r->e, &r->snap, now_ns());
+			if (r->rec && policy_rec_snapshot(r->rec, &r->snap, &r->e, r->t0))
+				return fail(CMD, "writing %s: %s", r->o->record, strerror(errno));
+		}
 		if (ret < 0)
 			return fail(CMD, "reading snapshots: %s", daptrace_last_error());
 		now = now_ns();
@@ -451,6 +472,14 @@ static int teardown(struct policy_run *r, int ret)
 		daptrace_remove_target(r->d, r->pids[i]);
 	if (r->w.pid)
 		workload_finish(&r->w, stop_signal ? stop_signal : SIGTERM);
+	if (r->rec) {
+		if (policy_rec_trailer(r->rec, r->reason, now_ns() - r->t0, &r->e) ||
+		    fclose(r->rec)) {
+			warn_msg(CMD, "writing %s: %s", r->o->record, strerror(errno));
+			ret = ret ? ret : EXIT_FAIL;
+		}
+		r->rec = NULL;
+	}
 	if (r->e.s) {
 		save_stats(r);
 		if (!r->o->quiet)
