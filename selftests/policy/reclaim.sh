@@ -16,7 +16,7 @@ TMP=${TMPDIR:-/tmp}/policy-reclaim.$$
 HOT_MB=32
 WARM_MB=32
 COLD_MB=128
-DURATION=25
+DURATION=32
 SCHEME="pageout idle=5s quota=64M/1s"
 
 kb() {

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "policy.h"
@@ -44,6 +45,7 @@ int pol_engine_init(struct pol_engine *e, struct pol_scheme *s, int nr_schemes,
 	e->nr_schemes = nr_schemes;
 	e->act = act_syscall;
 	e->maps_refresh = maps_refresh;
+	e->act_chunk = POL_ACT_CHUNK;
 	for (int i = 0; i < nr_pids && i < DAPTRACE_MAX_TARGETS; i++) {
 		e->t[i].pid = pids[i];
 		e->t[i].maps.pid = pids[i];
@@ -196,6 +198,42 @@ static void forget_elsewhere(struct pol_engine *e, const struct pol_scheme *s,
 			pol_iset_remove(&e->s[i].acted, start, end);
 }
 
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/*
+ * Act in chunks and stop when this snapshot's work budget is spent: a
+ * long action (paging out 64 MiB into zram takes seconds under TCG) must
+ * not keep the reader away from the ring until snapshots are lost.
+ * *@tried is how much of the range was attempted.
+ */
+static uint64_t act_chunked(struct pol_engine *e, const struct pol_scheme *s,
+			    struct pol_target *t, uint64_t start, uint64_t len,
+			    uint64_t *tried, int *err)
+{
+	uint64_t done = 0, off = 0;
+
+	*err = 0;
+	while (off < len) {
+		uint64_t n = len - off > e->act_chunk ? e->act_chunk : len - off;
+
+		if (e->work_budget_ns && off &&
+		    mono_ns() - e->apply_start_ns > e->work_budget_ns)
+			break;
+		done += e->act(e, s, t, start + off, n, err);
+		off += n;
+		if (*err)
+			break;
+	}
+	*tried = off;
+	return done;
+}
+
 static void apply_scheme(struct pol_engine *e, struct pol_scheme *s,
 			 const struct daptrace_snapshot *snap, int64_t now)
 {
@@ -243,7 +281,7 @@ static void apply_scheme(struct pol_engine *e, struct pol_scheme *s,
 	for (size_t k = 0; k < 2 * e->nr_cand; k++) {
 		struct pol_cand *c = &e->cand[k % e->nr_cand];
 		struct pol_target *t = &e->t[c->target];
-		uint64_t len = c->end - c->start, done;
+		uint64_t len = c->end - c->start, done, tried;
 		int err;
 
 		if (t->gone || (s->quota_sz && (k < e->nr_cand) != (c->score > cutoff)))
@@ -263,11 +301,17 @@ static void apply_scheme(struct pol_engine *e, struct pol_scheme *s,
 			len = budget & ~(psz - 1);
 			exceeded = 1;
 		}
-		done = e->act(e, s, t, c->start, len, &err);
 		if (s->quota_sz) {
 			/* charged what was tried, as DAMOS does: a failing range costs too */
 			budget -= len;
 			s->quota_used += len;
+		}
+		done = act_chunked(e, s, t, c->start, len, &tried, &err);
+		if (tried < len) {
+			/* out of time for this snapshot: the rest waits */
+			s->st.nr_quota_skip++;
+			s->st.sz_quota_skip += len - tried;
+			exceeded = 1;
 		}
 		if (done) {
 			s->st.nr_applied++;
@@ -281,9 +325,9 @@ static void apply_scheme(struct pol_engine *e, struct pol_scheme *s,
 				t->gone = 1;
 			continue;
 		}
-		if (s->action != POL_STAT) {
-			pol_iset_add(&s->acted, c->start, c->start + len, now);
-			forget_elsewhere(e, s, c->start, c->start + len);
+		if (s->action != POL_STAT && tried) {
+			pol_iset_add(&s->acted, c->start, c->start + tried, now);
+			forget_elsewhere(e, s, c->start, c->start + tried);
 		}
 	}
 	if (exceeded)
@@ -325,6 +369,7 @@ void pol_engine_apply(struct pol_engine *e, const struct daptrace_snapshot *snap
 		if (t->maps.gone)
 			t->gone = 1;
 	}
+	e->apply_start_ns = mono_ns();
 	for (int i = 0; i < e->nr_schemes; i++)
 		apply_scheme(e, &e->s[i], snap, now_ns);
 }

@@ -133,6 +133,8 @@ struct pol_scheme {
 };
 
 #define POL_MAX_SCHEMES	16
+/* Actions are issued in pieces of at most this many bytes. */
+#define POL_ACT_CHUNK	(8ULL << 20)
 #define POL_ERRMSG_LEN	256
 
 /* scheme_parse.c */
@@ -236,6 +238,10 @@ struct pol_engine {
 	struct pol_iset accessed;	/* when each range was last seen accessed */
 	int64_t t0_ns;			/* first snapshot applied */
 	uint64_t max_idle_us;
+	/* time one snapshot's actions may take, 0 = no limit (see engine.c) */
+	int64_t work_budget_ns;
+	int64_t apply_start_ns;
+	uint64_t act_chunk;		/* POL_ACT_CHUNK */
 	uint64_t nr_snapshots;
 	uint64_t nr_missed;
 	/* for tests: replaces the syscalls when set */

@@ -309,6 +309,7 @@ static void engine_of(struct pol_engine *e, struct pol_scheme *s, int n)
 	pol_engine_init(e, s, n, &pid, 1);
 	e->act = fake_act;
 	e->maps_refresh = fake_maps;
+	e->act_chunk = UINT64_MAX;	/* one call per range, as the tests count */
 	nr_calls = 0;
 	fail_with = 0;
 }
@@ -450,6 +451,29 @@ TEST(engine_quota_coldest_first)
 	EXPECT_EQ(16 * MiB, calls[2].len);
 	EXPECT_EQ(24 * MiB, calls[3].start);
 	EXPECT_EQ(8 * MiB, calls[3].len);
+	pol_engine_free(&e);
+	pol_scheme_free(&s);
+}
+
+TEST(engine_work_budget)
+{
+	struct pol_scheme s = parsed("pageout freq=0-0");
+	struct daptrace_snapshot snap;
+	struct pol_engine e;
+
+	regs[0] = (struct daptrace_region){ 0, 32 * MiB, 0, 5, 42 };
+	snap_of(&snap, 1);
+	engine_of(&e, &s, 1);
+	e.act_chunk = 8 * MiB;
+	e.work_budget_ns = 1;		/* spent after the first chunk */
+	pol_engine_apply(&e, &snap, 1000);
+	ASSERT_EQ(1, nr_calls);
+	EXPECT_EQ(8 * MiB, calls[0].len);
+	EXPECT_EQ(24 * MiB, s.st.sz_quota_skip);
+	/* the next snapshot goes on where it stopped */
+	pol_engine_apply(&e, &snap, 2000);
+	ASSERT_EQ(2, nr_calls);
+	EXPECT_EQ(8 * MiB, calls[1].start);
 	pol_engine_free(&e);
 	pol_scheme_free(&s);
 }
