@@ -242,6 +242,10 @@ static void apply_scheme(struct pol_engine *e, struct pol_scheme *s,
 	unsigned int cutoff = 0;
 	int exceeded = 0;
 
+	/* accessed again: acting on it again is a new decision (also while off) */
+	for (uint32_t i = 0; i < snap->nr_regions && !s->hottest_first; i++)
+		if (snap->regions[i].nr_accesses)
+			pol_iset_remove(&s->acted, snap->regions[i].start, snap->regions[i].end);
 	if (!pol_wmark_update(s)) {
 		s->st.wmark_inactive++;
 		return;
@@ -262,9 +266,6 @@ static void apply_scheme(struct pol_engine *e, struct pol_scheme *s,
 		uint64_t age_us = (uint64_t)r->age * snap->aggr_us;
 		int ti = target_index(e, r->pid);
 
-		/* accessed again: acting on it again is a new decision */
-		if (r->nr_accesses && !s->hottest_first)
-			pol_iset_remove(&s->acted, r->start, r->end);
 		if (ti < 0 || e->t[ti].gone || !matches(s, r, snap->nr_samples, age_us))
 			continue;
 		collect(e, s, r, ti, pol_score(s, r->nr_accesses, snap->nr_samples, age_us), now);
