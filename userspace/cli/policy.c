@@ -406,8 +406,8 @@ static int setup(struct policy_run *r)
 	}
 	pol_engine_init(&r->e, (struct pol_scheme *)o->schemes, o->nr_schemes, r->pids,
 			r->nr_targets);
-	/* half the kernel's ring (16 windows): the reader never falls behind */
-	r->e.work_budget_ns = (int64_t)o->attrs.aggr_us * 8000;
+	/* a quarter of the kernel's ring (16 windows): the reader keeps up */
+	r->e.work_budget_ns = (int64_t)o->attrs.aggr_us * 4000;
 	for (int i = 0; i < r->nr_targets; i++)
 		if (r->e.t[i].pidfd < 0)
 			warn_msg(CMD, "pidfd_open(%d): %s; its madvise actions will be counted "

@@ -208,8 +208,9 @@ static int64_t mono_ns(void)
 
 /*
  * Act in chunks and stop when this snapshot's work budget is spent: a
- * long action (paging out 64 MiB into zram takes seconds under TCG) must
- * not keep the reader away from the ring until snapshots are lost.
+ * long action (paging 8 MiB out into zram took seconds under TCG on a
+ * loaded host) must not keep the reader away from the ring until
+ * snapshots are lost.
  * *@tried is how much of the range was attempted.
  */
 static uint64_t act_chunked(struct pol_engine *e, const struct pol_scheme *s,

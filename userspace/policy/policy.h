@@ -134,7 +134,7 @@ struct pol_scheme {
 
 #define POL_MAX_SCHEMES	16
 /* Actions are issued in pieces of at most this many bytes. */
-#define POL_ACT_CHUNK	(8ULL << 20)
+#define POL_ACT_CHUNK	(2ULL << 20)
 #define POL_ERRMSG_LEN	256
 
 /* scheme_parse.c */
