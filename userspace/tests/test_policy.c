@@ -478,6 +478,29 @@ TEST(engine_work_budget)
 	pol_scheme_free(&s);
 }
 
+TEST(engine_watermarks)
+{
+	/* free memory is always in 0-100 %, never above 0 % of nothing */
+	struct pol_scheme s[2] = { parsed("pageout freq=0-0 wmarks=free,100,100,0"),
+				   parsed("cold freq=0-0 wmarks=free,0,0,0") };
+	struct daptrace_snapshot snap;
+	struct pol_engine e;
+
+	ASSERT_LT(0, pol_free_permille(POL_WMARK_FREE, 0));
+	regs[0] = (struct daptrace_region){ 0, 16 * MiB, 0, 5, 42 };
+	snap_of(&snap, 1);
+	engine_of(&e, s, 2);
+	pol_engine_apply(&e, &snap, 1000);
+	EXPECT_EQ(1, nr_calls);			/* only the first scheme ran */
+	EXPECT_EQ(16 * MiB, s[0].st.sz_applied);
+	EXPECT_EQ(0, s[1].st.sz_tried);
+	EXPECT_EQ(1, s[1].st.wmark_inactive);
+	EXPECT_EQ(-ENOENT, pol_free_permille(POL_WMARK_NODE_FREE, 4095));
+	pol_engine_free(&e);
+	pol_scheme_free(&s[0]);
+	pol_scheme_free(&s[1]);
+}
+
 TEST(engine_counts_errors_and_goes_on)
 {
 	struct pol_scheme s = parsed("pageout freq=0-0");
