@@ -206,6 +206,13 @@ static int64_t mono_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+/* This snapshot's work budget is spent (one piece always goes: progress). */
+static int over_time(const struct pol_engine *e)
+{
+	return e->work_budget_ns && e->pieces_done &&
+	       mono_ns() - e->apply_start_ns > e->work_budget_ns;
+}
+
 /*
  * Act in chunks and stop when this snapshot's work budget is spent: a
  * long action (paging 8 MiB out into zram took seconds under TCG on a
@@ -223,10 +230,10 @@ static uint64_t act_chunked(struct pol_engine *e, const struct pol_scheme *s,
 	while (off < len) {
 		uint64_t n = len - off > e->act_chunk ? e->act_chunk : len - off;
 
-		if (e->work_budget_ns && off &&
-		    mono_ns() - e->apply_start_ns > e->work_budget_ns)
+		if (over_time(e))
 			break;
 		done += e->act(e, s, t, start + off, n, err);
+		e->pieces_done++;
 		off += n;
 		if (*err)
 			break;
@@ -303,13 +310,19 @@ static void apply_scheme(struct pol_engine *e, struct pol_scheme *s,
 			len = budget & ~(psz - 1);
 			exceeded = 1;
 		}
-		if (s->quota_sz) {
-			/* charged what was tried, as DAMOS does: a failing range costs too */
-			budget -= len;
-			s->quota_used += len;
+		if (over_time(e)) {
+			s->st.nr_quota_skip++;
+			s->st.sz_quota_skip += len;
+			exceeded = 1;
+			continue;
 		}
 		done = act_chunked(e, s, t, c->start, len, &tried, &err);
-		if (tried < len) {
+		if (s->quota_sz) {
+			/* charged what was tried, as DAMOS does: a failing range costs too */
+			budget -= tried;
+			s->quota_used += tried;
+		}
+		if (tried < len && !err) {
 			/* out of time for this snapshot: the rest waits */
 			s->st.nr_quota_skip++;
 			s->st.sz_quota_skip += len - tried;
@@ -372,6 +385,7 @@ void pol_engine_apply(struct pol_engine *e, const struct daptrace_snapshot *snap
 			t->gone = 1;
 	}
 	e->apply_start_ns = mono_ns();
+	e->pieces_done = 0;
 	for (int i = 0; i < e->nr_schemes; i++)
 		apply_scheme(e, &e->s[i], snap, now_ns);
 }

@@ -241,6 +241,7 @@ struct pol_engine {
 	/* time one snapshot's actions may take, 0 = no limit (see engine.c) */
 	int64_t work_budget_ns;
 	int64_t apply_start_ns;
+	uint64_t pieces_done;		/* in this snapshot */
 	uint64_t act_chunk;		/* POL_ACT_CHUNK */
 	uint64_t nr_snapshots;
 	uint64_t nr_missed;
