@@ -10,6 +10,7 @@
 # ranges (bench/policy-report.py).
 #
 #   bench/policy.sh [--rounds N] [--first R] [--kernel K] [--output FILE]
+#                   [--mons "daptrace damos damon_reclaim"] [--scens "reclaim tiering"]
 #
 # Raw rows stay in build/bench-policy/rows.txt, boot logs next to them;
 # --first R > 1 adds rounds R..N to the rows already there.
@@ -18,12 +19,16 @@ set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 ROUNDS=3
 FIRST=1
+MONS="daptrace damos damon_reclaim"
+SCENS="reclaim tiering"
 K=
 OUT=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--rounds) ROUNDS=$2; shift ;;
 	--first) FIRST=$2; shift ;;
+	--mons) MONS=$2; shift ;;
+	--scens) SCENS=$2; shift ;;
 	--kernel) K=$2; shift ;;
 	--output) OUT=$2; shift ;;
 	*) echo "bench/policy.sh: unknown option '$1'" >&2; exit 2 ;;
@@ -40,8 +45,11 @@ make -C "$TOP" --no-print-directory -s modules-all
 t0=$SECONDS
 for ((r = FIRST; r <= ROUNDS; r++)); do
 	# alternate who goes first
-	if ((r % 2)); then mons=(daptrace damos damon_reclaim); else mons=(damon_reclaim damos daptrace); fi
-	for scen in reclaim tiering; do
+	read -ra mons <<< "$MONS"
+	if ! ((r % 2)); then
+		mapfile -t mons < <(printf '%s\n' "${mons[@]}" | tac)
+	fi
+	for scen in $SCENS; do
 		for mon in "${mons[@]}"; do
 			[ "$scen-$mon" != tiering-damon_reclaim ] || continue
 			log=$DIR/$r-$mon-$scen.log
