@@ -11,6 +11,7 @@
 # before each use; the system's swap-ins are printed too), no data lost.
 
 . "$(dirname "$0")/../lib/ktap.sh"
+. "$(dirname "$0")/../lib/bounds.sh"
 
 TMP=${TMPDIR:-/tmp}/policy-reclaim.$$
 HOT_MB=32
@@ -24,11 +25,13 @@ kb() {
 }
 
 # zram swap: the module and its dependencies come with the initramfs.
+# (built in, as on the debug kernel: no modules to load)
 swap_on() {
-	[ -f /lib/modules/order ] || return 1
-	while read -r m; do
-		grep -q "^$m " /proc/modules || insmod "/lib/modules/$m.ko" || return 1
-	done < /lib/modules/order
+	if [ -f /lib/modules/order ]; then
+		while read -r m; do
+			grep -q "^$m " /proc/modules || insmod "/lib/modules/$m.ko" || return 1
+		done < /lib/modules/order
+	fi
 	[ -e /sys/block/zram0 ] || return 1
 	echo 512M > /sys/block/zram0/disksize || return 1
 	mkswap /dev/zram0 > /dev/null && swapon /dev/zram0
@@ -92,7 +95,7 @@ fi
 if [ -n "$reached" ]; then
 	ktap_test_pass "cold memory reclaimed: VmSwap >= 90% of ${COLD_MB} MiB after $reached s"
 else
-	ktap_test_fail "cold memory reclaimed within 30 s" \
+	bound_fail "cold memory reclaimed within 30 s" \
 		"VmSwap peaked at $max_swap kB, want >= $want_kb kB"
 fi
 # Hot pages the workload found swapped out (mincore) right before use.
