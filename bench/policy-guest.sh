@@ -118,7 +118,7 @@ reclaim() {
 	damos) echo off > $D/state ;;
 	damon_reclaim) echo N > $R/enabled ;;
 	esac
-	ROW="reached_s=$reached swap_kb=$(sed -n 's/^VmSwap: *\([0-9]*\).*/\1/p' $TMP/out)"
+	ROW="reached_s=$reached swap_kb=$(sed -n 's/^VmSwap:[[:space:]]*\([0-9]*\).*/\1/p' $TMP/out)"
 	ROW="$ROW hot_evicted=$(sed -n 's/^evicted hot=\([0-9]*\) .*/\1/p' $TMP/out)"
 	ROW="$ROW warm_evicted=$(sed -n 's/^evicted .* warm=\([0-9]*\)/\1/p' $TMP/out)"
 	ROW="$ROW refault_kb=$((($(sed -n 's/^pswpin //p' $TMP/out) - pswpin0) * 4))"

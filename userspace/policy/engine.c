@@ -224,11 +224,14 @@ static uint64_t act_chunked(struct pol_engine *e, const struct pol_scheme *s,
 			    struct pol_target *t, uint64_t start, uint64_t len,
 			    uint64_t *tried, int *err)
 {
-	uint64_t done = 0, off = 0;
+	uint64_t done = 0, off = 0, chunk = e->act_chunk;
 
+	/* migrating copies every page (and under TCG flushes for each): smaller pieces */
+	if (s->action == POL_MIGRATE_HOT || s->action == POL_MIGRATE_COLD)
+		chunk /= 8;
 	*err = 0;
 	while (off < len) {
-		uint64_t n = len - off > e->act_chunk ? e->act_chunk : len - off;
+		uint64_t n = len - off > chunk ? chunk : len - off;
 
 		if (over_time(e))
 			break;
