@@ -135,14 +135,14 @@ tiering() {
 	mig0=$(vmstat pgmigrate_success)
 	case $MON in
 	daptrace)
-		daptrace policy -q -p "$pid" -S "migrate_hot 0 freq=50-100" \
+		daptrace policy -q -p "$pid" -S "migrate_hot 0 freq=80-100" \
 			-S "migrate_cold 1 idle=4s" > $TMP/mon 2>&1 &
 		mon=$!
 		;;
 	damos)
 		damos_common "$pid"
 		echo 2 > $D/contexts/0/schemes/nr_schemes
-		damos_scheme 0 migrate_hot 10 20 0 0 0
+		damos_scheme 0 migrate_hot 16 20 0 0 0
 		damos_scheme 1 migrate_cold 0 0 40 0 1
 		echo on > $D/state
 		;;

@@ -49,7 +49,7 @@ while [ ! -s "$TMP/pid" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 pid=$(cat "$TMP/pid" 2>/dev/null)
 [ -n "$pid" ] || ktap_exit_fail_msg "the workload did not start: $(cat "$TMP/out")"
 daptrace policy --progress 5s --stats-csv "$TMP/stats.csv" -o "$TMP/rec.csv" -p "$pid" \
-	-S "migrate_hot 0 freq=50-100" -S "migrate_cold 1 idle=4s" > "$TMP/policy.out" 2>&1 &
+	-S "migrate_hot 0 freq=80-100" -S "migrate_cold 1 idle=4s" > "$TMP/policy.out" 2>&1 &
 policy=$!
 sleep 1
 touch "$TMP/go"

@@ -41,7 +41,7 @@ static const char *const preset_reclaim[] = {
 
 /* Two tiers: node 0 fast, node 1 slow. */
 static const char *const preset_tiering[] = {
-	"migrate_hot 0 freq=50-100 quota=256M/1s",
+	"migrate_hot 0 freq=80-100 quota=256M/1s",
 	"migrate_cold 1 freq=0-0 idle=5s quota=256M/1s",
 	NULL,
 };
