@@ -8,6 +8,10 @@
 # workload and the same pattern and quota for every MON; the outcome is
 # measured on the target (VmSwap, mincore, move_pages, /proc/vmstat),
 # never from a tool's counters.  Prints one "BENCH k=v ..." row.
+#
+# Known gap: on 6.12 DAMOS refuses migrate_hot/migrate_cold with the vaddr
+# operations (the write of "on" fails with EPERM); its tiering needs the
+# paddr operations on the nodes' physical ranges, not done here yet.
 
 . "$(dirname "$0")/../lib/ktap.sh"
 
@@ -84,7 +88,7 @@ reclaim() {
 		damos_common "$pid"
 		echo 1 > $D/contexts/0/schemes/nr_schemes
 		damos_scheme 0 pageout 0 0 50 67108864
-		echo on > $D/state
+		echo on > $D/state || ktap_exit_fail_msg "DAMOS refused the scheme (echo on > state)"
 		;;
 	damon_reclaim)
 		echo 5000000 > $R/min_age
@@ -94,7 +98,7 @@ reclaim() {
 		echo 1000 > $R/wmarks_high
 		echo 999 > $R/wmarks_mid
 		echo 0 > $R/wmarks_low
-		echo Y > $R/enabled
+		echo Y > $R/enabled || ktap_exit_fail_msg "DAMON_RECLAIM refused to start"
 		;;
 	esac
 	reached=none t=0
@@ -144,7 +148,7 @@ tiering() {
 		echo 2 > $D/contexts/0/schemes/nr_schemes
 		damos_scheme 0 migrate_hot 16 20 0 0 0
 		damos_scheme 1 migrate_cold 0 0 40 0 1
-		echo on > $D/state
+		echo on > $D/state || ktap_exit_fail_msg "DAMOS refused the scheme (echo on > state)"
 		;;
 	esac
 	sleep 1
