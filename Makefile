@@ -8,12 +8,19 @@
 #   make check-debug  only the VM tests on a debug kernel (KASAN, lockdep, kmemleak)
 #   make demo         the main job: record workloads in the VM, write heatmaps
 #   make module KVER=6.12.117+deb12-amd64 (or KDIR=...)
+#   make install      module for KVER + tools, library, man pages (PREFIX, DESTDIR)
+#   make uninstall    removes exactly what install put there
+#   make dkms-install the module through DKMS for every supported kernel
+#   make deb          Debian packages into build/deb/ (daptrace, libdaptrace0,
+#                     libdaptrace-dev, daptrace-dkms), checked with lintian
 
 SHELL := /bin/bash
 TOP := $(CURDIR)
 BUILD ?= $(TOP)/build
-VERSION := 0.1.0
+# One version for the CLI, the library, the DKMS and Debian packages.
+VERSION := $(shell cat $(TOP)/VERSION)
 PREFIX ?= /usr/local
+MANDIR ?= $(PREFIX)/share/man
 DESTDIR ?=
 
 # Supported kernels installed here, newest ABI of each series (never hard-coded).
@@ -36,14 +43,16 @@ CHECKPATCH := $(LINUX_SRC)/scripts/checkpatch.pl
 
 .PHONY: all help deps module modules-all userspace unit unit-run userspace-check \
 	style shellcheck sparse check check-vm check-debug demo bench install install-module \
-	dkms-install dkms-test clean
+	install-tools uninstall uninstall-module uninstall-tools dkms-source dkms-install \
+	dkms-uninstall dkms-test deb deb-test clean
 
 all: modules-all userspace
 
 help:
 	@sed -n 's/^#   //p' Makefile
 	@echo "targets: all deps module modules-all userspace unit style sparse check check-vm"
-	@echo "         check-debug demo bench install dkms-install dkms-test clean"
+	@echo "         check-debug demo bench install uninstall dkms-install dkms-uninstall"
+	@echo "         dkms-test deb deb-test clean"
 
 deps:
 	@scripts/deps.sh
@@ -74,8 +83,9 @@ $(LINUX_SRC)/.stamp:
 
 ksft-headers: $(LINUX_SRC)/.stamp
 
-userspace: $(LINUX_SRC)/.stamp
-	$(MAKE) -C userspace KSFT_INC=$(KSFT_INC)
+# The tools and the library need no kselftest headers; their tests do.
+userspace:
+	$(MAKE) -C userspace
 
 unit: $(LINUX_SRC)/.stamp
 	$(MAKE) -C tests/unit run KSFT_INC=$(KSFT_INC) O=$(BUILD)/unit
@@ -120,24 +130,83 @@ demo:
 bench:
 	@bench/run.sh $(BENCHFLAGS)
 
-install: install-module
+install: install-module install-tools
+
+# The man pages' title lines get VERSION here (docs/man/ carries none).
+install-tools:
 	$(MAKE) -C userspace install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
+	@for m in $(MAN1) $(MAN3); do \
+		d=$(DESTDIR)$(MANDIR)/man$${m##*.}/$${m##*/}; echo "  MAN $$d"; \
+		sed '/^\.TH /s/"daptrace"/"daptrace $(VERSION)"/' $$m > $$d && chmod 0644 $$d || exit 1; \
+	done
 
 install-module: module
 	install -D -m 0644 $(KMOD_DIR)/daptrace.ko \
 		$(DESTDIR)/lib/modules/$(KVER)/updates/daptrace.ko
 	test -n "$(DESTDIR)" || depmod -a $(KVER)
 
-# DKMS: the module is rebuilt automatically on kernel upgrades.
+MAN1 := $(wildcard docs/man/*.1)
+MAN3 := $(wildcard docs/man/*.3)
+
+uninstall: uninstall-module uninstall-tools
+
+uninstall-tools:
+	$(MAKE) -C userspace uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1))) \
+		$(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(MAN3)))
+
+uninstall-module:
+	rm -f $(DESTDIR)/lib/modules/$(KVER)/updates/daptrace.ko
+	test -n "$(DESTDIR)" || depmod -a $(KVER)
+
+# DKMS: the module is rebuilt automatically on kernel upgrades.  dkms.conf
+# carries #MODULE_VERSION# (dh_dkms's placeholder), replaced here by VERSION.
 DKMS_SRC := /usr/src/daptrace-$(VERSION)
+dkms-source:
+	rm -rf $(DESTDIR)$(DKMS_SRC)
+	mkdir -p $(DESTDIR)$(DKMS_SRC)
+	cp -p --parents $(KSRC) $(DESTDIR)$(DKMS_SRC)/
+	sed 's/#MODULE_VERSION#/$(VERSION)/' dkms.conf > $(DESTDIR)$(DKMS_SRC)/dkms.conf
+
+# Fails unless the module was built and installed for every supported kernel
+# (none installed is a failure too, not a silent success); a failure for one
+# kernel undoes it all, so nothing half-installed stays registered.
 dkms-install:
-	rm -rf $(DKMS_SRC) && mkdir -p $(DKMS_SRC)
-	cp -p --parents $(KSRC) dkms.conf $(DKMS_SRC)/
-	dkms add -m daptrace -v $(VERSION) 2>/dev/null || true
-	@for k in $(KERNELS); do dkms install -m daptrace -v $(VERSION) -k $$k || exit 1; done
+	@test -n "$(KERNELS)" || { echo "dkms-install: no supported kernel with headers" \
+		"installed (scripts/kernels.sh found none): run 'make deps'" >&2; exit 1; }
+	@command -v dkms >/dev/null || { echo "dkms-install: dkms missing: run 'make deps'" >&2; exit 1; }
+	@if [ -n "$$(dkms status -m daptrace -v $(VERSION))" ]; then \
+		echo "dkms-install: replacing the registered daptrace/$(VERSION)"; \
+		dkms remove -m daptrace -v $(VERSION) --all || exit 1; fi
+	$(MAKE) --no-print-directory dkms-source DESTDIR=
+	dkms add -m daptrace -v $(VERSION)
+	@for k in $(KERNELS); do \
+		dkms install -m daptrace -v $(VERSION) -k $$k && \
+		dkms status -m daptrace -v $(VERSION) -k $$k | grep -q ': installed' && continue; \
+		tail -n 20 /var/lib/dkms/daptrace/$(VERSION)/build/make.log 2>/dev/null; \
+		echo "dkms-install: daptrace/$(VERSION) could not be installed for $$k;" \
+			"undoing the whole dkms-install" >&2; \
+		$(MAKE) --no-print-directory dkms-uninstall >/dev/null; exit 1; \
+	done
+	@echo "dkms-install: daptrace/$(VERSION) installed for $(KERNELS)"
+
+dkms-uninstall:
+	@if [ -n "$$(dkms status -m daptrace -v $(VERSION))" ]; then \
+		dkms remove -m daptrace -v $(VERSION) --all || exit 1; \
+	else echo "dkms-uninstall: daptrace/$(VERSION) is not registered with DKMS"; fi
+	rm -rf $(DKMS_SRC)
 
 dkms-test:
 	@scripts/dkms-test.sh $(VERSION)
+
+# Debian packages (debian/) built from a copy of the tree in build/deb/.
+deb:
+	@scripts/deb.sh build
+
+# Builds the packages, installs them with dpkg, checks what lands where, purges.
+deb-test:
+	@scripts/deb.sh test
 
 clean:
 	rm -rf $(BUILD)

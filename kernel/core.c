@@ -20,6 +20,7 @@
 #include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/types.h>
 #include <linux/daptrace.h>
 
@@ -239,6 +240,7 @@ struct daptrace_region *daptrace_region_new(unsigned long start, unsigned long e
 	r->last_nr_accesses = 0;
 	r->age = 0;
 	INIT_LIST_HEAD(&r->list);
+	daptrace_reset_placement(r);
 	return r;
 }
 
@@ -425,6 +427,10 @@ static void daptrace_copy_stats(struct daptrace_region *dst,
 	dst->nr_accesses = src->nr_accesses;
 	dst->last_nr_accesses = src->last_nr_accesses;
 	dst->age = src->age;
+	dst->sample_pfn = src->sample_pfn;
+	dst->nr_present = src->nr_present;
+	memcpy(dst->node_samples, src->node_samples, sizeof(dst->node_samples));
+	dst->last_pfn = src->last_pfn;
 }
 
 /**
@@ -719,6 +725,7 @@ static unsigned long daptrace_set_regions_walk(struct daptrace_ctx *ctx,
 					piece->nr_accesses = 0;
 					piece->last_nr_accesses = 0;
 					piece->age = 0;
+					daptrace_reset_placement(piece);
 					list_add_tail(&piece->list, result);
 				}
 			}
@@ -869,6 +876,40 @@ void daptrace_account_access(struct daptrace_region *r, bool accessed)
 {
 	if (accessed && r->nr_accesses < DAPTRACE_MAX_SAMPLES_PER_AGGR)
 		r->nr_accesses++;
+}
+
+/**
+ * daptrace_reset_placement() - forget a region's placement samples.
+ * @r:		The region.
+ */
+void daptrace_reset_placement(struct daptrace_region *r)
+{
+	r->sample_pfn = DAPTRACE_NO_PFN;
+	r->nr_present = 0;
+	memset(r->node_samples, 0, sizeof(r->node_samples));
+	r->last_pfn = DAPTRACE_NO_PFN;
+}
+
+/**
+ * daptrace_account_placement() - record where the sampled page lived.
+ * @r:		The region; @r->sample_pfn was set by the check step.
+ * @nid:	NUMA node of @r->sample_pfn, or -1 if unknown.
+ *
+ * Per-node counts of the window's samples give each region's bytes per node
+ * as size * node_samples[n] / nr_samples: the same one-page-stands-for-the-
+ * region estimate as nr_accesses, exact for a region on one node, unbiased
+ * for a mixed one, and it costs a counter per check (the pfn is already in
+ * hand from the page walk).  last_pfn gives root a physical address to plot.
+ */
+void daptrace_account_placement(struct daptrace_region *r, int nid)
+{
+	if (r->sample_pfn == DAPTRACE_NO_PFN ||
+	    r->nr_present >= DAPTRACE_MAX_SAMPLES_PER_AGGR)
+		return;
+	r->nr_present++;
+	r->last_pfn = r->sample_pfn;
+	if (nid >= 0 && nid < DAPTRACE_NR_NODE_SLOTS)
+		r->node_samples[nid]++;
 }
 
 /**
@@ -1031,6 +1072,7 @@ void daptrace_reset_aggregated(struct daptrace_ctx *ctx)
 		daptrace_for_each_region(r, t) {
 			r->last_nr_accesses = r->nr_accesses;
 			r->nr_accesses = 0;
+			daptrace_reset_placement(r);
 		}
 	}
 }
@@ -1163,7 +1205,7 @@ unsigned int daptrace_snapshot_fill(const struct daptrace_ctx *ctx,
 {
 	const struct daptrace_target *t;
 	const struct daptrace_region *r;
-	unsigned int n = 0;
+	unsigned int n = 0, i;
 
 	daptrace_for_each_target(t, ctx) {
 		if (t->exited)
@@ -1177,6 +1219,15 @@ unsigned int daptrace_snapshot_fill(const struct daptrace_ctx *ctx,
 			recs[n].age = r->age;
 			recs[n].pid = t->pid_nr;
 			recs[n].reserved = 0;
+			recs[n].phys_addr = r->last_pfn == DAPTRACE_NO_PFN ?
+				DAPTRACE_NO_PHYS :
+				(__u64)r->last_pfn * ctx->min_region_sz;
+			recs[n].nr_present = r->nr_present;
+			recs[n].reserved2 = 0;
+			for (i = 0; i < DAPTRACE_REC_NODES; i++)
+				recs[n].node_samples[i] =
+					i < DAPTRACE_NR_NODE_SLOTS ?
+					r->node_samples[i] : 0;
 			n++;
 		}
 	}

@@ -39,6 +39,14 @@ struct daptrace_region_rec;
 /* nr_accesses fits comfortably; also bounds the merge threshold loop. */
 #define DAPTRACE_MAX_SAMPLES_PER_AGGR	100000UL
 
+/*
+ * Placement: per-node sample counts for nodes below DAPTRACE_NR_NODE_SLOTS
+ * (the width of the snapshot record); samples on higher nodes still count in
+ * nr_present.  DAPTRACE_NO_PFN marks "no present page sampled".
+ */
+#define DAPTRACE_NR_NODE_SLOTS		4
+#define DAPTRACE_NO_PFN			(~0UL)
+
 /**
  * struct daptrace_addr_range - a half-open virtual address range [start, end).
  * @start:	First byte.
@@ -63,6 +71,12 @@ struct daptrace_addr_range {
  *			access level (reset on a significant change, size-
  *			weighted on merge).
  * @list:		Entry in &daptrace_target.regions, sorted by address.
+ * @sample_pfn:		Set by the check step: pfn of the page mapped at
+ *			@sampling_addr if present, else DAPTRACE_NO_PFN.
+ * @nr_present:		Checks in this window that found a present page.
+ * @node_samples:	Of those, how many were on node 0, 1, ...
+ * @last_pfn:		pfn of the last present page sampled in this window,
+ *			DAPTRACE_NO_PFN if none.
  *
  * The region's access frequency is inferred from one page per sampling round:
  * pages of a region are assumed to be accessed alike, and split/merge keeps
@@ -75,6 +89,10 @@ struct daptrace_region {
 	unsigned int last_nr_accesses;
 	unsigned int age;
 	struct list_head list;
+	unsigned long sample_pfn;
+	unsigned int nr_present;
+	unsigned int node_samples[DAPTRACE_NR_NODE_SLOTS];
+	unsigned long last_pfn;
 };
 
 /**
@@ -194,6 +212,8 @@ int daptrace_set_regions(struct daptrace_ctx *ctx, struct daptrace_target *t,
 void daptrace_pick_sampling_addr(struct daptrace_ctx *ctx,
 				 struct daptrace_region *r);
 void daptrace_account_access(struct daptrace_region *r, bool accessed);
+void daptrace_account_placement(struct daptrace_region *r, int nid);
+void daptrace_reset_placement(struct daptrace_region *r);
 
 /* Aggregation: called once per aggregation window, after publishing. */
 void daptrace_update_age(struct daptrace_ctx *ctx, unsigned int threshold);

@@ -42,6 +42,7 @@ struct daptrace_ring {
 static_assert(sizeof(struct daptrace_ring_hdr) <= RING_HDR_SIZE);
 static_assert(sizeof(struct daptrace_snap_hdr) % 8 == 0);
 static_assert(sizeof(struct daptrace_region_rec) % 8 == 0);
+static_assert(sizeof(struct daptrace_region_rec) == DAPTRACE_REGION_REC_SIZE_PLACEMENT);
 
 static struct daptrace_snap_hdr *ring_slot(struct daptrace_ring *ring,
 					   unsigned int idx)

@@ -331,12 +331,24 @@ static void daptrace_va_folio_set_young(unsigned long pfn)
 }
 
 /*
+ * NUMA node of @pfn, -1 if not a valid RAM page (DAPTRACE_NO_PFN, device
+ * memory without a memmap).
+ */
+static int daptrace_va_pfn_nid(unsigned long pfn)
+{
+	if (pfn == DAPTRACE_NO_PFN || !pfn_valid(pfn))
+		return -1;
+	return page_to_nid(pfn_to_page(pfn));
+}
+
+/*
  * @pmd looked like a huge pmd (THP, or DAX devmap) in the lockless read.
  * Return: 1 if its accessed bit was set (and is now clear if @mkold), 0 if
  * not, -EAGAIN if it stopped being huge before we got the lock (split or
  * zapped meanwhile: walk again).
  */
-static int daptrace_va_pmd_young(struct mm_struct *mm, pmd_t *pmd, bool mkold)
+static int daptrace_va_pmd_young(struct mm_struct *mm, pmd_t *pmd, bool mkold,
+				 unsigned long addr, unsigned long *pfn)
 {
 	spinlock_t *ptl;	/* the pmd table's lock, guards *pmd */
 	pmd_t pmdval;
@@ -349,6 +361,8 @@ static int daptrace_va_pmd_young(struct mm_struct *mm, pmd_t *pmd, bool mkold)
 		spin_unlock(ptl);
 		return -EAGAIN;
 	}
+	if (pmd_present(pmdval))
+		*pfn = pmd_pfn(pmdval) + ((addr & ~PMD_MASK) >> PAGE_SHIFT);
 	if (pmd_present(pmdval) && pmd_young(pmdval)) {
 		young = 1;
 		if (mkold &&
@@ -367,7 +381,8 @@ static int daptrace_va_pmd_young(struct mm_struct *mm, pmd_t *pmd, bool mkold)
  * table's lock (table retracted, or replaced by a THP: walk again).
  */
 static int daptrace_va_pte_young(struct mm_struct *mm, pmd_t *pmd,
-				 pmd_t pmdval, unsigned long addr, bool mkold)
+				 pmd_t pmdval, unsigned long addr, bool mkold,
+				 unsigned long *pfn)
 {
 	spinlock_t *ptl;	/* the pte table's lock, guards *pte */
 	pte_t *pte, ptent;
@@ -385,6 +400,8 @@ static int daptrace_va_pte_young(struct mm_struct *mm, pmd_t *pmd,
 		return -EAGAIN;
 	}
 	ptent = ptep_get(pte);
+	if (pte_present(ptent))
+		*pfn = pte_pfn(ptent);
 	if (pte_present(ptent) && pte_young(ptent)) {
 		young = 1;
 		if (mkold &&
@@ -399,11 +416,12 @@ static int daptrace_va_pte_young(struct mm_struct *mm, pmd_t *pmd,
 
 /*
  * Was the page mapping @addr in @vma accessed since its bit was last
- * cleared?  With @mkold, also clear the bit.  Caller: mm pinned,
+ * cleared?  With @mkold, also clear the bit.  *@pfn gets the pfn of a
+ * present page, else stays DAPTRACE_NO_PFN.  Caller: mm pinned,
  * mmap_read_lock held, @vma found under it and containing @addr.
  */
 static bool daptrace_va_young(struct mm_struct *mm, struct vm_area_struct *vma,
-			      unsigned long addr, bool mkold)
+			      unsigned long addr, bool mkold, unsigned long *pfn)
 {
 	pgd_t *pgd, pgdval;
 	p4d_t *p4d, p4dval;
@@ -444,12 +462,13 @@ static bool daptrace_va_young(struct mm_struct *mm, struct vm_area_struct *vma,
 		if (pmd_none(pmdval))
 			young = 0;
 		else if (pmd_trans_huge(pmdval) || pmd_devmap(pmdval))
-			young = daptrace_va_pmd_young(mm, pmd, mkold);
+			young = daptrace_va_pmd_young(mm, pmd, mkold, addr,
+						      pfn);
 		else if (!pmd_present(pmdval) || pmd_bad(pmdval))
 			young = 0;	/* migration entry, or garbage: hands off */
 		else
 			young = daptrace_va_pte_young(mm, pmd, pmdval, addr,
-						      mkold);
+						      mkold, pfn);
 		if (young != -EAGAIN)
 			break;
 	}
@@ -499,10 +518,13 @@ static unsigned int daptrace_va_sample(struct daptrace_ctx *ctx,
 		addr = r->sampling_addr;
 		if (!vma || addr < vma->vm_start || addr >= vma->vm_end)
 			vma = vma_lookup(mm, addr);
-		young = vma && daptrace_va_young(mm, vma, addr, prepare);
+		r->sample_pfn = DAPTRACE_NO_PFN;
+		young = vma && daptrace_va_young(mm, vma, addr, prepare,
+						 &r->sample_pfn);
 		if (prepare)
 			continue;
 		daptrace_account_access(r, young);
+		daptrace_account_placement(r, daptrace_va_pfn_nid(r->sample_pfn));
 		nr_young += young;
 	}
 	mmap_read_unlock(mm);

@@ -7,7 +7,8 @@
 #
 # Steps, in order: deps (scripts/deps.sh), the module for every supported
 # kernel (W=1, -Werror), style (checkpatch), shellcheck, sparse, host unit tests
-# (tests/unit), userspace tests (userspace/), DKMS, the VM tests
+# (tests/unit), userspace tests (userspace/), DKMS, the Debian packages
+# (scripts/deb.sh test), the VM tests
 # (selftests/vm/run.sh; extra options in $VMFLAGS), and the VM tests once more
 # on the debug kernel (scripts/check-debug.sh; CHECK_DEBUG=0 leaves that out,
 # counted as a skip).  Each step's output goes
@@ -21,7 +22,7 @@ set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$TOP/build}
 LOGS=$BUILD/logs
-VERSION=$(sed -n 's/^VERSION := //p' "$TOP/Makefile")
+VERSION=$(cat "$TOP/VERSION")
 MAKE=(make -C "$TOP" --no-print-directory)
 export LC_ALL=C
 
@@ -156,6 +157,9 @@ else
 fi
 
 step dkms "$LOGS/dkms.log" "$TOP/scripts/dkms-test.sh" "$VERSION"
+# The Debian packages: built, lintian-clean, installed on this host, checked
+# (binary, library, pc file, header, man pages, DKMS source), purged.
+ktap_step deb "$LOGS/deb.log" "$TOP/scripts/deb.sh" test
 
 # shellcheck disable=SC2086 # VMFLAGS is a list of options
 ktap_step vm "$LOGS/vm.log" "$TOP/selftests/vm/run.sh" ${VMFLAGS:-}

@@ -48,9 +48,14 @@ apt_install() {
 # Host tools: build, VM, test, plot.
 PKGS=(build-essential gcc-12 make bc bison flex libelf-dev libssl-dev kmod
       cpio gzip xz-utils busybox-static qemu-system-x86 sparse
-      gnuplot-nox libcsv-dev dkms python3 perl ca-certificates shellcheck clang)
-# the policy engine: move_pages(2) through libnuma, stats as JSON
-PKGS+=(libnuma-dev libjson-c-dev)
+      gnuplot-nox libcsv-dev libjson-c-dev zlib1g-dev dkms python3 perl ca-certificates shellcheck clang)
+# Debian packages (make deb, the deb step of make check): debhelper with the
+# DKMS addon, lintian, pkg-config and man for the installed-package checks,
+# mandoc to lint the man pages.
+PKGS+=(debhelper dh-dkms dpkg-dev lintian pkgconf man-db mandoc)
+PKGS+=(libdw-dev zlib1g-dev liblzma-dev libbz2-dev libzstd-dev)	# record --objects (static CLI)
+# the policy engine: move_pages(2) through libnuma
+PKGS+=(libnuma-dev)
 
 missing=()
 for p in "${PKGS[@]}"; do

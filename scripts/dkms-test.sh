@@ -7,13 +7,15 @@
 #
 #   scripts/dkms-test.sh [VERSION]      (make dkms-test passes the Makefile's)
 #
-# Checks that dkms.conf carries VERSION, that `dkms add` and `dkms build`
+# Checks that the source `make dkms-source` installs (what `make dkms-install`
+# and the daptrace-dkms package put in /usr/src) has a dkms.conf carrying
+# VERSION, that `dkms add` and `dkms build`
 # succeed for each kernel of scripts/kernels.sh, that daptrace.ko appears
 # for each, and that `dkms remove` cleans up.  Idempotent; exit status 0/1.
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-VERSION=${1:-$(sed -n 's/^VERSION := //p' "$TOP/Makefile")}
+VERSION=${1:-$(cat "$TOP/VERSION")}
 NAME=daptrace
 
 fail() {
@@ -22,21 +24,20 @@ fail() {
 }
 
 command -v dkms >/dev/null || fail "dkms missing: run 'make deps'"
-conf_version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$TOP/dkms.conf")
-[ "$conf_version" = "$VERSION" ] ||
-	fail "dkms.conf has PACKAGE_VERSION=$conf_version, the Makefile $VERSION"
 mapfile -t KERNELS < <("$TOP/scripts/kernels.sh")
 [ ${#KERNELS[@]} -gt 0 ] || fail "no supported kernel installed"
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/daptrace-dkms.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
-SRC=$TMP/src/$NAME-$VERSION
+SRC=$TMP/usr/src/$NAME-$VERSION
 TREE=$TMP/dkms
-mkdir -p "$SRC" "$TREE"
-# What `make dkms-install` copies to /usr/src.
-(cd "$TOP" && cp -p --parents Kbuild kernel/*.[ch] include/uapi/linux/daptrace.h \
-	dkms.conf "$SRC/")
-dk=(--sourcetree "$TMP/src" --dkmstree "$TREE")
+mkdir -p "$TREE"
+make -s -C "$TOP" --no-print-directory dkms-source DESTDIR="$TMP" ||
+	fail "make dkms-source"
+conf_version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$SRC/dkms.conf")
+[ "$conf_version" = "$VERSION" ] ||
+	fail "dkms.conf has PACKAGE_VERSION=$conf_version, VERSION is $VERSION"
+dk=(--sourcetree "$TMP/usr/src" --dkmstree "$TREE")
 
 echo "dkms-test: $NAME $VERSION for ${KERNELS[*]}"
 dkms add -m "$NAME" -v "$VERSION" "${dk[@]}" || fail "dkms add"

@@ -1,6 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Number of monitored regions over time, and snapshots missed by the recorder.
 # Data: `daptrace report regions` -> "time_s nr_regions missed_before".
+# Called as `gnuplot -c SCRIPT datafile ticsfile outfile title subtitle vizdir`
+# by `daptrace report --plot` (or with gnuplot -e and the variables set).
+if (ARGC >= 6) { datafile = ARG1; ticsfile = ARG2; outfile = ARG3; plottitle = ARG4; plotsub = ARG5; vizdir = ARG6 }
 load vizdir."/terminal.gp"
 set title titled("regions and missed snapshots")
 set xlabel "time since start (s)"

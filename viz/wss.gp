@@ -3,6 +3,9 @@
 # Data: `daptrace report wss` -> "time_s wss_bytes"; ticsfile sets p50..p99.
 # The y axis is in KiB, MiB or GiB, whichever suits the largest value; a
 # moving average over about one second smooths the per-window noise.
+# Called as `gnuplot -c SCRIPT datafile ticsfile outfile title subtitle vizdir`
+# by `daptrace report --plot` (or with gnuplot -e and the variables set).
+if (ARGC >= 6) { datafile = ARG1; ticsfile = ARG2; outfile = ARG3; plottitle = ARG4; plotsub = ARG5; vizdir = ARG6 }
 load vizdir."/terminal.gp"
 set title titled("working set size")
 set xlabel "time since start (s)"
@@ -19,8 +22,9 @@ dt = npts > 1 ? (STATS_max - STATS_min) / (npts - 1) : 1
 stats datafile using 2 nooutput
 ymax = STATS_max
 if (ymax <= 0) set yrange [0:1]
-unit = ymax >= 2 * 1024**3 ? 1024**3 : (ymax >= 2 * 1024**2 ? 1024**2 : 1024)
-uname = unit == 1024**3 ? "GiB" : (unit == 1024**2 ? "MiB" : "KiB")
+# floating point: p50 / unit must not be an integer division (2.6 MiB, not 2)
+unit = ymax >= 2 * 1024.0**3 ? 1024.0**3 : (ymax >= 2 * 1024.0**2 ? 1024.0**2 : 1024.0)
+uname = unit == 1024.0**3 ? "GiB" : (unit == 1024.0**2 ? "MiB" : "KiB")
 set ylabel sprintf("working set size (%s): bytes of the regions accessed in the window", uname)
 
 # Moving average over the last nwin windows (about one second).

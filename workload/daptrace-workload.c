@@ -94,7 +94,8 @@ static void usage(FILE *f)
 "  -d, --duration DUR    run time, 0 = until SIGTERM/SIGINT (default 10s)\n"
 "      --objects N       scattered: hot pages, each in its own 2 MiB area (default 32)\n"
 "      --thp MODE        never | always | default (madvise; default: default)\n"
-"  -t, --truth FILE      write the ground truth here (default: stdout)\n");
+"  -t, --truth FILE      write the ground truth here (default: stdout)\n"
+"DUR needs a unit: ns, us, ms, s or m (\"500ms\", \"10s\"), as in daptrace record.\n");
 }
 
 static int parse_size(const char *s, size_t *out)
@@ -135,10 +136,14 @@ static int parse_duration(const char *s, uint64_t *out)
 		*out = v * 1e3;
 	else if (!strcmp(end, "ms"))
 		*out = v * 1e6;
-	else if (!strcmp(end, "s") || !*end)
+	else if (!strcmp(end, "s"))
 		*out = v * 1e9;
+	else if (!strcmp(end, "m"))
+		*out = v * 60e9;
+	else if (!*end && v == 0)
+		*out = 0;	/* 0: no limit, the same in any unit */
 	else
-		return -1;
+		return -1;	/* a bare number: ambiguous, as in daptrace record */
 	return 0;
 }
 

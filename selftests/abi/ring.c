@@ -7,10 +7,12 @@
  * returns at most one -- a reader racing the writer gets only consistent
  * copies, loses nothing while it keeps up, detects a slot rewritten under
  * it, and after a deliberate stall learns exactly how many it missed, in
- * agreement with nr_snapshots_missed.
+ * agreement with nr_snapshots_missed.  Placement fields are sane: counts
+ * within the window's samples, nodes online, physical addresses in RAM.
  */
 #define _GNU_SOURCE
 #include <poll.h>
+#include <stddef.h>
 
 #include "kselftest_harness.h"
 #include "daptrace_sysfs.h"
@@ -82,6 +84,10 @@ static void check_ring_hdr(struct __test_metadata *_metadata,
 	EXPECT_LE(sizeof(*rh), rh->hdr_size) TH_LOG("hdr_size %u", rh->hdr_size);
 	EXPECT_EQ(0, rh->hdr_size % 8);
 	EXPECT_LE(sizeof(struct daptrace_region_rec), rh->region_size);
+	EXPECT_EQ(DAPTRACE_REGION_REC_SIZE_PLACEMENT, sizeof(struct daptrace_region_rec));
+	EXPECT_EQ(32, offsetof(struct daptrace_region_rec, phys_addr));
+	EXPECT_EQ(40, offsetof(struct daptrace_region_rec, nr_present));
+	EXPECT_EQ(48, offsetof(struct daptrace_region_rec, node_samples));
 	EXPECT_EQ(max_nr_regions, rh->max_regions)
 		TH_LOG("a slot holds max_nr_regions records");
 	EXPECT_EQ(0, rh->slot_size % 8) TH_LOG("slot_size %u", rh->slot_size);
@@ -164,6 +170,78 @@ static enum copy_result copy_snapshot(int fd, const struct daptrace_ring_hdr *rh
 	return again == seq ? COPY_OK : COPY_TORN;
 }
 
+/* Top-level "System RAM" ranges of /proc/iomem (root sees real addresses). */
+#define MAX_RAM_RANGES	64
+static unsigned long long ram_lo[MAX_RAM_RANGES], ram_hi[MAX_RAM_RANGES];
+static int nr_ram = -1;
+
+static void load_ram_ranges(void)
+{
+	unsigned long long lo, hi;
+	char line[256];
+	FILE *f;
+
+	nr_ram = 0;
+	f = fopen("/proc/iomem", "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f) && nr_ram < MAX_RAM_RANGES)
+		if (line[0] != ' ' && strstr(line, ": System RAM") &&
+		    sscanf(line, "%llx-%llx", &lo, &hi) == 2 && hi) {
+			ram_lo[nr_ram] = lo;
+			ram_hi[nr_ram++] = hi;
+		}
+	fclose(f);
+}
+
+static bool in_ram(unsigned long long addr)
+{
+	if (nr_ram < 0)
+		load_ram_ranges();
+	for (int i = 0; i < nr_ram; i++)
+		if (addr >= ram_lo[i] && addr <= ram_hi[i])
+			return true;
+	return false;
+}
+
+static bool node_online(int nid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d", nid);
+	return access(path, F_OK) == 0;
+}
+
+/* Placement of one record, present iff region_size says so. */
+static const char *bad_placement(const struct daptrace_ring_hdr *rh,
+				 const struct daptrace_snap_hdr *sh,
+				 const struct daptrace_region_rec *r)
+{
+	unsigned int n, sum = 0;
+
+	if (rh->region_size < DAPTRACE_REGION_REC_SIZE_PLACEMENT)
+		return "no placement fields";
+	if (r->nr_present > sh->nr_samples)
+		return "more present samples than samples";
+	if (r->reserved2)
+		return "reserved2 set";
+	for (n = 0; n < DAPTRACE_REC_NODES; n++) {
+		sum += r->node_samples[n];
+		if (r->node_samples[n] && !node_online(n))
+			return "samples on a node that is not online";
+	}
+	if (sum > r->nr_present)
+		return "more node samples than present samples";
+	if (!r->nr_present)
+		return r->phys_addr == DAPTRACE_NO_PHYS ? NULL :
+			"phys_addr without a present sample";
+	if (r->phys_addr % PAGE)
+		return "phys_addr not page aligned";
+	if (!in_ram(r->phys_addr))
+		return "phys_addr outside System RAM";
+	return NULL;
+}
+
 /* Check a consistent copy; returns NULL or what is wrong with it. */
 static const char *bad_snapshot(const struct daptrace_ring_hdr *rh,
 				const char *buf, __u64 seq, pid_t pid,
@@ -172,6 +250,7 @@ static const char *bad_snapshot(const struct daptrace_ring_hdr *rh,
 	const struct daptrace_snap_hdr *sh = (const void *)buf;
 	const char *recs = buf + sizeof(*sh);
 	const struct daptrace_region_rec *r, *prev = NULL;
+	const char *why;
 	unsigned int i;
 
 	if (sh->seq != seq)
@@ -198,6 +277,9 @@ static const char *bad_snapshot(const struct daptrace_ring_hdr *rh,
 			return "more accesses than samples";
 		if (r->reserved)
 			return "reserved field set";
+		why = bad_placement(rh, sh, r);
+		if (why)
+			return why;
 	}
 	return NULL;
 }
@@ -209,6 +291,7 @@ TEST_F_TIMEOUT(ring, slots_hold_consistent_snapshots, 60)
 	struct daptrace_snap_hdr *sh;
 	long long first, last, s;
 	__u64 prev_end = 0;
+	unsigned int present = 0, i;
 	const char *why;
 	double t0;
 	int nr = 0;
@@ -239,6 +322,9 @@ TEST_F_TIMEOUT(ring, slots_hold_consistent_snapshots, 60)
 		why = bad_snapshot(&rh, self->buf, s, self->child, 2000, 10000);
 		EXPECT_EQ(NULL, why) TH_LOG("snapshot %lld: %s", s, why);
 		EXPECT_LT(0, sh->nr_regions) TH_LOG("snapshot %lld is empty", s);
+		for (i = 0; i < sh->nr_regions; i++)
+			present += ((struct daptrace_region_rec *)(self->buf +
+				sizeof(*sh) + (size_t)i * rh.region_size))->nr_present;
 		/* Windows are back to back. */
 		if (prev_end)
 			EXPECT_EQ(prev_end, sh->start_ns) TH_LOG("seq %lld", s);
@@ -248,6 +334,8 @@ TEST_F_TIMEOUT(ring, slots_hold_consistent_snapshots, 60)
 		nr++;
 	}
 	TH_LOG("checked %d slots, seq %lld..%lld", nr, last - nr + 1, last);
+	/* The target's text, stack and touched pages are resident. */
+	EXPECT_LT(0, present) TH_LOG("no present page sampled in %d windows", nr);
 }
 
 /* The text view: header lines, then as many region lines as fit a page. */

@@ -205,6 +205,26 @@ for tool in "$BUILD"/workload/*; do
 	[ -f "$tool" ] && [ -x "$tool" ] && cp "$tool" "$ROOT/usr/bin/"
 done
 
+# record --objects: the LD_PRELOAD tracer (found by the CLI in
+# /usr/bin/../lib/daptrace), and the loader and libraries that the
+# dynamically linked programs among the tools need (objects-test), via ldd.
+for so in ${DAPTRACE_CLI:+"$(dirname "$DAPTRACE_CLI")/libdaptrace-objtrace.so"} \
+	  "$BUILD"/userspace-static/libdaptrace-objtrace.so; do
+	[ -f "$so" ] || continue
+	mkdir -p "$ROOT/usr/lib/daptrace"
+	cp "$so" "$ROOT/usr/lib/daptrace/"
+	break
+done
+for f in "$ROOT"/usr/bin/* "$ROOT"/usr/lib/daptrace/*.so; do
+	if [ -L "$f" ] || [ ! -f "$f" ] || ! LC_ALL=C readelf -d "$f" 2>/dev/null | grep -q NEEDED; then
+		continue
+	fi
+	ldd "$f" | awk '/=> \// { print $3 } /^[[:space:]]*\/[^ ]+ \(/ { print $1 }' |
+	while read -r lib; do
+		[ -e "$ROOT$lib" ] || { mkdir -p "$ROOT$(dirname "$lib")"; cp -L "$lib" "$ROOT$lib"; }
+	done
+done
+
 # zram and the modules it needs (Debian ships it as a module): swap for the
 # reclaim tests.  /lib/modules/order lists them dependencies first, and
 # they are decompressed here because busybox insmod reads plain .ko files.

@@ -1297,6 +1297,57 @@ TEST(account_access)
 	kfree(r);
 }
 
+/*
+ * Placement: only present samples count, per node below the slot count, the
+ * last present pfn wins, and a new window (or a hole piece) starts empty.
+ */
+TEST(account_placement)
+{
+	static const struct rgn a[] = { { 0, 4096, 0, 0, 0 } };
+	struct daptrace_region_rec rec;
+	struct daptrace_region *r;
+	struct daptrace_target *t;
+	struct daptrace_ctx ctx;
+	struct prng p;
+
+	ctx_setup(&ctx, 1, &p, 1);
+	ctx.min_region_sz = 4096;	/* phys_addr = pfn * page size */
+	t = add_target(&ctx, 10, a, 1);
+	r = list_first_entry(&t->regions, struct daptrace_region, list);
+	EXPECT_EQ(DAPTRACE_NO_PFN, r->last_pfn);
+	r->sample_pfn = DAPTRACE_NO_PFN;
+	daptrace_account_placement(r, -1);		/* not present */
+	r->sample_pfn = 7;
+	daptrace_account_placement(r, 1);
+	r->sample_pfn = 9;
+	daptrace_account_placement(r, 0);
+	r->sample_pfn = 11;
+	daptrace_account_placement(r, DAPTRACE_NR_NODE_SLOTS);	/* high node */
+	r->sample_pfn = 12;
+	daptrace_account_placement(r, -1);		/* no memmap */
+	EXPECT_EQ(4U, r->nr_present);
+	EXPECT_EQ(1U, r->node_samples[0]);
+	EXPECT_EQ(1U, r->node_samples[1]);
+	EXPECT_EQ(12UL, r->last_pfn);
+	ASSERT_EQ(1U, daptrace_snapshot_fill(&ctx, &rec, 1));
+	EXPECT_EQ(12ULL * 4096, rec.phys_addr);
+	EXPECT_EQ(4U, rec.nr_present);
+	EXPECT_EQ(1U, rec.node_samples[0]);
+	EXPECT_EQ(1U, rec.node_samples[1]);
+	EXPECT_EQ(0U, rec.node_samples[2]);
+
+	r->nr_present = DAPTRACE_MAX_SAMPLES_PER_AGGR;	/* saturates */
+	daptrace_account_placement(r, 0);
+	EXPECT_EQ(DAPTRACE_MAX_SAMPLES_PER_AGGR, r->nr_present);
+	EXPECT_EQ(1U, r->node_samples[0]);
+
+	daptrace_reset_aggregated(&ctx);
+	EXPECT_EQ(0U, r->nr_present);
+	EXPECT_EQ(0U, r->node_samples[1]);
+	EXPECT_EQ(DAPTRACE_NO_PFN, r->last_pfn);
+	ctx_fini(&ctx);
+}
+
 /* ---- snapshot ------------------------------------------------------------ */
 
 TEST(snapshot_fill)
@@ -1333,6 +1384,12 @@ TEST(snapshot_fill)
 		EXPECT_EQ(exp[i].age, recs[i].age);
 		EXPECT_EQ(exp[i].pid, recs[i].pid);
 		EXPECT_EQ(0U, recs[i].reserved);
+		/* nothing sampled yet: no placement */
+		EXPECT_EQ(DAPTRACE_NO_PHYS, recs[i].phys_addr);
+		EXPECT_EQ(0U, recs[i].nr_present);
+		EXPECT_EQ(0U, recs[i].reserved2);
+		EXPECT_EQ(0U, recs[i].node_samples[0]);
+		EXPECT_EQ(0U, recs[i].node_samples[DAPTRACE_REC_NODES - 1]);
 	}
 	/* untouched past the count */
 	EXPECT_EQ(~0ULL, (unsigned long long)recs[3].start);

@@ -30,6 +30,7 @@ int bad_value(const char *cmd, const char *flag, const char *val, const char *wh
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_status(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 int cmd_policy(int argc, char **argv);
 
 /* report.c: render the heatmap of @record into @out (png/svg). */

@@ -14,12 +14,26 @@
 #include "recfile.h"
 #include "units.h"
 
-#define MAX_FIELDS		16
+#define MAX_FIELDS		32
 #define MAX_FIELD_LEN		(64 * 1024)
 #define MAX_REGIONS		(4U << 20)	/* per snapshot; kernel: 64 x 20000 */
 #define MAX_KV			4096
 
 enum rec_state { S_MAGIC, S_HEADER, S_BODY, S_TRAILER, S_DONE };
+
+/* Columns a reader knows, found by name in the header row. */
+enum rec_col {
+	C_TIME, C_SEQ, C_PID, C_START, C_END, C_ACC, C_AGE, C_LABEL,
+	C_NR_REQUIRED,
+	C_SAMPLES = C_NR_REQUIRED, C_PRESENT, C_NODE0, C_NODE1, C_NODE2,
+	C_NODE3, C_PHYS, C_NR
+};
+
+static const char *const col_names[C_NR] = {
+	"time_ns", "seq", "pid", "start", "end", "nr_accesses", "age", "label",
+	"nr_samples", "nr_present", "node0", "node1", "node2", "node3",
+	"phys_addr",
+};
 
 struct parse {
 	const char *name;
@@ -29,12 +43,17 @@ struct parse {
 	size_t lens[MAX_FIELDS];
 	int nr_fields;
 	int failed;
+	int lenient;			/* --partial: the cut last row is dropped */
 	int cb_ret;
 	char *err;
 	size_t errlen;
 	struct rec_info *info;
 	struct rec_snapshot snap;
 	int in_snap;
+	int version;			/* of the magic row: 1 or 2 */
+	int col[C_NR];			/* field index of each column, -1 if absent */
+	int nr_cols;
+	int placement;			/* all placement columns present */
 	uint32_t got, cap;
 	uint64_t last_seq;
 	rec_snapshot_cb cb;
@@ -230,33 +249,96 @@ static void snap_row(struct parse *p)
 	s->flags = (uint32_t)v[5];
 	s->missed_before = v[6];
 	s->line = p->line;
+	s->placement = p->placement;
 	p->got = 0;
 	p->in_snap = 1;
 	if (!s->nr_regions)
 		deliver(p);
 }
 
+/*
+ * Placement columns of a region row: all empty (a recording without
+ * placement), or counts within the window's samples.
+ */
+static int placement_cols(struct parse *p, struct rec_region *r)
+{
+	const int *c = p->col;
+	uint64_t v, sum = 0;
+	int empty = 1;
+
+	memset(r->node_samples, 0, sizeof(r->node_samples));
+	r->nr_present = 0;
+	r->phys_addr = REC_PHYS_NONE;
+	if (!p->placement)
+		return 0;
+	for (int i = C_PRESENT; i <= C_NODE3; i++)
+		empty &= !p->lens[c[i]];
+	empty &= !p->lens[c[C_PHYS]];
+	/* the snapshot's first row decides, the others must agree */
+	if (p->got == 1)
+		p->snap.placement = !empty;
+	else if (p->snap.placement == empty) {
+		fail(p, "placement columns empty in only some rows of snapshot seq %llu",
+		     (unsigned long long)p->snap.seq);
+		return -1;
+	}
+	if (empty)
+		return 0;
+	if (num(p, c[C_PRESENT], "nr_present", p->snap.nr_samples, &v))
+		return -1;
+	r->nr_present = (uint32_t)v;
+	for (int n = 0; n < REC_NODES; n++) {
+		if (num(p, c[C_NODE0 + n], col_names[C_NODE0 + n], r->nr_present, &v))
+			return -1;
+		r->node_samples[n] = (uint32_t)v;
+		sum += v;
+	}
+	if (sum > r->nr_present) {
+		fail(p, "node samples add up to %llu, more than nr_present %u",
+		     (unsigned long long)sum, r->nr_present);
+		return -1;
+	}
+	if (p->lens[c[C_PHYS]]) {
+		if (num(p, c[C_PHYS], "phys_addr", UINT64_MAX - 1, &v))
+			return -1;
+		r->phys_addr = v;
+	}
+	return 0;
+}
+
 static void region_row(struct parse *p)
 {
 	struct rec_snapshot *s = &p->snap;
 	struct rec_region *r;
-	uint64_t t, seq, pid, start, end, acc, age;
+	uint64_t t, seq, pid, start, end, acc, age, v;
+	const int *c = p->col;
 
 	if (!p->in_snap) {
 		fail(p, "region row outside a snapshot (no #snap row before it, "
 		     "or more rows than its nr_regions)");
 		return;
 	}
-	if (p->nr_fields != 8) {
-		fail(p, "region row needs 8 fields, got %d", p->nr_fields);
+	if (p->nr_fields != p->nr_cols) {
+		fail(p, "region row needs %d fields, got %d", p->nr_cols, p->nr_fields);
 		return;
 	}
-	if (num(p, 0, "time_ns", UINT64_MAX, &t) || num(p, 1, "seq", UINT64_MAX, &seq) ||
-	    num(p, 2, "pid", INT32_MAX, &pid) || num(p, 3, "start", UINT64_MAX, &start) ||
-	    num(p, 4, "end", UINT64_MAX, &end) ||
-	    num(p, 5, "nr_accesses", UINT32_MAX, &acc) ||
-	    num(p, 6, "age", UINT32_MAX, &age))
+	if (num(p, c[C_TIME], "time_ns", UINT64_MAX, &t) ||
+	    num(p, c[C_SEQ], "seq", UINT64_MAX, &seq) ||
+	    num(p, c[C_PID], "pid", INT32_MAX, &pid) ||
+	    num(p, c[C_START], "start", UINT64_MAX, &start) ||
+	    num(p, c[C_END], "end", UINT64_MAX, &end) ||
+	    num(p, c[C_ACC], "nr_accesses", UINT32_MAX, &acc) ||
+	    num(p, c[C_AGE], "age", UINT32_MAX, &age))
 		return;
+	if (c[C_SAMPLES] >= 0) {
+		if (num(p, c[C_SAMPLES], "nr_samples", UINT32_MAX, &v))
+			return;
+		if (v != s->nr_samples) {
+			fail(p, "region row nr_samples %llu differs from its #snap "
+			     "row's %u", (unsigned long long)v, s->nr_samples);
+			return;
+		}
+	}
 	if (seq != s->seq || t != s->end_ns) {
 		fail(p, "region row of seq %llu at %llu ns inside snapshot seq %llu "
 		     "at %llu ns", (unsigned long long)seq, (unsigned long long)t,
@@ -285,10 +367,60 @@ static void region_row(struct parse *p)
 	r->nr_accesses = (uint32_t)acc;
 	r->age = (uint32_t)age;
 	r->pid = (pid_t)pid;
-	r->label = p->fields[7];
-	p->fields[7] = NULL;
+	r->label = p->fields[c[C_LABEL]];
+	p->fields[c[C_LABEL]] = NULL;
+	if (placement_cols(p, r)) {
+		p->got--;
+		free(r->label);
+		return;
+	}
 	if (p->got == s->nr_regions)
 		deliver(p);
+}
+
+/* v1: exactly REC_COLUMNS_V1; v2: columns by name, the required ones once. */
+static int column_header(struct parse *p)
+{
+	char hdr[sizeof(REC_COLUMNS_V1) + 16] = "";
+	size_t len = 0;
+	int i, k;
+
+	for (k = 0; k < C_NR; k++)
+		p->col[k] = -1;
+	p->nr_cols = p->nr_fields;
+	if (p->version == 1) {
+		for (i = 0; i < p->nr_fields && len < sizeof(hdr); i++)
+			len += snprintf(hdr + len, sizeof(hdr) - len, "%s%s",
+					i ? "," : "", p->fields[i]);
+		if (strcmp(hdr, REC_COLUMNS_V1)) {
+			fail(p, "expected the column header '%s'", REC_COLUMNS_V1);
+			return -1;
+		}
+		for (k = 0; k < C_NR_REQUIRED; k++)
+			p->col[k] = k;
+		p->placement = 0;
+		return 0;
+	}
+	for (i = 0; i < p->nr_fields; i++)
+		for (k = 0; k < C_NR; k++) {
+			if (strcmp(p->fields[i], col_names[k]))
+				continue;
+			if (p->col[k] >= 0) {
+				fail(p, "column '%s' appears twice", col_names[k]);
+				return -1;
+			}
+			p->col[k] = i;
+		}
+	for (k = 0; k < C_NR_REQUIRED; k++)
+		if (p->col[k] < 0) {
+			fail(p, "the column header lacks the column '%s'", col_names[k]);
+			return -1;
+		}
+	p->placement = 1;
+	for (k = C_PRESENT; k <= C_PHYS; k++)
+		if (p->col[k] < 0)
+			p->placement = 0;
+	return 0;
 }
 
 static int is_tag(const struct parse *p, const char *tag)
@@ -309,14 +441,21 @@ static void on_row(int c, void *arg)
 	}
 	if (p->nr_fields == 0 || (p->nr_fields == 1 && !p->lens[0]))
 		goto out;	/* blank line */
+	if (p->lenient && !(p->nr_fields == 1 && is_tag(p, "#eof")))
+		goto out;	/* a cut row: its snapshot stays incomplete */
 
 	switch (p->state) {
 	case S_MAGIC:
-		if (p->nr_fields == 1 && !strcmp(p->fields[0], REC_MAGIC))
+		if (p->nr_fields == 1 && !strcmp(p->fields[0], REC_MAGIC)) {
+			p->version = 2;
 			p->state = S_HEADER;
+		} else if (p->nr_fields == 1 && !strcmp(p->fields[0], REC_MAGIC_V1)) {
+			p->version = 1;
+			p->state = S_HEADER;
+		}
 		else if (!strncmp(p->fields[0], "# daptrace-record ", 18))
 			fail(p, "unsupported record version '%.40s' (this daptrace "
-			     "reads '%s')", p->fields[0] + 18, &REC_MAGIC[18]);
+			     "reads v1 and v2)", p->fields[0] + 18);
 		else
 			fail(p, "not a daptrace record (first row must be '%s')",
 			     REC_MAGIC);
@@ -328,17 +467,8 @@ static void on_row(int c, void *arg)
 			target_row(p);
 		} else if (p->fields[0][0] == '#') {
 			/* comment */
-		} else {
-			char hdr[sizeof(REC_COLUMNS) + 16] = "";
-			size_t len = 0;
-
-			for (int i = 0; i < p->nr_fields && len < sizeof(hdr); i++)
-				len += snprintf(hdr + len, sizeof(hdr) - len, "%s%s",
-						i ? "," : "", p->fields[i]);
-			if (strcmp(hdr, REC_COLUMNS))
-				fail(p, "expected the column header '%s'", REC_COLUMNS);
-			else
-				p->state = S_BODY;
+		} else if (!column_header(p)) {
+			p->state = S_BODY;
 		}
 		break;
 	case S_BODY:
@@ -411,7 +541,7 @@ int rec_read(FILE *f, const char *name, int allow_partial, rec_snapshot_cb cb,
 	};
 	char *line = NULL;
 	size_t cap = 0;
-	ssize_t len;
+	ssize_t len, last = 0;
 	int ret;
 
 	memset(info, 0, sizeof(*info));
@@ -423,6 +553,7 @@ int rec_read(FILE *f, const char *name, int allow_partial, rec_snapshot_cb cb,
 	}
 	/* feed line by line so errors can name the physical line */
 	while (!p.failed && (len = getline(&line, &cap, f)) > 0) {
+		last = len;
 		p.line++;
 		if ((size_t)len > 4 * MAX_FIELD_LEN) {
 			fail(&p, "line of %zd bytes is too long", len);
@@ -438,32 +569,26 @@ int rec_read(FILE *f, const char *name, int allow_partial, rec_snapshot_cb cb,
 	}
 	if (!p.failed && ferror(f))
 		fail(&p, "read error: %s", strerror(errno));
-	if (!p.failed && csv_fini(&csv, on_field, on_row, &p))
+	/*
+	 * A last line without its newline is a row cut short (killed
+	 * recorder); with --partial it is dropped, whatever it was cut
+	 * inside: a quoted label, a number, the #snap row.
+	 */
+	if (allow_partial && last && line[last - 1] != '\n' && !p.failed) {
+		p.lenient = 1;
+		csv_fini(&csv, on_field, on_row, &p);
+	}
+	if (!p.failed && !p.lenient && csv_fini(&csv, on_field, on_row, &p))
 		fail(&p, "malformed CSV at end of file (unterminated quote)");
 	free(line);
 	csv_free(&csv);
 	clear_fields(&p);
+	p.lenient = 0;
 	ret = finish(&p, allow_partial);
 	clear_snap(&p);
 	free(p.snap.regions);
 	if (p.cb_ret)
 		return p.cb_ret;
-	return ret;
-}
-
-int rec_read_path(const char *path, int allow_partial, rec_snapshot_cb cb,
-		  void *arg, struct rec_info *info, char *err, size_t errlen)
-{
-	FILE *f = fopen(path, "r");
-	int ret;
-
-	if (!f) {
-		memset(info, 0, sizeof(*info));
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
-	}
-	ret = rec_read(f, path, allow_partial, cb, arg, info, err, errlen);
-	fclose(f);
 	return ret;
 }
 

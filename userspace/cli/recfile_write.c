@@ -54,9 +54,20 @@ int rec_write_snapshot(FILE *f, const struct rec_snapshot *s)
 	for (uint32_t i = 0; i < s->nr_regions; i++) {
 		const struct rec_region *r = &s->regions[i];
 
-		fprintf(f, "%" PRIu64 ",%" PRIu64 ",%d,%" PRIu64 ",%" PRIu64 ",%u,%u,",
+		fprintf(f, "%" PRIu64 ",%" PRIu64 ",%d,%" PRIu64 ",%" PRIu64 ",%u,%u,%u,",
 			s->end_ns, s->seq, (int)r->pid, r->start, r->end,
-			r->nr_accesses, r->age);
+			r->nr_accesses, r->age, s->nr_samples);
+		/* placement columns stay empty when the module has none */
+		if (s->placement) {
+			fprintf(f, "%u,", r->nr_present);
+			for (int n = 0; n < REC_NODES; n++)
+				fprintf(f, "%u,", r->node_samples[n]);
+			if (r->phys_addr != REC_PHYS_NONE)
+				fprintf(f, "%" PRIu64, r->phys_addr);
+			fputc(',', f);
+		} else {
+			fputs(",,,,,,", f);
+		}
 		if (put_str(f, r->label ? r->label : ""))
 			return -EIO;
 		fputc('\n', f);

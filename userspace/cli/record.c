@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -20,11 +21,16 @@
 #include "cli.h"
 #include "daptrace.h"
 #include "maps.h"
+#include "objects.h"
+#include "objects_record.h"
 #include "recfile.h"
+#include "report.h"
 #include "units.h"
 #include "workload.h"
 
-#define CMD		"record"
+/* "record", or "top": the same recorder showing the hottest regions live */
+static const char *cmd_name = "record";
+#define CMD		cmd_name
 #define NS_PER_MS	1000000LL
 /* Labels refresh at most this often (a maps read costs ~0.1 ms per 100 VMAs). */
 #define MAPS_REFRESH_NS	(1000 * NS_PER_MS)
@@ -41,6 +47,12 @@ struct record_opts {
 	const char *heatmap;		/* NULL: no heatmap; "": derived name */
 	uint64_t duration_us;		/* 0: until the targets exit */
 	int quiet;
+	int compress;			/* gzip the record */
+	int top;			/* daptrace top: no file, a live table */
+	int stdio;			/* top: plain text blocks, for pipes */
+	unsigned int top_n;		/* top: regions shown */
+	uint64_t refresh_us;		/* top: at most one table per this */
+	uint64_t objects_min;		/* --objects: smallest structure; 0: off */
 };
 
 struct recorder {
@@ -65,6 +77,8 @@ struct recorder {
 	int write_err;
 	int seen_last;			/* snapshot flagged LAST arrived */
 	int header_written;		/* the file is a record: finish it */
+	int64_t shown_ns;		/* top: last table */
+	struct objrec obj;		/* --objects */
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -85,16 +99,21 @@ static int64_t now_ns(void)
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: %s record [options] [--] command [args...]\n"
-"       %s record [options] -p pid[,pid...]\n"
+"Usage: %s record [heatmap] [options] [--] command [args...]\n"
+"       %s record [heatmap] [options] -p pid[,pid...]\n"
 "\n"
 "Monitor the data accesses of a command (started once monitoring is on) or\n"
 "of running processes, and write one CSV row per region per snapshot.\n"
 "Stops when all targets exit, after --duration, or on Ctrl-C/SIGTERM; the\n"
-"file is complete in every case.\n"
+"file is complete in every case.  An existing record is kept as FILE.old.\n"
+"'record heatmap' also renders the heatmap when done (like --heatmap); to run\n"
+"a program named heatmap, put '--' before it.\n"
 "\n"
 "  -p, --pid PIDS          monitor these processes (comma separated, max %d)\n"
-"  -o, --output FILE       record file (default daptrace.csv)\n"
+"  -o, --output FILE       record file (default daptrace.csv, with -z\n"
+"                          daptrace.csv.gz; '-' is stdout)\n"
+"  -z, --compress          gzip the record (also when FILE ends in .gz); the\n"
+"                          reports read it as is\n"
 "  -s, --sample DUR        sampling interval (default 5ms)\n"
 "  -a, --aggr DUR          aggregation interval, one snapshot each (default 100ms)\n"
 "  -u, --update DUR        memory map update interval (default 1s)\n"
@@ -104,13 +123,34 @@ static void usage(FILE *f)
 "  -q, --quiet             no progress line\n"
 "      --heatmap[=FILE]    render a heatmap when done (default FILE: the record\n"
 "                          name with .png)\n"
+"      --objects           also record the data structures (globals, heap/mmap\n"
+"                          allocations via LD_PRELOAD, thread stacks) into\n"
+"                          <record>.objects.csv; see docs/objects.md\n"
+"      --objects-min SIZE  smallest structure recorded (default 4096; K/M/G)\n"
 "  -h, --help              this help\n"
 "\n"
-"DUR is a number with unit us, ms or s (\"1.5ms\"); a bare number is in us,\n"
-"the kernel's unit.\n", prog, prog, DAPTRACE_MAX_TARGETS);
+"DUR is a number with a unit: us, ms, s or m (\"1.5ms\", \"30s\"); a bare\n"
+"number is rejected, as daptrace-workload does.\n", prog, prog, DAPTRACE_MAX_TARGETS);
 }
 
-static int parse_opts(int argc, char **argv, struct record_opts *o)
+static void top_usage(FILE *f)
+{
+	fprintf(f,
+"Usage: %s top [options] [--] command [args...]\n"
+"       %s top [options] -p pid[,pid...]\n"
+"\n"
+"Monitor like 'record' and show the hottest regions of the newest window,\n"
+"refreshed in place (like perf top), until the targets exit, --duration or\n"
+"Ctrl-C.  The table is report hot's.  Takes record's -p, -s, -a, -u, -r, -t\n"
+"and -d, and:\n"
+"\n"
+"  -n, --top N             regions to show (default 20)\n"
+"      --refresh DUR       at most one table per DUR (default 1s)\n"
+"      --stdio             plain text, one table after another (for pipes)\n",
+		prog, prog);
+}
+
+static int parse_opts(int argc, char **argv, struct record_opts *o, int top)
 {
 	static const struct option longopts[] = {
 		{ "pid",	required_argument, NULL, 'p' },
@@ -122,23 +162,66 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "tlb-flush",	required_argument, NULL, 't' },
 		{ "duration",	required_argument, NULL, 'd' },
 		{ "quiet",	no_argument,	   NULL, 'q' },
+		{ "compress",	no_argument,	   NULL, 'z' },
 		{ "heatmap",	optional_argument, NULL, 'H' },
+		{ "top",	required_argument, NULL, 'n' },
+		{ "refresh",	required_argument, NULL, 'R' },
+		{ "stdio",	no_argument,	   NULL, 'S' },
+		{ "objects",	no_argument,	   NULL, 'O' },
+		{ "objects-min", required_argument, NULL, 'M' },
 		{ "help",	no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const dur_help =
-		"expected a duration such as 5ms, 100us or 1s; a bare number is us";
+		"expected a duration with a unit: us, ms, s or m, e.g. 5ms or 30s";
 	const char *why;
 	int c, n;
 
 	memset(o, 0, sizeof(*o));
 	daptrace_attrs_default(&o->attrs);
-	o->output = "daptrace.csv";
+	o->output = NULL;
+	o->top = top;
+	o->top_n = 20;
+	o->refresh_us = 1000000;
+	o->stdio = top && !isatty(STDOUT_FILENO);
 	opterr = 0;
 	optind = 1;
+	/* git/perf style: "record heatmap ..." is "record --heatmap ..." */
+	if (!top && argc >= 2 && !strcmp(argv[1], "heatmap")) {
+		o->heatmap = "";
+		argv[1] = argv[0];
+		argc--;
+		argv++;
+	}
 	/* '+': the command's own options are not ours */
-	while ((c = getopt_long(argc, argv, "+:p:o:s:a:u:r:t:d:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, top ? "+:p:s:a:u:r:t:d:n:h" :
+				"+:p:o:s:a:u:r:t:d:qzh", longopts, NULL)) != -1) {
+		uint64_t v;
+
+		/* the file flags are record's, the table's are top's */
+		if (top != (c == 'n' || c == 'R' || c == 'S') &&
+		    strchr("ozqHOMnRS", c) && c) {
+			const struct option *l = longopts;
+
+			while (l->name && l->val != c)
+				l++;
+			return usage_error(CMD, "--%s does not apply to 'daptrace %s'",
+					   l->name, CMD);
+		}
 		switch (c) {
+		case 'n':
+			if (parse_u64_dec(optarg, &v) || !v || v > 100000)
+				return bad_value(CMD, "--top", optarg,
+						 "expected a whole number from 1 to 100000");
+			o->top_n = (unsigned int)v;
+			break;
+		case 'R':
+			if (parse_duration_us(optarg, &o->refresh_us))
+				return bad_value(CMD, "--refresh", optarg, dur_help);
+			break;
+		case 'S':
+			o->stdio = 1;
+			break;
 		case 'p':
 			n = parse_pid_list(optarg, o->pids, DAPTRACE_MAX_TARGETS);
 			if (n == -E2BIG)
@@ -185,18 +268,40 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		case 'q':
 			o->quiet = 1;
 			break;
+		case 'z':
+			o->compress = 1;
+			break;
 		case 'H':
 			o->heatmap = optarg ? optarg : "";
 			if (optarg && !*optarg)
 				return bad_value(CMD, "--heatmap", optarg, "empty file name");
 			break;
+		case 'O':
+			if (!o->objects_min)
+				o->objects_min = 4096;
+			break;
+		case 'M':
+			if (obj_parse_size(optarg, &o->objects_min) || !o->objects_min)
+				return bad_value(CMD, "--objects-min", optarg,
+						 "expected a size > 0 such as 4096, 64K or 1M");
+			break;
 		case 'h':
-			usage(stdout);
+			if (top)
+				top_usage(stdout);
+			else
+				usage(stdout);
 			exit(EXIT_OK);
 		default:
 			return opt_error(CMD, argv, c);
 		}
 	}
+	if (top)
+		o->quiet = 1;	/* the table is the progress */
+	if (!o->output)
+		o->output = o->compress ? "daptrace.csv.gz" : "daptrace.csv";
+	n = (int)strlen(o->output);
+	if (n > 3 && !strcmp(o->output + n - 3, ".gz"))
+		o->compress = 1;
 	if (optind < argc)
 		o->cmd = argv + optind;
 	if (!o->cmd && !o->nr_pids)
@@ -204,6 +309,8 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 				   "'--' or --pid");
 	if (o->cmd && o->nr_pids)
 		return usage_error(CMD, "give either --pid or a command, not both");
+	if (o->objects_min && !strcmp(o->output, "-"))
+		return usage_error(CMD, "--objects needs --output to be a file");
 	if (daptrace_attrs_validate(&o->attrs, &why)) {
 		char s[32], a[32], u[32];
 
@@ -284,6 +391,33 @@ static uint64_t rel_ns(const struct recorder *r, uint64_t t)
 	return t > (uint64_t)r->t0 ? t - (uint64_t)r->t0 : 0;
 }
 
+/*
+ * daptrace top: the table of report hot (the same model: report_hot.c) for
+ * the newest window with regions, at most once per --refresh; a cleared
+ * screen on a terminal, blocks separated by a blank line with --stdio.
+ */
+static int top_show(struct recorder *r, const struct rec_snapshot *rs)
+{
+	struct report_opts ro = { .input = "live", .top = r->o->top_n, .at_s = -1 };
+	struct rec_info info = { 0 };
+	int64_t now = now_ns();
+
+	if (!rs->nr_regions || now - r->shown_ns < (int64_t)r->o->refresh_us * 1000)
+		return 0;
+	r->shown_ns = now;
+	if (!r->o->stdio)
+		fputs("\033[H\033[J", stdout);
+	printf("daptrace top: %d target%s, %.1f s, window %" PRIu64 ", %u regions, "
+	       "%" PRIu64 " missed%s\n", r->nr_targets, r->nr_targets == 1 ? "" : "s",
+	       (double)rs->end_ns / 1e9, rs->seq, rs->nr_regions,
+	       daptrace_reader_missed(r->d), r->o->stdio ? "" : "  (Ctrl-C to quit)");
+	report_hot_snapshot(&ro, rs, &info, stdout);
+	if (r->o->stdio)
+		putchar('\n');
+	fflush(stdout);
+	return 0;
+}
+
 static int write_snapshot(struct recorder *r)
 {
 	const struct daptrace_snapshot *s = &r->snap;
@@ -295,6 +429,7 @@ static int write_snapshot(struct recorder *r)
 		.nr_samples = s->nr_samples,
 		.flags = s->flags,
 		.missed_before = s->missed_before,
+		.placement = (int)s->placement,
 	};
 	int64_t now = now_ns();
 
@@ -318,14 +453,18 @@ static int write_snapshot(struct recorder *r)
 			.pid = reg->pid,
 			/* the writer only reads labels; they stay in the maps cache */
 			.label = (char *)label_of(r, reg),
+			.nr_present = reg->nr_present,
+			.phys_addr = reg->phys_addr,
 		};
+		for (int n = 0; n < REC_NODES && n < DAPTRACE_NR_NODES; n++)
+			r->rows[i].node_samples[n] = reg->node_samples[n];
 	}
 	rs.regions = r->rows;
 	r->nr_regions_last = s->nr_regions;
 	r->nr_written++;
 	if (s->flags & DAPTRACE_SNAPSHOT_LAST)
 		r->seen_last = 1;
-	return rec_write_snapshot(r->out, &rs);
+	return r->o->top ? top_show(r, &rs) : rec_write_snapshot(r->out, &rs);
 }
 
 /* Read and write every snapshot published so far. */
@@ -422,6 +561,9 @@ static int run_loop(struct recorder *r)
 {
 	int64_t last_check = 0, last_progress = 0;
 	int timeout_ms = (int)(r->o->attrs.aggr_us / 1000);
+
+	if (r->o->top && !r->o->stdio)
+		fputs("\033[H\033[2J", stdout);	/* top: a clean screen to draw on */
 	int err;
 
 	if (timeout_ms < 10)
@@ -443,6 +585,8 @@ static int run_loop(struct recorder *r)
 			if (r->reason)
 				return 0;
 			last_check = now;
+			if (r->o->objects_min)
+				objrec_poll(&r->obj, r->pids[0], r->t0);
 		}
 		if (now - last_progress >= PROGRESS_NS) {
 			progress(r, 0);
@@ -591,9 +735,30 @@ static int clear_stale_targets(struct recorder *r)
 	return 0;
 }
 
+/* Like perf.data.old: an existing record is renamed, never overwritten. */
+static int keep_old_record(const char *path, int quiet)
+{
+	struct stat st;
+	char *old;
+	int ret = 0;
+
+	if (!strcmp(path, "-") || stat(path, &st) || !S_ISREG(st.st_mode))
+		return 0;
+	if (asprintf(&old, "%s.old", path) < 0)
+		return fail(CMD, "out of memory");
+	if (rename(path, old))
+		ret = fail(CMD, "--output %s: keeping the old record as %s: %s", path,
+			   old, strerror(errno));
+	else if (!quiet)
+		warn_msg(CMD, "the old %s is now %s", path, old);
+	free(old);
+	return ret;
+}
+
 static int setup(struct recorder *r)
 {
 	const struct record_opts *o = r->o;
+	char errbuf[512];
 	int on, err;
 
 	if (daptrace_open(&r->d) < 0)
@@ -611,12 +776,21 @@ static int setup(struct recorder *r)
 	if (daptrace_set_attrs(r->d, &o->attrs) < 0)
 		return fail(CMD, "setting attributes: %s", daptrace_last_error());
 
-	r->out = strcmp(o->output, "-") ? fopen(o->output, "w") : stdout;
-	if (!r->out)
-		return fail(CMD, "--output %s: %s", o->output, strerror(errno));
+	err = o->top ? 0 : keep_old_record(o->output, o->quiet);
+	if (err)
+		return err;
+	r->out = o->top ? NULL : rec_create(o->output, o->compress, errbuf, sizeof(errbuf));
+	if (!r->out && !o->top)
+		return fail(CMD, "--output %s", errbuf);
 
+	if (o->objects_min) {
+		err = objrec_prepare(&r->obj, o->output, o->objects_min, !!o->cmd);
+		if (err)
+			return err;
+	}
 	if (o->cmd) {
 		err = workload_prepare(&r->w, o->cmd);
+		objrec_forked(&r->obj);
 		if (err)
 			return fail(CMD, "cannot start '%s': %s", o->cmd[0], strerror(-err));
 		r->pids[0] = r->w.pid;
@@ -639,7 +813,7 @@ static int setup(struct recorder *r)
 	r->t0 = now_ns();
 	if (daptrace_start(r->d) < 0)
 		return fail(CMD, "turning monitoring on: %s", daptrace_last_error());
-	if (write_header(r))
+	if (r->out && write_header(r))
 		return fail(CMD, "writing %s: %s", o->output, strerror(errno));
 	r->header_written = 1;
 	if (r->w.pid && workload_release(&r->w))
@@ -680,6 +854,12 @@ static int teardown(struct recorder *r, int ret)
 		daptrace_remove_target(r->d, r->pids[i]);
 	if (r->w.pid)
 		workload_finish(&r->w, stop_signal ? stop_signal : SIGTERM);
+	if (r->o->objects_min && r->header_written) {
+		int err = objrec_finish(&r->obj, r->pids[0], r->t0);
+
+		ret = ret ? ret : err;
+	}
+	objrec_free(&r->obj);
 	if (r->out && r->header_written && !r->write_err && write_trailer(r))
 		ret = fail(CMD, "writing %s: %s", r->o->output, strerror(errno));
 	if (r->out && r->out != stdout) {
@@ -689,7 +869,7 @@ static int teardown(struct recorder *r, int ret)
 			unlink(r->o->output);	/* nothing recorded: no empty file */
 	}
 	r->out = NULL;
-	if (r->header_written && !ret)
+	if (r->header_written && !ret && !r->o->top)
 		fprintf(stderr, "%s %s: %" PRIu64 " snapshots (%" PRIu64
 			" missed) in %.1f s written to %s; stopped: %s\n", prog, CMD,
 			r->nr_written, daptrace_reader_missed(r->d),
@@ -712,20 +892,22 @@ static char *heatmap_name(const char *output)
 	if (!s)
 		return NULL;
 	strcpy(s, output);
+	if (len > 3 && !strcmp(s + len - 3, ".gz"))
+		s[len -= 3] = '\0';
 	if (len > 4 && !strcmp(s + len - 4, ".csv"))
 		s[len - 4] = '\0';
 	strcat(s, ".png");
 	return s;
 }
 
-int cmd_record(int argc, char **argv)
+static int run(int argc, char **argv, int top)
 {
 	struct record_opts o;
 	struct recorder r = { .o = &o };
 	struct sigaction sa = { .sa_handler = on_signal };
 	int ret;
 
-	ret = parse_opts(argc, argv, &o);
+	ret = parse_opts(argc, argv, &o, top);
 	if (ret)
 		return ret;
 	if (o.heatmap && !strcmp(o.output, "-"))
@@ -747,4 +929,15 @@ int cmd_record(int argc, char **argv)
 		free(name);
 	}
 	return ret;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	return run(argc, argv, 0);
+}
+
+int cmd_top(int argc, char **argv)
+{
+	cmd_name = "top";
+	return run(argc, argv, 1);
 }

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* daptrace report: option parsing, mode dispatch, plotting through viz/. */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -30,6 +33,15 @@ static const struct report_mode modes[] = {
 	{ "hot", report_hot, NULL,
 	  "hottest regions of one snapshot, or per label over the record" },
 	{ "raw", report_raw, NULL, "every snapshot and region, human readable" },
+	{ "hist", report_hist, NULL,
+	  "histograms of the memory by access frequency and by age" },
+	{ "objects", report_objects, "heatmap.gp",
+	  "data structures (record --objects) ranked by access; .csv output: CSV;\n"
+	  "           --plot: the heatmap with the structures drawn on it" },
+	{ "nodes", report_nodes, "nodes.gp",
+	  "bytes of hot, warm and cold memory per NUMA node over time" },
+	{ "pheatmap", report_pheatmap, "pheatmap.gp",
+	  "time x physical address x access frequency (root records)" },
 };
 
 #define NR_MODES (sizeof(modes) / sizeof(modes[0]))
@@ -41,17 +53,27 @@ static void usage(FILE *f)
 		fprintf(f, "  %-8s %s\n", modes[i].name, modes[i].description);
 	fprintf(f,
 "\n"
-"RECORD defaults to daptrace.csv.  Data goes to stdout (gnuplot-ready, '#'\n"
-"comments) unless --output is given.\n"
+"RECORD defaults to daptrace.csv; '-' is stdin, gzip-compressed records are\n"
+"read as they are.  Data goes to stdout (gnuplot-ready, '#' comments) unless\n"
+"--output is given.  Flags of one mode are rejected by the others.\n"
 "\n"
 "  -o, --output FILE     write the data here instead of stdout\n"
+"      --json            the report as one JSON document instead\n"
 "      --plot OUT        render OUT (.png or .svg) with gnuplot (heatmap, wss,\n"
-"                        regions)\n"
-"  -p, --pid PID         only this target (heatmap default: the first one)\n"
+"                        regions, objects, nodes, pheatmap)\n"
+"  -p, --pid PID         only this target (heatmap default: one per target,\n"
+"                        to NAME-PID.EXT with --plot/--output)\n"
 "      --partial         accept a record without its trailer (killed recorder)\n"
+"      --since SEC       only snapshots ending at or after SEC seconds\n"
+"      --until SEC       only snapshots ending at or before SEC seconds\n"
+"      --addr START-END  only regions overlapping these addresses\n"
+"      --label TEXT      only regions whose label contains TEXT\n"
 "  heatmap:\n"
 "      --time-bins N     columns (default 200; 1..100000)\n"
 "      --addr-bins N     rows (default 200; 1..100000)\n"
+"      --terminal[=auto|color|ascii]\n"
+"                        draw it in the terminal (256 colours, or ASCII in a\n"
+"                        pipe), as wide as the terminal ($COLUMNS)\n"
 "      --max-blocks N    keep at most N address blocks: elide up to N-1 of the\n"
 "                        largest unmapped gaps, those >= 1/8 of the mapped total\n"
 "                        (default 8; 1..64)\n"
@@ -60,8 +82,18 @@ static void usage(FILE *f)
 "                        (default 1)\n"
 "  hot:\n"
 "      --top N           regions to show (default 10)\n"
-"      --at SEC          the snapshot at this time (default: the last one)\n"
-"      --by-label        rank labels by access over the whole record instead\n");
+"      --at SEC          the snapshot at this time (default: the last one);\n"
+"                        snapshots without regions are skipped\n"
+"      --by-label[=1|0]  rank labels by access over the whole record instead\n"
+"  hist:\n"
+"      the average bytes (and share of bytes x time) per access frequency\n"
+"      bucket (0%%, then tens of %%) and per age bucket (windows a region kept\n"
+"      its access level, in powers of two); [unmapped] holes left out\n"
+"  nodes:\n"
+"      --hot-pct N       hot: accessed in >= N%% of the window's samples\n"
+"                        (default 50; 1..100); cold: no access seen\n"
+"  pheatmap:\n"
+"      --time-bins N, --addr-bins N   as for heatmap\n");
 }
 
 static int parse_uint(const char *flag, const char *val, unsigned int lo,
@@ -77,27 +109,169 @@ static int parse_uint(const char *flag, const char *val, unsigned int lo,
 	return 0;
 }
 
+/* Modes as bits, for the flags that only apply to some of them. */
+#define M_HEATMAP	(1u << 0)
+#define M_WSS		(1u << 1)
+#define M_REGIONS	(1u << 2)
+#define M_HOT		(1u << 3)
+#define M_RAW		(1u << 4)
+#define M_HIST		(1u << 5)
+#define M_OBJECTS	(1u << 6)
+#define M_NODES		(1u << 7)
+#define M_PHEATMAP	(1u << 8)
+
+enum { OPT_PLOT = 256, OPT_PARTIAL, OPT_TIME_BINS, OPT_ADDR_BINS,
+       OPT_MAX_BLOCKS, OPT_THRESHOLD, OPT_TOP, OPT_AT, OPT_BY_LABEL, OPT_JSON,
+       OPT_SINCE, OPT_UNTIL, OPT_ADDR, OPT_LABEL, OPT_HOT_PCT, OPT_TERMINAL };
+
+static const struct option longopts[] = {
+	{ "output",	required_argument, NULL, 'o' },
+	{ "plot",	required_argument, NULL, OPT_PLOT },
+	{ "pid",	required_argument, NULL, 'p' },
+	{ "partial",	no_argument,	   NULL, OPT_PARTIAL },
+	{ "time-bins",	required_argument, NULL, OPT_TIME_BINS },
+	{ "addr-bins",	required_argument, NULL, OPT_ADDR_BINS },
+	{ "max-blocks",	required_argument, NULL, OPT_MAX_BLOCKS },
+	{ "threshold",	required_argument, NULL, OPT_THRESHOLD },
+	{ "top",	required_argument, NULL, OPT_TOP },
+	{ "at",		required_argument, NULL, OPT_AT },
+	{ "by-label",	optional_argument, NULL, OPT_BY_LABEL },
+	{ "json",	no_argument,	   NULL, OPT_JSON },
+	{ "since",	required_argument, NULL, OPT_SINCE },
+	{ "until",	required_argument, NULL, OPT_UNTIL },
+	{ "addr",	required_argument, NULL, OPT_ADDR },
+	{ "label",	required_argument, NULL, OPT_LABEL },
+	{ "hot-pct",	required_argument, NULL, OPT_HOT_PCT },
+	{ "terminal",	optional_argument, NULL, OPT_TERMINAL },
+	{ "help",	no_argument,	   NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Which modes a mode-specific flag applies to (others: all modes). */
+static const struct {
+	int opt;
+	unsigned int modes;
+	const char *which;
+} flag_modes[] = {
+	{ OPT_PLOT, M_HEATMAP | M_WSS | M_REGIONS | M_OBJECTS | M_NODES | M_PHEATMAP,
+	  "heatmap, wss, regions, objects, nodes and pheatmap" },
+	{ OPT_TIME_BINS, M_HEATMAP | M_OBJECTS | M_PHEATMAP, "heatmap, objects and pheatmap" },
+	{ OPT_ADDR_BINS, M_HEATMAP | M_OBJECTS | M_PHEATMAP, "heatmap, objects and pheatmap" },
+	{ OPT_HOT_PCT, M_NODES, "nodes" },
+	{ OPT_MAX_BLOCKS, M_HEATMAP | M_OBJECTS, "heatmap and objects" },
+	{ OPT_TERMINAL, M_HEATMAP, "heatmap" },
+	{ OPT_THRESHOLD, M_WSS | M_OBJECTS, "wss and objects" },
+	{ OPT_TOP, M_HOT | M_OBJECTS, "hot and objects" },
+	{ OPT_AT, M_HOT, "hot" },
+	/* objects draws on the heatmap's text output: no JSON of its own yet */
+	{ OPT_JSON, M_HEATMAP | M_WSS | M_REGIONS | M_HOT | M_RAW | M_HIST,
+	  "heatmap, wss, regions, hot, raw and hist" },
+	{ OPT_BY_LABEL, M_HOT, "hot" },
+};
+
+static const char *opt_name(int opt)
+{
+	for (const struct option *l = longopts; l->name; l++)
+		if (l->val == opt)
+			return l->name;
+	return "?";
+}
+
+static int check_flag_modes(const char *given, unsigned int mode_bit,
+			    const char *mode)
+{
+	for (size_t i = 0; i < sizeof(flag_modes) / sizeof(flag_modes[0]); i++)
+		if (given[flag_modes[i].opt - OPT_PLOT] && !(flag_modes[i].modes & mode_bit))
+			return usage_error(CMD, "--%s does not apply to 'report %s' "
+					   "(only to %s)", opt_name(flag_modes[i].opt),
+					   mode, flag_modes[i].which);
+	return 0;
+}
+
+static int parse_seconds(const char *flag, const char *val, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(val, &end);
+	if (errno || end == val || *end || !(*out >= 0) || *out > 1e12)
+		return bad_value(CMD, flag, val, "expected seconds since the start, "
+				 "e.g. 12.5");
+	return 0;
+}
+
+/* "START-END" addresses, hex (0x) or decimal, START < END. */
+static int parse_addr_range(const char *val, uint64_t *lo, uint64_t *hi)
+{
+	char *end;
+
+	errno = 0;
+	if (!isxdigit((unsigned char)*val))
+		goto bad;
+	*lo = strtoull(val, &end, 0);
+	if (errno || *end != '-' || !isxdigit((unsigned char)end[1]))
+		goto bad;
+	*hi = strtoull(end + 1, &end, 0);
+	if (errno || *end || *lo >= *hi)
+		goto bad;
+	return 0;
+bad:
+	return bad_value(CMD, "--addr", val, "expected START-END with START < END, "
+			 "e.g. 0x7f0000000000-0x7f0010000000");
+}
+
+static int parse_bool(const char *flag, const char *val, int *out)
+{
+	if (!val || !strcmp(val, "1") || !strcmp(val, "yes") || !strcmp(val, "true"))
+		*out = 1;
+	else if (!strcmp(val, "0") || !strcmp(val, "no") || !strcmp(val, "false"))
+		*out = 0;
+	else
+		return bad_value(CMD, flag, val, "expected nothing, 1/yes/true or "
+				 "0/no/false");
+	return 0;
+}
+
+/*
+ * --terminal: colour if stdout is a terminal that is not "dumb" and
+ * NO_COLOR is unset (auto), else ASCII; the picture fills the width
+ * ($COLUMNS, else the tty's, else 80) and, unless --addr-bins is given,
+ * most of the height.
+ */
+static void terminal_size(struct report_opts *o, int set_cols, int set_rows)
+{
+	const char *term = getenv("TERM"), *cols = getenv("COLUMNS");
+	const char *lines = getenv("LINES");
+	struct winsize ws = { 0 };
+	int tty = isatty(STDOUT_FILENO) && !o->output;
+	unsigned int w = 80, h = 24;
+
+	if (tty && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col) {
+		w = ws.ws_col;
+		h = ws.ws_row ? ws.ws_row : h;
+	}
+	if (cols && atoi(cols) > 0)
+		w = (unsigned int)atoi(cols);
+	if (lines && atoi(lines) > 0)
+		h = (unsigned int)atoi(lines);
+	if (o->terminal < 0)
+		o->terminal = tty && !getenv("NO_COLOR") && term && strcmp(term, "dumb") ? 1 : 2;
+	if (w < 40)
+		w = 40;
+	if (w > 1000)
+		w = 1000;
+	o->term_width = w;
+	if (set_cols)
+		o->time_bins = w - TERM_MARGIN - 1;
+	if (set_rows)
+		o->addr_bins = h > 16 ? h - 6 : 10;
+}
+
 static int parse_opts(int argc, char **argv, struct report_opts *o,
 		      const struct report_mode **mode)
 {
-	enum { OPT_PLOT = 256, OPT_PARTIAL, OPT_TIME_BINS, OPT_ADDR_BINS,
-	       OPT_MAX_BLOCKS, OPT_THRESHOLD, OPT_TOP, OPT_AT, OPT_BY_LABEL };
-	static const struct option longopts[] = {
-		{ "output",	required_argument, NULL, 'o' },
-		{ "plot",	required_argument, NULL, OPT_PLOT },
-		{ "pid",	required_argument, NULL, 'p' },
-		{ "partial",	no_argument,	   NULL, OPT_PARTIAL },
-		{ "time-bins",	required_argument, NULL, OPT_TIME_BINS },
-		{ "addr-bins",	required_argument, NULL, OPT_ADDR_BINS },
-		{ "max-blocks",	required_argument, NULL, OPT_MAX_BLOCKS },
-		{ "threshold",	required_argument, NULL, OPT_THRESHOLD },
-		{ "top",	required_argument, NULL, OPT_TOP },
-		{ "at",		required_argument, NULL, OPT_AT },
-		{ "by-label",	no_argument,	   NULL, OPT_BY_LABEL },
-		{ "help",	no_argument,	   NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	unsigned int pid;
+	char given[OPT_TERMINAL - OPT_PLOT + 1] = { 0 };
+	unsigned int pid, mode_bit = 0;
 	char *end;
 	int c, err;
 
@@ -109,6 +283,9 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 	o->threshold = 1;
 	o->top = 10;
 	o->at_s = -1;
+	o->since_s = 0;
+	o->until_s = -1;
+	o->hot_pct = 50;
 	opterr = 0;
 	optind = 1;
 	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
@@ -116,18 +293,23 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 		exit(EXIT_OK);
 	}
 	if (argc < 2 || argv[1][0] == '-')
-		return usage_error(CMD, "missing mode (heatmap, wss, regions, hot or raw)");
+		return usage_error(CMD, "missing mode (heatmap, wss, regions, hot, raw, hist, "
+				    "objects, nodes or pheatmap)");
 	for (size_t i = 0; i < NR_MODES; i++)
-		if (!strcmp(argv[1], modes[i].name))
+		if (!strcmp(argv[1], modes[i].name)) {
 			*mode = &modes[i];
+			mode_bit = 1u << i;
+		}
 	if (!*mode)
-		return usage_error(CMD, "unknown mode '%s' (heatmap, wss, regions, hot "
-				   "or raw)", argv[1]);
+		return usage_error(CMD, "unknown mode '%s' (heatmap, wss, regions, hot, "
+				   "raw, hist, objects, nodes or pheatmap)", argv[1]);
 	o->mode = argv[1];
 	argc--;
 	argv++;
 	while ((c = getopt_long(argc, argv, ":o:p:h", longopts, NULL)) != -1) {
 		err = 0;
+		if (c >= OPT_PLOT && c <= OPT_TERMINAL)
+			given[c - OPT_PLOT] = 1;
 		switch (c) {
 		case 'o':
 			if (!*optarg)
@@ -135,16 +317,10 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 			o->output = optarg;
 			break;
 		case OPT_PLOT:
-			if (!(*mode)->script)
-				return usage_error(CMD, "--plot: mode '%s' has no plot "
-						   "(heatmap, wss and regions do)", o->mode);
 			end = strrchr(optarg, '.');
 			if (!end || (strcmp(end, ".png") && strcmp(end, ".svg")))
 				return bad_value(CMD, "--plot", optarg,
 						 "the file name must end in .png or .svg");
-			if (strpbrk(optarg, "'\\\n"))
-				return bad_value(CMD, "--plot", optarg, "quotes, backslashes "
-						 "and newlines are not supported");
 			o->plot = optarg;
 			break;
 		case 'p':
@@ -172,15 +348,39 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 			err = parse_uint("--top", optarg, 1, 1000000, &o->top);
 			break;
 		case OPT_AT:
-			errno = 0;
-			o->at_s = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(o->at_s >= 0) ||
-			    o->at_s > 1e12)
-				return bad_value(CMD, "--at", optarg,
-						 "expected seconds since the start, e.g. 12.5");
+			err = parse_seconds("--at", optarg, &o->at_s);
 			break;
 		case OPT_BY_LABEL:
-			o->by_label = 1;
+			err = parse_bool("--by-label", optarg, &o->by_label);
+			break;
+		case OPT_JSON:
+			o->json = 1;
+			break;
+		case OPT_SINCE:
+			err = parse_seconds("--since", optarg, &o->since_s);
+			break;
+		case OPT_UNTIL:
+			err = parse_seconds("--until", optarg, &o->until_s);
+			break;
+		case OPT_ADDR:
+			err = parse_addr_range(optarg, &o->addr_lo, &o->addr_hi);
+			break;
+		case OPT_LABEL:
+			o->label = optarg;
+			break;
+		case OPT_TERMINAL:
+			if (!optarg || !strcmp(optarg, "auto"))
+				o->terminal = -1;
+			else if (!strcmp(optarg, "color") || !strcmp(optarg, "colour"))
+				o->terminal = 1;
+			else if (!strcmp(optarg, "ascii"))
+				o->terminal = 2;
+			else
+				return bad_value(CMD, "--terminal", optarg,
+						 "expected auto, color or ascii");
+			break;
+		case OPT_HOT_PCT:
+			err = parse_uint("--hot-pct", optarg, 1, 100, &o->hot_pct);
 			break;
 		case 'h':
 			usage(stdout);
@@ -191,6 +391,17 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 		if (err)
 			return err;
 	}
+	err = check_flag_modes(given, mode_bit, o->mode);
+	if (err)
+		return err;
+	if (o->json + !!o->plot + !!o->terminal > 1)
+		return usage_error(CMD, "--json, --plot and --terminal: choose one");
+	if (o->terminal)
+		terminal_size(o, !given[OPT_TIME_BINS - OPT_PLOT],
+			      !given[OPT_ADDR_BINS - OPT_PLOT]);
+	if (o->until_s >= 0 && o->until_s < o->since_s)
+		return usage_error(CMD, "--until %g is before --since %g", o->until_s,
+				   o->since_s);
 	if (optind < argc)
 		o->input = argv[optind++];
 	if (optind < argc)
@@ -199,12 +410,106 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 	return EXIT_OK;
 }
 
+/* A pipe, stdin or a device is read once, into an unlinked temporary file. */
+static int spool_input(const struct report_opts *o, char *err, size_t errlen)
+{
+	struct stat st;
+	char buf[65536];
+	size_t n;
+	FILE *in, *tmp;
+
+	o->in->spooled = 1;
+	if (strcmp(o->input, "-") && !stat(o->input, &st) && S_ISREG(st.st_mode))
+		return 0;
+	in = rec_open(o->input, err, errlen);
+	if (!in)
+		return -1;
+	tmp = tmpfile();
+	if (!tmp) {
+		snprintf(err, errlen, "%s: a temporary file to hold it: %s", o->input,
+			 strerror(errno));
+		fclose(in);
+		return -1;
+	}
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, n, tmp) != n)
+			break;
+	if (ferror(in) || ferror(tmp) || fflush(tmp)) {
+		snprintf(err, errlen, "%s: spooling to a temporary file: %s", o->input,
+			 strerror(errno));
+		fclose(in);
+		fclose(tmp);
+		return -1;
+	}
+	fclose(in);
+	o->in->spool = tmp;
+	return 0;
+}
+
+struct filter {
+	const struct report_opts *o;
+	rec_snapshot_cb cb;
+	void *arg;
+	struct rec_region *regions;
+	uint32_t cap;
+};
+
+static int region_wanted(const struct report_opts *o, const struct rec_region *r)
+{
+	if (o->addr_hi && (r->end <= o->addr_lo || r->start >= o->addr_hi))
+		return 0;
+	return !o->label || strstr(r->label, o->label);
+}
+
+/* --since/--until drop snapshots, --addr/--label drop regions. */
+static int filtered(void *arg, const struct rec_snapshot *s, const struct rec_info *info)
+{
+	struct filter *f = arg;
+	const struct report_opts *o = f->o;
+	double t = (double)s->end_ns / 1e9;
+	struct rec_snapshot copy = *s;
+
+	if (t < o->since_s || (o->until_s >= 0 && t > o->until_s))
+		return 0;
+	if (!o->addr_hi && !o->label)
+		return f->cb(f->arg, s, info);
+	if (s->nr_regions > f->cap) {
+		struct rec_region *r = realloc(f->regions, s->nr_regions * sizeof(*r));
+
+		if (!r)
+			return fail(CMD, "out of memory");
+		f->regions = r;
+		f->cap = s->nr_regions;
+	}
+	copy.regions = f->regions;
+	copy.nr_regions = 0;
+	for (uint32_t i = 0; i < s->nr_regions; i++)
+		if (region_wanted(o, &s->regions[i]))
+			copy.regions[copy.nr_regions++] = s->regions[i];
+	return f->cb(f->arg, &copy, info);
+}
+
 int report_read(const struct report_opts *o, rec_snapshot_cb cb, void *arg,
 		struct rec_info *info)
 {
+	struct filter flt = { .o = o, .cb = cb, .arg = arg };
 	char err[512];
-	int ret = rec_read_path(o->input, o->partial, cb, arg, info, err, sizeof(err));
+	int ret;
 
+	memset(info, 0, sizeof(*info));
+	if (!o->in->spooled && spool_input(o, err, sizeof(err))) {
+		fail(CMD, "%s", err);
+		return EXIT_FAIL;
+	}
+	if (o->in->spool) {
+		rewind(o->in->spool);
+		ret = rec_read(o->in->spool, strcmp(o->input, "-") ? o->input : "<stdin>",
+			       o->partial, filtered, &flt, info, err, sizeof(err));
+	} else {
+		ret = rec_read_path(o->input, o->partial, filtered, &flt, info, err,
+				    sizeof(err));
+	}
+	free(flt.regions);
 	if (ret == -1) {
 		fail(CMD, "%s", err);
 		return EXIT_FAIL;
@@ -240,8 +545,7 @@ static int make_temp(char *path, size_t len, const char *what, FILE **f)
 	const char *dir = getenv("TMPDIR");
 	int fd;
 
-	snprintf(path, len, "%s/daptrace-%s-XXXXXX",
-		 dir && *dir && !strpbrk(dir, "'\\\n") ? dir : "/tmp", what);
+	snprintf(path, len, "%s/daptrace-%s-XXXXXX", dir && *dir ? dir : "/tmp", what);
 	fd = mkstemp(path);
 	if (fd < 0)
 		return fail(CMD, "creating a temporary file %s: %s", path, strerror(errno));
@@ -283,11 +587,7 @@ static int run_mode(const struct report_opts *o, const struct report_mode *m)
 		ret = fail(CMD, "writing %s: %s", tics, strerror(errno));
 	tf = NULL;
 	if (!ret && o->plot) {
-		if (strpbrk(data, "'\\\n"))
-			ret = usage_error(CMD, "--output %s: file names with quotes or "
-					  "backslashes cannot be plotted", data);
-		else
-			ret = plot_run(m->script, data, tics, o->plot, o->input);
+		ret = plot_run(o, m->script, data, tics, o->plot);
 		if (!ret)
 			fprintf(stderr, "%s %s: wrote %s\n", prog, CMD, o->plot);
 	}
@@ -303,6 +603,95 @@ out:
 	return ret;
 }
 
+#define STOP_AFTER_HEADER	1000
+
+static int header_only(void *arg, const struct rec_snapshot *s, const struct rec_info *info)
+{
+	(void)arg;
+	(void)s;
+	(void)info;
+	return STOP_AFTER_HEADER;
+}
+
+/* "x.png" -> "x-<pid>.png" (the extension kept if there is one) */
+static char *per_target_name(const char *name, pid_t pid)
+{
+	const char *dot = strrchr(name, '.'), *slash = strrchr(name, '/');
+	char *s;
+
+	if (!dot || (slash && dot < slash))
+		dot = name + strlen(name);
+	if (asprintf(&s, "%.*s-%d%s", (int)(dot - name), name, (int)pid, dot) < 0)
+		return NULL;
+	return s;
+}
+
+/*
+ * A record of several targets: one heatmap per target (their address
+ * spaces have nothing in common), to <name>-<pid>.<ext> for --plot and
+ * --output, one after another on stdout (a JSON array with --json).  A
+ * target without regions is skipped with a warning.
+ */
+static int heatmap_per_target(struct report_opts *o, const struct report_mode *m,
+			      const struct rec_info *info)
+{
+	int drawn = 0, ret = 0;
+
+	if (o->json && !o->output)
+		printf("[\n");
+	for (int i = 0; i < info->nr_targets && !ret; i++) {
+		struct report_opts t = *o;
+		char *plot = NULL, *output = NULL;
+
+		t.pid = info->targets[i].pid;
+		if (o->plot)
+			t.plot = plot = per_target_name(o->plot, t.pid);
+		if (o->output)
+			t.output = output = per_target_name(o->output, t.pid);
+		if ((o->plot && !plot) || (o->output && !output)) {
+			ret = fail(CMD, "out of memory");
+		} else {
+			if (drawn && !o->output)
+				fputs(o->json ? ",\n" : "\n\n", stdout);
+			fflush(stdout);
+			if (!run_mode(&t, m))
+				drawn++;
+			else
+				warn_msg(CMD, "no heatmap of pid %d", (int)t.pid);
+		}
+		free(plot);
+		free(output);
+	}
+	if (o->json && !o->output)
+		printf("]\n");
+	if (!ret && !drawn)
+		ret = fail(CMD, "%s: no target had regions to draw", o->input);
+	return ret;
+}
+
+static int run(struct report_opts *o, const struct report_mode *m)
+{
+	struct report_input in = { 0 };
+	struct rec_info info;
+	int ret;
+
+	o->in = &in;
+	ret = 0;
+	if (m->fn == report_heatmap && !o->pid) {
+		ret = report_read(o, header_only, NULL, &info);
+		if (ret == STOP_AFTER_HEADER && info.nr_targets > 1)
+			ret = heatmap_per_target(o, m, &info);
+		else
+			ret = ret == STOP_AFTER_HEADER || !ret ? run_mode(o, m) : ret;
+		rec_info_free(&info);
+	} else {
+		ret = run_mode(o, m);
+	}
+	if (in.spool)
+		fclose(in.spool);
+	return ret;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	const struct report_mode *m = NULL;
@@ -312,7 +701,7 @@ int cmd_report(int argc, char **argv)
 	ret = parse_opts(argc, argv, &o, &m);
 	if (ret)
 		return ret;
-	return run_mode(&o, m);
+	return run(&o, m);
 }
 
 int report_heatmap_plot(const char *record, const char *out)
@@ -325,5 +714,5 @@ int report_heatmap_plot(const char *record, const char *out)
 		return EXIT_FAIL;
 	o.input = record;
 	o.plot = out;
-	return run_mode(&o, m);
+	return run(&o, m);
 }

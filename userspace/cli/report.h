@@ -9,6 +9,15 @@
 
 #include "recfile.h"
 
+/* The record being read: a pipe or stdin is spooled once for many passes. */
+struct report_input {
+	FILE *spool;			/* NULL: reopen the path for each pass */
+	int spooled;
+};
+
+/* --terminal: columns left of the picture for the address and mapping */
+#define TERM_MARGIN	30
+
 struct report_opts {
 	const char *mode;
 	const char *input;
@@ -23,6 +32,14 @@ struct report_opts {
 	unsigned int top;		/* hot */
 	double at_s;			/* hot: snapshot time, < 0: last */
 	int by_label;			/* hot */
+	int json;			/* --json: one JSON document on stdout */
+	int terminal;			/* heatmap --terminal: 0 off, 1 colour, 2 ASCII */
+	unsigned int term_width;	/* columns of the terminal picture */
+	double since_s, until_s;	/* snapshots ending in [since, until] */
+	uint64_t addr_lo, addr_hi;	/* regions overlapping [lo, hi) */
+	const char *label;		/* regions whose label contains this */
+	struct report_input *in;
+	unsigned int hot_pct;		/* nodes: hot if frequency >= this % */
 };
 
 /*
@@ -35,6 +52,13 @@ int report_wss(const struct report_opts *o, FILE *out, FILE *tics);
 int report_regions(const struct report_opts *o, FILE *out, FILE *tics);
 int report_hot(const struct report_opts *o, FILE *out, FILE *tics);
 int report_raw(const struct report_opts *o, FILE *out, FILE *tics);
+int report_hist(const struct report_opts *o, FILE *out, FILE *tics);
+/* report hot's table for one snapshot (daptrace top). */
+int report_hot_snapshot(const struct report_opts *o, const struct rec_snapshot *s,
+			const struct rec_info *info, FILE *out);
+int report_objects(const struct report_opts *o, FILE *out, FILE *tics);
+int report_nodes(const struct report_opts *o, FILE *out, FILE *tics);
+int report_pheatmap(const struct report_opts *o, FILE *out, FILE *tics);
 
 /* Read @o->input, calling @cb per snapshot; prints the error and returns 1. */
 int report_read(const struct report_opts *o, rec_snapshot_cb cb, void *arg,
@@ -44,7 +68,7 @@ double report_freq(const struct rec_snapshot *s, const struct rec_region *r,
 		   const struct rec_info *info);
 
 /* plot.c: run viz/<script>.gp on @data (+ @tics) producing @out. */
-int plot_run(const char *script, const char *data, const char *tics,
-	     const char *out, const char *title);
+int plot_run(const struct report_opts *o, const char *script, const char *data,
+	     const char *tics, const char *out);
 
 #endif

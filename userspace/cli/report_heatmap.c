@@ -11,9 +11,12 @@
  * ones that follow tell them apart).  The largest gaps between the mapped
  * blocks are elided (at most --max-blocks blocks remain) and the blocks are
  * stacked on the y axis, each with at least a few rows so a small stack
- * stays visible.  Pass 2 bins every snapshot into that grid.
+ * stays visible.  Pass 2 bins every snapshot into that grid.  Rows wholly
+ * in unmapped holes inside a block are written as NaN (drawn grey), so idle
+ * mapped memory (0, black) and holes look different.
  */
 #include <inttypes.h>
+#include <json-c/json.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +42,9 @@ struct block {
 	unsigned int bin0, nbins;
 	char *label;
 	uint64_t label_score;		/* size of the region it came from */
+	char *label_any;		/* fallback: a mapping inside the block */
+	uint64_t label_any_start;
+	double node_bytes[REC_NODES];	/* resident bytes x windows per node */
 };
 
 struct heatmap {
@@ -57,6 +63,8 @@ struct heatmap {
 	double *grid;
 	double *cnt;			/* per column: snapshot time in it, in windows */
 	double *row;			/* one snapshot's rows */
+	char *mapped;			/* per row: overlaps mapped memory */
+	int all_mapped;			/* no labels: everything counts as mapped */
 	int oom;
 };
 
@@ -288,8 +296,9 @@ static void assign_bins(struct heatmap *h)
 		b->nbins = min + extra;
 		if (b->nbins > size)
 			b->nbins = (unsigned int)size;
-		b->width = (size + b->nbins - 1) / b->nbins;
-		b->nbins = (unsigned int)((size + b->width - 1) / b->width);
+		/* rounded up without size + n - 1: a block may end at 2^64 - 1 */
+		b->width = size / b->nbins + !!(size % b->nbins);
+		b->nbins = (unsigned int)(size / b->width + !!(size % b->width));
 		b->bin0 = bin;
 		bin += b->nbins;
 	}
@@ -321,15 +330,57 @@ static void consider_label(struct block *b, const struct rec_region *r)
 {
 	uint64_t size = r->end - r->start;
 
-	if (r->start > b->start || r->end <= b->start)
-		return;
 	if (!r->label[0] || !strcmp(r->label, "[unmapped]"))
+		return;
+	if (r->end > b->start && r->start < b->end &&
+	    (!b->label_any || r->start < b->label_any_start)) {
+		char *l = strdup(r->label);
+
+		if (l) {
+			free(b->label_any);
+			b->label_any = l;
+			b->label_any_start = r->start;
+		}
+	}
+	if (r->start > b->start || r->end <= b->start)
 		return;
 	if (b->label && size >= b->label_score)
 		return;
 	free(b->label);
 	b->label = strdup(r->label);
 	b->label_score = size;
+}
+
+/* Which rows overlap memory pass 1 found mapped. */
+static int mark_mapped(struct heatmap *h)
+{
+	h->mapped = calloc(h->abins ? h->abins : 1, 1);
+	if (!h->mapped)
+		return -1;
+	for (size_t i = 0; i < h->npc; i++) {
+		const struct piece *p = &h->pc[i];
+
+		if (p->unmapped && !h->all_mapped)
+			continue;
+		for (unsigned int bi = find_block(h, p->start);
+		     bi < h->nb && h->b[bi].start < p->end; bi++) {
+			const struct block *b = &h->b[bi];
+			uint64_t start = p->start > b->start ? p->start : b->start;
+			uint64_t end = p->end < b->end ? p->end : b->end;
+
+			if (start >= end)
+				continue;
+			for (uint64_t j = (start - b->start) / b->width;
+			     j < b->nbins && j * b->width < end - b->start; j++)
+				h->mapped[b->bin0 + j] = 1;
+		}
+	}
+	return 0;
+}
+
+static const char *block_label(const struct block *b)
+{
+	return b->label ? b->label : b->label_any ? b->label_any : "[anon]";
 }
 
 static int pass2(void *arg, const struct rec_snapshot *s, const struct rec_info *info)
@@ -358,15 +409,17 @@ static int pass2(void *arg, const struct rec_snapshot *s, const struct rec_info 
 			uint64_t end = r->end < b->end ? r->end : b->end;
 
 			consider_label(b, r);
+			for (int n = 0; s->placement && s->nr_samples && n < REC_NODES; n++)
+				b->node_bytes[n] += (double)(end - start) *
+						    r->node_samples[n] / s->nr_samples;
 			if (f <= 0)
 				continue;
 			for (uint64_t j = (start - b->start) / b->width;
-			     j < b->nbins && b->start + j * b->width < end; j++) {
-				uint64_t lo = b->start + j * b->width, hi = lo + b->width;
+			     j < b->nbins && j * b->width < end - b->start; j++) {
+				uint64_t lo = b->start + j * b->width;
+				uint64_t hi = b->end - lo > b->width ? lo + b->width : b->end;
 				uint64_t olo = start > lo ? start : lo;
 
-				if (hi > b->end)
-					hi = b->end;
 				row[b->bin0 + j] += f * (double)((end < hi ? end : hi) - olo) /
 						    (double)(hi - lo);
 			}
@@ -445,11 +498,13 @@ static void offset_tics(const struct block *b, FILE *tics)
 	uint64_t size = b->end - b->start, step = 1;
 	char buf[32];
 
-	if (b->nbins < 40)
+	if (b->nbins < 40 || b->width > UINT64_MAX / 64)
 		return;
 	while (step < b->width * 25)
 		step <<= 1;
-	for (uint64_t off = step; off + step / 2 <= size; off += step) {
+	/* off >= step: stop where off would wrap at the top of the space */
+	for (uint64_t off = step; off >= step && step / 2 <= size &&
+	     off <= size - step / 2; off += step) {
 		double y = b->bin0 - 0.5 + (double)off / (double)b->width;
 
 		if (y > b->bin0 + b->nbins - 10)
@@ -457,6 +512,164 @@ static void offset_tics(const struct block *b, FILE *tics)
 		fmt_pow2(off, buf, sizeof(buf));
 		fprintf(tics, "set ytics add (\"+%s\" %.2f)\n", buf, y);
 	}
+}
+
+static void write_json(struct heatmap *h, FILE *out)
+{
+	struct json_object *j = json_object_new_object(), *blocks = json_object_new_array();
+	struct json_object *times = json_object_new_array(), *grid = json_object_new_array();
+	double col_s = (double)(h->tmax - h->tmin) / 1e9 / h->tbins;
+
+	json_object_object_add(j, "record", json_object_new_string(h->o->input));
+	json_object_object_add(j, "pid", json_object_new_int(h->pid));
+	for (unsigned int i = 0; i < h->nb; i++) {
+		const struct block *b = &h->b[i];
+		struct json_object *e = json_object_new_object();
+
+		json_object_object_add(e, "start", json_object_new_uint64(b->start));
+		json_object_object_add(e, "end", json_object_new_uint64(b->end));
+		json_object_object_add(e, "bytes", json_object_new_uint64(b->end - b->start));
+		json_object_object_add(e, "label", json_object_new_string(block_label(b)));
+		json_object_object_add(e, "first_row", json_object_new_uint64(b->bin0));
+		json_object_object_add(e, "rows", json_object_new_uint64(b->nbins));
+		json_object_object_add(e, "bytes_per_row", json_object_new_uint64(b->width));
+		json_object_array_add(blocks, e);
+	}
+	json_object_object_add(j, "blocks", blocks);
+	/* grid[column][row]: access frequency %, null where unmapped or no data */
+	for (unsigned int t = 0; t < h->tbins; t++) {
+		struct json_object *col = json_object_new_array_ext((int)h->abins);
+
+		json_object_array_add(times, json_object_new_double(
+				      (double)h->tmin / 1e9 + (t + 0.5) * col_s));
+		for (unsigned int a = 0; a < h->abins; a++)
+			json_object_array_add(col, h->cnt[t] <= 0 || !h->mapped[a] ? NULL :
+				json_object_new_double(h->grid[(size_t)t * h->abins + a] /
+						       h->cnt[t]));
+		json_object_array_add(grid, col);
+	}
+	json_object_object_add(j, "time_s", times);
+	json_object_object_add(j, "freq_percent", grid);
+	fprintf(out, "%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN |
+							      JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(j);
+}
+
+/*
+ * --terminal: the grid with the highest addresses on top, like the picture.
+ * Colour: xterm-256 backgrounds along a magma-like ramp, grey for NaN;
+ * ASCII: a density ramp, blank for NaN.  Each block's top row names its
+ * mapping and size, its bottom row its start; a rule marks elided gaps.
+ */
+static const unsigned char term_colours[] = { 16, 53, 90, 127, 161, 203, 209, 215, 222, 229 };
+static const char term_ascii[] = ".-:=+*#%@@";
+#define TERM_NAN_COLOUR	240
+
+static int term_level(double v)
+{
+	int l = (int)(v / 10.0);
+
+	return l < 0 ? 0 : l > 9 ? 9 : l;
+}
+
+static void term_row_label(const struct heatmap *h, unsigned int row, char *buf, size_t len)
+{
+	char sz[32], name[TERM_MARGIN];
+
+	buf[0] = '\0';
+	for (unsigned int i = 0; i < h->nb; i++) {
+		const struct block *b = &h->b[i];
+
+		if (row == b->bin0 + b->nbins - 1) {
+			tic_label(name, sizeof(name), block_label(b));
+			snprintf(buf, len, "%.*s (%s)", (int)(len - 14), name,
+				 fmt_bytes(b->end - b->start, sz, sizeof(sz)));
+		} else if (row == b->bin0) {
+			snprintf(buf, len, "0x%" PRIx64, b->start);
+		}
+	}
+}
+
+static void write_terminal(struct heatmap *h, FILE *out)
+{
+	int colour = h->o->terminal == 1;
+	char label[TERM_MARGIN], sz[32];
+
+	fprintf(out, "daptrace heatmap of %s, pid %d: time across (%.2f-%.2f s), "
+		"address up\n", h->o->input, (int)h->pid, (double)h->tmin / 1e9,
+		(double)h->tmax / 1e9);
+	for (unsigned int r = h->abins; r-- > 0;) {
+		int last = -2;
+
+		term_row_label(h, r, label, sizeof(label));
+		fprintf(out, "%*s|", TERM_MARGIN - 1, label);
+		for (unsigned int t = 0; t < h->tbins; t++) {
+			int nan = h->cnt[t] <= 0 || !h->mapped[r];
+			int l = nan ? -1 : term_level(h->grid[(size_t)t * h->abins + r] / h->cnt[t]);
+
+			if (!colour) {
+				fputc(nan ? ' ' : term_ascii[l], out);
+				continue;
+			}
+			if (l != last)
+				fprintf(out, "\033[48;5;%um", nan ? TERM_NAN_COLOUR : term_colours[l]);
+			fputc(' ', out);
+			last = l;
+		}
+		fputs(colour ? "\033[0m\n" : "\n", out);
+		for (unsigned int i = 1; i < h->nb; i++)
+			if (r == h->b[i].bin0)
+				fprintf(out, "%*s~ %s gap elided ~\n", TERM_MARGIN - 1, "",
+					fmt_bytes(h->b[i].start - h->b[i - 1].end, sz, sizeof(sz)));
+	}
+	fprintf(out, "%*s+%.*s\n", TERM_MARGIN - 1, "", (int)h->tbins,
+		"--------------------------------------------------------------------------------"
+		"--------------------------------------------------------------------------------"
+		"--------------------------------------------------------------------------------"
+		"--------------------------------------------------------------------------------"
+		"--------------------------------------------------------------------------------"
+		"--------------------------------------------------------------------------------"
+		"--------------------------------------------------------------------------------"
+		"--------------------------------------------------------------------------------"
+		"--------------------------------------------------------------------------------"
+		"--------------------------------------------------------------------------------"
+		"--------------------------------------------------------------------------------"
+		"--------------------------------------------------------------------------------"
+		"--------------------------------------------------------------------------------");
+	snprintf(label, sizeof(label), "%.2fs", (double)h->tmin / 1e9);
+	snprintf(sz, sizeof(sz), "%.2fs", (double)h->tmax / 1e9);
+	fprintf(out, "%*s %-12s%*s\n", TERM_MARGIN - 1, "", label,
+		h->tbins > 12 ? (int)h->tbins - 12 : 1, sz);
+	fprintf(out, "access frequency 0%% ");
+	for (int l = 0; l < 10; l++) {
+		if (colour)
+			fprintf(out, "\033[48;5;%um ", term_colours[l]);
+		else
+			fputc(term_ascii[l], out);
+	}
+	if (colour)
+		fprintf(out, "\033[0m 100%%\n\033[48;5;%um  \033[0m unmapped or no data\n",
+			TERM_NAN_COLOUR);
+	else
+		fprintf(out, " 100%%\nblank: unmapped or no data\n");
+}
+
+/*
+ * The node holding most of a block's resident bytes over the record, -1
+ * without placement; @pct gets its share.
+ */
+static int block_node(const struct block *b, double *pct)
+{
+	double tot = 0;
+	int best = -1;
+
+	for (int n = 0; n < REC_NODES; n++) {
+		tot += b->node_bytes[n];
+		if (b->node_bytes[n] > 0 && (best < 0 || b->node_bytes[n] > b->node_bytes[best]))
+			best = n;
+	}
+	*pct = best < 0 ? 0 : 100.0 * b->node_bytes[best] / tot;
+	return best;
 }
 
 static void write_output(struct heatmap *h, FILE *out, FILE *tics)
@@ -474,8 +687,18 @@ static void write_output(struct heatmap *h, FILE *out, FILE *tics)
 
 		fprintf(out, "# block %u: bins %u-%u: 0x%" PRIx64 "-0x%" PRIx64 " (%s) %s\n",
 			i, b->bin0, b->bin0 + b->nbins - 1, b->start, b->end,
-			fmt_bytes(b->end - b->start, sz, sizeof(sz)),
-			b->label ? b->label : "");
+			fmt_bytes(b->end - b->start, sz, sizeof(sz)), block_label(b));
+		if (b->node_bytes[0] + b->node_bytes[1] + b->node_bytes[2] +
+		    b->node_bytes[3] > 0) {
+			fprintf(out, "# block %u resident by node:", i);
+			for (int n = 0; n < REC_NODES; n++)
+				if (b->node_bytes[n] > 0)
+					fprintf(out, " node%d %.1f%%", n, 100.0 *
+						b->node_bytes[n] / (b->node_bytes[0] +
+						b->node_bytes[1] + b->node_bytes[2] +
+						b->node_bytes[3]));
+			fputc('\n', out);
+		}
 		if (i + 1 < h->nb)
 			fprintf(out, "# gap elided: %s\n",
 				fmt_bytes(h->b[i + 1].start - b->end, sz, sizeof(sz)));
@@ -484,7 +707,7 @@ static void write_output(struct heatmap *h, FILE *out, FILE *tics)
 		double x = (double)h->tmin / 1e9 + (t + 0.5) * col_s;
 
 		for (unsigned int a = 0; a < h->abins; a++) {
-			if (h->cnt[t] <= 0)
+			if (h->cnt[t] <= 0 || !h->mapped[a])
 				fprintf(out, "%.6f %u NaN\n", x, a);
 			else
 				fprintf(out, "%.6f %u %.3f\n", x, a,
@@ -498,9 +721,17 @@ static void write_output(struct heatmap *h, FILE *out, FILE *tics)
 		(double)h->tmax / 1e9);
 	fprintf(tics, "set yrange [-0.5:%u.5]\nset ytics (", h->abins - 1);
 	for (unsigned int i = 0; i < h->nb; i++) {
-		tic_label(lbl, sizeof(lbl), h->b[i].label ? h->b[i].label : "");
-		fprintf(tics, "%s\"0x%" PRIx64 " %s\" %.1f", i ? ", " : "",
-			h->b[i].start, lbl, h->b[i].bin0 - 0.5);
+		double pct;
+		int nd = block_node(&h->b[i], &pct);
+		char nl[24] = "";
+
+		tic_label(lbl, sizeof(lbl), block_label(&h->b[i]));
+		/* annotate the block with its main NUMA node ("%%": a format) */
+		if (nd >= 0)
+			snprintf(nl, sizeof(nl), " [N%d %.0f%%%%]", nd, pct);
+		fprintf(tics, "%s\"0x%" PRIx64 " %s (%s)%s\" %.1f", i ? ", " : "",
+			h->b[i].start, lbl, fmt_bytes(h->b[i].end - h->b[i].start, sz,
+						      sizeof(sz)), nl, h->b[i].bin0 - 0.5);
 	}
 	fprintf(tics, ")\n");
 	for (unsigned int i = 0; i < h->nb; i++)
@@ -518,8 +749,11 @@ static void write_output(struct heatmap *h, FILE *out, FILE *tics)
 
 static void heatmap_free(struct heatmap *h)
 {
-	for (unsigned int i = 0; h->b && i < h->nb; i++)
+	for (unsigned int i = 0; h->b && i < h->nb; i++) {
 		free(h->b[i].label);
+		free(h->b[i].label_any);
+	}
+	free(h->mapped);
 	free(h->b);
 	free(h->pc);
 	free(h->iv);
@@ -545,7 +779,12 @@ int report_heatmap(const struct report_opts *o, FILE *out, FILE *tics)
 		goto out;
 	}
 	/* nothing known to be mapped (no labels): draw everything monitored */
-	if (mapped_ranges(&h, 0) || (!h.niv && mapped_ranges(&h, 1))) {
+	if (mapped_ranges(&h, 0)) {
+		ret = fail("report", "out of memory");
+		goto out;
+	}
+	h.all_mapped = !h.niv;
+	if (h.all_mapped && mapped_ranges(&h, 1)) {
 		ret = fail("report", "out of memory");
 		goto out;
 	}
@@ -554,7 +793,13 @@ int report_heatmap(const struct report_opts *o, FILE *out, FILE *tics)
 		goto out;
 	}
 	assign_bins(&h);
-	h.tbins = h.nsnap < o->time_bins ? (unsigned int)h.nsnap : o->time_bins;
+	if (mark_mapped(&h)) {
+		ret = fail("report", "out of memory");
+		goto out;
+	}
+	/* the terminal picture fills its width: windows span several columns */
+	h.tbins = h.nsnap < o->time_bins && !o->terminal ? (unsigned int)h.nsnap :
+		  o->time_bins;
 	h.grid = calloc((size_t)h.tbins * h.abins, sizeof(*h.grid));
 	h.cnt = calloc(h.tbins, sizeof(*h.cnt));
 	h.row = calloc(h.abins, sizeof(*h.row));
@@ -564,7 +809,11 @@ int report_heatmap(const struct report_opts *o, FILE *out, FILE *tics)
 	}
 	ret = report_read(o, pass2, &h, &info);
 	rec_info_free(&info);
-	if (!ret)
+	if (!ret && o->json)
+		write_json(&h, out);
+	else if (!ret && o->terminal)
+		write_terminal(&h, out);
+	else if (!ret)
 		write_output(&h, out, tics);
 out:
 	heatmap_free(&h);

@@ -2,9 +2,12 @@
 /*
  * report hot: the hottest regions of one snapshot (default the last one,
  * or --at SEC), or with --by-label the labels ranked by access over the
- * whole record (byte-seconds weighted access frequency).
+ * whole record (byte-seconds weighted access frequency).  A snapshot
+ * without regions (of --pid) is only chosen if all are empty: the window
+ * closed as a command exited may have lost its targets' regions.
  */
 #include <inttypes.h>
+#include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,10 +55,14 @@ static int keep_snapshot(struct hot *h, const struct rec_snapshot *s,
 	double t = (double)s->end_ns / 1e9;
 	double dist = h->o->at_s < 0 ? -t : (t > h->o->at_s ? t - h->o->at_s :
 					     h->o->at_s - t);
-	uint32_t n = 0;
+	uint32_t n = 0, want = 0;
 
-	if (h->have && dist > h->best_dist)	/* ties: the later one */
-		return 0;
+	for (uint32_t i = 0; i < s->nr_regions; i++)
+		want += !h->o->pid || s->regions[i].pid == h->o->pid;
+	if (h->have && !want && h->nr)
+		return 0;	/* never trade regions for an empty window */
+	if (h->have && dist > h->best_dist && (!want || h->nr))
+		return 0;	/* ties: the later one */
 	drop_regions(h);
 	h->regions = calloc(s->nr_regions ? s->nr_regions : 1, sizeof(*h->regions));
 	if (!h->regions)
@@ -160,11 +167,96 @@ static int cmp_label(const void *a, const void *b)
 	return strcmp(x->label, y->label);
 }
 
+static void json_print(FILE *out, struct json_object *j)
+{
+	fprintf(out, "%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
+							      JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(j);
+}
+
+static void print_labels(const struct report_opts *o, struct hot *h, FILE *out)
+{
+	struct json_object *j = NULL, *arr = NULL;
+	char sz[32];
+
+	if (o->json) {
+		j = json_object_new_object();
+		arr = json_object_new_array();
+		json_object_object_add(j, "record", json_object_new_string(o->input));
+		json_object_object_add(j, "labels", arr);
+	} else {
+		fprintf(out, "# labels of %s by access frequency over the record "
+			"(weighted by bytes x time)\n", o->input);
+		fprintf(out, "%-10s %-12s %s\n", "freq_%", "max_region", "label");
+	}
+	for (size_t i = 0; i < h->nl && i < o->top; i++) {
+		const struct label_stat *l = &h->labels[i];
+		double f = l->byte_s > 0 ? l->weighted / l->byte_s : 0;
+		struct json_object *e;
+
+		if (!o->json) {
+			fprintf(out, "%-10.2f %-12s %s\n", f,
+				fmt_bytes(l->max_bytes, sz, sizeof(sz)), l->label);
+			continue;
+		}
+		e = json_object_new_object();
+		json_object_object_add(e, "label", json_object_new_string(l->label));
+		json_object_object_add(e, "freq_percent", json_object_new_double(f));
+		json_object_object_add(e, "max_region_bytes",
+				       json_object_new_uint64(l->max_bytes));
+		json_object_array_add(arr, e);
+	}
+	if (j)
+		json_print(out, j);
+}
+
+static void print_regions(const struct report_opts *o, struct hot *h, FILE *out)
+{
+	struct json_object *j = NULL, *arr = NULL;
+	char sz[32];
+
+	if (o->json) {
+		j = json_object_new_object();
+		arr = json_object_new_array();
+		json_object_object_add(j, "record", json_object_new_string(o->input));
+		json_object_object_add(j, "seq", json_object_new_uint64(h->seq));
+		json_object_object_add(j, "time_s", json_object_new_double((double)h->end_ns / 1e9));
+		json_object_object_add(j, "regions", arr);
+	} else {
+		fprintf(out, "# hottest regions of snapshot seq %" PRIu64 " at %.3f s in %s\n",
+			h->seq, (double)h->end_ns / 1e9, o->input);
+		fprintf(out, "%-8s %-18s %-18s %-11s %-8s %-6s %s\n", "pid", "start", "end",
+			"size", "freq_%", "age", "label");
+	}
+	for (uint32_t i = 0; i < h->nr && i < o->top; i++) {
+		const struct hot_region *r = &h->regions[i];
+		struct json_object *e;
+
+		if (!o->json) {
+			fprintf(out, "%-8d 0x%-16" PRIx64 " 0x%-16" PRIx64 " %-11s %-8.2f "
+				"%-6u %s\n", (int)r->r.pid, r->r.start, r->r.end,
+				fmt_bytes(r->r.end - r->r.start, sz, sizeof(sz)), r->freq,
+				r->r.age, r->r.label);
+			continue;
+		}
+		e = json_object_new_object();
+		json_object_object_add(e, "pid", json_object_new_int(r->r.pid));
+		json_object_object_add(e, "start", json_object_new_uint64(r->r.start));
+		json_object_object_add(e, "end", json_object_new_uint64(r->r.end));
+		json_object_object_add(e, "nr_accesses", json_object_new_uint64(r->r.nr_accesses));
+		json_object_object_add(e, "freq_percent", json_object_new_double(r->freq));
+		json_object_object_add(e, "age", json_object_new_uint64(r->r.age));
+		json_object_object_add(e, "label", json_object_new_string(r->r.label));
+		json_object_array_add(arr, e);
+	}
+	if (j)
+		json_print(out, j);
+}
+
 int report_hot(const struct report_opts *o, FILE *out, FILE *tics)
 {
 	struct hot h = { .o = o };
 	struct rec_info info;
-	char sz[32];
 	int ret;
 
 	(void)tics;
@@ -172,39 +264,38 @@ int report_hot(const struct report_opts *o, FILE *out, FILE *tics)
 	if (ret)
 		goto out;
 	if (o->by_label) {
-		qsort(h.labels, h.nl, sizeof(*h.labels), cmp_label);
-		fprintf(out, "# labels of %s by access frequency over the record "
-			"(weighted by bytes x time)\n", o->input);
-		fprintf(out, "%-10s %-12s %s\n", "freq_%", "max_region", "label");
-		for (size_t i = 0; i < h.nl && i < o->top; i++)
-			fprintf(out, "%-10.2f %-12s %s\n", h.labels[i].byte_s > 0 ?
-				h.labels[i].weighted / h.labels[i].byte_s : 0,
-				fmt_bytes(h.labels[i].max_bytes, sz, sizeof(sz)),
-				h.labels[i].label);
+		if (h.nl)
+			qsort(h.labels, h.nl, sizeof(*h.labels), cmp_label);
+		print_labels(o, &h, out);
 		goto out;
 	}
 	if (!h.have) {
 		ret = fail("report", "%s: no snapshots", o->input);
 		goto out;
 	}
-	qsort(h.regions, h.nr, sizeof(*h.regions), cmp_region);
-	fprintf(out, "# hottest regions of snapshot seq %" PRIu64 " at %.3f s in %s\n",
-		h.seq, (double)h.end_ns / 1e9, o->input);
-	fprintf(out, "%-8s %-18s %-18s %-11s %-8s %-6s %s\n", "pid", "start", "end",
-		"size", "freq_%", "age", "label");
-	for (uint32_t i = 0; i < h.nr && i < o->top; i++) {
-		const struct hot_region *r = &h.regions[i];
-
-		fprintf(out, "%-8d 0x%-16" PRIx64 " 0x%-16" PRIx64 " %-11s %-8.2f %-6u %s\n",
-			(int)r->r.pid, r->r.start, r->r.end,
-			fmt_bytes(r->r.end - r->r.start, sz, sizeof(sz)), r->freq,
-			r->r.age, r->r.label);
-	}
+	if (h.nr)
+		qsort(h.regions, h.nr, sizeof(*h.regions), cmp_region);
+	print_regions(o, &h, out);
 out:
 	drop_regions(&h);
 	for (size_t i = 0; i < h.nl; i++)
 		free(h.labels[i].label);
 	free(h.labels);
 	rec_info_free(&info);
+	return ret;
+}
+
+int report_hot_snapshot(const struct report_opts *o, const struct rec_snapshot *s,
+			const struct rec_info *info, FILE *out)
+{
+	struct hot h = { .o = o };
+	int ret = keep_snapshot(&h, s, info);
+
+	if (!ret) {
+		if (h.nr)
+			qsort(h.regions, h.nr, sizeof(*h.regions), cmp_region);
+		print_regions(o, &h, out);
+	}
+	drop_regions(&h);
 	return ret;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* report raw: every snapshot and region of a record, human readable. */
 #include <inttypes.h>
+#include <json-c/json.h>
 
 #include "cli.h"
 #include "report.h"
@@ -9,7 +10,58 @@
 struct raw {
 	const struct report_opts *o;
 	FILE *out;
+	uint64_t n;
 };
+
+static void kv_json(struct json_object *j, const char *name, const struct rec_kv *kv, int nr)
+{
+	struct json_object *o = json_object_new_object();
+
+	for (int i = 0; i < nr; i++)
+		json_object_object_add(o, kv[i].key, json_object_new_string(kv[i].value));
+	json_object_object_add(j, name, o);
+}
+
+/*
+ * --json: {"snapshots": [...], "meta": {...}, "targets": [...], "end": {...}};
+ * snapshots are streamed one object at a time (a record may be gigabytes).
+ */
+static int json_snapshot(void *arg, const struct rec_snapshot *s,
+			 const struct rec_info *info)
+{
+	struct raw *raw = arg;
+	struct json_object *j = json_object_new_object(), *regs = json_object_new_array();
+
+	json_object_object_add(j, "seq", json_object_new_uint64(s->seq));
+	json_object_object_add(j, "start_ns", json_object_new_uint64(s->start_ns));
+	json_object_object_add(j, "end_ns", json_object_new_uint64(s->end_ns));
+	json_object_object_add(j, "nr_samples", json_object_new_uint64(s->nr_samples));
+	json_object_object_add(j, "flags", json_object_new_uint64(s->flags));
+	json_object_object_add(j, "missed_before", json_object_new_uint64(s->missed_before));
+	for (uint32_t i = 0; i < s->nr_regions; i++) {
+		const struct rec_region *r = &s->regions[i];
+		struct json_object *e;
+
+		if (raw->o->pid && r->pid != raw->o->pid)
+			continue;
+		e = json_object_new_object();
+		json_object_object_add(e, "pid", json_object_new_int(r->pid));
+		json_object_object_add(e, "start", json_object_new_uint64(r->start));
+		json_object_object_add(e, "end", json_object_new_uint64(r->end));
+		json_object_object_add(e, "nr_accesses", json_object_new_uint64(r->nr_accesses));
+		json_object_object_add(e, "freq_percent",
+				       json_object_new_double(report_freq(s, r, info)));
+		json_object_object_add(e, "age", json_object_new_uint64(r->age));
+		json_object_object_add(e, "label", json_object_new_string(r->label));
+		json_object_array_add(regs, e);
+	}
+	json_object_object_add(j, "regions", regs);
+	fprintf(raw->out, "%s\n  %s", raw->n++ ? "," : "{\"snapshots\": [",
+		json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN |
+					       JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(j);
+	return 0;
+}
 
 static int print_snapshot(void *arg, const struct rec_snapshot *s,
 			  const struct rec_info *info)
@@ -41,8 +93,28 @@ int report_raw(const struct report_opts *o, FILE *out, FILE *tics)
 	int ret;
 
 	(void)tics;
-	ret = report_read(o, print_snapshot, &raw, &info);
-	if (!ret) {
+	ret = report_read(o, o->json ? json_snapshot : print_snapshot, &raw, &info);
+	if (!ret && o->json) {
+		struct json_object *j = json_object_new_object(), *t = json_object_new_array();
+
+		kv_json(j, "meta", info.meta, info.nr_meta);
+		for (int i = 0; i < info.nr_targets; i++) {
+			struct json_object *e = json_object_new_object();
+
+			json_object_object_add(e, "pid", json_object_new_int(info.targets[i].pid));
+			json_object_object_add(e, "comm",
+					       json_object_new_string(info.targets[i].comm));
+			json_object_array_add(t, e);
+		}
+		json_object_object_add(j, "targets", t);
+		kv_json(j, "end", info.trailer, info.nr_trailer);
+		json_object_object_add(j, "complete", json_object_new_boolean(info.complete));
+		/* the object's members after the streamed "snapshots" array */
+		fprintf(out, "%s],\n%s\n", raw.n ? "\n" : "{\"snapshots\": [",
+			json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN |
+						       JSON_C_TO_STRING_NOSLASHESCAPE) + 1);
+		json_object_put(j);
+	} else if (!ret) {
 		fprintf(out, "# metadata\n");
 		for (int i = 0; i < info.nr_meta; i++)
 			fprintf(out, "#   %s = %s\n", info.meta[i].key, info.meta[i].value);

@@ -2,9 +2,11 @@
 /*
  * report wss / regions: one value per snapshot over time.
  * WSS of a snapshot = bytes of the regions with nr_accesses >= --threshold
- * (all targets, or --pid).  Percentiles use the nearest-rank method.
+ * (all targets, or --pid).  Percentiles use the nearest-rank method; the
+ * distribution table lists every tenth one (damo report wss style).
  */
 #include <inttypes.h>
+#include <json-c/json.h>
 #include <stdlib.h>
 
 #include "cli.h"
@@ -74,6 +76,46 @@ static uint64_t percentile(const uint64_t *sorted, size_t n, unsigned int p)
 	return sorted[rank ? rank - 1 : 0];
 }
 
+static int print_json(const struct report_opts *o, const struct series *ser,
+		      const uint64_t *sorted, uint64_t missed, int wss, FILE *out)
+{
+	struct json_object *j = json_object_new_object(), *dist, *pts;
+
+	json_object_object_add(j, "record", json_object_new_string(o->input));
+	json_object_object_add(j, "snapshots", json_object_new_uint64(ser->n));
+	json_object_object_add(j, "missed", json_object_new_uint64(missed));
+	if (wss)
+		json_object_object_add(j, "threshold", json_object_new_uint64(o->threshold));
+	dist = json_object_new_object();
+	for (unsigned int p = 0; p <= 100; p += 10) {
+		char key[8];
+
+		snprintf(key, sizeof(key), "p%u", p);
+		json_object_object_add(dist, key, json_object_new_uint64(p ?
+				       percentile(sorted, ser->n, p) : sorted[0]));
+	}
+	json_object_object_add(dist, "p99", json_object_new_uint64(percentile(sorted,
+			       ser->n, 99)));
+	json_object_object_add(j, wss ? "wss_bytes" : "nr_regions", dist);
+	pts = json_object_new_array_ext((int)ser->n);
+	for (size_t i = 0; i < ser->n; i++) {
+		struct json_object *e = json_object_new_object();
+
+		json_object_object_add(e, "time_s", json_object_new_double(ser->t[i]));
+		json_object_object_add(e, wss ? "wss_bytes" : "nr_regions",
+				       json_object_new_uint64(ser->v[i]));
+		if (!wss)
+			json_object_object_add(e, "missed_before",
+					       json_object_new_uint64(ser->missed[i]));
+		json_object_array_add(pts, e);
+	}
+	json_object_object_add(j, "series", pts);
+	fprintf(out, "%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
+							      JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(j);
+	return 0;
+}
+
 static int run(const struct report_opts *o, FILE *out, FILE *tics, int wss)
 {
 	struct series ser = { .o = o, .wss = wss };
@@ -99,6 +141,10 @@ static int run(const struct report_opts *o, FILE *out, FILE *tics, int wss)
 		missed += ser.missed[i];
 	}
 	qsort(sorted, ser.n, sizeof(*sorted), cmp_u64);
+	if (o->json) {
+		ret = print_json(o, &ser, sorted, missed, wss, out);
+		goto out;
+	}
 	if (wss) {
 		fprintf(out, "# working set size of %s (regions with nr_accesses >= %"
 			PRIu64 "%s)\n", o->input, o->threshold,
@@ -112,6 +158,11 @@ static int run(const struct report_opts *o, FILE *out, FILE *tics, int wss)
 		fprintf(out, "# p50_bytes %" PRIu64 " p90_bytes %" PRIu64
 			" p99_bytes %" PRIu64 "\n", percentile(sorted, ser.n, 50),
 			percentile(sorted, ser.n, 90), percentile(sorted, ser.n, 99));
+		fprintf(out, "# distribution: percentile wss\n");
+		for (unsigned int p = 0; p <= 100; p += 10)
+			fprintf(out, "#   %3u%% %s\n", p, fmt_bytes(p ? percentile(sorted,
+				ser.n, p) : sorted[0], b[3], sizeof(b[3])));
+		fmt_bytes(sorted[ser.n - 1], b[3], sizeof(b[3]));
 		fprintf(out, "# columns: time_s wss_bytes\n");
 	} else {
 		fprintf(out, "# regions per snapshot in %s; snapshots %zu, missed %"

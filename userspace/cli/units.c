@@ -29,7 +29,7 @@ static const struct {
 	const char *suffix;
 	uint64_t us;
 } duration_units[] = {
-	{ "us", 1 }, { "ms", 1000 }, { "s", 1000000 }, { "", 1 },
+	{ "us", 1 }, { "ms", 1000 }, { "s", 1000000 }, { "m", 60000000 },
 };
 
 int parse_duration_us(const char *s, uint64_t *us)

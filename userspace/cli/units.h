@@ -10,9 +10,11 @@
 /* Strict decimal: digits only, no sign, no spaces; -EINVAL / -ERANGE. */
 int parse_u64_dec(const char *s, uint64_t *v);
 /*
- * Duration to µs: "<number>[us|ms|s]", number may have a fraction
- * ("1.5ms"); a bare number is µs (the kernel's unit).  The result must be
- * a whole number of µs.  -EINVAL junk/negative/fraction of a µs, -ERANGE.
+ * Duration to µs: "<number><us|ms|s|m>", number may have a fraction
+ * ("1.5ms").  The unit is required: a bare "30" is -EINVAL, never silently
+ * µs or s (daptrace-workload reads durations the same way).  The result
+ * must be a whole number of µs.  -EINVAL junk/negative/no unit/fraction of
+ * a µs, -ERANGE.
  */
 int parse_duration_us(const char *s, uint64_t *us);
 /* "MIN-MAX" region counts. */

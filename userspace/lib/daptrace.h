@@ -106,13 +106,30 @@ struct daptrace_target {
 	enum daptrace_target_state state;
 };
 
-/** struct daptrace_region - one monitored region of one target. */
+/* Nodes with per-node sample counts in struct daptrace_region. */
+#define DAPTRACE_NR_NODES	4
+/* daptrace_region.phys_addr when no present page was sampled. */
+#define DAPTRACE_PHYS_NONE	UINT64_MAX
+
+/**
+ * struct daptrace_region - one monitored region of one target.
+ *
+ * Placement (valid iff the snapshot's @placement is set; otherwise zero, and
+ * @phys_addr DAPTRACE_PHYS_NONE): of the window's sampling rounds,
+ * @nr_present found the sampled page present, @node_samples[n] of them on
+ * node n (nodes >= DAPTRACE_NR_NODES count only in @nr_present);
+ * @phys_addr is the last present page sampled.  daptrace_region_node_bytes()
+ * turns the counts into bytes.
+ */
 struct daptrace_region {
 	uint64_t start;		/* first byte (virtual address) */
 	uint64_t end;		/* one past the last byte */
 	uint32_t nr_accesses;	/* sampling rounds in the window that saw an access */
 	uint32_t age;		/* windows the access level stayed similar */
 	pid_t pid;		/* target the region belongs to */
+	uint32_t nr_present;
+	uint32_t node_samples[DAPTRACE_NR_NODES];
+	uint64_t phys_addr;
 };
 
 /* Flags in daptrace_snapshot.flags (same values as the kernel's). */
@@ -132,6 +149,7 @@ struct daptrace_region {
  * @nr_regions:	 entries in @regions
  * @regions:	 owned by the snapshot; reused by the next daptrace_read_next()
  * @capacity:	 allocated entries (internal)
+ * @placement:	 1 if the module reports placement (regions' node counts)
  *
  * Zero-initialise before the first daptrace_read_next(), release with
  * daptrace_snapshot_free().
@@ -148,7 +166,18 @@ struct daptrace_snapshot {
 	uint32_t nr_regions;
 	struct daptrace_region *regions;
 	uint32_t capacity;
+	uint32_t placement;
 };
+
+/*
+ * Estimated bytes of @r resident on node @nid in @s's window:
+ * size * node_samples[nid] / nr_samples; 0 without placement or for
+ * @nid outside [0, DAPTRACE_NR_NODES).  @nid < 0 gives resident bytes on
+ * any node (size * nr_present / nr_samples).  The tiering policy can rank
+ * regions by node from the snapshot without asking the kernel again.
+ */
+uint64_t daptrace_region_node_bytes(const struct daptrace_snapshot *s,
+				    const struct daptrace_region *r, int nid);
 
 struct daptrace;
 

@@ -141,7 +141,7 @@ static int load_geometry(struct daptrace *d)
 			       d->root, h.version);
 	if (h.nr_slots == 0)
 		return 0;
-	if (h.hdr_size < sizeof(h) || h.region_size < sizeof(struct daptrace_region_rec) ||
+	if (h.hdr_size < sizeof(h) || h.region_size < DAPTRACE_REGION_REC_SIZE_V1 ||
 	    h.snap_hdr_size < sizeof(struct daptrace_snap_hdr) ||
 	    h.slot_size < h.snap_hdr_size ||
 	    (h.slot_size - h.snap_hdr_size) / h.region_size < h.max_regions)
@@ -258,16 +258,24 @@ static int read_slot(struct daptrace *d, uint64_t seq,
 	if (err)
 		return err;
 	for (uint32_t i = 0; i < h.nr_regions; i++) {
-		struct daptrace_region_rec rec;
+		struct daptrace_region_rec rec = { .phys_addr = DAPTRACE_NO_PHYS };
+		struct daptrace_region *r = &s->regions[i];
 
+		/* an older module's records are shorter: no placement */
 		memcpy(&rec, d->slot_buf + SNAP_HDR_SIZE + (size_t)i * d->region_size,
-		       sizeof(rec));
-		s->regions[i].start = rec.start;
-		s->regions[i].end = rec.end;
-		s->regions[i].nr_accesses = rec.nr_accesses;
-		s->regions[i].age = rec.age;
-		s->regions[i].pid = rec.pid;
+		       d->region_size < sizeof(rec) ? d->region_size : sizeof(rec));
+		r->start = rec.start;
+		r->end = rec.end;
+		r->nr_accesses = rec.nr_accesses;
+		r->age = rec.age;
+		r->pid = rec.pid;
+		r->nr_present = rec.nr_present;
+		for (int n = 0; n < DAPTRACE_NR_NODES; n++)
+			r->node_samples[n] = n < DAPTRACE_REC_NODES ?
+					     rec.node_samples[n] : 0;
+		r->phys_addr = rec.phys_addr;
 	}
+	s->placement = d->region_size >= DAPTRACE_REGION_REC_SIZE_PLACEMENT;
 	s->seq = h.seq;
 	s->start_ns = h.start_ns;
 	s->end_ns = h.end_ns;
@@ -375,4 +383,17 @@ void daptrace_snapshot_free(struct daptrace_snapshot *s)
 	s->regions = NULL;
 	s->capacity = 0;
 	s->nr_regions = 0;
+}
+
+uint64_t daptrace_region_node_bytes(const struct daptrace_snapshot *s,
+				    const struct daptrace_region *r, int nid)
+{
+	uint32_t n;
+
+	if (!s->placement || !s->nr_samples || nid >= DAPTRACE_NR_NODES)
+		return 0;
+	n = nid < 0 ? r->nr_present : r->node_samples[nid];
+	if (n > s->nr_samples)
+		n = s->nr_samples;
+	return (uint64_t)((unsigned __int128)(r->end - r->start) * n / s->nr_samples);
 }

@@ -157,6 +157,9 @@ static inline int fake_publish(const char *dir, const struct fake_ring *r,
 			.end = 0x10000000ULL + (i + 1) * 4096ULL,
 			.nr_accesses = (uint32_t)((seq + i) % 21),
 			.age = i, .pid = pid,
+			/* placement: i on node 0, the rest of 20 on node 1 */
+			.nr_present = 20, .node_samples = { i % 21, 20 - i % 21 },
+			.phys_addr = 0x40000000ULL + i * 4096ULL,
 		};
 	if (fake_slot_write(dir, r, seq, seq, &h, regs))
 		return -1;

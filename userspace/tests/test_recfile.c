@@ -143,7 +143,9 @@ TEST(partial_file_with_flag)
 	fclose(f);
 }
 
-#define HDR "# daptrace-record v1\n#meta,aggr_us,100000\n" REC_COLUMNS "\n"
+#define HDR "# daptrace-record v1\n#meta,aggr_us,100000\n" REC_COLUMNS_V1 "\n"
+#define HDR2 "# daptrace-record v2\n" REC_COLUMNS "\n"
+#define ROW2_1 "100,1,42,4096,8192,3,0,20,10,4,6,0,0,8192,[heap]\n"
 #define SNAP1 "#snap,1,0,100,2,20,0,0\n"
 #define ROW1 "100,1,42,4096,8192,3,0,[heap]\n"
 #define ROW2 "100,1,42,8192,12288,0,1,\"a,b\"\n"
@@ -156,7 +158,15 @@ static const struct {
 } bad_cases[] = {
 	{ "empty", "", "t.csv:0: empty file" },
 	{ "not a record", "hello,world\n", "t.csv:1: not a daptrace record" },
-	{ "future version", "# daptrace-record v2\n", "t.csv:1: unsupported record version 'v2'" },
+	{ "future version", "# daptrace-record v3\n", "t.csv:1: unsupported record version 'v3'" },
+	{ "v2 missing column", "# daptrace-record v2\ntime_ns,seq,pid,start,end,age,label\n", "t.csv:2: the column header lacks the column 'nr_accesses'" },
+	{ "v2 twice", "# daptrace-record v2\ntime_ns,seq,seq,pid,start,end,nr_accesses,age,label\n", "t.csv:2: column 'seq' appears twice" },
+	{ "v2 short row", HDR2 SNAP1 ROW1, "t.csv:4: region row needs 15 fields, got 8" },
+	{ "v2 nr_samples", HDR2 SNAP1 "100,1,42,4096,8192,3,0,21,10,4,6,0,0,8192,x\n", "t.csv:4: region row nr_samples 21 differs from its #snap row's 20" },
+	{ "v2 present", HDR2 SNAP1 "100,1,42,4096,8192,3,0,20,21,4,6,0,0,8192,x\n", "t.csv:4: bad nr_present '21'" },
+	{ "v2 node sum", HDR2 SNAP1 "100,1,42,4096,8192,3,0,20,10,5,6,0,0,8192,x\n", "t.csv:4: node samples add up to 11, more than nr_present 10" },
+	{ "v2 node junk", HDR2 SNAP1 "100,1,42,4096,8192,3,0,20,10,x,6,0,0,8192,x\n", "t.csv:4: bad node0 'x'" },
+	{ "v2 mixed placement", HDR2 SNAP1 ROW2_1 "100,1,42,8192,12288,3,0,20,,,,,,,x\n", "t.csv:5: placement columns empty in only some rows of snapshot seq 1" },
 	{ "header cut", "# daptrace-record v1\n#meta,a,b\n", "t.csv:2: truncated: the file ends inside the header" },
 	{ "bad column header", "# daptrace-record v1\ntime,seq\n", "t.csv:2: expected the column header" },
 	{ "snapshot cut", HDR SNAP1 ROW1, "t.csv:5: truncated: snapshot seq 1 (line 4) has only 1 of 2 region rows" },
@@ -183,7 +193,7 @@ static const struct {
 	{ "stray quote", HDR SNAP1 "100,1,42,4096,8192,3,0,ab\"c\n", "t.csv:5: malformed CSV" },
 	{ "text after quote", HDR SNAP1 "100,1,42,4096,8192,3,0,\"ab\"c\n", "t.csv:5: malformed CSV" },
 	{ "unterminated quote", HDR SNAP1 "100,1,42,4096,8192,3,0,\"abc\n\n", "t.csv:6: malformed CSV at end of file" },
-	{ "too many fields", HDR "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18\n", "t.csv:4: row has 18 fields" },
+	{ "too many fields", HDR "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34\n", "t.csv:4: row has 34 fields" },
 	{ "binary junk", "\x7f" "ELF\x02\x01\x01\0\0\0\n", "t.csv:1: not a daptrace record" },
 	{ "bad target pid", "# daptrace-record v1\n#target,x,comm\n", "t.csv:2: bad target pid 'x'" },
 	{ "short meta", "# daptrace-record v1\n#meta,key\n", "t.csv:2: #meta row needs 3 fields, got 2" },
@@ -208,6 +218,77 @@ TEST(bad_files)
 			       bad_cases[i].expect);
 		rec_info_free(&info);
 		collected_free(&c);
+		fclose(f);
+	}
+}
+
+static int collect_placement(void *arg, const struct rec_snapshot *s,
+			     const struct rec_info *info)
+{
+	struct rec_snapshot *out = arg;
+	struct rec_region *r = out->regions;
+
+	(void)info;
+	*out = *s;
+	out->regions = r;
+	for (uint32_t i = 0; i < s->nr_regions && i < 2; i++) {
+		r[i] = s->regions[i];
+		r[i].label = NULL;
+	}
+	return 0;
+}
+
+/* v2 placement survives a round trip; a v1 file and unknown columns still read. */
+TEST(placement_round_trip_and_versions)
+{
+	struct rec_region regs[2] = {
+		{ .start = 4096, .end = 8192, .nr_accesses = 3, .pid = 42, .label = "a",
+		  .nr_present = 10, .node_samples = { 4, 6 }, .phys_addr = 0x1234000 },
+		{ .start = 8192, .end = 12288, .pid = 42, .label = "b",
+		  .phys_addr = REC_PHYS_NONE },
+	}, got[2];
+	struct rec_snapshot s = { .seq = 1, .end_ns = 100, .nr_regions = 2,
+				  .nr_samples = 20, .regions = regs, .placement = 1 };
+	struct rec_snapshot out = { .regions = got };
+	static const char *const texts[] = {
+		HDR SNAP1 ROW1 ROW2 END,
+		"# daptrace-record v2\nlabel,future,time_ns,seq,pid,start,end,nr_accesses,age\n"
+		SNAP1 "x,?,100,1,42,4096,8192,3,0\ny,?,100,1,42,8192,12288,0,1\n" END,
+	};
+	struct rec_info info;
+	char err[512];
+	FILE *f = tmpfile();
+
+	ASSERT_NE(NULL, f);
+	rec_write_header(f, NULL, 0, NULL, 0);
+	rec_write_snapshot(f, &s);
+	rec_write_trailer(f, NULL, 0);
+	rewind(f);
+	ASSERT_EQ(0, rec_read(f, "t.csv", 0, collect_placement, &out, &info, err,
+			      sizeof(err))) TH_LOG("%s", err);
+	EXPECT_EQ(1, out.placement);
+	EXPECT_EQ(10, got[0].nr_present);
+	EXPECT_EQ(4, got[0].node_samples[0]);
+	EXPECT_EQ(6, got[0].node_samples[1]);
+	EXPECT_EQ(0x1234000, got[0].phys_addr);
+	EXPECT_EQ(0, got[1].nr_present);
+	EXPECT_EQ(REC_PHYS_NONE, got[1].phys_addr);
+	rec_info_free(&info);
+	fclose(f);
+
+	for (size_t i = 0; i < 2; i++) {
+		f = fmemopen((void *)texts[i], strlen(texts[i]), "r");
+		ASSERT_NE(NULL, f);
+		memset(got, 0xff, sizeof(got));
+		EXPECT_EQ(0, rec_read(f, "t.csv", 0, collect_placement, &out, &info, err,
+				      sizeof(err))) TH_LOG("text %zu: %s", i, err);
+		EXPECT_EQ(0, out.placement);
+		EXPECT_EQ(2, out.nr_regions);
+		EXPECT_EQ(8192, got[1].start);
+		EXPECT_EQ(3, got[0].nr_accesses);
+		EXPECT_EQ(0, got[0].nr_present);
+		EXPECT_EQ(REC_PHYS_NONE, got[0].phys_addr);
+		rec_info_free(&info);
 		fclose(f);
 	}
 }

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "kselftest_harness.h"
@@ -236,6 +237,11 @@ TEST_F(rec, interrupted_file_is_complete)
 	EXPECT_EQ(0, run_daptrace(A("report", "heatmap", "--addr-bins", "12", self->out),
 				  out, sizeof(out))) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "# block 0: bins 0-")) TH_LOG("%s", out);
+	/* the fake ring's placement puts most bytes on node 1 */
+	EXPECT_NE(NULL, strstr(out, "# block 0 resident by node: node0 ")) TH_LOG("%s", out);
+	EXPECT_EQ(0, run_daptrace(A("report", "nodes", self->out), out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "# columns: time_s node0_hot node0_warm node0_cold "
+			       "node1_hot")) TH_LOG("%s", out);
 	EXPECT_EQ(0, run_daptrace(A("report", "hot", "--top", "3", self->out), out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "hottest regions of snapshot seq 5")) TH_LOG("%s", out);
 	EXPECT_EQ(0, run_daptrace(A("report", "hot", "--by-label", self->out), out, sizeof(out)));
@@ -283,6 +289,108 @@ TEST_F(rec, refuses_when_already_on)
 	EXPECT_EQ(1, run_daptrace(A("record", "-q", "-o", self->out, "--", "true"), out,
 				  sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "monitoring is already on")) TH_LOG("%s", out);
+}
+
+/*
+ * "daptrace-record heatmap -z" through a daptrace-record link: the argv[0]
+ * dispatch, the heatmap subcommand, gzip output; the old record is kept.
+ */
+TEST_F(rec, record_heatmap_link_gzip_keeps_old)
+{
+	char link[600], gz[600], old[640], png[600], err[512], buf[16] = "";
+	struct counted c = { 0 };
+	struct rec_info info;
+	struct stat st;
+	pid_t pid = 0;
+	FILE *f;
+
+	if (system("gnuplot --version >/dev/null 2>&1"))
+		SKIP(return, "gnuplot not installed");
+	snprintf(link, sizeof(link), "%s/daptrace-record", self->dir);
+	snprintf(gz, sizeof(gz), "%s/out.csv.gz", self->dir);
+	snprintf(old, sizeof(old), "%s.old", gz);
+	snprintf(png, sizeof(png), "%s/out.png", self->dir);
+	ASSERT_EQ(0, symlink(daptrace_bin()[0] == '/' ? daptrace_bin() :
+			     realpath(daptrace_bin(), NULL), link));
+	f = fopen(gz, "w");
+	ASSERT_NE(NULL, f);
+	fputs("previous record\n", f);
+	fclose(f);
+	self->recorder = fork();
+	if (self->recorder == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, 1);
+		dup2(null, 2);
+		execl(link, "daptrace-record", "heatmap", "-q", "-o", gz, "--", "sleep",
+		      "30", (char *)NULL);
+		_exit(126);
+	}
+	ASSERT_EQ(0, fake_kernel_run(self->dir, 12, 30, &pid));
+	fake_write(self->dir, "target_status", "%d exited\n", pid);
+	ASSERT_EQ(0, recorder_exit(self->recorder));
+	/* the old file was renamed, not overwritten */
+	f = fopen(old, "r");
+	ASSERT_NE(NULL, f);
+	EXPECT_NE(NULL, fgets(buf, sizeof(buf), f));
+	fclose(f);
+	EXPECT_STREQ("previous record", buf);
+	/* gzip on disk, read as is */
+	f = fopen(gz, "r");
+	ASSERT_NE(NULL, f);
+	EXPECT_EQ(0x1f, fgetc(f));
+	EXPECT_EQ(0x8b, fgetc(f));
+	fclose(f);
+	ASSERT_EQ(0, rec_read_path(gz, 0, count, &c, &info, err, sizeof(err))) TH_LOG("%s", err);
+	EXPECT_EQ(12, c.snapshots);
+	EXPECT_TRUE(info.complete);
+	rec_info_free(&info);
+	EXPECT_EQ(0, stat(png, &st));
+	EXPECT_GT(st.st_size, 1000);
+}
+
+/* daptrace top --stdio: report hot's table of the live windows, then exit. */
+TEST_F(rec, top_stdio_shows_live_tables)
+{
+	char path[600], *text;
+	struct timespec t0, t1;
+	pid_t pid = 0;
+	FILE *f;
+	size_t n;
+	int tables = 0;
+	long ms;
+
+	snprintf(path, sizeof(path), "%s/top.out", self->dir);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	self->recorder = fork();
+	if (self->recorder == 0) {
+		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		dup2(fd, 1);
+		execl(daptrace_bin(), "daptrace", "top", "--stdio", "--refresh", "100ms",
+		      "-n", "3", "--", "sleep", "30", (char *)NULL);
+		_exit(126);
+	}
+	ASSERT_EQ(0, fake_kernel_run(self->dir, 12, 30, &pid));
+	fake_write(self->dir, "target_status", "%d exited\n", pid);
+	ASSERT_EQ(0, recorder_exit(self->recorder));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	f = fopen(path, "r");
+	ASSERT_NE(NULL, f);
+	text = calloc(1, 1 << 16);
+	n = fread(text, 1, (1 << 16) - 1, f);
+	fclose(f);
+	EXPECT_GT(n, 100);
+	for (const char *p = text; (p = strstr(p, "# hottest regions of snapshot seq")); p++)
+		tables++;
+	/* 12 windows 30 ms apart, one table per 100 ms at most (--refresh) */
+	EXPECT_GE(tables, 1) TH_LOG("%s", text);
+	EXPECT_LE(tables, ms / 100 + 1) TH_LOG("%d tables in %ld ms", tables, ms);
+	EXPECT_LT(tables, 12) TH_LOG("a table per window: --refresh ignored");
+	EXPECT_NE(NULL, strstr(text, "daptrace top: 1 target")) TH_LOG("%s", text);
+	EXPECT_EQ(NULL, strchr(text, '\033')) TH_LOG("escape codes in --stdio");
+	free(text);
 }
 
 TEST_HARNESS_MAIN

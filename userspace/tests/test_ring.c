@@ -53,7 +53,20 @@ TEST_F(ring, reads_in_order)
 			EXPECT_EQ(0x10000000ULL + i * 4096ULL, self->s.regions[i].start);
 			EXPECT_EQ((seq + i) % 21, self->s.regions[i].nr_accesses);
 			EXPECT_EQ(i, self->s.regions[i].age);
+			EXPECT_EQ(20, self->s.regions[i].nr_present);
+			EXPECT_EQ(i, self->s.regions[i].node_samples[0]);
+			EXPECT_EQ(20 - i, self->s.regions[i].node_samples[1]);
+			EXPECT_EQ(0x40000000ULL + i * 4096ULL, self->s.regions[i].phys_addr);
 		}
+		EXPECT_EQ(1, self->s.placement);
+		/* 4 KiB regions: i/20 of the pages on node 0 */
+		EXPECT_EQ(4096ULL * 3 / 20,
+			  daptrace_region_node_bytes(&self->s, &self->s.regions[3], 0));
+		EXPECT_EQ(4096ULL * 17 / 20,
+			  daptrace_region_node_bytes(&self->s, &self->s.regions[3], 1));
+		EXPECT_EQ(4096ULL, daptrace_region_node_bytes(&self->s, &self->s.regions[3], -1));
+		EXPECT_EQ(0, daptrace_region_node_bytes(&self->s, &self->s.regions[3],
+							DAPTRACE_NR_NODES));
 	}
 	EXPECT_EQ(0, daptrace_read_next(self->d, &self->s));
 	EXPECT_EQ(0, daptrace_reader_missed(self->d));
@@ -174,26 +187,27 @@ TEST_F(ring, generation_change)
 
 TEST_F(ring, larger_records_from_a_newer_kernel)
 {
-	/* region_size 48: the reader must stride by it, not by sizeof() */
+	/* region_size 96 > sizeof(rec): the reader must stride by it, not by sizeof() */
 	struct daptrace_ring_hdr h = {
 		.magic = DAPTRACE_RING_MAGIC, .version = DAPTRACE_RING_VERSION,
-		.hdr_size = 64, .slot_size = 48 + 2 * 48, .nr_slots = 2,
-		.region_size = 48, .max_regions = 2, .generation = 9,
+		.hdr_size = 64, .slot_size = 48 + 2 * 96, .nr_slots = 2,
+		.region_size = 96, .max_regions = 2, .generation = 9,
 		.snap_hdr_size = sizeof(struct daptrace_snap_hdr),
 	};
-	unsigned char buf[64 + 2 * (48 + 96)] = { 0 };
+	unsigned char buf[64 + 2 * (48 + 192)] = { 0 };
 	struct daptrace_snap_hdr sh = { .seq = 1, .nr_regions = 2, .nr_samples = 20 };
 	struct daptrace_region_rec rec = { .start = 8192, .end = 12288,
-					   .nr_accesses = 7, .pid = 42 };
+					   .nr_accesses = 7, .pid = 42,
+					   .nr_present = 5, .node_samples = { 2, 3 } };
 	char path[300];
 	FILE *f;
 
 	memcpy(buf, &h, sizeof(h));
-	memcpy(buf + 64 + 1 * 144, &sh, sizeof(sh));
-	memcpy(buf + 64 + 144 + 48, &rec, sizeof(rec));
+	memcpy(buf + 64 + 1 * 240, &sh, sizeof(sh));
+	memcpy(buf + 64 + 240 + 48, &rec, sizeof(rec));
 	rec.start = 12288;
 	rec.end = 16384;
-	memcpy(buf + 64 + 144 + 48 + 48, &rec, sizeof(rec));
+	memcpy(buf + 64 + 240 + 48 + 96, &rec, sizeof(rec));
 	snprintf(path, sizeof(path), "%s/snapshots", self->dir);
 	f = fopen(path, "r+");
 	ASSERT_NE(NULL, f);
@@ -206,6 +220,8 @@ TEST_F(ring, larger_records_from_a_newer_kernel)
 	EXPECT_EQ(12288, self->s.regions[1].start);
 	EXPECT_EQ(16384, self->s.regions[1].end);
 	EXPECT_EQ(7, self->s.regions[1].nr_accesses);
+	EXPECT_EQ(1, self->s.placement);
+	EXPECT_EQ(3, self->s.regions[1].node_samples[1]);
 }
 
 TEST_F(ring, bad_magic_is_an_error)
@@ -273,6 +289,47 @@ TEST(missing_root)
 	setenv("DAPTRACE_SYSFS", "/nonexistent/fake", 1);
 	EXPECT_EQ(-ENOENT, daptrace_open(&d));
 	EXPECT_NE(NULL, strstr(daptrace_last_error(), "/nonexistent/fake"));
+}
+
+/* A module without placement (32-byte records): read fine, placement off. */
+TEST_F(ring, reads_records_without_placement)
+{
+	struct daptrace_ring_hdr h;
+	struct daptrace_snap_hdr sh = { .seq = 1, .nr_regions = 2, .nr_samples = 20 };
+	struct daptrace_region_rec rec = { .start = 4096, .end = 8192, .nr_accesses = 7,
+					   .pid = 42, .nr_present = 9 };
+	char path[512];
+	off_t off;
+	int fd;
+
+	daptrace_close(self->d);
+	snprintf(path, sizeof(path), "%s/snapshots", self->dir);
+	fd = open(path, O_RDWR);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(sizeof(h), pread(fd, &h, sizeof(h), 0));
+	h.region_size = DAPTRACE_REGION_REC_SIZE_V1;
+	ASSERT_EQ(sizeof(h), pwrite(fd, &h, sizeof(h), 0));
+	off = h.hdr_size + (1 % h.nr_slots) * h.slot_size;
+	ASSERT_EQ(sizeof(sh), pwrite(fd, &sh, sizeof(sh), off));
+	/* two packed v1 records; the second's bytes 32.. would be garbage */
+	ASSERT_EQ(32, pwrite(fd, &rec, 32, off + h.snap_hdr_size));
+	rec.start = 8192;
+	rec.end = 12288;
+	ASSERT_EQ(sizeof(rec), pwrite(fd, &rec, sizeof(rec), off + h.snap_hdr_size + 32));
+	close(fd);
+
+	ASSERT_EQ(0, daptrace_open_root(&self->d, self->dir)) TH_LOG("%s", daptrace_last_error());
+	ASSERT_EQ(0, daptrace_reader_init(self->d)) TH_LOG("%s", daptrace_last_error());
+	ASSERT_EQ(0, fake_write(self->dir, "snapshot_seq", "%020d\n", 1));
+	ASSERT_EQ(1, daptrace_read_next(self->d, &self->s)) TH_LOG("%s", daptrace_last_error());
+	ASSERT_EQ(2, self->s.nr_regions);
+	EXPECT_EQ(0, self->s.placement);
+	EXPECT_EQ(4096, self->s.regions[0].start);
+	EXPECT_EQ(8192, self->s.regions[1].start);
+	EXPECT_EQ(7, self->s.regions[1].nr_accesses);
+	EXPECT_EQ(0, self->s.regions[1].nr_present);
+	EXPECT_EQ(DAPTRACE_PHYS_NONE, self->s.regions[1].phys_addr);
+	EXPECT_EQ(0, daptrace_region_node_bytes(&self->s, &self->s.regions[0], 0));
 }
 
 TEST_HARNESS_MAIN

@@ -11,8 +11,12 @@ static const struct {
 	int err;
 	uint64_t us;
 } duration_cases[] = {
-	{ "5000", 0, 5000 },		/* bare number: µs */
-	{ "0", 0, 0 },
+	{ "5000", -EINVAL, 0 },		/* bare number: a unit is required */
+	{ "30", -EINVAL, 0 },
+	{ "0", -EINVAL, 0 },
+	{ "0us", 0, 0 },
+	{ "2m", 0, 120000000 },
+	{ "1.5m", 0, 90000000 },
 	{ "5us", 0, 5 },
 	{ "5ms", 0, 5000 },
 	{ "1s", 0, 1000000 },
@@ -20,7 +24,7 @@ static const struct {
 	{ "0.25s", 0, 250000 },
 	{ "100.000ms", 0, 100000 },
 	{ "3600s", 0, 3600000000ULL },
-	{ "18446744073709551615", 0, UINT64_MAX },
+	{ "18446744073709551615us", 0, UINT64_MAX },
 	{ "18446744073709551616", -ERANGE, 0 },		/* overflow in digits */
 	{ "18446744073709551615s", -ERANGE, 0 },	/* overflow by unit */
 	{ "99999999999999999999999", -ERANGE, 0 },
@@ -33,7 +37,7 @@ static const struct {
 	{ "5 ms", -EINVAL, 0 },
 	{ " 5ms", -EINVAL, 0 },
 	{ "5msx", -EINVAL, 0 },
-	{ "5m", -EINVAL, 0 },
+	{ "5m", 0, 300000000 },		/* minutes */
 	{ "5h", -EINVAL, 0 },
 	{ "5.ms", -EINVAL, 0 },
 	{ ".5ms", -EINVAL, 0 },

@@ -23,7 +23,11 @@
  * All fields are native-endian.  A reader must check @magic and @version and
  * use @hdr_size, @slot_size, @snap_hdr_size and @region_size from the header
  * rather than sizeof(): later versions may append fields to any of the three
- * structs.
+ * structs.  Appending fields does not change @version (old readers that honour
+ * the sizes keep working); a reader finds the new fields by the size, e.g. the
+ * placement fields of daptrace_region_rec exist iff @region_size >=
+ * DAPTRACE_REGION_REC_SIZE_PLACEMENT.  @version changes only when an existing
+ * field changes meaning, and readers must then refuse the file.
  */
 #ifndef _UAPI_DAPTRACE_H
 #define _UAPI_DAPTRACE_H
@@ -64,7 +68,26 @@ struct daptrace_snap_hdr {
 	__u32 reserved;
 };
 
-/** struct daptrace_region_rec - one region of one target. */
+/* Per-node sample counts in daptrace_region_rec cover nodes 0..3. */
+#define DAPTRACE_REC_NODES		4
+/* phys_addr when no present page was sampled in the window. */
+#define DAPTRACE_NO_PHYS		(~(__u64)0)
+/* region_size of the first layout (v1 without placement). */
+#define DAPTRACE_REGION_REC_SIZE_V1	32U
+#define DAPTRACE_REGION_REC_SIZE_PLACEMENT	64U
+
+/**
+ * struct daptrace_region_rec - one region of one target.
+ *
+ * Placement (appended; present iff region_size >= 64): each sampling round
+ * that found the sampled page present counts in @nr_present and, for nodes
+ * below DAPTRACE_REC_NODES, in @node_samples[node]; a page on a higher node
+ * counts only in @nr_present.  Bytes of the region on node n are estimated as
+ * (end - start) * node_samples[n] / nr_samples (the window's sampling rounds
+ * in the slot header); the rest is not present or on higher nodes.
+ * @phys_addr is the physical address of the last present page sampled in the
+ * window (the file is root-only), DAPTRACE_NO_PHYS if none.
+ */
 struct daptrace_region_rec {
 	__u64 start;		/* first byte, virtual address */
 	__u64 end;		/* one past the last byte */
@@ -72,6 +95,11 @@ struct daptrace_region_rec {
 	__u32 age;		/* aggregations at a similar access level */
 	__s32 pid;		/* target pid, in the namespace it was written in */
 	__u32 reserved;
+	/* placement, appended in ring version 1 */
+	__u64 phys_addr;	/* last present sampled page, or DAPTRACE_NO_PHYS */
+	__u32 nr_present;	/* rounds that found the sampled page present */
+	__u32 reserved2;
+	__u32 node_samples[DAPTRACE_REC_NODES];	/* of those, per node */
 };
 
 #endif /* _UAPI_DAPTRACE_H */

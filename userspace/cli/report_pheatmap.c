@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * report pheatmap: which physical pages are used over time (Mptrace's view).
+ *
+ * Each region of each window contributes one point: the physical page its
+ * last present sample found (phys_addr), coloured with the region's access
+ * frequency.  Points are binned into --time-bins x --addr-bins cells over
+ * the physical range seen; a cell shows the highest frequency of its points,
+ * NaN (blank) if none fell there.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "cli.h"
+#include "report.h"
+
+struct ppoint {
+	uint64_t t_ns, phys;
+	float freq;
+};
+
+struct pheat {
+	const struct report_opts *o;
+	struct ppoint *p;
+	size_t n, cap;
+	size_t nr_snaps, nr_without;
+};
+
+static int add_points(void *arg, const struct rec_snapshot *s,
+		      const struct rec_info *info)
+{
+	struct pheat *h = arg;
+
+	h->nr_snaps++;
+	if (!s->placement) {
+		h->nr_without++;
+		return 0;
+	}
+	for (uint32_t i = 0; i < s->nr_regions; i++) {
+		const struct rec_region *r = &s->regions[i];
+
+		if (r->phys_addr == REC_PHYS_NONE ||
+		    (h->o->pid && r->pid != h->o->pid))
+			continue;
+		if (h->n == h->cap) {
+			size_t cap = h->cap ? h->cap * 2 : 4096;
+			struct ppoint *np = realloc(h->p, cap * sizeof(*np));
+
+			if (!np)
+				return fail("report", "out of memory");
+			h->p = np;
+			h->cap = cap;
+		}
+		h->p[h->n++] = (struct ppoint){
+			.t_ns = s->end_ns, .phys = r->phys_addr,
+			.freq = (float)report_freq(s, r, info),
+		};
+	}
+	return 0;
+}
+
+int report_pheatmap(const struct report_opts *o, FILE *out, FILE *tics)
+{
+	struct pheat h = { .o = o };
+	uint64_t tmin = UINT64_MAX, tmax = 0, pmin = UINT64_MAX, pmax = 0;
+	unsigned int tb = o->time_bins, ab = o->addr_bins;
+	struct rec_info info;
+	float *cell = NULL;
+	int ret;
+
+	ret = report_read(o, add_points, &h, &info);
+	if (ret)
+		goto out;
+	if (!h.n) {
+		ret = fail("report", "%s: no physical addresses in %zu snapshots "
+			   "(%zu without placement; none had a present page sampled)",
+			   o->input, h.nr_snaps, h.nr_without);
+		goto out;
+	}
+	for (size_t i = 0; i < h.n; i++) {
+		tmin = h.p[i].t_ns < tmin ? h.p[i].t_ns : tmin;
+		tmax = h.p[i].t_ns > tmax ? h.p[i].t_ns : tmax;
+		pmin = h.p[i].phys < pmin ? h.p[i].phys : pmin;
+		pmax = h.p[i].phys > pmax ? h.p[i].phys : pmax;
+	}
+	cell = malloc((size_t)tb * ab * sizeof(*cell));
+	if (!cell) {
+		ret = fail("report", "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < (size_t)tb * ab; i++)
+		cell[i] = NAN;
+	for (size_t i = 0; i < h.n; i++) {
+		unsigned int x = tmax > tmin ?
+			(unsigned int)((double)(h.p[i].t_ns - tmin) / (tmax - tmin) * tb) : 0;
+		unsigned int y = pmax > pmin ?
+			(unsigned int)((double)(h.p[i].phys - pmin) / (pmax - pmin) * ab) : 0;
+		float *c;
+
+		x = x >= tb ? tb - 1 : x;
+		y = y >= ab ? ab - 1 : y;
+		c = &cell[(size_t)x * ab + y];
+		if (isnan(*c) || h.p[i].freq > *c)
+			*c = h.p[i].freq;
+	}
+	fprintf(out, "# daptrace physical heatmap of %s (%s): %zu points from %zu "
+		"snapshots, %zu without placement\n", o->input,
+		o->pid ? "one pid" : "all targets", h.n, h.nr_snaps, h.nr_without);
+	fprintf(out, "# physical range 0x%" PRIx64 "-0x%" PRIx64 " in %u bins\n",
+		pmin, pmax, ab);
+	fprintf(out, "# columns: time_s phys_bin access_frequency_percent\n");
+	for (unsigned int x = 0; x < tb; x++) {
+		double t = (tmin + (tmax - tmin) * (x + 0.5) / tb) / 1e9;
+
+		for (unsigned int y = 0; y < ab; y++) {
+			float v = cell[(size_t)x * ab + y];
+
+			if (isnan(v))
+				fprintf(out, "%.6f %u NaN\n", t, y);
+			else
+				fprintf(out, "%.6f %u %.3f\n", t, y, v);
+		}
+		fprintf(out, "\n");
+	}
+	if (tics) {
+		fprintf(tics, "set yrange [-0.5:%u.5]\nset ytics (", ab - 1);
+		for (unsigned int k = 0; k <= 4; k++)
+			fprintf(tics, "%s\"0x%" PRIx64 "\" %.1f", k ? ", " : "",
+				pmin + (pmax - pmin) / 4 * k, (ab - 1) * k / 4.0);
+		fprintf(tics, ")\n");
+	}
+	if (o->plot || o->output)
+		printf("%s: %zu physical points, 0x%" PRIx64 "-0x%" PRIx64 "\n",
+		       o->input, h.n, pmin, pmax);
+out:
+	rec_info_free(&info);
+	free(cell);
+	free(h.p);
+	return ret;
+}

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * libFuzzer harness for the reports: any input record must give a report
+ * or a clean error, never a crash (SIGFPE on a crafted region), leak or
+ * undefined behaviour.  Every mode runs on the input, heatmap at two grid
+ * sizes and hot in both rankings.  Build and run: make -C userspace fuzz.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "report.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static FILE *devnull;
+
+static void run(struct report_opts *o, int (*fn)(const struct report_opts *, FILE *, FILE *))
+{
+	struct report_input in = { 0 };
+
+	o->in = &in;
+	fn(o, devnull, devnull);
+	if (in.spool)
+		fclose(in.spool);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct report_opts o = {
+		.mode = "fuzz", .time_bins = 50, .addr_bins = 64, .max_blocks = 8,
+		.threshold = 1, .top = 5, .at_s = -1, .until_s = -1, .partial = 1,
+	};
+	char path[64];
+	int fd;
+
+	if (!devnull)
+		devnull = fopen("/dev/null", "w");
+	fd = memfd_create("record", MFD_CLOEXEC);
+	if (fd < 0 || !devnull)
+		return 0;
+	if (write(fd, data, size) != (ssize_t)size) {
+		close(fd);
+		return 0;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	o.input = path;
+	run(&o, report_heatmap);
+	o.time_bins = 1;
+	o.addr_bins = 100000;
+	o.max_blocks = 1;
+	run(&o, report_heatmap);
+	run(&o, report_wss);
+	run(&o, report_regions);
+	run(&o, report_hot);
+	o.by_label = 1;
+	o.json = 1;
+	run(&o, report_hot);
+	run(&o, report_raw);
+	run(&o, report_hist);
+	o.terminal = 2;
+	o.json = 0;
+	run(&o, report_heatmap);
+	close(fd);
+	return 0;
+}

@@ -1,0 +1,528 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * libdaptrace-objtrace.so: an LD_PRELOAD library that logs the target's
+ * large allocations and thread stacks for `daptrace record --objects`.
+ *
+ * Environment (set by the recorder):
+ *   DAPTRACE_OBJTRACE_FD    file descriptor to append the log to
+ *   DAPTRACE_OBJTRACE_MIN   smallest size logged, in bytes (default 4096)
+ *
+ * One text line per event, each written with a single write(2) so lines of
+ * concurrent threads never interleave (O_APPEND file, lines < PIPE_BUF):
+ *   H,pid,ns,exe                     image start (again after each exec)
+ *   L,pid,ns,start,end,bias,path     a loaded object's PT_LOAD span
+ *   A,pid,tid,ns,addr,size,site,kind allocation (kind: malloc calloc
+ *                                    realloc memalign mmap)
+ *   F,pid,tid,ns,addr                free of a block that may be logged
+ *   U,pid,tid,ns,addr,len            munmap
+ *   S,pid,tid,ns,lo,hi               a thread's stack, at thread start
+ *   T,pid,tid,ns                     that thread ended
+ *   Q,pid,ns,lines,lost              clean exit; lost = failed writes
+ * Numbers are hex without 0x except pid/tid/ns (decimal); ns is
+ * CLOCK_MONOTONIC, the record's clock.  A log without Q for an image that
+ * did not exec is partial (killed, crashed, or cut short).
+ *
+ * Rules that keep this safe inside malloc: no stdio, no locale, no
+ * allocation while logging; a per-thread flag stops recursion (dlsym and
+ * pthread_getattr_np may allocate); dlsym's own calloc during bootstrap is
+ * served from a static buffer that free() recognises.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <link.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define EXPORT __attribute__((visibility("default")))
+
+static void *(*real_malloc)(size_t);
+static void *(*real_calloc)(size_t, size_t);
+static void *(*real_realloc)(void *, size_t);
+static void (*real_free)(void *);
+static int (*real_posix_memalign)(void **, size_t, size_t);
+static void *(*real_aligned_alloc)(size_t, size_t);
+static void *(*real_memalign)(size_t, size_t);
+static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
+static int (*real_munmap)(void *, size_t);
+static int (*real_pthread_create)(pthread_t *, const pthread_attr_t *,
+				  void *(*)(void *), void *);
+
+static int log_fd = -1;
+static size_t min_size = 4096;
+static atomic_ulong nr_lines, nr_lost;
+static __thread int in_hook;
+static int resolving;
+
+/* dlsym's allocations before real_calloc is known */
+static char boot_buf[8192] __attribute__((aligned(64)));
+static size_t boot_used;
+
+static int is_boot(const void *p)
+{
+	return (const char *)p >= boot_buf && (const char *)p < boot_buf + sizeof(boot_buf);
+}
+
+static void *boot_alloc(size_t n)
+{
+	void *p;
+
+	n = (n + 63) & ~(size_t)63;
+	if (boot_used + n > sizeof(boot_buf))
+		return NULL;
+	p = boot_buf + boot_used;
+	boot_used += n;
+	return p;
+}
+
+static void resolve(void)
+{
+	if (real_malloc || resolving)
+		return;
+	resolving = 1;
+	real_calloc = dlsym(RTLD_NEXT, "calloc");
+	real_malloc = dlsym(RTLD_NEXT, "malloc");
+	real_realloc = dlsym(RTLD_NEXT, "realloc");
+	real_free = dlsym(RTLD_NEXT, "free");
+	real_posix_memalign = dlsym(RTLD_NEXT, "posix_memalign");
+	real_aligned_alloc = dlsym(RTLD_NEXT, "aligned_alloc");
+	real_memalign = dlsym(RTLD_NEXT, "memalign");
+	real_mmap = dlsym(RTLD_NEXT, "mmap");
+	real_munmap = dlsym(RTLD_NEXT, "munmap");
+	real_pthread_create = dlsym(RTLD_NEXT, "pthread_create");
+	resolving = 0;
+}
+
+/* --- a tiny line builder: no stdio, no allocation --- */
+struct line {
+	char b[512];
+	size_t n;
+};
+
+static void put_str(struct line *l, const char *s)
+{
+	while (*s && l->n < sizeof(l->b) - 2) {
+		char c = *s++;
+
+		/* the path is the last field: only newlines would break a line */
+		l->b[l->n++] = c == '\n' ? '?' : c;
+	}
+}
+
+static void put_num(struct line *l, uint64_t v, unsigned int base)
+{
+	char tmp[24];
+	int i = 0;
+
+	do {
+		tmp[i++] = "0123456789abcdef"[v % base];
+		v /= base;
+	} while (v);
+	while (i && l->n < sizeof(l->b) - 2)
+		l->b[l->n++] = tmp[--i];
+}
+
+static void put_sep(struct line *l)
+{
+	if (l->n < sizeof(l->b) - 2)
+		l->b[l->n++] = ',';
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * getpid() and gettid() are system calls (glibc caches neither): cache both,
+ * the pid until a fork, the tid per thread (a fork's child keeps the
+ * forking thread's tid in its copy of the TLS, so it is reset too).
+ */
+static pid_t cached_pid;
+static __thread pid_t cached_tid;
+
+static void after_fork(void)
+{
+	cached_pid = 0;
+	cached_tid = 0;
+}
+
+/* Start a line "K,pid[,tid],ns". */
+static void begin(struct line *l, char kind, int with_tid)
+{
+	if (!cached_pid)
+		cached_pid = getpid();
+	l->n = 0;
+	l->b[l->n++] = kind;
+	put_sep(l);
+	put_num(l, (uint64_t)cached_pid, 10);
+	if (with_tid) {
+		if (!cached_tid)
+			cached_tid = (pid_t)syscall(SYS_gettid);
+		put_sep(l);
+		put_num(l, (uint64_t)cached_tid, 10);
+	}
+	put_sep(l);
+	put_num(l, mono_ns(), 10);
+}
+
+static void emit(struct line *l)
+{
+	ssize_t w;
+	int saved = errno;
+
+	l->b[l->n++] = '\n';
+	do {
+		w = write(log_fd, l->b, l->n);
+	} while (w < 0 && errno == EINTR);
+	if (w == (ssize_t)l->n)
+		atomic_fetch_add(&nr_lines, 1);
+	else
+		atomic_fetch_add(&nr_lost, 1);
+	errno = saved;
+}
+
+static void log_alloc(void *p, size_t size, void *site, const char *kind)
+{
+	struct line l;
+
+	if (log_fd < 0 || !p || size < min_size || in_hook)
+		return;
+	in_hook = 1;
+	begin(&l, 'A', 1);
+	put_sep(&l);
+	put_num(&l, (uintptr_t)p, 16);
+	put_sep(&l);
+	put_num(&l, size, 16);
+	put_sep(&l);
+	put_num(&l, (uintptr_t)site, 16);
+	put_sep(&l);
+	put_str(&l, kind);
+	emit(&l);
+	in_hook = 0;
+}
+
+/* Only blocks that could have been logged: the usable size is >= the request. */
+static void log_free_sized(void *p, size_t usable)
+{
+	struct line l;
+
+	if (log_fd < 0 || !p || in_hook || usable < min_size)
+		return;
+	in_hook = 1;
+	begin(&l, 'F', 1);
+	put_sep(&l);
+	put_num(&l, (uintptr_t)p, 16);
+	emit(&l);
+	in_hook = 0;
+}
+
+static void log_free(void *p)
+{
+	if (log_fd >= 0 && p && !in_hook)
+		log_free_sized(p, malloc_usable_size(p));
+}
+
+EXPORT void *malloc(size_t size)
+{
+	void *p;
+
+	if (!real_malloc) {
+		resolve();
+		if (!real_malloc)
+			return boot_alloc(size);
+	}
+	p = real_malloc(size);
+	log_alloc(p, size, __builtin_return_address(0), "malloc");
+	return p;
+}
+
+EXPORT void *calloc(size_t n, size_t size)
+{
+	void *p;
+
+	if (!real_calloc) {
+		resolve();
+		if (!real_calloc)	/* static: already zero */
+			return size && n > SIZE_MAX / size ? NULL : boot_alloc(n * size);
+	}
+	p = real_calloc(n, size);
+	log_alloc(p, n * size, __builtin_return_address(0), "calloc");
+	return p;
+}
+
+EXPORT void free(void *p)
+{
+	if (!p || is_boot(p))
+		return;
+	if (!real_free)
+		resolve();
+	log_free(p);
+	real_free(p);
+}
+
+EXPORT void *realloc(void *old, size_t size)
+{
+	size_t usable;
+	void *p;
+
+	if (is_boot(old)) {
+		size_t room = (size_t)(boot_buf + sizeof(boot_buf) - (char *)old);
+
+		p = malloc(size);
+		if (p)
+			memcpy(p, old, size < room ? size : room);
+		return p;
+	}
+	if (!real_realloc)
+		resolve();
+	/*
+	 * Logged as a free of the old block and a new allocation, once it
+	 * worked (a failed realloc leaves the old block alive); the old size
+	 * is read first, the block may be gone after.
+	 */
+	usable = old && log_fd >= 0 ? malloc_usable_size(old) : 0;
+	p = real_realloc(old, size);
+	if (p || !size)
+		log_free_sized(old, usable);
+	log_alloc(p, size, __builtin_return_address(0), "realloc");
+	return p;
+}
+
+EXPORT int posix_memalign(void **out, size_t align, size_t size)
+{
+	int ret;
+
+	if (!real_posix_memalign)
+		resolve();
+	ret = real_posix_memalign(out, align, size);
+	if (!ret)
+		log_alloc(*out, size, __builtin_return_address(0), "memalign");
+	return ret;
+}
+
+EXPORT void *aligned_alloc(size_t align, size_t size)
+{
+	void *p;
+
+	if (!real_aligned_alloc)
+		resolve();
+	p = real_aligned_alloc(align, size);
+	log_alloc(p, size, __builtin_return_address(0), "memalign");
+	return p;
+}
+
+EXPORT void *memalign(size_t align, size_t size)
+{
+	void *p;
+
+	if (!real_memalign)
+		resolve();
+	p = real_memalign(align, size);
+	log_alloc(p, size, __builtin_return_address(0), "memalign");
+	return p;
+}
+
+EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	void *p;
+
+	if (!real_mmap)
+		resolve();
+	p = real_mmap(addr, len, prot, flags, fd, off);
+	if (p != MAP_FAILED)
+		log_alloc(p, len, __builtin_return_address(0), "mmap");
+	return p;
+}
+
+EXPORT int munmap(void *addr, size_t len)
+{
+	struct line l;
+
+	if (!real_munmap)
+		resolve();
+	if (log_fd >= 0 && !in_hook && len >= min_size) {
+		in_hook = 1;
+		begin(&l, 'U', 1);
+		put_sep(&l);
+		put_num(&l, (uintptr_t)addr, 16);
+		put_sep(&l);
+		put_num(&l, len, 16);
+		emit(&l);
+		in_hook = 0;
+	}
+	return real_munmap(addr, len);
+}
+
+/* --- thread stacks: wrap the start routine --- */
+struct start {
+	void *(*fn)(void *);
+	void *arg;
+};
+
+static void thread_end(void *unused)
+{
+	struct line l;
+
+	(void)unused;
+	begin(&l, 'T', 1);
+	emit(&l);
+}
+
+static void *thread_start(void *p)
+{
+	struct start s = *(struct start *)p;
+	pthread_attr_t a;
+	void *lo, *ret;
+	size_t sz;
+	struct line l;
+
+	real_free(p);
+	in_hook = 1;	/* pthread_getattr_np may allocate: not the program's */
+	if (!pthread_getattr_np(pthread_self(), &a)) {
+		if (!pthread_attr_getstack(&a, &lo, &sz)) {
+			begin(&l, 'S', 1);
+			put_sep(&l);
+			put_num(&l, (uintptr_t)lo, 16);
+			put_sep(&l);
+			put_num(&l, (uintptr_t)lo + sz, 16);
+			emit(&l);
+		}
+		pthread_attr_destroy(&a);
+	}
+	in_hook = 0;
+	pthread_cleanup_push(thread_end, NULL);
+	ret = s.fn(s.arg);
+	pthread_cleanup_pop(1);
+	return ret;
+}
+
+EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *attr,
+			  void *(*fn)(void *), void *arg)
+{
+	struct start *s;
+	int ret;
+
+	if (!real_pthread_create)
+		resolve();
+	if (log_fd < 0)
+		return real_pthread_create(t, attr, fn, arg);
+	s = real_malloc(sizeof(*s));
+	if (!s)
+		return EAGAIN;
+	s->fn = fn;
+	s->arg = arg;
+	ret = real_pthread_create(t, attr, thread_start, s);
+	if (ret)
+		real_free(s);
+	return ret;
+}
+
+/* --- image start and end --- */
+static int log_object(struct dl_phdr_info *info, size_t size, void *data)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+	char exe[256];
+	const char *path = info->dlpi_name;
+	struct line l;
+
+	(void)size;
+	(void)data;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (info->dlpi_addr + ph->p_vaddr < lo)
+			lo = info->dlpi_addr + ph->p_vaddr;
+		if (info->dlpi_addr + ph->p_vaddr + ph->p_memsz > hi)
+			hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+	}
+	if (!path[0]) {		/* the main program */
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+		if (n <= 0)
+			return 0;
+		exe[n] = '\0';
+		path = exe;
+	}
+	if (hi <= lo || path[0] != '/')
+		return 0;	/* the vDSO has no file */
+	begin(&l, 'L', 0);
+	put_sep(&l);
+	put_num(&l, lo, 16);
+	put_sep(&l);
+	put_num(&l, hi, 16);
+	put_sep(&l);
+	put_num(&l, info->dlpi_addr, 16);
+	put_sep(&l);
+	put_str(&l, path);
+	emit(&l);
+	return 0;
+}
+
+static size_t parse_size(const char *s, size_t def)
+{
+	size_t v = 0;
+
+	if (!s || !*s)
+		return def;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return def;
+		v = v * 10 + (size_t)(*s - '0');
+	}
+	return v;
+}
+
+__attribute__((constructor)) static void objtrace_init(void)
+{
+	const char *fd = getenv("DAPTRACE_OBJTRACE_FD");
+	char exe[256];
+	struct line l;
+	ssize_t n;
+
+	resolve();
+	if (!fd)
+		return;
+	log_fd = (int)parse_size(fd, (size_t)-1);
+	min_size = parse_size(getenv("DAPTRACE_OBJTRACE_MIN"), 4096);
+	pthread_atfork(NULL, NULL, after_fork);
+	if (!min_size)
+		min_size = 1;
+	in_hook = 1;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = '\0';
+	begin(&l, 'H', 0);
+	put_sep(&l);
+	put_str(&l, exe);
+	emit(&l);
+	dl_iterate_phdr(log_object, NULL);
+	in_hook = 0;
+}
+
+__attribute__((destructor)) static void objtrace_fini(void)
+{
+	struct line l;
+
+	if (log_fd < 0)
+		return;
+	in_hook = 1;
+	begin(&l, 'Q', 0);
+	put_sep(&l);
+	put_num(&l, atomic_load(&nr_lines), 10);
+	put_sep(&l);
+	put_num(&l, atomic_load(&nr_lost), 10);
+	emit(&l);
+}

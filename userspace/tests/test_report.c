@@ -1,0 +1,582 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The reports on crafted records: the bugs a user met (an empty last
+ * window, SIGFPE on huge or overlapping regions, a record cut inside a
+ * quoted label, stdin read twice, gzip, integer division in wss.gp, quoting
+ * in gnuplot paths) and the newer surface: --json, filters, flags that do
+ * not apply to the mode, the daptrace-<sub> names.
+ */
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+#include "kselftest_harness.h"
+#include "run_cmd.h"
+
+#define HDR "# daptrace-record v1\n#meta,command,sleep 1\n#meta,kernel,6.1\n" \
+	    "#meta,sample_us,5000\n#meta,aggr_us,100000\n#target,7,\"sleep\"\n" \
+	    "time_ns,seq,pid,start,end,nr_accesses,age,label\n"
+
+/* Two windows with a heap and a library, then the empty window of an exit. */
+static const char last_empty[] = HDR
+	"#snap,1,0,100000000,2,20,0,0\n"
+	"100000000,1,7,4096,8192,10,1,\"[heap]\"\n"
+	"100000000,1,7,1048576,2097152,0,3,\"/usr/lib/libc.so.6\"\n"
+	"#snap,2,100000000,200000000,2,20,0,0\n"
+	"200000000,2,7,4096,8192,20,2,\"[heap]\"\n"
+	"200000000,2,7,1048576,2097152,5,4,\"/usr/lib/libc.so.6\"\n"
+	"#snap,3,200000000,300000000,0,20,0,0\n"
+	"#end,reason,all targets exited\n#eof\n";
+
+/* A region [0, 2^64 - 1): widths overflowed, the heatmap died of SIGFPE. */
+static const char huge_region[] = HDR
+	"#snap,1,0,100,1,20,0,0\n"
+	"100,1,7,0,18446744073709551615,5,1,\"[heap]\"\n#eof\n";
+
+static const char overlapping[] = HDR
+	"#snap,1,0,100,4,20,0,0\n"
+	"100,1,7,0,8192,5,1,\"a\"\n"
+	"100,1,7,4096,12288,5,1,\"b\"\n"
+	"100,1,7,4096,5000,5,1,\"c\"\n"
+	"100,1,7,18446744073709547520,18446744073709551615,5,1,\"top\"\n#eof\n";
+
+/* Cut by a killed recorder inside the quoted label of snapshot 2. */
+static const char cut_in_label[] = HDR
+	"#snap,1,0,100,1,20,0,0\n"
+	"100,1,7,4096,8192,10,1,\"[heap]\"\n"
+	"#snap,2,100,200,1,20,0,0\n"
+	"200,2,7,4096,8192,10,1,\"/usr/lib/li";
+
+struct tmp {
+	char dir[64];
+	char path[128];
+};
+
+static void write_file(const char *path, const char *s, size_t len)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return;
+	fwrite(s, 1, len, f);
+	fclose(f);
+}
+
+static const char *tmp_record(struct tmp *t, const char *name, const char *s)
+{
+	if (!t->dir[0]) {
+		strcpy(t->dir, "/tmp/daptrace-report-XXXXXX");
+		if (!mkdtemp(t->dir))
+			return NULL;
+	}
+	snprintf(t->path, sizeof(t->path), "%s/%s", t->dir, name);
+	write_file(t->path, s, strlen(s));
+	return t->path;
+}
+
+static void tmp_clean(struct tmp *t)
+{
+	char cmd[128];
+
+	if (t->dir[0]) {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->dir);
+		if (system(cmd))
+			return;
+	}
+}
+
+/*
+ * Run @exe with @argv (argv[0] included: it selects the subcommand for
+ * daptrace-<sub> links) and stdin from @in (NULL: /dev/null).
+ */
+static int run_full(const char *exe, char *const *argv, const char *in, char *out,
+		    size_t len)
+{
+	int fds[2], status;
+	size_t got = 0;
+	ssize_t r;
+	pid_t pid;
+
+	if (pipe(fds))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		int fd = open(in ? in : "/dev/null", O_RDONLY);
+
+		dup2(fd, 0);
+		dup2(fds[1], 1);
+		dup2(fds[1], 2);
+		close(fds[0]);
+		close(fds[1]);
+		execv(exe, argv);
+		_exit(126);
+	}
+	close(fds[1]);
+	while (got + 1 < len && (r = read(fds[0], out + got, len - 1 - got)) > 0)
+		got += r;
+	out[got] = '\0';
+	while (read(fds[0], &(char){ 0 }, 1) > 0)
+		;
+	close(fds[0]);
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static char out[1 << 20];
+
+#define NEED_BIN() do { \
+	if (!daptrace_bin()) \
+		SKIP(return, "DAPTRACE_BIN not set to the daptrace binary"); \
+} while (0)
+
+TEST(hot_skips_the_empty_last_window)
+{
+	struct tmp t = { 0 };
+	const char *rec = tmp_record(&t, "r.csv", last_empty);
+
+	NEED_BIN();
+	ASSERT_EQ(0, run_daptrace(A("report", "hot", (char *)rec), out, sizeof(out)))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "snapshot seq 2 ")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "[heap]")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "libc.so.6")) TH_LOG("%s", out);
+	/* --at near the empty window still gets the nearest one with regions */
+	ASSERT_EQ(0, run_daptrace(A("report", "hot", "--at", "0.3", (char *)rec), out,
+				  sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "snapshot seq 2 ")) TH_LOG("%s", out);
+	ASSERT_EQ(0, run_daptrace(A("report", "hot", "--at", "0.1", (char *)rec), out,
+				  sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "snapshot seq 1 ")) TH_LOG("%s", out);
+	tmp_clean(&t);
+}
+
+TEST(heatmap_survives_huge_and_overlapping_regions)
+{
+	struct tmp t = { 0 };
+	const char *recs[][2] = {
+		{ "huge.csv", huge_region }, { "overlap.csv", overlapping },
+	};
+
+	NEED_BIN();
+	for (size_t i = 0; i < 2; i++) {
+		const char *rec = tmp_record(&t, recs[i][0], recs[i][1]);
+
+		EXPECT_EQ(0, run_daptrace(A("report", "heatmap", (char *)rec), out,
+					  sizeof(out))) TH_LOG("%s: %.300s", recs[i][0], out);
+		EXPECT_EQ(0, run_daptrace(A("report", "heatmap", "--addr-bins", "100000",
+					    "--max-blocks", "1", (char *)rec), out,
+					  sizeof(out))) TH_LOG("%s: %.300s", recs[i][0], out);
+		EXPECT_EQ(0, run_daptrace(A("report", "heatmap", "--json", (char *)rec),
+					  out, sizeof(out))) TH_LOG("%s", recs[i][0]);
+	}
+	tmp_clean(&t);
+}
+
+TEST(partial_record_cut_inside_a_quoted_label)
+{
+	struct tmp t = { 0 };
+	const char *rec = tmp_record(&t, "cut.csv", cut_in_label);
+
+	NEED_BIN();
+	EXPECT_EQ(1, run_daptrace(A("report", "raw", (char *)rec), out, sizeof(out)));
+	ASSERT_EQ(0, run_daptrace(A("report", "raw", "--partial", (char *)rec), out,
+				  sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "snapshot seq 1 ")) TH_LOG("%s", out);
+	EXPECT_EQ(NULL, strstr(out, "snapshot seq 2 ")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "incomplete record")) TH_LOG("%s", out);
+	tmp_clean(&t);
+}
+
+TEST(stdin_dash_and_gzip)
+{
+	struct tmp t = { 0 };
+	const char *rec = tmp_record(&t, "r.csv", last_empty);
+	char plain[128], gz[160];
+	gzFile g;
+
+	NEED_BIN();
+	snprintf(plain, sizeof(plain), "%s", rec);
+	/* two passes over a pipe: read once, spooled */
+	EXPECT_EQ(0, run_full(daptrace_bin(), A("daptrace", "report", "heatmap", "-"),
+			      plain, out, sizeof(out))) TH_LOG("%.300s", out);
+	EXPECT_NE(NULL, strstr(out, "# block 0")) TH_LOG("%.300s", out);
+	EXPECT_EQ(0, run_full(daptrace_bin(), A("daptrace", "report", "heatmap",
+						"/dev/stdin"), plain, out, sizeof(out)))
+		TH_LOG("%.300s", out);
+	EXPECT_NE(NULL, strstr(out, "# block 0")) TH_LOG("%.300s", out);
+	snprintf(gz, sizeof(gz), "%s.gz", plain);
+	g = gzopen(gz, "wb");
+	ASSERT_NE(NULL, g);
+	ASSERT_EQ((int)strlen(last_empty), gzwrite(g, last_empty, strlen(last_empty)));
+	gzclose(g);
+	EXPECT_EQ(0, run_daptrace(A("report", "hot", gz), out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "libc.so.6")) TH_LOG("%s", out);
+	/* compressed on stdin too */
+	EXPECT_EQ(0, run_full(daptrace_bin(), A("daptrace", "report", "wss", "-"), gz,
+			      out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "# snapshots 3")) TH_LOG("%s", out);
+	tmp_clean(&t);
+}
+
+static struct json_object *parse_json(const char *s)
+{
+	return json_tokener_parse(s);
+}
+
+TEST(json_for_every_mode)
+{
+	struct tmp t = { 0 };
+	const char *rec = tmp_record(&t, "r.csv", last_empty);
+	static const char *const modes[] = { "heatmap", "wss", "regions", "hot", "raw" };
+	struct json_object *j, *v;
+
+	NEED_BIN();
+	for (size_t i = 0; i < 5; i++) {
+		ASSERT_EQ(0, run_full(daptrace_bin(), A("daptrace", "report", (char *)modes[i],
+							"--json", (char *)rec), NULL, out,
+				      sizeof(out))) TH_LOG("%s: %s", modes[i], out);
+		j = parse_json(out);
+		EXPECT_NE(NULL, j) TH_LOG("%s: not JSON: %.400s", modes[i], out);
+		json_object_put(j);
+	}
+	run_daptrace(A("report", "hot", "--json", (char *)rec), out, sizeof(out));
+	j = parse_json(out);
+	ASSERT_NE(NULL, j);
+	ASSERT_TRUE(json_object_object_get_ex(j, "regions", &v));
+	ASSERT_EQ(2, json_object_array_length(v));
+	v = json_object_array_get_idx(v, 0);
+	EXPECT_STREQ("[heap]", json_object_get_string(json_object_object_get(v, "label")));
+	EXPECT_EQ(100, (int)json_object_get_double(json_object_object_get(v, "freq_percent")));
+	json_object_put(j);
+	run_daptrace(A("report", "wss", "--json", (char *)rec), out, sizeof(out));
+	j = parse_json(out);
+	ASSERT_NE(NULL, j);
+	ASSERT_TRUE(json_object_object_get_ex(j, "wss_bytes", &v));
+	/* WSS 4096, 1052672, 0: the median is the heap alone */
+	EXPECT_EQ(4096, json_object_get_int64(json_object_object_get(v, "p50")));
+	EXPECT_EQ(1052672, json_object_get_int64(json_object_object_get(v, "p100")));
+	json_object_put(j);
+	run_daptrace(A("report", "raw", "--json", (char *)rec), out, sizeof(out));
+	j = parse_json(out);
+	ASSERT_NE(NULL, j);
+	ASSERT_TRUE(json_object_object_get_ex(j, "snapshots", &v));
+	EXPECT_EQ(3, json_object_array_length(v));
+	EXPECT_TRUE(json_object_get_boolean(json_object_object_get(j, "complete")));
+	json_object_put(j);
+	tmp_clean(&t);
+}
+
+TEST(time_address_and_label_filters)
+{
+	struct tmp t = { 0 };
+	const char *rec = tmp_record(&t, "r.csv", last_empty);
+
+	NEED_BIN();
+	ASSERT_EQ(0, run_daptrace(A("report", "wss", "--since", "0.15", (char *)rec), out,
+				  sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "# snapshots 2,")) TH_LOG("%s", out);
+	ASSERT_EQ(0, run_daptrace(A("report", "wss", "--until", "0.1", (char *)rec), out,
+				  sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "# snapshots 1,")) TH_LOG("%s", out);
+	ASSERT_EQ(0, run_daptrace(A("report", "hot", "--label", "libc", (char *)rec), out,
+				  sizeof(out))) TH_LOG("%s", out);
+	EXPECT_EQ(NULL, strstr(out, "[heap]")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "libc.so.6")) TH_LOG("%s", out);
+	ASSERT_EQ(0, run_daptrace(A("report", "hot", "--addr", "0x0-0x2000", (char *)rec),
+				  out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "[heap]")) TH_LOG("%s", out);
+	EXPECT_EQ(NULL, strstr(out, "libc.so.6")) TH_LOG("%s", out);
+	tmp_clean(&t);
+}
+
+TEST(heatmap_blocks_named_and_holes_apart_from_idle)
+{
+	struct tmp t = { 0 };
+	const char *rec = tmp_record(&t, "r.csv", last_empty);
+
+	NEED_BIN();
+	ASSERT_EQ(0, run_daptrace(A("report", "heatmap", "--max-blocks", "1", "--addr-bins",
+				    "256", (char *)rec), out, sizeof(out))) TH_LOG("%s", out);
+	/* one block from the heap to the end of libc, the hole between drawn NaN */
+	EXPECT_NE(NULL, strstr(out, "# block 0: bins 0-")) TH_LOG("%.500s", out);
+	EXPECT_NE(NULL, strstr(out, "[heap]")) TH_LOG("%.500s", out);
+	EXPECT_NE(NULL, strstr(out, " NaN\n")) TH_LOG("%.500s", out);
+	EXPECT_NE(NULL, strstr(out, " 0.000\n")) TH_LOG("%.500s", out);
+	tmp_clean(&t);
+}
+
+/* gnuplot renders; the p50 of 2.6 MiB is labelled 2.6, not 2 (integer division). */
+TEST(wss_plot_and_quoted_paths)
+{
+	struct tmp t = { 0 };
+	char rec[256], svg[256], buf[4096] = "";
+	FILE *f;
+	size_t n;
+	char *svgtext;
+
+	NEED_BIN();
+	if (system("gnuplot --version >/dev/null 2>&1"))
+		SKIP(return, "gnuplot not installed");
+	/* 2.6 MiB = 2726298 bytes accessed in every window; unquoted meta keys */
+	snprintf(buf, sizeof(buf), "# daptrace-record v1\n#meta,command,\"it's \"\"quoted\"\"\"\n"
+		 "#target,7,sleep\ntime_ns,seq,pid,start,end,nr_accesses,age,label\n");
+	for (int s = 1; s <= 3; s++)
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+			 "#snap,%d,%d,%d,1,20,0,0\n%d,%d,7,4096,2730394,5,1,[heap]\n",
+			 s, (s - 1) * 1000, s * 1000, s * 1000, s);
+	strcat(buf, "#eof\n");
+	snprintf(rec, sizeof(rec), "%s", tmp_record(&t, "it's a \"record\".csv", buf));
+	snprintf(svg, sizeof(svg), "%s/wss 'q' \"x\".svg", t.dir);
+	ASSERT_EQ(0, run_daptrace(A("report", "wss", "--plot", svg, rec), out, sizeof(out)))
+		TH_LOG("%s", out);
+	f = fopen(svg, "r");
+	ASSERT_NE(NULL, f);
+	svgtext = calloc(1, 1 << 20);
+	n = fread(svgtext, 1, (1 << 20) - 1, f);
+	fclose(f);
+	EXPECT_GT(n, 1000);
+	EXPECT_NE(NULL, strstr(svgtext, "p50 2.6 MiB")) TH_LOG("no 'p50 2.6 MiB' in the SVG");
+	/* the title comes from the header through the record reader */
+	EXPECT_NE(NULL, strstr(svgtext, "it&apos;s &quot;quoted&quot;") ?:
+		  strstr(svgtext, "it's &quot;quoted&quot;") ?: strstr(svgtext, "it's \"quoted\""))
+		TH_LOG("no title in the SVG");
+	free(svgtext);
+	tmp_clean(&t);
+}
+
+TEST(mode_flags_and_subcommand_names)
+{
+	struct tmp t = { 0 };
+	const char *rec = tmp_record(&t, "r.csv", last_empty);
+	char link[160];
+
+	NEED_BIN();
+	EXPECT_EQ(2, run_daptrace(A("report", "wss", "--top", "5", "--by-label", (char *)rec),
+				  out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "--top does not apply to 'report wss'")) TH_LOG("%s", out);
+	EXPECT_EQ(0, run_daptrace(A("report", "hot", "--by-label=1", (char *)rec), out,
+				  sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "labels of")) TH_LOG("%s", out);
+	EXPECT_EQ(0, run_daptrace(A("report", "hot", "--by-label=0", (char *)rec), out,
+				  sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "hottest regions")) TH_LOG("%s", out);
+	EXPECT_EQ(0, run_daptrace(A("help", "record"), out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "Usage: daptrace record")) TH_LOG("%s", out);
+	EXPECT_EQ(0, run_daptrace(A("help", "report"), out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "Usage: daptrace report")) TH_LOG("%s", out);
+	/* daptrace-report is daptrace report */
+	snprintf(link, sizeof(link), "%s/daptrace-report", t.dir);
+	ASSERT_EQ(0, symlink(daptrace_bin()[0] == '/' ? daptrace_bin() :
+			     realpath(daptrace_bin(), NULL), link));
+	EXPECT_EQ(0, run_full(link, A("daptrace-report", "hot", (char *)rec), NULL, out,
+			      sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "libc.so.6")) TH_LOG("%s", out);
+	snprintf(link, sizeof(link), "%s/daptrace-bogus", t.dir);
+	ASSERT_EQ(0, symlink(daptrace_bin()[0] == '/' ? daptrace_bin() :
+			     realpath(daptrace_bin(), NULL), link));
+	EXPECT_EQ(2, run_full(link, A("daptrace-bogus"), NULL, out, sizeof(out)));
+	tmp_clean(&t);
+}
+
+/* A moving hot spot in 64 MiB, a heap, a binary: 50 windows. */
+static char *synthetic_record(void)
+{
+	size_t cap = 1 << 20, n = 0;
+	char *s = malloc(cap);
+
+	n += snprintf(s + n, cap - n, "%s", HDR);
+	for (long long w = 1; w <= 50; w++) {
+		long long t = w * 100000000;
+
+		n += snprintf(s + n, cap - n, "#snap,%lld,%lld,%lld,10,20,0,0\n", w,
+			      t - 100000000, t);
+		n += snprintf(s + n, cap - n, "%lld,%lld,7,4194304,5242880,5,1,/usr/bin/syn\n"
+			      "%lld,%lld,7,33554432,37748736,%lld,1,[heap]\n", t, w, t, w,
+			      w % 20);
+		for (int k = 0; k < 8; k++)
+			n += snprintf(s + n, cap - n, "%lld,%lld,7,%llu,%llu,%d,1,\n", t, w,
+				      0x7f0000000000ULL + k * 0x800000ULL,
+				      0x7f0000800000ULL + k * 0x800000ULL,
+				      k == (w / 7) % 8 ? 20 : 0);
+	}
+	snprintf(s + n, cap - n, "#eof\n");
+	return s;
+}
+
+/* Longest line of @s, in characters (escape sequences not counted). */
+static size_t longest_line(const char *s, size_t *nlines)
+{
+	size_t best = 0, cur = 0;
+
+	*nlines = 0;
+	for (; *s; s++) {
+		if (*s == '\033') {
+			while (*s && *s != 'm')
+				s++;
+			continue;
+		}
+		if (*s == '\n') {
+			best = cur > best ? cur : best;
+			cur = 0;
+			(*nlines)++;
+		} else {
+			cur++;
+		}
+	}
+	return best;
+}
+
+TEST(terminal_heatmap_fits_the_width)
+{
+	struct tmp t = { 0 };
+	char *syn = synthetic_record();
+	const char *rec = tmp_record(&t, "syn.csv", syn);
+	static const char *const widths[] = { "60", "100", "203" };
+	size_t lines;
+
+	NEED_BIN();
+	free(syn);
+	for (size_t i = 0; i < 3; i++) {
+		setenv("COLUMNS", widths[i], 1);
+		setenv("LINES", "30", 1);
+		/* a pipe: ASCII */
+		ASSERT_EQ(0, run_daptrace(A("report", "heatmap", "--terminal", (char *)rec),
+					  out, sizeof(out))) TH_LOG("%s", out);
+		EXPECT_EQ(NULL, strchr(out, '\033')) TH_LOG("colour in a pipe");
+		/*
+		 * the header line may be longer; the picture fills the width but
+		 * the last column (writing it wraps some terminals)
+		 */
+		EXPECT_EQ((size_t)atoi(widths[i]) - 1, longest_line(strchr(out, '\n') + 1, &lines))
+			TH_LOG("COLUMNS=%s:\n%s", widths[i], out);
+		EXPECT_GE(lines, 24);
+		EXPECT_NE(NULL, strstr(out, "[heap] (4.00 MiB)")) TH_LOG("%s", out);
+		EXPECT_NE(NULL, strstr(out, "syn (1.00 MiB)")) TH_LOG("%s", out);
+		EXPECT_NE(NULL, strstr(out, "gap elided")) TH_LOG("%s", out);
+		EXPECT_NE(NULL, strchr(out, '@')) TH_LOG("no hot cell: %s", out);
+	}
+	ASSERT_EQ(0, run_daptrace(A("report", "heatmap", "--terminal=color", (char *)rec),
+				  out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "\033[48;5;229m")) TH_LOG("no hottest colour");
+	EXPECT_NE(NULL, strstr(out, "\033[48;5;16m")) TH_LOG("no idle colour");
+	/* COLUMNS is still 203: escape sequences take no columns */
+	EXPECT_EQ(202, longest_line(strchr(out, '\n') + 1, &lines));
+	unsetenv("COLUMNS");
+	unsetenv("LINES");
+	EXPECT_EQ(2, run_daptrace(A("report", "heatmap", "--terminal=sixel", (char *)rec),
+				  out, sizeof(out)));
+	EXPECT_EQ(2, run_daptrace(A("report", "wss", "--terminal", (char *)rec), out,
+				  sizeof(out)));
+	tmp_clean(&t);
+}
+
+TEST(hist_by_access_frequency_and_age)
+{
+	struct tmp t = { 0 };
+	const char *rec = tmp_record(&t, "r.csv", last_empty);
+	struct json_object *j, *v;
+
+	NEED_BIN();
+	ASSERT_EQ(0, run_daptrace(A("report", "hist", (char *)rec), out, sizeof(out)))
+		TH_LOG("%s", out);
+	/*
+	 * libc idle in window 1: 1 MiB x 0.1 s of 2 x 1.0039 MiB x 0.1 s, an
+	 * average of 341 KiB over the 0.3 s monitored (the last window empty)
+	 */
+	EXPECT_NE(NULL, strstr(out, "\n0%             341 KiB       49.81%")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\n20-30%")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\n40-50%")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\n90-100%")) TH_LOG("%s", out);
+	EXPECT_EQ(NULL, strstr(out, "\n10-20%")) TH_LOG("%s", out);
+	/* ages 1 (heap), 3 and 2, 4 (libc): buckets 1, 2-3, 4-7; 0.1 s windows */
+	EXPECT_NE(NULL, strstr(out, "\n4-7            341 KiB       49.81%  >= 0.4 s"))
+		TH_LOG("%s", out);
+	ASSERT_EQ(0, run_daptrace(A("report", "hist", "--json", (char *)rec), out, sizeof(out)));
+	j = json_tokener_parse(out);
+	ASSERT_NE(NULL, j) TH_LOG("%s", out);
+	ASSERT_TRUE(json_object_object_get_ex(j, "access_frequency", &v));
+	EXPECT_EQ(4, json_object_array_length(v));
+	ASSERT_TRUE(json_object_object_get_ex(j, "age", &v));
+	EXPECT_EQ(3, json_object_array_length(v));
+	json_object_put(j);
+	EXPECT_EQ(2, run_daptrace(A("report", "hist", "--top", "3", (char *)rec), out,
+				  sizeof(out)));
+	tmp_clean(&t);
+}
+
+/* Two targets: a heatmap each, never one address axis for both. */
+static const char two_targets[] = "# daptrace-record v1\n#target,7,a\n#target,8,b\n"
+	"time_ns,seq,pid,start,end,nr_accesses,age,label\n"
+	"#snap,1,0,100,3,20,0,0\n"
+	"100,1,7,4096,8192,10,1,[heap]\n"
+	"100,1,8,1048576,2097152,5,1,/usr/lib/libc.so.6\n"
+	"100,1,8,140737488289792,140737488355328,20,1,[stack]\n"
+	"#snap,2,100,200,2,20,0,0\n"
+	"200,2,7,4096,8192,10,1,[heap]\n"
+	"200,2,8,1048576,2097152,5,1,/usr/lib/libc.so.6\n#eof\n";
+
+TEST(heatmap_per_target)
+{
+	struct tmp t = { 0 };
+	const char *rec = tmp_record(&t, "two.csv", two_targets);
+	char o[160], o7[160], o8[160];
+	struct json_object *j;
+	struct stat st;
+
+	NEED_BIN();
+	ASSERT_EQ(0, run_daptrace(A("report", "heatmap", (char *)rec), out, sizeof(out)))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "two.csv, pid 7\n")) TH_LOG("%.500s", out);
+	EXPECT_NE(NULL, strstr(out, "two.csv, pid 8\n")) TH_LOG("%.500s", out);
+	/* pid 7's picture has the heap only, pid 8's libc and the stack */
+	EXPECT_LT(strstr(out, "[heap]"), strstr(out, "pid 8\n"));
+	EXPECT_GT(strstr(out, "[stack]"), strstr(out, "pid 8\n"));
+	ASSERT_EQ(0, run_daptrace(A("report", "heatmap", "--json", (char *)rec), out,
+				  sizeof(out)));
+	j = json_tokener_parse(out);
+	ASSERT_NE(NULL, j) TH_LOG("%.300s", out);
+	EXPECT_EQ(2, json_object_array_length(j));
+	json_object_put(j);
+	snprintf(o, sizeof(o), "%s/heat.dat", t.dir);
+	snprintf(o7, sizeof(o7), "%s/heat-7.dat", t.dir);
+	snprintf(o8, sizeof(o8), "%s/heat-8.dat", t.dir);
+	ASSERT_EQ(0, run_daptrace(A("report", "heatmap", "-o", o, (char *)rec), out,
+				  sizeof(out))) TH_LOG("%s", out);
+	EXPECT_EQ(0, stat(o7, &st));
+	EXPECT_EQ(0, stat(o8, &st));
+	EXPECT_NE(0, stat(o, &st));
+	/* -p: that one only */
+	ASSERT_EQ(0, run_daptrace(A("report", "heatmap", "-p", "8", (char *)rec), out,
+				  sizeof(out)));
+	EXPECT_EQ(NULL, strstr(out, "pid 7\n")) TH_LOG("%.300s", out);
+	tmp_clean(&t);
+}
+
+/* On a terminal (a pty from script(1)), --terminal picks colour by itself. */
+TEST(terminal_heatmap_colour_on_a_tty)
+{
+	struct tmp t = { 0 };
+	char *syn = synthetic_record(), cmd[512];
+	const char *rec = tmp_record(&t, "syn.csv", syn);
+
+	NEED_BIN();
+	free(syn);
+	if (system("script --version >/dev/null 2>&1"))
+		SKIP(return, "script(1) not installed");
+	snprintf(cmd, sizeof(cmd), "COLUMNS=90 TERM=xterm-256color %s report heatmap "
+		 "--terminal %s", daptrace_bin(), rec);
+	unsetenv("NO_COLOR");
+	ASSERT_EQ(0, run_full("/usr/bin/script", A("script", "-qec", cmd, "/dev/null"), NULL,
+			      out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\033[48;5;")) TH_LOG("no colour on a tty: %.300s", out);
+	snprintf(cmd, sizeof(cmd), "COLUMNS=90 TERM=dumb %s report heatmap --terminal %s",
+		 daptrace_bin(), rec);
+	ASSERT_EQ(0, run_full("/usr/bin/script", A("script", "-qec", cmd, "/dev/null"), NULL,
+			      out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_EQ(NULL, strstr(out, "\033[48;5;")) TH_LOG("colour on a dumb terminal");
+	tmp_clean(&t);
+}
+
+TEST_HARNESS_MAIN
