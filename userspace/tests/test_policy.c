@@ -36,7 +36,7 @@ static const struct {
 	{ "migrate_hot", "migrate_hot needs a target NODE" },
 	{ "migrate_cold x", "migrate_cold needs a target NODE number, got 'x'" },
 	{ "pageout quota=0/1s", "a quota of 0" },
-	{ "pageout quota=64M/0", "a quota of 0" },
+	{ "pageout quota=64M/0", "quota=64M/0" },	/* no time: an error either way */
 	{ "pageout quota=64M", "quota=64M: expected BYTES/DURATION" },
 	{ "pageout freq=0-101", "freq=0-101" },
 	{ "pageout freq=50-10", "freq=50-10" },
@@ -293,6 +293,10 @@ static int fake_maps(struct maps *m)
 
 static struct daptrace_region regs[8];
 
+#define REGION(s, e, nr, a) \
+	((struct daptrace_region){ .start = (s), .end = (e), .nr_accesses = (nr), \
+				   .age = (a), .pid = 42 })
+
 static void snap_of(struct daptrace_snapshot *snap, int n)
 {
 	memset(snap, 0, sizeof(*snap));
@@ -332,7 +336,7 @@ TEST(engine_clips_to_mappings_and_filters)
 	struct pol_engine e;
 
 	/* one idle region over the heap, the file, the hole and the anon map */
-	regs[0] = (struct daptrace_region){ 32 * MiB, 224 * MiB, 0, 5, 42 };
+	regs[0] = REGION(32 * MiB, 224 * MiB, 0, 5);
 	snap_of(&snap, 1);
 	engine_of(&e, s, 2);
 	pol_engine_apply(&e, &snap, 1000);
@@ -357,8 +361,8 @@ TEST(engine_identity)
 	struct daptrace_snapshot snap;
 	struct pol_engine e;
 
-	regs[0] = (struct daptrace_region){ 0, 32 * MiB, 0, 5, 42 };
-	regs[1] = (struct daptrace_region){ 32 * MiB, 64 * MiB, 3, 5, 42 };
+	regs[0] = REGION(0, 32 * MiB, 0, 5);
+	regs[1] = REGION(32 * MiB, 64 * MiB, 3, 5);
 	snap_of(&snap, 2);
 	engine_of(&e, &s, 1);
 	pol_engine_apply(&e, &snap, 1000);
@@ -369,8 +373,8 @@ TEST(engine_identity)
 	EXPECT_EQ(1, nr_calls);
 	EXPECT_EQ(5 * 32 * MiB, s.st.sz_identity_skip);
 	/* the regions change shape: half of the acted range is accessed */
-	regs[0] = (struct daptrace_region){ 0, 16 * MiB, 2, 0, 42 };
-	regs[1] = (struct daptrace_region){ 16 * MiB, 64 * MiB, 0, 0, 42 };
+	regs[0] = REGION(0, 16 * MiB, 2, 0);
+	regs[1] = REGION(16 * MiB, 64 * MiB, 0, 0);
 	pol_engine_apply(&e, &snap, 3000);
 	/* only the part that was accessed and is idle again is new */
 	ASSERT_EQ(2, nr_calls);
@@ -393,15 +397,15 @@ TEST(engine_idle_by_address)
 	const int64_t sec = 1000000000LL;
 
 	/* 0-32M idle all along; 32-48M read at t=2 s, inside a region of 32-64M */
-	regs[0] = (struct daptrace_region){ 0, 32 * MiB, 0, 50, 42 };
-	regs[1] = (struct daptrace_region){ 32 * MiB, 64 * MiB, 0, 50, 42 };
+	regs[0] = REGION(0, 32 * MiB, 0, 50);
+	regs[1] = REGION(32 * MiB, 64 * MiB, 0, 50);
 	snap_of(&snap, 2);
 	engine_of(&e, &s, 1);
 	pol_engine_apply(&e, &snap, 1 * sec);
 	EXPECT_EQ(0, nr_calls);		/* not watched for 5 s yet */
 	regs[1].end = 48 * MiB;
 	regs[1].nr_accesses = 1;
-	regs[2] = (struct daptrace_region){ 48 * MiB, 64 * MiB, 0, 50, 42 };
+	regs[2] = REGION(48 * MiB, 64 * MiB, 0, 50);
 	snap_of(&snap, 3);
 	pol_engine_apply(&e, &snap, 2 * sec);
 	regs[1].nr_accesses = 0;
@@ -427,9 +431,9 @@ TEST(engine_quota_coldest_first)
 	struct pol_engine e;
 
 	/* warm (5/20), cold (0/20) and old-cold regions: oldest coldest first */
-	regs[0] = (struct daptrace_region){ 0, 16 * MiB, 5, 1, 42 };
-	regs[1] = (struct daptrace_region){ 16 * MiB, 32 * MiB, 0, 1, 42 };
-	regs[2] = (struct daptrace_region){ 32 * MiB, 48 * MiB, 0, 600, 42 };
+	regs[0] = REGION(0, 16 * MiB, 5, 1);
+	regs[1] = REGION(16 * MiB, 32 * MiB, 0, 1);
+	regs[2] = REGION(32 * MiB, 48 * MiB, 0, 600);
 	snap_of(&snap, 3);
 	engine_of(&e, &s, 1);
 	pol_engine_apply(&e, &snap, 1000000000LL);
@@ -461,7 +465,7 @@ TEST(engine_work_budget)
 	struct daptrace_snapshot snap;
 	struct pol_engine e;
 
-	regs[0] = (struct daptrace_region){ 0, 32 * MiB, 0, 5, 42 };
+	regs[0] = REGION(0, 32 * MiB, 0, 5);
 	snap_of(&snap, 1);
 	engine_of(&e, &s, 1);
 	e.act_chunk = 8 * MiB;
@@ -488,7 +492,7 @@ TEST(engine_watermarks)
 	struct pol_engine e;
 
 	ASSERT_LT(0, pol_free_permille(POL_WMARK_FREE, 0));
-	regs[0] = (struct daptrace_region){ 0, 16 * MiB, 0, 5, 42 };
+	regs[0] = REGION(0, 16 * MiB, 0, 5);
 	snap_of(&snap, 1);
 	engine_of(&e, s, 2);
 	pol_engine_apply(&e, &snap, 1000);
@@ -509,7 +513,7 @@ TEST(engine_counts_errors_and_goes_on)
 	struct pol_engine e;
 	const int errs[] = { -EPERM, -ENOMEM, -EAGAIN, -EINVAL };
 
-	regs[0] = (struct daptrace_region){ 0, 16 * MiB, 0, 1, 42 };
+	regs[0] = REGION(0, 16 * MiB, 0, 1);
 	snap_of(&snap, 1);
 	engine_of(&e, &s, 1);
 	for (int i = 0; i < 4; i++) {
