@@ -54,6 +54,8 @@ PKGS=(build-essential gcc-12 make bc bison flex libelf-dev libssl-dev kmod
 # mandoc to lint the man pages.
 PKGS+=(debhelper dh-dkms dpkg-dev lintian pkgconf man-db mandoc)
 PKGS+=(libdw-dev zlib1g-dev liblzma-dev libbz2-dev libzstd-dev)	# record --objects (static CLI)
+# the policy engine: move_pages(2) through libnuma
+PKGS+=(libnuma-dev)
 
 missing=()
 for p in "${PKGS[@]}"; do

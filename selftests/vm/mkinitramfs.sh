@@ -225,6 +225,26 @@ for f in "$ROOT"/usr/bin/* "$ROOT"/usr/lib/daptrace/*.so; do
 	done
 done
 
+# zram and the modules it needs (Debian ships it as a module): swap for the
+# reclaim tests.  /lib/modules/order lists them dependencies first, and
+# they are decompressed here because busybox insmod reads plain .ko files.
+add_kmod() {
+	local name=$1 f dep
+	f=$(modinfo -k "$KVER" -F filename "$name" 2>/dev/null) || return 0
+	[ -f "$f" ] && [ ! -e "$ROOT/lib/modules/$name.ko" ] || return 0
+	for dep in $(modinfo -k "$KVER" -F depends "$name" | tr , ' '); do
+		add_kmod "$dep"
+	done
+	case $f in
+	*.xz) xz -dc "$f" ;;
+	*.zst) zstd -dc "$f" ;;
+	*) cat "$f" ;;
+	esac > "$ROOT/lib/modules/$name.ko"
+	echo "$name" >> "$ROOT/lib/modules/order"
+}
+mkdir -p "$ROOT/lib/modules"
+add_kmod zram
+
 mkdir -p "$(dirname "$OUT")"
 (cd "$ROOT" && find . -print0 | sort -z |
 	cpio --null --create --format=newc --owner=0:0 --quiet) | gzip -1 > "$OUT.tmp"

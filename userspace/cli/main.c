@@ -14,6 +14,7 @@ static const struct subcommand subcommands[] = {
 	{ "report", cmd_report, "heatmap, working set size, hot regions or raw rows of a record" },
 	{ "status", cmd_status, "show the kernel monitor's state, attributes, targets and counters" },
 	{ "top", cmd_top, "live view of the hottest regions while monitoring (like perf top)" },
+	{ "policy", cmd_policy, "apply DAMOS-style schemes (reclaim, tiering) to the targets" },
 };
 
 #define NR_SUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))

@@ -262,6 +262,17 @@ uint64_t daptrace_reader_missed(const struct daptrace *d);
 uint64_t daptrace_reader_next_seq(const struct daptrace *d);
 void daptrace_snapshot_free(struct daptrace_snapshot *s);
 
+/*
+ * For online policies with their own event loop.
+ *
+ * daptrace_poll_fd(): after daptrace_reader_init(), the descriptor that
+ * becomes ready (POLLPRI | POLLERR for poll(2), EPOLLPRI for epoll) when a
+ * snapshot is published.  After each wake-up drain it with
+ * daptrace_read_next() until it returns 0: that re-reads the file and so
+ * re-arms the notification.  Owned by the handle: don't close it.
+ */
+int daptrace_poll_fd(const struct daptrace *d);
+
 #ifdef __cplusplus
 }
 #endif

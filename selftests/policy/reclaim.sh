@@ -1,0 +1,125 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Proactive reclaim by `daptrace policy` onto zram swap, judged by what
+# happened to the target (its VmSwap in /proc/PID/status, the system's
+# pswpin), not by the tool's counters.  The workload has a hot set (read
+# all the time), a warm set (read every second) and a cold set (never read
+# until the end) and checks every word of every page at the end.
+# Goals: >= 90 % of the cold bytes swapped out within 30 s of the start,
+# <= 1 % of the hot pages ever found swapped out by the workload (mincore
+# before each use; the system's swap-ins are printed too), no data lost.
+
+. "$(dirname "$0")/../lib/ktap.sh"
+. "$(dirname "$0")/../lib/bounds.sh"
+
+TMP=${TMPDIR:-/tmp}/policy-reclaim.$$
+HOT_MB=32
+WARM_MB=32
+COLD_MB=128
+DURATION=32
+SCHEME="pageout idle=5s quota=64M/1s"
+
+kb() {
+	awk -v k="$2:" '$1 == k { print $2 }' "$1" 2>/dev/null
+}
+
+# zram swap: the module and its dependencies come with the initramfs.
+# (built in, as on the debug kernel: no modules to load)
+swap_on() {
+	if [ -f /lib/modules/order ]; then
+		while read -r m; do
+			grep -q "^$m " /proc/modules || insmod "/lib/modules/$m.ko" || return 1
+		done < /lib/modules/order
+	fi
+	[ -e /sys/block/zram0 ] || return 1
+	echo 512M > /sys/block/zram0/disksize || return 1
+	mkswap /dev/zram0 > /dev/null && swapon /dev/zram0
+}
+
+ktap_print_header
+command -v daptrace > /dev/null || ktap_exit_fail_msg "daptrace is not installed in the guest"
+command -v daptrace-policy-workload > /dev/null ||
+	ktap_exit_fail_msg "daptrace-policy-workload is not installed in the guest"
+swap_added=
+if ! grep -q zram0 /proc/swaps; then
+	swap_on || ktap_skip_all \
+		"no zram swap (zram.ko not in the initramfs or failed to load)"
+	swap_added=1
+fi
+# later tests (OOM ones) expect a guest without swap
+swap_off() {
+	[ -z "$swap_added" ] || { swapoff /dev/zram0 && echo 1 > /sys/block/zram0/reset; }
+}
+ktap_set_plan 5
+mkdir -p "$TMP"
+pswpin0=$(awk '$1 == "pswpin" { print $2 }' /proc/vmstat)
+
+daptrace policy --progress 5s --stats-json "$TMP/stats.json" -S "$SCHEME" -- \
+	daptrace-policy-workload reclaim --hot ${HOT_MB}M --warm ${WARM_MB}M \
+	--cold ${COLD_MB}M --duration $DURATION --pidfile "$TMP/pid" > "$TMP/out" 2>&1 &
+policy=$!
+
+# Poll the target's VmSwap once a second from the moment its memory is ready.
+i=0
+while [ ! -s "$TMP/pid" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+pid=$(cat "$TMP/pid" 2>/dev/null)
+want_kb=$((COLD_MB * 1024 * 9 / 10))
+reached=
+max_swap=0
+t=0
+while [ -n "$pid" ] && [ -e "/proc/$pid/status" ] && [ $t -le 30 ]; do
+	swap=$(kb "/proc/$pid/status" VmSwap)
+	[ -n "$swap" ] || break
+	[ "$swap" -le "$max_swap" ] || max_swap=$swap
+	if [ -z "$reached" ] && [ "$swap" -ge "$want_kb" ]; then
+		reached=$t
+	fi
+	sleep 1
+	t=$((t + 1))
+done
+wait $policy
+st=$?
+sed 's/^/# /' "$TMP/out"
+
+if [ $st -eq 0 ]; then
+	ktap_test_pass "policy and workload exit 0"
+else
+	ktap_test_fail "policy and workload exit 0" "exit status $st"
+fi
+if grep -qx "verify ok" "$TMP/out" && grep -qx "touch bad=0" "$TMP/out"; then
+	ktap_test_pass "every page of the workload intact"
+else
+	ktap_test_fail "every page of the workload intact" "see the verify lines above"
+fi
+if [ -n "$reached" ]; then
+	ktap_test_pass "cold memory reclaimed: VmSwap >= 90% of ${COLD_MB} MiB after $reached s"
+else
+	bound_fail "cold memory reclaimed within 30 s" \
+		"VmSwap peaked at $max_swap kB, want >= $want_kb kB"
+fi
+# Hot pages the workload found swapped out (mincore) right before use.
+evicted=$(sed -n 's/^evicted hot=\([0-9]*\) .*/\1/p' "$TMP/out")
+pswpin1=$(sed -n 's/^pswpin //p' "$TMP/out")
+[ -z "$pswpin1" ] || ktap_print_msg "swap-ins during the run (all pages): $(((pswpin1 - pswpin0) * 4)) kB"
+if [ -n "$evicted" ]; then
+	limit=$((HOT_MB * 256 / 100))
+	if [ "$evicted" -le $limit ]; then
+		ktap_test_pass "hot pages swapped out: $evicted (<= 1% of the hot set: $limit)"
+	else
+		ktap_test_fail "hot pages swapped out <= 1% of the hot set" \
+			"$evicted pages found swapped out, limit $limit"
+	fi
+else
+	ktap_test_fail "hot pages swapped out <= 1% of the hot set" "the workload did not report"
+fi
+applied=$(sed -n 's/.*"sz_applied":\([0-9]*\).*/\1/p;s/.*"sz_applied": *\([0-9]*\).*/\1/p' \
+	"$TMP/stats.json" 2>/dev/null | head -n 1)
+if [ -n "$applied" ] && [ "$applied" -gt 0 ]; then
+	ktap_test_pass "stats JSON written: $applied bytes paged out"
+else
+	ktap_test_fail "stats JSON written" "$(head -c 300 "$TMP/stats.json" 2>&1)"
+fi
+rm -rf "$TMP"
+swap_off || ktap_print_msg "swapoff /dev/zram0 failed"
+ktap_finished

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* daptrace policy --record: the snapshots the policy acted on, as a record. */
+#ifndef DAPTRACE_POLICY_RECORD_H
+#define DAPTRACE_POLICY_RECORD_H
+
+#include <stdio.h>
+
+#include "policy.h"
+
+int policy_rec_header(FILE *f, const struct daptrace_attrs *a, const struct pol_engine *e,
+		      int64_t t0_ns);
+/* Labels come from the engine's maps: call after pol_engine_apply(). */
+int policy_rec_snapshot(FILE *f, const struct daptrace_snapshot *s, const struct pol_engine *e,
+			int64_t t0_ns);
+int policy_rec_trailer(FILE *f, const char *reason, int64_t duration_ns,
+		       const struct pol_engine *e);
+
+#endif

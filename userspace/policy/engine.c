@@ -1,0 +1,394 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The engine: every snapshot, for every active scheme, find the regions
+ * that match its access pattern, cut them to the mapped bytes its filters
+ * allow and that it has not acted on yet (region identity), prioritise them
+ * under the quota, and act.  Everything it does or could not do is counted
+ * in the scheme's stats; an error of one call never stops the run.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "policy.h"
+
+/* Maps are re-read at most this often (filters and clipping need them). */
+#define MAPS_REFRESH_NS	(500LL * 1000 * 1000)
+
+static uint64_t act_syscall(struct pol_engine *e, const struct pol_scheme *s,
+			    struct pol_target *t, uint64_t start, uint64_t len, int *err)
+{
+	(void)e;
+	switch (s->action) {
+	case POL_MIGRATE_HOT:
+	case POL_MIGRATE_COLD:
+		return pol_act_migrate(t->pid, s->node, start, len, err);
+	case POL_STAT:
+		*err = 0;
+		return len;
+	default:
+		if (t->pidfd < 0) {
+			*err = t->pidfd;
+			return 0;
+		}
+		return pol_act_madvise(t->pidfd, s->action, start, len, err);
+	}
+}
+
+int pol_engine_init(struct pol_engine *e, struct pol_scheme *s, int nr_schemes,
+		    const pid_t *pids, int nr_pids)
+{
+	memset(e, 0, sizeof(*e));
+	e->s = s;
+	e->nr_schemes = nr_schemes;
+	e->act = act_syscall;
+	e->maps_refresh = maps_refresh;
+	e->act_chunk = POL_ACT_CHUNK;
+	for (int i = 0; i < nr_pids && i < DAPTRACE_MAX_TARGETS; i++) {
+		e->t[i].pid = pids[i];
+		e->t[i].maps.pid = pids[i];
+		/* a pidfd keeps naming this process even if the pid is reused */
+		e->t[i].pidfd = pol_pidfd_open(pids[i]);
+		e->nr_targets++;
+	}
+	for (int i = 0; i < nr_schemes; i++) {
+		char name[32];
+
+		if (s[i].idle_us > e->max_idle_us)
+			e->max_idle_us = s[i].idle_us;
+		snprintf(name, sizeof(name), "%d:%s", i, s[i].name);
+		memcpy(s[i].name, name, sizeof(name));
+	}
+	return 0;
+}
+
+void pol_engine_free(struct pol_engine *e)
+{
+	for (int i = 0; i < e->nr_targets; i++) {
+		if (e->t[i].pidfd >= 0)
+			close(e->t[i].pidfd);
+		maps_free(&e->t[i].maps);
+	}
+	free(e->cand);
+	e->cand = NULL;
+	pol_iset_free(&e->accessed);
+}
+
+static int target_index(const struct pol_engine *e, pid_t pid)
+{
+	for (int i = 0; i < e->nr_targets; i++)
+		if (e->t[i].pid == pid)
+			return i;
+	return -1;
+}
+
+static int add_cand(struct pol_engine *e, uint64_t start, uint64_t end, int t,
+		    unsigned int score)
+{
+	if (e->nr_cand == e->cap_cand) {
+		size_t cap = e->cap_cand ? e->cap_cand * 2 : 256;
+		struct pol_cand *c = realloc(e->cand, cap * sizeof(*c));
+
+		if (!c)
+			return -ENOMEM;
+		e->cand = c;
+		e->cap_cand = cap;
+	}
+	e->cand[e->nr_cand++] = (struct pol_cand){ start, end, t, score };
+	return 0;
+}
+
+static int matches(const struct pol_scheme *s, const struct daptrace_region *r,
+		   uint32_t nr_samples, uint64_t age_us)
+{
+	uint64_t sz = r->end - r->start;
+	uint32_t freq = nr_samples ? (uint32_t)((uint64_t)r->nr_accesses * 1000 / nr_samples) : 0;
+
+	return sz >= s->min_sz && sz <= s->max_sz && freq >= s->min_freq &&
+	       freq <= s->max_freq && age_us >= s->min_age_us && age_us <= s->max_age_us;
+}
+
+static int label_allowed(const struct pol_scheme *s, const char *label)
+{
+	/* the kernel's special mappings can't be advised or migrated */
+	if (!strcmp(label, "[vvar]") || !strcmp(label, "[vdso]") ||
+	    !strcmp(label, "[vsyscall]"))
+		return 0;
+	if (s->ftype == POL_FILTER_ANON && label[0] != '[')
+		return 0;
+	if (s->ftype == POL_FILTER_FILE && label[0] == '[')
+		return 0;
+	return !s->flabel || strstr(label, s->flabel);
+}
+
+/*
+ * The candidates of one matching region: its mapped pieces the filters
+ * allow, minus what identity says was already done.
+ */
+/* Candidates in [a, b) the scheme has not acted on yet. */
+static void add_unacted(struct pol_engine *e, struct pol_scheme *s, uint64_t a, uint64_t b,
+			int ti, unsigned int score)
+{
+	uint64_t ps, pe;
+
+	while (a < b && pol_iset_first_gap(&s->acted, a, b, &ps, &pe)) {
+		if (add_cand(e, ps, pe, ti, score))
+			break;
+		a = pe;
+	}
+}
+
+/*
+ * The candidates of one matching region: its mapped pieces the filters
+ * allow, idle long enough if the scheme asks so, minus what identity says
+ * was already done.
+ */
+static void collect(struct pol_engine *e, struct pol_scheme *s,
+		    const struct daptrace_region *r, int ti, unsigned int score, int64_t now)
+{
+	const struct maps *m = &e->t[ti].maps;
+	uint64_t rs = r->start, re = r->end;
+	int64_t since = now - (int64_t)s->idle_us * 1000;
+
+	if (s->faddr_end) {
+		rs = rs > s->faddr_start ? rs : s->faddr_start;
+		re = re < s->faddr_end ? re : s->faddr_end;
+	}
+	for (size_t i = 0; i < m->n && rs < re; i++) {
+		uint64_t a, b, ps, pe;
+
+		if (m->e[i].end <= rs || m->e[i].start >= re)
+			continue;
+		if (!label_allowed(s, m->e[i].label))
+			continue;
+		a = m->e[i].start > rs ? m->e[i].start : rs;
+		b = m->e[i].end < re ? m->e[i].end : re;
+		s->st.nr_tried++;
+		s->st.sz_tried += b - a;
+		if (s->action == POL_STAT) {
+			add_cand(e, a, b, ti, score);
+			continue;
+		}
+		if (pol_iset_covered(&s->acted, a, b)) {
+			s->st.nr_identity_skip++;
+			s->st.sz_identity_skip += pol_iset_covered(&s->acted, a, b);
+		}
+		if (!s->idle_us) {
+			add_unacted(e, s, a, b, ti, score);
+			continue;
+		}
+		/* nothing has been watched that long yet */
+		if (since < e->t0_ns)
+			continue;
+		while (a < b && pol_iset_first_gap_since(&e->accessed, a, b, since, &ps, &pe)) {
+			add_unacted(e, s, ps, pe, ti, score);
+			a = pe;
+		}
+	}
+}
+
+/* Another scheme acted on [start, end): the others' identity there is stale. */
+static void forget_elsewhere(struct pol_engine *e, const struct pol_scheme *s,
+			     uint64_t start, uint64_t end)
+{
+	for (int i = 0; i < e->nr_schemes; i++)
+		if (&e->s[i] != s)
+			pol_iset_remove(&e->s[i].acted, start, end);
+}
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* This snapshot's work budget is spent (one piece always goes: progress). */
+static int over_time(const struct pol_engine *e)
+{
+	return e->work_budget_ns && e->pieces_done &&
+	       mono_ns() - e->apply_start_ns > e->work_budget_ns;
+}
+
+/*
+ * Act in chunks and stop when this snapshot's work budget is spent: a
+ * long action (paging 8 MiB out into zram took seconds under TCG on a
+ * loaded host) must not keep the reader away from the ring until
+ * snapshots are lost.
+ * *@tried is how much of the range was attempted.
+ */
+static uint64_t act_chunked(struct pol_engine *e, const struct pol_scheme *s,
+			    struct pol_target *t, uint64_t start, uint64_t len,
+			    uint64_t *tried, int *err)
+{
+	uint64_t done = 0, off = 0, chunk = e->act_chunk;
+
+	/* migrating copies every page (and under TCG flushes for each): smaller pieces */
+	if (s->action == POL_MIGRATE_HOT || s->action == POL_MIGRATE_COLD)
+		chunk /= 8;
+	*err = 0;
+	while (off < len) {
+		uint64_t n = len - off > chunk ? chunk : len - off;
+
+		if (over_time(e))
+			break;
+		done += e->act(e, s, t, start + off, n, err);
+		e->pieces_done++;
+		off += n;
+		if (*err)
+			break;
+	}
+	*tried = off;
+	return done;
+}
+
+static void apply_scheme(struct pol_engine *e, struct pol_scheme *s,
+			 const struct daptrace_snapshot *snap, int64_t now)
+{
+	uint64_t hist[POL_MAX_SCORE + 1] = { 0 }, budget = UINT64_MAX;
+	uint64_t psz = (uint64_t)sysconf(_SC_PAGESIZE);
+	unsigned int cutoff = 0;
+	int exceeded = 0;
+
+	/* accessed again: acting on it again is a new decision (also while off) */
+	for (uint32_t i = 0; i < snap->nr_regions && !s->hottest_first; i++)
+		if (snap->regions[i].nr_accesses)
+			pol_iset_remove(&s->acted, snap->regions[i].start, snap->regions[i].end);
+	if (!pol_wmark_update(s)) {
+		s->st.wmark_inactive++;
+		return;
+	}
+	if (s->quota_sz) {
+		if (!s->quota_reset_ns || now - s->quota_reset_ns >= (int64_t)s->quota_us * 1000) {
+			s->quota_reset_ns = now;
+			s->quota_used = 0;
+		}
+		budget = s->quota_sz > s->quota_used ? s->quota_sz - s->quota_used : 0;
+	}
+	if (s->reapply_us)
+		pol_iset_expire(&s->acted, now - (int64_t)s->reapply_us * 1000);
+
+	e->nr_cand = 0;
+	for (uint32_t i = 0; i < snap->nr_regions; i++) {
+		const struct daptrace_region *r = &snap->regions[i];
+		uint64_t age_us = (uint64_t)r->age * snap->aggr_us;
+		int ti = target_index(e, r->pid);
+
+		if (ti < 0 || e->t[ti].gone || !matches(s, r, snap->nr_samples, age_us))
+			continue;
+		collect(e, s, r, ti, pol_score(s, r->nr_accesses, snap->nr_samples, age_us), now);
+	}
+	if (s->quota_sz) {
+		for (size_t i = 0; i < e->nr_cand; i++)
+			hist[e->cand[i].score] += e->cand[i].end - e->cand[i].start;
+		cutoff = pol_score_cutoff(hist, budget);
+	}
+	/*
+	 * Two passes: everything above the cut-off fits, then the cut-off
+	 * score's regions share what is left.  Address order within a pass.
+	 */
+	for (size_t k = 0; k < 2 * e->nr_cand; k++) {
+		struct pol_cand *c = &e->cand[k % e->nr_cand];
+		struct pol_target *t = &e->t[c->target];
+		uint64_t len = c->end - c->start, done, tried;
+		int err;
+
+		if (t->gone || (s->quota_sz && (k < e->nr_cand) != (c->score > cutoff)))
+			continue;
+		if (!s->quota_sz && k >= e->nr_cand)
+			break;
+		if (s->quota_sz && (c->score < cutoff || budget < psz)) {
+			s->st.nr_quota_skip++;
+			s->st.sz_quota_skip += len;
+			exceeded = 1;
+			continue;
+		}
+		if (len > budget) {
+			/* the rest of this piece waits for the next window */
+			s->st.nr_quota_skip++;
+			s->st.sz_quota_skip += len - (budget & ~(psz - 1));
+			len = budget & ~(psz - 1);
+			exceeded = 1;
+		}
+		if (over_time(e)) {
+			s->st.nr_quota_skip++;
+			s->st.sz_quota_skip += len;
+			exceeded = 1;
+			continue;
+		}
+		done = act_chunked(e, s, t, c->start, len, &tried, &err);
+		if (s->quota_sz) {
+			/* charged what was tried, as DAMOS does: a failing range costs too */
+			budget -= tried;
+			s->quota_used += tried;
+		}
+		if (tried < len && !err) {
+			/* out of time for this snapshot: the rest waits */
+			s->st.nr_quota_skip++;
+			s->st.sz_quota_skip += len - tried;
+			exceeded = 1;
+		}
+		if (done) {
+			s->st.nr_applied++;
+			s->st.sz_applied += done;
+		}
+		if (err) {
+			s->st.errs[pol_err_class(err)]++;
+			if (pol_err_class(err) == POL_EOTHER)
+				s->st.other_errno = -err;
+			if (err == -ESRCH)
+				t->gone = 1;
+			continue;
+		}
+		if (s->action != POL_STAT && tried) {
+			pol_iset_add(&s->acted, c->start, c->start + tried, now);
+			forget_elsewhere(e, s, c->start, c->start + tried);
+		}
+	}
+	if (exceeded)
+		s->st.qt_exceeds++;
+}
+
+void pol_engine_apply(struct pol_engine *e, const struct daptrace_snapshot *snap,
+		      int64_t now_ns)
+{
+	e->nr_snapshots++;
+	e->nr_missed += snap->missed_before;
+	if (!e->t0_ns)
+		e->t0_ns = now_ns;
+	if (snap->missed_before) {
+		/*
+		 * Windows we never saw may hold accesses: nothing is known to
+		 * be idle, and no acted-on cold range is known to be untouched.
+		 */
+		e->t0_ns = now_ns;
+		for (int i = 0; i < e->nr_schemes; i++)
+			if (!e->s[i].hottest_first)
+				pol_iset_free(&e->s[i].acted);
+	}
+	if (e->max_idle_us) {
+		/* older than every idle= condition: blocks nothing, forget it */
+		pol_iset_expire(&e->accessed, now_ns - (int64_t)e->max_idle_us * 1000);
+		for (uint32_t i = 0; i < snap->nr_regions; i++)
+			if (snap->regions[i].nr_accesses)
+				pol_iset_add(&e->accessed, snap->regions[i].start,
+					     snap->regions[i].end, now_ns);
+	}
+	for (int i = 0; i < e->nr_targets; i++) {
+		struct pol_target *t = &e->t[i];
+
+		if (t->gone || (t->maps_ns && now_ns - t->maps_ns < MAPS_REFRESH_NS))
+			continue;
+		e->maps_refresh(&t->maps);
+		t->maps_ns = now_ns;
+		if (t->maps.gone)
+			t->gone = 1;
+	}
+	e->apply_start_ns = mono_ns();
+	e->pieces_done = 0;
+	for (int i = 0; i < e->nr_schemes; i++)
+		apply_scheme(e, &e->s[i], snap, now_ns);
+}

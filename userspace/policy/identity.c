@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Region identity: the address ranges a scheme already acted on.  Regions
+ * change shape every window (merge/split), so identity is kept by address,
+ * not by region: a sorted array of disjoint ranges.  A scheme skips the
+ * covered part of a matching region; the engine removes a range when it is
+ * accessed again, when another scheme acts on it, or when it expires.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy.h"
+
+static int reserve(struct pol_iset *s, size_t extra)
+{
+	struct pol_range *r;
+	size_t cap;
+
+	if (s->n + extra <= s->cap)
+		return 0;
+	cap = s->cap ? s->cap * 2 : 64;
+	while (cap < s->n + extra)
+		cap *= 2;
+	r = realloc(s->r, cap * sizeof(*r));
+	if (!r)
+		return -1;
+	s->r = r;
+	s->cap = cap;
+	return 0;
+}
+
+/* Index of the first range ending after @addr. */
+static size_t first_after(const struct pol_iset *s, uint64_t addr)
+{
+	size_t lo = 0, hi = s->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (s->r[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+void pol_iset_remove(struct pol_iset *s, uint64_t start, uint64_t end)
+{
+	size_t i = first_after(s, start), j;
+
+	if (start >= end)
+		return;
+	/* a range sticking out on both sides splits in two */
+	if (i < s->n && s->r[i].start < start && s->r[i].end > end) {
+		if (reserve(s, 1)) {
+			/* forget it all: acted on again later, which is safe */
+			memmove(&s->r[i], &s->r[i + 1], (s->n - i - 1) * sizeof(s->r[0]));
+			s->n--;
+			return;
+		}
+		memmove(&s->r[i + 1], &s->r[i], (s->n - i) * sizeof(s->r[0]));
+		s->n++;
+		s->r[i].end = start;
+		s->r[i + 1].start = end;
+		return;
+	}
+	if (i < s->n && s->r[i].start < start) {
+		s->r[i].end = start;
+		i++;
+	}
+	for (j = i; j < s->n && s->r[j].end <= end; j++)
+		;
+	if (j < s->n && s->r[j].start < end)
+		s->r[j].start = end;
+	memmove(&s->r[i], &s->r[j], (s->n - j) * sizeof(s->r[0]));
+	s->n -= j - i;
+}
+
+void pol_iset_add(struct pol_iset *s, uint64_t start, uint64_t end, int64_t t_ns)
+{
+	size_t i;
+
+	if (start >= end)
+		return;
+	pol_iset_remove(s, start, end);
+	if (reserve(s, 1))
+		return;		/* not remembered: acted on again later, never lost */
+	i = first_after(s, start);
+	memmove(&s->r[i + 1], &s->r[i], (s->n - i) * sizeof(s->r[0]));
+	s->r[i] = (struct pol_range){ start, end, t_ns };
+	s->n++;
+}
+
+void pol_iset_expire(struct pol_iset *s, int64_t before_ns)
+{
+	size_t j = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		if (s->r[i].t_ns >= before_ns)
+			s->r[j++] = s->r[i];
+	s->n = j;
+}
+
+uint64_t pol_iset_covered(const struct pol_iset *s, uint64_t start, uint64_t end)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = first_after(s, start); i < s->n && s->r[i].start < end; i++) {
+		uint64_t a = s->r[i].start > start ? s->r[i].start : start;
+		uint64_t b = s->r[i].end < end ? s->r[i].end : end;
+
+		sum += b - a;
+	}
+	return sum;
+}
+
+int pol_iset_first_gap_since(const struct pol_iset *s, uint64_t start, uint64_t end,
+			     int64_t since_ns, uint64_t *ps, uint64_t *pe)
+{
+	size_t i = first_after(s, start);
+
+	while (start < end) {
+		while (i < s->n && s->r[i].t_ns < since_ns && s->r[i].start < end)
+			i++;
+		if (i >= s->n || s->r[i].start >= end) {
+			*ps = start;
+			*pe = end;
+			return 1;
+		}
+		if (s->r[i].start > start) {
+			*ps = start;
+			*pe = s->r[i].start;
+			return 1;
+		}
+		start = s->r[i].end;
+		i++;
+	}
+	return 0;
+}
+
+int pol_iset_first_gap(const struct pol_iset *s, uint64_t start, uint64_t end,
+		       uint64_t *ps, uint64_t *pe)
+{
+	return pol_iset_first_gap_since(s, start, end, INT64_MIN, ps, pe);
+}
+
+void pol_iset_free(struct pol_iset *s)
+{
+	free(s->r);
+	memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The userspace policy engine: DAMOS-style schemes applied to daptrace
+ * snapshots, acting on the targets with process_madvise(2) and move_pages(2).
+ *
+ * A scheme is data (struct pol_scheme): an access pattern, an action, a
+ * quota, watermarks and filters, plus its stats.  Parsing (scheme_parse.c)
+ * fills it, the engine (engine.c) applies it to each snapshot, the actions
+ * (actions.c) are the only code that touches a target.
+ */
+#ifndef DAPTRACE_POLICY_H
+#define DAPTRACE_POLICY_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "daptrace.h"
+
+enum pol_action {
+	POL_PAGEOUT,		/* process_madvise(MADV_PAGEOUT) */
+	POL_COLD,		/* process_madvise(MADV_COLD) */
+	POL_WILLNEED,		/* process_madvise(MADV_WILLNEED) */
+	POL_COLLAPSE,		/* process_madvise(MADV_COLLAPSE), 6.1+ */
+	POL_MIGRATE_HOT,	/* move_pages() to a node, hottest first */
+	POL_MIGRATE_COLD,	/* move_pages() to a node, coldest first */
+	POL_STAT,		/* only count */
+	POL_NR_ACTIONS,
+};
+
+/* Watermark metric: free memory in permille of the total. */
+enum pol_wmark_metric {
+	POL_WMARK_NONE,
+	POL_WMARK_FREE,		/* system: /proc/meminfo MemFree/MemTotal */
+	POL_WMARK_NODE_FREE,	/* one node: /sys/devices/system/node/nodeN/meminfo */
+};
+
+enum pol_filter_type {
+	POL_FILTER_ANY,
+	POL_FILTER_ANON,	/* anonymous (heap, stack, [anon]) */
+	POL_FILTER_FILE,	/* file-backed */
+};
+
+/* Errors the actions count instead of stopping on (index into errs[]). */
+enum pol_err {
+	POL_EPERM, POL_ENOMEM, POL_EAGAIN, POL_ESRCH, POL_EOTHER, POL_NR_ERRS,
+};
+
+/**
+ * struct pol_stats - what a scheme did, since the start.
+ * @nr_tried/@sz_tried:	regions (pieces) and bytes matching pattern+filters
+ * @nr_applied/@sz_applied: acted on successfully (for migrations: bytes
+ *			that actually changed node)
+ * @nr_quota_skip/@sz_quota_skip: matched but left out by the quota
+ * @nr_identity_skip/@sz_identity_skip: matched but already acted on and not
+ *			accessed since (region identity)
+ * @qt_exceeds:		windows in which the quota ran out
+ * @wmark_inactive:	snapshots skipped because of the watermarks
+ * @errs:		failed syscalls by errno class (enum pol_err)
+ * @other_errno:	the last errno counted in errs[POL_EOTHER]
+ */
+struct pol_stats {
+	uint64_t nr_tried, sz_tried;
+	uint64_t nr_applied, sz_applied;
+	uint64_t nr_quota_skip, sz_quota_skip;
+	uint64_t nr_identity_skip, sz_identity_skip;
+	uint64_t qt_exceeds;
+	uint64_t wmark_inactive;
+	uint64_t errs[POL_NR_ERRS];
+	int other_errno;
+};
+
+/* One acted-on address range of region identity. */
+struct pol_range {
+	uint64_t start, end;
+	int64_t t_ns;		/* when it was acted on */
+};
+
+/* A sorted set of disjoint ranges. */
+struct pol_iset {
+	struct pol_range *r;
+	size_t n, cap;
+};
+
+/**
+ * struct pol_scheme - one scheme.
+ * @name:	"N:action", for stats
+ * @action:	what to do
+ * @node:	target node of migrate_hot/migrate_cold
+ * @min_sz/@max_sz: region size range, bytes
+ * @min_freq/@max_freq: nr_accesses range, permille of the window's samples
+ * @min_age_us/@max_age_us: age range, µs (age in windows * aggr_us)
+ * @quota_sz:	bytes per @quota_us window, 0 = unlimited
+ * @quota_us:	quota window
+ * @hottest_first: prioritise hot regions under the quota (else coldest)
+ * @wmark:	watermark metric; @wmark_node for POL_WMARK_NODE_FREE
+ * @wmark_high/@wmark_mid/@wmark_low: permille of free memory: active from
+ *		below @mid until above @high or below @low (DAMOS semantics)
+ * @ftype:	anon/file filter
+ * @flabel:	act only in mappings whose label contains this (NULL: any)
+ * @faddr_start/@faddr_end: act only inside this address range (0,0: any)
+ * @reapply_us:	forget an acted range after this long, 0 = only when the
+ *		range is accessed again (or another scheme acts on it)
+ * @idle_us:	act only on bytes not seen accessed in any window for this
+ *		long (0: no such condition).  Unlike @min_age_us this does not
+ *		depend on how the monitor merges and splits regions, and a
+ *		range read now and then (every second, say) is never idle.
+ */
+struct pol_scheme {
+	char name[32];
+	enum pol_action action;
+	int node;
+	uint64_t min_sz, max_sz;
+	uint32_t min_freq, max_freq;
+	uint64_t min_age_us, max_age_us;
+	uint64_t quota_sz, quota_us;
+	int hottest_first;
+	enum pol_wmark_metric wmark;
+	int wmark_node;
+	uint32_t wmark_high, wmark_mid, wmark_low;
+	enum pol_filter_type ftype;
+	char *flabel;
+	uint64_t faddr_start, faddr_end;
+	uint64_t reapply_us;
+	uint64_t idle_us;
+
+	/* run-time state */
+	int active;			/* watermarks let it run */
+	int64_t quota_reset_ns;		/* start of the current quota window */
+	uint64_t quota_used;		/* bytes charged in the window */
+	struct pol_iset acted;		/* region identity */
+	struct pol_stats st;
+};
+
+#define POL_MAX_SCHEMES	16
+/* Actions are issued in pieces of at most this many bytes. */
+#define POL_ACT_CHUNK	(2ULL << 20)
+#define POL_ERRMSG_LEN	256
+
+/* scheme_parse.c */
+const char *pol_action_name(enum pol_action a);
+void pol_scheme_init(struct pol_scheme *s, enum pol_action a);
+/*
+ * Parse one scheme "ACTION [NODE] [key=value ...]" into @s.  On error
+ * returns -EINVAL and writes a message (without a location) to @err.
+ * Does not check that nodes exist: see pol_scheme_check_nodes().
+ */
+int pol_scheme_parse(const char *spec, struct pol_scheme *s, char *err, size_t errlen);
+/*
+ * Parse a scheme file: one scheme per line, '#' comments, blank lines.
+ * Appends to @s (at most @max in total, *@n already used).  On error the
+ * message names "FILE:LINE".
+ */
+int pol_scheme_file_parse(FILE *f, const char *fname, struct pol_scheme *s, int *n,
+			  int max, char *err, size_t errlen);
+/* The preset's scheme lines ("reclaim", "tiering"), or NULL. */
+const char *const *pol_preset(const char *name);
+/* -ENODEV with a message if a node the scheme names does not exist. */
+int pol_scheme_check_nodes(const struct pol_scheme *s, char *err, size_t errlen);
+void pol_scheme_free(struct pol_scheme *s);
+/* Strict "123", "4K", "64M", "1G" (binary units) to bytes. */
+int pol_parse_bytes(const char *str, uint64_t *v);
+
+/* identity.c */
+void pol_iset_add(struct pol_iset *s, uint64_t start, uint64_t end, int64_t t_ns);
+void pol_iset_remove(struct pol_iset *s, uint64_t start, uint64_t end);
+void pol_iset_expire(struct pol_iset *s, int64_t before_ns);
+/* Bytes of [start, end) covered by the set. */
+uint64_t pol_iset_covered(const struct pol_iset *s, uint64_t start, uint64_t end);
+/*
+ * The first piece of [start, end) not covered by the set, in
+ * [*ps, *pe); returns 0 if none.
+ */
+int pol_iset_first_gap(const struct pol_iset *s, uint64_t start, uint64_t end,
+		       uint64_t *ps, uint64_t *pe);
+/* The same, counting only ranges with t_ns >= @since_ns as covering. */
+int pol_iset_first_gap_since(const struct pol_iset *s, uint64_t start, uint64_t end,
+			     int64_t since_ns, uint64_t *ps, uint64_t *pe);
+void pol_iset_free(struct pol_iset *s);
+
+/* quota.c: prioritisation */
+#define POL_MAX_SCORE	99
+/* Score 0..99 of a region: higher = acted on first. */
+unsigned int pol_score(const struct pol_scheme *s, uint32_t nr_accesses,
+		       uint32_t nr_samples, uint64_t age_us);
+/*
+ * DAMOS-style cut-off over hist[0..POL_MAX_SCORE] (bytes per score): every
+ * region scoring above the returned score fits in @budget; regions scoring
+ * exactly it fit only in part (until the budget is spent); lower ones wait.
+ * 0 when everything fits.
+ */
+unsigned int pol_score_cutoff(const uint64_t *hist, uint64_t budget);
+
+/* watermark.c: free memory in permille, or -errno. */
+int pol_free_permille(enum pol_wmark_metric m, int node);
+/* Update s->active from the metric; returns the new state. */
+int pol_wmark_update(struct pol_scheme *s);
+int pol_node_exists(int node);
+
+/*
+ * actions.c: each returns the bytes applied (>= 0) and stores 0 or the
+ * -errno of the call that failed in *@err (some bytes may be applied
+ * before a failure).
+ */
+int pol_pidfd_open(pid_t pid);
+uint64_t pol_act_madvise(int pidfd, enum pol_action a, uint64_t start, uint64_t len,
+			 int *err);
+/* Moves the present pages of [start, start+len) not on @node to it. */
+uint64_t pol_act_migrate(pid_t pid, int node, uint64_t start, uint64_t len, int *err);
+enum pol_err pol_err_class(int err);
+const char *pol_err_name(enum pol_err e);
+
+/* engine.c */
+#include "maps.h"
+
+struct pol_target {
+	pid_t pid;
+	int pidfd;		/* -1 if it could not be opened */
+	struct maps maps;	/* for filters and to act on mapped bytes only */
+	int64_t maps_ns;
+	int gone;		/* exited: no more actions */
+};
+
+/* A piece of a matching region the scheme may act on. */
+struct pol_cand {
+	uint64_t start, end;
+	int target;
+	unsigned int score;
+};
+
+struct pol_engine {
+	struct pol_scheme *s;
+	int nr_schemes;
+	struct pol_target t[DAPTRACE_MAX_TARGETS];
+	int nr_targets;
+	struct pol_cand *cand;
+	size_t nr_cand, cap_cand;
+	struct pol_iset accessed;	/* when each range was last seen accessed */
+	int64_t t0_ns;			/* first snapshot applied */
+	uint64_t max_idle_us;
+	/* time one snapshot's actions may take, 0 = no limit (see engine.c) */
+	int64_t work_budget_ns;
+	int64_t apply_start_ns;
+	uint64_t pieces_done;		/* in this snapshot */
+	uint64_t act_chunk;		/* POL_ACT_CHUNK */
+	uint64_t nr_snapshots;
+	uint64_t nr_missed;
+	/* for tests: replaces the syscalls when set */
+	uint64_t (*act)(struct pol_engine *e, const struct pol_scheme *s,
+			struct pol_target *t, uint64_t start, uint64_t len, int *err);
+	int (*maps_refresh)(struct maps *m);
+};
+
+int pol_engine_init(struct pol_engine *e, struct pol_scheme *s, int nr_schemes,
+		    const pid_t *pids, int nr_pids);
+/* Apply every scheme to one snapshot at time @now_ns (CLOCK_MONOTONIC). */
+void pol_engine_apply(struct pol_engine *e, const struct daptrace_snapshot *snap,
+		      int64_t now_ns);
+void pol_engine_free(struct pol_engine *e);
+
+/* stats.c: CSV (one row per scheme) and JSON (one object) of the stats. */
+int pol_stats_write_csv(FILE *f, const struct pol_engine *e);
+int pol_stats_write_json(FILE *f, const struct pol_engine *e, double elapsed_s);
+/* Write atomically to @path (a temporary file renamed over it). */
+int pol_stats_save(const char *path, const struct pol_engine *e, double elapsed_s,
+		   int json);
+
+#endif

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The schemes' stats for machines: CSV (libcsv) and JSON (json-c). */
+#include <errno.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <csv.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "policy.h"
+
+#define STAT_FIELDS(X)						\
+	X(nr_tried) X(sz_tried) X(nr_applied) X(sz_applied)	\
+	X(nr_quota_skip) X(sz_quota_skip)			\
+	X(nr_identity_skip) X(sz_identity_skip)			\
+	X(qt_exceeds) X(wmark_inactive)
+
+int pol_stats_write_csv(FILE *f, const struct pol_engine *e)
+{
+	fputs("scheme,action,node", f);
+#define X(n) fputs("," #n, f);
+	STAT_FIELDS(X)
+#undef X
+	for (int k = 0; k < POL_NR_ERRS; k++)
+		fprintf(f, ",err_%s", pol_err_name(k));
+	fputc('\n', f);
+	for (int i = 0; i < e->nr_schemes; i++) {
+		const struct pol_scheme *s = &e->s[i];
+
+		csv_fwrite(f, s->name, strlen(s->name));
+		fprintf(f, ",%s,%d", pol_action_name(s->action), s->node);
+#define X(n) fprintf(f, ",%" PRIu64, (uint64_t)s->st.n);
+		STAT_FIELDS(X)
+#undef X
+		for (int k = 0; k < POL_NR_ERRS; k++)
+			fprintf(f, ",%" PRIu64, s->st.errs[k]);
+		fputc('\n', f);
+	}
+	return ferror(f) ? -EIO : 0;
+}
+
+int pol_stats_write_json(FILE *f, const struct pol_engine *e, double elapsed_s)
+{
+	struct json_object *root = json_object_new_object();
+	struct json_object *arr = json_object_new_array();
+	int ret = 0;
+
+	if (!root || !arr) {
+		json_object_put(root);
+		json_object_put(arr);
+		return -ENOMEM;
+	}
+	json_object_object_add(root, "elapsed_s", json_object_new_double(elapsed_s));
+	json_object_object_add(root, "snapshots", json_object_new_uint64(e->nr_snapshots));
+	json_object_object_add(root, "snapshots_missed", json_object_new_uint64(e->nr_missed));
+	for (int i = 0; i < e->nr_schemes; i++) {
+		const struct pol_scheme *s = &e->s[i];
+		struct json_object *o = json_object_new_object();
+		struct json_object *errs = json_object_new_object();
+
+		json_object_object_add(o, "scheme", json_object_new_string(s->name));
+		json_object_object_add(o, "action", json_object_new_string(pol_action_name(s->action)));
+		json_object_object_add(o, "node", json_object_new_int(s->node));
+#define X(n) json_object_object_add(o, #n, json_object_new_uint64(s->st.n));
+		STAT_FIELDS(X)
+#undef X
+		for (int k = 0; k < POL_NR_ERRS; k++)
+			json_object_object_add(errs, pol_err_name(k),
+					       json_object_new_uint64(s->st.errs[k]));
+		json_object_object_add(o, "errors", errs);
+		json_object_array_add(arr, o);
+	}
+	json_object_object_add(root, "schemes", arr);
+	if (fprintf(f, "%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY)) < 0)
+		ret = -EIO;
+	json_object_put(root);
+	return ret;
+}
+
+int pol_stats_save(const char *path, const struct pol_engine *e, double elapsed_s,
+		   int json)
+{
+	size_t len = strlen(path) + 8;
+	char *tmp = malloc(len);
+	FILE *f;
+	int ret;
+
+	if (!tmp)
+		return -ENOMEM;
+	snprintf(tmp, len, "%s.tmp", path);
+	f = fopen(tmp, "we");
+	if (!f) {
+		ret = -errno;
+		free(tmp);
+		return ret;
+	}
+	ret = json ? pol_stats_write_json(f, e, elapsed_s) : pol_stats_write_csv(f, e);
+	if (fclose(f) && !ret)
+		ret = -errno;
+	/* readers see the old or the new file, never half of one */
+	if (!ret && rename(tmp, path))
+		ret = -errno;
+	if (ret)
+		unlink(tmp);
+	free(tmp);
+	return ret;
+}

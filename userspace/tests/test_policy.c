@@ -1,0 +1,567 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The policy engine on the host: the scheme grammar (good and bad schemes,
+ * file errors naming the line), quota prioritisation (histogram cut-off),
+ * region identity, and the engine applying schemes to synthetic snapshots
+ * with the syscalls replaced by a recorder.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+#include "policy.h"
+
+#define MiB (1ULL << 20)
+
+static const struct {
+	const char *spec;
+	const char *err;	/* NULL: valid; else a part of the message */
+} parse_cases[] = {
+	{ "pageout", NULL },
+	{ "cold freq=0-0 age=5s-max", NULL },
+	{ "willneed size=4K-1G", NULL },
+	{ "stat", NULL },
+	{ "collapse", NULL },
+	{ "migrate_hot 0 freq=5-100 quota=256M/1s", NULL },
+	{ "migrate_cold 1 age=5s-max prio=coldest", NULL },
+	{ "pageout wmarks=free,50,40,20", NULL },
+	{ "pageout wmarks=node1,50,40,20", NULL },
+	{ "pageout type=anon label=[heap] addr=0x1000-0x2000 reapply=10s", NULL },
+	{ "  pageout\tfreq=0-10  ", NULL },
+	{ "pageout idle=5s", NULL },
+	{ "pageout idle=0", "idle=0: expected a duration > 0" },
+	{ "", "empty scheme" },
+	{ "page_out", "unknown action 'page_out'" },
+	{ "migrate_hot", "migrate_hot needs a target NODE" },
+	{ "migrate_cold x", "migrate_cold needs a target NODE number, got 'x'" },
+	{ "pageout quota=0/1s", "a quota of 0" },
+	{ "pageout quota=64M/0", "quota=64M/0" },	/* no time: an error either way */
+	{ "pageout quota=64M", "quota=64M: expected BYTES/DURATION" },
+	{ "pageout freq=0-101", "freq=0-101" },
+	{ "pageout freq=50-10", "freq=50-10" },
+	{ "pageout age=5s", "age=5s" },
+	{ "pageout age=10s-5s", "age=10s-5s" },
+	{ "pageout size=1X-2M", "size=1X-2M" },
+	{ "pageout prio=warm", "prio=warm" },
+	{ "pageout wmarks=free,10,20,30", "wmarks=free,10,20,30" },
+	{ "pageout wmarks=swap,50,40,20", "wmarks=swap" },
+	{ "pageout wmarks=free,50,40", "wmarks=free,50,40" },
+	{ "pageout type=shmem", "type=shmem" },
+	{ "pageout label=", "empty label" },
+	{ "pageout addr=0x2000-0x1000", "addr=0x2000-0x1000" },
+	{ "pageout bogus=1", "unknown key 'bogus'" },
+	{ "pageout freq", "'freq': expected key=value" },
+};
+
+TEST(parse_table)
+{
+	for (size_t i = 0; i < sizeof(parse_cases) / sizeof(parse_cases[0]); i++) {
+		struct pol_scheme s;
+		char err[POL_ERRMSG_LEN] = "";
+		int ret = pol_scheme_parse(parse_cases[i].spec, &s, err, sizeof(err));
+
+		if (!parse_cases[i].err) {
+			EXPECT_EQ(0, ret) TH_LOG("'%s': %s", parse_cases[i].spec, err);
+			if (!ret)
+				pol_scheme_free(&s);
+		} else {
+			EXPECT_EQ(-EINVAL, ret) TH_LOG("'%s' accepted", parse_cases[i].spec);
+			EXPECT_NE(NULL, strstr(err, parse_cases[i].err))
+				TH_LOG("'%s': message '%s'", parse_cases[i].spec, err);
+		}
+	}
+}
+
+TEST(parse_values)
+{
+	struct pol_scheme s;
+	char err[POL_ERRMSG_LEN];
+
+	ASSERT_EQ(0, pol_scheme_parse("migrate_cold 1 size=8K-1G freq=0-5 age=1.5s-max "
+				      "quota=64M/500ms wmarks=node1,60,50,10 type=file "
+				      "label=libc addr=4096-8192", &s, err, sizeof(err)));
+	EXPECT_EQ(POL_MIGRATE_COLD, s.action);
+	EXPECT_EQ(1, s.node);
+	EXPECT_EQ(8192, s.min_sz);
+	EXPECT_EQ(1ULL << 30, s.max_sz);
+	EXPECT_EQ(0, s.min_freq);
+	EXPECT_EQ(50, s.max_freq);
+	EXPECT_EQ(1500000, s.min_age_us);
+	EXPECT_EQ(UINT64_MAX, s.max_age_us);
+	EXPECT_EQ(64 * MiB, s.quota_sz);
+	EXPECT_EQ(500000, s.quota_us);
+	EXPECT_EQ(0, s.hottest_first);
+	EXPECT_EQ(POL_WMARK_NODE_FREE, s.wmark);
+	EXPECT_EQ(1, s.wmark_node);
+	EXPECT_EQ(600, s.wmark_high);
+	EXPECT_EQ(500, s.wmark_mid);
+	EXPECT_EQ(100, s.wmark_low);
+	EXPECT_EQ(0, s.active);		/* watermarked: off until checked */
+	EXPECT_EQ(POL_FILTER_FILE, s.ftype);
+	EXPECT_STREQ("libc", s.flabel);
+	EXPECT_EQ(4096, s.faddr_start);
+	EXPECT_EQ(8192, s.faddr_end);
+	pol_scheme_free(&s);
+
+	ASSERT_EQ(0, pol_scheme_parse("migrate_hot 0", &s, err, sizeof(err)));
+	EXPECT_EQ(1, s.hottest_first);
+	EXPECT_EQ(1, s.active);
+	pol_scheme_free(&s);
+}
+
+TEST(presets_parse)
+{
+	const char *names[] = { "reclaim", "tiering" };
+
+	for (int i = 0; i < 2; i++) {
+		const char *const *p = pol_preset(names[i]);
+
+		ASSERT_NE(NULL, p);
+		for (; *p; p++) {
+			struct pol_scheme s;
+			char err[POL_ERRMSG_LEN];
+
+			EXPECT_EQ(0, pol_scheme_parse(*p, &s, err, sizeof(err))) TH_LOG("%s", err);
+			pol_scheme_free(&s);
+		}
+	}
+	EXPECT_EQ(NULL, pol_preset("fast"));
+}
+
+static int parse_file(const char *text, struct pol_scheme *s, int *n, char *err)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	int ret = pol_scheme_file_parse(f, "s.txt", s, n, 4, err, POL_ERRMSG_LEN);
+
+	fclose(f);
+	return ret;
+}
+
+TEST(file_errors_name_the_line)
+{
+	struct pol_scheme s[4];
+	char err[POL_ERRMSG_LEN];
+	int n = 0;
+
+	ASSERT_EQ(0, parse_file("# reclaim\n\npageout freq=0-0  # idle\n  stat\n", s, &n, err));
+	EXPECT_EQ(2, n);
+	EXPECT_EQ(POL_STAT, s[1].action);
+	while (n)
+		pol_scheme_free(&s[--n]);
+
+	EXPECT_EQ(-EINVAL, parse_file("pageout\n\nmigrate_hot\n", s, &n, err));
+	EXPECT_NE(NULL, strstr(err, "s.txt:3: migrate_hot needs")) TH_LOG("%s", err);
+	EXPECT_EQ(0, n);	/* nothing half-parsed is kept */
+
+	EXPECT_EQ(-EINVAL, parse_file("stat\nstat\nstat\nstat\nstat\n", s, &n, err));
+	EXPECT_NE(NULL, strstr(err, "s.txt:5: more than 4 schemes")) TH_LOG("%s", err);
+	EXPECT_EQ(0, n);
+
+	EXPECT_EQ(-EINVAL, parse_file("# nothing\n", s, &n, err));
+	EXPECT_NE(NULL, strstr(err, "no scheme")) TH_LOG("%s", err);
+}
+
+TEST(nodes_checked)
+{
+	struct pol_scheme s;
+	char err[POL_ERRMSG_LEN];
+
+	ASSERT_EQ(0, pol_scheme_parse("migrate_hot 4095", &s, err, sizeof(err)));
+	EXPECT_EQ(-ENODEV, pol_scheme_check_nodes(&s, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "node 4095 does not exist")) TH_LOG("%s", err);
+	pol_scheme_free(&s);
+}
+
+TEST(bytes)
+{
+	uint64_t v;
+
+	EXPECT_EQ(0, pol_parse_bytes("4K", &v));
+	EXPECT_EQ(4096, v);
+	EXPECT_EQ(0, pol_parse_bytes("3G", &v));
+	EXPECT_EQ(3ULL << 30, v);
+	EXPECT_EQ(-EINVAL, pol_parse_bytes("4KB", &v));
+	EXPECT_EQ(-EINVAL, pol_parse_bytes("-4K", &v));
+	EXPECT_EQ(-ERANGE, pol_parse_bytes("99999999999T", &v));
+}
+
+TEST(score_order)
+{
+	struct pol_scheme cold, hot;
+	char err[POL_ERRMSG_LEN];
+
+	ASSERT_EQ(0, pol_scheme_parse("pageout", &cold, err, sizeof(err)));
+	ASSERT_EQ(0, pol_scheme_parse("migrate_hot 0", &hot, err, sizeof(err)));
+	/* colder and older scores higher for a cold action */
+	EXPECT_GT(pol_score(&cold, 0, 20, 0), pol_score(&cold, 10, 20, 0));
+	EXPECT_GT(pol_score(&cold, 0, 20, 60000000), pol_score(&cold, 0, 20, 1000000));
+	/* and the other way for a hot one */
+	EXPECT_GT(pol_score(&hot, 20, 20, 0), pol_score(&hot, 1, 20, 0));
+	EXPECT_LE(pol_score(&cold, 0, 20, UINT64_MAX), POL_MAX_SCORE);
+	EXPECT_LE(pol_score(&hot, 99, 20, UINT64_MAX), POL_MAX_SCORE);
+}
+
+TEST(cutoff)
+{
+	uint64_t hist[POL_MAX_SCORE + 1] = { 0 };
+
+	hist[90] = 10 * MiB;
+	hist[50] = 20 * MiB;
+	hist[10] = 40 * MiB;
+	EXPECT_EQ(0, pol_score_cutoff(hist, 70 * MiB));		/* all fit */
+	EXPECT_EQ(10, pol_score_cutoff(hist, 69 * MiB));	/* 10 fits in part */
+	EXPECT_EQ(10, pol_score_cutoff(hist, 30 * MiB));	/* 90 and 50 fully */
+	EXPECT_EQ(50, pol_score_cutoff(hist, 29 * MiB));
+	EXPECT_EQ(90, pol_score_cutoff(hist, 5 * MiB));
+	EXPECT_EQ(90, pol_score_cutoff(hist, 0));
+}
+
+TEST(identity_set)
+{
+	struct pol_iset s = { 0 };
+	uint64_t a, b;
+
+	pol_iset_add(&s, 100, 200, 1);
+	pol_iset_add(&s, 300, 400, 2);
+	EXPECT_EQ(2, s.n);
+	EXPECT_EQ(100, pol_iset_covered(&s, 150, 350));
+	ASSERT_EQ(1, pol_iset_first_gap(&s, 50, 500, &a, &b));
+	EXPECT_EQ(50, a);
+	EXPECT_EQ(100, b);
+	ASSERT_EQ(1, pol_iset_first_gap(&s, 100, 500, &a, &b));
+	EXPECT_EQ(200, a);
+	EXPECT_EQ(300, b);
+	EXPECT_EQ(0, pol_iset_first_gap(&s, 120, 180, &a, &b));
+	/* removing the middle of a range splits it */
+	pol_iset_remove(&s, 120, 130);
+	EXPECT_EQ(3, s.n);
+	EXPECT_EQ(90, pol_iset_covered(&s, 100, 200));
+	/* an overlapping add takes over what it covers, with its own time */
+	pol_iset_add(&s, 150, 350, 3);
+	EXPECT_EQ(290, pol_iset_covered(&s, 0, 1000));
+	pol_iset_expire(&s, 3);
+	EXPECT_EQ(200, pol_iset_covered(&s, 0, 1000));
+	/* only ranges acted on since a time block */
+	ASSERT_EQ(1, pol_iset_first_gap_since(&s, 0, 1000, 4, &a, &b));
+	EXPECT_EQ(0, a);
+	EXPECT_EQ(1000, b);
+	ASSERT_EQ(1, pol_iset_first_gap_since(&s, 0, 1000, 3, &a, &b));
+	EXPECT_EQ(0, a);
+	EXPECT_EQ(150, b);
+	pol_iset_remove(&s, 0, 1000);
+	EXPECT_EQ(0, s.n);
+	pol_iset_free(&s);
+}
+
+/* ---- the engine with fake maps and a recording "syscall" ------------- */
+
+struct call {
+	uint64_t start, len;
+};
+static struct call calls[256];
+static int nr_calls;
+static int fail_with;
+
+static uint64_t fake_act(struct pol_engine *e, const struct pol_scheme *s,
+			 struct pol_target *t, uint64_t start, uint64_t len, int *err)
+{
+	(void)e; (void)s; (void)t;
+	if (nr_calls < 256)
+		calls[nr_calls++] = (struct call){ start, len };
+	*err = fail_with;
+	return fail_with ? 0 : len;
+}
+
+/* heap at 0-64M, a file at 64M-128M, an unmapped hole 128M-192M, anon above */
+static int fake_maps(struct maps *m)
+{
+	static const struct { uint64_t s, e; const char *l; } ents[] = {
+		{ 0, 64 * MiB, "[heap]" },
+		{ 64 * MiB, 128 * MiB, "/data/file" },
+		{ 192 * MiB, 256 * MiB, "[anon]" },
+	};
+
+	if (m->e)
+		return 0;
+	m->e = calloc(3, sizeof(*m->e));
+	for (int i = 0; i < 3; i++)
+		m->e[i] = (struct maps_entry){ ents[i].s, ents[i].e, strdup(ents[i].l) };
+	m->n = 3;
+	return 0;
+}
+
+static struct daptrace_region regs[8];
+
+#define REGION(s, e, nr, a) \
+	((struct daptrace_region){ .start = (s), .end = (e), .nr_accesses = (nr), \
+				   .age = (a), .pid = 42 })
+
+static void snap_of(struct daptrace_snapshot *snap, int n)
+{
+	memset(snap, 0, sizeof(*snap));
+	snap->nr_samples = 20;
+	snap->aggr_us = 100000;
+	snap->nr_regions = (uint32_t)n;
+	snap->regions = regs;
+}
+
+static void engine_of(struct pol_engine *e, struct pol_scheme *s, int n)
+{
+	pid_t pid = 42;
+
+	pol_engine_init(e, s, n, &pid, 1);
+	e->act = fake_act;
+	e->maps_refresh = fake_maps;
+	e->act_chunk = UINT64_MAX;	/* one call per range, as the tests count */
+	nr_calls = 0;
+	fail_with = 0;
+}
+
+static struct pol_scheme parsed(const char *spec)
+{
+	struct pol_scheme s;
+	char err[POL_ERRMSG_LEN];
+
+	if (pol_scheme_parse(spec, &s, err, sizeof(err)))
+		abort();
+	return s;
+}
+
+TEST(engine_clips_to_mappings_and_filters)
+{
+	struct pol_scheme s[2] = { parsed("pageout freq=0-0"),
+				   parsed("cold freq=0-0 type=file") };
+	struct daptrace_snapshot snap;
+	struct pol_engine e;
+
+	/* one idle region over the heap, the file, the hole and the anon map */
+	regs[0] = REGION(32 * MiB, 224 * MiB, 0, 5);
+	snap_of(&snap, 1);
+	engine_of(&e, s, 2);
+	pol_engine_apply(&e, &snap, 1000);
+	/* never the hole: 32-64 heap, 64-128 file, 192-224 anon; then the file */
+	ASSERT_EQ(4, nr_calls);
+	EXPECT_EQ(32 * MiB, calls[0].start);
+	EXPECT_EQ(32 * MiB, calls[0].len);
+	EXPECT_EQ(64 * MiB, calls[1].start);
+	EXPECT_EQ(192 * MiB, calls[2].start);
+	EXPECT_EQ(64 * MiB, calls[3].start);
+	EXPECT_EQ(64 * MiB, calls[3].len);
+	EXPECT_EQ(128 * MiB, s[0].st.sz_applied);
+	EXPECT_EQ(64 * MiB, s[1].st.sz_applied);
+	pol_engine_free(&e);
+	pol_scheme_free(&s[0]);
+	pol_scheme_free(&s[1]);
+}
+
+TEST(engine_identity)
+{
+	struct pol_scheme s = parsed("pageout freq=0-0");
+	struct daptrace_snapshot snap;
+	struct pol_engine e;
+
+	regs[0] = REGION(0, 32 * MiB, 0, 5);
+	regs[1] = REGION(32 * MiB, 64 * MiB, 3, 5);
+	snap_of(&snap, 2);
+	engine_of(&e, &s, 1);
+	pol_engine_apply(&e, &snap, 1000);
+	ASSERT_EQ(1, nr_calls);
+	/* still idle: not advised again, counted as an identity skip */
+	for (int i = 0; i < 5; i++)
+		pol_engine_apply(&e, &snap, 2000 + i);
+	EXPECT_EQ(1, nr_calls);
+	EXPECT_EQ(5 * 32 * MiB, s.st.sz_identity_skip);
+	/* the regions change shape: half of the acted range is accessed */
+	regs[0] = REGION(0, 16 * MiB, 2, 0);
+	regs[1] = REGION(16 * MiB, 64 * MiB, 0, 0);
+	pol_engine_apply(&e, &snap, 3000);
+	/* only the part that was accessed and is idle again is new */
+	ASSERT_EQ(2, nr_calls);
+	EXPECT_EQ(32 * MiB, calls[1].start);
+	EXPECT_EQ(32 * MiB, calls[1].len);
+	regs[0].nr_accesses = 0;
+	pol_engine_apply(&e, &snap, 4000);
+	ASSERT_EQ(3, nr_calls);
+	EXPECT_EQ(0, calls[2].start);
+	EXPECT_EQ(16 * MiB, calls[2].len);
+	pol_engine_free(&e);
+	pol_scheme_free(&s);
+}
+
+TEST(engine_idle_by_address)
+{
+	struct pol_scheme s = parsed("pageout idle=5s");
+	struct daptrace_snapshot snap;
+	struct pol_engine e;
+	const int64_t sec = 1000000000LL;
+
+	/* 0-32M idle all along; 32-48M read at t=2 s, inside a region of 32-64M */
+	regs[0] = REGION(0, 32 * MiB, 0, 50);
+	regs[1] = REGION(32 * MiB, 64 * MiB, 0, 50);
+	snap_of(&snap, 2);
+	engine_of(&e, &s, 1);
+	pol_engine_apply(&e, &snap, 1 * sec);
+	EXPECT_EQ(0, nr_calls);		/* not watched for 5 s yet */
+	regs[1].end = 48 * MiB;
+	regs[1].nr_accesses = 1;
+	regs[2] = REGION(48 * MiB, 64 * MiB, 0, 50);
+	snap_of(&snap, 3);
+	pol_engine_apply(&e, &snap, 2 * sec);
+	regs[1].nr_accesses = 0;
+	pol_engine_apply(&e, &snap, 6 * sec);
+	/* everything but the range read 4 s ago */
+	ASSERT_EQ(2, nr_calls);
+	EXPECT_EQ(0, calls[0].start);
+	EXPECT_EQ(32 * MiB, calls[0].len);
+	EXPECT_EQ(48 * MiB, calls[1].start);
+	EXPECT_EQ(16 * MiB, calls[1].len);
+	pol_engine_apply(&e, &snap, 7 * sec + 1);
+	ASSERT_EQ(3, nr_calls);
+	EXPECT_EQ(32 * MiB, calls[2].start);
+	EXPECT_EQ(16 * MiB, calls[2].len);
+	pol_engine_free(&e);
+	pol_scheme_free(&s);
+}
+
+TEST(engine_quota_coldest_first)
+{
+	struct pol_scheme s = parsed("pageout freq=0-50 quota=24M/1s");
+	struct daptrace_snapshot snap;
+	struct pol_engine e;
+
+	/* warm (5/20), cold (0/20) and old-cold regions: oldest coldest first */
+	regs[0] = REGION(0, 16 * MiB, 5, 1);
+	regs[1] = REGION(16 * MiB, 32 * MiB, 0, 1);
+	regs[2] = REGION(32 * MiB, 48 * MiB, 0, 600);
+	snap_of(&snap, 3);
+	engine_of(&e, &s, 1);
+	pol_engine_apply(&e, &snap, 1000000000LL);
+	ASSERT_EQ(2, nr_calls);
+	EXPECT_EQ(32 * MiB, calls[0].start);	/* old and cold: all of it */
+	EXPECT_EQ(16 * MiB, calls[0].len);
+	EXPECT_EQ(16 * MiB, calls[1].start);	/* cold: the part that fits */
+	EXPECT_EQ(8 * MiB, calls[1].len);
+	EXPECT_EQ(24 * MiB, s.st.sz_applied);
+	EXPECT_EQ(24 * MiB, s.st.sz_quota_skip);
+	EXPECT_EQ(1, s.st.qt_exceeds);
+	/* the same window: quota spent, nothing more */
+	pol_engine_apply(&e, &snap, 1500000000LL);
+	EXPECT_EQ(2, nr_calls);
+	/* next window: the rest fits, in address order; no range twice */
+	pol_engine_apply(&e, &snap, 2000000000LL);
+	ASSERT_EQ(4, nr_calls);
+	EXPECT_EQ(0, calls[2].start);
+	EXPECT_EQ(16 * MiB, calls[2].len);
+	EXPECT_EQ(24 * MiB, calls[3].start);
+	EXPECT_EQ(8 * MiB, calls[3].len);
+	pol_engine_free(&e);
+	pol_scheme_free(&s);
+}
+
+TEST(engine_work_budget)
+{
+	struct pol_scheme s = parsed("pageout freq=0-0");
+	struct daptrace_snapshot snap;
+	struct pol_engine e;
+
+	regs[0] = REGION(0, 32 * MiB, 0, 5);
+	snap_of(&snap, 1);
+	engine_of(&e, &s, 1);
+	e.act_chunk = 8 * MiB;
+	e.work_budget_ns = 1;		/* spent after the first chunk */
+	/* apply_start_ns is set by the apply: the first chunk always goes */
+	pol_engine_apply(&e, &snap, 1000);
+	ASSERT_EQ(1, nr_calls);
+	EXPECT_EQ(8 * MiB, calls[0].len);
+	EXPECT_EQ(24 * MiB, s.st.sz_quota_skip);
+	/* the next snapshot goes on where it stopped */
+	pol_engine_apply(&e, &snap, 2000);
+	ASSERT_EQ(2, nr_calls);
+	EXPECT_EQ(8 * MiB, calls[1].start);
+	pol_engine_free(&e);
+	pol_scheme_free(&s);
+}
+
+TEST(engine_watermarks)
+{
+	/* free memory is always in 0-100 %, never above 0 % of nothing */
+	struct pol_scheme s[2] = { parsed("pageout freq=0-0 wmarks=free,100,100,0"),
+				   parsed("cold freq=0-0 wmarks=free,0,0,0") };
+	struct daptrace_snapshot snap;
+	struct pol_engine e;
+
+	ASSERT_LT(0, pol_free_permille(POL_WMARK_FREE, 0));
+	regs[0] = REGION(0, 16 * MiB, 0, 5);
+	snap_of(&snap, 1);
+	engine_of(&e, s, 2);
+	pol_engine_apply(&e, &snap, 1000);
+	EXPECT_EQ(1, nr_calls);			/* only the first scheme ran */
+	EXPECT_EQ(16 * MiB, s[0].st.sz_applied);
+	EXPECT_EQ(0, s[1].st.sz_tried);
+	EXPECT_EQ(1, s[1].st.wmark_inactive);
+	EXPECT_EQ(-ENOENT, pol_free_permille(POL_WMARK_NODE_FREE, 4095));
+	pol_engine_free(&e);
+	pol_scheme_free(&s[0]);
+	pol_scheme_free(&s[1]);
+}
+
+TEST(engine_counts_errors_and_goes_on)
+{
+	struct pol_scheme s = parsed("pageout freq=0-0");
+	struct daptrace_snapshot snap;
+	struct pol_engine e;
+	const int errs[] = { -EPERM, -ENOMEM, -EAGAIN, -EINVAL };
+
+	regs[0] = REGION(0, 16 * MiB, 0, 1);
+	snap_of(&snap, 1);
+	engine_of(&e, &s, 1);
+	for (int i = 0; i < 4; i++) {
+		fail_with = errs[i];
+		pol_engine_apply(&e, &snap, 1000 + i);
+	}
+	/* failed ranges are not remembered: each window tries again */
+	EXPECT_EQ(4, nr_calls);
+	EXPECT_EQ(1, s.st.errs[POL_EPERM]);
+	EXPECT_EQ(1, s.st.errs[POL_ENOMEM]);
+	EXPECT_EQ(1, s.st.errs[POL_EAGAIN]);
+	EXPECT_EQ(1, s.st.errs[POL_EOTHER]);
+	/* the target exited: counted once, then nothing more is tried */
+	fail_with = -ESRCH;
+	pol_engine_apply(&e, &snap, 2000);
+	pol_engine_apply(&e, &snap, 3000);
+	EXPECT_EQ(5, nr_calls);
+	EXPECT_EQ(1, s.st.errs[POL_ESRCH]);
+	pol_engine_free(&e);
+	pol_scheme_free(&s);
+}
+
+TEST(stats_output)
+{
+	struct pol_scheme s = parsed("pageout");
+	struct pol_engine e;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	engine_of(&e, &s, 1);
+	s.st.sz_applied = 4096;
+	s.st.errs[POL_EPERM] = 3;
+	f = open_memstream(&buf, &len);
+	ASSERT_EQ(0, pol_stats_write_csv(f, &e));
+	fclose(f);
+	EXPECT_NE(NULL, strstr(buf, "scheme,action,node,nr_tried,sz_tried,nr_applied,sz_applied"));
+	EXPECT_NE(NULL, strstr(buf, "\"0:pageout\",pageout,-1,0,0,0,4096,")) TH_LOG("%s", buf);
+	EXPECT_NE(NULL, strstr(buf, ",3,0,0,0,0\n")) TH_LOG("%s", buf);
+	free(buf);
+	f = open_memstream(&buf, &len);
+	ASSERT_EQ(0, pol_stats_write_json(f, &e, 1.5));
+	fclose(f);
+	EXPECT_NE(NULL, strstr(buf, "\"sz_applied\":4096")) TH_LOG("%s", buf);
+	EXPECT_NE(NULL, strstr(buf, "\"eperm\":3")) TH_LOG("%s", buf);
+	free(buf);
+	pol_engine_free(&e);
+	pol_scheme_free(&s);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * daptrace policy's bad input: every wrong scheme, file or flag exits with 2
+ * and a message naming the flag or FILE:LINE, before anything is done (the
+ * command is never started, the kernel interface never opened).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "run_cmd.h"
+
+#define MARK "/tmp/daptrace-policy-test-mark"
+#define RUN(...) A("policy", __VA_ARGS__, "--", "touch", MARK)
+
+static const struct {
+	char *const *argv;
+	int code;
+	const char *msg;
+} cases[] = {
+	{ A("policy", "--help"), 0, "SCHEME: ACTION [NODE]" },
+	{ A("policy", "-p", "1"), 2, "no scheme: give --scheme" },
+	{ A("policy", "-S", "stat"), 2, "nothing to act on" },
+	{ A("policy", "-S", "stat", "-p", "1", "--", "true"), 2, "either --pid or a command" },
+	{ RUN("-S", "evict"), 2, "--scheme 'evict': unknown action 'evict'" },
+	{ RUN("-S", "migrate_hot 4095"), 2, "node 4095 does not exist" },
+	{ RUN("-S", "pageout wmarks=node4095,50,40,20"), 2, "wmarks: node 4095 does not exist" },
+	{ RUN("-S", "pageout quota=0/1s"), 2, "a quota of 0 acts on nothing" },
+	{ RUN("-S", "pageout freq=0-200"), 2, "freq=0-200: expected MIN-MAX percent" },
+	{ RUN("-P", "fast"), 2, "--preset: invalid value 'fast'" },
+	{ RUN("-f", "/nonexistent/schemes"), 2, "--scheme-file /nonexistent/schemes: No such file" },
+	{ RUN("-S", "stat", "--aggr", "1ms"), 2, "aggregation interval must be >= sample" },
+	{ RUN("-S", "stat", "--duration", "0"), 2, "--duration: invalid value '0'" },
+	{ RUN("-S", "stat", "--progress", "1us"), 2, "--progress: invalid value '1us'" },
+	{ RUN("-S", "stat", "--bogus"), 2, "unknown option '--bogus'" },
+};
+
+TEST(argument_errors)
+{
+	char out[8192];
+
+	if (!daptrace_bin())
+		SKIP(return, "DAPTRACE_BIN not set to the daptrace binary");
+	/* if anything got as far as the kernel, it would fail with 1, not 2 */
+	setenv("DAPTRACE_SYSFS", "/nonexistent/daptrace", 1);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int code;
+
+		unlink(MARK);
+		code = run_daptrace(cases[i].argv, out, sizeof(out));
+		EXPECT_EQ(cases[i].code, code) TH_LOG("case %zu: %s", i, out);
+		EXPECT_NE(NULL, strstr(out, cases[i].msg))
+			TH_LOG("case %zu: want '%s' in: %s", i, cases[i].msg, out);
+		EXPECT_NE(0, access(MARK, F_OK)) TH_LOG("case %zu ran the command", i);
+	}
+}
+
+TEST(scheme_file_error_names_the_line)
+{
+	char out[8192], path[] = "/tmp/daptrace-schemes-XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f;
+
+	if (!daptrace_bin())
+		SKIP(return, "DAPTRACE_BIN not set to the daptrace binary");
+	ASSERT_LE(0, fd);
+	f = fdopen(fd, "w");
+	fputs("# reclaim\npageout freq=0-0 age=5s-max\n\ncold age=5s\n", f);
+	fclose(f);
+	setenv("DAPTRACE_SYSFS", "/nonexistent/daptrace", 1);
+	unlink(MARK);
+	EXPECT_EQ(2, run_daptrace(RUN("-f", path), out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, ":4: age=5s: expected MIN-MAX")) TH_LOG("%s", out);
+	EXPECT_NE(0, access(MARK, F_OK));
+	/* a good file gets as far as the kernel interface: exit 1 there */
+	f = fopen(path, "w");
+	fputs("pageout freq=0-0\n", f);
+	fclose(f);
+	EXPECT_EQ(1, run_daptrace(A("policy", "-q", "-f", path, "-p", "1"), out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "cannot open the kernel interface")) TH_LOG("%s", out);
+	unlink(path);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,413 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * daptrace-policy-workload: memory with known hot, warm and cold sets, for
+ * judging reclaim and tiering policies by what happens to the process, not
+ * by a tool's counters.  Every page carries a pattern written at the start
+ * and checked at the end (and hot pages on every touch), so a policy that
+ * loses or corrupts data fails the run (exit status 1).
+ *
+ *   daptrace-policy-workload reclaim [options]
+ *	hot set read continuously, warm set every --warm-period, cold set
+ *	never until the final check.  Prints, just before the check, how
+ *	many hot and warm pages it found swapped out (mincore(2)) before
+ *	using them, its VmRSS/VmSwap and the system's pswpin.
+ *
+ *   daptrace-policy-workload tiering [options]
+ *	all memory first placed on --slow-node (set_mempolicy), then hot set
+ *	A for --phase, hot set B for --phase; the rest is cold.  Every 0.5 s
+ *	it asks move_pages(2) where its pages are and prints the fraction of
+ *	the hot set on --fast-node and of the cold memory on --slow-node; at
+ *	the end, per phase, how long the hot set took to reach 95 % on the
+ *	fast node ("converge phase=N secs=S" or "secs=never").
+ *
+ * Options: --hot SIZE --warm SIZE --cold SIZE (sizes with K/M/G),
+ * --duration SECS, --warm-period SECS, --phase SECS, --fast-node N,
+ * --slow-node N, --pidfile FILE (written once the memory is ready),
+ * --go FILE (tiering: wait for FILE to exist before the first phase, so a
+ * policy attached with -p sees the memory where it was placed).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MPOL_DEFAULT	0
+#define MPOL_BIND	2
+#define WORDS		(psz / sizeof(uint64_t))
+#define REPORT_NS	500000000LL
+
+static size_t psz;
+static uint64_t seed = 0x9e3779b97f4a7c15ULL;
+
+struct set {
+	const char *name;
+	uint8_t *base;
+	size_t pages;
+};
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static uint64_t pattern(const struct set *s, size_t page, size_t word)
+{
+	uint64_t x = (uint64_t)(uintptr_t)s->base + page * psz + word * 8;
+
+	x ^= seed;
+	x *= 0xff51afd7ed558ccdULL;
+	return x ^ (x >> 29);
+}
+
+static int set_alloc(struct set *s, const char *name, size_t bytes)
+{
+	s->name = name;
+	s->pages = bytes / psz;
+	s->base = NULL;
+	if (!s->pages)
+		return 0;
+	/* one mapping each, with a guard gap, so the sets never share a VMA */
+	s->base = mmap(NULL, (s->pages + 1) * psz, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (s->base == MAP_FAILED) {
+		perror("mmap");
+		return -1;
+	}
+	mprotect(s->base + s->pages * psz, psz, PROT_NONE);
+	madvise(s->base, s->pages * psz, MADV_NOHUGEPAGE);
+	return 0;
+}
+
+static void set_fill(struct set *s)
+{
+	for (size_t p = 0; p < s->pages; p++) {
+		uint64_t *w = (uint64_t *)(s->base + p * psz);
+
+		for (size_t i = 0; i < WORDS; i++)
+			w[i] = pattern(s, p, i);
+	}
+}
+
+/* Read one word per page and check it; returns bad pages. */
+static size_t set_touch(const struct set *s)
+{
+	size_t bad = 0;
+
+	for (size_t p = 0; p < s->pages; p++) {
+		size_t i = p % WORDS;
+
+		if (((volatile uint64_t *)(s->base + p * psz))[i] != pattern(s, p, i))
+			bad++;
+	}
+	return bad;
+}
+
+static size_t set_verify(const struct set *s)
+{
+	size_t bad = 0;
+
+	for (size_t p = 0; p < s->pages; p++) {
+		const uint64_t *w = (const uint64_t *)(s->base + p * psz);
+
+		for (size_t i = 0; i < WORDS; i++) {
+			if (w[i] != pattern(s, p, i)) {
+				bad++;
+				break;
+			}
+		}
+	}
+	return bad;
+}
+
+static size_t nr_other;	/* pages in neither place at the last query */
+static int other_status;
+
+/* Fraction of the set's pages on @node (move_pages status query). */
+static double set_on_node(const struct set *s, int node)
+{
+	enum { BATCH = 1024 };
+	void *pages[BATCH];
+	int status[BATCH];
+	size_t on = 0;
+
+	if (!s->pages)
+		return 1.0;
+	for (size_t p = 0; p < s->pages; p += BATCH) {
+		size_t n = s->pages - p < BATCH ? s->pages - p : BATCH;
+
+		for (size_t i = 0; i < n; i++)
+			pages[i] = s->base + (p + i) * psz;
+		if (syscall(SYS_move_pages, 0, n, pages, NULL, status, 0) < 0) {
+			perror("move_pages");
+			return -1.0;
+		}
+		for (size_t i = 0; i < n; i++) {
+			on += status[i] == node;
+			if (status[i] < 0) {
+				nr_other++;
+				other_status = status[i];
+			}
+		}
+	}
+	return (double)on / (double)s->pages;
+}
+
+static void print_status_line(const char *key)
+{
+	char line[256];
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, strlen(key)))
+			printf("%s", line);
+	fclose(f);
+}
+
+static unsigned long long vmstat(const char *key)
+{
+	char name[64];
+	unsigned long long v, r = 0;
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	if (!f)
+		return 0;
+	while (fscanf(f, "%63s %llu", name, &v) == 2)
+		if (!strcmp(name, key))
+			r = v;
+	fclose(f);
+	return r;
+}
+
+static int parse_size(const char *s, size_t *v)
+{
+	char *end;
+	unsigned long long n = strtoull(s, &end, 10);
+
+	switch (*end) {
+	case 'K': n <<= 10; end++; break;
+	case 'M': n <<= 20; end++; break;
+	case 'G': n <<= 30; end++; break;
+	}
+	if (*end || end == s)
+		return -1;
+	*v = n;
+	return 0;
+}
+
+struct opts {
+	size_t hot, warm, cold;
+	double duration, warm_period, phase;
+	int fast, slow;
+	const char *pidfile;
+	const char *go;
+};
+
+static void ready(const struct opts *o)
+{
+	FILE *f;
+
+	if (!o->pidfile)
+		return;
+	f = fopen(o->pidfile, "w");
+	if (f) {
+		fprintf(f, "%d\n", (int)getpid());
+		fclose(f);
+	}
+}
+
+static int verify_all(struct set *sets, int n)
+{
+	size_t bad = 0;
+
+	for (int i = 0; i < n; i++) {
+		size_t b = set_verify(&sets[i]);
+
+		printf("verify %s pages=%zu bad=%zu\n", sets[i].name, sets[i].pages, b);
+		bad += b;
+	}
+	printf("verify %s\n", bad ? "FAILED" : "ok");
+	return bad ? 1 : 0;
+}
+
+/* Pages of the set not in memory now (swapped out), by mincore(2). */
+static size_t set_evicted(const struct set *s)
+{
+	static unsigned char *vec;
+	static size_t cap;
+	size_t n = 0;
+
+	if (s->pages > cap) {
+		free(vec);
+		vec = malloc(s->pages);
+		cap = vec ? s->pages : 0;
+	}
+	if (!vec || mincore(s->base, s->pages * psz, vec))
+		return 0;
+	for (size_t p = 0; p < s->pages; p++)
+		n += !(vec[p] & 1);
+	return n;
+}
+
+static int run_reclaim(const struct opts *o)
+{
+	size_t hot_evicted = 0, warm_evicted = 0;
+	struct set s[3];
+	int64_t t0, end, next_warm;
+	size_t bad = 0;
+
+	if (set_alloc(&s[0], "hot", o->hot) || set_alloc(&s[1], "warm", o->warm) ||
+	    set_alloc(&s[2], "cold", o->cold))
+		return 1;
+	for (int i = 0; i < 3; i++)
+		set_fill(&s[i]);
+	ready(o);
+	t0 = now_ns();
+	end = t0 + (int64_t)(o->duration * 1e9);
+	next_warm = t0;
+	while (now_ns() < end) {
+		/* hot pages found swapped out just before they are used again */
+		hot_evicted += set_evicted(&s[0]);
+		bad += set_touch(&s[0]);
+		if (now_ns() >= next_warm) {
+			warm_evicted += set_evicted(&s[1]);
+			bad += set_touch(&s[1]);
+			next_warm += (int64_t)(o->warm_period * 1e9);
+		}
+	}
+	printf("touch bad=%zu\n", bad);
+	printf("evicted hot=%zu warm=%zu\n", hot_evicted, warm_evicted);
+	/* the state the policy left, before the check pages everything back in */
+	print_status_line("VmRSS:");
+	print_status_line("VmSwap:");
+	printf("pswpin %llu\n", vmstat("pswpin"));
+	fflush(stdout);
+	return verify_all(s, 3) || bad;
+}
+
+static int run_tiering(const struct opts *o)
+{
+	unsigned long mask = 1UL << o->slow;
+	struct set s[3];
+	int64_t t0, end, next_report;
+	double conv[2] = { -1, -1 };
+	size_t bad = 0;
+
+	if (set_alloc(&s[0], "hotA", o->hot) || set_alloc(&s[1], "hotB", o->hot) ||
+	    set_alloc(&s[2], "cold", o->cold))
+		return 1;
+	/* place every page on the slow node, then let the kernel choose again */
+	if (syscall(SYS_set_mempolicy, MPOL_BIND, &mask, sizeof(mask) * 8 + 1) < 0) {
+		perror("set_mempolicy");
+		return 2;
+	}
+	for (int i = 0; i < 3; i++)
+		set_fill(&s[i]);
+	syscall(SYS_set_mempolicy, MPOL_DEFAULT, NULL, 0);
+	printf("start hotA_fast=%.3f hotB_fast=%.3f cold_slow=%.3f\n",
+	       set_on_node(&s[0], o->fast), set_on_node(&s[1], o->fast),
+	       set_on_node(&s[2], o->slow));
+	fflush(stdout);
+	ready(o);
+	/* the policy attaches now: the phases start once it says go */
+	while (o->go && access(o->go, F_OK))
+		usleep(10000);
+	t0 = now_ns();
+	end = t0 + (int64_t)(2 * o->phase * 1e9);
+	next_report = t0 + REPORT_NS;
+	while (now_ns() < end) {
+		int64_t t = now_ns();
+		int phase = t - t0 < (int64_t)(o->phase * 1e9) ? 0 : 1;
+
+		bad += set_touch(&s[phase]);
+		if (t >= next_report) {
+			double a = set_on_node(&s[0], o->fast), b = set_on_node(&s[1], o->fast);
+			double c = set_on_node(&s[2], o->slow);
+			double since = (double)(t - t0) / 1e9 - phase * o->phase;
+
+			printf("t=%.1f phase=%d hotA_fast=%.3f hotB_fast=%.3f cold_slow=%.3f\n",
+			       (double)(t - t0) / 1e9, phase + 1, a, b, c);
+			fflush(stdout);
+			if (conv[phase] < 0 && (phase ? b : a) >= 0.95)
+				conv[phase] = since;
+			next_report += REPORT_NS;
+		}
+	}
+	nr_other = 0;
+	printf("end hotA_fast=%.3f hotB_fast=%.3f cold_slow=%.3f hotA_slow=%.3f\n",
+	       set_on_node(&s[0], o->fast), set_on_node(&s[1], o->fast),
+	       set_on_node(&s[2], o->slow), set_on_node(&s[0], o->slow));
+	printf("unplaced pages=%zu status=%d\n", nr_other, other_status);
+	for (int p = 0; p < 2; p++) {
+		if (conv[p] < 0)
+			printf("converge phase=%d secs=never\n", p + 1);
+		else
+			printf("converge phase=%d secs=%.1f\n", p + 1, conv[p]);
+	}
+	printf("touch bad=%zu\n", bad);
+	fflush(stdout);
+	return verify_all(s, 3) || bad;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "hot", required_argument, NULL, 'H' },
+		{ "warm", required_argument, NULL, 'W' },
+		{ "cold", required_argument, NULL, 'C' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "warm-period", required_argument, NULL, 'w' },
+		{ "phase", required_argument, NULL, 'P' },
+		{ "fast-node", required_argument, NULL, 'f' },
+		{ "slow-node", required_argument, NULL, 's' },
+		{ "pidfile", required_argument, NULL, 'p' },
+		{ "go", required_argument, NULL, 'g' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct opts o = {
+		.hot = 32 << 20, .warm = 32 << 20, .cold = 128 << 20,
+		.duration = 30, .warm_period = 1, .phase = 15, .fast = 0, .slow = 1,
+	};
+	int c, bad = 0;
+
+	psz = (size_t)sysconf(_SC_PAGESIZE);
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'H': bad |= parse_size(optarg, &o.hot); break;
+		case 'W': bad |= parse_size(optarg, &o.warm); break;
+		case 'C': bad |= parse_size(optarg, &o.cold); break;
+		case 'd': o.duration = atof(optarg); break;
+		case 'w': o.warm_period = atof(optarg); break;
+		case 'P': o.phase = atof(optarg); break;
+		case 'f': o.fast = atoi(optarg); break;
+		case 's': o.slow = atoi(optarg); break;
+		case 'p': o.pidfile = optarg; break;
+		case 'g': o.go = optarg; break;
+		default: bad = 1;
+		}
+	}
+	if (bad || optind != argc - 1 || o.duration <= 0 || o.warm_period <= 0 ||
+	    o.phase <= 0 || o.slow < 0 || o.slow > 63) {
+		fprintf(stderr, "usage: %s reclaim|tiering [--hot SIZE] [--warm SIZE] "
+			"[--cold SIZE] [--duration S] [--warm-period S] [--phase S] "
+			"[--fast-node N] [--slow-node N] [--pidfile FILE] [--go FILE]\n", argv[0]);
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!strcmp(argv[optind], "reclaim"))
+		return run_reclaim(&o);
+	if (!strcmp(argv[optind], "tiering"))
+		return run_tiering(&o);
+	fprintf(stderr, "%s: unknown mode '%s'\n", argv[0], argv[optind]);
+	return 2;
+}
