@@ -1061,19 +1061,50 @@ static bool daptrace_similar(unsigned int a, unsigned int b,
 	return daptrace_absdiff(a, b) <= threshold;
 }
 
+/* The node most of @r's present samples of this window were on, -1: none. */
+static int daptrace_main_node(const struct daptrace_region *r)
+{
+	int nid, best = -1;
+
+	for (nid = 0; nid < DAPTRACE_NR_NODE_SLOTS; nid++)
+		if (r->node_samples[nid] &&
+		    (best < 0 || r->node_samples[nid] > r->node_samples[best]))
+			best = nid;
+	return best;
+}
+
+/*
+ * Neighbours whose sampled pages lived mostly on different NUMA nodes stay
+ * apart, so that regions become homogeneous in placement as in access: the
+ * bytes per node of a region on one node are exact, while a region that
+ * straddles two nodes only gives an estimate from its samples, whose spread
+ * is several percent of its size even over many windows.  Random splits cut
+ * straddling regions, and this keeps the pieces apart.  Without placement
+ * (nothing present, or one node) it never refuses.
+ */
+static bool daptrace_same_node(const struct daptrace_region *l,
+			       const struct daptrace_region *r)
+{
+	int a = daptrace_main_node(l), b = daptrace_main_node(r);
+
+	return a < 0 || b < 0 || a == b;
+}
+
 /*
  * One left-to-right pass over a target.  A merged region keeps absorbing its
- * right neighbours while the conditions hold, as in DAMON.
+ * right neighbours while the conditions hold, as in DAMON; with @by_node,
+ * only neighbours on the same node (daptrace_same_node()).
  */
 static void daptrace_merge_regions_of(struct daptrace_target *t,
 				      unsigned int threshold,
-				      unsigned long sz_limit)
+				      unsigned long sz_limit, bool by_node)
 {
 	struct daptrace_region *r, *next, *prev = NULL;
 
 	daptrace_for_each_region_safe(r, next, t) {
 		if (prev && prev->ar.end == r->ar.start &&
 		    daptrace_similar(prev->nr_accesses, r->nr_accesses, threshold) &&
+		    (!by_node || daptrace_same_node(prev, r)) &&
 		    daptrace_sz_region(prev) + daptrace_sz_region(r) <= sz_limit)
 			daptrace_merge_two_regions(t, prev, r);
 		else
@@ -1083,7 +1114,7 @@ static void daptrace_merge_regions_of(struct daptrace_target *t,
 
 static unsigned int daptrace_merge_pass(struct daptrace_ctx *ctx,
 					unsigned int threshold,
-					unsigned long sz_limit)
+					unsigned long sz_limit, bool by_node)
 {
 	struct daptrace_target *t;
 	unsigned int nr = 0;
@@ -1091,7 +1122,7 @@ static unsigned int daptrace_merge_pass(struct daptrace_ctx *ctx,
 	daptrace_for_each_target(t, ctx) {
 		if (t->exited)
 			continue;
-		daptrace_merge_regions_of(t, threshold, sz_limit);
+		daptrace_merge_regions_of(t, threshold, sz_limit, by_node);
 		nr += t->nr_regions;
 	}
 	return nr;
@@ -1110,11 +1141,13 @@ static unsigned int daptrace_merge_pass(struct daptrace_ctx *ctx,
  * min_nr_regions.  While there are still more than max_nr_regions regions,
  * the pass is repeated with a doubled threshold as long as that may still
  * make a difference (DAMON's loop), i.e. until even the halved threshold
- * covers every possible count.
+ * covers every possible count.  Neighbours on different NUMA nodes are not
+ * merged in these passes (daptrace_same_node()).
  *
  * If even then the count is above max_nr_regions (possible after new ranges
- * appeared, when @sz_limit forbids every merge), @sz_limit is doubled with
- * any access difference allowed until the bound holds.  DAMON lacks this
+ * appeared, when @sz_limit forbids every merge, or with regions on many
+ * nodes), @sz_limit is doubled with any access difference and any placement
+ * allowed until the bound holds.  DAMON lacks this
  * step; it makes max_nr_regions a hard limit after every aggregation, unless
  * there are more separate address ranges than max_nr_regions.
  */
@@ -1126,14 +1159,14 @@ void daptrace_merge_regions(struct daptrace_ctx *ctx, unsigned int threshold,
 	unsigned int nr;
 
 	do {
-		nr = daptrace_merge_pass(ctx, threshold, sz_limit);
+		nr = daptrace_merge_pass(ctx, threshold, sz_limit, true);
 		threshold = threshold > UINT_MAX / 2 ? UINT_MAX :
 			    max(1U, threshold * 2);
 	} while (nr > max_nr && threshold / 4 < max_thres);
 
 	while (nr > max_nr && sz_limit < ULONG_MAX) {
 		sz_limit = sz_limit > ULONG_MAX / 2 ? ULONG_MAX : sz_limit * 2;
-		nr = daptrace_merge_pass(ctx, UINT_MAX, sz_limit);
+		nr = daptrace_merge_pass(ctx, UINT_MAX, sz_limit, false);
 	}
 }
 

@@ -863,6 +863,40 @@ TEST(merge_size_limit_fallback)
 	ctx_fini(&ctx);
 }
 
+/* Neighbours on different NUMA nodes stay apart, unless over max_nr_regions. */
+TEST(merge_keeps_nodes_apart)
+{
+	static const struct rgn old[] = {
+		{ 0, 10, 3 }, { 10, 20, 3 }, { 20, 30, 3 }, { 30, 40, 3 },
+	};
+	/* main node of each region's samples; -1: no present sample */
+	static const int node[] = { 0, 0, 1, -1 };
+	static const struct rgn want[] = { { 0, 20, 3 }, { 20, 40, 3 } };
+	struct daptrace_region *r;
+	struct daptrace_target *t;
+	struct daptrace_ctx ctx;
+	struct prng p;
+	unsigned int i = 0;
+
+	ctx_setup(&ctx, 1, &p, 1);
+	t = add_target(&ctx, 1, old, 4);
+	daptrace_for_each_region(r, t) {
+		if (node[i] >= 0) {
+			r->nr_present = 2;
+			r->node_samples[node[i]] = 2;
+		}
+		i++;
+	}
+	daptrace_merge_regions(&ctx, 1, 1000);
+	expect_rgns(_metadata, "by node", t, want, 2, false);
+
+	/* max_nr_regions stays a hard bound: placement gives way. */
+	ctx.attrs.max_nr_regions = 1;
+	daptrace_merge_regions(&ctx, 1, 1000);
+	ASSERT_EQ(1U, t->nr_regions);
+	ctx_fini(&ctx);
+}
+
 /* ---- split ----------------------------------------------------------- */
 
 TEST(split_two_then_three_pieces)
