@@ -58,7 +58,8 @@ static void usage(FILE *f)
 "--output is given.  Flags of one mode are rejected by the others.\n"
 "\n"
 "  -o, --output FILE     write the data here instead of stdout\n"
-"      --json            the report as one JSON document instead\n"
+"      --json            the report as one JSON document instead (nodes:\n"
+"                        series[].nodes[n].{hot,warm,cold} bytes)\n"
 "      --plot OUT        render OUT (.png or .svg) with gnuplot (heatmap, wss,\n"
 "                        regions, objects, nodes, pheatmap)\n"
 "  -p, --pid PID         only this target (heatmap default: one per target,\n"
@@ -164,8 +165,8 @@ static const struct {
 	{ OPT_TOP, M_HOT | M_OBJECTS, "hot and objects" },
 	{ OPT_AT, M_HOT, "hot" },
 	/* objects draws on the heatmap's text output: no JSON of its own yet */
-	{ OPT_JSON, M_HEATMAP | M_WSS | M_REGIONS | M_HOT | M_RAW | M_HIST,
-	  "heatmap, wss, regions, hot, raw and hist" },
+	{ OPT_JSON, M_HEATMAP | M_WSS | M_REGIONS | M_HOT | M_RAW | M_HIST | M_NODES,
+	  "heatmap, wss, regions, hot, raw, hist and nodes" },
 	{ OPT_BY_LABEL, M_HOT, "hot" },
 };
 

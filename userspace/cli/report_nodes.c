@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
 #include "cli.h"
 #include "report.h"
 #include "units.h"
@@ -78,6 +80,44 @@ static int add_point(void *arg, const struct rec_snapshot *s,
 	return 0;
 }
 
+/* --json: {record, snapshots, without_placement, hot_pct, series: [{time_s,
+ * missed_before, nodes: [{hot, warm, cold} bytes per node]}]} */
+static int print_json(const struct report_opts *o, const struct node_series *ser,
+		      FILE *out)
+{
+	struct json_object *j = json_object_new_object();
+	struct json_object *pts = json_object_new_array_ext((int)ser->n);
+
+	json_object_object_add(j, "record", json_object_new_string(o->input));
+	json_object_object_add(j, "snapshots", json_object_new_uint64(ser->n));
+	json_object_object_add(j, "without_placement",
+			       json_object_new_uint64(ser->nr_without));
+	json_object_object_add(j, "hot_pct", json_object_new_uint64(o->hot_pct));
+	for (size_t i = 0; i < ser->n; i++) {
+		struct json_object *e = json_object_new_object();
+		struct json_object *nodes = json_object_new_array_ext(ser->nr_nodes);
+
+		json_object_object_add(e, "time_s", json_object_new_double(ser->p[i].t));
+		json_object_object_add(e, "missed_before",
+				       json_object_new_uint64(ser->p[i].missed));
+		for (int nd = 0; nd < ser->nr_nodes; nd++) {
+			struct json_object *b = json_object_new_object();
+
+			for (int c = 0; c < NR_CLASSES; c++)
+				json_object_object_add(b, class_names[c],
+						       json_object_new_uint64(ser->p[i].bytes[nd][c]));
+			json_object_array_add(nodes, b);
+		}
+		json_object_object_add(e, "nodes", nodes);
+		json_object_array_add(pts, e);
+	}
+	json_object_object_add(j, "series", pts);
+	fprintf(out, "%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
+							      JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(j);
+	return 0;
+}
+
 int report_nodes(const struct report_opts *o, FILE *out, FILE *tics)
 {
 	struct node_series ser = { .o = o };
@@ -101,6 +141,10 @@ int report_nodes(const struct report_opts *o, FILE *out, FILE *tics)
 		for (int nd = 0; nd < REC_NODES; nd++)
 			for (int c = 0; c < NR_CLASSES; c++)
 				sum[nd][c] += ser.p[i].bytes[nd][c];
+	if (o->json) {
+		ret = print_json(o, &ser, out);
+		goto out;
+	}
 
 	fprintf(out, "# bytes per NUMA node of %s (%s; hot: >= %u%% of the window's "
 		"samples accessed, cold: none)\n", o->input,

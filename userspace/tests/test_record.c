@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include <json-c/json.h>
+
 #include "kselftest_harness.h"
 #include "fake_sysfs.h"
 #include "recfile.h"
@@ -242,6 +244,32 @@ TEST_F(rec, interrupted_file_is_complete)
 	EXPECT_EQ(0, run_daptrace(A("report", "nodes", self->out), out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "# columns: time_s node0_hot node0_warm node0_cold "
 			       "node1_hot")) TH_LOG("%s", out);
+	/* --json: the same bytes, node 1 holding some in every snapshot */
+	EXPECT_EQ(0, run_daptrace(A("report", "nodes", "--json", self->out), out, sizeof(out)))
+		TH_LOG("%s", out);
+	{
+		struct json_object *j = json_tokener_parse(out), *v, *e, *n;
+
+		ASSERT_NE(NULL, j) TH_LOG("%s", out);
+		ASSERT_TRUE(json_object_object_get_ex(j, "snapshots", &v));
+		EXPECT_EQ(5, json_object_get_uint64(v));
+		ASSERT_TRUE(json_object_object_get_ex(j, "series", &v));
+		ASSERT_EQ(5, json_object_array_length(v));
+		for (size_t i = 0; i < 5; i++) {
+			uint64_t b = 0;
+
+			e = json_object_array_get_idx(v, i);
+			ASSERT_TRUE(json_object_object_get_ex(e, "nodes", &n));
+			ASSERT_EQ(2, json_object_array_length(n));
+			n = json_object_array_get_idx(n, 1);
+			json_object_object_foreach(n, k, c) {
+				(void)k;
+				b += json_object_get_uint64(c);
+			}
+			EXPECT_GT(b, 0);
+		}
+		json_object_put(j);
+	}
 	EXPECT_EQ(0, run_daptrace(A("report", "hot", "--top", "3", self->out), out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "hottest regions of snapshot seq 5")) TH_LOG("%s", out);
 	EXPECT_EQ(0, run_daptrace(A("report", "hot", "--by-label", self->out), out, sizeof(out)));
