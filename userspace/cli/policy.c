@@ -7,18 +7,17 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "daptrace.h"
 #include "policy.h"
 #include "policy_record.h"
+#include "session.h"
 #include "units.h"
 #include "workload.h"
 
@@ -27,34 +26,15 @@
 #define CHECK_NS	(250 * NS_PER_MS)
 
 struct policy_opts {
-	struct daptrace_attrs attrs;
+	struct session_opts so;		/* -p, -s, -a, -u, -r, -t, -d, command */
 	struct pol_scheme schemes[POL_MAX_SCHEMES];
 	int nr_schemes;
-	pid_t pids[DAPTRACE_MAX_TARGETS];
-	int nr_pids;
-	char **cmd;
-	uint64_t duration_us;
 	uint64_t progress_us;		/* 0: none */
 	const char *stats_csv;
 	const char *stats_json;
 	const char *record;
 	int quiet;
 };
-
-static volatile sig_atomic_t stop_signal;
-
-static void on_signal(int sig)
-{
-	stop_signal = sig;
-}
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 static void usage(FILE *f)
 {
@@ -72,12 +52,9 @@ static void usage(FILE *f)
 "  -P, --preset NAME       reclaim: page out memory idle >= 10 s, 128M/s, while\n"
 "                          free memory is 20-50%% (like DAMON_RECLAIM);\n"
 "                          tiering: hot to node 0, idle >= 5 s to node 1\n"
-"  -p, --pid PIDS          act on these processes (comma separated)\n"
-"  -s, --sample DUR        sampling interval (default 5ms)\n"
-"  -a, --aggr DUR          aggregation interval: schemes apply each (default 100ms)\n"
-"  -u, --update DUR        memory map update interval (default 1s)\n"
-"  -r, --regions MIN-MAX   region count bounds (default 10-1000)\n"
-"  -t, --tlb-flush POLICY  none, round or mm (default round)\n"
+"  -p, --pid PIDS          act on these processes (comma separated)\n", prog, prog);
+	session_attr_help(f, "aggregation interval: schemes apply each");
+	fputs(
 "  -d, --duration DUR      stop after this long\n"
 "      --progress DUR      print progress this often (default 1s on a terminal)\n"
 "      --stats-csv FILE    stats as CSV, rewritten at each progress and at the end\n"
@@ -99,7 +76,7 @@ static void usage(FILE *f)
 "                   nodeN) is below HIGH and above LOW percent, from MID on\n"
 "  type=anon|file   label=TEXT (a mapping label contains TEXT)   addr=START-END\n"
 "  reapply=DUR      act on an acted-on, still idle range again after DUR\n"
-"Example: -S 'pageout freq=0-0 idle=5s quota=64M/1s'\n", prog, prog);
+"Example: -S 'pageout freq=0-0 idle=5s quota=64M/1s'\n", f);
 }
 
 static int add_scheme(struct policy_opts *o, const char *flag, const char *spec)
@@ -135,13 +112,7 @@ static int parse_opts(int argc, char **argv, struct policy_opts *o)
 		{ "scheme",	 required_argument, NULL, 'S' },
 		{ "scheme-file", required_argument, NULL, 'f' },
 		{ "preset",	 required_argument, NULL, 'P' },
-		{ "pid",	 required_argument, NULL, 'p' },
-		{ "sample",	 required_argument, NULL, 's' },
-		{ "aggr",	 required_argument, NULL, 'a' },
-		{ "update",	 required_argument, NULL, 'u' },
-		{ "regions",	 required_argument, NULL, 'r' },
-		{ "tlb-flush",	 required_argument, NULL, 't' },
-		{ "duration",	 required_argument, NULL, 'd' },
+		SESSION_LONGOPTS,
 		{ "progress",	 required_argument, NULL, 'G' },
 		{ "stats-csv",	 required_argument, NULL, 'C' },
 		{ "stats-json",	 required_argument, NULL, 'J' },
@@ -150,17 +121,20 @@ static int parse_opts(int argc, char **argv, struct policy_opts *o)
 		{ "help",	 no_argument,	    NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const char *const dur_help =
-		"expected a duration such as 5ms, 100us or 1s; a bare number is us";
 	const char *const *preset;
 	char err[POL_ERRMSG_LEN];
-	const char *why;
-	int c, n, ret, progress_set = 0;
+	int c, ret, progress_set = 0;
 
 	o->progress_us = isatty(STDERR_FILENO) ? 1000000 : 0;
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:S:f:P:p:s:a:u:r:t:d:o:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:S:f:P:" SESSION_SHORTOPTS "o:qh", longopts, NULL)) != -1) {
+		ret = session_opt(CMD, c, optarg, &o->so);
+		if (ret >= 0) {
+			if (ret)
+				return ret;
+			continue;
+		}
 		ret = 0;
 		switch (c) {
 		case 'S':
@@ -175,37 +149,6 @@ static int parse_opts(int argc, char **argv, struct policy_opts *o)
 				return bad_value(CMD, "--preset", optarg, "expected reclaim or tiering");
 			for (; *preset && !ret; preset++)
 				ret = add_scheme(o, "--preset", *preset);
-			break;
-		case 'p':
-			n = parse_pid_list(optarg, o->pids, DAPTRACE_MAX_TARGETS);
-			if (n < 0)
-				return bad_value(CMD, "--pid", optarg,
-						 "expected pid[,pid...] with pids > 0, at most 64, no repeats");
-			o->nr_pids = n;
-			break;
-		case 's':
-			if (parse_duration_us(optarg, &o->attrs.sample_us))
-				return bad_value(CMD, "--sample", optarg, dur_help);
-			break;
-		case 'a':
-			if (parse_duration_us(optarg, &o->attrs.aggr_us))
-				return bad_value(CMD, "--aggr", optarg, dur_help);
-			break;
-		case 'u':
-			if (parse_duration_us(optarg, &o->attrs.update_us))
-				return bad_value(CMD, "--update", optarg, dur_help);
-			break;
-		case 'r':
-			if (parse_range(optarg, &o->attrs.min_nr_regions, &o->attrs.max_nr_regions))
-				return bad_value(CMD, "--regions", optarg, "expected MIN-MAX, e.g. 10-1000");
-			break;
-		case 't':
-			if (daptrace_tlb_flush_parse(optarg, &o->attrs.tlb_flush))
-				return bad_value(CMD, "--tlb-flush", optarg, "expected none, round or mm");
-			break;
-		case 'd':
-			if (parse_duration_us(optarg, &o->duration_us) || !o->duration_us)
-				return bad_value(CMD, "--duration", optarg, dur_help);
 			break;
 		case 'G':
 			if (parse_duration_us(optarg, &o->progress_us) || o->progress_us < 10000)
@@ -237,39 +180,26 @@ static int parse_opts(int argc, char **argv, struct policy_opts *o)
 	}
 	if (o->quiet && !progress_set)
 		o->progress_us = 0;
-	if (optind < argc)
-		o->cmd = argv + optind;
 	if (!o->nr_schemes)
 		return usage_error(CMD, "no scheme: give --scheme, --scheme-file or --preset");
-	if (!o->cmd && !o->nr_pids)
-		return usage_error(CMD, "nothing to act on: give a command after '--' or --pid");
-	if (o->cmd && o->nr_pids)
-		return usage_error(CMD, "give either --pid or a command, not both");
 	for (int i = 0; i < o->nr_schemes; i++)
 		if (pol_scheme_check_nodes(&o->schemes[i], err, sizeof(err)))
 			return usage_error(CMD, "%s", err);
-	if (daptrace_attrs_validate(&o->attrs, &why))
-		return usage_error(CMD, "invalid attributes: %s", why);
-	return EXIT_OK;
+	return session_opts_finish(CMD, &o->so, argc, argv, "act on");
 }
 
 struct policy_run {
 	const struct policy_opts *o;
-	struct daptrace *d;
-	struct workload w;
+	struct session s;		/* monitor, targets, command, t0 */
 	struct pol_engine e;
 	struct daptrace_snapshot snap;
-	pid_t pids[DAPTRACE_MAX_TARGETS];
-	int nr_targets;
-	int64_t t0;
 	const char *reason;
-	int targets_added;
 	FILE *rec;
 };
 
 static double elapsed(const struct policy_run *r)
 {
-	return (double)(now_ns() - r->t0) / 1e9;
+	return (double)(session_now_ns() - r->s.t0) / 1e9;
 }
 
 static uint64_t errs_of(const struct pol_scheme *s)
@@ -343,115 +273,63 @@ static void print_stats(struct policy_run *r)
 	fflush(stdout);
 }
 
-static const char *should_stop(struct policy_run *r, int64_t now)
-{
-	struct daptrace_target t[DAPTRACE_MAX_TARGETS];
-	int n, on, exited = 0;
-
-	if (stop_signal)
-		return stop_signal == SIGINT ? "interrupted (SIGINT)" : "terminated (SIGTERM)";
-	if (r->o->duration_us && now - r->t0 >= (int64_t)r->o->duration_us * 1000)
-		return "duration reached";
-	if (r->w.pid && workload_poll(&r->w))
-		return "command exited";
-	/* state before targets: see record.c */
-	on = daptrace_is_on(r->d);
-	n = daptrace_get_targets(r->d, t, DAPTRACE_MAX_TARGETS);
-	for (int i = 0; i < n && i < DAPTRACE_MAX_TARGETS; i++)
-		for (int j = 0; j < r->nr_targets; j++)
-			if (t[i].pid == r->pids[j] && t[i].state == DAPTRACE_TARGET_EXITED)
-				exited++;
-	if (n > 0 && exited == r->nr_targets)
-		return "all targets exited";
-	if (on == 0)
-		return "monitoring turned off (by the kernel or another process)";
-	return NULL;
-}
-
 static int setup(struct policy_run *r)
 {
 	const struct policy_opts *o = r->o;
-	struct daptrace_target t[DAPTRACE_MAX_TARGETS];
-	int on, n, err;
+	int err;
 
-	if (daptrace_open(&r->d) < 0)
-		return fail(CMD, "cannot open the kernel interface: %s", daptrace_last_error());
-	on = daptrace_is_on(r->d);
-	if (on < 0)
-		return fail(CMD, "%s", daptrace_last_error());
-	if (on)
-		return fail(CMD, "monitoring is already on (a recorder or another policy?)");
-	n = daptrace_get_targets(r->d, t, DAPTRACE_MAX_TARGETS);
-	for (int i = 0; i < n && i < DAPTRACE_MAX_TARGETS; i++) {
-		warn_msg(CMD, "removing stale target %d", (int)t[i].pid);
-		daptrace_remove_target(r->d, t[i].pid);
-	}
-	if (daptrace_set_attrs(r->d, &o->attrs) < 0)
-		return fail(CMD, "setting attributes: %s", daptrace_last_error());
-	if (o->cmd) {
-		err = workload_prepare(&r->w, o->cmd);
-		if (err)
-			return fail(CMD, "cannot start '%s': %s", o->cmd[0], strerror(-err));
-		r->pids[0] = r->w.pid;
-		r->nr_targets = 1;
-	} else {
-		memcpy(r->pids, o->pids, sizeof(pid_t) * (size_t)o->nr_pids);
-		r->nr_targets = o->nr_pids;
-	}
-	for (int i = 0; i < r->nr_targets; i++) {
-		if (daptrace_add_target(r->d, r->pids[i]) < 0)
-			return fail(CMD, "adding target %d: %s", (int)r->pids[i],
-				    daptrace_last_error());
-		r->targets_added = i + 1;
-	}
-	pol_engine_init(&r->e, (struct pol_scheme *)o->schemes, o->nr_schemes, r->pids,
-			r->nr_targets);
+	r->s.cmd = CMD;
+	err = session_open(&r->s, &o->so, "a recorder or another policy?");
+	if (!err)
+		err = session_launch(&r->s, &o->so);
+	if (!err)
+		err = session_add_targets(&r->s);
+	if (err)
+		return err;
+	pol_engine_init(&r->e, (struct pol_scheme *)o->schemes, o->nr_schemes, r->s.pids,
+			r->s.nr_targets);
 	/* a quarter of the kernel's ring (16 windows): the reader keeps up */
-	r->e.work_budget_ns = (int64_t)o->attrs.aggr_us * 4000;
-	for (int i = 0; i < r->nr_targets; i++)
+	r->e.work_budget_ns = (int64_t)o->so.attrs.aggr_us * 4000;
+	for (int i = 0; i < r->s.nr_targets; i++)
 		if (r->e.t[i].pidfd < 0)
 			warn_msg(CMD, "pidfd_open(%d): %s; its madvise actions will be counted "
-				 "as errors", (int)r->pids[i], strerror(-r->e.t[i].pidfd));
-	if (daptrace_reader_init(r->d) < 0)
-		return fail(CMD, "%s", daptrace_last_error());
-	r->t0 = now_ns();
+				 "as errors", (int)r->s.pids[i], strerror(-r->e.t[i].pidfd));
+	err = session_start(&r->s);
+	if (err)
+		return err;
 	if (o->record) {
 		r->rec = fopen(o->record, "we");
 		if (!r->rec)
 			return fail(CMD, "--record %s: %s", o->record, strerror(errno));
-		if (policy_rec_header(r->rec, &o->attrs, &r->e, r->t0))
+		if (policy_rec_header(r->rec, &o->so.attrs, &r->e, r->s.t0))
 			return fail(CMD, "writing %s: %s", o->record, strerror(errno));
 	}
-	if (daptrace_start(r->d) < 0)
-		return fail(CMD, "turning monitoring on: %s", daptrace_last_error());
-	if (r->w.pid && workload_release(&r->w))
-		warn_msg(CMD, "the command exited before it could start");
+	session_release(&r->s);
 	return 0;
 }
 
 static int run_loop(struct policy_run *r)
 {
-	int64_t last_check = 0, last_progress = r->t0;
-	int timeout_ms = (int)(r->o->attrs.aggr_us / 1000);
+	int64_t last_check = 0, last_progress = r->s.t0;
+	int timeout_ms = session_wait_ms(&r->o->so.attrs);
 	int ret;
 
-	timeout_ms = timeout_ms < 10 ? 10 : timeout_ms > 250 ? 250 : timeout_ms;
 	for (;;) {
 		int64_t now;
 
-		ret = daptrace_wait(r->d, timeout_ms);
+		ret = daptrace_wait(r->s.d, timeout_ms);
 		if (ret < 0 && ret != -EINTR)
 			return fail(CMD, "waiting for snapshots: %s", daptrace_last_error());
-		while ((ret = daptrace_read_next(r->d, &r->snap)) > 0) {
-			pol_engine_apply(&r->e, &r->snap, now_ns());
-			if (r->rec && policy_rec_snapshot(r->rec, &r->snap, &r->e, r->t0))
+		while ((ret = daptrace_read_next(r->s.d, &r->snap)) > 0) {
+			pol_engine_apply(&r->e, &r->snap, session_now_ns());
+			if (r->rec && policy_rec_snapshot(r->rec, &r->snap, &r->e, r->s.t0))
 				return fail(CMD, "writing %s: %s", r->o->record, strerror(errno));
 		}
 		if (ret < 0)
 			return fail(CMD, "reading snapshots: %s", daptrace_last_error());
-		now = now_ns();
-		if (stop_signal || now - last_check >= CHECK_NS) {
-			r->reason = should_stop(r, now);
+		now = session_now_ns();
+		if (session_stop_signal || now - last_check >= CHECK_NS) {
+			r->reason = session_should_stop(&r->s, r->o->so.duration_us, now);
 			if (r->reason)
 				return 0;
 			last_check = now;
@@ -466,16 +344,9 @@ static int run_loop(struct policy_run *r)
 
 static int teardown(struct policy_run *r, int ret)
 {
-	if (r->d && daptrace_is_on(r->d) > 0 && daptrace_stop(r->d) < 0) {
-		warn_msg(CMD, "turning monitoring off: %s", daptrace_last_error());
-		ret = ret ? ret : EXIT_FAIL;
-	}
-	for (int i = 0; r->d && i < r->targets_added; i++)
-		daptrace_remove_target(r->d, r->pids[i]);
-	if (r->w.pid)
-		workload_finish(&r->w, stop_signal ? stop_signal : SIGTERM);
+	session_end(&r->s, session_stop(&r->s, &ret));
 	if (r->rec) {
-		if (policy_rec_trailer(r->rec, r->reason, now_ns() - r->t0, &r->e) ||
+		if (policy_rec_trailer(r->rec, r->reason, session_now_ns() - r->s.t0, &r->e) ||
 		    fclose(r->rec)) {
 			warn_msg(CMD, "writing %s: %s", r->o->record, strerror(errno));
 			ret = ret ? ret : EXIT_FAIL;
@@ -489,7 +360,7 @@ static int teardown(struct policy_run *r, int ret)
 	}
 	pol_engine_free(&r->e);
 	daptrace_snapshot_free(&r->snap);
-	daptrace_close(r->d);
+	session_close(&r->s);
 	return ret;
 }
 
@@ -497,26 +368,21 @@ int cmd_policy(int argc, char **argv)
 {
 	static struct policy_opts o;
 	struct policy_run r = { .o = &o };
-	struct sigaction sa = { .sa_handler = on_signal };
 	int ret;
 
 	memset(&o, 0, sizeof(o));
-	daptrace_attrs_default(&o.attrs);
+	session_opts_default(&o.so);
 	ret = parse_opts(argc, argv, &o);
 	if (!ret) {
-		sigemptyset(&sa.sa_mask);
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
-		signal(SIGPIPE, SIG_IGN);
+		session_catch_signals();
 		ret = setup(&r);
 		if (!ret)
 			ret = run_loop(&r);
 		ret = teardown(&r, ret);
 		/* the command's own failure is the run's: a policy must not break it */
 		if (!ret && r.reason && !strcmp(r.reason, "command exited") &&
-		    (!WIFEXITED(r.w.status) ||
-						       WEXITSTATUS(r.w.status))) {
-			warn_msg(CMD, "the command failed (wait status 0x%x)", r.w.status);
+		    (!WIFEXITED(r.s.w.status) || WEXITSTATUS(r.s.w.status))) {
+			warn_msg(CMD, "the command failed (wait status 0x%x)", r.s.w.status);
 			ret = EXIT_FAIL;
 		}
 	}
