@@ -12,6 +12,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include <json-c/json.h>
+
 #include "cli.h"
 #include "report.h"
 
@@ -60,6 +62,39 @@ static int add_points(void *arg, const struct rec_snapshot *s,
 	return 0;
 }
 
+/* the same grid as the text output: cells[time][bin], null where no point fell */
+static void write_json(const struct pheat *h, const float *cell, uint64_t tmin,
+		       uint64_t tmax, uint64_t pmin, uint64_t pmax, FILE *out)
+{
+	unsigned int tb = h->o->time_bins, ab = h->o->addr_bins;
+	struct json_object *j = json_object_new_object();
+	struct json_object *times = json_object_new_array(), *grid = json_object_new_array();
+
+	json_object_object_add(j, "record", json_object_new_string(h->o->input));
+	json_object_object_add(j, "points", json_object_new_uint64(h->n));
+	json_object_object_add(j, "snapshots", json_object_new_uint64(h->nr_snaps));
+	json_object_object_add(j, "without_placement", json_object_new_uint64(h->nr_without));
+	json_object_object_add(j, "phys_min", json_object_new_uint64(pmin));
+	json_object_object_add(j, "phys_max", json_object_new_uint64(pmax));
+	for (unsigned int x = 0; x < tb; x++) {
+		struct json_object *col = json_object_new_array_ext((int)ab);
+
+		json_object_array_add(times, json_object_new_double(
+			(tmin + (tmax - tmin) * (x + 0.5) / tb) / 1e9));
+		for (unsigned int y = 0; y < ab; y++) {
+			float v = cell[(size_t)x * ab + y];
+
+			json_object_array_add(col, isnan(v) ? NULL : json_object_new_double(v));
+		}
+		json_object_array_add(grid, col);
+	}
+	json_object_object_add(j, "time_s", times);
+	json_object_object_add(j, "cells", grid);
+	fprintf(out, "%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN |
+							      JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(j);
+}
+
 int report_pheatmap(const struct report_opts *o, FILE *out, FILE *tics)
 {
 	struct pheat h = { .o = o };
@@ -103,6 +138,10 @@ int report_pheatmap(const struct report_opts *o, FILE *out, FILE *tics)
 		c = &cell[(size_t)x * ab + y];
 		if (isnan(*c) || h.p[i].freq > *c)
 			*c = h.p[i].freq;
+	}
+	if (o->json) {
+		write_json(&h, cell, tmin, tmax, pmin, pmax, out);
+		goto out;
 	}
 	fprintf(out, "# daptrace physical heatmap of %s (%s): %zu points from %zu "
 		"snapshots, %zu without placement\n", o->input,

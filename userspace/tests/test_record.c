@@ -270,6 +270,43 @@ TEST_F(rec, interrupted_file_is_complete)
 		}
 		json_object_put(j);
 	}
+	/* pheatmap --json: the grid is time-bins x addr-bins, null where no point fell */
+	EXPECT_EQ(0, run_daptrace(A("report", "pheatmap", "--json", "--time-bins", "4",
+				    "--addr-bins", "6", self->out), out, sizeof(out)))
+		TH_LOG("%s", out);
+	{
+		struct json_object *j = json_tokener_parse(out), *v, *col, *cell;
+		size_t filled = 0;
+
+		ASSERT_NE(NULL, j) TH_LOG("%s", out);
+		ASSERT_TRUE(json_object_object_get_ex(j, "snapshots", &v));
+		EXPECT_EQ(5, json_object_get_uint64(v));
+		ASSERT_TRUE(json_object_object_get_ex(j, "without_placement", &v));
+		EXPECT_EQ(0, json_object_get_uint64(v));
+		ASSERT_TRUE(json_object_object_get_ex(j, "points", &v));
+		EXPECT_GT(json_object_get_uint64(v), 0);
+		ASSERT_TRUE(json_object_object_get_ex(j, "phys_min", &v));
+		ASSERT_TRUE(json_object_object_get_ex(j, "phys_max", &cell));
+		EXPECT_LE(json_object_get_uint64(v), json_object_get_uint64(cell));
+		ASSERT_TRUE(json_object_object_get_ex(j, "time_s", &v));
+		EXPECT_EQ(4, json_object_array_length(v));
+		ASSERT_TRUE(json_object_object_get_ex(j, "cells", &v));
+		ASSERT_EQ(4, json_object_array_length(v));
+		for (size_t t = 0; t < 4; t++) {
+			col = json_object_array_get_idx(v, t);
+			ASSERT_EQ(6, json_object_array_length(col));
+			for (size_t a = 0; a < 6; a++) {
+				cell = json_object_array_get_idx(col, a);
+				if (!cell)
+					continue;
+				filled++;
+				EXPECT_GE(json_object_get_double(cell), 0);
+				EXPECT_LE(json_object_get_double(cell), 100);
+			}
+		}
+		EXPECT_GT(filled, 0);
+		json_object_put(j);
+	}
 	EXPECT_EQ(0, run_daptrace(A("report", "hot", "--top", "3", self->out), out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "hottest regions of snapshot seq 5")) TH_LOG("%s", out);
 	EXPECT_EQ(0, run_daptrace(A("report", "hot", "--by-label", self->out), out, sizeof(out)));
