@@ -164,9 +164,6 @@ static const struct {
 	{ OPT_THRESHOLD, M_WSS | M_OBJECTS, "wss and objects" },
 	{ OPT_TOP, M_HOT | M_OBJECTS, "hot and objects" },
 	{ OPT_AT, M_HOT, "hot" },
-	/* objects draws on the heatmap's text output: no JSON of its own yet */
-	{ OPT_JSON, M_HEATMAP | M_WSS | M_REGIONS | M_HOT | M_RAW | M_HIST | M_NODES |
-	  M_PHEATMAP, "heatmap, wss, regions, hot, raw, hist, nodes and pheatmap" },
 	{ OPT_BY_LABEL, M_HOT, "hot" },
 };
 

@@ -3,13 +3,14 @@
  * daptrace report objects: per data structure of the target (the side file
  * `record --objects` wrote), its size, lifetime, mean and peak access
  * frequency over the windows it lived in, and the share of those windows in
- * which it was hot; ranked by mean frequency.  Text, or CSV when --output
- * ends in .csv.  With --plot, the heatmap with the --top structures drawn on
+ * which it was hot; ranked by mean frequency.  Text, CSV when --output ends
+ * in .csv, or one JSON document with --json.  With --plot, the heatmap with the --top structures drawn on
  * it: the heatmap's own data and tics, plus rectangles (lifetime x address
  * rows) placed with the address blocks the heatmap lists in its data.
  */
 #include <csv.h>
 #include <inttypes.h>
+#include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -175,6 +176,76 @@ static void print_text(const struct acc *a, FILE *out)
 	}
 }
 
+static void json_str(struct json_object *j, const char *key, const char *s)
+{
+	json_object_object_add(j, key, s ? json_object_new_string(s) : NULL);
+}
+
+/*
+ * --json: {record, pid, exe, windows, linkage, tracer, globals_and_stacks_only,
+ * partial, partial_reasons, note_symbols, call_sites_without_line,
+ * hot_threshold, objects: [{rank, kind, name, start, end, size, alloc_s,
+ * lifetime_s, windows, mean_freq_percent, peak_freq_percent,
+ * hot_share_percent, callsite, function, source, module}]}; the frequencies
+ * are null for a structure no window covered, absent strings null.
+ */
+static void print_json(const struct report_opts *opts, const struct acc *a, FILE *out)
+{
+	struct json_object *j = json_object_new_object();
+	struct json_object *arr = json_object_new_array_ext((int)a->set.n);
+	const char *link = obj_meta_get(&a->set, "linkage");
+	const char *lines = obj_meta_get(&a->set, "call_sites_without_line");
+	char site[32];
+
+	json_str(j, "record", opts->input);
+	json_object_object_add(j, "pid", json_object_new_int(a->pid));
+	json_str(j, "exe", obj_meta_get(&a->set, "exe"));
+	json_object_object_add(j, "windows", json_object_new_uint64(a->windows));
+	json_str(j, "linkage", link);
+	json_str(j, "tracer", obj_meta_get(&a->set, "tracer"));
+	json_object_object_add(j, "globals_and_stacks_only",
+			       json_object_new_boolean(link && !strcmp(link, "static")));
+	json_str(j, "partial", obj_meta_get(&a->set, "partial"));
+	json_str(j, "partial_reasons", obj_meta_get(&a->set, "partial_reasons"));
+	json_str(j, "note_symbols", obj_meta_get(&a->set, "note_symbols"));
+	json_object_object_add(j, "call_sites_without_line",
+			       json_object_new_uint64(lines ? strtoull(lines, NULL, 10) : 0));
+	json_object_object_add(j, "hot_threshold", json_object_new_uint64(opts->threshold));
+	for (size_t i = 0; i < a->set.n; i++) {
+		const struct obj_stat *s = &a->st[i];
+		const struct obj *o = s->o;
+		struct json_object *e = json_object_new_object();
+
+		json_object_object_add(e, "rank", json_object_new_uint64(i + 1));
+		json_str(e, "kind", obj_kind_name(o->kind));
+		json_str(e, "name", o->name);
+		json_object_object_add(e, "start", json_object_new_uint64(o->start));
+		json_object_object_add(e, "end", json_object_new_uint64(o->end));
+		json_object_object_add(e, "size", json_object_new_uint64(o->end - o->start));
+		json_object_object_add(e, "alloc_s",
+				       json_object_new_double((double)o->alloc_ns / 1e9));
+		json_object_object_add(e, "lifetime_s", json_object_new_double(lifetime_s(a, o)));
+		json_object_object_add(e, "windows", json_object_new_uint64(s->windows));
+		json_object_object_add(e, "mean_freq_percent",
+				       s->windows ? json_object_new_double(mean(s)) : NULL);
+		json_object_object_add(e, "peak_freq_percent",
+				       s->windows ? json_object_new_double(s->peak) : NULL);
+		json_object_object_add(e, "hot_share_percent", s->windows ?
+				       json_object_new_double(100.0 * (double)s->hot /
+							      (double)s->windows) : NULL);
+		snprintf(site, sizeof(site), "%#" PRIx64, o->site);
+		json_str(e, "callsite", o->site ? site : NULL);
+		json_str(e, "function", o->function);
+		json_str(e, "source", o->source);
+		json_str(e, "module", o->module);
+		json_object_array_add(arr, e);
+	}
+	json_object_object_add(j, "objects", arr);
+	fprintf(out, "%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
+							     JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(j);
+}
+
 struct hblock {
 	uint64_t start, end;
 	unsigned int bin0, nbins;
@@ -302,6 +373,15 @@ int report_objects(const struct report_opts *o, FILE *out, FILE *tics)
 	if (ret)
 		goto out;
 	qsort(a.st, a.set.n, sizeof(*a.st), rank_cmp);
+	if (o->json) {
+		/* the notes are fields of the document; partial still warns */
+		v = obj_meta_get(&a.set, "partial");
+		if (v && !strcmp(v, "yes"))
+			warn_msg(CMD, "objects: partial: %s",
+				 obj_meta_get(&a.set, "partial_reasons") ?: "see the side file");
+		print_json(o, &a, out);
+		goto out;
+	}
 	/* the notes a reader must see, as comments in either format */
 	fprintf(notes, "# objects of pid %d (%s): %zu structures, %" PRIu64 " windows\n",
 		(int)a.pid, obj_meta_get(&a.set, "exe") ?: "?", a.set.n, a.windows);

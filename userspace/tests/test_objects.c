@@ -4,6 +4,7 @@
  * parser (exec, other pids, malformed and truncated logs), the side file,
  * call-site naming and the attribution arithmetic.
  */
+#include <json-c/json.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <link.h>
@@ -440,6 +441,49 @@ TEST(report_objects_ranks_a_synthetic_record)
 	EXPECT_EQ(1, rank_hot);
 	EXPECT_EQ(2, rank_late);
 	EXPECT_LT(rank_late, rank_cold);
+	/* the same table as one JSON document, nothing else on stdout */
+	ASSERT_EQ(0, run_daptrace(A("report", "objects", rec, "--json"), out, sizeof(out)))
+		TH_LOG("%s", out);
+	{
+		struct json_object *j = json_tokener_parse(out), *arr, *e, *v;
+
+		ASSERT_NE(NULL, j) TH_LOG("not JSON: %s", out);
+		ASSERT_TRUE(json_object_object_get_ex(j, "objects", &arr));
+		EXPECT_EQ(4, json_object_array_length(arr));
+		EXPECT_TRUE(json_object_object_get_ex(j, "windows", &v));
+		EXPECT_EQ(10, json_object_get_int(v));
+		EXPECT_TRUE(json_object_object_get_ex(j, "globals_and_stacks_only", &v));
+		EXPECT_FALSE(json_object_get_boolean(v));
+		e = json_object_array_get_idx(arr, 0);
+		EXPECT_TRUE(json_object_object_get_ex(e, "name", &v));
+		EXPECT_STREQ("hot@a.c:1", json_object_get_string(v));
+		EXPECT_TRUE(json_object_object_get_ex(e, "mean_freq_percent", &v));
+		EXPECT_EQ(100, (int)json_object_get_double(v));
+		EXPECT_TRUE(json_object_object_get_ex(e, "size", &v));
+		EXPECT_EQ(65536, json_object_get_int64(v));
+		EXPECT_TRUE(json_object_object_get_ex(e, "callsite", &v));
+		EXPECT_STREQ("0x1", json_object_get_string(v));
+		e = json_object_array_get_idx(arr, 1);
+		EXPECT_TRUE(json_object_object_get_ex(e, "name", &v));
+		EXPECT_STREQ("late@a.c:3", json_object_get_string(v));
+		EXPECT_TRUE(json_object_object_get_ex(e, "hot_share_percent", &v));
+		EXPECT_EQ(50, (int)json_object_get_double(v));
+		for (size_t i = 0; i < 4; i++) {
+			e = json_object_array_get_idx(arr, i);
+			json_object_object_get_ex(e, "name", &v);
+			if (strcmp(json_object_get_string(v), "gone@a.c:4"))
+				continue;
+			/* freed at 0.45 s: five windows, all cold */
+			EXPECT_TRUE(json_object_object_get_ex(e, "windows", &v));
+			EXPECT_EQ(5, json_object_get_int(v));
+			EXPECT_TRUE(json_object_object_get_ex(e, "peak_freq_percent", &v));
+			EXPECT_EQ(0, (int)json_object_get_double(v));
+		}
+		json_object_put(j);
+	}
+	EXPECT_EQ(2, run_daptrace(A("report", "objects", rec, "--json", "--plot", png), out,
+				  sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "--json")) TH_LOG("%s", out);
 	if (system("command -v gnuplot > /dev/null 2>&1") == 0) {
 		EXPECT_EQ(0, run_daptrace(A("report", "objects", rec, "--plot", png), out,
 					  sizeof(out))) TH_LOG("%s", out);
