@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # `make bench`: daptrace against the in-kernel DAMON, same VM boot, same
-# workloads, same attributes; writes BENCHMARKS.md.
+# workloads, same attributes; then the sections measured on their own
+# (bench/placement.sh, bench/objtrace.sh); writes BENCHMARKS.md.
 #
 #   bench/run.sh [--quick] [--output FILE]
 #
@@ -50,5 +51,10 @@ python3 "$TOP/bench/report.py" --rows "$DIR/rows.txt" --kernel "$K" \
 	--command "$cmd" --duration $((SECONDS - t0)) \
 	--cpu "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')" \
 	> "$OUT.tmp"
+# Sections measured on their own (one boot per run, or on the host).
+for section in placement objtrace; do
+	"$TOP/bench/$section.sh" --out "$DIR/$section.md"
+	{ echo; cat "$DIR/$section.md"; } >> "$OUT.tmp"
+done
 mv "$OUT.tmp" "$OUT"
 echo "bench: wrote ${OUT#"$TOP"/} ($((SECONDS - t0)) s)"

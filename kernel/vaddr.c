@@ -21,6 +21,7 @@
 /* After mm.h: without CONFIG_HUGETLB_PAGE it does not declare vm_area_struct. */
 #include <linux/hugetlb_inline.h>
 #include <linux/mmap_lock.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/page_idle.h>
 #include <linux/pgtable.h>
@@ -44,6 +45,15 @@
 /* Spare slots for mappings created between sizing the buffer and locking. */
 #define DAPTRACE_VA_MAPS_SLACK		32U
 #define DAPTRACE_VA_MAPS_TRIES		3
+
+/*
+ * Fixed at load (0444): a user who needs no placement skips its work, and
+ * one module build can be measured with and without it (bench/placement.sh).
+ */
+static bool placement = true;
+module_param(placement, bool, 0444);
+MODULE_PARM_DESC(placement,
+		 "Record the NUMA node and physical page of each sample (default Y)");
 
 /**
  * struct daptrace_va_target - &daptrace_target.priv of a process.
@@ -912,10 +922,13 @@ static void daptrace_va_sample_target(struct daptrace_ctx *ctx,
 			pfn = DAPTRACE_NO_PFN;
 			young = daptrace_va_vma(mm, &vma, addr) &&
 				daptrace_va_entry(mm, vma, addr, false, &pfn);
-			r->sample_pfn = pfn;
-			r->sample_nid = daptrace_va_pfn_nid(pfn);
 			daptrace_account_access(r, young);
-			daptrace_account_placement(r, r->sample_nid);
+			/* Off: sample_pfn stays DAPTRACE_NO_PFN, nothing counted. */
+			if (placement) {
+				r->sample_pfn = pfn;
+				r->sample_nid = daptrace_va_pfn_nid(pfn);
+				daptrace_account_placement(r, r->sample_nid);
+			}
 			st->nr_young += young;
 		}
 		if (!prepare)

@@ -18,7 +18,7 @@ ktap_print_header
 	ktap_skip_all "needs two NUMA nodes (run.sh --numa 2, the default)"
 command -v daptrace > /dev/null ||
 	ktap_skip_all "no static daptrace CLI in the guest"
-ktap_set_plan 6
+ktap_set_plan 7
 mkdir -p "$TMP"
 
 daptrace record -q -o "$TMP/n.csv" -s 2ms -a 100ms -- \
@@ -114,6 +114,31 @@ if daptrace report pheatmap "$TMP/n.csv" > "$TMP/ph" 2> "$TMP/rep.err" &&
 	ktap_test_pass "report pheatmap"
 else
 	ktap_test_fail "report pheatmap" "$(cat "$TMP/rep.err")"
+fi
+# The load-time knob make bench compares with: placement=0 measures nothing.
+off_test() {
+	rows=$(awk -F, '/^[0-9]/ { n++; if ($9 != 0 || $14 != "") bad++ }
+		END { print n + 0, bad + 0 }' "$TMP/off.csv")
+	echo "# placement=0: rows, rows with placement: $rows"
+	[ "$(cat /sys/module/daptrace/parameters/placement)" = N ] &&
+		[ "${rows% *}" -gt 0 ] && [ "${rows#* }" = 0 ]
+}
+if [ ! -f "${DAPTRACE_KO:-}" ]; then
+	ktap_test_skip "placement=0 records no placement" "DAPTRACE_KO not set"
+elif ! rmmod daptrace || ! insmod "$DAPTRACE_KO" placement=0; then
+	ktap_test_fail "placement=0 records no placement" "reload with placement=0 failed"
+else
+	daptrace record -q -o "$TMP/off.csv" -s 2ms -a 100ms -- \
+		"$(dirname "$0")/helpers/numa_wl" 8 1 2 "$TMP/truth.off" 2> "$TMP/off.err"
+	off=0
+	off_test || off=1
+	if ! { rmmod daptrace && insmod "$DAPTRACE_KO"; }; then
+		ktap_test_fail "placement=0 records no placement" "reload with placement on failed"
+	elif [ $off = 0 ]; then
+		ktap_test_pass "placement=0 records no placement"
+	else
+		ktap_test_fail "placement=0 records no placement" "$(cat "$TMP/off.err")"
+	fi
 fi
 rm -rf "$TMP"
 ktap_finished

@@ -1,12 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Worker CPU of one monitored run, for comparing modules with and without
-# NUMA placement (one boot per run, alternating; see BENCHMARKS.md):
-#   selftests/vm/run.sh --kernel K --no-la57 --test none/none \
-#       --extra-test bench/placement_overhead.sh
-# A 256 MiB hot/cold workload is monitored for 10 s with the default
-# attributes; prints worker_cpu_us, sampling rounds and regions.
+# Guest side of bench/placement.sh: worker CPU of one monitored run.  A
+# 256 MiB hot/cold workload is monitored for 10 s (fixed time) with the
+# default attributes; prints worker_cpu_us, sampling rounds and regions.
 
 . "$(dirname "$0")/../lib/ktap.sh" 2> /dev/null || . /selftests/lib/ktap.sh
 
@@ -30,7 +27,7 @@ snaps=$(cat $D/nr_snapshots) regions=$(cat $D/nr_regions)
 kill "$wl"
 wait "$wl" 2> /dev/null
 echo "$wl" > $D/target_remove 2> /dev/null
-echo "# placement_overhead: worker_cpu_us $cpu nr_samples $samples nr_snapshots $snaps nr_regions $regions"
+echo "# placement: worker_cpu_us $cpu nr_samples $samples nr_snapshots $snaps nr_regions $regions"
 if [ "$samples" -gt 0 ]; then
 	ktap_test_pass "monitored run"
 else
