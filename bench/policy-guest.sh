@@ -9,9 +9,10 @@
 # measured on the target (VmSwap, mincore, move_pages, /proc/vmstat),
 # never from a tool's counters.  Prints one "BENCH k=v ..." row.
 #
-# Known gap: on 6.12 DAMOS refuses migrate_hot/migrate_cold with the vaddr
-# operations (the write of "on" fails with EPERM); its tiering needs the
-# paddr operations on the nodes' physical ranges, not done here yet.
+# DAMOS tiering runs on the paddr operations over all of physical memory, as
+# DAMON users do: 6.12 implements migrate_hot/migrate_cold only there (with
+# vaddr the write of "on" fails with EPERM).  It then sees every process, but
+# the workload is nearly all of the guest's memory.
 
 . "$(dirname "$0")/../lib/ktap.sh"
 
@@ -30,12 +31,27 @@ status_kb() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status" 2>/dev/nul
 # CPU of a process or thread, ms (utime + stime; USER_HZ 100)
 cpu_ms() { awk '{ print ($14 + $15) * 10 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
 
-damos_common() { # PID
+damos_common() { # PID, or "paddr"
 	echo 1 > /sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds
 	echo 1 > $D/contexts/nr_contexts
-	echo vaddr > $D/contexts/0/operations
 	echo 1 > $D/contexts/0/targets/nr_targets
-	echo "$1" > $D/contexts/0/targets/0/pid_target
+	if [ "$1" = paddr ]; then
+		echo paddr > $D/contexts/0/operations
+		# one region from the lowest to the highest System RAM address
+		awk -F'[- ]' '/^[0-9a-f]+-[0-9a-f]+ : System RAM$/ {
+			print $1, $2 }' /proc/iomem | while read -r lo hi; do
+			echo "$((0x$lo)) $((0x$hi + 1))"
+		done | sort -n | awk 'NR == 1 { lo = $1 } { hi = $2 } END { print lo, hi }' \
+			> $TMP/ram
+		read -r lo hi < $TMP/ram
+		r=$D/contexts/0/targets/0/regions
+		echo 1 > $r/nr_regions
+		echo "$lo" > $r/0/start
+		echo "$hi" > $r/0/end
+	else
+		echo vaddr > $D/contexts/0/operations
+		echo "$1" > $D/contexts/0/targets/0/pid_target
+	fi
 	a=$D/contexts/0/monitoring_attrs
 	echo 5000 > "$a"/intervals/sample_us
 	echo 100000 > "$a"/intervals/aggr_us
@@ -144,7 +160,7 @@ tiering() {
 		mon=$!
 		;;
 	damos)
-		damos_common "$pid"
+		damos_common paddr
 		echo 2 > $D/contexts/0/schemes/nr_schemes
 		damos_scheme 0 migrate_hot 16 20 0 0 0
 		damos_scheme 1 migrate_cold 0 0 40 0 1
