@@ -352,6 +352,34 @@ static void apply_scheme(struct pol_engine *e, struct pol_scheme *s,
 		s->st.qt_exceeds++;
 }
 
+/*
+ * Windows we never saw may hold accesses.  A region without accesses now
+ * whose age covers the missed windows and this one kept its (idle) level
+ * through them all: its idle clock and identity stand.  Any other may have
+ * been accessed up to when its level last changed, so it counts as accessed
+ * then and acted-on ranges in it are new decisions again.  Age tolerates
+ * counts within the aggregation's age threshold, as DAMON's does: a region
+ * touched in one or two samples per window can keep aging, which is the
+ * monitor's resolution anyway.
+ */
+static void after_gap(struct pol_engine *e, const struct daptrace_snapshot *snap,
+		      int64_t now_ns)
+{
+	for (uint32_t i = 0; i < snap->nr_regions; i++) {
+		const struct daptrace_region *r = &snap->regions[i];
+
+		if (!r->nr_accesses && r->age > snap->missed_before)
+			continue;
+		/* (accessed now: pol_engine_apply() marks it as usual) */
+		if (e->max_idle_us && !r->nr_accesses)
+			pol_iset_add(&e->accessed, r->start, r->end,
+				     now_ns - (int64_t)r->age * snap->aggr_us * 1000);
+		for (int k = 0; k < e->nr_schemes; k++)
+			if (!e->s[k].hottest_first)
+				pol_iset_remove(&e->s[k].acted, r->start, r->end);
+	}
+}
+
 void pol_engine_apply(struct pol_engine *e, const struct daptrace_snapshot *snap,
 		      int64_t now_ns)
 {
@@ -359,16 +387,8 @@ void pol_engine_apply(struct pol_engine *e, const struct daptrace_snapshot *snap
 	e->nr_missed += snap->missed_before;
 	if (!e->t0_ns)
 		e->t0_ns = now_ns;
-	if (snap->missed_before) {
-		/*
-		 * Windows we never saw may hold accesses: nothing is known to
-		 * be idle, and no acted-on cold range is known to be untouched.
-		 */
-		e->t0_ns = now_ns;
-		for (int i = 0; i < e->nr_schemes; i++)
-			if (!e->s[i].hottest_first)
-				pol_iset_free(&e->s[i].acted);
-	}
+	if (snap->missed_before)
+		after_gap(e, snap, now_ns);
 	if (e->max_idle_us) {
 		/* older than every idle= condition: blocks nothing, forget it */
 		pol_iset_expire(&e->accessed, now_ns - (int64_t)e->max_idle_us * 1000);

@@ -424,6 +424,58 @@ TEST(engine_idle_by_address)
 	pol_scheme_free(&s);
 }
 
+TEST(engine_gap_keeps_what_age_covers)
+{
+	struct pol_scheme s = parsed("pageout idle=5s");
+	struct daptrace_snapshot snap;
+	struct pol_engine e;
+	const int64_t sec = 1000000000LL;
+
+	regs[0] = REGION(0, 32 * MiB, 0, 50);
+	regs[1] = REGION(32 * MiB, 64 * MiB, 0, 50);
+	snap_of(&snap, 2);
+	engine_of(&e, &s, 1);
+	pol_engine_apply(&e, &snap, 1 * sec);
+	/*
+	 * Five windows missed: the first region stayed idle through them
+	 * (age 70 > 5), the second changed level 0.3 s ago (age 3).
+	 */
+	regs[0].age = 70;
+	regs[1].age = 3;
+	snap.missed_before = 5;
+	pol_engine_apply(&e, &snap, 3 * sec);
+	snap.missed_before = 0;
+	regs[0].age = 105;
+	regs[1].age = 38;
+	pol_engine_apply(&e, &snap, 6 * sec + sec / 2);
+	/* idle since 1 s: the first region only, its clock kept */
+	ASSERT_EQ(1, nr_calls);
+	EXPECT_EQ(0, calls[0].start);
+	EXPECT_EQ(32 * MiB, calls[0].len);
+	/* the second: 5 s after 2.7 s */
+	pol_engine_apply(&e, &snap, 7 * sec + sec / 2);
+	EXPECT_EQ(1, nr_calls);
+	pol_engine_apply(&e, &snap, 7 * sec + 8 * sec / 10);
+	ASSERT_EQ(2, nr_calls);
+	EXPECT_EQ(32 * MiB, calls[1].start);
+	/* another gap the first region stayed idle through: not advised again */
+	regs[0].age = 200;
+	regs[1].age = 2;
+	snap.missed_before = 3;
+	pol_engine_apply(&e, &snap, 8 * sec);
+	EXPECT_EQ(2, nr_calls);
+	/* the second changed in it: identity gone, idle clock from 7.8 s */
+	snap.missed_before = 0;
+	pol_engine_apply(&e, &snap, 12 * sec);
+	EXPECT_EQ(2, nr_calls);
+	pol_engine_apply(&e, &snap, 13 * sec);
+	ASSERT_EQ(3, nr_calls);
+	EXPECT_EQ(32 * MiB, calls[2].start);
+	EXPECT_EQ(8, e.nr_missed);
+	pol_engine_free(&e);
+	pol_scheme_free(&s);
+}
+
 TEST(engine_quota_coldest_first)
 {
 	struct pol_scheme s = parsed("pageout freq=0-50 quota=24M/1s");
