@@ -76,6 +76,7 @@ static void usage(FILE *f)
 "                   nodeN) is below HIGH and above LOW percent, from MID on\n"
 "  type=anon|file   label=TEXT (a mapping label contains TEXT)   addr=START-END\n"
 "  reapply=DUR      act on an acted-on, still idle range again after DUR\n"
+"                   (default 2s for hot actions, 10s for cold ones; 0s: never)\n"
 "Example: -S 'pageout freq=0-0 idle=5s quota=64M/1s'\n", f);
 }
 

@@ -99,8 +99,9 @@ struct pol_iset {
  * @ftype:	anon/file filter
  * @flabel:	act only in mappings whose label contains this (NULL: any)
  * @faddr_start/@faddr_end: act only inside this address range (0,0: any)
- * @reapply_us:	forget an acted range after this long, 0 = only when the
- *		range is accessed again (or another scheme acts on it)
+ * @reapply_us:	forget an acted range after this long (default 2 s for hot
+ *		actions, 10 s for cold ones), 0 = only when the range is
+ *		accessed again (or another scheme acts on it)
  * @idle_us:	act only on bytes not seen accessed in any window for this
  *		long (0: no such condition).  Unlike @min_age_us this does not
  *		depend on how the monitor merges and splits regions, and a

@@ -69,9 +69,15 @@ void pol_scheme_init(struct pol_scheme *s, enum pol_action a)
 	s->max_freq = 1000;
 	s->max_age_us = UINT64_MAX;
 	s->hottest_first = a == POL_MIGRATE_HOT || a == POL_WILLNEED || a == POL_COLLAPSE;
-	/* hot ranges stay hot: re-check now and then that they are still in place */
-	if (s->hottest_first)
-		s->reapply_us = 2000000;
+	/*
+	 * Hot ranges stay hot: re-check now and then that they are still in
+	 * place.  Cold actions are best effort in the kernel (MADV_PAGEOUT
+	 * skips a folio that is off the LRU or mapped twice, move_pages one
+	 * that is busy) and a range the kernel skipped looks just like one it
+	 * did, so it is tried again after a while; one that was done then
+	 * costs a page-table walk that finds nothing to do.
+	 */
+	s->reapply_us = s->hottest_first ? 2000000 : 10000000;
 	s->active = 1;
 	snprintf(s->name, sizeof(s->name), "%s", pol_action_name(a));
 }

@@ -385,6 +385,24 @@ TEST(engine_identity)
 	ASSERT_EQ(3, nr_calls);
 	EXPECT_EQ(0, calls[2].start);
 	EXPECT_EQ(16 * MiB, calls[2].len);
+	/*
+	 * Still idle 10 s after it was acted on: tried again (the kernel may
+	 * have skipped part of it).  16-32M was acted on at 1000, 32-64M at
+	 * 3000, 0-16M at 4000.
+	 */
+	pol_engine_apply(&e, &snap, 1000 + 10000000000LL);
+	EXPECT_EQ(3, nr_calls);
+	pol_engine_apply(&e, &snap, 1000 + 10000000000LL + 1);
+	ASSERT_EQ(4, nr_calls);
+	EXPECT_EQ(16 * MiB, calls[3].start);
+	EXPECT_EQ(16 * MiB, calls[3].len);
+	pol_engine_apply(&e, &snap, 3000 + 10000000000LL + 1);
+	ASSERT_EQ(5, nr_calls);
+	EXPECT_EQ(32 * MiB, calls[4].start);
+	pol_engine_apply(&e, &snap, 4000 + 10000000000LL + 1);
+	ASSERT_EQ(6, nr_calls);
+	EXPECT_EQ(0, calls[5].start);
+	EXPECT_EQ(16 * MiB, calls[5].len);
 	pol_engine_free(&e);
 	pol_scheme_free(&s);
 }
