@@ -14,6 +14,7 @@
  */
 
 #include <linux/align.h>
+#include <linux/bug.h>
 #include <linux/errno.h>
 #include <linux/limits.h>
 #include <linux/list.h>
@@ -719,37 +720,99 @@ daptrace_walk_advance(struct daptrace_target *t, struct daptrace_region *cur,
 }
 
 /*
- * One walk of daptrace_set_regions(), run twice: first with @pool NULL to
- * count the regions that must be allocated, then for real with a pool that
- * holds exactly that many.  The control flow depends only on the old region
- * boundaries and the ranges, which the dry run does not change, so both runs
- * take the same path.
- *
- * Old regions and normalized ranges are walked like a merge of two sorted
- * lists.  Each (region, range) intersection becomes one new region: the first
- * one of an old region reuses its struct, further ones (the region spanned a
- * gap that has just opened) are copies from the pool.  Within a range the
- * first piece is stretched down to the range start, the last one up to the
- * range end, and holes between pieces are filled with new zeroed regions, so
- * the range is covered exactly.  A range no region touches becomes one new
- * region.  Old regions touching no range are freed.
+ * How many regions daptrace_refit_regions() will take from its pool: one per
+ * hole between two old regions inside a range, one per further range an old
+ * region reaches into, and one per range that no old region touches.  It
+ * walks the same merge of old regions and normalized ranges, without changing
+ * anything, so that every allocation can be done before the first change.
  */
-static unsigned long daptrace_set_regions_walk(struct daptrace_ctx *ctx,
-					       struct daptrace_target *t,
-					       const struct daptrace_addr_range *ranges,
-					       unsigned int nr_ranges,
-					       struct list_head *pool,
-					       struct list_head *result)
+static unsigned long daptrace_count_new_regions(const struct daptrace_ctx *ctx,
+						struct daptrace_target *t,
+						const struct daptrace_addr_range *ranges,
+						unsigned int nr_ranges)
+{
+	struct daptrace_region *r;
+	struct daptrace_addr_range ar;
+	unsigned long prev_end = 0, pos, nr_new = 0;
+	bool carried = false, touched;
+	unsigned int i;
+
+	r = list_first_entry_or_null(&t->regions, struct daptrace_region, list);
+	for (i = 0; i < nr_ranges; i++) {
+		if (!daptrace_norm_range(ctx, &ranges[i], &prev_end, &ar))
+			continue;
+
+		touched = false;
+		pos = ar.start;
+		while (r && r->ar.start < ar.end) {
+			if (r->ar.end > ar.start) {
+				if (touched && r->ar.start > pos)
+					nr_new++;
+				if (carried)
+					nr_new++;
+				touched = true;
+				pos = r->ar.end;
+				if (r->ar.end > ar.end) {
+					carried = true;
+					break;
+				}
+			}
+			carried = false;
+			r = daptrace_next_region(t, r);
+		}
+		if (!touched)
+			nr_new++;
+	}
+	return nr_new;
+}
+
+/* A region for the newly mapped [@start, @end), with no history. */
+static struct daptrace_region *
+daptrace_pool_take_fresh(struct list_head *pool, unsigned long start,
+			 unsigned long end)
+{
+	struct daptrace_region *r = daptrace_pool_take(pool);
+
+	r->ar.start = start;
+	r->ar.end = end;
+	r->sampling_addr = start;
+	r->nr_accesses = 0;
+	r->last_nr_accesses = 0;
+	r->age = 0;
+	r->sample_pfn = DAPTRACE_NO_PFN;
+	r->sample_nid = -1;
+	daptrace_reset_placement(r);
+	return r;
+}
+
+/*
+ * The walk of daptrace_set_regions(): old regions and normalized ranges are
+ * merged like two sorted lists, and the new regions are built on @result.
+ * Each (region, range) intersection becomes one new region: the first one of
+ * an old region reuses its struct, further ones (the region spanned a gap that
+ * has just opened) are copies from @pool.  Within a range the first piece is
+ * stretched down to the range start, the last one up to the range end, and
+ * holes between pieces get fresh regions, so the range is covered exactly.  A
+ * range no region touches becomes one fresh region.  Old regions touching no
+ * range are freed.  @pool holds daptrace_count_new_regions() regions.
+ */
+static void daptrace_refit_regions(const struct daptrace_ctx *ctx,
+				   struct daptrace_target *t,
+				   const struct daptrace_addr_range *ranges,
+				   unsigned int nr_ranges,
+				   struct list_head *pool,
+				   struct list_head *result)
 {
 	struct daptrace_region *cur, *nxt = NULL, *piece, *last;
 	struct daptrace_addr_range cur_ar, ar;
-	unsigned long prev_end = 0, pos, nr_new = 0;
-	bool dry = !pool, used = false;
+	unsigned long prev_end = 0, pos;
+	bool carried = false;
 	unsigned int i;
 
 	/*
-	 * @nxt is looked up while @cur is still on @t's list: once @cur has
-	 * moved to @result its list pointers lead there.
+	 * @cur_ar is @cur's range before this walk clipped it, and @nxt is
+	 * looked up while @cur is still on @t's list: once @cur has moved to
+	 * @result its list pointers lead there.
 	 */
 	cur = list_first_entry_or_null(&t->regions, struct daptrace_region, list);
 	cur = daptrace_walk_advance(t, cur, &nxt, &cur_ar);
@@ -762,90 +825,61 @@ static unsigned long daptrace_set_regions_walk(struct daptrace_ctx *ctx,
 		pos = ar.start;
 		while (cur && cur_ar.start < ar.end) {
 			if (cur_ar.end <= ar.start) {
-				/* Entirely below this range (and all later). */
-				if (!dry && !used) {
+				/* Entirely between two ranges. */
+				if (!carried) {
 					list_del(&cur->list);
 					kfree(cur);
 				}
-				used = false;
+				carried = false;
 				cur = daptrace_walk_advance(t, nxt, &nxt, &cur_ar);
 				continue;
 			}
 
 			if (last && cur_ar.start > pos) {
 				/* A hole inside the range: newly mapped. */
-				nr_new++;
-				if (!dry) {
-					piece = daptrace_pool_take(pool);
-					piece->ar.start = pos;
-					piece->ar.end = cur_ar.start;
-					piece->sampling_addr = pos;
-					piece->nr_accesses = 0;
-					piece->last_nr_accesses = 0;
-					piece->age = 0;
-					piece->sample_pfn = DAPTRACE_NO_PFN;
-					piece->sample_nid = -1;
-					daptrace_reset_placement(piece);
-					list_add_tail(&piece->list, result);
-				}
-			}
-			if (used)
-				nr_new++;
-			if (!dry) {
-				if (used) {
-					piece = daptrace_pool_take(pool);
-					daptrace_copy_stats(piece, cur);
-				} else {
-					piece = cur;
-					list_del(&cur->list);
-				}
-				piece->ar.start = last ? cur_ar.start : ar.start;
-				piece->ar.end = min(cur_ar.end, ar.end);
-				if (piece->sampling_addr < piece->ar.start ||
-				    piece->sampling_addr >= piece->ar.end)
-					piece->sampling_addr = piece->ar.start;
+				piece = daptrace_pool_take_fresh(pool, pos,
+								 cur_ar.start);
 				list_add_tail(&piece->list, result);
-				last = piece;
-			} else {
-				/* Only its being non-NULL matters when dry. */
-				last = cur;
 			}
-			used = true;
-			pos = min(cur_ar.end, ar.end);
+			if (carried) {
+				piece = daptrace_pool_take(pool);
+				daptrace_copy_stats(piece, cur);
+			} else {
+				piece = cur;
+				list_del(&cur->list);
+			}
+			piece->ar.start = last ? cur_ar.start : ar.start;
+			piece->ar.end = min(cur_ar.end, ar.end);
+			if (piece->sampling_addr < piece->ar.start ||
+			    piece->sampling_addr >= piece->ar.end)
+				piece->sampling_addr = piece->ar.start;
+			list_add_tail(&piece->list, result);
+			last = piece;
+			pos = piece->ar.end;
 			/* Reaches into the next range: keep it for that one. */
-			if (cur_ar.end > ar.end)
+			carried = cur_ar.end > ar.end;
+			if (carried)
 				break;
-			used = false;
 			cur = daptrace_walk_advance(t, nxt, &nxt, &cur_ar);
 		}
 
 		if (!last) {
-			nr_new++;
-			if (!dry) {
-				piece = daptrace_pool_take(pool);
-				piece->ar = ar;
-				piece->sampling_addr = ar.start;
-				list_add_tail(&piece->list, result);
-			}
-		} else if (!dry) {
+			piece = daptrace_pool_take_fresh(pool, ar.start, ar.end);
+			list_add_tail(&piece->list, result);
+		} else {
 			last->ar.end = ar.end;
 		}
 	}
 
 	/* Whatever is left lies above the last range. */
-	if (!dry) {
-		while (cur) {
-			if (!used) {
-				list_del(&cur->list);
-				kfree(cur);
-			}
-			used = false;
-			cur = nxt;
-			if (cur)
-				nxt = daptrace_next_region(t, cur);
+	while (cur) {
+		if (!carried) {
+			list_del(&cur->list);
+			kfree(cur);
 		}
+		carried = false;
+		cur = daptrace_walk_advance(t, nxt, &nxt, &cur_ar);
 	}
-	return nr_new;
 }
 
 /**
@@ -873,7 +907,6 @@ int daptrace_set_regions(struct daptrace_ctx *ctx, struct daptrace_target *t,
 			 unsigned int nr_ranges)
 {
 	struct daptrace_region *r;
-	unsigned long nr_new;
 	LIST_HEAD(result);
 	LIST_HEAD(pool);
 	int err;
@@ -882,11 +915,14 @@ int daptrace_set_regions(struct daptrace_ctx *ctx, struct daptrace_target *t,
 	if (err)
 		return err;
 
-	nr_new = daptrace_set_regions_walk(ctx, t, ranges, nr_ranges, NULL, NULL);
-	err = daptrace_fill_pool(&pool, nr_new);
+	err = daptrace_fill_pool(&pool,
+				 daptrace_count_new_regions(ctx, t, ranges, nr_ranges));
 	if (err)
 		return err;
-	daptrace_set_regions_walk(ctx, t, ranges, nr_ranges, &pool, &result);
+	daptrace_refit_regions(ctx, t, ranges, nr_ranges, &pool, &result);
+	/* The count and the walk must agree; a leftover is only a leak. */
+	if (WARN_ON_ONCE(!list_empty(&pool)))
+		daptrace_free_region_list(&pool);
 
 	/* The walk consumed or freed every old region. */
 	INIT_LIST_HEAD(&t->regions);
