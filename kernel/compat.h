@@ -59,5 +59,22 @@
 #define daptrace_inc_mm_tlb_gen(mm) \
 	atomic64_inc_return(&(mm)->context.tlb_gen)
 
+/*
+ * cpu_tlbstate_shared.is_lazy, as the kernel's tlb_is_not_lazy() reads it:
+ * the per-CPU variable is exported (EXPORT_PER_CPU_SYMBOL in
+ * arch/x86/mm/tlb.c) but declared in the "#ifndef MODULE" part of
+ * <asm/tlbflush.h>; struct tlb_state_shared holds only is_lazy on both
+ * series.  Same name on purpose: should the header ever declare it for
+ * modules, the build fails here instead of reading a stale layout.  Expanded
+ * at file scope by its one user.
+ */
+#define DAPTRACE_DECLARE_CPU_TLBSTATE_SHARED				\
+	struct tlb_state_shared {					\
+		bool is_lazy;						\
+	};								\
+	DECLARE_PER_CPU_SHARED_ALIGNED(struct tlb_state_shared,	\
+				       cpu_tlbstate_shared)
+#define daptrace_tlb_is_lazy(cpu) per_cpu(cpu_tlbstate_shared.is_lazy, (cpu))
+
 #endif /* __KERNEL__ */
 #endif /* _DAPTRACE_COMPAT_H */

@@ -798,12 +798,14 @@ static struct vm_area_struct *daptrace_va_vma(struct mm_struct *mm,
  *     PCID, every switch flushes anyway; a recycled slot flushes too).  Its
  *     bit may also linger in mm_cpumask (6.12 trims it lazily): it then gets
  *     the IPI, which is merely wasted.
- *  3. Lazy CPU (a kernel thread runs on the mm; the CPU stays in
- *     mm_cpumask): it gets the IPI as in 1, the target's PCID still loaded.
- *     The kernel skips lazy CPUs (they compare generations when they leave
- *     lazy mode), but cpu_tlbstate_shared.is_lazy is declared only for
- *     !MODULE builds, so we pay the extra IPI rather than copy a private
- *     struct layout.
+ *  3. Lazy CPU (it switched to a kernel thread or to idle and kept the
+ *     target's page tables loaded; it stays in mm_cpumask): skipped, as the
+ *     kernel's own flushes skip it (tlb_is_not_lazy()).  Leaving lazy mode
+ *     for the same mm, switch_mm_irqs_off() clears is_lazy, issues a full
+ *     barrier and compares the slot's tlb_gen with the mm's, flushing if
+ *     behind; we bump tlb_gen (full barrier) and then read is_lazy, so
+ *     either we see it not lazy and IPI it, or it sees our generation.  An
+ *     idle CPU that last ran the target is thus never woken to flush.
  *  4. CPU switching to the mm concurrently: it sets its bit in mm_cpumask
  *     (a locked op) and then reads tlb_gen; we increment tlb_gen (locked)
  *     and then read mm_cpumask.  On x86 one of the two reads must see the
@@ -818,9 +820,9 @@ static struct vm_area_struct *daptrace_va_vma(struct mm_struct *mm,
  *     flush request carrying exactly that generation, and the generation we
  *     got from inc_mm_tlb_gen() belongs to no request.
  *
- * So no CPU that never ran the target is interrupted.  Risks: this relies
- * on arch/x86/mm/tlb.c internals that are not an API (compat.h restricts the
- * module to the two series it was read on).  A stray bump is harmless by
+ * So no CPU that never ran the target, or only idles since, is interrupted.
+ * Risks: this relies on arch/x86/mm/tlb.c internals that are not an API
+ * (compat.h restricts the module to the two series it was read on).  A stray bump is harmless by
  * design of the protocol: a CPU whose recorded generation is behind only
  * flushes more, never less.  Cost on the target: after a pass that cleared
  * bits, a switched-out CPU does one full flush of the target's ASID on its
@@ -839,12 +841,20 @@ static void daptrace_va_flush_all(void *unused)
 	__flush_tlb_all();
 }
 
+DAPTRACE_DECLARE_CPU_TLBSTATE_SHARED;
+
+static bool daptrace_va_tlb_not_lazy(int cpu, void *unused)
+{
+	return !daptrace_tlb_is_lazy(cpu);
+}
+
 /* Policy mm, after a pass that cleared bits in @mm (pinned by the caller). */
 static void daptrace_va_tlb_flush(struct mm_struct *mm)
 {
-	/* Full barrier: orders our clears before, the mask read after. */
+	/* Full barrier: orders our clears before, the mask and is_lazy reads after. */
 	daptrace_inc_mm_tlb_gen(mm);
-	on_each_cpu_mask(mm_cpumask(mm), daptrace_va_flush_all, NULL, false);
+	on_each_cpu_cond_mask(daptrace_va_tlb_not_lazy, daptrace_va_flush_all,
+			      NULL, false, mm_cpumask(mm));
 }
 
 /*
