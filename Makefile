@@ -34,6 +34,8 @@ WERROR ?= y
 DAPTRACE_DEBUG ?=
 
 KSRC := Kbuild $(wildcard kernel/*.c kernel/*.h) include/uapi/linux/daptrace.h
+# Test-only helper modules for the VM selftests (never installed).
+TESTMOD_SRC := $(wildcard selftests/vm/testmod/Kbuild selftests/vm/testmod/*.c)
 
 # checkpatch.pl and the kselftest headers come from Debian's linux-source-6.12.
 LINUX_SRC_TAR ?= $(firstword $(wildcard /usr/src/linux-source-6.12.tar.*))
@@ -65,6 +67,9 @@ module:
 	@cp -p --parents $(KSRC) $(KMOD_DIR)/
 	$(MAKE) -C $(KDIR) M=$(KMOD_DIR) W=1 DAPTRACE_WERROR=$(WERROR) \
 		DAPTRACE_DEBUG=$(DAPTRACE_DEBUG) modules
+	@mkdir -p $(KMOD_DIR)/testmod
+	@cp -p $(TESTMOD_SRC) $(KMOD_DIR)/testmod/
+	$(MAKE) -C $(KDIR) M=$(KMOD_DIR)/testmod W=1 modules
 
 modules-all:
 	@for k in $(KERNELS); do $(MAKE) --no-print-directory module KVER=$$k || exit 1; done
@@ -97,7 +102,8 @@ userspace-check: $(LINUX_SRC)/.stamp
 style: $(LINUX_SRC)/.stamp
 	perl $(CHECKPATCH) --no-tree --strict --quiet --show-types \
 		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG \
-		-f $(wildcard kernel/*.c kernel/*.h) include/uapi/linux/daptrace.h
+		-f $(wildcard kernel/*.c kernel/*.h) include/uapi/linux/daptrace.h \
+		$(filter %.c,$(TESTMOD_SRC))
 
 # shellcheck on every shell script of the project: any warning fails.
 shellcheck:
@@ -110,6 +116,9 @@ sparse:
 	@set -o pipefail; for k in $(KERNELS); do \
 		d=$(BUILD)/sparse/$$k; mkdir -p $$d; cp -p --parents $(KSRC) $$d/; \
 		$(MAKE) -s -C /lib/modules/$$k/build M=$$d C=2 W=1 modules 2>&1 | tee $$d/log || exit 1; \
+		mkdir -p $$d/testmod; cp -p $(TESTMOD_SRC) $$d/testmod/; \
+		$(MAKE) -s -C /lib/modules/$$k/build M=$$d/testmod C=2 W=1 modules 2>&1 | \
+			tee -a $$d/log || exit 1; \
 		if grep -E '(warning|error):' $$d/log; then echo "sparse: $$k: not clean" >&2; exit 1; fi; \
 		echo "sparse: $$k: clean"; \
 	done

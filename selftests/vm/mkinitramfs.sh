@@ -181,6 +181,11 @@ install -m 0755 "$TOP/selftests/vm/init" "$ROOT/init"
 cp "$TOP"/selftests/vm/{bad,allowed}-patterns "$TOP"/selftests/vm/drop-oom-reports.awk \
 	"$ROOT/etc/dtvm/"
 cp "$MODULE" "$ROOT/lib/daptrace/daptrace.ko"
+# Test-only helper modules (selftests/vm/testmod), built with the module.
+mkdir -p "$ROOT/lib/daptrace/testmod"
+for f in "$BUILD/kmod/$KVER/testmod/"*.ko; do
+	[ ! -f "$f" ] || cp "$f" "$ROOT/lib/daptrace/testmod/"
+done
 # The ABI documentation, for the selftests that check it against sysfs.
 [ ! -d "$TOP/sysfs-docs" ] || cp -r "$TOP/sysfs-docs" "$ROOT/sysfs-docs"
 echo "root:x:0:0:root:/root:/bin/sh" > "$ROOT/etc/passwd"
