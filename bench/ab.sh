@@ -4,7 +4,7 @@
 # daptrace against DAMON with one VM boot per monitored run:
 #
 #   bench/ab.sh [--rounds N] [--wl "hotcold moving smallhot"]
-#               [--settings "default fast"] [--lock FILE]
+#               [--settings "default fast"] [--lock FILE] [--out FILE]
 #
 # Under TCG a monitor's TLB flushes change the emulator's own software TLB
 # and with it the speed of everything that runs later in the same boot
@@ -14,18 +14,20 @@
 # workload runs for a fixed time (10 s), so CPU shares compare like with
 # like.  Each boot takes the VM lock (--lock, default /tmp/daptrace-vm.lock)
 # for itself only.  Rows go to build/bench/ab-rows.txt; the summary
-# (medians, per-round ratio spread) to stdout via bench/ab-report.py.
+# (medians, per-round ratio spread; bench/ab-report.py) to --out, a
+# Markdown section (default stdout).
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 ROUNDS=3 WLS="hotcold moving smallhot" SETTINGS="default fast"
-LOCK=/tmp/daptrace-vm.lock
+LOCK=/tmp/daptrace-vm.lock OUT=/dev/stdout
 while [ $# -gt 0 ]; do
 	case $1 in
 	--rounds) ROUNDS=$2; shift ;;
 	--wl) WLS=$2; shift ;;
 	--settings) SETTINGS=$2; shift ;;
 	--lock) LOCK=$2; shift ;;
+	--out) OUT=$2; shift ;;
 	*) echo "bench/ab.sh: unknown option '$1'" >&2; exit 2 ;;
 	esac
 	shift
@@ -54,4 +56,16 @@ for wl in $WLS; do
 		done
 	done
 done
-python3 "$TOP/bench/ab-report.py" "$ROWS"
+{
+	echo "## daptrace vs DAMON, one boot per monitored run"
+	echo
+	echo "    bench/ab.sh --rounds $ROUNDS --wl \"$WLS\" --settings \"$SETTINGS\""
+	echo
+	echo "Each run in its own boot of $K (2 vCPUs, qemu64), the monitors alternating"
+	echo "and the first one flipping every round, 10 s fixed-time phases; CPU is the"
+	echo "worker's (kdamond's) share of the workload's wall time.  Ratio: of the"
+	echo "medians; per-round ratios: of the CPU times within a round.  Settings:"
+	echo "default = 5 ms / 100 ms, fast = 1 ms / 20 ms, 10-1000 regions."
+	echo
+	python3 "$TOP/bench/ab-report.py" "$ROWS"
+} > "$OUT"

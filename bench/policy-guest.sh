@@ -31,18 +31,21 @@ status_kb() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status" 2>/dev/nul
 # CPU of a process or thread, ms (utime + stime; USER_HZ 100)
 cpu_ms() { awk '{ print ($14 + $15) * 10 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
 
+# ram_range: "LO HI", the lowest and the highest System RAM address.
+ram_range() {
+	awk -F'[- ]' '/^[0-9a-f]+-[0-9a-f]+ : System RAM$/ {
+		print $1, $2 }' /proc/iomem | while read -r lo hi; do
+		echo "$((0x$lo)) $((0x$hi + 1))"
+	done | sort -n | awk 'NR == 1 { lo = $1 } { hi = $2 } END { print lo, hi }'
+}
+
 damos_common() { # PID, or "paddr"
 	echo 1 > /sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds
 	echo 1 > $D/contexts/nr_contexts
 	echo 1 > $D/contexts/0/targets/nr_targets
 	if [ "$1" = paddr ]; then
 		echo paddr > $D/contexts/0/operations
-		# one region from the lowest to the highest System RAM address
-		awk -F'[- ]' '/^[0-9a-f]+-[0-9a-f]+ : System RAM$/ {
-			print $1, $2 }' /proc/iomem | while read -r lo hi; do
-			echo "$((0x$lo)) $((0x$hi + 1))"
-		done | sort -n | awk 'NR == 1 { lo = $1 } { hi = $2 } END { print lo, hi }' \
-			> $TMP/ram
+		ram_range > $TMP/ram
 		read -r lo hi < $TMP/ram
 		r=$D/contexts/0/targets/0/regions
 		echo 1 > $r/nr_regions
@@ -114,6 +117,12 @@ reclaim() {
 		echo 1000 > $R/wmarks_high
 		echo 999 > $R/wmarks_mid
 		echo 0 > $R/wmarks_low
+		# all of RAM: by default it watches only the biggest System RAM
+		# block, which need not hold the workload
+		ram_range > $TMP/ram
+		read -r lo hi < $TMP/ram
+		echo "$lo" > $R/monitor_region_start
+		echo "$hi" > $R/monitor_region_end
 		echo Y > $R/enabled || ktap_exit_fail_msg "DAMON_RECLAIM refused to start"
 		;;
 	esac
@@ -136,7 +145,12 @@ reclaim() {
 	case $MON in
 	daptrace) wait "$mon"; cpu=$((cpu + $(cat /sys/kernel/daptrace/worker_cpu_us) / 1000)) ;;
 	damos) echo off > $D/state ;;
-	damon_reclaim) echo N > $R/enabled ;;
+	damon_reclaim)
+		for f in nr_reclaim_tried_regions bytes_reclaim_tried_regions \
+			nr_reclaimed_regions bytes_reclaimed_regions nr_quota_exceeds; do
+			echo "$f $(cat $R/$f 2>/dev/null)" >> $TMP/out
+		done
+		echo N > $R/enabled ;;
 	esac
 	ROW="reached_s=$reached swap_kb=$(sed -n 's/^VmSwap:[[:space:]]*\([0-9]*\).*/\1/p' $TMP/out)"
 	ROW="$ROW hot_evicted=$(sed -n 's/^evicted hot=\([0-9]*\) .*/\1/p' $TMP/out)"

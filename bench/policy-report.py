@@ -50,7 +50,9 @@ def main():
         kv = dict(w.split("=", 1) for w in line.split() if "=" in w)
         runs[(kv.get("scen"), kv.get("mon"))].append(kv)
         kernel = kv.get("kernel", kernel)
-    print("## Policies: daptrace policy vs DAMOS (6.12)\n")
+    series = ".".join(kernel.split(".")[:2])
+    title = "daptrace policy vs DAMOS" if series == "6.12" else "daptrace policy (no DAMON)"
+    print("## Policies on %s: %s\n" % (series, title))
     print("`%s` (%d s), kernel %s, one boot per run, policies alternating within a round; "
           "median [min–max] over the rounds. Measured on the target (VmSwap, the workload's "
           "mincore/move_pages, /proc/vmstat), not by either tool's counters.\n" % (a.command, a.duration, kernel))

@@ -12,7 +12,7 @@
 #   bench/policy.sh [--rounds N] [--first R] [--kernel K] [--output FILE]
 #                   [--mons "daptrace damos damon_reclaim"] [--scens "reclaim tiering"]
 #
-# Raw rows stay in build/bench-policy/rows.txt, boot logs next to them;
+# Raw rows stay in build/bench-policy/KERNEL/rows.txt, boot logs next to them;
 # --first R > 1 adds rounds R..N to the rows already there.
 set -euo pipefail
 
@@ -20,6 +20,7 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 ROUNDS=3
 FIRST=1
 MONS="daptrace damos damon_reclaim"
+MONS_ARG=
 SCENS="reclaim tiering"
 K=
 OUT=
@@ -27,7 +28,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--rounds) ROUNDS=$2; shift ;;
 	--first) FIRST=$2; shift ;;
-	--mons) MONS=$2; shift ;;
+	--mons) MONS=$2; MONS_ARG=" --mons \"$2\""; shift ;;
 	--scens) SCENS=$2; shift ;;
 	--kernel) K=$2; shift ;;
 	--output) OUT=$2; shift ;;
@@ -37,7 +38,7 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$K" ] || K=$("$TOP/scripts/kernels.sh" 6.12)
 [ -n "$K" ] || { echo "bench/policy.sh: no 6.12 kernel (it carries DAMON)" >&2; exit 1; }
-DIR=$TOP/build/bench-policy
+DIR=$TOP/build/bench-policy/$K
 mkdir -p "$DIR"
 [ "$FIRST" -gt 1 ] || : > "$DIR/rows.txt"
 make -C "$TOP" --no-print-directory -s modules-all
@@ -66,5 +67,5 @@ for ((r = FIRST; r <= ROUNDS; r++)); do
 	done
 done
 report=(python3 "$TOP/bench/policy-report.py" --rows "$DIR/rows.txt"
-	--command "bench/policy.sh --rounds $ROUNDS" --duration $((SECONDS - t0)))
+	--command "bench/policy.sh --rounds $ROUNDS --kernel $K${MONS_ARG}" --duration $((SECONDS - t0)))
 if [ -n "$OUT" ]; then "${report[@]}" > "$OUT"; else "${report[@]}"; fi

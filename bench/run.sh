@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # `make bench`: daptrace against the in-kernel DAMON, same VM boot, same
-# workloads, same attributes; then the sections measured on their own
-# (bench/placement.sh, bench/objtrace.sh); writes BENCHMARKS.md.
+# workloads, same attributes; then the sections measured with one boot per
+# run (bench/ab.sh, idle.sh, policy.sh on 6.12 and 6.1, placement.sh) and
+# on the host (objtrace.sh); writes BENCHMARKS.md.  What BENCHMARKS.md holds
+# above the line "<!-- make bench: generated below -->" (hand-written
+# analysis and one-off measurements, each with its command) is kept.
 #
 #   bench/run.sh [--quick] [--output FILE]
 #
@@ -47,14 +50,38 @@ if [ $rc != 0 ]; then
 	echo "bench: the VM run failed (log: build/bench/run.log); BENCHMARKS.md not written" >&2
 	exit 1
 fi
-python3 "$TOP/bench/report.py" --rows "$DIR/rows.txt" --kernel "$K" \
-	--command "$cmd" --duration $((SECONDS - t0)) \
-	--cpu "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')" \
-	> "$OUT.tmp"
+MARK="<!-- make bench: generated below -->"
+{
+	if [ -f "$OUT" ] && grep -qxF "$MARK" "$OUT"; then
+		sed "/^$MARK\$/,\$d" "$OUT"
+	fi
+	echo "$MARK"
+	echo
+	python3 "$TOP/bench/report.py" --rows "$DIR/rows.txt" --kernel "$K" \
+		--command "$cmd" --duration $((SECONDS - t0)) \
+		--cpu "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
+} > "$OUT.tmp"
 # Sections measured on their own (one boot per run, or on the host).
-for section in placement objtrace; do
-	"$TOP/bench/$section.sh" --out "$DIR/$section.md"
-	{ echo; cat "$DIR/$section.md"; } >> "$OUT.tmp"
+rounds=3
+[ $QUICK = 0 ] || rounds=1
+K61=$("$TOP/scripts/kernels.sh" 6.1)
+sections=(
+	"ab:$TOP/bench/ab.sh --rounds $rounds"
+	"idle:$TOP/bench/idle.sh --rounds $rounds"
+	"policy-6.12:$TOP/bench/policy.sh --rounds $rounds --kernel $K"
+	"policy-6.1:$TOP/bench/policy.sh --rounds $rounds --kernel $K61 --mons daptrace"
+	"placement:$TOP/bench/placement.sh --rounds $rounds"
+	"objtrace:$TOP/bench/objtrace.sh"
+)
+for s in "${sections[@]}"; do
+	name=${s%%:*}
+	read -ra argv <<< "${s#*:}"
+	if [ "$name" = policy-6.12 ] || [ "$name" = policy-6.1 ]; then
+		"${argv[@]}" --output "$DIR/$name.md"
+	else
+		"${argv[@]}" --out "$DIR/$name.md"
+	fi
+	{ echo; cat "$DIR/$name.md"; } >> "$OUT.tmp"
 done
 mv "$OUT.tmp" "$OUT"
 echo "bench: wrote ${OUT#"$TOP"/} ($((SECONDS - t0)) s)"
