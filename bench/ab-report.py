@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Summarize bench/ab.sh rows: per workload and setting, the median worker
 CPU of each monitor, the ratio of medians and the spread of per-round
-ratios, and the median accuracy.  Usage: bench/ab-report.py ROWS"""
+ratios, and the median accuracy; with unmonitored ("none") runs, each
+monitor's slowdown.  Usage: bench/ab-report.py ROWS"""
 import statistics
 import sys
 from collections import defaultdict
@@ -65,6 +66,44 @@ def main():
             med(acc['daptrace']['recall_median']), med(acc['damon']['recall_median']),
             med(acc['daptrace']['precision_median']),
             med(acc['damon']['precision_median'])))
+    slowdown(runs)
+
+
+def slowdown(runs):
+    """Work done in the fixed time (pages touched) against the unmonitored
+    runs of the same rounds: 1 - median(monitored) / median(none)."""
+    if not any('none' in rnd for rounds in runs.values() for rnd in rounds.values()):
+        return
+    print()
+    print('Slowdown: 1 − work done (pages touched in the 10 s) under the monitor / '
+          'without one; median over the rounds, per-round values in brackets.\n')
+    print('| workload | setting | rounds | pages touched, none | daptrace | DAMON '
+          '| slowdown daptrace | slowdown DAMON |')
+    print('|---|---|---|---|---|---|---|---|')
+    for (wl, setting), rounds in sorted(runs.items()):
+        touched = defaultdict(list)
+        per_round = defaultdict(list)
+        for rnd in rounds.values():
+            for mon, r in rnd.items():
+                if num(r, 'touched') is not None:
+                    touched[mon].append(num(r, 'touched'))
+            base = num(rnd['none'], 'touched') if 'none' in rnd else None
+            for mon in ('daptrace', 'damon'):
+                if base and mon in rnd and num(rnd[mon], 'touched') is not None:
+                    per_round[mon].append(1 - num(rnd[mon], 'touched') / base)
+        if not touched['none']:
+            continue
+        base = statistics.median(touched['none'])
+
+        def cell(mon):
+            if not touched[mon] or not base:
+                return '-', '-'
+            m = statistics.median(touched[mon])
+            return ('%.0f' % m, '%+.1f %% [%s]' % (
+                100 * (1 - m / base), ' '.join('%+.1f' % (100 * x) for x in per_round[mon])))
+        d, k = cell('daptrace'), cell('damon')
+        print('| %s | %s | %d | %.0f | %s | %s | %s | %s |' % (
+            wl, setting, len(rounds), base, d[0], k[0], d[1], k[1]))
 
 
 if __name__ == '__main__':

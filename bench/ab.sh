@@ -4,51 +4,70 @@
 # daptrace against DAMON with one VM boot per monitored run:
 #
 #   bench/ab.sh [--rounds N] [--wl "hotcold moving smallhot"]
-#               [--settings "default fast"] [--lock FILE] [--out FILE]
+#               [--settings "default fast"] [--mons "daptrace damon"]
+#               [--smp N] [--lock FILE] [--out FILE]
 #
 # Under TCG a monitor's TLB flushes change the emulator's own software TLB
 # and with it the speed of everything that runs later in the same boot
 # (DESIGN.md, 3), so runs sharing a boot are not comparable.  Each run
 # (bench/guest.sh "bench.one=...") gets a fresh boot of the 6.12 kernel; the
-# two monitors alternate, and which one goes first flips every round.  The
+# monitors take turns, and which one goes first rotates every round.  The
 # workload runs for a fixed time (10 s), so CPU shares compare like with
-# like.  Each boot takes the VM lock (--lock, default /tmp/daptrace-vm.lock)
-# for itself only.  Rows go to build/bench/ab-rows.txt; the summary
+# like.  With "none" among --mons the section also gives each monitor's
+# slowdown: the work the workload got done in its 10 s (pages touched)
+# against the unmonitored boots of the same rounds; with --smp 1 the worker
+# and the workload share the one vCPU, so every cycle the monitor spends is
+# one the workload loses.  Each boot takes the VM lock (--lock, default /tmp/daptrace-vm.lock)
+# for itself only.  Rows go to build/bench/ab-smpN-rows.txt; the summary
 # (medians, per-round ratio spread; bench/ab-report.py) to --out, a
 # Markdown section (default stdout).
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 ROUNDS=3 WLS="hotcold moving smallhot" SETTINGS="default fast"
+MONS="daptrace damon" SMP=2
 LOCK=/tmp/daptrace-vm.lock OUT=/dev/stdout
 while [ $# -gt 0 ]; do
 	case $1 in
 	--rounds) ROUNDS=$2; shift ;;
 	--wl) WLS=$2; shift ;;
 	--settings) SETTINGS=$2; shift ;;
+	--mons) MONS=$2; shift ;;
+	--smp) SMP=$2; shift ;;
 	--lock) LOCK=$2; shift ;;
 	--out) OUT=$2; shift ;;
 	*) echo "bench/ab.sh: unknown option '$1'" >&2; exit 2 ;;
 	esac
 	shift
 done
+[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || { echo "bench/ab.sh: --rounds: not a positive integer: '$ROUNDS'" >&2; exit 2; }
+[[ $SMP =~ ^[1-9][0-9]*$ ]] || { echo "bench/ab.sh: --smp: not a positive integer: '$SMP'" >&2; exit 2; }
+read -ra mons <<< "$MONS"
+for m in "${mons[@]}"; do
+	case $m in
+	none | daptrace | damon) ;;
+	*) echo "bench/ab.sh: --mons: unknown monitor '$m' (none, daptrace, damon)" >&2; exit 2 ;;
+	esac
+done
+[ ${#mons[@]} -gt 0 ] || { echo "bench/ab.sh: --mons: empty" >&2; exit 2; }
 
 K=$("$TOP/scripts/kernels.sh" 6.12)
 [ -n "$K" ] || { echo "bench: no 6.12 kernel installed (it carries DAMON)" >&2; exit 1; }
 DIR=$TOP/build/bench
 mkdir -p "$DIR"
-ROWS=$DIR/ab-rows.txt
+ROWS=$DIR/ab-smp$SMP-rows.txt
 : > "$ROWS"
 
 for wl in $WLS; do
 	for setting in $SETTINGS; do
 		for r in $(seq "$ROUNDS"); do
-			order="daptrace damon"
-			[ $((r % 2)) = 0 ] && order="damon daptrace"
-			for mon in $order; do
-				log=$DIR/ab-$wl-$setting-$r-$mon.log
+			# round r starts with monitor (r - 1) mod n
+			s=$(((r - 1) % ${#mons[@]}))
+			order=("${mons[@]:s}" "${mons[@]:0:s}")
+			for mon in "${order[@]}"; do
+				log=$DIR/ab-smp$SMP-$wl-$setting-$r-$mon.log
 				flock "$LOCK" "$TOP/selftests/vm/run.sh" --kernel "$K" --no-la57 \
-					--memory 8G --test extra/guest --extra-test "$TOP/bench/guest.sh" \
+					--smp "$SMP" --memory 8G --test extra/guest --extra-test "$TOP/bench/guest.sh" \
 					--append "bench.one=$mon,$setting,$wl,$r" > "$log" 2>&1 ||
 					echo "bench: run $wl $setting $r $mon failed (log: $log)" >&2
 				grep -o 'BENCH .*' "$log" | sed 's/^BENCH //' >> "$ROWS" || true
@@ -57,12 +76,12 @@ for wl in $WLS; do
 	done
 done
 {
-	echo "## daptrace vs DAMON, one boot per monitored run"
+	echo "## daptrace vs DAMON, one boot per run, $SMP vCPU(s)"
 	echo
-	echo "    bench/ab.sh --rounds $ROUNDS --wl \"$WLS\" --settings \"$SETTINGS\""
+	echo "    bench/ab.sh --rounds $ROUNDS --wl \"$WLS\" --settings \"$SETTINGS\" --mons \"$MONS\" --smp $SMP"
 	echo
-	echo "Each run in its own boot of $K (2 vCPUs, qemu64), the monitors alternating"
-	echo "and the first one flipping every round, 10 s fixed-time phases; CPU is the"
+	echo "Each run in its own boot of $K ($SMP vCPUs, qemu64), the monitors taking turns"
+	echo "and the first one rotating every round, 10 s fixed-time phases; CPU is the"
 	echo "worker's (kdamond's) share of the workload's wall time.  Ratio: of the"
 	echo "medians; per-round ratios: of the CPU times within a round.  Settings:"
 	echo "default = 5 ms / 100 ms, fast = 1 ms / 20 ms, 10-1000 regions."

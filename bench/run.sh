@@ -65,23 +65,24 @@ MARK="<!-- make bench: generated below -->"
 rounds=3
 [ $QUICK = 0 ] || rounds=1
 K61=$("$TOP/scripts/kernels.sh" 6.1)
-sections=(
-	"ab:$TOP/bench/ab.sh --rounds $rounds"
-	"idle:$TOP/bench/idle.sh --rounds $rounds"
-	"policy-6.12:$TOP/bench/policy.sh --rounds $rounds --kernel $K"
-	"policy-6.1:$TOP/bench/policy.sh --rounds $rounds --kernel $K61 --mons daptrace"
-	"placement:$TOP/bench/placement.sh --rounds $rounds"
-	"objtrace:$TOP/bench/objtrace.sh"
-)
-for s in "${sections[@]}"; do
-	name=${s%%:*}
-	read -ra argv <<< "${s#*:}"
-	if [ "$name" = policy-6.12 ] || [ "$name" = policy-6.1 ]; then
-		"${argv[@]}" --output "$DIR/$name.md"
-	else
-		"${argv[@]}" --out "$DIR/$name.md"
-	fi
-	{ echo; cat "$DIR/$name.md"; } >> "$OUT.tmp"
-done
+# append NAME: add the section a step below wrote to $DIR/NAME.md.
+append() { { echo; cat "$DIR/$1.md"; } >> "$OUT.tmp"; }
+"$TOP/bench/ab.sh" --rounds $rounds --out "$DIR/ab.md"
+append ab
+# Slowdown: the worker and the workload on one vCPU, unmonitored boots too.
+"$TOP/bench/ab.sh" --rounds $rounds --wl hotcold --settings "default fast" \
+	--mons "none daptrace damon" --smp 1 --out "$DIR/ab-smp1.md"
+append ab-smp1
+"$TOP/bench/idle.sh" --rounds $rounds --out "$DIR/idle.md"
+append idle
+"$TOP/bench/policy.sh" --rounds $rounds --kernel "$K" --output "$DIR/policy-6.12.md"
+append policy-6.12
+"$TOP/bench/policy.sh" --rounds $rounds --kernel "$K61" --mons daptrace \
+	--output "$DIR/policy-6.1.md"
+append policy-6.1
+"$TOP/bench/placement.sh" --rounds $rounds --out "$DIR/placement.md"
+append placement
+"$TOP/bench/objtrace.sh" --out "$DIR/objtrace.md"
+append objtrace
 mv "$OUT.tmp" "$OUT"
 echo "bench: wrote ${OUT#"$TOP"/} ($((SECONDS - t0)) s)"
