@@ -1150,7 +1150,8 @@ static void daptrace_merge_regions_of(struct daptrace_target *t,
 
 static unsigned int daptrace_merge_pass(struct daptrace_ctx *ctx,
 					unsigned int threshold,
-					unsigned long sz_limit, bool by_node)
+					unsigned long sz_limit, bool by_node,
+					bool also_quiet)
 {
 	struct daptrace_target *t;
 	unsigned int nr = 0;
@@ -1158,7 +1159,8 @@ static unsigned int daptrace_merge_pass(struct daptrace_ctx *ctx,
 	daptrace_for_each_target(t, ctx) {
 		if (t->exited)
 			continue;
-		daptrace_merge_regions_of(t, threshold, sz_limit, by_node);
+		if (!t->quiet || also_quiet)
+			daptrace_merge_regions_of(t, threshold, sz_limit, by_node);
 		nr += t->nr_regions;
 	}
 	return nr;
@@ -1180,10 +1182,12 @@ static unsigned int daptrace_merge_pass(struct daptrace_ctx *ctx,
  * covers every possible count.  Neighbours on different NUMA nodes are not
  * merged in these passes (daptrace_same_node()).
  *
+ * Quiet targets (&daptrace_target.quiet) are left as they are.
+ *
  * If even then the count is above max_nr_regions (possible after new ranges
  * appeared, when @sz_limit forbids every merge, or with regions on many
  * nodes), @sz_limit is doubled with any access difference and any placement
- * allowed until the bound holds.  DAMON lacks this
+ * allowed, quiet targets included, until the bound holds.  DAMON lacks this
  * step; it makes max_nr_regions a hard limit after every aggregation, unless
  * there are more separate address ranges than max_nr_regions.
  */
@@ -1195,14 +1199,14 @@ void daptrace_merge_regions(struct daptrace_ctx *ctx, unsigned int threshold,
 	unsigned int nr;
 
 	do {
-		nr = daptrace_merge_pass(ctx, threshold, sz_limit, true);
+		nr = daptrace_merge_pass(ctx, threshold, sz_limit, true, false);
 		threshold = threshold > UINT_MAX / 2 ? UINT_MAX :
 			    max(1U, threshold * 2);
 	} while (nr > max_nr && threshold / 4 < max_thres);
 
 	while (nr > max_nr && sz_limit < ULONG_MAX) {
 		sz_limit = sz_limit > ULONG_MAX / 2 ? ULONG_MAX : sz_limit * 2;
-		nr = daptrace_merge_pass(ctx, UINT_MAX, sz_limit, false);
+		nr = daptrace_merge_pass(ctx, UINT_MAX, sz_limit, false, true);
 	}
 }
 
@@ -1292,6 +1296,9 @@ static void daptrace_split_regions_of(struct daptrace_ctx *ctx,
  * and there are fewer than max_nr_regions / 3 regions, three pieces are tried
  * instead, in case the differently accessed part lies in a region's middle.
  *
+ * Quiet targets (&daptrace_target.quiet) are not split: a cut would only
+ * give a piece a sample that must be prepared, for nothing learnt.
+ *
  * &daptrace_ctx.last_nr_regions records the count before splitting, as in
  * DAMON.
  */
@@ -1308,7 +1315,7 @@ void daptrace_split_regions(struct daptrace_ctx *ctx)
 		nr_pieces = 3;
 
 	daptrace_for_each_target(t, ctx) {
-		if (t->exited)
+		if (t->exited || t->quiet)
 			continue;
 		daptrace_split_regions_of(ctx, t, nr_pieces);
 	}

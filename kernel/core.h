@@ -112,6 +112,13 @@ struct daptrace_region {
  *		describe (vaddr: the leader's exec count); a change means
  *		the target exec()ed and its regions start afresh.
  * @execed:	Set by the worker for the window in which @exec_id changed.
+ * @quiet:	None of the target's threads ran in the window just ended
+ *		(&daptrace_ops.window_idle), so nothing was learnt: its
+ *		regions are neither merged (unless max_nr_regions demands
+ *		it) nor split, the samples prepared for them stay valid, and
+ *		the prepare pass after the aggregation may skip it.  Set by
+ *		the worker for that aggregation and pass only; false while
+ *		anything else changes the regions.
  * @nr_regions:	Number of entries in @regions.
  * @regions:	Regions sorted by address, never overlapping.
  * @list:	Entry in &daptrace_ctx.targets.
@@ -122,6 +129,7 @@ struct daptrace_target {
 	bool exited;
 	bool execed;
 	u64 exec_id;
+	bool quiet;
 	unsigned int nr_regions;
 	struct list_head regions;
 	struct list_head list;

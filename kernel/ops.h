@@ -74,6 +74,13 @@ struct daptrace_sample_stats {
  * @target_exec_id:	Identity of the target's current address space; it
  *			changes when the target exec()s.
  * @target_same:	Do two target_get() results name the same process?
+ * @window_idle:	At the end of an aggregation window: did every check
+ *			of the window find that none of the target's threads
+ *			had run (so it skipped the walk)?  Starts the next
+ *			window's record.  With @sample, the prepare pass that
+ *			follows an aggregation may skip a target marked
+ *			&daptrace_target.quiet whose threads have not run
+ *			since.
  */
 struct daptrace_ops {
 	void *(*target_get)(int pid_nr);
@@ -86,6 +93,7 @@ struct daptrace_ops {
 	bool (*target_valid)(struct daptrace_target *t);
 	u64 (*target_exec_id)(struct daptrace_target *t);
 	bool (*target_same)(const void *a, const void *b);
+	bool (*window_idle)(struct daptrace_target *t);
 };
 
 extern const struct daptrace_ops daptrace_vaddr_ops;

@@ -66,6 +66,10 @@ MODULE_PARM_DESC(placement,
  * @fresh:	Regions were (re)built since the last checking walk: where
  *		their pages live is unknown, so the next check walks even if
  *		the target is idle (placement of a sleeping target).
+ * @ran:	A check of the current aggregation window walked the target
+ *		(or tried to): see daptrace_va_window_idle().
+ * @maps_runtime: Its threads' summed runtime when its memory map was last
+ *		read into the regions; DAPTRACE_VA_RAN to read it again.
  *
  * Touched only by the worker.
  */
@@ -75,6 +79,8 @@ struct daptrace_va_target {
 	bool unprepared;
 	unsigned int nr_cleared;
 	bool fresh;
+	bool ran;
+	u64 maps_runtime;
 };
 
 /*
@@ -169,15 +175,29 @@ static struct mm_struct *daptrace_va_target_mm(struct daptrace_target *t)
 	return daptrace_va_get_mm(vt->pid);
 }
 
+/*
+ * As daptrace_va_get_mm() would find an mm, without pinning it: asked once
+ * per window, also of idle targets.  A thread's mm is cleared (under its
+ * task_lock, which we need not take for a yes/no) only when it exits.
+ */
 static bool daptrace_va_target_valid(struct daptrace_target *t)
 {
-	struct mm_struct *mm = daptrace_va_target_mm(t);
+	struct daptrace_va_target *vt = t->priv;
+	struct task_struct *task, *th;
+	bool valid = false;
 
-	if (!mm)
-		return false;
-	/* Never tear a dying address space down on the worker. */
-	mmput_async(mm);
-	return true;
+	rcu_read_lock();
+	task = pid_task(vt->pid, PIDTYPE_PID);
+	if (task) {
+		for_each_thread(task, th) {
+			if (READ_ONCE(th->mm)) {
+				valid = true;
+				break;
+			}
+		}
+	}
+	rcu_read_unlock();
+	return valid;
 }
 
 /*
@@ -292,6 +312,49 @@ static int daptrace_va_ranges(struct mm_struct *mm,
 }
 
 /*
+ * Idle targets.  A process none of whose threads ran since the previous walk
+ * cannot have set an accessed bit, so its check reads "not accessed"
+ * everywhere and its prepared bits are still clear: the walk is skipped.
+ * Nor can it have changed its memory map: daptrace_va_update() skips it.
+ * "Ran" is the threads' summed se.sum_exec_runtime, plus what exited threads
+ * left in signal->sum_sched_runtime, compared with the sum taken before the
+ * previous walk (so a run during that walk counts too); any change, also a
+ * decrease from a thread exiting under the RCU walk, counts as running.  A
+ * thread that is runnable or on a CPU counts as running whatever its sum
+ * says: the sum is brought up to date only at ticks and context switches.
+ * Not seen: accesses through the target's page tables by tasks outside its
+ * thread group (6.1's vhost kthreads, process_vm_writev() from another
+ * process), which DAMON sees.  A pass cut short by a busy mmap_lock sets
+ * the sum to DAPTRACE_VA_RAN so that the next one walks.  task->signal
+ * and the thread list are valid under RCU for a task found by pid_task()
+ * under it.
+ */
+/* A runtime sum no process reaches: "ran", so the next pass walks. */
+#define DAPTRACE_VA_RAN		U64_MAX
+
+/* The summed runtime, or DAPTRACE_VA_RAN if a thread runs or all are gone. */
+static u64 daptrace_va_runtime(struct daptrace_va_target *vt)
+{
+	struct task_struct *task, *th;
+	bool running = false;
+	u64 sum;
+
+	rcu_read_lock();
+	task = pid_task(vt->pid, PIDTYPE_PID);
+	if (!task) {
+		rcu_read_unlock();
+		return DAPTRACE_VA_RAN;
+	}
+	sum = READ_ONCE(task->signal->sum_sched_runtime);
+	for_each_thread(task, th) {
+		sum += READ_ONCE(th->se.sum_exec_runtime);
+		running |= task_is_running(th);
+	}
+	rcu_read_unlock();
+	return running ? DAPTRACE_VA_RAN : sum;
+}
+
+/*
  * Build the initial regions of every target still alive.  A target that has
  * exited is skipped: the worker notices it through target_valid().  Errors
  * of one target do not stop the others; the first one is returned.
@@ -304,11 +367,16 @@ static int daptrace_va_init(struct daptrace_ctx *ctx)
 	int nr, err, ret = 0;
 
 	daptrace_for_each_target(t, ctx) {
+		struct daptrace_va_target *vt = t->priv;
+		u64 runtime;
+
 		if (t->exited)
 			continue;
+		vt->maps_runtime = DAPTRACE_VA_RAN;
 		mm = daptrace_va_target_mm(t);
 		if (!mm)
 			continue;
+		runtime = daptrace_va_runtime(vt);
 		nr = daptrace_va_ranges(mm, ranges);
 		mmput_async(mm);
 		if (nr <= 0) {
@@ -320,7 +388,9 @@ static int daptrace_va_init(struct daptrace_ctx *ctx)
 		err = daptrace_init_regions(ctx, t, ranges, nr);
 		if (err && !ret)
 			ret = err;
-		((struct daptrace_va_target *)t->priv)->fresh = true;
+		if (!err)
+			vt->maps_runtime = runtime;
+		vt->fresh = true;
 	}
 	return ret;
 }
@@ -329,26 +399,37 @@ static int daptrace_va_init(struct daptrace_ctx *ctx)
  * Follow mmap/munmap/mremap/brk: fit every live target's regions to its
  * current three regions.  On error the target keeps its old regions until
  * the next update; sampling an address that is no longer mapped is harmless
- * (it reads as not accessed).
+ * (it reads as not accessed).  A target none of whose threads ran since its
+ * map was last read cannot have changed it (see "Idle targets" below): it
+ * keeps its regions, and with them its quiet windows.
  */
 static void daptrace_va_update(struct daptrace_ctx *ctx)
 {
 	struct daptrace_addr_range ranges[3];
 	struct daptrace_target *t;
 	struct mm_struct *mm;
+	u64 runtime;
 	int nr;
 
 	daptrace_for_each_target(t, ctx) {
+		struct daptrace_va_target *vt = t->priv;
+
 		if (t->exited)
 			continue;
+		runtime = daptrace_va_runtime(vt);
+		if (t->nr_regions && runtime != DAPTRACE_VA_RAN &&
+		    runtime == vt->maps_runtime)
+			continue;
+		vt->maps_runtime = DAPTRACE_VA_RAN;
 		mm = daptrace_va_target_mm(t);
 		if (!mm)
 			continue;
 		nr = daptrace_va_ranges(mm, ranges);
 		mmput_async(mm);
 		if (nr >= 0) {
-			daptrace_set_regions(ctx, t, ranges, nr);
-			((struct daptrace_va_target *)t->priv)->fresh = true;
+			if (!daptrace_set_regions(ctx, t, ranges, nr))
+				vt->maps_runtime = runtime;
+			vt->fresh = true;
 		}
 	}
 }
@@ -703,47 +784,14 @@ static bool daptrace_va_entry(struct mm_struct *mm, struct vm_area_struct *vma,
 	return ret > 0;
 }
 
-/*
- * Idle targets.  A process none of whose threads ran since the previous walk
- * cannot have set an accessed bit, so its check reads "not accessed"
- * everywhere and its prepared bits are still clear: the walk is skipped.
- * "Ran" is the threads' summed se.sum_exec_runtime, plus what exited threads
- * left in signal->sum_sched_runtime, compared with the sum taken before the
- * previous walk (so a run during that walk counts too); any change, also a
- * decrease from a thread exiting under the RCU walk, counts as running.  A
- * thread that is runnable or on a CPU counts as running whatever its sum
- * says: the sum is brought up to date only at ticks and context switches.
- * Not seen: accesses through the target's page tables by tasks outside its
- * thread group (6.1's vhost kthreads, process_vm_writev() from another
- * process), which DAMON sees.  A pass cut short by a busy mmap_lock sets
- * the sum to DAPTRACE_VA_RAN so that the next one walks.  task->signal
- * and the thread list are valid under RCU for a task found by pid_task()
- * under it.
- */
-/* A runtime sum no process reaches: "ran", so the next pass walks. */
-#define DAPTRACE_VA_RAN		U64_MAX
-
+/* See "Idle targets" at daptrace_va_runtime(). */
 static bool daptrace_va_ran(struct daptrace_va_target *vt)
 {
-	struct task_struct *task, *th;
-	bool running = false;
-	u64 sum;
+	u64 sum = daptrace_va_runtime(vt);
+	bool ran = sum == DAPTRACE_VA_RAN || sum != vt->runtime;
 
-	rcu_read_lock();
-	task = pid_task(vt->pid, PIDTYPE_PID);
-	if (!task) {
-		rcu_read_unlock();
-		return true;
-	}
-	sum = READ_ONCE(task->signal->sum_sched_runtime);
-	for_each_thread(task, th) {
-		sum += READ_ONCE(th->se.sum_exec_runtime);
-		running |= task_is_running(th);
-	}
-	rcu_read_unlock();
-	running |= sum != vt->runtime;
 	vt->runtime = sum;
-	return running;
+	return ran;
 }
 
 /* The VMA containing @addr: the cached *@vma if it still does, else looked up. */
@@ -892,21 +940,29 @@ static void daptrace_va_sample_target(struct daptrace_ctx *ctx,
 	unsigned int n = 0;
 	bool young;
 
+	/*
+	 * Before the walk: a run during it must show next time.  An idle
+	 * target's checks all read "not accessed" and its prepared bits are
+	 * still clear.  A prepare-only pass (after aggregation replaced
+	 * regions) must walk, unless the aggregation left the regions of a
+	 * quiet target as they were and it has not run since.
+	 */
+	if (!check && t->quiet && !vt->unprepared && !vt->fresh &&
+	    !daptrace_va_ran(vt)) {
+		st->nr_idle++;
+		return;
+	}
 	if (vt->unprepared) {
 		check = false;
 		prepare = true;
 	}
-	/*
-	 * Before the walk: a run during it must show next time.  An idle
-	 * target's checks all read "not accessed" and its prepared bits are
-	 * still clear; only a prepare-only pass (after aggregation replaced
-	 * regions) must walk.
-	 */
 	if (check && !vt->fresh && !daptrace_va_ran(vt)) {
 		st->nr_idle++;
 		daptrace_repeat_placement(t, 1);
 		return;
 	}
+	if (check)
+		vt->ran = true;
 	mm = daptrace_va_target_mm(t);
 	if (!mm)
 		return;	/* exited: the worker reaps it via target_valid */
@@ -1004,6 +1060,16 @@ static void daptrace_va_sample(struct daptrace_ctx *ctx, unsigned int what,
 		on_each_cpu(daptrace_va_flush_all, NULL, false);
 }
 
+/* A window none of whose checks walked: every check read "not accessed". */
+static bool daptrace_va_window_idle(struct daptrace_target *t)
+{
+	struct daptrace_va_target *vt = t->priv;
+	bool idle = !vt->ran;
+
+	vt->ran = false;
+	return idle;
+}
+
 const struct daptrace_ops daptrace_vaddr_ops = {
 	.target_get		= daptrace_va_target_get,
 	.target_put		= daptrace_va_target_put,
@@ -1013,4 +1079,5 @@ const struct daptrace_ops daptrace_vaddr_ops = {
 	.target_valid		= daptrace_va_target_valid,
 	.target_exec_id		= daptrace_va_target_exec_id,
 	.target_same		= daptrace_va_target_same,
+	.window_idle		= daptrace_va_window_idle,
 };

@@ -202,6 +202,19 @@ static bool worker_sample(struct daptrace_mon *mon, unsigned int what)
 	return st.nr_idle && !st.nr_walked;
 }
 
+/*
+ * With @from_window, mark the targets that did not run in the window just
+ * ended as quiet (&daptrace_target.quiet) for the aggregation and the prepare
+ * pass after it; otherwise unmark all, before the regions change any other way.
+ */
+static void worker_mark_quiet(struct daptrace_mon *mon, bool from_window)
+{
+	struct daptrace_target *t;
+
+	daptrace_for_each_target(t, &mon->ctx)
+		t->quiet = from_window && !t->exited && mon->ops->window_idle(t);
+}
+
 /* Intervals slept through while every target was idle: see sample(). */
 static void worker_repeat_placement(struct daptrace_ctx *ctx, unsigned int n)
 {
@@ -296,17 +309,21 @@ static int daptrace_worker_fn(void *data)
 				worker_update_counters(mon, &clk);
 				goto out;
 			}
+			worker_mark_quiet(mon, true);
 			daptrace_aggregate(ctx);
 			advance_deadline(&clk.next_aggr, clk.aggr_ns, now);
 			/* The new image's maps: regions from scratch. */
 			if (now >= clk.next_update) {
+				worker_mark_quiet(mon, false);
 				ops->update(ctx);
 				advance_deadline(&clk.next_update, clk.update_ns, now);
 			} else if (execed) {
+				worker_mark_quiet(mon, false);
 				ops->update(ctx);
 			}
 			worker_update_counters(mon, &clk);
 			worker_sample(mon, DAPTRACE_SAMPLE_PREPARE);
+			worker_mark_quiet(mon, false);
 		}
 
 		late = advance_deadline(&clk.next_sample, clk.sample_ns, ktime_get());

@@ -1290,6 +1290,73 @@ TEST(aggregate_order)
 	ASSERT_EQ(0, shim_nr_live);
 }
 
+/*
+ * A quiet target (none of its threads ran in the window) keeps its regions
+ * and their sampling addresses through an aggregation: ages move on and
+ * counts restart, nothing is merged or split; the other target is
+ * aggregated as usual.
+ */
+TEST(aggregate_leaves_quiet_target)
+{
+	static const struct rgn old[] = {
+		{ 0, 100, 0, 0, 4 }, { 100, 200, 0, 0, 4 }, { 200, 1000, 0, 0, 4 },
+	};
+	static const struct rgn kept[] = {
+		{ 0, 100, 0, 0, 5 }, { 100, 200, 0, 0, 5 }, { 200, 1000, 0, 0, 5 },
+	};
+	unsigned long addrs[3] = { 50, 150, 999 };
+	struct daptrace_target *quiet, *busy;
+	struct daptrace_region *r;
+	struct daptrace_ctx ctx;
+	unsigned int i = 0;
+	struct prng p;
+
+	ctx_setup(&ctx, 1, &p, 7);
+	ctx.attrs.min_nr_regions = 2;
+	quiet = add_target(&ctx, 1, old, 3);
+	busy = add_target(&ctx, 2, old, 3);
+	daptrace_for_each_region(r, quiet)
+		r->sampling_addr = addrs[i++];
+	quiet->quiet = true;
+	daptrace_aggregate(&ctx);
+	ASSERT_VALID(&ctx);
+	expect_rgns(_metadata, "quiet target kept", quiet, kept, 3, true);
+	i = 0;
+	daptrace_for_each_region(r, quiet)
+		ASSERT_EQ(addrs[i++], r->sampling_addr);
+	/* merged into one (size limit 2000 / 2), then cut in two or three */
+	ASSERT_GE(busy->nr_regions, 2U);
+	ASSERT_LE(busy->nr_regions, 3U);
+	ctx_fini(&ctx);
+	ASSERT_EQ(0, shim_nr_live);
+}
+
+/* max_nr_regions still holds: over it, a quiet target is merged too. */
+TEST(aggregate_merges_quiet_target_over_max)
+{
+	struct rgn old[12];
+	struct daptrace_target *t;
+	struct daptrace_ctx ctx;
+	struct prng p;
+	unsigned int i;
+
+	ctx_setup(&ctx, 1, &p, 1);
+	ctx.attrs.min_nr_regions = 10;
+	ctx.attrs.max_nr_regions = 10;
+	memset(old, 0, sizeof(old));
+	for (i = 0; i < 12; i++) {
+		old[i].start = i * 10;
+		old[i].end = i * 10 + 10;
+	}
+	t = add_target(&ctx, 1, old, 12);
+	t->quiet = true;
+	daptrace_aggregate(&ctx);
+	ASSERT_VALID(&ctx);
+	ASSERT_LE(t->nr_regions, 10U);
+	ASSERT_EQ(120UL, daptrace_total_sz(&ctx));
+	ctx_fini(&ctx);
+}
+
 /* ---- sampling ---------------------------------------------------------- */
 
 TEST(pick_sampling_addr)

@@ -1,0 +1,107 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# A stopped target costs next to nothing (kernel/vaddr.c, "Idle targets"):
+# its walks, its memory-map reads and, in windows it never ran, the merge,
+# split and prepare of its regions are skipped.  None of that may change
+# what is measured:
+#  - while it is stopped, no window shows an access (nothing is invented
+#    from stale samples);
+#  - once it runs again, its hot set is seen again within a second (the
+#    samples kept through the quiet windows are still prepared).
+# Accessed: the hot bytes (the workload's truth) in regions with
+# nr_accesses > 0, as a fraction of all hot bytes, from the snapshot file.
+
+. "$(dirname "$0")/../lib/ktap.sh"
+. "$(dirname "$0")/../lib/workload.sh"
+
+D=/sys/kernel/daptrace
+TMP=${TMPDIR:-/tmp}/idle_target.$$
+
+# hot_seen TRUTH: fraction of phase 0's hot bytes in accessed regions of
+# the newest snapshot, "-1" if it has no region lines.
+hot_seen() {
+	cat $D/snapshot > "$TMP/snap" || { echo -1; return; }
+	awk '
+	FNR == NR { if ($1 == "hot" && $2 == 0) { hs[++nh] = $3 + 0; he[nh] = $4 + 0 } next }
+	/^[0-9]+ 0x/ { if ($4 > 0) { rs[++nr] = $2 + 0; re[nr] = $3 + 0 } n++ }
+	END {
+		if (!n) { print -1; exit }
+		for (i = 1; i <= nh; i++) {
+			tot += he[i] - hs[i]
+			for (j = 1; j <= nr; j++) {
+				lo = hs[i] > rs[j] ? hs[i] : rs[j]
+				hi = he[i] < re[j] ? he[i] : re[j]
+				if (hi > lo) seen += hi - lo
+			}
+		}
+		printf "%.3f\n", tot ? seen / tot : -1
+	}' "$1" "$TMP/snap"
+}
+
+# max_accesses: the largest nr_accesses of the newest snapshot.
+max_accesses() {
+	awk '/^[0-9]+ 0x/ { if ($4 > m) m = $4 } END { print m + 0 }' $D/snapshot
+}
+
+# wait_seq N: until a snapshot newer than N was published (5 s at most).
+wait_seq() {
+	i=0
+	while [ "$(cat $D/snapshot_seq)" -le "$1" ] && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
+cleanup() {
+	echo off > $D/state 2>/dev/null
+	[ -z "${WL_PID:-}" ] || { kill -CONT "$WL_PID"; kill "$WL_PID"; wait "$WL_PID"; } 2>/dev/null
+	echo "$WL_PID" > $D/target_remove 2>/dev/null
+	rm -rf "$TMP"
+}
+
+ktap_print_header
+ktap_set_plan 3
+mkdir -p "$TMP"
+workload_start "$TMP/truth" -p hotcold -s 256M --thp never -d 120s ||
+	ktap_exit_fail_msg "workload did not start"
+if ! echo "$WL_PID" > $D/target || ! echo on > $D/state; then
+	cleanup
+	ktap_exit_fail_msg "monitoring did not start"
+fi
+sleep 3
+seen=$(hot_seen "$TMP/truth")
+ktap_print_msg "running: hot bytes seen accessed $seen"
+ktap_test_result "running: hot set seen (>= 0.9)" \
+	awk -v s="$seen" 'BEGIN { exit !(s >= 0.9) }'
+
+# Stopped: after two windows, every window (3 s, about 30) shows nothing.
+kill -STOP "$WL_PID"
+sleep 0.3
+seq=$(cat $D/snapshot_seq)
+worst=0 n=0
+while [ $n -lt 30 ]; do
+	wait_seq "$seq"
+	seq=$(cat $D/snapshot_seq)
+	m=$(max_accesses)
+	[ "$m" -le "$worst" ] || worst=$m
+	n=$((n + 1))
+done
+ktap_print_msg "stopped: largest nr_accesses over $n windows: $worst"
+ktap_test_result "stopped: no window shows an access" test "$worst" -eq 0
+
+# Resumed: the hot set again within a second.
+kill -CONT "$WL_PID"
+seen=-1 n=0
+while [ $n -lt 10 ]; do
+	wait_seq "$seq"
+	seq=$(cat $D/snapshot_seq)
+	seen=$(hot_seen "$TMP/truth")
+	awk -v s="$seen" 'BEGIN { exit !(s >= 0.9) }' && break
+	n=$((n + 1))
+done
+ktap_print_msg "resumed: hot bytes seen accessed $seen after $n windows"
+ktap_test_result "resumed: hot set seen within 10 windows (>= 0.9)" \
+	awk -v s="$seen" 'BEGIN { exit !(s >= 0.9) }'
+cleanup
+ktap_finished
