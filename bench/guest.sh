@@ -184,7 +184,7 @@ for wlname in $MAIN_WLS; do
 		while [ $r -le $ROUNDS ]; do
 			# shellcheck disable=SC2086
 			for mon in none daptrace damon; do
-				run $r $mon $setting $smp $agg round $wl -d $DUR
+				run $r $mon $setting $smp $agg mm $wl -d $DUR
 			done
 			r=$((r + 1))
 		done
@@ -205,7 +205,7 @@ done
 # 3. Scaling with the target's size (the paper's claim: flat cost).
 for size in $SIZES; do
 	for mon in daptrace damon; do
-		run 1 $mon scale-size 5000 100000 round -p hotcold -s "$size" --thp never -d $DUR
+		run 1 $mon scale-size 5000 100000 mm -p hotcold -s "$size" --thp never -d $DUR
 	done
 done
 
