@@ -872,9 +872,10 @@ static struct vm_area_struct *daptrace_va_vma(struct mm_struct *mm,
  * Risks: this relies on arch/x86/mm/tlb.c internals that are not an API
  * (compat.h restricts the module to the two series it was read on).  A
  * stray bump is harmless by design of the protocol: a CPU whose recorded
- * generation is behind only flushes more, never less.  Cost on the target: after a pass that cleared
- * bits, a switched-out CPU does one full flush of the target's ASID on its
- * next switch-in (PCID retention is lost at most once per CPU per pass).
+ * generation is behind only flushes more, never less.  Cost on the target:
+ * after a pass that cleared bits, a switched-out CPU does one full flush of
+ * the target's ASID on its next switch-in (PCID retention is lost at most
+ * once per CPU per pass).
  */
 
 /*
