@@ -9,7 +9,7 @@
 #
 # Under TCG a monitor's TLB flushes change the emulator's own software TLB
 # and with it the speed of everything that runs later in the same boot
-# (DESIGN.md, 3), so runs sharing a boot are not comparable.  Each run
+# (selftests/vm/README.md), so runs sharing a boot are not comparable.  Each run
 # (bench/guest.sh "bench.one=...") gets a fresh boot of the 6.12 kernel; the
 # monitors take turns, and which one goes first rotates every round.  The
 # workload runs for a fixed time (10 s), so CPU shares compare like with

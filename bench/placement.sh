@@ -3,7 +3,7 @@
 #
 # Cost of NUMA placement in the sampling check: one module build loaded with
 # placement=1 (the default) and placement=0, one VM boot per run (runs in
-# one boot contaminate each other under TCG, DESIGN.md 3), the two settings
+# one boot contaminate each other under TCG, selftests/vm/README.md), the two settings
 # alternating and the first one flipping every round.
 #
 #   bench/placement.sh [--rounds N] [--out FILE] [--lock FILE]

@@ -4,7 +4,7 @@
 # The userspace policies against DAMOS on 6.12: proactive reclaim (daptrace
 # policy vs a DAMOS pageout scheme with the same pattern and quota vs
 # DAMON_RECLAIM) and two-tier placement (daptrace policy vs DAMOS
-# migrate_hot/migrate_cold).  One boot per run (DESIGN.md §3: runs in one
+# migrate_hot/migrate_cold).  One boot per run (selftests/vm/README.md: runs in one
 # boot contaminate each other under TCG), the policies alternating within
 # a round, several rounds; prints a Markdown section with medians and
 # ranges (bench/policy-report.py).

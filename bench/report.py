@@ -221,7 +221,7 @@ def main():
            "### Caveats of emulation", "",
            "- TCG emulates the MMU in software: its softmmu TLB is large and is flushed on its own",
            "  schedule, so a cleared accessed bit stays invisible to a cached translation for much longer",
-           "  than on hardware (DESIGN.md §3). This is why DAMON, which never flushes, reads small hot",
+           "  than on hardware (selftests/vm/README.md). This is why DAMON, which never flushes, reads small hot",
            "  sets as cold here; on real hardware the effect exists but is weaker.",
            "- A TLB flush IPI and page-table walks cost far more cycles under TCG than on hardware;",
            "  absolute CPU percentages are not predictive, ratios between the monitors are.",

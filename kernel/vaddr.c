@@ -400,7 +400,7 @@ static int daptrace_va_init(struct daptrace_ctx *ctx)
  * current three regions.  On error the target keeps its old regions until
  * the next update; sampling an address that is no longer mapped is harmless
  * (it reads as not accessed).  A target none of whose threads ran since its
- * map was last read cannot have changed it (see "Idle targets" below): it
+ * map was last read cannot have changed it (see "Idle targets" above): it
  * keeps its regions, and with them its quiet windows.
  */
 static void daptrace_va_update(struct daptrace_ctx *ctx)

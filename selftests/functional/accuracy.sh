@@ -10,7 +10,7 @@
 # the thresholds are tight enough to reject a monitor that guesses.
 #
 # The workload sweeps its hot set continuously, so under TCG a hot page is
-# touched many times per sampling interval; the TLB caveat of DESIGN.md §3
+# touched many times per sampling interval; the TLB blind spot of selftests/vm/README.md
 # applies, hence the default tlb_flush=mm is what is tested here (the
 # benchmark compares the policies).
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# The TLB blind spot (DESIGN.md §3): a small hot set (4 MiB, 1024 pages) in a
+# The TLB blind spot (selftests/vm/README.md): a small hot set (4 MiB, 1024 pages) in a
 # 1 GiB cold mapping, hammered continuously, fits in the TLB.  Without a
 # flush a cached translation never sets the accessed bit again, so the hot
 # set can read as never accessed (DAMON's behaviour); with tlb_flush=round

@@ -33,7 +33,7 @@
 #
 # The module must be built first (`make modules-all`, which `make check-vm`
 # does).  A boot that died before /init even tried to load the module (the
-# TCG bring-up flake in DESIGN.md) is retried once, and the output says so;
+# TCG bring-up flake) is retried once, and the output says so;
 # nothing after insmod is ever retried.  Exit status 0 only if all passed.
 set -euo pipefail
 
