@@ -217,6 +217,16 @@ static u64 daptrace_va_target_exec_id(struct daptrace_target *t)
 	task = pid_task(vt->pid, PIDTYPE_PID);
 	if (task)
 		id = READ_ONCE(task->self_exec_id);
+	/*
+	 * The count moves in begin_new_exec(), before the new image is
+	 * mapped (and while exec holds the mmap lock to map it): report the
+	 * change once execve() is done, so the regions are built from the
+	 * new image's map.  in_execve is a bit-field read without a lock:
+	 * a stale value defers the report by a window, or leaves it to the
+	 * worker's retry of a target left without regions.
+	 */
+	if (task && task->in_execve)
+		id = t->exec_id;
 	rcu_read_unlock();
 	return id;
 }

@@ -215,6 +215,21 @@ static void worker_mark_quiet(struct daptrace_mon *mon, bool from_window)
 		t->quiet = from_window && !t->exited && mon->ops->window_idle(t);
 }
 
+/*
+ * A live target without regions (its map could not be read: the mmap lock
+ * was busy, e.g. right after an exec) is retried every aggregation rather
+ * than every update interval.
+ */
+static bool worker_regionless(struct daptrace_mon *mon)
+{
+	struct daptrace_target *t;
+
+	daptrace_for_each_target(t, &mon->ctx)
+		if (!t->exited && !t->nr_regions)
+			return true;
+	return false;
+}
+
 /* Intervals slept through while every target was idle: see sample(). */
 static void worker_repeat_placement(struct daptrace_ctx *ctx, unsigned int n)
 {
@@ -317,7 +332,7 @@ static int daptrace_worker_fn(void *data)
 				worker_mark_quiet(mon, false);
 				ops->update(ctx);
 				advance_deadline(&clk.next_update, clk.update_ns, now);
-			} else if (execed) {
+			} else if (execed || worker_regionless(mon)) {
 				worker_mark_quiet(mon, false);
 				ops->update(ctx);
 			}
