@@ -838,23 +838,30 @@ TEST(merge_threshold_loop_reaches_zero_pairs)
 }
 
 /* When the size limit blocks every merge, max_nr_regions still holds. */
+/* @n adjacent regions of 10 bytes from 0, each with @nr accesses. */
+static void tens(struct rgn *rs, unsigned int n, unsigned int nr)
+{
+	unsigned int i;
+
+	memset(rs, 0, n * sizeof(*rs));
+	for (i = 0; i < n; i++) {
+		rs[i].start = i * 10;
+		rs[i].end = i * 10 + 10;
+		rs[i].nr = nr;
+	}
+}
+
 TEST(merge_size_limit_fallback)
 {
 	struct rgn old[12];
 	struct daptrace_target *t;
 	struct daptrace_ctx ctx;
 	struct prng p;
-	unsigned int i;
 
 	ctx_setup(&ctx, 1, &p, 1);
 	ctx.attrs.min_nr_regions = 10;
 	ctx.attrs.max_nr_regions = 10;
-	memset(old, 0, sizeof(old));
-	for (i = 0; i < 12; i++) {
-		old[i].start = i * 10;
-		old[i].end = i * 10 + 10;
-		old[i].nr = 3;
-	}
+	tens(old, 12, 3);
 	t = add_target(&ctx, 1, old, 12);
 	daptrace_merge_regions(&ctx, 2, 120 / 10);
 	ASSERT_VALID(&ctx);
@@ -1338,16 +1345,11 @@ TEST(aggregate_merges_quiet_target_over_max)
 	struct daptrace_target *t;
 	struct daptrace_ctx ctx;
 	struct prng p;
-	unsigned int i;
 
 	ctx_setup(&ctx, 1, &p, 1);
 	ctx.attrs.min_nr_regions = 10;
 	ctx.attrs.max_nr_regions = 10;
-	memset(old, 0, sizeof(old));
-	for (i = 0; i < 12; i++) {
-		old[i].start = i * 10;
-		old[i].end = i * 10 + 10;
-	}
+	tens(old, 12, 0);
 	t = add_target(&ctx, 1, old, 12);
 	t->quiet = true;
 	daptrace_aggregate(&ctx);
