@@ -3,11 +3,19 @@
 #
 # One policy benchmark run inside the VM (bench/policy.sh boots one per
 # run): the scenario and the policy come from the kernel command line,
-# bench.policy=MON-SCEN with MON daptrace, damos or damon_reclaim (the
-# built-in DAMON_RECLAIM module) and SCEN reclaim or tiering.  The same
-# workload and the same pattern and quota for every MON; the outcome is
-# measured on the target (VmSwap, mincore, move_pages, /proc/vmstat),
-# never from a tool's counters.  Prints one "BENCH k=v ..." row.
+# bench.policy=MON-SCEN with MON daptrace, damos, damon_reclaim (the
+# built-in DAMON_RECLAIM module) or damos_reclaim (its scheme, see below)
+# and SCEN reclaim or tiering.  The same workload and the same pattern and
+# quota for every MON; the outcome is measured on the target (VmSwap,
+# mincore, move_pages, /proc/vmstat), never from a tool's counters.
+# Prints one "BENCH k=v ..." row.
+#
+# DAMON_RECLAIM on Debian's 6.12 never acts: damon_reclaim_apply_parameters()
+# installs its scheme on the running context and then commits the parameter
+# context, which has none, over it (mm/damon/reclaim.c; lru_sort.c does it
+# right).  damos_reclaim is DAMON_RECLAIM's scheme set up through DAMON's
+# sysfs instead: paddr over all RAM, pageout of regions not accessed for
+# min_age, its default 10 ms time quota on top of the same size quota.
 #
 # DAMOS tiering runs on the paddr operations over all of physical memory, as
 # DAMON users do: 6.12 implements migrate_hot/migrate_cold only there (with
@@ -109,6 +117,13 @@ reclaim() {
 		damos_scheme 0 pageout 0 0 50 67108864
 		echo on > $D/state || ktap_exit_fail_msg "DAMOS refused the scheme (echo on > state)"
 		;;
+	damos_reclaim)
+		damos_common paddr
+		echo 1 > $D/contexts/0/schemes/nr_schemes
+		damos_scheme 0 pageout 0 0 50 67108864
+		echo 10 > $D/contexts/0/schemes/0/quotas/ms
+		echo on > $D/state || ktap_exit_fail_msg "DAMOS refused the scheme (echo on > state)"
+		;;
 	damon_reclaim)
 		echo 5000000 > $R/min_age
 		echo 67108864 > $R/quota_sz
@@ -137,14 +152,14 @@ reclaim() {
 	done
 	case $MON in
 	daptrace) cpu=$(cpu_ms "$mon") ;;
-	damos) cpu=$(kdamond_cpu) ;;
+	damos|damos_reclaim) cpu=$(kdamond_cpu) ;;
 	damon_reclaim) p=$(cat $R/kdamond_pid); cpu=$(cpu_ms "$p") ;;
 	esac
 	wait "$wl"
 	wst=$?
 	case $MON in
 	daptrace) wait "$mon"; cpu=$((cpu + $(cat /sys/kernel/daptrace/worker_cpu_us) / 1000)) ;;
-	damos) echo off > $D/state ;;
+	damos|damos_reclaim) echo off > $D/state ;;
 	damon_reclaim)
 		for f in nr_reclaim_tried_regions bytes_reclaim_tried_regions \
 			nr_reclaimed_regions bytes_reclaimed_regions nr_quota_exceeds; do

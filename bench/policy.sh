@@ -3,14 +3,15 @@
 #
 # The userspace policies against DAMOS on 6.12: proactive reclaim (daptrace
 # policy vs a DAMOS pageout scheme with the same pattern and quota vs
-# DAMON_RECLAIM) and two-tier placement (daptrace policy vs DAMOS
-# migrate_hot/migrate_cold).  One boot per run (selftests/vm/README.md: runs in one
+# DAMON_RECLAIM and its scheme through DAMON's sysfs) and two-tier
+# placement (daptrace policy vs DAMOS migrate_hot/migrate_cold).  One boot per run (selftests/vm/README.md: runs in one
 # boot contaminate each other under TCG), the policies alternating within
 # a round, several rounds; prints a Markdown section with medians and
 # ranges (bench/policy-report.py).
 #
 #   bench/policy.sh [--rounds N] [--first R] [--kernel K] [--output FILE]
-#                   [--mons "daptrace damos damon_reclaim"] [--scens "reclaim tiering"]
+#                   [--mons "daptrace damos damos_reclaim damon_reclaim"]
+#                   [--scens "reclaim tiering"]
 #
 # Raw rows stay in build/bench-policy/KERNEL/rows.txt, boot logs next to them;
 # --first R > 1 adds rounds R..N to the rows already there.
@@ -19,7 +20,7 @@ set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 ROUNDS=3
 FIRST=1
-MONS="daptrace damos damon_reclaim"
+MONS="daptrace damos damos_reclaim damon_reclaim"
 MONS_ARG=
 SCENS="reclaim tiering"
 K=
@@ -52,7 +53,7 @@ for ((r = FIRST; r <= ROUNDS; r++)); do
 	fi
 	for scen in $SCENS; do
 		for mon in "${mons[@]}"; do
-			[ "$scen-$mon" != tiering-damon_reclaim ] || continue
+			case $scen-$mon in tiering-damon_reclaim | tiering-damos_reclaim) continue ;; esac
 			log=$DIR/$r-$mon-$scen.log
 			echo "bench/policy: round $r $mon $scen" >&2
 			flock /tmp/daptrace-vm.lock "$TOP/selftests/vm/run.sh" --kernel "$K" --no-la57 \
