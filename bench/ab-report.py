@@ -30,7 +30,10 @@ def main():
     rows = parse(sys.argv[1])
     runs = defaultdict(dict)
     for r in rows:
-        wl = r['wl'].split('_')[1] if r['wl'].startswith('-p_') else r['wl']
+        wl = r['wl']
+        if wl.startswith('-p_'):
+            toks = wl.split('_')
+            wl = toks[1] + (' ' + toks[toks.index('-s') + 1] if '-s' in toks else '')
         runs[(wl, r['setting'])].setdefault(r['round'], {})[r['monitor']] = r
     print('| workload | setting | rounds | daptrace CPU % | DAMON CPU % | ratio (median) '
           '| per-round ratios | recall daptrace / DAMON | precision daptrace / DAMON |')

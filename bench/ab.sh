@@ -5,7 +5,7 @@
 #
 #   bench/ab.sh [--rounds N] [--wl "hotcold moving smallhot"]
 #               [--settings "default fast"] [--mons "daptrace damon"]
-#               [--smp N] [--lock FILE] [--out FILE]
+#               [--smp N] [--tag NAME] [--lock FILE] [--out FILE]
 #
 # Under TCG a monitor's TLB flushes change the emulator's own software TLB
 # and with it the speed of everything that runs later in the same boot
@@ -17,15 +17,16 @@
 # slowdown: the work the workload got done in its 10 s (pages touched)
 # against the unmonitored boots of the same rounds; with --smp 1 the worker
 # and the workload share the one vCPU, so every cycle the monitor spends is
-# one the workload loses.  Each boot takes the VM lock (--lock, default /tmp/daptrace-vm.lock)
-# for itself only.  Rows go to build/bench/ab-smpN-rows.txt; the summary
-# (medians, per-round ratio spread; bench/ab-report.py) to --out, a
-# Markdown section (default stdout).
+# one the workload loses.  Each boot takes the VM lock (--lock, default
+# /tmp/daptrace-vm.lock) for itself only.  Rows go to
+# build/bench/ab-smpN[-NAME]-rows.txt; the summary (medians, per-round
+# ratio spread; bench/ab-report.py) to --out, a Markdown section (default
+# stdout).
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 ROUNDS=3 WLS="hotcold moving smallhot" SETTINGS="default fast"
-MONS="daptrace damon" SMP=2
+MONS="daptrace damon" SMP=2 TAG=
 LOCK=/tmp/daptrace-vm.lock OUT=/dev/stdout
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -34,6 +35,7 @@ while [ $# -gt 0 ]; do
 	--settings) SETTINGS=$2; shift ;;
 	--mons) MONS=$2; shift ;;
 	--smp) SMP=$2; shift ;;
+	--tag) TAG=-$2; shift ;;
 	--lock) LOCK=$2; shift ;;
 	--out) OUT=$2; shift ;;
 	*) echo "bench/ab.sh: unknown option '$1'" >&2; exit 2 ;;
@@ -55,7 +57,7 @@ K=$("$TOP/scripts/kernels.sh" 6.12)
 [ -n "$K" ] || { echo "bench: no 6.12 kernel installed (it carries DAMON)" >&2; exit 1; }
 DIR=$TOP/build/bench
 mkdir -p "$DIR"
-ROWS=$DIR/ab-smp$SMP-rows.txt
+ROWS=$DIR/ab-smp$SMP$TAG-rows.txt
 : > "$ROWS"
 
 for wl in $WLS; do
@@ -65,7 +67,7 @@ for wl in $WLS; do
 			s=$(((r - 1) % ${#mons[@]}))
 			order=("${mons[@]:s}" "${mons[@]:0:s}")
 			for mon in "${order[@]}"; do
-				log=$DIR/ab-smp$SMP-$wl-$setting-$r-$mon.log
+				log=$DIR/ab-smp$SMP$TAG-$wl-$setting-$r-$mon.log
 				flock "$LOCK" "$TOP/selftests/vm/run.sh" --kernel "$K" --no-la57 \
 					--smp "$SMP" --memory 8G --test extra/guest --extra-test "$TOP/bench/guest.sh" \
 					--append "bench.one=$mon,$setting,$wl,$r" > "$log" 2>&1 ||
@@ -76,7 +78,7 @@ for wl in $WLS; do
 	done
 done
 {
-	echo "## daptrace vs DAMON, one boot per run, $SMP vCPU(s)"
+	echo "## daptrace vs DAMON, one boot per run, $SMP vCPU(s)${TAG:+, ${TAG#-}}"
 	echo
 	echo "    bench/ab.sh --rounds $ROUNDS --wl \"$WLS\" --settings \"$SETTINGS\" --mons \"$MONS\" --smp $SMP"
 	echo

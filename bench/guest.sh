@@ -142,6 +142,7 @@ ktap_set_plan 1
 wl_args() {
 	case $1 in
 	hotcold) echo "-p hotcold -s 512M --thp never" ;;
+	hotcold[0-9]*[MG]) echo "-p hotcold -s ${1#hotcold} --thp never" ;;
 	smallhot) echo "-p smallhot -s 1G --hot-size 8M --thp never" ;;
 	moving) echo "-p moving -s 512M --thp never" ;;
 	scattered) echo "-p scattered -s 1G --objects 32 --thp always" ;;

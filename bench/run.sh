@@ -73,6 +73,10 @@ append ab
 "$TOP/bench/ab.sh" --rounds $rounds --wl hotcold --settings "default fast" \
 	--mons "none daptrace damon" --smp 1 --out "$DIR/ab-smp1.md"
 append ab-smp1
+# Scaling: the hot/cold workload from 256 MiB to 4 GiB.
+"$TOP/bench/ab.sh" --rounds $rounds --wl "hotcold256M hotcold4G" --settings default \
+	--tag scale --out "$DIR/ab-scale.md"
+append ab-scale
 "$TOP/bench/idle.sh" --rounds $rounds --out "$DIR/idle.md"
 append idle
 "$TOP/bench/policy.sh" --rounds $rounds --kernel "$K" --output "$DIR/policy-6.12.md"
