@@ -86,7 +86,9 @@ done
 	echo "and the first one rotating every round, 10 s fixed-time phases; CPU is the"
 	echo "worker's (kdamond's) share of the workload's wall time.  Ratio: of the"
 	echo "medians; per-round ratios: of the CPU times within a round.  Settings:"
-	echo "default = 5 ms / 100 ms, fast = 1 ms / 20 ms, 10-1000 regions."
+	echo "default = 5 ms / 100 ms, fast = 1 ms / 20 ms, 10-1000 regions; -bare: the"
+	echo "monitor alone (daptrace through sysfs with no reader, DAMON without its"
+	echo "tracepoint), so no accuracy."
 	echo
 	python3 "$TOP/bench/ab-report.py" "$ROWS"
 } > "$OUT"

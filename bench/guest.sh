@@ -14,6 +14,9 @@
 #   touched   pages the workload touched (slowdown = 1 - touched / touched
 #             of the unmonitored run in the same round)
 #   accuracy  daptrace-score on the record (DAMON's via its tracepoint)
+# A setting ending in "-bare" measures the monitor alone: daptrace attached
+# through sysfs with nobody reading its snapshots, DAMON without its
+# tracepoint; no record, so no accuracy.
 # Monitors alternate within a round (none, daptrace, damon) so drift in the
 # emulator hits all three alike.
 #
@@ -27,6 +30,7 @@ DAMON=/sys/kernel/mm/damon/admin/kdamonds
 TRACE=/sys/kernel/tracing
 TMP=/tmp/bench
 QUICK=0
+BARE=
 grep -qw 'bench.quick=1' /proc/cmdline && QUICK=1
 FAILS=0
 
@@ -72,9 +76,31 @@ run() {
 	wpid=$WL_PID
 	t0=$(cut -d' ' -f1 /proc/uptime)
 	cpu=0
-	case $mon in
-	none)
+	case $mon${BARE:+-bare} in
+	none | none-bare)
 		wait $wpid
+		;;
+	daptrace-bare)
+		echo "$sample" > $DT/sample_us
+		echo "$aggr" > $DT/aggr_us
+		echo "$tlb" > $DT/tlb_flush
+		echo "$wpid" > $DT/target
+		echo on > $DT/state
+		wait "$wpid"
+		cpu=$(($(cat $DT/worker_cpu_us) * 1000))
+		echo off > $DT/state 2>/dev/null
+		;;
+	damon-bare)
+		damon_setup "$wpid" "$sample" "$aggr" $((aggr * 10)) 10 1000
+		echo on > $DAMON/0/state
+		kpid=$(cat $DAMON/0/pid)
+		while kill -0 "$wpid" 2>/dev/null; do
+			c=$(schedstat_ns "$kpid")
+			[ "$c" -gt "$cpu" ] && cpu=$c
+			sleep 0.2
+		done
+		wait "$wpid"
+		echo off > $DAMON/0/state 2>/dev/null
 		;;
 	daptrace)
 		daptrace record -q -p $wpid -o "$rec" --sample "${sample}us" \
@@ -119,7 +145,7 @@ run() {
 	touched=$(awk '/^end/ { print $4 }' "$truth")
 	line="round=$round monitor=$mon setting=$setting tlb=$tlb wl=$(echo "$*" | tr ' ' '_')"
 	line="$line wall_ms=$wall_ms cpu_ms=$((cpu / 1000000)) touched=$touched"
-	if [ "$mon" != none ]; then
+	if [ "$mon" != none ] && [ -z "$BARE" ]; then
 		if daptrace-score --truth "$truth" --record "$rec" --aggr-us "$aggr" \
 			--settle 1000 --min-windows 1 > "$TMP/score" 2>&1; then
 			line="$line $(grep -v '^#' "$TMP/score" | tr ' ' '=' | tr '\n' ' ')"
@@ -156,7 +182,11 @@ if [ -n "$one" ]; then
 	IFS=, read -r mon setting wlname round <<-EOF
 	$one
 	EOF
-	if [ "$setting" = default ]; then smp=5000 agg=100000; else smp=1000 agg=20000; fi
+	case $setting in
+	default*) smp=5000 agg=100000 ;;
+	*) smp=1000 agg=20000 ;;
+	esac
+	case $setting in *-bare) BARE=1 ;; esac
 	# shellcheck disable=SC2046
 	run "$round" "$mon" "$setting" $smp $agg "$(cat $DT/tlb_flush)" $(wl_args "$wlname") -d 10s
 	if [ $FAILS -eq 0 ]; then

@@ -11,18 +11,9 @@
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-ROUNDS=3 OUT=/dev/stdout LOCK=/tmp/daptrace-vm.lock
-while [ $# -gt 0 ]; do
-	case $1 in
-	--rounds) ROUNDS=$2; shift ;;
-	--out) OUT=$2; shift ;;
-	--lock) LOCK=$2; shift ;;
-	*) echo "bench/idle.sh: unknown option '$1' (--rounds N, --out FILE, --lock FILE)" >&2
-	   exit 2 ;;
-	esac
-	shift
-done
-[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || { echo "bench/idle.sh: --rounds: not a positive integer: '$ROUNDS'" >&2; exit 2; }
+# shellcheck source=bench/lib.sh
+. "$TOP/bench/lib.sh"
+bench_parse_opts bench/idle.sh "$@"
 
 K61=$("$TOP/scripts/kernels.sh" 6.1)
 K612=$("$TOP/scripts/kernels.sh" 6.12)

@@ -12,18 +12,9 @@
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-ROUNDS=3 OUT=/dev/stdout LOCK=/tmp/daptrace-vm.lock
-while [ $# -gt 0 ]; do
-	case $1 in
-	--rounds) ROUNDS=$2; shift ;;
-	--out) OUT=$2; shift ;;
-	--lock) LOCK=$2; shift ;;
-	*) echo "bench/placement.sh: unknown option '$1' (--rounds N, --out FILE, --lock FILE)" >&2
-	   exit 2 ;;
-	esac
-	shift
-done
-[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || { echo "bench/placement.sh: --rounds: not a positive integer: '$ROUNDS'" >&2; exit 2; }
+# shellcheck source=bench/lib.sh
+. "$TOP/bench/lib.sh"
+bench_parse_opts bench/placement.sh "$@"
 
 K=$("$TOP/scripts/kernels.sh" 6.12)
 [ -n "$K" ] || { echo "bench/placement.sh: no 6.12 kernel installed" >&2; exit 1; }

@@ -73,6 +73,10 @@ append ab
 "$TOP/bench/ab.sh" --rounds $rounds --wl hotcold --settings "default fast" \
 	--mons "none daptrace damon" --smp 1 --out "$DIR/ab-smp1.md"
 append ab-smp1
+# The monitors alone: nobody reading daptrace's snapshots, DAMON untraced.
+"$TOP/bench/ab.sh" --rounds $rounds --settings "default-bare fast-bare" \
+	--tag bare --out "$DIR/ab-bare.md"
+append ab-bare
 # Scaling: the hot/cold workload from 256 MiB to 4 GiB.
 "$TOP/bench/ab.sh" --rounds $rounds --wl "hotcold256M hotcold4G" --settings default \
 	--tag scale --out "$DIR/ab-scale.md"

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Shared by the bench drivers that take only the common options:
+#   bench_parse_opts NAME "$@"
+# sets ROUNDS (default 3), OUT (default stdout) and LOCK (default the VM
+# lock) from --rounds N, --out FILE and --lock FILE, and exits 2 naming the
+# option on anything else.
+
+# The variables are the caller's.
+# shellcheck disable=SC2034
+bench_parse_opts() {
+	local name=$1
+	shift
+	ROUNDS=3 OUT=/dev/stdout LOCK=/tmp/daptrace-vm.lock
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--rounds | --out | --lock)
+			[ $# -ge 2 ] || { echo "$name: $1: missing value" >&2; exit 2; }
+			case $1 in
+			--rounds) ROUNDS=$2 ;;
+			--out) OUT=$2 ;;
+			--lock) LOCK=$2 ;;
+			esac
+			shift ;;
+		*) echo "$name: unknown option '$1' (--rounds N, --out FILE, --lock FILE)" >&2
+		   exit 2 ;;
+		esac
+		shift
+	done
+	[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] ||
+		{ echo "$name: --rounds: not a positive integer: '$ROUNDS'" >&2; exit 2; }
+}
