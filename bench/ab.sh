@@ -52,6 +52,21 @@ for m in "${mons[@]}"; do
 	esac
 done
 [ ${#mons[@]} -gt 0 ] || { echo "bench/ab.sh: --mons: empty" >&2; exit 2; }
+for st in $SETTINGS; do
+	case $st in
+	default | fast | default-bare | fast-bare) ;;
+	*) echo "bench/ab.sh: --settings: unknown setting '$st' (default, fast, default-bare, fast-bare)" >&2
+	   exit 2 ;;
+	esac
+done
+for w in $WLS; do
+	case $w in
+	hotcold | moving | smallhot | hotcold[1-9]*[MG]) ;;
+	*) echo "bench/ab.sh: --wl: unknown workload '$w' (hotcold, moving, smallhot, hotcold<size>)" >&2
+	   exit 2 ;;
+	esac
+done
+[[ $TAG =~ ^(-[A-Za-z0-9_]+)?$ ]] || { echo "bench/ab.sh: --tag: letters, digits and _ only: '${TAG#-}'" >&2; exit 2; }
 
 K=$("$TOP/scripts/kernels.sh" 6.12)
 [ -n "$K" ] || { echo "bench: no 6.12 kernel installed (it carries DAMON)" >&2; exit 1; }
