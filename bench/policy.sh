@@ -4,10 +4,10 @@
 # The userspace policies against DAMOS on 6.12: proactive reclaim (daptrace
 # policy vs a DAMOS pageout scheme with the same pattern and quota vs
 # DAMON_RECLAIM and its scheme through DAMON's sysfs) and two-tier
-# placement (daptrace policy vs DAMOS migrate_hot/migrate_cold).  One boot per run (selftests/vm/README.md: runs in one
-# boot contaminate each other under TCG), the policies alternating within
-# a round, several rounds; prints a Markdown section with medians and
-# ranges (bench/policy-report.py).
+# placement (daptrace policy vs DAMOS migrate_hot/migrate_cold).  One boot
+# per run (selftests/vm/README.md: runs in one boot contaminate each other
+# under TCG), the policies alternating within a round, several rounds;
+# prints a Markdown section with medians and ranges (bench/policy-report.py).
 #
 #   bench/policy.sh [--rounds N] [--first R] [--kernel K] [--output FILE]
 #                   [--mons "daptrace damos damos_reclaim damon_reclaim"]
@@ -36,6 +36,21 @@ while [ $# -gt 0 ]; do
 	*) echo "bench/policy.sh: unknown option '$1'" >&2; exit 2 ;;
 	esac
 	shift
+done
+[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || { echo "bench/policy.sh: --rounds: not a positive integer: '$ROUNDS'" >&2; exit 2; }
+[[ $FIRST =~ ^[1-9][0-9]*$ ]] || { echo "bench/policy.sh: --first: not a positive integer: '$FIRST'" >&2; exit 2; }
+for m in $MONS; do
+	case $m in
+	daptrace | damos | damos_reclaim | damon_reclaim) ;;
+	*) echo "bench/policy.sh: --mons: unknown policy '$m' (daptrace, damos, damos_reclaim, damon_reclaim)" >&2
+	   exit 2 ;;
+	esac
+done
+for sc in $SCENS; do
+	case $sc in
+	reclaim | tiering) ;;
+	*) echo "bench/policy.sh: --scens: unknown scenario '$sc' (reclaim, tiering)" >&2; exit 2 ;;
+	esac
 done
 [ -n "$K" ] || K=$("$TOP/scripts/kernels.sh" 6.12)
 [ -n "$K" ] || { echo "bench/policy.sh: no 6.12 kernel (it carries DAMON)" >&2; exit 1; }
