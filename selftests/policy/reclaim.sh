@@ -54,6 +54,11 @@ swap_off() {
 ktap_set_plan 5
 mkdir -p "$TMP"
 pswpin0=$(awk '$1 == "pswpin" { print $2 }' /proc/vmstat)
+# How the kernel swapped (whole THPs, split ones, split failures): the
+# reasons a range advised with MADV_PAGEOUT can stay resident.
+VMSTAT_KEYS="pswpout thp_swpout thp_swpout_fallback thp_split_page thp_split_page_failed"
+vm0=$(awk -v keys="$VMSTAT_KEYS" 'BEGIN { n = split(keys, k); for (i = 1; i <= n; i++) want[k[i]] = 1 }
+	$1 in want { printf "%s=%s ", $1, $2 }' /proc/vmstat)
 
 daptrace policy --progress 5s --stats-json "$TMP/stats.json" -S "$SCHEME" -- \
 	daptrace-policy-workload reclaim --hot ${HOT_MB}M --warm ${WARM_MB}M \
@@ -67,11 +72,13 @@ pid=$(cat "$TMP/pid" 2>/dev/null)
 want_kb=$((COLD_MB * 1024 * 9 / 10))
 reached=
 max_swap=0
+series=
 t=0
 while [ -n "$pid" ] && [ -e "/proc/$pid/status" ] && [ $t -le 30 ]; do
 	swap=$(kb "/proc/$pid/status" VmSwap)
 	[ -n "$swap" ] || break
 	[ "$swap" -le "$max_swap" ] || max_swap=$swap
+	series="${series:+$series }$((swap / 1024))"
 	if [ -z "$reached" ] && [ "$swap" -ge "$want_kb" ]; then
 		reached=$t
 	fi
@@ -81,6 +88,10 @@ done
 wait $policy
 st=$?
 sed 's/^/# /' "$TMP/out"
+ktap_print_msg "vmstat during the run: $(awk -v before="$vm0" 'BEGIN {
+	n = split(before, b, " "); for (i = 1; i <= n; i++) { split(b[i], kv, "="); v0[kv[1]] = kv[2] } }
+	$1 in v0 { printf "%s=%d ", $1, $2 - v0[$1] }' /proc/vmstat)"
+ktap_print_msg "target VmSwap (MiB), once a second: $series"
 
 if [ $st -eq 0 ]; then
 	ktap_test_pass "policy and workload exit 0"
