@@ -111,17 +111,12 @@ reclaim() {
 		daptrace policy -q -p "$pid" -S "pageout idle=5s quota=64M/1s" > $TMP/mon 2>&1 &
 		mon=$!
 		;;
-	damos)
-		damos_common "$pid"
+	damos | damos_reclaim)
+		# the same scheme; damos_reclaim as DAMON_RECLAIM sets it up
+		if [ "$MON" = damos ]; then damos_common "$pid"; else damos_common paddr; fi
 		echo 1 > $D/contexts/0/schemes/nr_schemes
 		damos_scheme 0 pageout 0 0 50 67108864
-		echo on > $D/state || ktap_exit_fail_msg "DAMOS refused the scheme (echo on > state)"
-		;;
-	damos_reclaim)
-		damos_common paddr
-		echo 1 > $D/contexts/0/schemes/nr_schemes
-		damos_scheme 0 pageout 0 0 50 67108864
-		echo 10 > $D/contexts/0/schemes/0/quotas/ms
+		[ "$MON" = damos ] || echo 10 > $D/contexts/0/schemes/0/quotas/ms
 		echo on > $D/state || ktap_exit_fail_msg "DAMOS refused the scheme (echo on > state)"
 		;;
 	damon_reclaim)
