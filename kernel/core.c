@@ -242,6 +242,7 @@ struct daptrace_region *daptrace_region_new(unsigned long start, unsigned long e
 	r->nr_accesses = 0;
 	r->last_nr_accesses = 0;
 	r->age = 0;
+	r->idle = 0;
 	INIT_LIST_HEAD(&r->list);
 	daptrace_reset_placement(r);
 	return r;
@@ -446,6 +447,7 @@ static void daptrace_copy_stats(struct daptrace_region *dst,
 	dst->nr_accesses = src->nr_accesses;
 	dst->last_nr_accesses = src->last_nr_accesses;
 	dst->age = src->age;
+	dst->idle = src->idle;
 	dst->sample_pfn = src->sample_pfn;
 	dst->sample_nid = src->sample_nid;
 	dst->nr_present = src->nr_present;
@@ -779,6 +781,7 @@ daptrace_pool_take_fresh(struct list_head *pool, unsigned long start,
 	r->nr_accesses = 0;
 	r->last_nr_accesses = 0;
 	r->age = 0;
+	r->idle = 0;
 	r->sample_pfn = DAPTRACE_NO_PFN;
 	r->sample_nid = -1;
 	daptrace_reset_placement(r);
@@ -1040,6 +1043,7 @@ void daptrace_repeat_placement(struct daptrace_target *t, unsigned int n)
  *
  * A region whose access count changed by more than @threshold since the
  * previous window restarts at age 0, any other region gets one window older.
+ * &daptrace_region.idle restarts at 0 on any access at all.
  */
 void daptrace_update_age(struct daptrace_ctx *ctx, unsigned int threshold)
 {
@@ -1055,6 +1059,10 @@ void daptrace_update_age(struct daptrace_ctx *ctx, unsigned int threshold)
 				r->age = 0;
 			else if (r->age < UINT_MAX)
 				r->age++;
+			if (r->nr_accesses)
+				r->idle = 0;
+			else if (r->idle < UINT_MAX)
+				r->idle++;
 		}
 	}
 }
@@ -1071,6 +1079,7 @@ static void daptrace_merge_two_regions(struct daptrace_target *t,
 	l->last_nr_accesses = daptrace_weighted_avg(l->last_nr_accesses, sz_l,
 						    r->last_nr_accesses, sz_r);
 	l->age = daptrace_weighted_avg(l->age, sz_l, r->age, sz_r);
+	l->idle = min(l->idle, r->idle);
 	l->ar.end = r->ar.end;
 	daptrace_destroy_region(t, r);
 }
@@ -1127,20 +1136,43 @@ static bool daptrace_same_node(const struct daptrace_region *l,
 }
 
 /*
+ * Neighbours last accessed at clearly different times stay apart: the
+ * younger one's idle time must be at least about half the older one's.
+ * Memory accessed less than once a window (a set read once a second) shows
+ * up in a window or two and reads 0 in between, where the count alone lets
+ * it merge straight back into its never-accessed neighbours, and each time
+ * it is seen again the region it lies in reaches a random distance into
+ * them.  A policy acting on idle time then keeps that memory as recently
+ * used (the unit test warm_set_does_not_hold_cold_neighbour measures it).
+ * Kept apart, the cold cut-offs of such a region age on, and each sighting
+ * cuts the region closer to the memory really accessed.  Pieces of one
+ * region have the same idle time, so this never refuses within one history.
+ */
+static bool daptrace_same_history(const struct daptrace_region *l,
+				  const struct daptrace_region *r)
+{
+	unsigned int young = min(l->idle, r->idle), old = max(l->idle, r->idle);
+
+	return old - young <= max(young, 2U);
+}
+
+/*
  * One left-to-right pass over a target.  A merged region keeps absorbing its
- * right neighbours while the conditions hold, as in DAMON; with @by_node,
- * only neighbours on the same node (daptrace_same_node()).
+ * right neighbours while the conditions hold, as in DAMON; with @keep_apart,
+ * only neighbours on the same node (daptrace_same_node()) and of the same
+ * access history (daptrace_same_history()).
  */
 static void daptrace_merge_regions_of(struct daptrace_target *t,
 				      unsigned int threshold,
-				      unsigned long sz_limit, bool by_node)
+				      unsigned long sz_limit, bool keep_apart)
 {
 	struct daptrace_region *r, *next, *prev = NULL;
 
 	daptrace_for_each_region_safe(r, next, t) {
 		if (prev && prev->ar.end == r->ar.start &&
 		    daptrace_similar(prev->nr_accesses, r->nr_accesses, threshold) &&
-		    (!by_node || daptrace_same_node(prev, r)) &&
+		    (!keep_apart || (daptrace_same_node(prev, r) &&
+				     daptrace_same_history(prev, r))) &&
 		    daptrace_sz_region(prev) + daptrace_sz_region(r) <= sz_limit)
 			daptrace_merge_two_regions(t, prev, r);
 		else
@@ -1150,7 +1182,7 @@ static void daptrace_merge_regions_of(struct daptrace_target *t,
 
 static unsigned int daptrace_merge_pass(struct daptrace_ctx *ctx,
 					unsigned int threshold,
-					unsigned long sz_limit, bool by_node,
+					unsigned long sz_limit, bool keep_apart,
 					bool also_quiet)
 {
 	struct daptrace_target *t;
@@ -1160,7 +1192,7 @@ static unsigned int daptrace_merge_pass(struct daptrace_ctx *ctx,
 		if (t->exited)
 			continue;
 		if (!t->quiet || also_quiet)
-			daptrace_merge_regions_of(t, threshold, sz_limit, by_node);
+			daptrace_merge_regions_of(t, threshold, sz_limit, keep_apart);
 		nr += t->nr_regions;
 	}
 	return nr;
@@ -1179,17 +1211,19 @@ static unsigned int daptrace_merge_pass(struct daptrace_ctx *ctx,
  * min_nr_regions.  While there are still more than max_nr_regions regions,
  * the pass is repeated with a doubled threshold as long as that may still
  * make a difference (DAMON's loop), i.e. until even the halved threshold
- * covers every possible count.  Neighbours on different NUMA nodes are not
- * merged in these passes (daptrace_same_node()).
+ * covers every possible count.  Neighbours on different NUMA nodes or last
+ * accessed at clearly different times are not merged in these passes
+ * (daptrace_same_node(), daptrace_same_history()).
  *
  * Quiet targets (&daptrace_target.quiet) are left as they are.
  *
  * If even then the count is above max_nr_regions (possible after new ranges
  * appeared, when @sz_limit forbids every merge, or with regions on many
- * nodes), @sz_limit is doubled with any access difference and any placement
- * allowed, quiet targets included, until the bound holds.  DAMON lacks this
- * step; it makes max_nr_regions a hard limit after every aggregation, unless
- * there are more separate address ranges than max_nr_regions.
+ * nodes), @sz_limit is doubled with any access difference, placement and
+ * history allowed, quiet targets included, until the bound holds.  DAMON
+ * lacks this step; it makes max_nr_regions a hard limit after every
+ * aggregation, unless there are more separate address ranges than
+ * max_nr_regions.
  */
 void daptrace_merge_regions(struct daptrace_ctx *ctx, unsigned int threshold,
 			    unsigned long sz_limit)

@@ -70,6 +70,9 @@ struct daptrace_addr_range {
  * @age:		Aggregation windows this region has kept a similar
  *			access level (reset on a significant change, size-
  *			weighted on merge).
+ * @idle:		Aggregation windows since the region last saw any
+ *			access (0: in the window just ended); the smaller one
+ *			on merge.  Unlike @age, reset by a single access.
  * @list:		Entry in &daptrace_target.regions, sorted by address.
  * @sample_pfn:		Set by the check step: pfn of the page mapped at
  *			@sampling_addr if present, else DAPTRACE_NO_PFN.
@@ -91,6 +94,7 @@ struct daptrace_region {
 	unsigned int nr_accesses;
 	unsigned int last_nr_accesses;
 	unsigned int age;
+	unsigned int idle;
 	struct list_head list;
 	unsigned long sample_pfn;
 	int sample_nid;
