@@ -1148,10 +1148,9 @@ static bool daptrace_same_node(const struct daptrace_region *l,
  * cuts the region closer to the memory really accessed.  Pieces of one
  * region have the same idle time, so this never refuses within one history.
  */
-static bool daptrace_same_history(const struct daptrace_region *l,
-				  const struct daptrace_region *r)
+static bool daptrace_same_history(unsigned int a, unsigned int b)
 {
-	unsigned int young = min(l->idle, r->idle), old = max(l->idle, r->idle);
+	unsigned int young = min(a, b), old = max(a, b);
 
 	return old - young <= max(young, 2U);
 }
@@ -1167,16 +1166,26 @@ static void daptrace_merge_regions_of(struct daptrace_target *t,
 				      unsigned long sz_limit, bool keep_apart)
 {
 	struct daptrace_region *r, *next, *prev = NULL;
+	unsigned int oldest = 0;
 
 	daptrace_for_each_region_safe(r, next, t) {
+		/*
+		 * Against both ends of what @prev has absorbed (its idle is
+		 * the youngest): pairwise alone, a row of idle times falling
+		 * by halves (a scan's trail) would collapse into one region.
+		 */
 		if (prev && prev->ar.end == r->ar.start &&
 		    daptrace_similar(prev->nr_accesses, r->nr_accesses, threshold) &&
 		    (!keep_apart || (daptrace_same_node(prev, r) &&
-				     daptrace_same_history(prev, r))) &&
-		    daptrace_sz_region(prev) + daptrace_sz_region(r) <= sz_limit)
+				     daptrace_same_history(prev->idle, r->idle) &&
+				     daptrace_same_history(oldest, r->idle))) &&
+		    daptrace_sz_region(prev) + daptrace_sz_region(r) <= sz_limit) {
+			oldest = max(oldest, r->idle);
 			daptrace_merge_two_regions(t, prev, r);
-		else
+		} else {
 			prev = r;
+			oldest = r->idle;
+		}
 	}
 }
 

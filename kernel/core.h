@@ -71,8 +71,9 @@ struct daptrace_addr_range {
  *			access level (reset on a significant change, size-
  *			weighted on merge).
  * @idle:		Aggregation windows since the region last saw any
- *			access (0: in the window just ended); the smaller one
- *			on merge.  Unlike @age, reset by a single access.
+ *			access (0: in the window just ended, or memory new to
+ *			the monitor, as for @age); the smaller one on merge.
+ *			Unlike @age, reset by a single access.
  * @list:		Entry in &daptrace_target.regions, sorted by address.
  * @sample_pfn:		Set by the check step: pfn of the page mapped at
  *			@sampling_addr if present, else DAPTRACE_NO_PFN.
