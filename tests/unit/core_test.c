@@ -1845,6 +1845,24 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* A modelled process: one target with 4 KiB pages over @ranges. */
+static struct daptrace_target *model_process(struct daptrace_ctx *ctx, struct prng *p,
+					     u64 seed,
+					     const struct daptrace_addr_range *ranges,
+					     unsigned int n)
+{
+	struct daptrace_target *t;
+
+	ctx_setup(ctx, 4096, p, seed);
+	t = daptrace_target_new(1, NULL);
+	if (!t)
+		abort();
+	daptrace_add_target(ctx, t);
+	if (daptrace_init_regions(ctx, t, ranges, n))
+		abort();
+	return t;
+}
+
 /* Median recall of one run. */
 static double hot_set_run(u64 seed, unsigned int *max_regions)
 {
@@ -1862,13 +1880,7 @@ static double hot_set_run(u64 seed, unsigned int *max_regions)
 	unsigned int w, i, nr;
 	struct prng p;
 
-	ctx_setup(&ctx, 4096, &p, seed);
-	t = daptrace_target_new(1, NULL);
-	if (!t)
-		abort();
-	daptrace_add_target(&ctx, t);
-	if (daptrace_init_regions(&ctx, t, ranges, ARRAY_SIZE(ranges)))
-		abort();
+	t = model_process(&ctx, &p, seed, ranges, ARRAY_SIZE(ranges));
 	nr = daptrace_max_nr_accesses(&ctx.attrs);
 	for (w = 0; w < HS_WINDOWS; w++) {
 		unsigned long found = 0, a, b;
@@ -1946,13 +1958,7 @@ static void warm_boundary_run(u64 seed, bool mirrored, double held[3],
 	unsigned int w, i, nr, k = 0;
 	struct prng p;
 
-	ctx_setup(&ctx, 4096, &p, seed);
-	t = daptrace_target_new(1, NULL);
-	if (!t)
-		abort();
-	daptrace_add_target(&ctx, t);
-	if (daptrace_init_regions(&ctx, t, ranges, ARRAY_SIZE(ranges)))
-		abort();
+	t = model_process(&ctx, &p, seed, ranges, ARRAY_SIZE(ranges));
 	for (i = 0; i < ARRAY_SIZE(last); i++)
 		last[i] = -WB_IDLE;
 	nr = daptrace_max_nr_accesses(&ctx.attrs);
