@@ -303,6 +303,32 @@ static const char *bad_snapshot(const struct daptrace_ring_hdr *rh,
 	return NULL;
 }
 
+/* For a failure: the regions of the snapshot in @buf, and @pid's maps. */
+static void log_regions_and_maps(struct __test_metadata *_metadata,
+				 const struct daptrace_ring_hdr *rh,
+				 const char *buf, pid_t pid)
+{
+	const struct daptrace_snap_hdr *sh = (const void *)buf;
+	const struct daptrace_region_rec *r;
+	char path[64], line[256];
+	unsigned int i;
+	FILE *f;
+
+	for (i = 0; i < sh->nr_regions; i++) {
+		r = (const void *)(buf + sizeof(*sh) + (size_t)i * rh->region_size);
+		TH_LOG("region %llx-%llx accesses %u present %u",
+		       (unsigned long long)r->start, (unsigned long long)r->end,
+		       r->nr_accesses, r->nr_present);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		TH_LOG("maps: %.*s", (int)strcspn(line, "\n"), line);
+	fclose(f);
+}
+
 /*
  * A handful of 10 ms snapshots of a small target, checked slot by slot.
  * The target sleeps, so after the first check of each region its windows
@@ -361,7 +387,10 @@ TEST_F_TIMEOUT(ring, slots_hold_consistent_snapshots, 60)
 	TH_LOG("checked %d slots, seq %lld..%lld, %u present samples", nr,
 	       last - nr + 1, last, present);
 	/* The target's mapping is resident, and so are its text and stack. */
-	EXPECT_LT(0, present) TH_LOG("no present page sampled in %d windows", nr);
+	EXPECT_LT(0, present) {
+		TH_LOG("no present page sampled in %d windows", nr);
+		log_regions_and_maps(_metadata, &rh, self->buf, self->child);
+	}
 }
 
 /* The text view: header lines, then as many region lines as fit a page. */
