@@ -4,8 +4,10 @@
  * node 1, both read one byte per page in a loop; after MIGRATE_S seconds B
  * is moved to node 0 with move_pages(2); exits after TOTAL_S seconds.
  * The truth goes to TRUTH_FILE: the process's resident bytes per node from
- * /proc/self/numa_maps just before and just after the migration, and the
- * CLOCK_MONOTONIC times the migration started and ended.
+ * /proc/self/numa_maps just before and just after the migration, the
+ * CLOCK_MONOTONIC times the migration started and ended, and the time the
+ * reading stopped (the process exits right after: a window that ends later
+ * averages in time without the memory).
  *
  *   numa_wl SIZE_MIB MIGRATE_S TOTAL_S TRUTH_FILE
  *
@@ -151,6 +153,7 @@ int main(int argc, char **argv)
 		read_pages(a, len);
 		read_pages(b, len);
 	}
+	fprintf(truth, "end %llu\n", (unsigned long long)now_ns());
 	fclose(truth);
 	return 0;
 }
