@@ -933,6 +933,8 @@ int daptrace_set_regions(struct daptrace_ctx *ctx, struct daptrace_target *t,
 	list_splice_tail(&result, &t->regions);
 	daptrace_for_each_region(r, t)
 		t->nr_regions++;
+	/* New regions are sampled afresh: see &daptrace_target.quiet. */
+	t->quiet = false;
 	return 0;
 }
 
@@ -1198,10 +1200,15 @@ static unsigned int daptrace_merge_pass(struct daptrace_ctx *ctx,
 	unsigned int nr = 0;
 
 	daptrace_for_each_target(t, ctx) {
+		unsigned int before = t->nr_regions;
+
 		if (t->exited)
 			continue;
 		if (!t->quiet || also_quiet)
 			daptrace_merge_regions_of(t, threshold, sz_limit, keep_apart);
+		/* Merged after all: sampled afresh, see &daptrace_target.quiet. */
+		if (t->nr_regions != before)
+			t->quiet = false;
 		nr += t->nr_regions;
 	}
 	return nr;

@@ -122,8 +122,10 @@ struct daptrace_region {
  *		regions are neither merged (unless max_nr_regions demands
  *		it) nor split, the samples prepared for them stay valid, and
  *		the prepare pass after the aggregation may skip it.  Set by
- *		the worker for that aggregation and pass only; false while
- *		anything else changes the regions.
+ *		the worker for that aggregation and pass only, and cleared
+ *		by whatever changes the regions meanwhile (a merge that
+ *		max_nr_regions forces, a map update), so that the prepare
+ *		pass walks them.
  * @nr_regions:	Number of entries in @regions.
  * @regions:	Regions sorted by address, never overlapping.
  * @list:	Entry in &daptrace_ctx.targets.

@@ -204,8 +204,8 @@ static bool worker_sample(struct daptrace_mon *mon, unsigned int what)
 
 /*
  * With @from_window, mark the targets that did not run in the window just
- * ended as quiet (&daptrace_target.quiet) for the aggregation and the prepare
- * pass after it; otherwise unmark all, before the regions change any other way.
+ * ended as quiet (&daptrace_target.quiet) for the aggregation, the map update
+ * and the prepare pass after it; otherwise unmark all.
  */
 static void worker_mark_quiet(struct daptrace_mon *mon, bool from_window)
 {
@@ -327,13 +327,14 @@ static int daptrace_worker_fn(void *data)
 			worker_mark_quiet(mon, true);
 			daptrace_aggregate(ctx);
 			advance_deadline(&clk.next_aggr, clk.aggr_ns, now);
-			/* The new image's maps: regions from scratch. */
+			/*
+			 * The new image's maps: regions from scratch.  A target
+			 * whose regions the update changes is no longer quiet.
+			 */
 			if (now >= clk.next_update) {
-				worker_mark_quiet(mon, false);
 				ops->update(ctx);
 				advance_deadline(&clk.next_update, clk.update_ns, now);
 			} else if (execed || worker_regionless(mon)) {
-				worker_mark_quiet(mon, false);
 				ops->update(ctx);
 			}
 			worker_update_counters(mon, &clk);

@@ -1201,10 +1201,13 @@ TEST(set_regions)
 
 		ctx_setup(&ctx, cases[i].unit, &p, 1);
 		t = add_target(&ctx, 1, cases[i].old, cases[i].nr_old);
+		t->quiet = true;
 		ASSERT_EQ(0, daptrace_set_regions(&ctx, t, cases[i].ranges,
 						  cases[i].nr_ranges));
 		expect_rgns(_metadata, cases[i].name, t, cases[i].exp,
 			    cases[i].nr_exp, true);
+		/* the prepare pass must walk the new regions */
+		ASSERT_FALSE(t->quiet) TH_LOG("%s: still quiet", cases[i].name);
 		ASSERT_VALID(&ctx);
 		ctx_fini(&ctx);
 	}
@@ -1224,9 +1227,11 @@ TEST(set_regions_bad_input)
 
 	ctx_setup(&ctx, 1, &p, 1);
 	t = add_target(&ctx, 1, old, 1);
+	t->quiet = true;
 	ASSERT_EQ(-EINVAL, daptrace_set_regions(&ctx, t, overlap, 2));
 	ASSERT_EQ(-EINVAL, daptrace_set_regions(&ctx, t, empty, 2));
 	expect_rgns(_metadata, "unchanged", t, old, 1, true);
+	ASSERT_TRUE(t->quiet);
 	ctx_fini(&ctx);
 }
 
@@ -1419,6 +1424,7 @@ TEST(aggregate_leaves_quiet_target)
 	daptrace_aggregate(&ctx);
 	ASSERT_VALID(&ctx);
 	expect_rgns(_metadata, "quiet target kept", quiet, kept, 3, true);
+	ASSERT_TRUE(quiet->quiet);
 	i = 0;
 	daptrace_for_each_region(r, quiet)
 		ASSERT_EQ(addrs[i++], r->sampling_addr);
@@ -1429,7 +1435,10 @@ TEST(aggregate_leaves_quiet_target)
 	ASSERT_EQ(0, shim_nr_live);
 }
 
-/* max_nr_regions still holds: over it, a quiet target is merged too. */
+/*
+ * max_nr_regions still holds: over it, a quiet target is merged too, and is
+ * quiet no longer, so that the prepare pass walks its merged regions.
+ */
 TEST(aggregate_merges_quiet_target_over_max)
 {
 	struct rgn old[12];
@@ -1446,6 +1455,7 @@ TEST(aggregate_merges_quiet_target_over_max)
 	daptrace_aggregate(&ctx);
 	ASSERT_VALID(&ctx);
 	ASSERT_LE(t->nr_regions, 10U);
+	ASSERT_FALSE(t->quiet);
 	ASSERT_EQ(120UL, daptrace_total_sz(&ctx));
 	ctx_fini(&ctx);
 }
