@@ -63,11 +63,16 @@ MODULE_PARM_DESC(placement,
  *		sampling addresses are stale or were never cleared, so the
  *		next pass prepares without checking.
  * @nr_cleared:	Accessed bits cleared by the current pass.
- * @fresh:	Regions were (re)built since the last checking walk: where
- *		their pages live is unknown, so the next check walks even if
- *		the target is idle (placement of a sleeping target).
- * @ran:	A check of the current aggregation window walked the target
- *		(or tried to): see daptrace_va_window_idle().
+ * @fresh:	Regions were (re)built, merged or split since the last
+ *		checking walk (a prepare-only walk follows every such change):
+ *		where their pages live is unknown -- a merged region has only
+ *		its left part's last sample, a split piece its parent's -- so
+ *		the next check walks even if the target is idle (placement of
+ *		a sleeping target).  Such a walk of an idle target does not
+ *		make its window busy (@ran).
+ * @ran:	A check of the current aggregation window found that the
+ *		target had run, and walked it (or tried to): see
+ *		daptrace_va_window_idle().
  * @maps_runtime: Its threads' summed runtime when its memory map was last
  *		read into the regions; DAPTRACE_VA_RAN to read it again.
  *
@@ -967,13 +972,18 @@ static void daptrace_va_sample_target(struct daptrace_ctx *ctx,
 		check = false;
 		prepare = true;
 	}
-	if (check && !vt->fresh && !daptrace_va_ran(vt)) {
-		st->nr_idle++;
-		daptrace_repeat_placement(t, 1);
-		return;
+	if (check) {
+		bool ran = daptrace_va_ran(vt);
+
+		if (!ran && !vt->fresh) {
+			st->nr_idle++;
+			daptrace_repeat_placement(t, 1);
+			return;
+		}
+		/* A walk only to place changed regions: still a quiet window. */
+		if (ran)
+			vt->ran = true;
 	}
-	if (check)
-		vt->ran = true;
 	mm = daptrace_va_target_mm(t);
 	if (!mm)
 		return;	/* exited: the worker reaps it via target_valid */
@@ -1031,8 +1041,8 @@ static void daptrace_va_sample_target(struct daptrace_ctx *ctx,
 	}
 	mmap_read_unlock(mm);
 	vt->unprepared = false;
-	if (check)
-		vt->fresh = false;
+	/* After a prepare-only walk, the regions may have changed: see @fresh. */
+	vt->fresh = !check && placement;
 	goto flush;
 
 busy_flush:
