@@ -316,7 +316,7 @@ static void log_regions_and_maps(struct __test_metadata *_metadata,
 
 	for (i = 0; i < sh->nr_regions; i++) {
 		r = (const void *)(buf + sizeof(*sh) + (size_t)i * rh->region_size);
-		TH_LOG("region %llx-%llx accesses %u present %u",
+		TH_LOG("region %#llx-%#llx accesses %u present %u",
 		       (unsigned long long)r->start, (unsigned long long)r->end,
 		       r->nr_accesses, r->nr_present);
 	}

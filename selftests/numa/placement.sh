@@ -26,7 +26,7 @@ mkdir -p "$TMP"
 daptrace record -q -o "$TMP/n.csv" -s 2ms -a 100ms -- \
 	"$(dirname "$0")/helpers/numa_wl" 32 3 6 "$TMP/truth" 2> "$TMP/rec.err"
 rc=$?
-if [ $rc -ne 0 ] || ! grep -q '^after ' "$TMP/truth" 2>/dev/null; then
+if [ $rc -ne 0 ] || ! grep -q '^end ' "$TMP/truth" 2>/dev/null; then
 	ktap_test_fail "record the workload" "rc $rc: $(cat "$TMP/rec.err" "$TMP/truth" 2>/dev/null | tr '\n' ' ')"
 else
 	ktap_test_pass "record the workload"
