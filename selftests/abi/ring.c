@@ -261,13 +261,20 @@ static const char *bad_placement(const struct daptrace_ring_hdr *rh,
 	return NULL;
 }
 
+/* Record @i of the snapshot copied to @slot. */
+static const struct daptrace_region_rec *
+slot_rec(const struct daptrace_ring_hdr *rh, const char *slot, unsigned int i)
+{
+	return (const void *)(slot + sizeof(struct daptrace_snap_hdr) +
+			      (size_t)i * rh->region_size);
+}
+
 /* Check a consistent copy; returns NULL or what is wrong with it. */
 static const char *bad_snapshot(const struct daptrace_ring_hdr *rh,
 				const char *buf, __u64 seq, pid_t pid,
 				unsigned int sample_us, unsigned int aggr_us)
 {
 	const struct daptrace_snap_hdr *sh = (const void *)buf;
-	const char *recs = buf + sizeof(*sh);
 	const struct daptrace_region_rec *r, *prev = NULL;
 	const char *why;
 	unsigned int i;
@@ -283,7 +290,7 @@ static const char *bad_snapshot(const struct daptrace_ring_hdr *rh,
 	if (sh->start_ns > sh->end_ns)
 		return "window ends before it starts";
 	for (i = 0; i < sh->nr_regions; i++, prev = r) {
-		r = (const void *)(recs + (size_t)i * rh->region_size);
+		r = slot_rec(rh, buf, i);
 		if (r->pid != pid)
 			return "pid";
 		if (r->start >= r->end)
@@ -315,7 +322,7 @@ static void log_regions_and_maps(struct __test_metadata *_metadata,
 	FILE *f;
 
 	for (i = 0; i < sh->nr_regions; i++) {
-		r = (const void *)(buf + sizeof(*sh) + (size_t)i * rh->region_size);
+		r = slot_rec(rh, buf, i);
 		TH_LOG("region %#llx-%#llx accesses %u present %u",
 		       (unsigned long long)r->start, (unsigned long long)r->end,
 		       r->nr_accesses, r->nr_present);
@@ -374,8 +381,7 @@ TEST_F_TIMEOUT(ring, slots_hold_consistent_snapshots, 60)
 		EXPECT_EQ(NULL, why) TH_LOG("snapshot %lld: %s", s, why);
 		EXPECT_LT(0, sh->nr_regions) TH_LOG("snapshot %lld is empty", s);
 		for (i = 0; i < sh->nr_regions; i++)
-			present += ((struct daptrace_region_rec *)(self->buf +
-				sizeof(*sh) + (size_t)i * rh.region_size))->nr_present;
+			present += slot_rec(&rh, self->buf, i)->nr_present;
 		/* Windows are back to back. */
 		if (prev_end)
 			EXPECT_EQ(prev_end, sh->start_ns) TH_LOG("seq %lld", s);
