@@ -85,6 +85,8 @@ struct daptrace_counters {
  *		daptrace_stop().
  * @seq_kn:	The snapshot_seq node, for sysfs_notify_dirent() from the
  *		worker (which must not sleep on kernfs locks).
+ * @seq_armed:	1 if snapshot_seq was read since the last notification of
+ *		its pollers: see daptrace_sysfs_notify_snapshot().
  * @state_kn:	The state node, notified when the worker stops by itself.
  */
 struct daptrace_mon {
@@ -104,6 +106,7 @@ struct daptrace_mon {
 	void (*notify_snapshot)(struct daptrace_mon *mon);
 	void (*notify_state)(struct daptrace_mon *mon);
 	struct kernfs_node *seq_kn;
+	atomic_t seq_armed;
 	struct kernfs_node *state_kn;
 };
 

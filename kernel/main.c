@@ -64,6 +64,7 @@ int daptrace_mon_init(struct daptrace_mon *mon)
 	mon->tlb = DAPTRACE_TLB_MM;
 	mon->ops = &daptrace_vaddr_ops;
 	atomic64_set(&mon->seq, 0);
+	atomic_set(&mon->seq_armed, 0);
 	return 0;
 }
 

@@ -436,7 +436,14 @@ static ssize_t worker_cpu_us_show(struct kobject *kobj,
 static ssize_t snapshot_seq_show(struct kobject *kobj,
 				 struct kobj_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%lld\n", atomic64_read_acquire(&kobj_mon(kobj)->seq));
+	struct daptrace_mon *mon = kobj_mon(kobj);
+
+	/*
+	 * Arms the next publish's notification.  Fully ordered, the flag before
+	 * the seq: pairs with the xchg in daptrace_sysfs_notify_snapshot().
+	 */
+	atomic_xchg(&mon->seq_armed, 1);
+	return sysfs_emit(buf, "%lld\n", atomic64_read_acquire(&mon->seq));
 }
 
 /* --- snapshots ------------------------------------------------------- */
@@ -604,11 +611,34 @@ static const struct attribute_group daptrace_group = {
 	.bin_attrs = daptrace_bin_attrs,
 };
 
-/* Called by the worker: kernfs_notify() does not sleep. */
-static void daptrace_sysfs_notify_snapshot(struct daptrace_mon *mon)
+static void daptrace_sysfs_wake_seq_pollers(struct daptrace_mon *mon)
 {
 	if (mon->seq_kn)
 		sysfs_notify_dirent(mon->seq_kn);
+}
+
+/*
+ * Called by the worker after each publish; kernfs_notify() does not sleep,
+ * but it queues kernfs's fsnotify work unless that is pending, and so wakes
+ * a kworker per window also while no one waits.  Hence only a publish that
+ * follows a read of snapshot_seq notifies.  No poller misses a wake-up for
+ * it: a poller reads the file before it polls (the read arms sysfs poll),
+ * and a notification wakes every poller of the file.  Why the read and the
+ * publish cannot pass each other: kernfs records the event count of the
+ * reader's open file before show() runs (kernfs_seq_show()), show() sets
+ * the flag and then reads the seq, and the worker stored the seq before
+ * this test; both xchgs are full barriers.  So at least one of these holds:
+ * the worker sees the flag, and its notification (the event count's
+ * increment) comes after the reader's record of the count, so poll()
+ * returns; or the reader saw the new seq.  (A reader may see the seq and
+ * be notified of it too: one spurious wake-up.  inotify watchers of the
+ * file are told only of publishes that follow a read.)
+ */
+static void daptrace_sysfs_notify_snapshot(struct daptrace_mon *mon)
+{
+	/* Pairs with the xchg in snapshot_seq_show(). */
+	if (atomic_xchg(&mon->seq_armed, 0))
+		daptrace_sysfs_wake_seq_pollers(mon);
 }
 
 static void daptrace_sysfs_notify_state(struct daptrace_mon *mon)
@@ -661,6 +691,6 @@ void daptrace_sysfs_exit(struct daptrace_mon *mon)
 	 * Wake pollers of the removed files (else they sleep on until their
 	 * timeout, forever without one); their next read fails with -ENODEV.
 	 */
-	daptrace_sysfs_notify_snapshot(mon);
+	daptrace_sysfs_wake_seq_pollers(mon);
 	daptrace_sysfs_notify_state(mon);
 }
