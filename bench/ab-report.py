@@ -2,8 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 """Summarize bench/ab.sh rows: per workload and setting, the median worker
 CPU of each monitor, the ratio of medians and the spread of per-round
-ratios, and the median accuracy; with unmonitored ("none") runs, each
-monitor's slowdown.  Usage: bench/ab-report.py ROWS"""
+ratios, the same per sample taken, and the median accuracy; with
+unmonitored ("none") runs, each monitor's slowdown.
+
+Per sample: DAMON sleeps a relative interval after each sample's work, so
+where that work is slow (under TCG) it takes fewer samples in the fixed
+time than its attributes ask for, and its CPU per second understates what
+those attributes cost; CPU per sample compares equal work.  Rows without
+a sample count (older runs) are compared per window, which is the same
+while every window holds aggr / sample samples.
+Usage: bench/ab-report.py ROWS"""
 import statistics
 import sys
 from collections import defaultdict
@@ -35,19 +43,31 @@ def main():
             toks = wl.split('_')
             wl = toks[1] + (' ' + toks[toks.index('-s') + 1] if '-s' in toks else '')
         runs[(wl, r['setting'])].setdefault(r['round'], {})[r['monitor']] = r
+    unit = 'samples' if all(num(r, 'samples') for r in rows
+                            if r['monitor'] != 'none' and num(r, 'windows')) else 'windows'
+    per = unit[:-1]
     print('| workload | setting | rounds | daptrace CPU % | DAMON CPU % | ratio (median) '
-          '| per-round ratios | recall daptrace / DAMON | precision daptrace / DAMON |')
-    print('|---|---|---|---|---|---|---|---|---|')
+          '| per-round ratios | windows daptrace / DAMON | ratio per ' + per + ' (median) '
+          '| per-round ratios per ' + per + ' '
+          '| recall daptrace / DAMON | precision daptrace / DAMON |')
+    print('|---|---|---|---|---|---|---|---|---|---|---|---|')
     for (wl, setting), rounds in sorted(runs.items()):
         cpu = defaultdict(list)
+        per_sample = defaultdict(list)
+        wins = defaultdict(list)
         acc = defaultdict(lambda: defaultdict(list))
         ratios = []
+        sample_ratios = []
         for rnd in rounds.values():
             for mon, r in rnd.items():
                 wall = num(r, 'wall_ms')
                 c = num(r, 'cpu_ms')
                 if wall and c is not None:
                     cpu[mon].append(100.0 * c / wall)
+                if num(r, 'windows'):
+                    wins[mon].append(num(r, 'windows'))
+                if num(r, unit) and c is not None:
+                    per_sample[mon].append(c / num(r, unit))
                 for k in ('recall_median', 'precision_median'):
                     if num(r, k) is not None:
                         acc[mon][k].append(num(r, k))
@@ -55,17 +75,28 @@ def main():
                 d, k = num(rnd['daptrace'], 'cpu_ms'), num(rnd['damon'], 'cpu_ms')
                 if d is not None and k:
                     ratios.append(d / k)
+                dn, kn = num(rnd['daptrace'], unit), num(rnd['damon'], unit)
+                if d is not None and k and dn and kn:
+                    sample_ratios.append((d / dn) / (k / kn))
 
         def med(v):
             return '%.2f' % statistics.median(v) if v else '-'
 
-        ratio = (statistics.median(cpu['daptrace']) / statistics.median(cpu['damon'])
-                 if cpu['daptrace'] and cpu['damon'] and statistics.median(cpu['damon'])
-                 else None)
-        print('| %s | %s | %d | %s | %s | %s | %s | %s / %s | %s / %s |' % (
+        def ratio_of_medians(v):
+            if v['daptrace'] and v['damon'] and statistics.median(v['damon']):
+                return '%.2f' % (statistics.median(v['daptrace']) /
+                                 statistics.median(v['damon']))
+            return '-'
+
+        def win(mon):
+            return '%.0f' % statistics.median(wins[mon]) if wins[mon] else '-'
+
+        print('| %s | %s | %d | %s | %s | %s | %s | %s / %s | %s | %s | %s / %s | %s / %s |' % (
             wl, setting, len(rounds), med(cpu['daptrace']), med(cpu['damon']),
-            '%.2f' % ratio if ratio else '-',
+            ratio_of_medians(cpu),
             ' '.join('%.2f' % x for x in ratios) or '-',
+            win('daptrace'), win('damon'), ratio_of_medians(per_sample),
+            ' '.join('%.2f' % x for x in sample_ratios) or '-',
             med(acc['daptrace']['recall_median']), med(acc['damon']['recall_median']),
             med(acc['daptrace']['precision_median']),
             med(acc['damon']['precision_median'])))

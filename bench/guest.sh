@@ -146,6 +146,9 @@ run() {
 	line="round=$round monitor=$mon setting=$setting tlb=$tlb wl=$(echo "$*" | tr ' ' '_')"
 	line="$line wall_ms=$wall_ms cpu_ms=$((cpu / 1000000)) touched=$touched"
 	if [ "$mon" != none ] && [ -z "$BARE" ]; then
+		# Samples taken: DAMON's windows hold aggr/sample each however
+		# long they stretch, daptrace's fewer if the worker ran late.
+		line="$line samples=$(awk -F, '$1 == "#snap" { n += $6 } END { print n + 0 }' "$rec")"
 		if daptrace-score --truth "$truth" --record "$rec" --aggr-us "$aggr" \
 			--settle 1000 --min-windows 1 > "$TMP/score" 2>&1; then
 			line="$line $(grep -v '^#' "$TMP/score" | tr ' ' '=' | tr '\n' ' ')"
