@@ -92,9 +92,10 @@ idle_cost() {
 	ktap_test_pass "idle target cost measured"
 }
 
-# The flushes tlb_flush=mm queues for CPUs other than CPU $1, exactly: the
-# csd:csd_queue_cpu event names the function an IPI will run (6.12; 6.1
-# has no such event, and there only the interrupt counts tell).  The CAL
+# csd_start; csd_stop FILE CPU: the flushes tlb_flush=mm queued meanwhile
+# for CPUs other than CPU, into FILE, exactly: the csd:csd_queue_cpu event
+# names the function an IPI will run (6.12; 6.1 has no such event, and
+# there only the interrupt counts tell).  The CAL
 # counts of two phases of the same policy differ by dozens (other kernel
 # work), which hides a few IPIs.
 CSD=/sys/kernel/tracing/events/csd/csd_queue_cpu
