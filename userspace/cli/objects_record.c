@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,6 +28,13 @@
 #include "objects_record.h"
 
 #define CMD "record"
+
+/*
+ * The log fd is inherited by the command and its descendants; a program that
+ * closes what it inherited reuses the low numbers first, so the log sits far
+ * above them (the tracer also checks it is still this file).
+ */
+#define OBJ_LOG_FD_MIN 1000
 
 static int64_t mono_ns(void)
 {
@@ -85,6 +93,8 @@ int objrec_prepare(struct objrec *r, const char *record, uint64_t min, int launc
 {
 	char *lib, *preload;
 	const char *old = getenv("LD_PRELOAD");
+	struct stat st;
+	int fd;
 
 	r->min = min;
 	r->log_fd = -1;
@@ -108,9 +118,15 @@ int objrec_prepare(struct objrec *r, const char *record, uint64_t min, int launc
 	}
 	/* O_APPEND: each tracer line is one write, never interleaved */
 	r->log_fd = open(r->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
-	if (r->log_fd < 0) {
+	if (r->log_fd < 0 || fstat(r->log_fd, &st)) {
 		free(lib);
 		return fail(CMD, "--objects: %s: %s", r->log_path, strerror(errno));
+	}
+	/* no CLOEXEC: the command must inherit it; below the limit: keep it */
+	fd = fcntl(r->log_fd, F_DUPFD, OBJ_LOG_FD_MIN);
+	if (fd >= 0) {
+		close(r->log_fd);
+		r->log_fd = fd;
 	}
 	if (old && *old)
 		r->saved_preload = strdup(old);
@@ -122,10 +138,13 @@ int objrec_prepare(struct objrec *r, const char *record, uint64_t min, int launc
 	setenv("LD_PRELOAD", preload, 1);
 	free(preload);
 	{
-		char v[32];
+		char v[48];
 
 		snprintf(v, sizeof(v), "%d", r->log_fd);
 		setenv("DAPTRACE_OBJTRACE_FD", v, 1);
+		/* which file that fd must be, or the tracer writes nothing */
+		snprintf(v, sizeof(v), "%ju:%ju", (uintmax_t)st.st_dev, (uintmax_t)st.st_ino);
+		setenv("DAPTRACE_OBJTRACE_FILE", v, 1);
 		snprintf(v, sizeof(v), "%" PRIu64, min);
 		setenv("DAPTRACE_OBJTRACE_MIN", v, 1);
 	}
@@ -143,6 +162,7 @@ void objrec_forked(struct objrec *r)
 	else
 		unsetenv("LD_PRELOAD");
 	unsetenv("DAPTRACE_OBJTRACE_FD");
+	unsetenv("DAPTRACE_OBJTRACE_FILE");
 	unsetenv("DAPTRACE_OBJTRACE_MIN");
 	close(r->log_fd);
 	r->log_fd = -1;

@@ -5,6 +5,8 @@
  *
  * Environment (set by the recorder):
  *   DAPTRACE_OBJTRACE_FD    file descriptor to append the log to
+ *   DAPTRACE_OBJTRACE_FILE  "dev:ino" of the log; the fd must still be that
+ *                           file, or nothing is written
  *   DAPTRACE_OBJTRACE_MIN   smallest size logged, in bytes (default 4096)
  *
  * One text line per event, each written with a single write(2) so lines of
@@ -29,6 +31,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <link.h>
 #include <malloc.h>
 #include <pthread.h>
@@ -38,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -57,6 +61,7 @@ static int (*real_pthread_create)(pthread_t *, const pthread_attr_t *,
 				  void *(*)(void *), void *);
 
 static int log_fd = -1;
+static uint64_t log_dev, log_ino;
 static size_t min_size = 4096;
 static atomic_ulong nr_lines, nr_lost;
 static __thread int in_hook;
@@ -177,11 +182,32 @@ static void begin(struct line *l, char kind, int with_tid)
 	put_num(l, mono_ns(), 10);
 }
 
+/*
+ * Is log_fd still the recorder's log?  A descendant that closed what it
+ * inherited (Python's subprocess does) may have its own file at that number,
+ * before exec or after: checked before every write, since one line into the
+ * program's file is data corruption.  Once it is not, tracing stays off.
+ */
+static int log_is_ours(void)
+{
+	struct stat st;
+
+	if (log_fd >= 0 && !fstat(log_fd, &st) && (uint64_t)st.st_dev == log_dev &&
+	    (uint64_t)st.st_ino == log_ino)
+		return 1;
+	log_fd = -1;
+	return 0;
+}
+
 static void emit(struct line *l)
 {
 	ssize_t w;
 	int saved = errno;
 
+	if (!log_is_ours()) {
+		errno = saved;
+		return;
+	}
 	l->b[l->n++] = '\n';
 	do {
 		w = write(log_fd, l->b, l->n);
@@ -472,31 +498,46 @@ static int log_object(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
+/* A decimal number up to @end (or the string's end); NULL if it is none. */
+static const char *parse_u64(const char *s, char end, uint64_t *v)
+{
+	const char *start = s;
+
+	*v = 0;
+	if (!s)
+		return NULL;
+	for (; *s && *s != end; s++) {
+		if (*s < '0' || *s > '9' || *v > (UINT64_MAX - 9) / 10)
+			return NULL;
+		*v = *v * 10 + (uint64_t)(*s - '0');
+	}
+	return s > start && *s == end ? s : NULL;
+}
+
 static size_t parse_size(const char *s, size_t def)
 {
-	size_t v = 0;
+	uint64_t v;
 
-	if (!s || !*s)
-		return def;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
-			return def;
-		v = v * 10 + (size_t)(*s - '0');
-	}
-	return v;
+	return parse_u64(s, '\0', &v) && v <= SIZE_MAX ? (size_t)v : def;
 }
 
 __attribute__((constructor)) static void objtrace_init(void)
 {
-	const char *fd = getenv("DAPTRACE_OBJTRACE_FD");
+	const char *file = getenv("DAPTRACE_OBJTRACE_FILE");
+	uint64_t fd;
 	char exe[256];
 	struct line l;
 	ssize_t n;
 
 	resolve();
-	if (!fd)
+	/* without the file's identity, a number alone is never trusted */
+	file = parse_u64(file, ':', &log_dev);
+	if (!parse_u64(getenv("DAPTRACE_OBJTRACE_FD"), '\0', &fd) || fd > INT_MAX ||
+	    !file || !parse_u64(file + 1, '\0', &log_ino))
 		return;
-	log_fd = (int)parse_size(fd, (size_t)-1);
+	log_fd = (int)fd;
+	if (!log_is_ours())
+		return;
 	min_size = parse_size(getenv("DAPTRACE_OBJTRACE_MIN"), 4096);
 	pthread_atfork(NULL, NULL, after_fork);
 	if (!min_size)

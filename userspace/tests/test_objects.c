@@ -5,15 +5,22 @@
  * call-site naming and the attribution arithmetic.
  */
 #include <json-c/json.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <libgen.h>
+#include <limits.h>
 #include <link.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "kselftest_harness.h"
 #include "objects.h"
+#include "cli.h"
+#include "objects_record.h"
 #include "run_cmd.h"
 
 /* known globals for the symbol reader */
@@ -362,6 +369,102 @@ TEST(cli_bad_input)
 	EXPECT_EQ(1, run_daptrace(A("report", "objects", rec), out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "record with --objects")) TH_LOG("%s", out);
 	unlink(rec);
+}
+
+/* the CLI's message helpers (cli/main.c) for objects_record.c */
+const char *prog = "daptrace";
+
+int fail(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s %s: ", prog, cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 1;
+}
+
+void warn_msg(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s %s: ", prog, cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static off_t size_of(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? -1 : st.st_size;
+}
+
+/*
+ * A descendant that closed the inherited log fd and has its own file at that
+ * number gets nothing from the tracer: neither at exec (the constructor) nor
+ * later (a write after the tracer was loaded).  One that kept it still logs.
+ */
+TEST(tracer_never_writes_to_a_reused_fd)
+{
+	char rec[] = "/tmp/daptrace-objfd-XXXXXX", user[] = "/tmp/daptrace-objuser-XXXXXX";
+	char lib[PATH_MAX];
+	struct objrec r = { 0 };
+	int fd, ufd, status;
+	pid_t pid;
+
+	if (!daptrace_bin())
+		SKIP(return, "DAPTRACE_BIN not set to the daptrace binary");
+	snprintf(lib, sizeof(lib), "%s", daptrace_bin());
+	snprintf(lib + strlen(dirname(lib)), sizeof(lib) - strlen(lib),
+		 "/libdaptrace-objtrace.so");
+	if (access(lib, R_OK))
+		SKIP(return, "%s not built", lib);
+	setenv("DAPTRACE_OBJTRACE_LIB", lib, 1);
+	fd = mkstemp(rec);
+	ASSERT_GE(fd, 0);
+	close(fd);
+	ASSERT_EQ(0, objrec_prepare(&r, rec, 4096, 1));
+	ASSERT_GE(r.log_fd, 0);
+	ufd = mkstemp(user);
+	ASSERT_GE(ufd, 0);
+
+	/* closed, then the program's file at that number, then exec */
+	pid = fork();
+	if (!pid) {
+		close(r.log_fd);
+		dup2(ufd, r.log_fd);
+		execl("/bin/true", "true", (char *)NULL);
+		_exit(127);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0, size_of(user));
+
+	/* loaded with the log (it logs the image), then the fd replaced */
+	pid = fork();
+	if (!pid) {
+		void *h = dlopen(lib, RTLD_NOW), *(*traced_malloc)(size_t);
+
+		if (!h || size_of(r.log_path) <= 0)
+			_exit(1);
+		traced_malloc = (void *(*)(size_t))dlsym(h, "malloc");
+		dup2(ufd, r.log_fd);
+		_exit(traced_malloc && traced_malloc(1 << 16) ? 0 : 2);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0, size_of(user));
+
+	close(ufd);
+	unlink(user);
+	unlink(r.log_path);
+	unlink(rec);
+	objrec_free(&r);
 }
 
 /*
