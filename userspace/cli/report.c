@@ -556,17 +556,91 @@ static int make_temp(char *path, size_t len, const char *what, FILE **f)
 	return 0;
 }
 
+/* Is @path the record being read (a regular file)?  Writing it destroys it. */
+static int is_input(const struct report_opts *o, const char *path)
+{
+	struct stat a, b;
+
+	if (stat(path, &a) || !S_ISREG(a.st_mode))
+		return 0;
+	if (strcmp(o->input, "-") ? stat(o->input, &b) : fstat(STDIN_FILENO, &b))
+		return 0;
+	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/*
+ * --output is written to a temporary file in its directory and renamed over
+ * it once the report is complete, so a bad record leaves an existing file
+ * as it was.  @tmp is empty when @path is written in place: anything but a
+ * regular file (/dev/null, a FIFO) cannot be replaced.  @dest is where the
+ * rename goes: a symlink's target, not the link.
+ */
+static int output_open(const char *path, char *tmp, size_t len, char **dest, FILE **f)
+{
+	const char *slash;
+	struct stat st;
+	mode_t mode;
+	int fd;
+
+	tmp[0] = '\0';
+	*dest = NULL;
+	if (!stat(path, &st)) {
+		if (!S_ISREG(st.st_mode)) {
+			*f = fopen(path, "w");
+			return *f ? 0 : fail(CMD, "--output %s: %s", path, strerror(errno));
+		}
+		mode = st.st_mode & 07777;
+		*dest = realpath(path, NULL);
+	} else {
+		mode = umask(0);
+		umask(mode);
+		mode = 0666 & ~mode;	/* what fopen() would have created */
+		*dest = strdup(path);
+	}
+	if (!*dest)
+		return fail(CMD, "--output %s: %s", path, strerror(errno));
+	slash = strrchr(*dest, '/');
+	if ((size_t)snprintf(tmp, len, "%.*s.%s.XXXXXX", slash ? (int)(slash - *dest + 1) : 0,
+			     *dest, slash ? slash + 1 : *dest) >= len) {
+		tmp[0] = '\0';
+		return fail(CMD, "--output %s: %s", path, strerror(ENAMETOOLONG));
+	}
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		tmp[0] = '\0';
+		return fail(CMD, "--output %s: %s", path, strerror(errno));
+	}
+	*f = fdopen(fd, "w");
+	if (fchmod(fd, mode) || !*f) {
+		fail(CMD, "--output %s: %s", path, strerror(errno));
+		if (*f)
+			fclose(*f);
+		else
+			close(fd);
+		*f = NULL;
+		return EXIT_FAIL;
+	}
+	return 0;
+}
+
 static int run_mode(const struct report_opts *o, const struct report_mode *m)
 {
-	char data[4096] = "", tics[4096] = "";
+	char data[4096] = "", tics[4096] = "", *dest = NULL;
 	FILE *out = stdout, *tf = NULL;
 	int ret;
 
+	if (o->output && is_input(o, o->output))
+		return bad_value(CMD, "--output", o->output, "that is the record being read");
+	if (o->plot && is_input(o, o->plot))
+		return bad_value(CMD, "--plot", o->plot, "that is the record being read");
 	if (o->output) {
-		out = fopen(o->output, "w");
-		if (!out)
-			return fail(CMD, "--output %s: %s", o->output, strerror(errno));
-		snprintf(data, sizeof(data), "%s", o->output);
+		ret = output_open(o->output, data, sizeof(data), &dest, &out);
+		if (ret) {
+			out = stdout;
+			goto out;
+		}
+		if (!data[0])	/* written in place */
+			snprintf(data, sizeof(data), "%s", o->output);
 	} else if (o->plot) {
 		ret = make_temp(data, sizeof(data), "data", &out);
 		if (ret)
@@ -579,7 +653,7 @@ static int run_mode(const struct report_opts *o, const struct report_mode *m)
 	}
 	ret = m->fn(o, out, tf);
 	if (out != stdout && fclose(out) && !ret)
-		ret = fail(CMD, "writing %s: %s", data, strerror(errno));
+		ret = fail(CMD, "writing %s: %s", o->output ? o->output : data, strerror(errno));
 	out = stdout;
 	if (tf && fclose(tf) && !ret)
 		ret = fail(CMD, "writing %s: %s", tics, strerror(errno));
@@ -589,6 +663,12 @@ static int run_mode(const struct report_opts *o, const struct report_mode *m)
 		if (!ret)
 			fprintf(stderr, "%s %s: wrote %s\n", prog, CMD, o->plot);
 	}
+	if (!ret && dest) {
+		if (rename(data, dest))
+			ret = fail(CMD, "--output %s: %s", o->output, strerror(errno));
+		else
+			data[0] = '\0';
+	}
 out:
 	if (out != stdout)
 		fclose(out);
@@ -596,8 +676,10 @@ out:
 		fclose(tf);
 	if (tics[0])
 		unlink(tics);
-	if (o->plot && !o->output && data[0])
+	/* the plot's own data, or the report that failed */
+	if (data[0] && (o->output ? dest != NULL : o->plot != NULL))
 		unlink(data);
+	free(dest);
 	return ret;
 }
 

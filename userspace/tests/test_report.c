@@ -6,6 +6,7 @@
  * in gnuplot paths) and the newer surface: --json, filters, flags that do
  * not apply to the mode, the daptrace-<sub> names.
  */
+#include <dirent.h>
 #include <fcntl.h>
 #include <json-c/json.h>
 #include <string.h>
@@ -172,6 +173,71 @@ TEST(heatmap_survives_huge_and_overlapping_regions)
 					  out, sizeof(out))) TH_LOG("%s", recs[i][0]);
 	}
 	tmp_clean(&t);
+}
+
+static char *slurp(const char *path)
+{
+	static char buf[65536];
+	FILE *f = fopen(path, "r");
+	size_t n = 0;
+
+	if (f) {
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+	}
+	buf[n] = '\0';
+	return f ? buf : NULL;
+}
+
+static int nr_files(const char *dir)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int n = 0;
+
+	while (d && (de = readdir(d)))
+		n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/*
+ * -o must not destroy what it reads: the input as output is refused (also
+ * as stdin), and a record that fails leaves an existing -o file as it was,
+ * with no temporary file left behind.
+ */
+TEST(output_never_destroys_the_input)
+{
+	struct tmp t = { 0 }, o = { 0 };
+	const char *rec = tmp_record(&t, "r.csv", last_empty);
+	const char *old = tmp_record(&o, "old.csv", "keep\n");
+	char bad[160], sh[512];
+
+	NEED_BIN();
+	ASSERT_NE(NULL, rec);
+	ASSERT_NE(NULL, old);
+	EXPECT_EQ(2, run_daptrace(A("report", "wss", "-o", (char *)rec, (char *)rec), out,
+				  sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "--output: invalid value")) TH_LOG("%s", out);
+	EXPECT_STREQ(last_empty, slurp(rec));
+	snprintf(sh, sizeof(sh), "'%s' report hot -o '%s' - < '%s' 2>/dev/null",
+		 daptrace_bin(), rec, rec);
+	EXPECT_EQ(2, WEXITSTATUS(system(sh)));
+	EXPECT_STREQ(last_empty, slurp(rec));
+
+	snprintf(bad, sizeof(bad), "%s/bad.csv", t.dir);
+	write_file(bad, cut_in_label, 20);
+	EXPECT_EQ(1, run_daptrace(A("report", "wss", "-o", (char *)old, bad), out,
+				  sizeof(out)));
+	EXPECT_STREQ("keep\n", slurp(old));
+	EXPECT_EQ(1, nr_files(o.dir));
+	EXPECT_EQ(0, run_daptrace(A("report", "wss", "-o", (char *)old, (char *)rec), out,
+				  sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(slurp(old), "working set size")) TH_LOG("%s", slurp(old));
+	EXPECT_EQ(1, nr_files(o.dir));
+	tmp_clean(&t);
+	tmp_clean(&o);
 }
 
 TEST(partial_record_cut_inside_a_quoted_label)
