@@ -153,7 +153,8 @@ static int parse_opts(int argc, char **argv, struct policy_opts *o)
 			break;
 		case 'G':
 			if (parse_duration_us(optarg, &o->progress_us) || o->progress_us < 10000)
-				return bad_value(CMD, "--progress", optarg, "expected a duration >= 10ms");
+				return bad_value(CMD, "--progress", optarg, "expected a duration from 10ms to "
+						 DURATION_MAX_STR);
 			progress_set = 1;
 			break;
 		case 'C':

@@ -14,9 +14,11 @@
 #include <sys/types.h>
 
 #include "daptrace.h"
+#include "units.h"
 #include "workload.h"
 
-#define SESSION_DUR_HELP "expected a duration with a unit: us, ms, s or m, e.g. 5ms or 30s"
+#define SESSION_DUR_HELP "expected a duration with a unit: us, ms, s or m, e.g. 5ms or 30s, " \
+	"at most " DURATION_MAX_STR
 
 /* The signal (SIGINT/SIGTERM) that asked us to stop, or 0. */
 extern volatile sig_atomic_t session_stop_signal;

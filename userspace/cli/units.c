@@ -32,9 +32,20 @@ static const struct {
 	{ "us", 1 }, { "ms", 1000 }, { "s", 1000000 }, { "m", 60000000 },
 };
 
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
 int parse_duration_us(const char *s, uint64_t *us)
 {
-	uint64_t whole = 0, frac = 0, frac_div = 1, mult = 0;
+	uint64_t whole = 0, frac = 0, frac_div = 1, mult = 0, g;
 	const char *p = s;
 
 	if (!s || *p < '0' || *p > '9')
@@ -65,14 +76,19 @@ int parse_duration_us(const char *s, uint64_t *us)
 	}
 	if (!mult)
 		return -EINVAL;
-	if (whole > UINT64_MAX / mult)
+	if (whole > DURATION_MAX_US / mult)
 		return -ERANGE;
-	/* frac/frac_div * mult must be a whole number of µs */
-	if ((frac * mult) % frac_div)
+	/*
+	 * frac/frac_div * mult must be a whole number of µs.  Reduced by their
+	 * gcd first: frac * mult overflows for "0.500000000000m".
+	 */
+	g = gcd(mult, frac_div);
+	if (frac % (frac_div / g))
 		return -EINVAL;
-	if (whole * mult > UINT64_MAX - frac * mult / frac_div)
+	frac = frac / (frac_div / g) * (mult / g);
+	if (whole * mult > DURATION_MAX_US - frac)
 		return -ERANGE;
-	*us = whole * mult + frac * mult / frac_div;
+	*us = whole * mult + frac;
 	return 0;
 }
 

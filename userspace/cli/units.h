@@ -14,9 +14,15 @@ int parse_u64_dec(const char *s, uint64_t *v);
  * ("1.5ms").  The unit is required: a bare "30" is -EINVAL, never silently
  * µs or s (daptrace-workload reads durations the same way).  The result
  * must be a whole number of µs.  -EINVAL junk/negative/no unit/fraction of
- * a µs, -ERANGE.
+ * a µs, -ERANGE above DURATION_MAX_US.
  */
 int parse_duration_us(const char *s, uint64_t *us);
+/*
+ * The longest duration, 10^9 s (31 years): in ns it stays far below
+ * INT64_MAX, so callers may compute "now - 2 * dur * 1000" in int64_t.
+ */
+#define DURATION_MAX_US	1000000000000000ULL
+#define DURATION_MAX_STR "1000000000s"
 /* "MIN-MAX" region counts. */
 int parse_range(const char *s, uint64_t *min, uint64_t *max);
 /* "pid[,pid...]" into @pids (max @max); returns count or -errno. */

@@ -229,13 +229,15 @@ static int parse_kv(char *kv, struct pol_scheme *s, char *err, size_t errlen)
 	} else if (!strcmp(kv, "age")) {
 		if (split2(val, '-', buf, sizeof(buf), &a, &b) || parse_duration_us(a, &x) ||
 		    (strcmp(b, "max") ? parse_duration_us(b, &y) : (y = UINT64_MAX, 0)) || x > y)
-			return fmt_err(err, errlen, "age=%s: expected MIN-MAX durations, e.g. 5s-max", val);
+			return fmt_err(err, errlen, "age=%s: expected MIN-MAX durations up to "
+				       DURATION_MAX_STR ", e.g. 5s-max", val);
 		s->min_age_us = x;
 		s->max_age_us = y;
 	} else if (!strcmp(kv, "quota")) {
 		if (split2(val, '/', buf, sizeof(buf), &a, &b) || pol_parse_bytes(a, &x) ||
 		    parse_duration_us(b, &y))
-			return fmt_err(err, errlen, "quota=%s: expected BYTES/DURATION, e.g. 64M/1s", val);
+			return fmt_err(err, errlen, "quota=%s: expected BYTES/DURATION (up to "
+				       DURATION_MAX_STR "), e.g. 64M/1s", val);
 		if (!x || !y)
 			return fmt_err(err, errlen, "quota=%s: a quota of 0 acts on nothing "
 				       "(omit quota= for no limit)", val);
@@ -275,11 +277,13 @@ static int parse_kv(char *kv, struct pol_scheme *s, char *err, size_t errlen)
 		s->faddr_end = y;
 	} else if (!strcmp(kv, "idle")) {
 		if (parse_duration_us(val, &x) || !x)
-			return fmt_err(err, errlen, "idle=%s: expected a duration > 0, e.g. 5s", val);
+			return fmt_err(err, errlen, "idle=%s: expected a duration > 0 and <= "
+				       DURATION_MAX_STR ", e.g. 5s", val);
 		s->idle_us = x;
 	} else if (!strcmp(kv, "reapply")) {
 		if (parse_duration_us(val, &x))
-			return fmt_err(err, errlen, "reapply=%s: expected a duration", val);
+			return fmt_err(err, errlen, "reapply=%s: expected a duration up to "
+				       DURATION_MAX_STR, val);
 		s->reapply_us = x;
 	} else {
 		return fmt_err(err, errlen, "unknown key '%s' (size, freq, age, idle, quota, "

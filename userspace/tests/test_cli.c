@@ -38,6 +38,8 @@ static const struct {
 	{ A("record", "-p", "1", "--duration", "30"), 2,
 	  "--duration: invalid value '30' (expected a duration with a unit" },
 	{ A("record", "-p", "1", "--sample", "5000"), 2, "--sample: invalid value '5000'" },
+	{ A("record", "-p", "1", "-d", "18446744073709551615us"), 2, "at most 1000000000s" },
+	{ A("top", "-p", "1", "--refresh", "9223372036854776us"), 2, "--refresh: invalid value" },
 	{ A("record", "heatmap", "-o", "-", "-p", "1"), 2, "--heatmap needs --output" },
 	{ A("record", "-p", "1", "--regions", "10"), 2, "--regions: invalid value '10'" },
 	{ A("record", "-p", "1", "--regions", "2-10"), 2, "min regions must be >= 3" },

@@ -31,6 +31,11 @@ static const struct {
 	{ "  pageout\tfreq=0-10  ", NULL },
 	{ "pageout idle=5s", NULL },
 	{ "pageout idle=0", "idle=0: expected a duration > 0" },
+	/* in ns these wrapped: an idle time of -1 ns made everything idle */
+	{ "pageout idle=18446744073709551615us", "<= 1000000000s" },
+	{ "pageout quota=1M/18446744073709551615us", "up to 1000000000s" },
+	{ "pageout reapply=9223372036854776us", "reapply=9223372036854776us" },
+	{ "pageout age=18446744073709551615us-max", "age=18446744073709551615us-max" },
 	{ "", "empty scheme" },
 	{ "page_out", "unknown action 'page_out'" },
 	{ "migrate_hot", "migrate_hot needs a target NODE" },

@@ -34,6 +34,7 @@ static const struct {
 	{ RUN("-S", "stat", "--aggr", "1ms"), 2, "aggregation interval must be >= sample" },
 	{ RUN("-S", "stat", "--duration", "0"), 2, "--duration: invalid value '0'" },
 	{ RUN("-S", "stat", "--progress", "1us"), 2, "--progress: invalid value '1us'" },
+	{ RUN("-S", "stat", "--progress", "18446744073709551615us"), 2, "from 10ms to 1000000000s" },
 	{ RUN("-S", "stat", "--bogus"), 2, "unknown option '--bogus'" },
 };
 
