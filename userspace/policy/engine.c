@@ -104,10 +104,17 @@ static int matches(const struct pol_scheme *s, const struct daptrace_region *r,
 		   uint32_t nr_samples, uint64_t age_us)
 {
 	uint64_t sz = r->end - r->start;
-	uint32_t freq = nr_samples ? (uint32_t)((uint64_t)r->nr_accesses * 1000 / nr_samples) : 0;
+	/*
+	 * nr_accesses / nr_samples against the permille bounds, multiplied out:
+	 * rounding the quotient down made 1 access in 1001 samples "0", so
+	 * freq=0-0 (never accessed) matched it.  Without samples it counts as 0.
+	 */
+	uint64_t acc = nr_samples ? (uint64_t)r->nr_accesses * 1000 : 0;
+	uint64_t n = nr_samples ? nr_samples : 1;
 
-	return sz >= s->min_sz && sz <= s->max_sz && freq >= s->min_freq &&
-	       freq <= s->max_freq && age_us >= s->min_age_us && age_us <= s->max_age_us;
+	return sz >= s->min_sz && sz <= s->max_sz && acc >= (uint64_t)s->min_freq * n &&
+	       acc <= (uint64_t)s->max_freq * n && age_us >= s->min_age_us &&
+	       age_us <= s->max_age_us;
 }
 
 static int label_allowed(const struct pol_scheme *s, const char *label)

@@ -333,6 +333,48 @@ static struct pol_scheme parsed(const char *spec)
 	return s;
 }
 
+/*
+ * freq= bounds are exact, whatever the window's sample count: 0-0 is "no
+ * access at all", even when 1 in 1001 samples rounds down to 0 permille.
+ */
+TEST(engine_freq_bounds_are_exact)
+{
+	static const struct {
+		const char *spec;
+		uint32_t nr_accesses, nr_samples;
+		int match;
+	} cases[] = {
+		{ "stat freq=0-0", 0, 1001, 1 },
+		{ "stat freq=0-0", 1, 1001, 0 },
+		{ "stat freq=0-0", 1, 4000000000U, 0 },
+		{ "stat freq=0-0", 0, 0, 1 },		/* no samples: 0 */
+		{ "stat freq=1-100", 0, 0, 0 },
+		{ "stat freq=10-100", 99, 1000, 0 },	/* 9.9% */
+		{ "stat freq=10-100", 100, 1000, 1 },
+		{ "stat freq=0-10", 101, 1000, 0 },	/* 10.1% */
+		{ "stat freq=0-10", 100, 1000, 1 },
+		{ "stat freq=100-100", 4000000000U, 4000000000U, 1 },
+		{ "stat freq=100-100", 3999999999U, 4000000000U, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct pol_scheme s = parsed(cases[i].spec);
+		struct daptrace_snapshot snap;
+		struct pol_engine e;
+
+		regs[0] = REGION(32 * MiB, 64 * MiB, cases[i].nr_accesses, 5);
+		snap_of(&snap, 1);
+		snap.nr_samples = cases[i].nr_samples;
+		engine_of(&e, &s, 1);
+		pol_engine_apply(&e, &snap, 1000);
+		EXPECT_EQ(cases[i].match, s.st.nr_tried > 0)
+			TH_LOG("'%s' on %u of %u samples", cases[i].spec, cases[i].nr_accesses,
+			       cases[i].nr_samples);
+		pol_engine_free(&e);
+		pol_scheme_free(&s);
+	}
+}
+
 TEST(engine_clips_to_mappings_and_filters)
 {
 	struct pol_scheme s[2] = { parsed("pageout freq=0-0"),
