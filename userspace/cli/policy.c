@@ -306,8 +306,7 @@ static int setup(struct policy_run *r)
 		if (policy_rec_header(r->rec, &o->so.attrs, &r->e, r->s.t0))
 			return fail(CMD, "writing %s: %s", o->record, strerror(errno));
 	}
-	session_release(&r->s);
-	return 0;
+	return session_release(&r->s);
 }
 
 static int run_loop(struct policy_run *r)

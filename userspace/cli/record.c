@@ -65,6 +65,7 @@ struct recorder {
 	int write_err;
 	int seen_last;			/* snapshot flagged LAST arrived */
 	int header_written;		/* the file is a record: finish it */
+	char *old_record;		/* FILE.old made of an existing FILE */
 	int64_t shown_ns;		/* top: last table */
 	struct objrec obj;		/* --objects */
 };
@@ -503,8 +504,11 @@ static int add_targets(struct recorder *r)
 	return 0;
 }
 
-/* Like perf.data.old: an existing record is renamed, never overwritten. */
-static int keep_old_record(const char *path, int quiet)
+/*
+ * Like perf.data.old: an existing record is renamed, never overwritten.
+ * @old is set to FILE.old if it was.
+ */
+static int keep_old_record(const char *path, int quiet, char **kept)
 {
 	struct stat st;
 	char *old;
@@ -519,7 +523,10 @@ static int keep_old_record(const char *path, int quiet)
 			   old, strerror(errno));
 	else if (!quiet)
 		warn_msg(CMD, "the old %s is now %s", path, old);
-	free(old);
+	if (ret)
+		free(old);
+	else
+		*kept = old;
 	return ret;
 }
 
@@ -534,7 +541,7 @@ static int setup(struct recorder *r)
 	if (err)
 		return err;
 
-	err = o->top ? 0 : keep_old_record(o->output, o->quiet);
+	err = o->top ? 0 : keep_old_record(o->output, o->quiet, &r->old_record);
 	if (err)
 		return err;
 	r->out = o->top ? NULL : rec_create(o->output, o->compress, errbuf, sizeof(errbuf));
@@ -562,8 +569,10 @@ static int setup(struct recorder *r)
 	if (r->out && write_header(r))
 		return fail(CMD, "writing %s: %s", o->output, strerror(errno));
 	r->header_written = 1;
-	session_release(&r->s);
-	return 0;
+	err = session_release(&r->s);
+	if (err)
+		r->header_written = 0;	/* nothing ran: no record, the old one back */
+	return err;
 }
 
 /* Stop, drain what the worker published last, untarget, close the file. */
@@ -602,9 +611,15 @@ static int teardown(struct recorder *r, int ret)
 	if (r->out && r->out != stdout) {
 		if (fclose(r->out))
 			ret = fail(CMD, "closing %s: %s", r->o->output, strerror(errno));
-		if (!r->header_written)
+		if (!r->header_written) {
 			unlink(r->o->output);	/* nothing recorded: no empty file */
+			if (r->old_record && rename(r->old_record, r->o->output))
+				warn_msg(CMD, "the old record is still %s: %s",
+					 r->old_record, strerror(errno));
+		}
 	}
+	free(r->old_record);
+	r->old_record = NULL;
 	r->out = NULL;
 	if (r->header_written && !ret && !r->o->top)
 		fprintf(stderr, "%s %s: %" PRIu64 " snapshots (%" PRIu64

@@ -170,6 +170,12 @@ int session_open(struct session *s, const struct session_opts *so, const char *b
 {
 	int on, err;
 
+	/* a command that cannot run fails before anything is done */
+	if (so->cmd) {
+		err = workload_check(so->cmd[0]);
+		if (err)
+			return fail(s->cmd, "cannot run '%s': %s", so->cmd[0], strerror(-err));
+	}
 	if (daptrace_open(&s->d) < 0)
 		return fail(s->cmd, "cannot open the kernel interface: %s",
 			    daptrace_last_error());
@@ -193,6 +199,7 @@ int session_launch(struct session *s, const struct session_opts *so)
 	int err;
 
 	if (so->cmd) {
+		s->argv0 = so->cmd[0];
 		err = workload_prepare(&s->w, so->cmd);
 		if (err)
 			return fail(s->cmd, "cannot start '%s': %s", so->cmd[0], strerror(-err));
@@ -229,10 +236,14 @@ int session_start(struct session *s)
 	return 0;
 }
 
-void session_release(struct session *s)
+int session_release(struct session *s)
 {
-	if (s->w.pid && workload_release(&s->w))
-		warn_msg(s->cmd, "the command exited before it could start");
+	if (!s->w.pid || !workload_release(&s->w))
+		return 0;
+	if (s->w.exec_err)
+		return fail(s->cmd, "cannot run '%s': %s", s->argv0, strerror(s->w.exec_err));
+	warn_msg(s->cmd, "the command exited before it could start");
+	return 0;
 }
 
 static int is_ours(const struct session *s, pid_t pid)

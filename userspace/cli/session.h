@@ -66,21 +66,25 @@ struct session {
 	const char *cmd;		/* the subcommand, for messages */
 	struct daptrace *d;
 	struct workload w;		/* the launched command, if any */
+	const char *argv0;		/* its name, for messages */
 	pid_t pids[DAPTRACE_MAX_TARGETS];
 	int nr_targets;
 	int nr_added;			/* targets added to the monitor */
 	int64_t t0;			/* CLOCK_MONOTONIC ns at "on" */
 };
 
-/* Open the monitor, check it is off, drop stale targets, set the attributes. */
+/*
+ * Check a command can run, open the monitor, check it is off, drop stale
+ * targets, set the attributes.
+ */
 int session_open(struct session *s, const struct session_opts *so, const char *busy_hint);
 /* Fork the command (held until session_release()) or take the pids as targets. */
 int session_launch(struct session *s, const struct session_opts *so);
 int session_add_targets(struct session *s);
 /* Position the reader (the first snapshot is not missed), note t0, turn on. */
 int session_start(struct session *s);
-/* Let the launched command run. */
-void session_release(struct session *s);
+/* Let the launched command run; EXIT_FAIL if it could not be exec'ed. */
+int session_release(struct session *s);
 /* Why to stop now (signal, @duration_us, the targets), or NULL to go on. */
 const char *session_should_stop(struct session *s, uint64_t duration_us, int64_t now);
 /* The poll timeout for an aggregation interval: 10 to 250 ms. */

@@ -356,6 +356,58 @@ TEST_F(rec, refuses_when_already_on)
 	EXPECT_NE(NULL, strstr(out, "monitoring is already on")) TH_LOG("%s", out);
 }
 
+static int file_is(const char *path, const char *text)
+{
+	char buf[64] = "";
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return 0;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	return !strcmp(buf, text);
+}
+
+/*
+ * A command that cannot run is an error (exit 1, named by the subcommand),
+ * and the existing record stays where it was: whether the command is not
+ * found up front or its exec fails (a script with a missing interpreter).
+ */
+TEST_F(rec, command_that_cannot_run_fails)
+{
+	char out[4096], old[600], script[600];
+	FILE *f;
+
+	snprintf(old, sizeof(old), "%s.old", self->out);
+	snprintf(script, sizeof(script), "%s/script", self->dir);
+	f = fopen(self->out, "w");
+	ASSERT_NE(NULL, f);
+	fputs("previous record\n", f);
+	fclose(f);
+	EXPECT_EQ(1, run_daptrace(A("record", "-q", "-o", self->out, "--", "/nonexistent/cmd"),
+				  out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "daptrace record: cannot run '/nonexistent/cmd': No such "
+			       "file")) TH_LOG("%s", out);
+	EXPECT_TRUE(file_is(self->out, "previous record\n"));
+	EXPECT_NE(0, access(old, F_OK));
+	EXPECT_EQ(1, run_daptrace(A("top", "--stdio", "--", "no-such-command-daptrace"),
+				  out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "daptrace top: cannot run 'no-such-command-daptrace'"))
+		TH_LOG("%s", out);
+
+	f = fopen(script, "w");
+	ASSERT_NE(NULL, f);
+	fputs("#!/nonexistent/interpreter\n", f);
+	fclose(f);
+	ASSERT_EQ(0, chmod(script, 0755));
+	EXPECT_EQ(1, run_daptrace(A("record", "-q", "-o", self->out, "--", script),
+				  out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "cannot run")) TH_LOG("%s", out);
+	EXPECT_TRUE(file_is(self->out, "previous record\n"));
+	EXPECT_NE(0, access(old, F_OK));
+}
+
 /*
  * "daptrace-record heatmap -z" through a daptrace-record link: the argv[0]
  * dispatch, the heatmap subcommand, gzip output; the old record is kept.
