@@ -7,9 +7,11 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -107,6 +109,26 @@ static int add_file(struct policy_opts *o, const char *path)
 	return ret ? usage_error(CMD, "--scheme-file %s", err) : 0;
 }
 
+/*
+ * A file written at run time (the stats through FILE.tmp and a rename):
+ * bad input is refused before anything is done, not warned every tick.
+ */
+static int check_output(const char *flag, const char *path)
+{
+	char *copy = strdup(path);
+	struct stat st;
+	int err = 0;
+
+	if (!copy)
+		return fail(CMD, "out of memory");
+	if (access(dirname(copy), W_OK | X_OK))
+		err = errno;
+	else if (!stat(path, &st) && S_ISDIR(st.st_mode))
+		err = EISDIR;
+	free(copy);
+	return err ? usage_error(CMD, "%s %s: %s", flag, path, strerror(err)) : 0;
+}
+
 static int parse_opts(int argc, char **argv, struct policy_opts *o)
 {
 	static const struct option longopts[] = {
@@ -184,6 +206,10 @@ static int parse_opts(int argc, char **argv, struct policy_opts *o)
 		o->progress_us = 0;
 	if (!o->nr_schemes)
 		return usage_error(CMD, "no scheme: give --scheme, --scheme-file or --preset");
+	if ((o->stats_csv && (ret = check_output("--stats-csv", o->stats_csv))) ||
+	    (o->stats_json && (ret = check_output("--stats-json", o->stats_json))) ||
+	    (o->record && (ret = check_output("--record", o->record))))
+		return ret;
 	for (int i = 0; i < o->nr_schemes; i++)
 		if (pol_scheme_check_nodes(&o->schemes[i], err, sizeof(err)))
 			return usage_error(CMD, "%s", err);
@@ -213,15 +239,21 @@ static uint64_t errs_of(const struct pol_scheme *s)
 	return n;
 }
 
-static void save_stats(struct policy_run *r)
+/* Returns EXIT_FAIL if a file could not be saved (warned). */
+static int save_stats(struct policy_run *r)
 {
 	const struct policy_opts *o = r->o;
-	int err;
+	int err, ret = 0;
 
-	if (o->stats_csv && (err = pol_stats_save(o->stats_csv, &r->e, elapsed(r), 0)))
+	if (o->stats_csv && (err = pol_stats_save(o->stats_csv, &r->e, elapsed(r), 0))) {
 		warn_msg(CMD, "--stats-csv %s: %s", o->stats_csv, strerror(-err));
-	if (o->stats_json && (err = pol_stats_save(o->stats_json, &r->e, elapsed(r), 1)))
+		ret = EXIT_FAIL;
+	}
+	if (o->stats_json && (err = pol_stats_save(o->stats_json, &r->e, elapsed(r), 1))) {
 		warn_msg(CMD, "--stats-json %s: %s", o->stats_json, strerror(-err));
+		ret = EXIT_FAIL;
+	}
+	return ret;
 }
 
 static void progress(struct policy_run *r)
@@ -355,7 +387,9 @@ static int teardown(struct policy_run *r, int ret)
 		r->rec = NULL;
 	}
 	if (r->e.s) {
-		save_stats(r);
+		/* the last save is the result: its failure is the run's */
+		if (save_stats(r))
+			ret = ret ? ret : EXIT_FAIL;
 		if (!r->o->quiet)
 			print_stats(r);
 	}

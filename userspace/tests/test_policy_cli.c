@@ -36,6 +36,11 @@ static const struct {
 	{ RUN("-S", "stat", "--progress", "1us"), 2, "--progress: invalid value '1us'" },
 	{ RUN("-S", "stat", "--progress", "18446744073709551615us"), 2, "from 10ms to 1000000000s" },
 	{ RUN("-S", "stat", "--bogus"), 2, "unknown option '--bogus'" },
+	/* not warned every tick: refused before anything is done */
+	{ RUN("-S", "stat", "--stats-json", "/nonexistent/x.json"), 2,
+	  "--stats-json /nonexistent/x.json: No such file" },
+	{ RUN("-S", "stat", "--stats-csv", "/tmp"), 2, "--stats-csv /tmp: Is a directory" },
+	{ RUN("-S", "stat", "-o", "/nonexistent/r.csv"), 2, "--record /nonexistent/r.csv: No such" },
 };
 
 TEST(argument_errors)
