@@ -19,6 +19,8 @@
 #include "daptrace.h"
 #include "policy.h"
 #include "policy_record.h"
+#include "recfile.h"
+#include "record_output.h"
 #include "session.h"
 #include "units.h"
 #include "workload.h"
@@ -62,7 +64,8 @@ static void usage(FILE *f)
 "      --stats-csv FILE    stats as CSV, rewritten at each progress and at the end\n"
 "      --stats-json FILE   stats as JSON, likewise\n"
 "  -o, --record FILE       also write every snapshot the policy acted on as a\n"
-"                          record (the format of 'daptrace record')\n"
+"                          record (the format of 'daptrace record'; .gz:\n"
+"                          compressed; an existing FILE is kept as FILE.old)\n"
 "  -q, --quiet             no progress, no stats table\n"
 "  -h, --help              this help\n"
 "\n"
@@ -188,6 +191,9 @@ static int parse_opts(int argc, char **argv, struct policy_opts *o)
 		case 'o':
 			if (!*optarg)
 				return bad_value(CMD, "--record", optarg, "empty file name");
+			/* stdout has the stats table */
+			if (!strcmp(optarg, "-"))
+				return bad_value(CMD, "--record", optarg, "expected a file");
 			o->record = optarg;
 			break;
 		case 'q':
@@ -223,6 +229,7 @@ struct policy_run {
 	struct daptrace_snapshot snap;
 	const char *reason;
 	FILE *rec;
+	char *old_record;		/* FILE.old made of an existing FILE */
 };
 
 static double elapsed(const struct policy_run *r)
@@ -332,13 +339,26 @@ static int setup(struct policy_run *r)
 	if (err)
 		return err;
 	if (o->record) {
-		r->rec = fopen(o->record, "we");
+		char errbuf[512];
+
+		err = recout_keep_old(CMD, "--record", o->record, o->quiet, &r->old_record);
+		if (err)
+			return err;
+		r->rec = rec_create(o->record, recout_gz_name(o->record), errbuf,
+				    sizeof(errbuf));
 		if (!r->rec)
-			return fail(CMD, "--record %s: %s", o->record, strerror(errno));
+			return fail(CMD, "--record %s", errbuf);
 		if (policy_rec_header(r->rec, &o->so.attrs, &r->e, r->s.t0))
 			return fail(CMD, "writing %s: %s", o->record, strerror(errno));
 	}
-	return session_release(&r->s);
+	err = session_release(&r->s);
+	if (err && r->rec) {
+		/* nothing ran: no record, the old one back */
+		fclose(r->rec);
+		r->rec = NULL;
+		recout_discard(CMD, o->record, r->old_record);
+	}
+	return err;
 }
 
 static int run_loop(struct policy_run *r)
@@ -386,6 +406,8 @@ static int teardown(struct policy_run *r, int ret)
 		}
 		r->rec = NULL;
 	}
+	free(r->old_record);
+	r->old_record = NULL;
 	if (r->e.s) {
 		/* the last save is the result: its failure is the run's */
 		if (save_stats(r))

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,6 +19,7 @@
 #include "objects.h"
 #include "objects_record.h"
 #include "recfile.h"
+#include "record_output.h"
 #include "record_rows.h"
 #include "report.h"
 #include "session.h"
@@ -137,7 +137,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o, int top)
 		{ "help",	no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, n, ret;
+	int c, ret;
 
 	memset(o, 0, sizeof(*o));
 	session_opts_default(&o->so);
@@ -230,8 +230,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o, int top)
 		o->quiet = 1;	/* the table is the progress */
 	if (!o->output)
 		o->output = o->compress ? "daptrace.csv.gz" : "daptrace.csv";
-	n = (int)strlen(o->output);
-	if (n > 3 && !strcmp(o->output + n - 3, ".gz"))
+	if (recout_gz_name(o->output))
 		o->compress = 1;
 	ret = session_opts_finish(CMD, &o->so, argc, argv, "monitor");
 	if (ret)
@@ -504,32 +503,6 @@ static int add_targets(struct recorder *r)
 	return 0;
 }
 
-/*
- * Like perf.data.old: an existing record is renamed, never overwritten.
- * @old is set to FILE.old if it was.
- */
-static int keep_old_record(const char *path, int quiet, char **kept)
-{
-	struct stat st;
-	char *old;
-	int ret = 0;
-
-	if (!strcmp(path, "-") || stat(path, &st) || !S_ISREG(st.st_mode))
-		return 0;
-	if (asprintf(&old, "%s.old", path) < 0)
-		return fail(CMD, "out of memory");
-	if (rename(path, old))
-		ret = fail(CMD, "--output %s: keeping the old record as %s: %s", path,
-			   old, strerror(errno));
-	else if (!quiet)
-		warn_msg(CMD, "the old %s is now %s", path, old);
-	if (ret)
-		free(old);
-	else
-		*kept = old;
-	return ret;
-}
-
 static int setup(struct recorder *r)
 {
 	const struct record_opts *o = r->o;
@@ -541,7 +514,8 @@ static int setup(struct recorder *r)
 	if (err)
 		return err;
 
-	err = o->top ? 0 : keep_old_record(o->output, o->quiet, &r->old_record);
+	err = o->top ? 0 : recout_keep_old(CMD, "--output", o->output, o->quiet,
+					   &r->old_record);
 	if (err)
 		return err;
 	r->out = o->top ? NULL : rec_create(o->output, o->compress, errbuf, sizeof(errbuf));
@@ -611,12 +585,8 @@ static int teardown(struct recorder *r, int ret)
 	if (r->out && r->out != stdout) {
 		if (fclose(r->out))
 			ret = fail(CMD, "closing %s: %s", r->o->output, strerror(errno));
-		if (!r->header_written) {
-			unlink(r->o->output);	/* nothing recorded: no empty file */
-			if (r->old_record && rename(r->old_record, r->o->output))
-				warn_msg(CMD, "the old record is still %s: %s",
-					 r->old_record, strerror(errno));
-		}
+		if (!r->header_written)	/* nothing recorded: no empty file */
+			recout_discard(CMD, r->o->output, r->old_record);
 	}
 	free(r->old_record);
 	r->old_record = NULL;

@@ -41,6 +41,7 @@ static const struct {
 	  "--stats-json /nonexistent/x.json: No such file" },
 	{ RUN("-S", "stat", "--stats-csv", "/tmp"), 2, "--stats-csv /tmp: Is a directory" },
 	{ RUN("-S", "stat", "-o", "/nonexistent/r.csv"), 2, "--record /nonexistent/r.csv: No such" },
+	{ RUN("-S", "stat", "-o", "-"), 2, "--record: invalid value '-'" },
 };
 
 TEST(argument_errors)

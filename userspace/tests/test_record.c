@@ -510,4 +510,48 @@ TEST_F(rec, top_stdio_shows_live_tables)
 	free(text);
 }
 
+/* policy --record FILE.gz: like record, gzip by name and the old one kept */
+TEST_F(rec, policy_record_gzip_keeps_old)
+{
+	char gz[600], old[640], err[512], buf[16] = "";
+	struct counted c = { 0 };
+	struct rec_info info;
+	pid_t pid = 0;
+	FILE *f;
+
+	snprintf(gz, sizeof(gz), "%s/policy.csv.gz", self->dir);
+	snprintf(old, sizeof(old), "%s.old", gz);
+	f = fopen(gz, "w");
+	ASSERT_NE(NULL, f);
+	fputs("previous record\n", f);
+	fclose(f);
+	self->recorder = fork();
+	if (self->recorder == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, 1);
+		dup2(null, 2);
+		execl(daptrace_bin(), "daptrace", "policy", "-q", "-S", "stat", "-o", gz,
+		      "--", "sleep", "30", (char *)NULL);
+		_exit(126);
+	}
+	ASSERT_EQ(0, fake_kernel_run(self->dir, 5, 30, &pid));
+	fake_write(self->dir, "target_status", "%d exited\n", pid);
+	ASSERT_EQ(0, recorder_exit(self->recorder));
+	f = fopen(old, "r");
+	ASSERT_NE(NULL, f);
+	EXPECT_NE(NULL, fgets(buf, sizeof(buf), f));
+	fclose(f);
+	EXPECT_STREQ("previous record", buf);
+	f = fopen(gz, "r");
+	ASSERT_NE(NULL, f);
+	EXPECT_EQ(0x1f, fgetc(f));
+	EXPECT_EQ(0x8b, fgetc(f));
+	fclose(f);
+	ASSERT_EQ(0, rec_read_path(gz, 0, count, &c, &info, err, sizeof(err))) TH_LOG("%s", err);
+	EXPECT_EQ(5, c.snapshots);
+	EXPECT_TRUE(info.complete);
+	rec_info_free(&info);
+}
+
 TEST_HARNESS_MAIN
