@@ -62,8 +62,8 @@ static void usage(FILE *f)
 "                        series[].nodes[n].{hot,warm,cold} bytes)\n"
 "      --plot OUT        render OUT (.png or .svg) with gnuplot (heatmap, wss,\n"
 "                        regions, objects, nodes, pheatmap)\n"
-"  -p, --pid PID         only this target (heatmap default: one per target,\n"
-"                        to NAME-PID.EXT with --plot/--output)\n"
+"  -p, --pid PID         only this target of the record (heatmap default: one\n"
+"                        per target, to NAME-PID.EXT with --plot/--output)\n"
 "      --partial         accept a record without its trailer (killed recorder)\n"
 "      --since SEC       only snapshots ending at or after SEC seconds\n"
 "      --until SEC       only snapshots ending at or before SEC seconds\n"
@@ -83,8 +83,8 @@ static void usage(FILE *f)
 "                        (default 1)\n"
 "  hot:\n"
 "      --top N           regions to show (default 10)\n"
-"      --at SEC          the snapshot at this time (default: the last one);\n"
-"                        snapshots without regions are skipped\n"
+"      --at SEC          the snapshot at this time, within the record (default:\n"
+"                        the last one); snapshots without regions are skipped\n"
 "      --by-label[=1|0]  rank labels by access over the whole record instead\n"
 "  hist:\n"
 "      the average bytes (and share of bytes x time) per access frequency\n"
@@ -749,6 +749,20 @@ static int heatmap_per_target(struct report_opts *o, const struct report_mode *m
 	return ret;
 }
 
+/* A pid the record did not monitor would be reported as idle memory. */
+static int check_pid(const struct report_opts *o)
+{
+	struct rec_info info;
+	int ret = report_read(o, header_only, NULL, &info), found = 0;
+
+	for (int i = 0; i < info.nr_targets; i++)
+		found |= info.targets[i].pid == o->pid;
+	rec_info_free(&info);
+	if (ret && ret != STOP_AFTER_HEADER)
+		return ret;
+	return found ? 0 : fail(CMD, "--pid %d: not a target of %s", (int)o->pid, o->input);
+}
+
 static int run(struct report_opts *o, const struct report_mode *m)
 {
 	struct report_input in = { 0 };
@@ -756,15 +770,15 @@ static int run(struct report_opts *o, const struct report_mode *m)
 	int ret;
 
 	o->in = &in;
-	ret = 0;
-	if (m->fn == report_heatmap && !o->pid) {
+	ret = o->pid ? check_pid(o) : 0;
+	if (!ret && m->fn == report_heatmap && !o->pid) {
 		ret = report_read(o, header_only, NULL, &info);
 		if (ret == STOP_AFTER_HEADER && info.nr_targets > 1)
 			ret = heatmap_per_target(o, m, &info);
 		else
 			ret = ret == STOP_AFTER_HEADER || !ret ? run_mode(o, m) : ret;
 		rec_info_free(&info);
-	} else {
+	} else if (!ret) {
 		ret = run_mode(o, m);
 	}
 	if (in.spool)

@@ -35,6 +35,8 @@ struct hot {
 	uint64_t seq, end_ns;
 	double best_dist;
 	int have;
+	int64_t first_ns, last_ns;	/* --at: the span of the snapshots read */
+	int seen;
 	/* label mode */
 	struct label_stat *labels;
 	size_t nl, lcap;
@@ -142,6 +144,9 @@ static int on_snapshot(void *arg, const struct rec_snapshot *s,
 {
 	struct hot *h = arg;
 
+	if (!h->seen++)
+		h->first_ns = s->start_ns;
+	h->last_ns = s->end_ns;
 	return h->o->by_label ? by_label(h, s, info) : keep_snapshot(h, s, info);
 }
 
@@ -271,6 +276,14 @@ int report_hot(const struct report_opts *o, FILE *out, FILE *tics)
 	}
 	if (!h.have) {
 		ret = fail("report", "%s: no snapshots", o->input);
+		goto out;
+	}
+	/* not the nearest snapshot, far from the time asked for */
+	if (o->at_s >= 0 && (o->at_s < (double)h.first_ns / 1e9 ||
+			     o->at_s > (double)h.last_ns / 1e9)) {
+		ret = fail("report", "--at %g: outside %s, which spans %.3f to %.3f s",
+			   o->at_s, o->input,
+			   (double)h.first_ns / 1e9, (double)h.last_ns / 1e9);
 		goto out;
 	}
 	if (h.nr)

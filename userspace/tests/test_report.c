@@ -645,4 +645,35 @@ TEST(terminal_heatmap_colour_on_a_tty)
 	tmp_clean(&t);
 }
 
+/* A --pid or --at the record does not have is an error, not an idle report. */
+TEST(pid_and_time_outside_the_record)
+{
+	static const char *const modes[] = { "heatmap", "wss", "regions", "hot", "raw",
+					     "hist", "objects", "nodes", "pheatmap" };
+	struct tmp t = { 0 };
+	const char *rec = tmp_record(&t, "r.csv", last_empty);
+
+	NEED_BIN();
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		EXPECT_EQ(1, run_daptrace(A("report", (char *)modes[i], "-p", "99", (char *)rec),
+					  out, sizeof(out))) TH_LOG("%s: %s", modes[i], out);
+		EXPECT_NE(NULL, strstr(out, "--pid 99: not a target of ")) TH_LOG("%s", out);
+	}
+	ASSERT_EQ(0, run_daptrace(A("report", "wss", "-p", "7", (char *)rec), out,
+				  sizeof(out))) TH_LOG("%s", out);
+	ASSERT_EQ(0, run_daptrace(A("report", "hot", "--at", "0", (char *)rec), out,
+				  sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "snapshot seq 1 ")) TH_LOG("%s", out);
+	EXPECT_EQ(1, run_daptrace(A("report", "hot", "--at", "0.31", (char *)rec), out,
+				  sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "--at 0.31: outside ")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "spans 0.000 to 0.300 s")) TH_LOG("%s", out);
+	EXPECT_EQ(1, run_daptrace(A("report", "hot", "--at", "1", "--since", "0.15",
+				    (char *)rec), out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "spans 0.100 to 0.300 s")) TH_LOG("%s", out);
+	EXPECT_EQ(1, run_daptrace(A("report", "hot", "--at", "0.05", "--since", "0.15",
+				    (char *)rec), out, sizeof(out)));
+	tmp_clean(&t);
+}
+
 TEST_HARNESS_MAIN
