@@ -201,16 +201,14 @@ static int parse_seconds(const char *flag, const char *val, double *out)
 /* "START-END" addresses, hex (0x) or decimal, START < END. */
 static int parse_addr_range(const char *val, uint64_t *lo, uint64_t *hi)
 {
-	char *end;
+	const char *dash = strchr(val, '-');
+	char start[32];
 
-	errno = 0;
-	if (!isxdigit((unsigned char)*val))
+	if (!dash || dash - val >= (ptrdiff_t)sizeof(start))
 		goto bad;
-	*lo = strtoull(val, &end, 0);
-	if (errno || *end != '-' || !isxdigit((unsigned char)end[1]))
-		goto bad;
-	*hi = strtoull(end + 1, &end, 0);
-	if (errno || *end || *lo >= *hi)
+	memcpy(start, val, dash - val);
+	start[dash - val] = '\0';
+	if (parse_u64_addr(start, lo) || parse_u64_addr(dash + 1, hi) || *lo >= *hi)
 		goto bad;
 	return 0;
 bad:

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Number parsing for command-line flags; everything strict and overflow-safe. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -18,6 +19,29 @@ int parse_u64_dec(const char *s, uint64_t *v)
 		if (x > (UINT64_MAX - d) / 10)
 			return -ERANGE;
 		x = x * 10 + d;
+	}
+	if (*s)
+		return -EINVAL;
+	*v = x;
+	return 0;
+}
+
+int parse_u64_addr(const char *s, uint64_t *v)
+{
+	uint64_t x = 0;
+
+	if (!s || (s[0] != '0' || (s[1] != 'x' && s[1] != 'X')))
+		return parse_u64_dec(s, v);
+	s += 2;
+	if (!isxdigit((unsigned char)*s))
+		return -EINVAL;
+	for (; isxdigit((unsigned char)*s); s++) {
+		unsigned int d = isdigit((unsigned char)*s) ? (unsigned int)(*s - '0') :
+				 (unsigned int)(tolower((unsigned char)*s) - 'a' + 10);
+
+		if (x >> 60)
+			return -ERANGE;
+		x = x << 4 | d;
 	}
 	if (*s)
 		return -EINVAL;

@@ -10,6 +10,11 @@
 /* Strict decimal: digits only, no sign, no spaces; -EINVAL / -ERANGE. */
 int parse_u64_dec(const char *s, uint64_t *v);
 /*
+ * An address: hex after "0x"/"0X", else decimal (a leading 0 is not octal,
+ * as strtoull's base 0 would have it); -EINVAL / -ERANGE.
+ */
+int parse_u64_addr(const char *s, uint64_t *v);
+/*
  * Duration to µs: "<number><us|ms|s|m>", number may have a fraction
  * ("1.5ms").  The unit is required: a bare "30" is -EINVAL, never silently
  * µs or s (daptrace-workload reads durations the same way).  The result

@@ -117,17 +117,6 @@ int pol_parse_bytes(const char *str, uint64_t *v)
 	return 0;
 }
 
-static int parse_addr(const char *str, uint64_t *v)
-{
-	char *end;
-
-	if (!str || *str < '0' || *str > '9')
-		return -EINVAL;
-	errno = 0;
-	*v = strtoull(str, &end, 0);
-	return errno || *end ? -EINVAL : 0;
-}
-
 static int parse_int(const char *str, long lo, long hi, long *v)
 {
 	char *end;
@@ -269,8 +258,8 @@ static int parse_kv(char *kv, struct pol_scheme *s, char *err, size_t errlen)
 		if (!s->flabel)
 			return fmt_err(err, errlen, "out of memory");
 	} else if (!strcmp(kv, "addr")) {
-		if (split2(val, '-', buf, sizeof(buf), &a, &b) || parse_addr(a, &x) ||
-		    parse_addr(b, &y) || x >= y)
+		if (split2(val, '-', buf, sizeof(buf), &a, &b) || parse_u64_addr(a, &x) ||
+		    parse_u64_addr(b, &y) || x >= y)
 			return fmt_err(err, errlen, "addr=%s: expected START-END, e.g. "
 				       "0x7f0000000000-0x7f0040000000", val);
 		s->faddr_start = x;

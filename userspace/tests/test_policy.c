@@ -109,6 +109,13 @@ TEST(parse_values)
 	EXPECT_EQ(8192, s.faddr_end);
 	pol_scheme_free(&s);
 
+	/* a leading 0 is decimal, as documented, not octal */
+	ASSERT_EQ(0, pol_scheme_parse("stat addr=010-093824992235520", &s, err,
+				      sizeof(err))) TH_LOG("%s", err);
+	EXPECT_EQ(10, s.faddr_start);
+	EXPECT_EQ(93824992235520ULL, s.faddr_end);
+	pol_scheme_free(&s);
+
 	ASSERT_EQ(0, pol_scheme_parse("migrate_hot 0", &s, err, sizeof(err)));
 	EXPECT_EQ(1, s.hottest_first);
 	EXPECT_EQ(1, s.active);

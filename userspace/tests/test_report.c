@@ -354,6 +354,11 @@ TEST(time_address_and_label_filters)
 				  out, sizeof(out))) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "[heap]")) TH_LOG("%s", out);
 	EXPECT_EQ(NULL, strstr(out, "libc.so.6")) TH_LOG("%s", out);
+	/* decimal with leading zeros, not octal: [4096, 8192), the heap */
+	ASSERT_EQ(0, run_daptrace(A("report", "hot", "--addr", "04096-08192", (char *)rec),
+				  out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "[heap]")) TH_LOG("%s", out);
+	EXPECT_EQ(NULL, strstr(out, "libc.so.6")) TH_LOG("%s", out);
 	tmp_clean(&t);
 }
 

@@ -90,6 +90,31 @@ TEST(decimal)
 	EXPECT_EQ(-ERANGE, parse_u64_dec("18446744073709551616", &v));
 }
 
+/* Addresses: hex after 0x only; a leading 0 is decimal, never octal. */
+TEST(addresses)
+{
+	uint64_t v;
+
+	EXPECT_EQ(0, parse_u64_addr("010", &v));
+	EXPECT_EQ(10, v);
+	EXPECT_EQ(0, parse_u64_addr("093824992235520", &v));
+	EXPECT_EQ(93824992235520ULL, v);
+	EXPECT_EQ(0, parse_u64_addr("0x7fFF0000", &v));
+	EXPECT_EQ(0x7fff0000ULL, v);
+	EXPECT_EQ(0, parse_u64_addr("0X10", &v));
+	EXPECT_EQ(16, v);
+	EXPECT_EQ(0, parse_u64_addr("0xffffffffffffffff", &v));
+	EXPECT_EQ(UINT64_MAX, v);
+	EXPECT_EQ(0, parse_u64_addr("0", &v));
+	EXPECT_EQ(0, v);
+	EXPECT_EQ(-ERANGE, parse_u64_addr("0x10000000000000000", &v));
+	EXPECT_EQ(-EINVAL, parse_u64_addr("0x", &v));
+	EXPECT_EQ(-EINVAL, parse_u64_addr("0xg", &v));
+	EXPECT_EQ(-EINVAL, parse_u64_addr("ff", &v));
+	EXPECT_EQ(-EINVAL, parse_u64_addr("-1", &v));
+	EXPECT_EQ(-EINVAL, parse_u64_addr("", &v));
+}
+
 TEST(ranges)
 {
 	uint64_t lo, hi;
