@@ -330,6 +330,20 @@ out:
 	return 0;
 }
 
+/*
+ * '#' starts a comment only at the start of the line or after a blank, so
+ * that a value may hold one (label=a#b).
+ */
+static void strip_comment(char *line)
+{
+	for (char *c = line; (c = strchr(c, '#')); c++) {
+		if (c == line || c[-1] == ' ' || c[-1] == '\t') {
+			*c = '\0';
+			return;
+		}
+	}
+}
+
 int pol_scheme_file_parse(FILE *f, const char *fname, struct pol_scheme *s, int *n,
 			  int max, char *err, size_t errlen)
 {
@@ -345,7 +359,8 @@ int pol_scheme_file_parse(FILE *f, const char *fname, struct pol_scheme *s, int 
 				lineno, sizeof(line) - 2);
 			goto fail;
 		}
-		line[strcspn(line, "#\r\n")] = '\0';
+		line[strcspn(line, "\r\n")] = '\0';
+		strip_comment(line);
 		p += strspn(p, " \t");
 		if (!*p)
 			continue;

@@ -162,6 +162,15 @@ TEST(file_errors_name_the_line)
 	while (n)
 		pol_scheme_free(&s[--n]);
 
+	/* '#' inside a value is the value's; after a blank, a comment */
+	ASSERT_EQ(0, parse_file("#x\npageout label=a#b\t# c#d\nstat label=#e #f\n", s, &n,
+				err)) TH_LOG("%s", err);
+	EXPECT_EQ(2, n);
+	EXPECT_STREQ("a#b", s[0].flabel);
+	EXPECT_STREQ("#e", s[1].flabel);
+	while (n)
+		pol_scheme_free(&s[--n]);
+
 	EXPECT_EQ(-EINVAL, parse_file("pageout\n\nmigrate_hot\n", s, &n, err));
 	EXPECT_NE(NULL, strstr(err, "s.txt:3: migrate_hot needs")) TH_LOG("%s", err);
 	EXPECT_EQ(0, n);	/* nothing half-parsed is kept */
