@@ -54,12 +54,14 @@ int pol_engine_init(struct pol_engine *e, struct pol_scheme *s, int nr_schemes,
 		e->nr_targets++;
 	}
 	for (int i = 0; i < nr_schemes; i++) {
-		char name[32];
+		/* "<i>:" and any name fit; the real ones ("migrate_cold:N") are short */
+		char name[sizeof("-2147483648:") + sizeof(s[i].name)];
 
 		if (s[i].idle_us > e->max_idle_us)
 			e->max_idle_us = s[i].idle_us;
 		snprintf(name, sizeof(name), "%d:%s", i, s[i].name);
-		memcpy(s[i].name, name, sizeof(name));
+		memcpy(s[i].name, name, sizeof(s[i].name) - 1);
+		s[i].name[sizeof(s[i].name) - 1] = '\0';
 	}
 	return 0;
 }

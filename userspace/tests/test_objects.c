@@ -423,7 +423,7 @@ TEST(tracer_never_writes_to_a_reused_fd)
 	snprintf(lib + strlen(dirname(lib)), sizeof(lib) - strlen(lib),
 		 "/libdaptrace-objtrace.so");
 	if (access(lib, R_OK))
-		SKIP(return, "%s not built", lib);
+		SKIP(return, "libdaptrace-objtrace.so not built next to the binary");
 	setenv("DAPTRACE_OBJTRACE_LIB", lib, 1);
 	fd = mkstemp(rec);
 	ASSERT_GE(fd, 0);
