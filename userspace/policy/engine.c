@@ -362,6 +362,18 @@ static void apply_scheme(struct pol_engine *e, struct pol_scheme *s,
 }
 
 /*
+ * How long ago a region's level last changed, in ns.  Both factors are the
+ * kernel's 32-bit counts, so the product in µs fits 64 bits but not once in
+ * ns: saturated, as a wrapped one could put that change in the future.
+ */
+static int64_t age_ns_of(const struct daptrace_region *r, uint64_t aggr_us)
+{
+	uint64_t us = (uint64_t)r->age * aggr_us;
+
+	return us > INT64_MAX / 1000 ? INT64_MAX : (int64_t)us * 1000;
+}
+
+/*
  * Windows we never saw may hold accesses.  A region without accesses now
  * whose age covers the missed windows and this one kept its (idle) level
  * through them all: its idle clock and identity stand.  Any other may have
@@ -382,7 +394,7 @@ static void after_gap(struct pol_engine *e, const struct daptrace_snapshot *snap
 		/* (accessed now: pol_engine_apply() marks it as usual) */
 		if (e->max_idle_us && !r->nr_accesses)
 			pol_iset_add(&e->accessed, r->start, r->end,
-				     now_ns - (int64_t)r->age * snap->aggr_us * 1000);
+				     now_ns - age_ns_of(r, snap->aggr_us));
 		for (int k = 0; k < e->nr_schemes; k++)
 			if (!e->s[k].hottest_first)
 				pol_iset_remove(&e->s[k].acted, r->start, r->end);

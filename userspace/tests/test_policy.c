@@ -557,6 +557,39 @@ TEST(engine_gap_keeps_what_age_covers)
 	pol_scheme_free(&s);
 }
 
+/*
+ * A gap with extreme kernel-reported values: age x aggr_us in ns wrapped to
+ * just below 2^64, which put the region's last possible access 22 us in the
+ * future; saturated, it is long ago and the region idle from the start.
+ */
+TEST(engine_gap_age_saturates)
+{
+	struct pol_scheme s = parsed("pageout idle=5s");
+	struct daptrace_snapshot snap;
+	struct pol_engine e;
+	const int64_t sec = 1000000000LL;
+
+	regs[0] = REGION(0, 32 * MiB, 0, 50);
+	snap_of(&snap, 1);
+	engine_of(&e, &s, 1);
+	pol_engine_apply(&e, &snap, 1 * sec);
+	/* 4306063 x 4283900183 us x 1000: 2^64 - 22616 ns */
+	regs[0].age = 4306063;
+	snap.missed_before = 5000000;
+	snap.aggr_us = 4283900183u;
+	pol_engine_apply(&e, &snap, 3 * sec);
+	EXPECT_EQ(0, nr_calls);
+	snap_of(&snap, 1);
+	regs[0].age = 4306064;
+	pol_engine_apply(&e, &snap, 6 * sec + 1);
+	/* idle since the engine started watching, 5 s before */
+	ASSERT_EQ(1, nr_calls);
+	EXPECT_EQ(0, calls[0].start);
+	EXPECT_EQ(32 * MiB, calls[0].len);
+	pol_engine_free(&e);
+	pol_scheme_free(&s);
+}
+
 TEST(engine_quota_coldest_first)
 {
 	struct pol_scheme s = parsed("pageout freq=0-50 quota=24M/1s");
