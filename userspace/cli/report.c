@@ -713,9 +713,10 @@ static char *per_target_name(const char *name, pid_t pid)
 static int heatmap_per_target(struct report_opts *o, const struct report_mode *m,
 			      const struct rec_info *info)
 {
-	int drawn = 0, ret = 0;
+	/* with --plot the data goes to a temporary file, not stdout */
+	int to_stdout = !o->output && !o->plot, drawn = 0, ret = 0;
 
-	if (o->json && !o->output)
+	if (o->json && to_stdout)
 		printf("[\n");
 	for (int i = 0; i < info->nr_targets && !ret; i++) {
 		struct report_opts t = *o;
@@ -729,7 +730,7 @@ static int heatmap_per_target(struct report_opts *o, const struct report_mode *m
 		if ((o->plot && !plot) || (o->output && !output)) {
 			ret = fail(CMD, "out of memory");
 		} else {
-			if (drawn && !o->output)
+			if (drawn && to_stdout)
 				fputs(o->json ? ",\n" : "\n\n", stdout);
 			fflush(stdout);
 			if (!run_mode(&t, m))
@@ -740,7 +741,7 @@ static int heatmap_per_target(struct report_opts *o, const struct report_mode *m
 		free(plot);
 		free(output);
 	}
-	if (o->json && !o->output)
+	if (o->json && to_stdout)
 		printf("]\n");
 	if (!ret && !drawn)
 		ret = fail(CMD, "%s: no target had regions to draw", o->input);

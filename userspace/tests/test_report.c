@@ -625,6 +625,38 @@ TEST(heatmap_per_target)
 	tmp_clean(&t);
 }
 
+/* --plot of several targets: the pictures only, nothing on stdout. */
+TEST(heatmap_per_target_plot_leaves_stdout_alone)
+{
+	static const char two[] = "# daptrace-record v1\n#target,7,a\n#target,8,b\n"
+		"time_ns,seq,pid,start,end,nr_accesses,age,label\n"
+		"#snap,1,0,100000000,2,20,0,0\n"
+		"100000000,1,7,4096,8192,10,1,[heap]\n"
+		"100000000,1,8,1048576,2097152,5,1,/usr/lib/libc.so.6\n"
+		"#snap,2,100000000,200000000,2,20,0,0\n"
+		"200000000,2,7,4096,8192,10,1,[heap]\n"
+		"200000000,2,8,1048576,2097152,5,1,/usr/lib/libc.so.6\n#eof\n";
+	struct tmp t = { 0 };
+	const char *rec = tmp_record(&t, "two.csv", two);
+	char sh[1024], png[160], so[160], *text;
+	struct stat st;
+
+	NEED_BIN();
+	if (system("gnuplot --version >/dev/null 2>&1"))
+		SKIP(return, "gnuplot not installed");
+	snprintf(png, sizeof(png), "%s/h.png", t.dir);
+	snprintf(so, sizeof(so), "%s/stdout", t.dir);
+	snprintf(sh, sizeof(sh), "'%s' report heatmap --plot '%s' '%s' > '%s' 2>/dev/null",
+		 daptrace_bin(), png, rec, so);
+	ASSERT_EQ(0, WEXITSTATUS(system(sh)));
+	snprintf(png, sizeof(png), "%s/h-8.png", t.dir);
+	EXPECT_EQ(0, stat(png, &st));
+	text = slurp(so);
+	ASSERT_NE(NULL, text);
+	EXPECT_STREQ("", text);
+	tmp_clean(&t);
+}
+
 /* On a terminal (a pty from script(1)), --terminal picks colour by itself. */
 TEST(terminal_heatmap_colour_on_a_tty)
 {
