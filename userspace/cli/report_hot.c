@@ -35,7 +35,8 @@ struct hot {
 	uint64_t seq, end_ns;
 	double best_dist;
 	int have;
-	int64_t first_ns, last_ns;	/* --at: the span of the snapshots read */
+	/* --at: the span of the snapshots read, and their longest window */
+	uint64_t first_ns, last_ns, window_ns;
 	int seen;
 	/* label mode */
 	struct label_stat *labels;
@@ -147,6 +148,8 @@ static int on_snapshot(void *arg, const struct rec_snapshot *s,
 	if (!h->seen++)
 		h->first_ns = s->start_ns;
 	h->last_ns = s->end_ns;
+	if (s->end_ns > s->start_ns && s->end_ns - s->start_ns > h->window_ns)
+		h->window_ns = s->end_ns - s->start_ns;
 	return h->o->by_label ? by_label(h, s, info) : keep_snapshot(h, s, info);
 }
 
@@ -278,12 +281,17 @@ int report_hot(const struct report_opts *o, FILE *out, FILE *tics)
 		ret = fail("report", "%s: no snapshots", o->input);
 		goto out;
 	}
-	/* not the nearest snapshot, far from the time asked for */
-	if (o->at_s >= 0 && (o->at_s < (double)h.first_ns / 1e9 ||
-			     o->at_s > (double)h.last_ns / 1e9)) {
-		ret = fail("report", "--at %g: outside %s, which spans %.3f to %.3f s",
-			   o->at_s, o->input,
-			   (double)h.first_ns / 1e9, (double)h.last_ns / 1e9);
+	/*
+	 * Not the nearest snapshot, far from the time asked for.  The first
+	 * window opens a little after the record's start and the last one
+	 * may close before its end: within one window of them is in it.
+	 */
+	if (o->at_s >= 0 && (o->at_s * 1e9 + (double)h.window_ns < (double)h.first_ns ||
+			     o->at_s * 1e9 > (double)h.last_ns + (double)h.window_ns)) {
+		ret = fail("report", "--at %g: more than one window (%.3f s) away from the "
+			   "snapshots of %s, which span %.3f to %.3f s", o->at_s,
+			   (double)h.window_ns / 1e9, o->input, (double)h.first_ns / 1e9,
+			   (double)h.last_ns / 1e9);
 		goto out;
 	}
 	if (h.nr)

@@ -687,8 +687,16 @@ TEST(pid_and_time_outside_the_record)
 {
 	static const char *const modes[] = { "heatmap", "wss", "regions", "hot", "raw",
 					     "hist", "objects", "nodes", "pheatmap" };
-	struct tmp t = { 0 };
+	/* as recorded: the first window opens after the start, here 0.4 ms */
+	static const char late[] = HDR
+		"#snap,1,412345,100412345,1,20,0,0\n"
+		"100412345,1,7,4096,8192,10,1,\"[heap]\"\n"
+		"#snap,2,100412345,200412345,1,20,0,0\n"
+		"200412345,2,7,4096,8192,20,2,\"[heap]\"\n"
+		"#end,reason,all targets exited\n#eof\n";
+	struct tmp t = { 0 }, l = { 0 };
 	const char *rec = tmp_record(&t, "r.csv", last_empty);
+	const char *lrec = tmp_record(&l, "late.csv", late);
 
 	NEED_BIN();
 	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
@@ -701,16 +709,27 @@ TEST(pid_and_time_outside_the_record)
 	ASSERT_EQ(0, run_daptrace(A("report", "hot", "--at", "0", (char *)rec), out,
 				  sizeof(out))) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "snapshot seq 1 ")) TH_LOG("%s", out);
-	EXPECT_EQ(1, run_daptrace(A("report", "hot", "--at", "0.31", (char *)rec), out,
+	ASSERT_NE(NULL, lrec);
+	EXPECT_EQ(0, run_daptrace(A("report", "hot", "--at", "0", (char *)lrec), out,
+				  sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "snapshot seq 1 ")) TH_LOG("%s", out);
+	/* the recorder stopped up to a window after the last one closed */
+	EXPECT_EQ(0, run_daptrace(A("report", "hot", "--at", "0.25", (char *)lrec), out,
+				  sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "snapshot seq 2 ")) TH_LOG("%s", out);
+	EXPECT_EQ(1, run_daptrace(A("report", "hot", "--at", "0.45", (char *)rec), out,
 				  sizeof(out)));
-	EXPECT_NE(NULL, strstr(out, "--at 0.31: outside ")) TH_LOG("%s", out);
-	EXPECT_NE(NULL, strstr(out, "spans 0.000 to 0.300 s")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "--at 0.45: more than one window (0.100 s) away from "))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "span 0.000 to 0.300 s")) TH_LOG("%s", out);
 	EXPECT_EQ(1, run_daptrace(A("report", "hot", "--at", "1", "--since", "0.15",
 				    (char *)rec), out, sizeof(out)));
-	EXPECT_NE(NULL, strstr(out, "spans 0.100 to 0.300 s")) TH_LOG("%s", out);
-	EXPECT_EQ(1, run_daptrace(A("report", "hot", "--at", "0.05", "--since", "0.15",
+	EXPECT_NE(NULL, strstr(out, "span 0.100 to 0.300 s")) TH_LOG("%s", out);
+	EXPECT_EQ(1, run_daptrace(A("report", "hot", "--at", "0.05", "--since", "0.25",
 				    (char *)rec), out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "span 0.200 to 0.300 s")) TH_LOG("%s", out);
 	tmp_clean(&t);
+	tmp_clean(&l);
 }
 
 TEST_HARNESS_MAIN
