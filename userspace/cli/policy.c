@@ -19,7 +19,6 @@
 #include "daptrace.h"
 #include "policy.h"
 #include "policy_record.h"
-#include "recfile.h"
 #include "record_output.h"
 #include "session.h"
 #include "units.h"
@@ -339,21 +338,17 @@ static int setup(struct policy_run *r)
 	if (err)
 		return err;
 	if (o->record) {
-		char errbuf[512];
-
-		err = recout_keep_old(CMD, "--record", o->record, o->quiet, &r->old_record);
+		err = recout_create(CMD, "--record", o->record, recout_gz_name(o->record),
+				    o->quiet, &r->old_record, &r->rec);
 		if (err)
 			return err;
-		r->rec = rec_create(o->record, recout_gz_name(o->record), errbuf,
-				    sizeof(errbuf));
-		if (!r->rec)
-			return fail(CMD, "--record %s", errbuf);
 		if (policy_rec_header(r->rec, &o->so.attrs, &r->e, r->s.t0))
-			return fail(CMD, "writing %s: %s", o->record, strerror(errno));
+			err = fail(CMD, "writing %s: %s", o->record, strerror(errno));
 	}
-	err = session_release(&r->s);
+	if (!err)
+		err = session_release(&r->s);
 	if (err && r->rec) {
-		/* nothing ran: no record, the old one back */
+		/* nothing ran, or no header: no record, the old one back */
 		fclose(r->rec);
 		r->rec = NULL;
 		recout_discard(CMD, o->record, r->old_record);

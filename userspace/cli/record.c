@@ -506,7 +506,6 @@ static int add_targets(struct recorder *r)
 static int setup(struct recorder *r)
 {
 	const struct record_opts *o = r->o;
-	char errbuf[512];
 	int err;
 
 	r->s.cmd = CMD;
@@ -514,13 +513,10 @@ static int setup(struct recorder *r)
 	if (err)
 		return err;
 
-	err = o->top ? 0 : recout_keep_old(CMD, "--output", o->output, o->quiet,
-					   &r->old_record);
+	err = o->top ? 0 : recout_create(CMD, "--output", o->output, o->compress, o->quiet,
+					 &r->old_record, &r->out);
 	if (err)
 		return err;
-	r->out = o->top ? NULL : rec_create(o->output, o->compress, errbuf, sizeof(errbuf));
-	if (!r->out && !o->top)
-		return fail(CMD, "--output %s", errbuf);
 
 	if (o->objects_min) {
 		err = objrec_prepare(&r->obj, o->output, o->objects_min, !!o->so.cmd);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "recfile.h"
 #include "record_output.h"
 
 int recout_gz_name(const char *path)
@@ -26,7 +27,12 @@ int recout_keep_old(const char *cmd, const char *flag, const char *path, int qui
 	struct stat st;
 	char *old;
 
-	if (!strcmp(path, "-") || stat(path, &st) || !S_ISREG(st.st_mode))
+	/*
+	 * Only a file of its own is renamed: a symlink (/dev/stdout is one)
+	 * would be renamed itself, not its target, and a device or a FIFO
+	 * is no record to keep.  Those are written through, in place.
+	 */
+	if (!strcmp(path, "-") || lstat(path, &st) || !S_ISREG(st.st_mode))
 		return 0;
 	if (asprintf(&old, "%s.old", path) < 0)
 		return fail(cmd, "out of memory");
@@ -43,11 +49,34 @@ int recout_keep_old(const char *cmd, const char *flag, const char *path, int qui
 	return 0;
 }
 
+int recout_create(const char *cmd, const char *flag, const char *path, int compress,
+		  int quiet, char **kept, FILE **f)
+{
+	char err[512];
+	int ret = recout_keep_old(cmd, flag, path, quiet, kept);
+
+	if (ret)
+		return ret;
+	*f = rec_create(path, compress, err, sizeof(err));
+	if (*f)
+		return 0;
+	ret = fail(cmd, "%s %s", flag, err);
+	if (*kept && rename(*kept, path))
+		warn_msg(cmd, "the old record is still %s: %s", *kept, strerror(errno));
+	free(*kept);
+	*kept = NULL;
+	return ret;
+}
+
 void recout_discard(const char *cmd, const char *path, const char *kept)
 {
+	struct stat st;
+
 	if (!strcmp(path, "-"))
 		return;
-	unlink(path);
+	/* only the file made for the record, not a symlink or /dev/null */
+	if (!lstat(path, &st) && S_ISREG(st.st_mode))
+		unlink(path);
 	if (kept && rename(kept, path))
 		warn_msg(cmd, "the old record is still %s: %s", kept, strerror(errno));
 }

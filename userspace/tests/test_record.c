@@ -7,7 +7,9 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -15,7 +17,9 @@
 
 #include "kselftest_harness.h"
 #include "fake_sysfs.h"
+#include "cli.h"
 #include "recfile.h"
+#include "record_output.h"
 #include "run_cmd.h"
 
 static void sleep_ms(long ms)
@@ -552,6 +556,125 @@ TEST_F(rec, policy_record_gzip_keeps_old)
 	EXPECT_EQ(5, c.snapshots);
 	EXPECT_TRUE(info.complete);
 	rec_info_free(&info);
+}
+
+/*
+ * Only a file of its own is kept as FILE.old: a symlink is written through
+ * (renamed, it would leave its target alone and itself moved away), and a
+ * FIFO is not removed when nothing was recorded.
+ */
+TEST_F(rec, output_symlink_and_fifo_written_through)
+{
+	char real[600], link[600], old[640], fifo[600], script[600], out[4096], err[512];
+	struct counted c = { 0 };
+	struct rec_info info;
+	struct stat st;
+	pid_t pid = 0;
+	int rd;
+	FILE *f;
+
+	snprintf(real, sizeof(real), "%s/real.csv", self->dir);
+	snprintf(link, sizeof(link), "%s/link.csv", self->dir);
+	snprintf(old, sizeof(old), "%s.old", link);
+	snprintf(fifo, sizeof(fifo), "%s/fifo.csv", self->dir);
+	snprintf(script, sizeof(script), "%s/script", self->dir);
+	f = fopen(real, "w");
+	ASSERT_NE(NULL, f);
+	fputs("previous record\n", f);
+	fclose(f);
+	ASSERT_EQ(0, symlink("real.csv", link));
+	self->recorder = start_recorder(link, A("--", "sleep", "30"));
+	ASSERT_EQ(0, fake_kernel_run(self->dir, 3, 30, &pid));
+	fake_write(self->dir, "target_status", "%d exited\n", pid);
+	ASSERT_EQ(0, recorder_exit(self->recorder));
+	ASSERT_EQ(0, lstat(link, &st));
+	EXPECT_TRUE(S_ISLNK(st.st_mode));
+	EXPECT_NE(0, access(old, F_OK));
+	ASSERT_EQ(0, rec_read_path(real, 0, count, &c, &info, err, sizeof(err)))
+		TH_LOG("%s", err);
+	EXPECT_EQ(3, c.snapshots);
+	rec_info_free(&info);
+
+	/* found, but exec fails: the output was opened; a reader is there */
+	f = fopen(script, "w");
+	ASSERT_NE(NULL, f);
+	fputs("#!/nonexistent/interpreter\n", f);
+	fclose(f);
+	ASSERT_EQ(0, chmod(script, 0755));
+	ASSERT_EQ(0, mkfifo(fifo, 0600));
+	rd = open(fifo, O_RDONLY | O_NONBLOCK);
+	ASSERT_GE(rd, 0);
+	EXPECT_EQ(1, run_daptrace(A("record", "-q", "-o", fifo, "--", script), out,
+				  sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "cannot run")) TH_LOG("%s", out);
+	close(rd);
+	ASSERT_EQ(0, lstat(fifo, &st)) TH_LOG("the FIFO was removed");
+	EXPECT_TRUE(S_ISFIFO(st.st_mode));
+	snprintf(old, sizeof(old), "%s.old", fifo);
+	EXPECT_NE(0, access(old, F_OK));
+}
+
+/* the CLI's message helpers (cli/main.c) for record_output.c */
+const char *prog = "daptrace";
+
+int fail(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s %s: ", prog, cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 1;
+}
+
+void warn_msg(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s %s: ", prog, cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* A record that cannot be created once FILE.old was made puts it back. */
+TEST(create_failure_puts_the_old_record_back)
+{
+	char dir[] = "/tmp/daptrace-recout-XXXXXX", path[64], old[80];
+	struct rlimit rl, saved;
+	char *kept = NULL;
+	FILE *f = NULL;
+	int fd, ret;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/r.csv", dir);
+	snprintf(old, sizeof(old), "%s.old", path);
+	f = fopen(path, "w");
+	ASSERT_NE(NULL, f);
+	fputs("previous record\n", f);
+	fclose(f);
+	f = NULL;
+	/* no fd left: the rename works, the open fails with EMFILE */
+	fd = open("/dev/null", O_RDONLY);
+	ASSERT_GE(fd, 0);
+	close(fd);
+	ASSERT_EQ(0, getrlimit(RLIMIT_NOFILE, &saved));
+	rl = saved;
+	rl.rlim_cur = (rlim_t)fd;
+	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &rl));
+	ret = recout_create("record", "--output", path, 0, 1, &kept, &f);
+	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &saved));
+	EXPECT_EQ(1, ret);
+	EXPECT_EQ(NULL, f);
+	EXPECT_EQ(NULL, kept);
+	EXPECT_TRUE(file_is(path, "previous record\n"));
+	EXPECT_NE(0, access(old, F_OK));
+	unlink(path);
+	unlink(old);
+	rmdir(dir);
 }
 
 TEST_HARNESS_MAIN
