@@ -2,6 +2,7 @@
 /* daptrace report: option parsing, mode dispatch, plotting through viz/. */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -545,7 +546,7 @@ static int make_temp(char *path, size_t len, const char *what, FILE **f)
 	fd = mkstemp(path);
 	if (fd < 0)
 		return fail(CMD, "creating a temporary file %s: %s", path, strerror(errno));
-	*f = fdopen(fd, "w");
+	*f = fdopen(fd, "w+");	/* read back for --output */
 	if (!*f) {
 		close(fd);
 		unlink(path);
@@ -567,92 +568,87 @@ static int is_input(const struct report_opts *o, const char *path)
 }
 
 /*
- * --output is written to a temporary file in its directory and renamed over
- * it once the report is complete, so a bad record leaves an existing file
- * as it was.  @tmp is empty when @path is written in place: anything but a
- * regular file (/dev/null, a FIFO) cannot be replaced.  @dest is where the
- * rename goes: a symlink's target, not the link.
+ * --output is built in an anonymous temporary file (already unlinked:
+ * nothing is left behind if the report is killed) and copied into the
+ * output only once complete, so a record that cannot be read leaves an
+ * existing file as it was.  The output itself is opened as fopen("w")
+ * does: through a symlink, the same file truncated (its inode, owner,
+ * links and attributes kept), or created.
  */
-static int output_open(const char *path, char *tmp, size_t len, char **dest, FILE **f)
+static int anon_temp(FILE **f)
 {
-	const char *slash;
-	struct stat st;
-	mode_t mode;
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
 	int fd;
 
-	tmp[0] = '\0';
-	*dest = NULL;
-	if (!stat(path, &st)) {
-		if (!S_ISREG(st.st_mode)) {
-			*f = fopen(path, "w");
-			return *f ? 0 : fail(CMD, "--output %s: %s", path, strerror(errno));
-		}
-		mode = st.st_mode & 07777;
-		*dest = realpath(path, NULL);
-	} else {
-		mode = umask(0);
-		umask(mode);
-		mode = 0666 & ~mode;	/* what fopen() would have created */
-		*dest = strdup(path);
-	}
-	if (!*dest)
-		return fail(CMD, "--output %s: %s", path, strerror(errno));
-	slash = strrchr(*dest, '/');
-	if ((size_t)snprintf(tmp, len, "%.*s.%s.XXXXXX", slash ? (int)(slash - *dest + 1) : 0,
-			     *dest, slash ? slash + 1 : *dest) >= len) {
-		tmp[0] = '\0';
-		return fail(CMD, "--output %s: %s", path, strerror(ENAMETOOLONG));
-	}
-	fd = mkstemp(tmp);
+	if (!dir || !*dir)
+		dir = "/tmp";
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	if (fd < 0) {
-		tmp[0] = '\0';
-		return fail(CMD, "--output %s: %s", path, strerror(errno));
+		/* a file system without O_TMPFILE: named for an instant */
+		snprintf(path, sizeof(path), "%s/daptrace-report-XXXXXX", dir);
+		fd = mkstemp(path);
+		if (fd >= 0)
+			unlink(path);
 	}
-	*f = fdopen(fd, "w");
-	if (fchmod(fd, mode) || !*f) {
-		fail(CMD, "--output %s: %s", path, strerror(errno));
-		if (*f)
-			fclose(*f);
-		else
-			close(fd);
-		*f = NULL;
-		return EXIT_FAIL;
+	if (fd < 0)
+		return fail(CMD, "creating a temporary file in %s: %s", dir, strerror(errno));
+	*f = fdopen(fd, "w+");
+	if (!*f) {
+		close(fd);
+		return fail(CMD, "fdopen: %s", strerror(errno));
 	}
 	return 0;
 }
 
+/* The complete report in @from (open for reading too) into --output @path. */
+static int copy_out(FILE *from, const char *path)
+{
+	char buf[65536];
+	FILE *to;
+	size_t n;
+	int err = 0;
+
+	if (fseek(from, 0, SEEK_SET))
+		return fail(CMD, "reading the report back: %s", strerror(errno));
+	to = fopen(path, "w");
+	if (!to)
+		return fail(CMD, "--output %s: %s", path, strerror(errno));
+	while ((n = fread(buf, 1, sizeof(buf), from)) > 0)
+		if (fwrite(buf, 1, n, to) != n)
+			break;
+	if (ferror(from) || ferror(to))
+		err = errno ? errno : EIO;
+	if (fclose(to) && !err)
+		err = errno;
+	return err ? fail(CMD, "writing %s: %s", path, strerror(err)) : 0;
+}
+
 static int run_mode(const struct report_opts *o, const struct report_mode *m)
 {
-	char data[4096] = "", tics[4096] = "", *dest = NULL;
+	char data[4096] = "", tics[4096] = "";
 	FILE *out = stdout, *tf = NULL;
-	int ret;
+	int ret = 0;
 
 	if (o->output && is_input(o, o->output))
 		return bad_value(CMD, "--output", o->output, "that is the record being read");
 	if (o->plot && is_input(o, o->plot))
 		return bad_value(CMD, "--plot", o->plot, "that is the record being read");
-	if (o->output) {
-		ret = output_open(o->output, data, sizeof(data), &dest, &out);
-		if (ret) {
-			out = stdout;
-			goto out;
-		}
-		if (!data[0])	/* written in place */
-			snprintf(data, sizeof(data), "%s", o->output);
-	} else if (o->plot) {
+	/* gnuplot reads the data by name; --output is a copy of it */
+	if (o->plot)
 		ret = make_temp(data, sizeof(data), "data", &out);
-		if (ret)
-			return ret;
-	}
+	else if (o->output)
+		ret = anon_temp(&out);
+	if (ret)
+		return ret;
 	if (o->plot) {
 		ret = make_temp(tics, sizeof(tics), "tics", &tf);
 		if (ret)
 			goto out;
 	}
 	ret = m->fn(o, out, tf);
-	if (out != stdout && fclose(out) && !ret)
-		ret = fail(CMD, "writing %s: %s", o->output ? o->output : data, strerror(errno));
-	out = stdout;
+	if (out != stdout && fflush(out) && !ret)
+		ret = fail(CMD, "writing %s: %s", data[0] ? data : "the report", strerror(errno));
 	if (tf && fclose(tf) && !ret)
 		ret = fail(CMD, "writing %s: %s", tics, strerror(errno));
 	tf = NULL;
@@ -661,12 +657,8 @@ static int run_mode(const struct report_opts *o, const struct report_mode *m)
 		if (!ret)
 			fprintf(stderr, "%s %s: wrote %s\n", prog, CMD, o->plot);
 	}
-	if (!ret && dest) {
-		if (rename(data, dest))
-			ret = fail(CMD, "--output %s: %s", o->output, strerror(errno));
-		else
-			data[0] = '\0';
-	}
+	if (!ret && o->output)
+		ret = copy_out(out, o->output);
 out:
 	if (out != stdout)
 		fclose(out);
@@ -674,10 +666,8 @@ out:
 		fclose(tf);
 	if (tics[0])
 		unlink(tics);
-	/* the plot's own data, or the report that failed */
-	if (data[0] && (o->output ? dest != NULL : o->plot != NULL))
+	if (data[0])
 		unlink(data);
-	free(dest);
 	return ret;
 }
 

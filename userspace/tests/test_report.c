@@ -240,6 +240,73 @@ TEST(output_never_destroys_the_input)
 	tmp_clean(&o);
 }
 
+/*
+ * -o writes the existing file, as fopen("w") would: the same inode (its
+ * hard links, owner and mode kept), a symlink's target, created if the link
+ * dangles; a record that fails leaves it byte for byte.  The report is
+ * built in an unnamed file of TMPDIR: nothing is left there nor next to
+ * the output.
+ */
+TEST(output_is_the_same_file)
+{
+	struct tmp t = { 0 }, o = { 0 }, d = { 0 };
+	const char *rec = tmp_record(&t, "r.csv", last_empty);
+	const char *file = tmp_record(&o, "out.csv", "keep\n");
+	char bad[160], hard[160], lnk[160], target[160], ro[160];
+	struct stat before, after;
+
+	NEED_BIN();
+	ASSERT_NE(NULL, rec);
+	ASSERT_NE(NULL, file);
+	strcpy(d.dir, "/tmp/daptrace-report-XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(d.dir));
+	setenv("TMPDIR", d.dir, 1);
+	snprintf(bad, sizeof(bad), "%s/bad.csv", t.dir);
+	write_file(bad, cut_in_label, 20);
+	snprintf(hard, sizeof(hard), "%s/hard.csv", o.dir);
+	ASSERT_EQ(0, link(file, hard));
+	ASSERT_EQ(0, stat(file, &before));
+
+	EXPECT_EQ(1, run_daptrace(A("report", "wss", "-o", (char *)file, bad), out,
+				  sizeof(out)));
+	EXPECT_STREQ("keep\n", slurp(file));
+	EXPECT_EQ(0, run_daptrace(A("report", "wss", "-o", (char *)file, (char *)rec), out,
+				  sizeof(out))) TH_LOG("%s", out);
+	ASSERT_EQ(0, stat(file, &after));
+	EXPECT_EQ(before.st_ino, after.st_ino);
+	EXPECT_EQ(2, after.st_nlink);
+	EXPECT_NE(NULL, strstr(slurp(hard), "working set size")) TH_LOG("%s", slurp(hard));
+
+	snprintf(lnk, sizeof(lnk), "%s/link.csv", o.dir);
+	snprintf(target, sizeof(target), "%s/target.csv", o.dir);
+	ASSERT_EQ(0, symlink("target.csv", lnk));
+	EXPECT_EQ(0, run_daptrace(A("report", "wss", "-o", lnk, (char *)rec), out,
+				  sizeof(out))) TH_LOG("%s", out);
+	ASSERT_EQ(0, lstat(lnk, &after));
+	EXPECT_TRUE(S_ISLNK(after.st_mode));
+	EXPECT_NE(NULL, slurp(target));
+	EXPECT_NE(NULL, strstr(slurp(target), "working set size"));
+	EXPECT_EQ(4, nr_files(o.dir));
+	EXPECT_EQ(0, nr_files(d.dir));
+
+	/* a writable file in a directory that is not (moot for root) */
+	snprintf(ro, sizeof(ro), "%s/ro", o.dir);
+	ASSERT_EQ(0, mkdir(ro, 0755));
+	snprintf(ro, sizeof(ro), "%s/ro/out.csv", o.dir);
+	write_file(ro, "keep\n", 5);
+	*strrchr(ro, '/') = '\0';
+	ASSERT_EQ(0, chmod(ro, 0555));
+	strcat(ro, "/out.csv");
+	EXPECT_EQ(0, run_daptrace(A("report", "wss", "-o", ro, (char *)rec), out,
+				  sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(slurp(ro), "working set size"));
+	*strrchr(ro, '/') = '\0';
+	chmod(ro, 0755);
+	tmp_clean(&t);
+	tmp_clean(&o);
+	tmp_clean(&d);
+}
+
 TEST(partial_record_cut_inside_a_quoted_label)
 {
 	struct tmp t = { 0 };
