@@ -374,22 +374,17 @@ bool daptrace_running(struct daptrace_mon *mon)
 	return mon->worker && !smp_load_acquire(&mon->worker_done);
 }
 
-/* (Re)allocate the ring for the current max_nr_regions; worker stopped. */
-static int daptrace_prepare_ring(struct daptrace_mon *mon)
+/* Put in the ring allocated for this start; worker stopped. */
+static void daptrace_install_ring(struct daptrace_mon *mon,
+				  struct daptrace_ring *ring)
 {
-	unsigned int max = mon->ctx.attrs.max_nr_regions;
-	struct daptrace_ring *ring, *old;
-	static u64 generation;
+	struct daptrace_ring *old;
 
-	ring = daptrace_ring_alloc(max, ++generation);
-	if (!ring)
-		return -ENOMEM;
 	mutex_lock(&mon->ring_lock);
 	old = mon->ring;
 	mon->ring = ring;
 	mutex_unlock(&mon->ring_lock);
 	daptrace_ring_free(old);
-	return 0;
 }
 
 /**
@@ -401,6 +396,8 @@ static int daptrace_prepare_ring(struct daptrace_mon *mon)
  */
 int daptrace_start(struct daptrace_mon *mon)
 {
+	static u64 generation;	/* of the rings; under mon->lock */
+	struct daptrace_ring *ring;
 	struct daptrace_target *t;
 	struct task_struct *task;
 	unsigned int alive = 0;
@@ -429,16 +426,22 @@ int daptrace_start(struct daptrace_mon *mon)
 	if (!alive)
 		return -ESRCH;
 
-	err = daptrace_prepare_ring(mon);
-	if (err)
-		return err;
-	memset(&mon->cnt, 0, sizeof(mon->cnt));
-	mon->ctx.last_nr_regions = 0;
-
+	/*
+	 * Everything that can fail comes first: a failed start leaves the
+	 * previous run's snapshots and counters readable.
+	 */
+	ring = daptrace_ring_alloc(mon->ctx.attrs.max_nr_regions, ++generation);
+	if (!ring)
+		return -ENOMEM;
 	init_completion(&mon->worker_started);
 	task = kthread_create(daptrace_worker_fn, mon, "daptrace");
-	if (IS_ERR(task))
+	if (IS_ERR(task)) {
+		daptrace_ring_free(ring);
 		return PTR_ERR(task);
+	}
+	daptrace_install_ring(mon, ring);
+	memset(&mon->cnt, 0, sizeof(mon->cnt));
+	mon->ctx.last_nr_regions = 0;
 	/*
 	 * A normal (CFS) thread, like DAMON's kdamond: at RT priority a round
 	 * that takes longer than the sampling interval would starve the target
