@@ -139,17 +139,36 @@ void daptrace_ring_commit(struct daptrace_snap_hdr *slot, u64 seq)
 	WRITE_ONCE(slot->seq, seq);
 }
 
-/* Remember slots whose last valid byte this read delivered. */
-static void ring_mark_consumed(struct daptrace_ring *ring, loff_t off, size_t count)
+/* The slots [*first, *last] that bytes [off, off + count) touch, if any. */
+static bool ring_slots_touched(const struct daptrace_ring *ring, loff_t off,
+			       size_t count, unsigned int *first,
+			       unsigned int *last)
+{
+	loff_t end = off + count;
+
+	if (end <= RING_HDR_SIZE)
+		return false;
+	*first = off < RING_HDR_SIZE ? 0 : (off - RING_HDR_SIZE) / ring->slot_size;
+	*last = min_t(loff_t, (end - 1 - RING_HDR_SIZE) / ring->slot_size,
+		      DAPTRACE_RING_SLOTS - 1);
+	return *first <= *last;
+}
+
+/*
+ * Remember the slots whose last valid byte this read delivered, each only
+ * if its seq was the same before the copy (@before) as after: a slot the
+ * worker rewrote meanwhile reached the reader torn, and the snapshot now in
+ * it was not read.
+ */
+static void ring_mark_consumed(struct daptrace_ring *ring, loff_t off,
+			       size_t count, const u64 *before)
 {
 	loff_t end = off + count;
 	unsigned int idx, first, last;
 
-	if (end <= RING_HDR_SIZE)
+	if (!ring_slots_touched(ring, off, count, &first, &last))
 		return;
-	first = off < RING_HDR_SIZE ? 0 : (off - RING_HDR_SIZE) / ring->slot_size;
-	last = (end - 1 - RING_HDR_SIZE) / ring->slot_size;
-	for (idx = first; idx <= last && idx < DAPTRACE_RING_SLOTS; idx++) {
+	for (idx = first; idx <= last; idx++) {
 		struct daptrace_snap_hdr *slot = ring_slot(ring, idx);
 		loff_t base = RING_HDR_SIZE + (loff_t)idx * ring->slot_size;
 		u32 nr = min(READ_ONCE(slot->nr_regions), ring->max_regions);
@@ -157,7 +176,7 @@ static void ring_mark_consumed(struct daptrace_ring *ring, loff_t off, size_t co
 				  (loff_t)nr * sizeof(struct daptrace_region_rec);
 		u64 seq = READ_ONCE(slot->seq);
 
-		if (seq && off < used_end && end >= used_end)
+		if (seq && seq == before[idx] && off < used_end && end >= used_end)
 			WRITE_ONCE(ring->consumed[idx], seq);
 	}
 }
@@ -175,19 +194,29 @@ static void ring_mark_consumed(struct daptrace_ring *ring, loff_t off, size_t co
 ssize_t daptrace_ring_read(struct daptrace_ring *ring, char *buf, loff_t off,
 			   size_t count)
 {
+	u64 before[DAPTRACE_RING_SLOTS];
+	unsigned int idx, first, last;
+
 	if (off < 0)
 		return -EINVAL;
 	if (off >= ring->size)
 		return 0;
 	count = min_t(size_t, count, ring->size - off);
 
-	/* Order this copy after the reader's previous read of a slot seq. */
+	if (ring_slots_touched(ring, off, count, &first, &last))
+		for (idx = first; idx <= last; idx++)
+			before[idx] = READ_ONCE(ring_slot(ring, idx)->seq);
+	/*
+	 * Order this copy after the seqs just read and the reader's previous
+	 * read of a slot seq; the worker zeroes a slot's seq before it
+	 * changes any byte of it (daptrace_ring_begin()).
+	 */
 	smp_rmb();
 	/* Racing with the worker is expected: readers validate by seq. */
 	data_race(memcpy(buf, ring->buf + off, count));
-	/* Order this copy before the reader's next read of a slot seq. */
+	/* Order this copy before the seqs read next, here and by the reader. */
 	smp_rmb();
-	ring_mark_consumed(ring, off, count);
+	ring_mark_consumed(ring, off, count, before);
 	return count;
 }
 
