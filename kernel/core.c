@@ -641,6 +641,8 @@ static int daptrace_build_pieces(struct daptrace_ctx *ctx,
 	daptrace_free_target_regions(t);
 	list_splice_tail(&tmp.regions, &t->regions);
 	t->nr_regions = tmp.nr_regions;
+	/* New regions are sampled afresh: see &daptrace_target.quiet. */
+	t->quiet = false;
 	return 0;
 
 err_free_tmp:

@@ -216,12 +216,12 @@ static u64 daptrace_va_target_exec_id(struct daptrace_target *t)
 {
 	struct daptrace_va_target *vt = t->priv;
 	struct task_struct *task;
-	u64 id = 0;
+	u64 id;
 
 	rcu_read_lock();
 	task = pid_task(vt->pid, PIDTYPE_PID);
-	if (task)
-		id = READ_ONCE(task->self_exec_id);
+	/* Reaped since target_valid(): an exit, not an exec. */
+	id = task ? READ_ONCE(task->self_exec_id) : t->exec_id;
 	/*
 	 * The count moves in begin_new_exec(), before the new image is
 	 * mapped (and while exec holds the mmap lock to map it): report the
@@ -424,7 +424,7 @@ static void daptrace_va_update(struct daptrace_ctx *ctx)
 	struct daptrace_target *t;
 	struct mm_struct *mm;
 	u64 runtime;
-	int nr;
+	int nr, err;
 
 	daptrace_for_each_target(t, ctx) {
 		struct daptrace_va_target *vt = t->priv;
@@ -441,11 +441,20 @@ static void daptrace_va_update(struct daptrace_ctx *ctx)
 			continue;
 		nr = daptrace_va_ranges(mm, ranges);
 		mmput_async(mm);
-		if (nr >= 0) {
-			if (!daptrace_set_regions(ctx, t, ranges, nr))
-				vt->maps_runtime = runtime;
-			vt->fresh = true;
-		}
+		if (nr < 0)
+			continue;
+		/*
+		 * A target without regions (after an exec, or when its map
+		 * could not be read before) starts from its share of
+		 * min_nr_regions, as at "on".
+		 */
+		if (!t->nr_regions && nr)
+			err = daptrace_init_regions(ctx, t, ranges, nr);
+		else
+			err = daptrace_set_regions(ctx, t, ranges, nr);
+		if (!err)
+			vt->maps_runtime = runtime;
+		vt->fresh = true;
 	}
 }
 

@@ -445,3 +445,4 @@ TEST_F_TIMEOUT(targets, exec_in_target_starts_afresh, 60)
 }
 
 TEST_HARNESS_MAIN
+	EXPECT_LE(10, nr_pid) TH_LOG("the new image starts from min_nr_regions");
