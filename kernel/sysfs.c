@@ -100,12 +100,15 @@ static ssize_t state_store(struct kobject *kobj, struct kobj_attribute *attr,
 
 /* --- targets --------------------------------------------------------- */
 
-static struct daptrace_target *find_target(struct daptrace_mon *mon, int pid_nr)
+/* By the number listed in target; with @gone, only a target that exited. */
+static struct daptrace_target *find_target(struct daptrace_mon *mon, int pid_nr,
+					   bool gone)
 {
 	struct daptrace_target *t;
 
 	daptrace_for_each_target(t, &mon->ctx)
-		if (t->pid_nr == pid_nr)
+		if (t->pid_nr == pid_nr &&
+		    (!gone || t->exited || !mon->ops->target_valid(t)))
 			return t;
 	return NULL;
 }
@@ -230,7 +233,6 @@ static ssize_t target_remove_store(struct kobject *kobj,
 	err = parse_pid(buf, &pid_nr);
 	if (err)
 		return err;
-	/* A live process by identity (any of its tids); a gone one by number. */
 	tgid = resolve_tgid(pid_nr);
 	if (tgid > 0) {
 		priv = mon->ops->target_get(tgid);
@@ -238,10 +240,20 @@ static ssize_t target_remove_store(struct kobject *kobj,
 			priv = NULL;
 	}
 
+	/*
+	 * A gone target by the number it is listed under, even if that
+	 * number now names another process; else the live process that the
+	 * number names in the writer's namespace, by identity (any of its
+	 * tids); else, if it names none, a target listed under the number.
+	 * A number that names a live process which is not a target removes
+	 * nothing: it is not another namespace's number for some target.
+	 */
 	mutex_lock(&mon->lock);
-	t = priv ? find_target_priv(mon, priv) : NULL;
-	if (!t)
-		t = find_target(mon, pid_nr);
+	t = find_target(mon, pid_nr, true);
+	if (!t && priv)
+		t = find_target_priv(mon, priv);
+	else if (!t && tgid <= 0)
+		t = find_target(mon, pid_nr, false);
 	if (daptrace_running(mon)) {
 		err = -EBUSY;
 	} else if (!t) {

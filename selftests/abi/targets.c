@@ -252,6 +252,9 @@ TEST_F(targets, pid_resolved_in_writers_namespace)
 	ASSERT_EQ(0, dt_target_status(1, word, sizeof(word)));
 	EXPECT_STREQ("idle", word);
 
+	/* "1" here names the system's init, a live process but no target. */
+	EXPECT_EQ(-ENOENT, dt_remove_target(1))
+		TH_LOG("removing \"1\" here must not remove the ns's 1");
 	/*
 	 * Had "1" meant the system's init, "on" would work after our child
 	 * is gone.  It refers to the child, so every target has exited.
@@ -266,6 +269,9 @@ TEST_F(targets, pid_resolved_in_writers_namespace)
 	close(pfd[0]);
 	close(pfd[1]);
 }
+	/* Gone, it is removed by the number it is listed under. */
+	EXPECT_EQ(0, dt_remove_target(1)) TH_LOG("the exited \"1\" by its number");
+	EXPECT_EQ(-ENOENT, dt_target_status(1, word, sizeof(word)));
 
 static void *linger(void *arg)
 {
