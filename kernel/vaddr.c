@@ -337,8 +337,12 @@ static int daptrace_va_ranges(struct mm_struct *mm,
  * decrease from a thread exiting under the RCU walk, counts as running.  A
  * thread that is runnable or on a CPU counts as running whatever its sum
  * says: the sum is brought up to date only at ticks and context switches.
- * Not seen: accesses through the target's page tables by tasks outside its
- * thread group (6.1's vhost kthreads, process_vm_writev() from another
+ * Tasks outside the thread group can use the address space too: a vfork()
+ * or other CLONE_VM child, a driver's worker (vhost's, from
+ * get_task_mm()).  Each holds an mm_users reference, as does each thread,
+ * so more references than threads with the mm also counts as running.
+ * Not seen: a reference held only for the moment of an access between two
+ * samples (process_vm_writev(), ptrace or /proc/pid/mem from another
  * process), which DAMON sees.  A pass cut short by a busy mmap_lock sets
  * the sum to DAPTRACE_VA_RAN so that the next one walks.  task->signal
  * and the thread list are valid under RCU for a task found by pid_task()
@@ -347,11 +351,31 @@ static int daptrace_va_ranges(struct mm_struct *mm,
 /* A runtime sum no process reaches: "ran", so the next pass walks. */
 #define DAPTRACE_VA_RAN		U64_MAX
 
-/* The summed runtime, or DAPTRACE_VA_RAN if a thread runs or all are gone. */
+/*
+ * Whether tasks other than @th's @nr_threads threads with an mm hold it.
+ * task_lock() keeps th->mm from being dropped (exit_mm() clears it under
+ * that lock) and so the mm alive; a thread exiting meanwhile only makes
+ * the answer "yes", i.e. one walk more.
+ */
+static bool daptrace_va_mm_shared(struct task_struct *th, int nr_threads)
+{
+	struct mm_struct *mm;
+	bool shared = false;
+
+	task_lock(th);
+	mm = th->mm;
+	if (mm)
+		shared = atomic_read(&mm->mm_users) > nr_threads;
+	task_unlock(th);
+	return shared;
+}
+
+/* The summed runtime, or DAPTRACE_VA_RAN if a task may run on the mm. */
 static u64 daptrace_va_runtime(struct daptrace_va_target *vt)
 {
-	struct task_struct *task, *th;
+	struct task_struct *task, *th, *with_mm = NULL;
 	bool running = false;
+	int nr_with_mm = 0;
 	u64 sum;
 
 	rcu_read_lock();
@@ -364,7 +388,14 @@ static u64 daptrace_va_runtime(struct daptrace_va_target *vt)
 	for_each_thread(task, th) {
 		sum += READ_ONCE(th->se.sum_exec_runtime);
 		running |= task_is_running(th);
+		if (READ_ONCE(th->mm)) {
+			with_mm = th;
+			nr_with_mm++;
+		}
 	}
+	/* Only asked when the threads alone would let the walk be skipped. */
+	if (!running && with_mm)
+		running = daptrace_va_mm_shared(with_mm, nr_with_mm);
 	rcu_read_unlock();
 	return running ? DAPTRACE_VA_RAN : sum;
 }
@@ -388,10 +419,11 @@ static int daptrace_va_init(struct daptrace_ctx *ctx)
 		if (t->exited)
 			continue;
 		vt->maps_runtime = DAPTRACE_VA_RAN;
+		/* Before our pin, which would read as another user of the mm. */
+		runtime = daptrace_va_runtime(vt);
 		mm = daptrace_va_target_mm(t);
 		if (!mm)
 			continue;
-		runtime = daptrace_va_runtime(vt);
 		nr = daptrace_va_ranges(mm, ranges);
 		mmput_async(mm);
 		if (nr <= 0) {
