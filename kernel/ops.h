@@ -31,6 +31,13 @@ enum daptrace_tlb_policy {
 	NR_DAPTRACE_TLB_POLICIES,
 };
 
+/*
+ * Address ranges an ops' memory map of a target has at most.  Merges never
+ * cross them, so a target keeps one region per range whatever
+ * max_nr_regions says.
+ */
+#define DAPTRACE_OPS_MAX_RANGES	3
+
 /* What one sampling pass does; see &daptrace_ops.sample. */
 #define DAPTRACE_SAMPLE_CHECK	0x1
 #define DAPTRACE_SAMPLE_PREPARE	0x2

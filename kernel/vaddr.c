@@ -288,12 +288,13 @@ static unsigned int daptrace_va_collect(struct mm_struct *mm,
  * growing faster than we could size the buffer.
  */
 static int daptrace_va_ranges(struct mm_struct *mm,
-			      struct daptrace_addr_range out[3])
+			      struct daptrace_addr_range out[DAPTRACE_OPS_MAX_RANGES])
 {
 	struct daptrace_addr_range *maps;
 	unsigned int cap, nr, i;
 	int tries, err = 0;
 
+	BUILD_BUG_ON(DAPTRACE_OPS_MAX_RANGES != 3);
 	for (tries = 0; ; tries++) {
 		if (tries == DAPTRACE_VA_MAPS_TRIES)
 			return -EAGAIN;
@@ -407,7 +408,7 @@ static u64 daptrace_va_runtime(struct daptrace_va_target *vt)
  */
 static int daptrace_va_init(struct daptrace_ctx *ctx)
 {
-	struct daptrace_addr_range ranges[3];
+	struct daptrace_addr_range ranges[DAPTRACE_OPS_MAX_RANGES];
 	struct daptrace_target *t;
 	struct mm_struct *mm;
 	int nr, err, ret = 0;
@@ -452,7 +453,7 @@ static int daptrace_va_init(struct daptrace_ctx *ctx)
  */
 static void daptrace_va_update(struct daptrace_ctx *ctx)
 {
-	struct daptrace_addr_range ranges[3];
+	struct daptrace_addr_range ranges[DAPTRACE_OPS_MAX_RANGES];
 	struct daptrace_target *t;
 	struct mm_struct *mm;
 	u64 runtime;

@@ -428,9 +428,14 @@ int daptrace_start(struct daptrace_mon *mon)
 
 	/*
 	 * Everything that can fail comes first: a failed start leaves the
-	 * previous run's snapshots and counters readable.
+	 * previous run's snapshots and counters readable.  The slots have
+	 * room for one region per range and target beyond max_nr_regions:
+	 * that many survive any merge, and a map update may add as many
+	 * before the next merge enforces the bound.
 	 */
-	ring = daptrace_ring_alloc(mon->ctx.attrs.max_nr_regions, ++generation);
+	ring = daptrace_ring_alloc(mon->ctx.attrs.max_nr_regions +
+				   DAPTRACE_OPS_MAX_RANGES * mon->ctx.nr_targets,
+				   ++generation);
 	if (!ring)
 		return -ENOMEM;
 	init_completion(&mon->worker_started);

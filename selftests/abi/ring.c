@@ -88,8 +88,9 @@ static void check_ring_hdr(struct __test_metadata *_metadata,
 	EXPECT_EQ(32, offsetof(struct daptrace_region_rec, phys_addr));
 	EXPECT_EQ(40, offsetof(struct daptrace_region_rec, nr_present));
 	EXPECT_EQ(48, offsetof(struct daptrace_region_rec, node_samples));
-	EXPECT_EQ(max_nr_regions, rh->max_regions)
-		TH_LOG("a slot holds max_nr_regions records");
+	/* One target: room for its three ranges beyond the bound. */
+	EXPECT_EQ(max_nr_regions + 3, rh->max_regions)
+		TH_LOG("a slot holds max_nr_regions + 3 per target records");
 	EXPECT_EQ(0, rh->slot_size % 8) TH_LOG("slot_size %u", rh->slot_size);
 	EXPECT_LE(sizeof(struct daptrace_snap_hdr) +
 		  (size_t)rh->max_regions * rh->region_size, rh->slot_size);
@@ -128,6 +129,53 @@ TEST_F(ring, header_geometry_and_generation)
 	check_ring_hdr(_metadata, &rh2, 200);
 	EXPECT_LT(rh.generation, rh2.generation) TH_LOG("generation grows on on");
 	EXPECT_LT(rh.slot_size, rh2.slot_size) TH_LOG("slots grew with max");
+}
+
+/*
+ * Each target keeps one region per mapped range (up to three) whatever
+ * max_nr_regions says: with more targets than max_nr_regions / 3, the
+ * regions still fit the slots, and no snapshot is truncated.
+ */
+TEST_F_TIMEOUT(ring, more_ranges_than_max_nr_regions_fit, 60)
+{
+	struct daptrace_ring_hdr rh;
+	struct daptrace_snap_hdr sh;
+	long long first, last, seq;
+	pid_t kids[4] = { 0 };
+	unsigned int i, most = 0;
+	double t0;
+
+	for (i = 0; i < 4; i++) {
+		kids[i] = dt_spawn(1 << 20, PAGE);
+		ASSERT_LT(0, kids[i]) TH_LOG("spawn: %s", strerror(-kids[i]));
+		ASSERT_EQ(0, dt_add_target(kids[i]));
+	}
+	ASSERT_EQ(0, dt_set_attrs(5000, 50000, 200000, 3, 6));
+	first = newest(self->seq_fd) + 1;
+	ASSERT_EQ(0, dt_write("state", "on"));
+	t0 = dt_now_ms();
+	while (newest(self->seq_fd) < first + 10 && dt_now_ms() - t0 < 20000)
+		dt_sleep_ms(20);
+	ASSERT_EQ(0, dt_write("state", "off"));
+	last = newest(self->seq_fd);
+	ASSERT_EQ(0, dt_ring_hdr(self->fd, &rh));
+	EXPECT_EQ(6 + 4 * 3, rh.max_regions) TH_LOG("room for 3 ranges per target");
+	ASSERT_LE(first + 2, last) TH_LOG("too few snapshots within 20 s");
+	/* The ring holds the newest nr_slots of them. */
+	if (last - first + 1 > rh.nr_slots)
+		first = last - rh.nr_slots + 1;
+	for (seq = first; seq <= last; seq++) {
+		ASSERT_EQ(0, dt_slot_hdr(self->fd, &rh, seq, &sh));
+		ASSERT_EQ(seq, sh.seq);
+		EXPECT_EQ(0, sh.flags & DAPTRACE_SNAP_TRUNCATED)
+			TH_LOG("snapshot %lld truncated at %u regions", seq, sh.nr_regions);
+		if (sh.nr_regions > most)
+			most = sh.nr_regions;
+	}
+	TH_LOG("up to %u regions in snapshots %lld..%lld", most, first, last);
+	EXPECT_LT(6, most) TH_LOG("the targets' ranges exceed max_nr_regions");
+	for (i = 0; i < 4; i++)
+		dt_reap(kids[i]);
 }
 
 enum copy_result { COPY_OK, COPY_OVERWRITTEN, COPY_TORN, COPY_NEW_RING, COPY_ERROR };
