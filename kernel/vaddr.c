@@ -59,9 +59,14 @@ MODULE_PARM_DESC(placement,
  * struct daptrace_va_target - &daptrace_target.priv of a process.
  * @pid:	The process, resolved once in the writer's pid namespace.
  * @runtime:	Its threads' summed runtime when the last walk began.
- * @unprepared:	A pass that prepares did not finish (mmap_lock busy): some
- *		sampling addresses are stale or were never cleared, so the
- *		next pass prepares without checking.
+ * @unprep_start: With @unprep_end, the regions (by start address) that a
+ * @unprep_end:	pass cut short by a busy mmap_lock left without a prepared
+ *		sample: checked but not prepared again, or (after a
+ *		prepare-only pass) with addresses picked for old regions.
+ *		Passes do not check them until one prepares them.  Addresses,
+ *		not region pointers: aggregation may free regions in between,
+ *		and the prepare-only pass that follows it prepares them all.
+ *		Empty when @unprep_start >= @unprep_end.
  * @nr_cleared:	Accessed bits cleared by the current pass.
  * @fresh:	Regions were (re)built, merged or split since the last
  *		checking walk (a prepare-only walk follows every such change):
@@ -81,7 +86,8 @@ MODULE_PARM_DESC(placement,
 struct daptrace_va_target {
 	struct pid *pid;
 	u64 runtime;
-	bool unprepared;
+	unsigned long unprep_start;
+	unsigned long unprep_end;
 	unsigned int nr_cleared;
 	bool fresh;
 	bool ran;
@@ -963,6 +969,35 @@ static void daptrace_va_tlb_flush(struct mm_struct *mm)
 			      NULL, false, mm_cpumask(mm));
 }
 
+/* Whether a pass cut short left regions without a prepared sample. */
+static bool daptrace_va_unprepared(const struct daptrace_va_target *vt)
+{
+	return vt->unprep_start < vt->unprep_end;
+}
+
+static bool daptrace_va_unprepared_region(const struct daptrace_va_target *vt,
+					  const struct daptrace_region *r)
+{
+	return r->ar.start >= vt->unprep_start && r->ar.start < vt->unprep_end;
+}
+
+/*
+ * A pass cut short: the regions from @p, the first it did not prepare, up
+ * to @end, the start of the first it did not reach (whose sample is still
+ * pending), have no prepared sample; nor has what an earlier cut left
+ * unprepared beyond @end.  One span keeps this simple: regions with a
+ * pending sample between the two merely miss a check.
+ */
+static void daptrace_va_unprepared_from(struct daptrace_va_target *vt,
+					const struct daptrace_region *p,
+					unsigned long end)
+{
+	if (daptrace_va_unprepared(vt) && vt->unprep_end > end)
+		end = vt->unprep_end;
+	vt->unprep_start = p->ar.start;
+	vt->unprep_end = end;
+}
+
 /*
  * One sampling pass over the regions of @t: per region, with CHECK test the
  * address picked last time and account it, with PREPARE pick the next one
@@ -976,7 +1011,8 @@ static void daptrace_va_tlb_flush(struct mm_struct *mm)
  * munmap, or a fault stuck in a hung FUSE/NFS file under it) makes us skip
  * the rest of the target's pass and count it, rather than wait.  A pass cut
  * short leaves regions checked but not prepared again, or picked but never
- * cleared, so the next pass of the target prepares without checking.  When a writer
+ * cleared: later passes do not check those until one prepares them, and
+ * check the rest, whose samples are still pending.  When a writer
  * waits or the scheduler wants the CPU, the lock is dropped for a moment
  * every DAPTRACE_VA_BATCH regions, so thousands of regions never stall the
  * target.  The last mm reference may be ours if the target exits meanwhile:
@@ -1005,14 +1041,10 @@ static void daptrace_va_sample_target(struct daptrace_ctx *ctx,
 	 * regions) must walk, unless the aggregation left the regions of a
 	 * quiet target as they were and it has not run since.
 	 */
-	if (!check && t->quiet && !vt->unprepared && !vt->fresh &&
+	if (!check && t->quiet && !daptrace_va_unprepared(vt) && !vt->fresh &&
 	    !daptrace_va_ran(vt)) {
 		st->nr_idle++;
 		return;
-	}
-	if (vt->unprepared) {
-		check = false;
-		prepare = true;
 	}
 	if (check) {
 		bool ran = daptrace_va_ran(vt);
@@ -1046,7 +1078,7 @@ static void daptrace_va_sample_target(struct daptrace_ctx *ctx,
 			vma = NULL;
 			pvma = NULL;
 		}
-		if (check) {
+		if (check && !daptrace_va_unprepared_region(vt, r)) {
 			addr = r->sampling_addr;
 			pfn = DAPTRACE_NO_PFN;
 			young = daptrace_va_vma(mm, &vma, addr) &&
@@ -1082,7 +1114,10 @@ static void daptrace_va_sample_target(struct daptrace_ctx *ctx,
 		}
 	}
 	mmap_read_unlock(mm);
-	vt->unprepared = false;
+	if (prepare) {
+		vt->unprep_start = 0;
+		vt->unprep_end = 0;
+	}
 	/* After a prepare-only walk, the regions may have changed: see @fresh. */
 	vt->fresh = !check && placement;
 	goto flush;
@@ -1090,7 +1125,7 @@ static void daptrace_va_sample_target(struct daptrace_ctx *ctx,
 busy_flush:
 	/* Regions checked or picked but not prepared must not be checked. */
 	if (prepare)
-		vt->unprepared = true;
+		daptrace_va_unprepared_from(vt, p, check ? r->ar.start : ULONG_MAX);
 	vt->runtime = DAPTRACE_VA_RAN;
 	st->nr_busy++;
 flush:
@@ -1101,8 +1136,10 @@ flush:
 	return;
 busy:
 	st->nr_busy++;
-	if (prepare && !check)
-		vt->unprepared = true;
+	if (prepare && !check) {
+		vt->unprep_start = 0;
+		vt->unprep_end = ULONG_MAX;
+	}
 	vt->runtime = DAPTRACE_VA_RAN;
 	mmput_async(mm);
 }
