@@ -79,6 +79,7 @@ struct obj_log_stats {
 	uint64_t images, clean_exits, lost_writes, still_alive;
 	int truncated;			/* last line cut short */
 	int no_exit;			/* the last image never logged its exit */
+	int log_closed;			/* it closed the log's fd: logging stopped */
 	int seen;			/* any line from the target */
 	char *exe;
 };

@@ -166,6 +166,13 @@ static int parse_line(char *line, pid_t pid, int64_t t0, struct obj_set *s,
 		st->lost_writes += b;
 		st->no_exit = 0;
 		return 0;
+	case 'C':	/* C,pid,ns,lines,lost: the program took the log's fd */
+		if (n != 5 || num(f[2], 10, &ns) || num(f[3], 10, &a) || num(f[4], 10, &b))
+			return -EINVAL;
+		st->log_closed = 1;
+		st->lost_writes += b;
+		st->no_exit = 0;
+		return 0;
 	default:
 		ret = -EINVAL;
 	}

@@ -449,6 +449,8 @@ int objrec_finish(struct objrec *r, pid_t pid, int64_t t0)
 	REASON(st.truncated, "the object log ends in a cut line");
 	REASON(st.bad_lines, "%" PRIu64 " malformed log lines", st.bad_lines);
 	REASON(st.lost_writes, "the tracer failed %" PRIu64 " writes", st.lost_writes);
+	REASON(st.log_closed, "the target closed or replaced the tracer's log fd: "
+	       "nothing after that was logged");
 	REASON(r->traced && st.seen && st.no_exit,
 	       "the target did not exit normally (no end marker): frees after the "
 	       "last logged line are unknown");

@@ -5,8 +5,8 @@
  *
  * Environment (set by the recorder):
  *   DAPTRACE_OBJTRACE_FD    file descriptor to append the log to
- *   DAPTRACE_OBJTRACE_FILE  "dev:ino" of the log; the fd must still be that
- *                           file, or nothing is written
+ *   DAPTRACE_OBJTRACE_FILE  "dev:ino" of the log; the fd must be that file
+ *                           when the tracer is loaded, or nothing is written
  *   DAPTRACE_OBJTRACE_MIN   smallest size logged, in bytes (default 4096)
  *
  * One text line per event, each written with a single write(2) so lines of
@@ -20,6 +20,8 @@
  *   S,pid,tid,ns,lo,hi               a thread's stack, at thread start
  *   T,pid,tid,ns                     that thread ended
  *   Q,pid,ns,lines,lost              clean exit; lost = failed writes
+ *   C,pid,ns,lines,lost              the program is closing or replacing the
+ *                                    log's fd: nothing is logged after it
  * Numbers are hex without 0x except pid/tid/ns (decimal); ns is
  * CLOCK_MONOTONIC, the record's clock.  A log without Q for an image that
  * did not exec is partial (killed, crashed, or cut short).
@@ -35,6 +37,7 @@
 #include <link.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -59,8 +62,22 @@ static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
 static int (*real_munmap)(void *, size_t);
 static int (*real_pthread_create)(pthread_t *, const pthread_attr_t *,
 				  void *(*)(void *), void *);
+static int (*real_close)(int);
+static int (*real_dup2)(int, int);
+static int (*real_dup3)(int, int, int);
+#ifdef CLOSE_RANGE_CLOEXEC
+static int (*real_close_range)(unsigned int, unsigned int, int);
+static void (*real_closefrom)(int);
+#endif
 
-static int log_fd = -1;
+/*
+ * -1 for good once the program closes or replaces it (see stop_log);
+ * emit() counts itself in nr_writing while it uses the number.
+ */
+static atomic_int log_fd = -1;
+static atomic_int nr_writing;
+static __thread int writing;
+static pid_t log_owner;		/* the process this log_fd is the log of */
 static uint64_t log_dev, log_ino;
 static size_t min_size = 4096;
 static atomic_ulong nr_lines, nr_lost;
@@ -103,6 +120,13 @@ static void resolve(void)
 	real_mmap = dlsym(RTLD_NEXT, "mmap");
 	real_munmap = dlsym(RTLD_NEXT, "munmap");
 	real_pthread_create = dlsym(RTLD_NEXT, "pthread_create");
+	real_close = dlsym(RTLD_NEXT, "close");
+	real_dup2 = dlsym(RTLD_NEXT, "dup2");
+	real_dup3 = dlsym(RTLD_NEXT, "dup3");
+#ifdef CLOSE_RANGE_CLOEXEC
+	real_close_range = dlsym(RTLD_NEXT, "close_range");
+	real_closefrom = dlsym(RTLD_NEXT, "closefrom");
+#endif
 	resolving = 0;
 }
 
@@ -161,6 +185,9 @@ static void after_fork(void)
 {
 	cached_pid = 0;
 	cached_tid = 0;
+	log_owner = getpid();
+	/* the threads that were writing are not in the child */
+	atomic_store(&nr_writing, writing);
 }
 
 /* Start a line "K,pid[,tid],ns". */
@@ -182,42 +209,118 @@ static void begin(struct line *l, char kind, int with_tid)
 	put_num(l, mono_ns(), 10);
 }
 
-/*
- * Is log_fd still the recorder's log?  A descendant that closed what it
- * inherited (Python's subprocess does) may have its own file at that number,
- * before exec or after: checked before every write, since one line into the
- * program's file is data corruption.  Once it is not, tracing stays off.
- */
-static int log_is_ours(void)
+/* Is @fd the recorder's log (the file DAPTRACE_OBJTRACE_FILE names)? */
+static int is_log(int fd)
 {
 	struct stat st;
 
-	if (log_fd >= 0 && !fstat(log_fd, &st) && (uint64_t)st.st_dev == log_dev &&
-	    (uint64_t)st.st_ino == log_ino)
-		return 1;
-	log_fd = -1;
-	return 0;
+	return fd >= 0 && !fstat(fd, &st) && (uint64_t)st.st_dev == log_dev &&
+	       (uint64_t)st.st_ino == log_ino;
 }
 
-static void emit(struct line *l)
+static void put_line(int fd, struct line *l)
 {
 	ssize_t w;
-	int saved = errno;
 
-	if (!log_is_ours()) {
-		errno = saved;
-		return;
-	}
 	l->b[l->n++] = '\n';
 	do {
-		w = write(log_fd, l->b, l->n);
+		w = write(fd, l->b, l->n);
 	} while (w < 0 && errno == EINTR);
 	if (w == (ssize_t)l->n)
 		atomic_fetch_add(&nr_lines, 1);
 	else
 		atomic_fetch_add(&nr_lost, 1);
+}
+
+static void emit(struct line *l)
+{
+	int saved = errno, fd;
+
+	/* seen by stop_log() before it lets the number go, or log_fd is -1 */
+	atomic_fetch_add(&nr_writing, 1);
+	writing++;
+	fd = atomic_load(&log_fd);
+	if (fd >= 0)
+		put_line(fd, l);
+	writing--;
+	atomic_fetch_sub(&nr_writing, 1);
 	errno = saved;
 }
+
+/*
+ * The program is about to close fds @lo..@hi, or put another file at one
+ * of them: if the log is among them, tracing stops for good first, since
+ * right after the number may be the program's own file (a descendant that
+ * closed what it inherited, as Python's subprocess does, opens files of its
+ * own).  A "C" line, the last one, says so while the fd is still the log.
+ * A vfork child (posix_spawn, subprocess) runs in its parent's memory:
+ * its closes are not the parent's, the log is left alone.
+ */
+static void stop_log(unsigned int lo, unsigned int hi)
+{
+	int fd = atomic_load(&log_fd), saved = errno;
+	struct line l;
+
+	if (fd < 0 || (unsigned int)fd < lo || (unsigned int)fd > hi || getpid() != log_owner)
+		return;
+	if (!atomic_compare_exchange_strong(&log_fd, &fd, -1))
+		return;		/* another thread did */
+	while (atomic_load(&nr_writing) > writing)
+		sched_yield();	/* a write that took the number before */
+	begin(&l, 'C', 0);
+	put_sep(&l);
+	put_num(&l, atomic_load(&nr_lines), 10);
+	put_sep(&l);
+	put_num(&l, atomic_load(&nr_lost), 10);
+	put_line(fd, &l);
+	errno = saved;
+}
+
+EXPORT int close(int fd)
+{
+	if (!real_close)
+		resolve();
+	if (fd >= 0)
+		stop_log((unsigned int)fd, (unsigned int)fd);
+	return real_close ? real_close(fd) : (int)syscall(SYS_close, fd);
+}
+
+EXPORT int dup2(int old, int fd)
+{
+	if (!real_dup2)
+		resolve();
+	if (fd >= 0 && old != fd)
+		stop_log((unsigned int)fd, (unsigned int)fd);
+	return real_dup2(old, fd);
+}
+
+EXPORT int dup3(int old, int fd, int flags)
+{
+	if (!real_dup3)
+		resolve();
+	if (fd >= 0 && old != fd)
+		stop_log((unsigned int)fd, (unsigned int)fd);
+	return real_dup3(old, fd, flags);
+}
+
+#ifdef CLOSE_RANGE_CLOEXEC
+EXPORT int close_range(unsigned int lo, unsigned int hi, int flags)
+{
+	if (!real_close_range)
+		resolve();
+	if (!(flags & CLOSE_RANGE_CLOEXEC))	/* that one closes at exec only */
+		stop_log(lo, hi);
+	return real_close_range(lo, hi, flags);
+}
+
+EXPORT void closefrom(int lo)
+{
+	if (!real_closefrom)
+		resolve();
+	stop_log(lo > 0 ? (unsigned int)lo : 0, UINT_MAX);
+	real_closefrom(lo);
+}
+#endif
 
 static void log_alloc(void *p, size_t size, void *site, const char *kind)
 {
@@ -535,9 +638,10 @@ __attribute__((constructor)) static void objtrace_init(void)
 	if (!parse_u64(getenv("DAPTRACE_OBJTRACE_FD"), '\0', &fd) || fd > INT_MAX ||
 	    !file || !parse_u64(file + 1, '\0', &log_ino))
 		return;
-	log_fd = (int)fd;
-	if (!log_is_ours())
+	if (!is_log((int)fd))
 		return;
+	log_owner = getpid();
+	atomic_store(&log_fd, (int)fd);
 	min_size = parse_size(getenv("DAPTRACE_OBJTRACE_MIN"), 4096);
 	pthread_atfork(NULL, NULL, after_fork);
 	if (!min_size)

@@ -179,6 +179,27 @@ TEST(log_parse_complete)
 	obj_set_free(&s);
 }
 
+/* A program that took the log's fd: the tracer's last line says so. */
+TEST(log_parse_closed_by_the_program)
+{
+	struct obj_set s = { 0 };
+	struct obj_log_stats st;
+	FILE *f = text("H,100,1000,/bin/prog\n"
+		       "A,100,100,2000,10000,4000,1234,malloc\n"
+		       "C,100,3000,2,1\n");
+
+	ASSERT_EQ(0, obj_log_parse(f, 100, 500, &s, &st));
+	fclose(f);
+	EXPECT_EQ(1, s.n);
+	EXPECT_EQ(0, st.bad_lines);
+	EXPECT_EQ(1, st.log_closed);
+	EXPECT_EQ(0, st.no_exit);
+	EXPECT_EQ(0, st.clean_exits);
+	EXPECT_EQ(1, st.lost_writes);
+	obj_log_stats_free(&st);
+	obj_set_free(&s);
+}
+
 TEST(log_parse_truncated_and_malformed)
 {
 	struct obj_set s = { 0 };
@@ -404,15 +425,107 @@ static off_t size_of(const char *path)
 	return stat(path, &st) ? -1 : st.st_size;
 }
 
+/* how the program takes the log's fd number over, through the tracer */
+enum { BY_DUP2, BY_DUP3, BY_CLOSE, BY_CLOSE_RANGE, BY_CLOSEFROM, BY_VFORK_CHILD };
+
+static __attribute__((noinline)) int vfork_close_range(int (*fn)(unsigned int, unsigned int,
+								    int))
+{
+	pid_t pid = vfork();
+	int status;
+
+	if (!pid)
+		_exit(fn(3, ~0U, 0) ? 1 : 0);	/* subprocess's child: close all */
+	return pid > 0 && waitpid(pid, &status, 0) == pid && !WEXITSTATUS(status) ? 0 : -1;
+}
+
+/*
+ * In a child, the tracer loaded with the log (it logs the image), its own
+ * close, dup2... called (those a preloaded tracer gets), the program's file
+ * @ufd put at the log's number @how, then a traced malloc.  Exits 0 if all
+ * ran, and the log must end in the tracer's C line; for a vfork child's
+ * close, the parent must still log.
+ */
+static pid_t take_log_fd(const char *lib, const char *log, int log_fd, int ufd, int how)
+{
+	pid_t pid = fork();
+	void *h, *(*traced_malloc)(size_t);
+	off_t before;
+	void *fn;
+	int ret = 0;
+
+	if (pid)
+		return pid;
+	h = dlopen(lib, RTLD_NOW);
+	before = size_of(log);
+	if (!h || before <= 0)
+		_exit(1);
+	traced_malloc = (void *(*)(size_t))dlsym(h, "malloc");
+	fn = dlsym(h, (const char *[]){ "dup2", "dup3", "close", "close_range",
+						 "closefrom", "close_range" }[how]);
+	if (!traced_malloc || !fn)
+		_exit(2);
+	switch (how) {
+	case BY_DUP2:
+		ret = ((int (*)(int, int))fn)(ufd, log_fd);
+		break;
+	case BY_DUP3:
+		ret = ((int (*)(int, int, int))fn)(ufd, log_fd, 0);
+		break;
+	case BY_CLOSE:
+		ret = ((int (*)(int))fn)(log_fd);
+		break;
+	case BY_CLOSE_RANGE:
+		ret = ((int (*)(unsigned int, unsigned int, int))fn)(log_fd, log_fd + 1, 0);
+		break;
+	case BY_CLOSEFROM:
+		((void (*)(int))fn)(log_fd);
+		break;
+	case BY_VFORK_CHILD:
+		ret = vfork_close_range((int (*)(unsigned int, unsigned int, int))fn);
+		break;
+	}
+	if (ret < 0 || (how != BY_VFORK_CHILD && dup2(ufd, log_fd) != log_fd))
+		_exit(3);
+	before = size_of(log);
+	if (!traced_malloc(1 << 16))
+		_exit(4);
+	if (how == BY_VFORK_CHILD)
+		_exit(size_of(log) > before ? 0 : 5);
+	_exit(size_of(log) == before ? 0 : 6);
+}
+
+static const char *last_line(const char *path)
+{
+	static char buf[4096];
+	char *nl;
+	FILE *f = fopen(path, "r");
+	size_t n = 0;
+
+	if (f) {
+		if (size_of(path) >= (off_t)sizeof(buf))	/* its end */
+			fseek(f, size_of(path) - (off_t)sizeof(buf) + 1, SEEK_SET);
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+	}
+	buf[n] = '\0';
+	while (n && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	nl = strrchr(buf, '\n');
+	return nl ? nl + 1 : buf;
+}
+
 /*
  * A descendant that closed the inherited log fd and has its own file at that
  * number gets nothing from the tracer: neither at exec (the constructor) nor
- * later (a write after the tracer was loaded).  One that kept it still logs.
+ * later (the fd taken over after the tracer was loaded, by close, dup2,
+ * dup3, close_range or closefrom: tracing stops first, with a C line).  One
+ * that kept it still logs, also after a vfork child closed everything.
  */
 TEST(tracer_never_writes_to_a_reused_fd)
 {
 	char rec[] = "/tmp/daptrace-objfd-XXXXXX", user[] = "/tmp/daptrace-objuser-XXXXXX";
-	char lib[PATH_MAX];
+	char lib[PATH_MAX], c_line[32];
 	struct objrec r = { 0 };
 	int fd, ufd, status;
 	pid_t pid;
@@ -445,20 +558,16 @@ TEST(tracer_never_writes_to_a_reused_fd)
 	EXPECT_EQ(0, WEXITSTATUS(status));
 	EXPECT_EQ(0, size_of(user));
 
-	/* loaded with the log (it logs the image), then the fd replaced */
-	pid = fork();
-	if (!pid) {
-		void *h = dlopen(lib, RTLD_NOW), *(*traced_malloc)(size_t);
-
-		if (!h || size_of(r.log_path) <= 0)
-			_exit(1);
-		traced_malloc = (void *(*)(size_t))dlsym(h, "malloc");
-		dup2(ufd, r.log_fd);
-		_exit(traced_malloc && traced_malloc(1 << 16) ? 0 : 2);
+	for (int how = BY_DUP2; how <= BY_VFORK_CHILD; how++) {
+		pid = take_log_fd(lib, r.log_path, r.log_fd, ufd, how);
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("how %d", how);
+		EXPECT_EQ(0, size_of(user)) TH_LOG("how %d", how);
+		snprintf(c_line, sizeof(c_line), "C,%d,", (int)pid);
+		if (how != BY_VFORK_CHILD)
+			EXPECT_EQ(0, strncmp(last_line(r.log_path), c_line, strlen(c_line)))
+				TH_LOG("how %d: %s", how, last_line(r.log_path));
 	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	EXPECT_EQ(0, WEXITSTATUS(status));
-	EXPECT_EQ(0, size_of(user));
 
 	close(ufd);
 	unlink(user);
