@@ -574,6 +574,8 @@ static int teardown(struct recorder *r, int ret)
 		int err = objrec_finish(&r->obj, r->s.pids[0], r->s.t0);
 
 		ret = ret ? ret : err;
+	} else if (r->obj.log_path) {
+		unlink(r->obj.log_path);	/* nothing ran: no tracer's log either */
 	}
 	objrec_free(&r->obj);
 	if (r->out && r->header_written && !r->write_err && write_trailer(r))

@@ -410,6 +410,13 @@ TEST_F(rec, command_that_cannot_run_fails)
 	EXPECT_NE(NULL, strstr(out, "cannot run")) TH_LOG("%s", out);
 	EXPECT_TRUE(file_is(self->out, "previous record\n"));
 	EXPECT_NE(0, access(old, F_OK));
+
+	/* --objects: the tracer's log made for it is gone too */
+	EXPECT_EQ(1, run_daptrace(A("record", "-q", "--objects", "-o", self->out, "--", script),
+				  out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "cannot run")) TH_LOG("%s", out);
+	snprintf(old, sizeof(old), "%s/out.objects.objlog", self->dir);
+	EXPECT_NE(0, access(old, F_OK)) TH_LOG("%s left behind", old);
 }
 
 /*
