@@ -42,6 +42,8 @@
 #define DAPTRACE_VA_MAX_TRIES		4
 /* Regions between looks at a waiting mmap_lock writer or a pending resched. */
 #define DAPTRACE_VA_BATCH		64
+/* Batches the pass after one cut short walks without looking: see sample_target(). */
+#define DAPTRACE_VA_HOLD_BATCHES	16
 /* Spare slots for mappings created between sizing the buffer and locking. */
 #define DAPTRACE_VA_MAPS_SLACK		32U
 #define DAPTRACE_VA_MAPS_TRIES		3
@@ -67,6 +69,8 @@ MODULE_PARM_DESC(placement,
  *		not region pointers: aggregation may free regions in between,
  *		and the prepare-only pass that follows it prepares them all.
  *		Empty when @unprep_start >= @unprep_end.
+ * @cut:	The last pass was cut short at a batch boundary: the next one
+ *		keeps the lock longer (see daptrace_va_sample_target()).
  * @nr_cleared:	Accessed bits cleared by the current pass.
  * @fresh:	Regions were (re)built, merged or split since the last
  *		checking walk (a prepare-only walk follows every such change):
@@ -88,6 +92,7 @@ struct daptrace_va_target {
 	u64 runtime;
 	unsigned long unprep_start;
 	unsigned long unprep_end;
+	bool cut;
 	unsigned int nr_cleared;
 	bool fresh;
 	bool ran;
@@ -1015,7 +1020,13 @@ static void daptrace_va_unprepared_from(struct daptrace_va_target *vt,
  * check the rest, whose samples are still pending.  When a writer
  * waits or the scheduler wants the CPU, the lock is dropped for a moment
  * every DAPTRACE_VA_BATCH regions, so thousands of regions never stall the
- * target.  The last mm reference may be ours if the target exits meanwhile:
+ * target; but not for the first DAPTRACE_VA_HOLD_BATCHES batches of the
+ * pass after one cut short that way, which makes the writer wait that long
+ * (no resched point either: some hundred microseconds of walk): else a
+ * target that maps and unmaps in a loop has every pass cut at the first
+ * batch, and the regions past it are never sampled.  Past that many
+ * regions (beyond the default max_nr_regions) such a target can still
+ * starve the last ones.  The last mm reference may be ours if the target exits meanwhile:
  * mmput_async() leaves the teardown to a workqueue.
  */
 static void daptrace_va_sample_target(struct daptrace_ctx *ctx,
@@ -1031,7 +1042,7 @@ static void daptrace_va_sample_target(struct daptrace_ctx *ctx,
 	struct daptrace_region *r, *p;
 	unsigned long addr, pfn, next;
 	struct mm_struct *mm;
-	unsigned int n = 0;
+	unsigned int n = 0, hold;
 	bool young;
 
 	/*
@@ -1066,17 +1077,22 @@ static void daptrace_va_sample_target(struct daptrace_ctx *ctx,
 		goto busy;
 
 	vt->nr_cleared = 0;
+	hold = vt->cut ? DAPTRACE_VA_HOLD_BATCHES : 0;
+	vt->cut = false;
 	p = list_first_entry(&t->regions, struct daptrace_region, list);
 	daptrace_for_each_region(r, t) {
-		if (!(++n % DAPTRACE_VA_BATCH) &&
-		    (mmap_lock_is_contended(mm) || need_resched())) {
-			mmap_read_unlock(mm);
-			cond_resched();
-			if (!mmap_read_trylock(mm))
-				goto busy_flush;
-			/* VMAs may have changed meanwhile */
-			vma = NULL;
-			pvma = NULL;
+		if (!(++n % DAPTRACE_VA_BATCH)) {
+			if (hold) {
+				hold--;
+			} else if (mmap_lock_is_contended(mm) || need_resched()) {
+				mmap_read_unlock(mm);
+				cond_resched();
+				if (!mmap_read_trylock(mm))
+					goto busy_flush;
+				/* VMAs may have changed meanwhile */
+				vma = NULL;
+				pvma = NULL;
+			}
 		}
 		if (check && !daptrace_va_unprepared_region(vt, r)) {
 			addr = r->sampling_addr;
@@ -1126,6 +1142,7 @@ busy_flush:
 	/* Regions checked or picked but not prepared must not be checked. */
 	if (prepare)
 		daptrace_va_unprepared_from(vt, p, check ? r->ar.start : ULONG_MAX);
+	vt->cut = true;
 	vt->runtime = DAPTRACE_VA_RAN;
 	st->nr_busy++;
 flush:
