@@ -353,6 +353,8 @@ static int daptrace_va_ranges(struct mm_struct *mm,
  * or other CLONE_VM child, a driver's worker (vhost's, from
  * get_task_mm()).  Each holds an mm_users reference, as does each thread,
  * so more references than threads with the mm also counts as running.
+ * (6.12's vhost workers are threads of their QEMU and hold a reference
+ * besides: such a target is never idle, and is walked as a busy one.)
  * Not seen: a reference held only for the moment of an access between two
  * samples (process_vm_writev(), ptrace or /proc/pid/mem from another
  * process), which DAMON sees.  A pass cut short by a busy mmap_lock sets
