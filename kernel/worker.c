@@ -429,11 +429,13 @@ int daptrace_start(struct daptrace_mon *mon)
 	/*
 	 * Everything that can fail comes first: a failed start leaves the
 	 * previous run's snapshots and counters readable.  The slots have
-	 * room for one region per range and target beyond max_nr_regions:
-	 * that many survive any merge, and a map update may add as many
-	 * before the next merge enforces the bound.
+	 * room beyond max_nr_regions for what no merge removes and what
+	 * comes after the merge: one region per range and target, which a
+	 * map update may also add; and the share of min_nr_regions that a
+	 * target's regions are rebuilt with after an exec.
 	 */
 	ring = daptrace_ring_alloc(mon->ctx.attrs.max_nr_regions +
+				   mon->ctx.attrs.min_nr_regions +
 				   DAPTRACE_OPS_MAX_RANGES * mon->ctx.nr_targets,
 				   ++generation);
 	if (!ring)
