@@ -8,8 +8,8 @@
 #
 # What monitoring costs where it should cost nothing:
 #  - an idle target: the worker's CPU time while the target is stopped
-#    (SIGSTOP: asleep, its memory unchanged) is < 5% of its CPU time over an
-#    equally long busy phase of the same target (vaddr.c skips the walks of
+#    (SIGSTOP: asleep, its memory unchanged) is < 5% of its CPU time over
+#    equally long busy phases of the same target (vaddr.c skips the walks of
 #    a target none of whose threads ran since the last pass);
 #  - CPUs that never ran the target: with the target and the worker pinned
 #    to the last CPU, tlb_flush=mm adds no TLB or function-call IPI on the
@@ -27,6 +27,8 @@
 DT=/sys/kernel/daptrace
 TMP=${TMPDIR:-/tmp}/idle.$$
 PHASE=4
+IDLE_PHASE=6
+WARM=3
 
 worker_pid() {
 	for c in /proc/[0-9]*/comm; do
@@ -57,8 +59,20 @@ monitor_on() {
 	echo "$1" > $DT/target && echo on > $DT/state
 }
 
+# cpu_over SECS: the worker's CPU time in us over the next SECS seconds.
+cpu_over() {
+	c0=$(cat $DT/worker_cpu_us)
+	sleep "$1"
+	echo $(($(cat $DT/worker_cpu_us) - c0))
+}
+
+# The busy phases start once the regions have settled (WARM seconds after
+# "on"; in the first second they are still being split from min_nr_regions)
+# and alternate with the stopped ones, twice, so that a drift of the busy
+# cost within the boot shows.  Each stopped phase starts a second after
+# SIGSTOP, once the window the target last ran in has ended.
 idle_cost() {
-	if ! workload_start "$TMP/truth" -p hotcold -s 256M --thp never -d 60s; then
+	if ! workload_start "$TMP/truth" -p hotcold -s 256M --thp never -d 120s; then
 		ktap_test_fail "idle target" "workload did not start"
 		return
 	fi
@@ -69,21 +83,22 @@ idle_cost() {
 		ktap_test_fail "idle target" "monitoring did not start"
 		return
 	fi
-	sleep 1
-	c0=$(cat $DT/worker_cpu_us)
-	sleep $PHASE
-	c1=$(cat $DT/worker_cpu_us)
-	kill -STOP $pid
-	sleep 1
-	c2=$(cat $DT/worker_cpu_us)
-	sleep $PHASE
-	c3=$(cat $DT/worker_cpu_us)
+	sleep $WARM
+	busy=0 idle=0 pairs=
+	for _ in 1 2; do
+		b=$(cpu_over $IDLE_PHASE)
+		kill -STOP $pid
+		sleep 1
+		s=$(cpu_over $IDLE_PHASE)
+		kill -CONT $pid
+		sleep 1
+		busy=$((busy + b)) idle=$((idle + s)) pairs="$pairs $b/$s"
+	done
 	echo off > $DT/state
-	kill -CONT $pid
 	kill $pid
 	wait $pid 2>/dev/null
-	busy=$((c1 - c0)) idle=$((c3 - c2))
-	echo "# worker CPU over ${PHASE}s: busy target ${busy} us, stopped target ${idle} us"
+	echo "# worker CPU in us over ${IDLE_PHASE}s phases, busy/stopped:$pairs"
+	echo "# worker CPU over $((2 * IDLE_PHASE))s: busy target ${busy} us, stopped target ${idle} us"
 	if [ $busy -gt 0 ] && [ $((idle * 100)) -lt $((busy * 5)) ]; then
 		echo "# GOAL idle target costs < 5% of a busy one: met"
 	else
