@@ -33,6 +33,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <link.h>
 #include <malloc.h>
@@ -75,8 +76,11 @@ static void (*real_closefrom)(int);
  * emit() counts itself in nr_writing while it uses the number.
  */
 static atomic_int log_fd = -1;
+static int log_num = -1;	/* log_fd's number, also once stopped */
 static atomic_int nr_writing;
 static __thread int writing;
+/* 1 while the first closer of the log's number writes the C line, 2 once it did */
+static atomic_int log_stopping;
 static pid_t log_owner;		/* the process this log_fd is the log of */
 static uint64_t log_dev, log_ino;
 static size_t min_size = 4096;
@@ -188,6 +192,9 @@ static void after_fork(void)
 	log_owner = getpid();
 	/* the threads that were writing are not in the child */
 	atomic_store(&nr_writing, writing);
+	/* a stop under way in another thread never ends in this process */
+	if (atomic_load(&log_stopping) == 1)
+		atomic_store(&log_stopping, 2);
 }
 
 /* Start a line "K,pid[,tid],ns". */
@@ -218,13 +225,17 @@ static int is_log(int fd)
 	       (uint64_t)st.st_ino == log_ino;
 }
 
+/*
+ * The system call, not write(): that one is a cancellation point, and a
+ * thread cancelled in it would leave emit() still counted in nr_writing.
+ */
 static void put_line(int fd, struct line *l)
 {
 	ssize_t w;
 
 	l->b[l->n++] = '\n';
 	do {
-		w = write(fd, l->b, l->n);
+		w = (ssize_t)syscall(SYS_write, fd, l->b, l->n);
 	} while (w < 0 && errno == EINTR);
 	if (w == (ssize_t)l->n)
 		atomic_fetch_add(&nr_lines, 1);
@@ -256,24 +267,70 @@ static void emit(struct line *l)
  * A vfork child (posix_spawn, subprocess) runs in its parent's memory:
  * its closes are not the parent's, the log is left alone.
  */
+/*
+ * Wait, at most ~100 ms, until @done() holds.  Bounded: a thread that
+ * left emit() by siglongjmp() from a signal handler stays counted in
+ * nr_writing for good, and a hang of the program is worse than a torn last
+ * line in our own log.  The sleep is the system call, no cancellation point.
+ */
+static void wait_until(int (*done)(void))
+{
+	struct timespec ms = { 0, 1000000 };
+
+	for (int i = 0; i < 1000 + 100 && !done(); i++) {
+		if (i < 1000)
+			sched_yield();
+		else
+			syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &ms, NULL);
+	}
+}
+
+static int writes_done(void)
+{
+	return atomic_load(&nr_writing) <= writing;
+}
+
+static int stop_done(void)
+{
+	return atomic_load(&log_stopping) != 1;
+}
+
 static void stop_log(unsigned int lo, unsigned int hi)
 {
 	int fd = atomic_load(&log_fd), saved = errno;
 	struct line l;
 
-	if (fd < 0 || (unsigned int)fd < lo || (unsigned int)fd > hi || getpid() != log_owner)
+	if (log_num < 0 || (unsigned int)log_num < lo || (unsigned int)log_num > hi)
 		return;
-	if (!atomic_compare_exchange_strong(&log_fd, &fd, -1))
-		return;		/* another thread did */
-	while (atomic_load(&nr_writing) > writing)
-		sched_yield();	/* a write that took the number before */
+	if (getpid() != log_owner) {
+		errno = saved;
+		return;
+	}
+	if (fd < 0 || !atomic_compare_exchange_strong(&log_fd, &fd, -1)) {
+		/* another thread stops it: the number is not ours until it did */
+		wait_until(stop_done);
+		errno = saved;
+		return;
+	}
+	atomic_store(&log_stopping, 1);
+	wait_until(writes_done);	/* writes that took the number before */
 	begin(&l, 'C', 0);
 	put_sep(&l);
 	put_num(&l, atomic_load(&nr_lines), 10);
 	put_sep(&l);
 	put_num(&l, atomic_load(&nr_lost), 10);
 	put_line(fd, &l);
+	atomic_store(&log_stopping, 2);
 	errno = saved;
+}
+
+/* dup2()/dup3() replace @fd only if @old is open; a failed one changes nothing */
+static int valid_fd(int old)
+{
+	int saved = errno, ok = fcntl(old, F_GETFD) >= 0;
+
+	errno = saved;
+	return ok;
 }
 
 EXPORT int close(int fd)
@@ -289,7 +346,7 @@ EXPORT int dup2(int old, int fd)
 {
 	if (!real_dup2)
 		resolve();
-	if (fd >= 0 && old != fd)
+	if (fd >= 0 && old != fd && valid_fd(old))
 		stop_log((unsigned int)fd, (unsigned int)fd);
 	return real_dup2(old, fd);
 }
@@ -298,7 +355,7 @@ EXPORT int dup3(int old, int fd, int flags)
 {
 	if (!real_dup3)
 		resolve();
-	if (fd >= 0 && old != fd)
+	if (fd >= 0 && old != fd && valid_fd(old))
 		stop_log((unsigned int)fd, (unsigned int)fd);
 	return real_dup3(old, fd, flags);
 }
@@ -641,6 +698,7 @@ __attribute__((constructor)) static void objtrace_init(void)
 	if (!is_log((int)fd))
 		return;
 	log_owner = getpid();
+	log_num = (int)fd;
 	atomic_store(&log_fd, (int)fd);
 	min_size = parse_size(getenv("DAPTRACE_OBJTRACE_MIN"), 4096);
 	pthread_atfork(NULL, NULL, after_fork);

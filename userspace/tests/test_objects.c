@@ -11,6 +11,7 @@
 #include <libgen.h>
 #include <limits.h>
 #include <link.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -426,7 +427,30 @@ static off_t size_of(const char *path)
 }
 
 /* how the program takes the log's fd number over, through the tracer */
-enum { BY_DUP2, BY_DUP3, BY_CLOSE, BY_CLOSE_RANGE, BY_CLOSEFROM, BY_VFORK_CHILD };
+enum { BY_DUP2, BY_DUP3, BY_CLOSE, BY_CLOSE_RANGE, BY_CLOSEFROM, BY_VFORK_CHILD,
+       BY_FAILED_DUP2, BY_CLOSE_AFTER_CANCEL };
+
+/* the log's own lines: these leave it growing, not ended by a C line */
+static int log_kept(int how)
+{
+	return how == BY_VFORK_CHILD || how == BY_FAILED_DUP2;
+}
+
+static void *(*traced_malloc)(size_t);
+static void (*traced_free)(void *);
+
+/* logs (malloc, free) until cancelled: write(2) would be the cancellation point */
+static void *alloc_loop(void *unused)
+{
+	(void)unused;
+	for (;;) {
+		void *volatile p = traced_malloc(1 << 16);
+
+		traced_free(p);
+		pthread_testcancel();
+	}
+	return NULL;
+}
 
 static __attribute__((noinline)) int vfork_close_range(int (*fn)(unsigned int, unsigned int,
 								    int))
@@ -449,21 +473,23 @@ static __attribute__((noinline)) int vfork_close_range(int (*fn)(unsigned int, u
 static pid_t take_log_fd(const char *lib, const char *log, int log_fd, int ufd, int how)
 {
 	pid_t pid = fork();
-	void *h, *(*traced_malloc)(size_t);
+	pthread_t t;
 	off_t before;
-	void *fn;
-	int ret = 0;
+	void *h, *fn;
+	int ret = 0, bad;
 
 	if (pid)
 		return pid;
+	alarm(10);	/* a close waiting for good is a failure, not a hang */
 	h = dlopen(lib, RTLD_NOW);
 	before = size_of(log);
 	if (!h || before <= 0)
 		_exit(1);
 	traced_malloc = (void *(*)(size_t))dlsym(h, "malloc");
-	fn = dlsym(h, (const char *[]){ "dup2", "dup3", "close", "close_range",
-						 "closefrom", "close_range" }[how]);
-	if (!traced_malloc || !fn)
+	traced_free = (void (*)(void *))dlsym(h, "free");
+	fn = dlsym(h, (const char *[]){ "dup2", "dup3", "close", "close_range", "closefrom",
+					 "close_range", "dup2", "close" }[how]);
+	if (!traced_malloc || !traced_free || !fn)
 		_exit(2);
 	switch (how) {
 	case BY_DUP2:
@@ -484,13 +510,26 @@ static pid_t take_log_fd(const char *lib, const char *log, int log_fd, int ufd, 
 	case BY_VFORK_CHILD:
 		ret = vfork_close_range((int (*)(unsigned int, unsigned int, int))fn);
 		break;
+	case BY_FAILED_DUP2:	/* EBADF: the log is still at its number */
+		bad = dup(0);
+		close(bad);
+		ret = ((int (*)(int, int))fn)(bad, log_fd) == -1 && errno == EBADF ? 0 : -1;
+		break;
+	case BY_CLOSE_AFTER_CANCEL:
+		if (pthread_create(&t, NULL, alloc_loop, NULL))
+			_exit(7);
+		usleep(50000);
+		if (pthread_cancel(t) || pthread_join(t, NULL))
+			_exit(8);
+		ret = ((int (*)(int))fn)(log_fd);
+		break;
 	}
-	if (ret < 0 || (how != BY_VFORK_CHILD && dup2(ufd, log_fd) != log_fd))
+	if (ret < 0 || (!log_kept(how) && dup2(ufd, log_fd) != log_fd))
 		_exit(3);
 	before = size_of(log);
 	if (!traced_malloc(1 << 16))
 		_exit(4);
-	if (how == BY_VFORK_CHILD)
+	if (log_kept(how))
 		_exit(size_of(log) > before ? 0 : 5);
 	_exit(size_of(log) == before ? 0 : 6);
 }
@@ -558,13 +597,14 @@ TEST(tracer_never_writes_to_a_reused_fd)
 	EXPECT_EQ(0, WEXITSTATUS(status));
 	EXPECT_EQ(0, size_of(user));
 
-	for (int how = BY_DUP2; how <= BY_VFORK_CHILD; how++) {
+	for (int how = BY_DUP2; how <= BY_CLOSE_AFTER_CANCEL; how++) {
 		pid = take_log_fd(lib, r.log_path, r.log_fd, ufd, how);
 		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		EXPECT_TRUE(WIFEXITED(status)) TH_LOG("how %d: status %#x", how, status);
 		EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("how %d", how);
 		EXPECT_EQ(0, size_of(user)) TH_LOG("how %d", how);
 		snprintf(c_line, sizeof(c_line), "C,%d,", (int)pid);
-		if (how != BY_VFORK_CHILD)
+		if (!log_kept(how))
 			EXPECT_EQ(0, strncmp(last_line(r.log_path), c_line, strlen(c_line)))
 				TH_LOG("how %d: %s", how, last_line(r.log_path));
 	}
