@@ -70,6 +70,11 @@ static int (*real_dup3)(int, int, int);
 static int (*real_close_range)(unsigned int, unsigned int, int);
 static void (*real_closefrom)(int);
 #endif
+/* glibc 2.34's _Fork(): a fork that runs no pthread_atfork handler */
+#if defined(__GLIBC__) && __GLIBC_PREREQ(2, 34)
+#define HAVE__FORK 1
+static pid_t (*real__Fork)(void);
+#endif
 
 /*
  * -1 for good once the program closes or replaces it (see stop_log);
@@ -79,6 +84,12 @@ static atomic_int log_fd = -1;
 static int log_num = -1;	/* log_fd's number, also once stopped */
 static atomic_int nr_writing;
 static __thread int writing;
+/*
+ * Set in a process that is not log_owner (a vfork child, which shares this
+ * thread's memory, or a raw clone's child) when it closes the log's number:
+ * this thread writes nothing while getpid() is not log_owner.
+ */
+static __thread int foreign_close;
 /* 1 while the first closer of the log's number writes the C line, 2 once it did */
 static atomic_int log_stopping;
 static pid_t log_owner;		/* the process this log_fd is the log of */
@@ -130,6 +141,9 @@ static void resolve(void)
 #ifdef CLOSE_RANGE_CLOEXEC
 	real_close_range = dlsym(RTLD_NEXT, "close_range");
 	real_closefrom = dlsym(RTLD_NEXT, "closefrom");
+#endif
+#ifdef HAVE__FORK
+	real__Fork = dlsym(RTLD_NEXT, "_Fork");
 #endif
 	resolving = 0;
 }
@@ -190,6 +204,7 @@ static void after_fork(void)
 	cached_pid = 0;
 	cached_tid = 0;
 	log_owner = getpid();
+	foreign_close = 0;
 	/* the threads that were writing are not in the child */
 	atomic_store(&nr_writing, writing);
 	/* a stop under way in another thread never ends in this process */
@@ -251,6 +266,12 @@ static void emit(struct line *l)
 	atomic_fetch_add(&nr_writing, 1);
 	writing++;
 	fd = atomic_load(&log_fd);
+	if (fd >= 0 && foreign_close) {
+		if (getpid() != log_owner)
+			fd = -1;
+		else
+			foreign_close = 0;	/* the vfork parent, back */
+	}
 	if (fd >= 0)
 		put_line(fd, l);
 	writing--;
@@ -265,7 +286,10 @@ static void emit(struct line *l)
  * closed what it inherited, as Python's subprocess does, opens files of its
  * own).  A "C" line, the last one, says so while the fd is still the log.
  * A vfork child (posix_spawn, subprocess) runs in its parent's memory:
- * its closes are not the parent's, the log is left alone.
+ * its closes are not the parent's, the log is left alone (and the thread
+ * writes nothing until its pid is the owner's again).  fork() and _Fork()
+ * run after_fork() in the child, which owns its copy; a raw clone's child
+ * does not, and is taken for a vfork child.
  */
 /*
  * Wait, at most ~100 ms, until @done() holds.  Bounded: a thread that
@@ -303,6 +327,13 @@ static void stop_log(unsigned int lo, unsigned int hi)
 	if (log_num < 0 || (unsigned int)log_num < lo || (unsigned int)log_num > hi)
 		return;
 	if (getpid() != log_owner) {
+		/*
+		 * A vfork child, in this thread's memory, or a raw clone's
+		 * child (no atfork handler ran): the log is left alone, but
+		 * this thread writes no more while its pid is not the owner's.
+		 */
+		if (fd >= 0)
+			foreign_close = 1;
 		errno = saved;
 		return;
 	}
@@ -376,6 +407,21 @@ EXPORT void closefrom(int lo)
 		resolve();
 	stop_log(lo > 0 ? (unsigned int)lo : 0, UINT_MAX);
 	real_closefrom(lo);
+}
+#endif
+
+#ifdef HAVE__FORK
+/* its child is a process of its own, as fork()'s: the handler is run here */
+EXPORT pid_t _Fork(void)
+{
+	pid_t pid;
+
+	if (!real__Fork)
+		resolve();
+	pid = real__Fork();
+	if (!pid && log_num >= 0)
+		after_fork();
+	return pid;
 }
 #endif
 
