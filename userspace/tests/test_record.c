@@ -566,11 +566,11 @@ TEST_F(rec, policy_record_gzip_keeps_old)
 }
 
 /*
- * Only a file of its own is kept as FILE.old: a symlink is written through
- * (renamed, it would leave its target alone and itself moved away), and a
- * FIFO is not removed when nothing was recorded.
+ * A symlink to a record (latest.csv -> run17.csv) is kept as FILE.old, the
+ * link itself, its target untouched, and FILE is a new file; a FIFO is
+ * written through and not removed when nothing was recorded.
  */
-TEST_F(rec, output_symlink_and_fifo_written_through)
+TEST_F(rec, output_symlink_kept_and_fifo_written_through)
 {
 	char real[600], link[600], old[640], fifo[600], script[600], out[4096], err[512];
 	struct counted c = { 0 };
@@ -595,9 +595,12 @@ TEST_F(rec, output_symlink_and_fifo_written_through)
 	fake_write(self->dir, "target_status", "%d exited\n", pid);
 	ASSERT_EQ(0, recorder_exit(self->recorder));
 	ASSERT_EQ(0, lstat(link, &st));
+	EXPECT_TRUE(S_ISREG(st.st_mode));
+	ASSERT_EQ(0, lstat(old, &st));
 	EXPECT_TRUE(S_ISLNK(st.st_mode));
-	EXPECT_NE(0, access(old, F_OK));
-	ASSERT_EQ(0, rec_read_path(real, 0, count, &c, &info, err, sizeof(err)))
+	EXPECT_TRUE(file_is(real, "previous record\n"));
+	EXPECT_TRUE(file_is(old, "previous record\n"));
+	ASSERT_EQ(0, rec_read_path(link, 0, count, &c, &info, err, sizeof(err)))
 		TH_LOG("%s", err);
 	EXPECT_EQ(3, c.snapshots);
 	rec_info_free(&info);
@@ -645,6 +648,34 @@ void warn_msg(const char *cmd, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+/* A name through /proc (as /dev/stdout is) is an open file's: never renamed. */
+TEST(proc_link_written_through)
+{
+	char dir[] = "/tmp/daptrace-recout-XXXXXX", path[64], file[64], target[64];
+	struct stat st;
+	char *kept = NULL;
+	int fd;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/out.csv", dir);
+	snprintf(file, sizeof(file), "%s/file", dir);
+	fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ASSERT_GE(fd, 0);
+	snprintf(target, sizeof(target), "/proc/self/fd/%d", fd);
+	ASSERT_EQ(0, symlink(target, path));
+	EXPECT_EQ(0, recout_keep_old("record", "--output", path, 1, &kept));
+	EXPECT_EQ(NULL, kept);
+	ASSERT_EQ(0, lstat(path, &st));
+	EXPECT_TRUE(S_ISLNK(st.st_mode));
+	free(kept);
+	close(fd);
+	unlink(path);
+	snprintf(path + strlen(path), sizeof(path) - strlen(path), ".old");
+	unlink(path);
+	unlink(file);
+	rmdir(dir);
 }
 
 /* A record that cannot be created once FILE.old was made puts it back. */
