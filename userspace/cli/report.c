@@ -537,12 +537,20 @@ double report_freq(const struct rec_snapshot *s, const struct rec_region *r,
 	return r->nr_accesses >= max ? 100.0 : 100.0 * r->nr_accesses / max;
 }
 
-static int make_temp(char *path, size_t len, const char *what, FILE **f)
+/* TMPDIR if it is a directory, else /tmp (a stale TMPDIR is no reason to fail) */
+static const char *temp_dir(void)
 {
 	const char *dir = getenv("TMPDIR");
+	struct stat st;
+
+	return dir && *dir && !stat(dir, &st) && S_ISDIR(st.st_mode) ? dir : "/tmp";
+}
+
+static int make_temp(char *path, size_t len, const char *what, FILE **f)
+{
 	int fd;
 
-	snprintf(path, len, "%s/daptrace-%s-XXXXXX", dir && *dir ? dir : "/tmp", what);
+	snprintf(path, len, "%s/daptrace-%s-XXXXXX", temp_dir(), what);
 	fd = mkstemp(path);
 	if (fd < 0)
 		return fail(CMD, "creating a temporary file %s: %s", path, strerror(errno));
@@ -577,12 +585,10 @@ static int is_input(const struct report_opts *o, const char *path)
  */
 static int anon_temp(FILE **f)
 {
-	const char *dir = getenv("TMPDIR");
+	const char *dir = temp_dir();
 	char path[4096];
 	int fd;
 
-	if (!dir || !*dir)
-		dir = "/tmp";
 	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		/* a file system without O_TMPFILE: named for an instant */
@@ -614,14 +620,17 @@ static int copy_out(FILE *from, const char *path)
 	to = fopen(path, "w");
 	if (!to)
 		return fail(CMD, "--output %s: %s", path, strerror(errno));
+	/* truncated first: a write that fails (ENOSPC) leaves it cut, and says so */
+	errno = 0;
 	while ((n = fread(buf, 1, sizeof(buf), from)) > 0)
 		if (fwrite(buf, 1, n, to) != n)
 			break;
 	if (ferror(from) || ferror(to))
 		err = errno ? errno : EIO;
 	if (fclose(to) && !err)
-		err = errno;
-	return err ? fail(CMD, "writing %s: %s", path, strerror(err)) : 0;
+		err = errno ? errno : EIO;
+	return err ? fail(CMD, "--output %s: writing it: %s (it is incomplete)", path,
+			  strerror(err)) : 0;
 }
 
 static int run_mode(const struct report_opts *o, const struct report_mode *m)

@@ -307,6 +307,36 @@ TEST(output_is_the_same_file)
 	tmp_clean(&d);
 }
 
+/*
+ * A TMPDIR that is gone is no reason to fail (/tmp is used), and an output
+ * that cannot be written in full (ENOSPC) is an error naming --output.
+ */
+TEST(output_stale_tmpdir_and_full_device)
+{
+	struct tmp t = { 0 }, o = { 0 };
+	const char *rec = tmp_record(&t, "r.csv", last_empty);
+	char file[160], gone[160];
+
+	NEED_BIN();
+	ASSERT_NE(NULL, rec);
+	strcpy(o.dir, "/tmp/daptrace-report-XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(o.dir));
+	snprintf(file, sizeof(file), "%s/out.txt", o.dir);
+	snprintf(gone, sizeof(gone), "%s/gone", o.dir);
+	setenv("TMPDIR", gone, 1);
+	EXPECT_EQ(0, run_daptrace(A("report", "wss", "-o", file, (char *)rec), out,
+				  sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(slurp(file), "working set size"));
+	unsetenv("TMPDIR");
+	if (!access("/dev/full", W_OK)) {
+		EXPECT_EQ(1, run_daptrace(A("report", "wss", "-o", "/dev/full", (char *)rec),
+					  out, sizeof(out)));
+		EXPECT_NE(NULL, strstr(out, "--output /dev/full")) TH_LOG("%s", out);
+	}
+	tmp_clean(&t);
+	tmp_clean(&o);
+}
+
 TEST(partial_record_cut_inside_a_quoted_label)
 {
 	struct tmp t = { 0 };
