@@ -1028,8 +1028,8 @@ static void daptrace_va_unprepared_from(struct daptrace_va_target *vt,
  * target that maps and unmaps in a loop has every pass cut at the first
  * batch, and the regions past it are never sampled.  Past that many
  * regions (beyond the default max_nr_regions) such a target can still
- * starve the last ones.  The last mm reference may be ours if the target exits meanwhile:
- * mmput_async() leaves the teardown to a workqueue.
+ * starve the last ones.  The last mm reference may be ours if the target
+ * exits meanwhile: mmput_async() leaves the teardown to a workqueue.
  */
 static void daptrace_va_sample_target(struct daptrace_ctx *ctx,
 				      struct daptrace_target *t,
