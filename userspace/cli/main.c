@@ -1,13 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* daptrace: entry point and subcommand dispatch (usage generated from the table). */
-#include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
-
-const char *prog = "daptrace";
 
 static const struct subcommand subcommands[] = {
 	{ "record", cmd_record, "monitor a command or processes and write a CSV record" },
@@ -28,65 +24,6 @@ static void usage(FILE *f)
 		"of a command; 'daptrace-<command>' is 'daptrace <command>'.\n"
 		"The kernel interface is at $DAPTRACE_SYSFS or /sys/kernel/daptrace.\n",
 		prog, prog);
-}
-
-static void vmsg(const char *cmd, const char *fmt, va_list ap)
-{
-	fprintf(stderr, "%s%s%s: ", prog, cmd ? " " : "", cmd ? cmd : "");
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
-int usage_error(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg(cmd, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "Run '%s %s --help' for usage.\n", prog, cmd ? cmd : "");
-	return EXIT_USAGE;
-}
-
-int fail(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg(cmd, fmt, ap);
-	va_end(ap);
-	return EXIT_FAIL;
-}
-
-void warn_msg(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg(cmd, fmt, ap);
-	va_end(ap);
-}
-
-int opt_error(const char *cmd, char **argv, int c)
-{
-	const char *arg = optind > 0 ? argv[optind - 1] : "";
-	char name[64];
-
-	/* getopt leaves optopt set for short options, 0 for unknown long ones */
-	if (!strncmp(arg, "--", 2))
-		snprintf(name, sizeof(name), "%.*s", (int)strcspn(arg, "="), arg);
-	else if (optopt > 0 && optopt < 256)
-		snprintf(name, sizeof(name), "-%c", optopt);
-	else
-		snprintf(name, sizeof(name), "%s", arg);
-	if (c == ':')
-		return usage_error(cmd, "option '%s' needs a value", name);
-	return usage_error(cmd, "unknown option '%s'", name);
-}
-
-int bad_value(const char *cmd, const char *flag, const char *val, const char *what)
-{
-	return usage_error(cmd, "%s: invalid value '%s' (%s)", flag, val, what);
 }
 
 static const struct subcommand *find_subcommand(const char *name)

@@ -395,32 +395,6 @@ TEST(cli_bad_input)
 	unlink(rec);
 }
 
-/* the CLI's message helpers (cli/main.c) for objects_record.c */
-const char *prog = "daptrace";
-
-int fail(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s %s: ", prog, cmd);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return 1;
-}
-
-void warn_msg(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s %s: ", prog, cmd);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
 static off_t size_of(const char *path)
 {
 	struct stat st;

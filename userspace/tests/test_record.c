@@ -60,6 +60,35 @@ static int count(void *arg, const struct rec_snapshot *s, const struct rec_info 
 	return 0;
 }
 
+/*
+ * @gz holds a complete gzip record of @nr snapshots, and @old the file
+ * "previous record" that was at @gz before: renamed, not overwritten.
+ */
+static void check_gz_kept_old(struct __test_metadata *_metadata, const char *gz,
+			      const char *old, uint64_t nr)
+{
+	char err[512], buf[16] = "";
+	struct counted c = { 0 };
+	struct rec_info info;
+	FILE *f;
+
+	f = fopen(old, "r");
+	ASSERT_NE(NULL, f);
+	EXPECT_NE(NULL, fgets(buf, sizeof(buf), f));
+	fclose(f);
+	EXPECT_STREQ("previous record", buf);
+	/* gzip on disk, read as is */
+	f = fopen(gz, "r");
+	ASSERT_NE(NULL, f);
+	EXPECT_EQ(0x1f, fgetc(f));
+	EXPECT_EQ(0x8b, fgetc(f));
+	fclose(f);
+	ASSERT_EQ(0, rec_read_path(gz, 0, count, &c, &info, err, sizeof(err))) TH_LOG("%s", err);
+	EXPECT_EQ(nr, c.snapshots);
+	EXPECT_TRUE(info.complete);
+	rec_info_free(&info);
+}
+
 FIXTURE(rec) {
 	char dir[256];
 	char out[512];
@@ -425,9 +454,7 @@ TEST_F(rec, command_that_cannot_run_fails)
  */
 TEST_F(rec, record_heatmap_link_gzip_keeps_old)
 {
-	char link[600], gz[600], old[640], png[600], err[512], buf[16] = "";
-	struct counted c = { 0 };
-	struct rec_info info;
+	char link[600], gz[600], old[640], png[600];
 	struct stat st;
 	pid_t pid = 0;
 	FILE *f;
@@ -457,22 +484,7 @@ TEST_F(rec, record_heatmap_link_gzip_keeps_old)
 	ASSERT_EQ(0, fake_kernel_run(self->dir, 12, 30, &pid));
 	fake_write(self->dir, "target_status", "%d exited\n", pid);
 	ASSERT_EQ(0, recorder_exit(self->recorder));
-	/* the old file was renamed, not overwritten */
-	f = fopen(old, "r");
-	ASSERT_NE(NULL, f);
-	EXPECT_NE(NULL, fgets(buf, sizeof(buf), f));
-	fclose(f);
-	EXPECT_STREQ("previous record", buf);
-	/* gzip on disk, read as is */
-	f = fopen(gz, "r");
-	ASSERT_NE(NULL, f);
-	EXPECT_EQ(0x1f, fgetc(f));
-	EXPECT_EQ(0x8b, fgetc(f));
-	fclose(f);
-	ASSERT_EQ(0, rec_read_path(gz, 0, count, &c, &info, err, sizeof(err))) TH_LOG("%s", err);
-	EXPECT_EQ(12, c.snapshots);
-	EXPECT_TRUE(info.complete);
-	rec_info_free(&info);
+	check_gz_kept_old(_metadata, gz, old, 12);
 	EXPECT_EQ(0, stat(png, &st));
 	EXPECT_GT(st.st_size, 1000);
 }
@@ -524,9 +536,7 @@ TEST_F(rec, top_stdio_shows_live_tables)
 /* policy --record FILE.gz: like record, gzip by name and the old one kept */
 TEST_F(rec, policy_record_gzip_keeps_old)
 {
-	char gz[600], old[640], err[512], buf[16] = "";
-	struct counted c = { 0 };
-	struct rec_info info;
+	char gz[600], old[640];
 	pid_t pid = 0;
 	FILE *f;
 
@@ -549,20 +559,7 @@ TEST_F(rec, policy_record_gzip_keeps_old)
 	ASSERT_EQ(0, fake_kernel_run(self->dir, 5, 30, &pid));
 	fake_write(self->dir, "target_status", "%d exited\n", pid);
 	ASSERT_EQ(0, recorder_exit(self->recorder));
-	f = fopen(old, "r");
-	ASSERT_NE(NULL, f);
-	EXPECT_NE(NULL, fgets(buf, sizeof(buf), f));
-	fclose(f);
-	EXPECT_STREQ("previous record", buf);
-	f = fopen(gz, "r");
-	ASSERT_NE(NULL, f);
-	EXPECT_EQ(0x1f, fgetc(f));
-	EXPECT_EQ(0x8b, fgetc(f));
-	fclose(f);
-	ASSERT_EQ(0, rec_read_path(gz, 0, count, &c, &info, err, sizeof(err))) TH_LOG("%s", err);
-	EXPECT_EQ(5, c.snapshots);
-	EXPECT_TRUE(info.complete);
-	rec_info_free(&info);
+	check_gz_kept_old(_metadata, gz, old, 5);
 }
 
 /*
@@ -622,32 +619,6 @@ TEST_F(rec, output_symlink_kept_and_fifo_written_through)
 	EXPECT_TRUE(S_ISFIFO(st.st_mode));
 	snprintf(old, sizeof(old), "%s.old", fifo);
 	EXPECT_NE(0, access(old, F_OK));
-}
-
-/* the CLI's message helpers (cli/main.c) for record_output.c */
-const char *prog = "daptrace";
-
-int fail(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s %s: ", prog, cmd);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return 1;
-}
-
-void warn_msg(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s %s: ", prog, cmd);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
 }
 
 /* A name through /proc (as /dev/stdout is) is an open file's: never renamed. */
