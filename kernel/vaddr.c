@@ -67,10 +67,18 @@ MODULE_PARM_DESC(placement,
  *		prepare-only pass) with addresses picked for old regions.
  *		Passes do not check them until one prepares them.  Addresses,
  *		not region pointers: aggregation may free regions in between,
- *		and the prepare-only pass that follows it prepares them all.
- *		Empty when @unprep_start >= @unprep_end.
+ *		and the prepare-only pass that follows it prepares them all
+ *		(or leaves a span of its own).
+ *		Circular, as the passes walk: wraps past the last region if
+ *		@unprep_start > @unprep_end; empty if they are equal.
  * @cut:	The last pass was cut short at a batch boundary: the next one
  *		keeps the lock longer (see daptrace_va_sample_target()).
+ * @resume:	Where the next pass begins, by address: the first region
+ *		the last pass cut short did not prepare (the start of the
+ *		span above while that is not empty) or, checking only, did
+ *		not reach; after a pass that checked and prepared to its
+ *		end, the first it did not visit (daptrace_va_stop()), or 0,
+ *		the first region, if it went round them all.
  * @nr_cleared:	Accessed bits cleared by the current pass.
  * @fresh:	Regions were (re)built, merged or split since the last
  *		checking walk (a prepare-only walk follows every such change):
@@ -93,6 +101,7 @@ struct daptrace_va_target {
 	unsigned long unprep_start;
 	unsigned long unprep_end;
 	bool cut;
+	unsigned long resume;
 	unsigned int nr_cleared;
 	bool fresh;
 	bool ran;
@@ -979,30 +988,99 @@ static void daptrace_va_tlb_flush(struct mm_struct *mm)
 /* Whether a pass cut short left regions without a prepared sample. */
 static bool daptrace_va_unprepared(const struct daptrace_va_target *vt)
 {
-	return vt->unprep_start < vt->unprep_end;
+	return vt->unprep_start != vt->unprep_end;
 }
 
 static bool daptrace_va_unprepared_region(const struct daptrace_va_target *vt,
 					  const struct daptrace_region *r)
 {
-	return r->ar.start >= vt->unprep_start && r->ar.start < vt->unprep_end;
+	unsigned long a = r->ar.start;
+
+	if (vt->unprep_start <= vt->unprep_end)
+		return a >= vt->unprep_start && a < vt->unprep_end;
+	return a >= vt->unprep_start || a < vt->unprep_end;
+}
+
+static void daptrace_va_set_unprepared(struct daptrace_va_target *vt,
+				       unsigned long start, unsigned long end)
+{
+	vt->unprep_start = start;
+	vt->unprep_end = end;
 }
 
 /*
- * A pass cut short: the regions from @p, the first it did not prepare, up
- * to @end, the start of the first it did not reach (whose sample is still
- * pending), have no prepared sample; nor has what an earlier cut left
- * unprepared beyond @end.  One span keeps this simple: regions with a
- * pending sample between the two merely miss a check.
+ * A pass that began at @s was cut short at @r, not reached: what has no
+ * prepared sample now, as one span from @p, the first region it did not
+ * prepare (where the next pass begins).  A prepare-only pass leaves all
+ * from @p round to @s.  A checking pass began at an earlier cut's span, if
+ * any: it leaves up to its end if @r is still in it, else up to @r (whose
+ * sample is still pending, as are those of the regions after it).
  */
 static void daptrace_va_unprepared_from(struct daptrace_va_target *vt,
+					const struct daptrace_region *s,
 					const struct daptrace_region *p,
-					unsigned long end)
+					const struct daptrace_region *r,
+					bool check)
 {
-	if (daptrace_va_unprepared(vt) && vt->unprep_end > end)
+	unsigned long end = r->ar.start;
+
+	if (!check)
+		end = s->ar.start;
+	else if (daptrace_va_unprepared_region(vt, r))
 		end = vt->unprep_end;
-	vt->unprep_start = p->ar.start;
-	vt->unprep_end = end;
+	daptrace_va_set_unprepared(vt, p->ar.start, end);
+	vt->resume = p->ar.start;
+}
+
+/* The region a pass begins at: the first that ends past @resume. */
+static struct daptrace_region *daptrace_va_first(struct daptrace_target *t,
+						 unsigned long resume)
+{
+	struct daptrace_region *r;
+
+	daptrace_for_each_region(r, t)
+		if (r->ar.end > resume)
+			return r;
+	return list_first_entry(&t->regions, struct daptrace_region, list);
+}
+
+/*
+ * Where a pass that checks and prepares from @s, and wraps around, stops:
+ * before the regions that reach into the 2 MiB block @s starts in.  Their
+ * prepares at the end of the pass would clear a huge pmd that @s's prepare
+ * cleared at its start, and so hide what was accessed in between (the huge
+ * pmd rule, see daptrace_va_sample_target()).  They keep their pending
+ * samples, checked by a later pass (@s's prepare may clear them again,
+ * which leaves them at least a sampling interval).  Not those without one
+ * (an earlier cut's span, if it wraps round to them: then the pass checks
+ * nothing).  @s itself if it is the first region.
+ */
+static struct daptrace_region *daptrace_va_stop(struct daptrace_target *t,
+						const struct daptrace_va_target *vt,
+						struct daptrace_region *s)
+{
+	struct daptrace_region *first, *prev;
+	unsigned long block = s->ar.start >> PMD_SHIFT;
+
+	first = list_first_entry(&t->regions, struct daptrace_region, list);
+	while (s != first) {
+		prev = list_prev_entry(s, list);
+		if ((prev->ar.end - 1) >> PMD_SHIFT < block ||
+		    daptrace_va_unprepared_region(vt, prev))
+			break;
+		s = prev;
+	}
+	return s;
+}
+
+/* The region after @r in the circular order of a pass. */
+static struct daptrace_region *daptrace_va_after(struct daptrace_target *t,
+						 struct daptrace_region *r)
+{
+	if (list_is_last(&r->list, &t->regions))
+		return list_first_entry(&t->regions, struct daptrace_region,
+					list);
+	return list_next_entry(r, list);
 }
 
 /*
@@ -1027,9 +1105,12 @@ static void daptrace_va_unprepared_from(struct daptrace_va_target *vt,
  * (no resched point either: some hundred microseconds of walk): else a
  * target that maps and unmaps in a loop has every pass cut at the first
  * batch, and the regions past it are never sampled.  Past that many
- * regions (beyond the default max_nr_regions) such a target can still
- * starve the last ones.  The last mm reference may be ours if the target
- * exits meanwhile: mmput_async() leaves the teardown to a workqueue.
+ * regions (beyond the default max_nr_regions) a pass therefore begins
+ * where the last one was cut (vt->resume) and wraps around, up to
+ * daptrace_va_stop() if it checks and prepares: the regions take their
+ * turns also when every pass is cut, across aggregations too.  The last mm
+ * reference may be ours if the target exits meanwhile: mmput_async() leaves
+ * the teardown to a workqueue.
  */
 static void daptrace_va_sample_target(struct daptrace_ctx *ctx,
 				      struct daptrace_target *t,
@@ -1041,11 +1122,11 @@ static void daptrace_va_sample_target(struct daptrace_ctx *ctx,
 	bool check = what & DAPTRACE_SAMPLE_CHECK;
 	bool prepare = what & DAPTRACE_SAMPLE_PREPARE;
 	struct vm_area_struct *vma = NULL, *pvma = NULL;
-	struct daptrace_region *r, *p;
+	struct daptrace_region *r, *p, *s, *stop, *after;
 	unsigned long addr, pfn, next;
 	struct mm_struct *mm;
-	unsigned int n = 0, hold;
-	bool young;
+	unsigned int n = 0, np = 0, hold;
+	bool young, checked = false;
 
 	/*
 	 * Before the walk: a run during it must show next time.  An idle
@@ -1081,8 +1162,18 @@ static void daptrace_va_sample_target(struct daptrace_ctx *ctx,
 	vt->nr_cleared = 0;
 	hold = vt->cut ? DAPTRACE_VA_HOLD_BATCHES : 0;
 	vt->cut = false;
-	p = list_first_entry(&t->regions, struct daptrace_region, list);
-	daptrace_for_each_region(r, t) {
+	if (list_empty(&t->regions))
+		goto unlock;
+	s = list_first_entry(&t->regions, struct daptrace_region, list);
+	/* Checking only: what it can check comes after the span. */
+	if (check && !prepare && daptrace_va_unprepared(vt))
+		s = daptrace_va_first(t, vt->unprep_end);
+	else if (vt->resume)
+		s = daptrace_va_first(t, vt->resume);
+	stop = check && prepare ? daptrace_va_stop(t, vt, s) : s;
+	p = s;
+	r = s;
+	do {
 		if (!(++n % DAPTRACE_VA_BATCH)) {
 			if (hold) {
 				hold--;
@@ -1109,33 +1200,47 @@ static void daptrace_va_sample_target(struct daptrace_ctx *ctx,
 				daptrace_account_placement(r, r->sample_nid);
 			}
 			st->nr_young += young;
+			checked = true;
 		}
-		if (!prepare)
-			continue;
+		after = daptrace_va_after(t, r);
 		/*
 		 * A huge pmd maps 2 MiB, which neighbouring regions may share:
 		 * a region is prepared only once the checks have left every
 		 * 2 MiB block it touches, lest its clear hide an access from a
-		 * later region's check in this pass.
+		 * later region's check in this pass.  At the wrap, the checks
+		 * left are below @s's block (see daptrace_va_stop()).  A
+		 * region without a prepared sample is not checked, and its
+		 * address may be stale: its start bounds the next check.
 		 */
 		next = ULONG_MAX;
-		if (check && !list_is_last(&r->list, &t->regions))
-			next = list_next_entry(r, list)->sampling_addr;
-		while (p != list_next_entry(r, list) &&
+		if (check && after != stop &&
+		    !list_is_last(&r->list, &t->regions))
+			next = daptrace_va_unprepared_region(vt, after) ?
+			       after->ar.start : after->sampling_addr;
+		while (prepare && np < n &&
 		       (p->ar.end - 1) >> PMD_SHIFT < next >> PMD_SHIFT) {
+			bool in_span = daptrace_va_unprepared_region(vt, p);
+
 			daptrace_pick_sampling_addr(ctx, p);
 			addr = p->sampling_addr;
 			if (daptrace_va_vma(mm, &pvma, addr) &&
 			    daptrace_va_entry(mm, pvma, addr, true, &pfn))
 				vt->nr_cleared++;
-			p = list_next_entry(p, list);
+			np++;
+			p = daptrace_va_after(t, p);
+			/* The span led the pass: past it, all is prepared. */
+			if (in_span && !daptrace_va_unprepared_region(vt, p))
+				daptrace_va_set_unprepared(vt, 0, 0);
 		}
-	}
+		r = after;
+	} while (r != stop);
+	/* The next pass goes on with the regions this one did not visit. */
+	if (check && prepare)
+		vt->resume = stop == s ? 0 : stop->ar.start;
+unlock:
 	mmap_read_unlock(mm);
-	if (prepare) {
-		vt->unprep_start = 0;
-		vt->unprep_end = 0;
-	}
+	if (prepare)
+		daptrace_va_set_unprepared(vt, 0, 0);
 	/* After a prepare-only walk, the regions may have changed: see @fresh. */
 	vt->fresh = !check && placement;
 	goto flush;
@@ -1143,7 +1248,9 @@ static void daptrace_va_sample_target(struct daptrace_ctx *ctx,
 busy_flush:
 	/* Regions checked or picked but not prepared must not be checked. */
 	if (prepare)
-		daptrace_va_unprepared_from(vt, p, check ? r->ar.start : ULONG_MAX);
+		daptrace_va_unprepared_from(vt, s, p, r, check);
+	else if (checked)	/* the prepare-only pass after it begins there */
+		vt->resume = r->ar.start;
 	vt->cut = true;
 	vt->runtime = DAPTRACE_VA_RAN;
 	st->nr_busy++;
@@ -1155,9 +1262,16 @@ flush:
 	return;
 busy:
 	st->nr_busy++;
+	/*
+	 * None prepared: all regions, round from where the turns are (region
+	 * starts are page aligned, so none starts at @resume - 1).
+	 */
 	if (prepare && !check) {
-		vt->unprep_start = 0;
-		vt->unprep_end = ULONG_MAX;
+		if (vt->resume)
+			daptrace_va_set_unprepared(vt, vt->resume,
+						   vt->resume - 1);
+		else
+			daptrace_va_set_unprepared(vt, 0, ULONG_MAX);
 	}
 	vt->runtime = DAPTRACE_VA_RAN;
 	mmput_async(mm);
