@@ -12,6 +12,8 @@
 
 #include "core.h"
 
+struct pid;
+
 /**
  * enum daptrace_tlb_policy - what to do about cached translations after
  * clearing accessed bits.
@@ -63,8 +65,8 @@ struct daptrace_sample_stats {
 
 /**
  * struct daptrace_ops - callbacks for one kind of address space.
- * @target_get:		Resolve @pid_nr in the caller's pid namespace and
- *			take what the target needs (sysfs write context).
+ * @target_get:		Take what the target, the thread group @pid, needs
+ *			(sysfs write context; the caller keeps its reference).
  *			Returns the &daptrace_target.priv value or ERR_PTR:
  *			-ESRCH no such process, -EINVAL kernel thread or no mm.
  * @target_put:		Release what @target_get took.
@@ -90,7 +92,7 @@ struct daptrace_sample_stats {
  *			since.
  */
 struct daptrace_ops {
-	void *(*target_get)(int pid_nr);
+	void *(*target_get)(struct pid *pid);
 	void (*target_put)(void *priv);
 	int (*init)(struct daptrace_ctx *ctx);
 	void (*update)(struct daptrace_ctx *ctx);

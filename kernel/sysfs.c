@@ -128,25 +128,31 @@ static struct daptrace_target *find_target_priv(struct daptrace_mon *mon,
 /*
  * A thread id names its process: monitoring is per address space, so a
  * target is a thread group, reported by its leader's pid.  Resolved in the
- * writer's pid namespace.  Returns the leader's pid or -ESRCH.  Identity is
- * then the struct pid (docs/kernel-facts.md, identity).
+ * writer's pid namespace, once: the thread group's struct pid is what the
+ * ops take, so no later lookup by number can meet a recycled one.  Returns
+ * a reference to it and its number in @tgid, or NULL if there is no such
+ * process.  Identity is then the struct pid (docs/kernel-facts.md,
+ * identity).
  */
-static int resolve_tgid(int pid_nr)
+static struct pid *resolve_tgid(int pid_nr, int *tgid)
 {
 	struct task_struct *task;
-	struct pid *pid;
-	int tgid;
+	struct pid *pid = NULL;
 
-	pid = find_get_pid(pid_nr);
+	/* pid_task() and the task's signal struct are valid under RCU. */
+	rcu_read_lock();
+	task = pid_task(find_vpid(pid_nr), PIDTYPE_PID);
+	if (task)
+		pid = get_task_pid(task, PIDTYPE_TGID);
+	rcu_read_unlock();
 	if (!pid)
-		return -ESRCH;
-	task = get_pid_task(pid, PIDTYPE_PID);
-	put_pid(pid);
-	if (!task)
-		return -ESRCH;
-	tgid = task_tgid_vnr(task);
-	put_task_struct(task);
-	return tgid > 0 ? tgid : -ESRCH;
+		return NULL;
+	*tgid = pid_vnr(pid);
+	if (*tgid <= 0) {	/* reaped meanwhile */
+		put_pid(pid);
+		return NULL;
+	}
+	return pid;
 }
 
 static int parse_pid(const char *buf, int *pid_nr)
@@ -178,7 +184,8 @@ static ssize_t target_store(struct kobject *kobj, struct kobj_attribute *attr,
 	struct daptrace_mon *mon = kobj_mon(kobj);
 	struct daptrace_target *t;
 	void *priv;
-	int pid_nr, err;
+	struct pid *pid;
+	int pid_nr, tgid, err;
 
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
@@ -186,10 +193,11 @@ static ssize_t target_store(struct kobject *kobj, struct kobj_attribute *attr,
 	if (err)
 		return err;
 	/* Resolved here, in the writer's context and pid namespace. */
-	pid_nr = resolve_tgid(pid_nr);
-	if (pid_nr < 0)
-		return pid_nr;
-	priv = mon->ops->target_get(pid_nr);
+	pid = resolve_tgid(pid_nr, &tgid);
+	if (!pid)
+		return -ESRCH;
+	priv = mon->ops->target_get(pid);
+	put_pid(pid);
 	if (IS_ERR(priv))
 		return PTR_ERR(priv);
 
@@ -202,7 +210,7 @@ static ssize_t target_store(struct kobject *kobj, struct kobj_attribute *attr,
 		err = -ENOSPC;
 	if (err)
 		goto out_put;
-	t = daptrace_target_new(pid_nr, priv);
+	t = daptrace_target_new(tgid, priv);
 	if (!t) {
 		err = -ENOMEM;
 		goto out_put;
@@ -226,16 +234,18 @@ static ssize_t target_remove_store(struct kobject *kobj,
 	struct daptrace_mon *mon = kobj_mon(kobj);
 	struct daptrace_target *t;
 	void *priv = NULL;
-	int pid_nr, tgid, err;
+	struct pid *pid;
+	int pid_nr, tgid = 0, err;
 
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
 	err = parse_pid(buf, &pid_nr);
 	if (err)
 		return err;
-	tgid = resolve_tgid(pid_nr);
-	if (tgid > 0) {
-		priv = mon->ops->target_get(tgid);
+	pid = resolve_tgid(pid_nr, &tgid);
+	if (pid) {
+		priv = mon->ops->target_get(pid);
+		put_pid(pid);
 		if (IS_ERR(priv))
 			priv = NULL;
 	}

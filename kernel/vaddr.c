@@ -137,44 +137,29 @@ static struct mm_struct *daptrace_va_get_mm(struct pid *pid)
 	return mm;
 }
 
-static void *daptrace_va_target_get(int pid_nr)
+static void *daptrace_va_target_get(struct pid *pid)
 {
 	struct daptrace_va_target *vt;
 	struct task_struct *task;
 	struct mm_struct *mm;
-	struct pid *pid;
 	bool kthread;
 
-	if (pid_nr <= 0)
-		return ERR_PTR(-ESRCH);
-	/* Resolved in the pid namespace of the writing task. */
-	pid = find_get_pid(pid_nr);
-	if (!pid)
-		return ERR_PTR(-ESRCH);
 	task = get_pid_task(pid, PIDTYPE_PID);
-	if (!task) {
-		put_pid(pid);
+	if (!task)
 		return ERR_PTR(-ESRCH);
-	}
 	kthread = task->flags & PF_KTHREAD;
 	put_task_struct(task);
 	if (kthread)
-		goto err_inval;
+		return ERR_PTR(-EINVAL);
 	mm = daptrace_va_get_mm(pid);
 	if (!mm)
-		goto err_inval;
+		return ERR_PTR(-EINVAL);
 	mmput(mm);
 	vt = kzalloc(sizeof(*vt), GFP_KERNEL);
-	if (!vt) {
-		put_pid(pid);
+	if (!vt)
 		return ERR_PTR(-ENOMEM);
-	}
-	vt->pid = pid;
+	vt->pid = get_pid(pid);
 	return vt;
-
-err_inval:
-	put_pid(pid);
-	return ERR_PTR(-EINVAL);
 }
 
 static void daptrace_va_target_put(void *priv)
