@@ -428,15 +428,18 @@ int daptrace_start(struct daptrace_mon *mon)
 
 	/*
 	 * Everything that can fail comes first: a failed start leaves the
-	 * previous run's snapshots and counters readable.  The slots have
-	 * room beyond max_nr_regions for what no merge removes and what
-	 * comes after the merge: one region per range and target, which a
-	 * map update may also add; and the share of min_nr_regions that a
-	 * target's regions are rebuilt with after an exec.
+	 * previous run's snapshots and counters readable.  A published window
+	 * holds what the merge left, at most max_nr_regions or one region per
+	 * range and target if that is more; plus what a map update after the
+	 * merge adds, per target a region for each old gap now inside a range
+	 * and one for each new gap through an old region, 2 * (ranges - 1);
+	 * plus the share of min_nr_regions that an exec()ed target's regions
+	 * are rebuilt with.
 	 */
 	ring = daptrace_ring_alloc(mon->ctx.attrs.max_nr_regions +
 				   mon->ctx.attrs.min_nr_regions +
-				   DAPTRACE_OPS_MAX_RANGES * mon->ctx.nr_targets,
+				   (3 * DAPTRACE_OPS_MAX_RANGES - 2) *
+				   mon->ctx.nr_targets,
 				   ++generation);
 	if (!ring)
 		return -ENOMEM;
