@@ -517,6 +517,9 @@ static int snapshot_format(struct daptrace_mon *mon, char *buf)
 		}
 		nr = daptrace_ring_copy_snapshot(mon->ring, seq, &hdr, recs,
 						 SNAPSHOT_TEXT_RECS);
+		/* Lapped since the seq was read: a newer one is there. */
+		if (nr == -ENOENT && atomic64_read(&mon->seq) != seq)
+			nr = -EAGAIN;
 	}
 	mutex_unlock(&mon->ring_lock);
 
