@@ -235,7 +235,7 @@ static u64 daptrace_va_target_exec_id(struct daptrace_target *t)
 	 * a stale value defers the report by a window, or leaves it to the
 	 * worker's retry of a target left without regions.
 	 */
-	if (task && task->in_execve)
+	if (task && data_race(!!task->in_execve))
 		id = t->exec_id;
 	rcu_read_unlock();
 	return id;
