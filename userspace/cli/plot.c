@@ -56,6 +56,11 @@ static void printable(char *dst, size_t len, const char *src)
 	dst[n] = '\0';
 }
 
+int plot_unsafe(int c)
+{
+	return c == '"' || c == '\\' || c == '`' || c < 32 || c > 126;
+}
+
 #define STOP_AFTER_HEADER	1000
 
 static int header_only(void *arg, const struct rec_snapshot *s, const struct rec_info *info)

@@ -67,6 +67,13 @@ int report_read(const struct report_opts *o, rec_snapshot_cb cb, void *arg,
 double report_freq(const struct rec_snapshot *s, const struct rec_region *r,
 		   const struct rec_info *info);
 
+/*
+ * plot.c: whether byte @c may go into a string of the gnuplot code in a tics
+ * file.  Labels come from the record (the target's mappings, object names):
+ * a backquote there would run a shell command in double quotes, a quote or
+ * a backslash would end or escape the string.
+ */
+int plot_unsafe(int c);
 /* plot.c: run viz/<script>.gp on @data (+ @tics) producing @out. */
 int plot_run(const struct report_opts *o, const char *script, const char *data,
 	     const char *tics, const char *out);

@@ -455,7 +455,7 @@ static int pass2(void *arg, const struct rec_snapshot *s, const struct rec_info 
 }
 
 /*
- * gnuplot double-quoted strings: no quotes/backslashes; paths by basename.
+ * gnuplot double-quoted strings: nothing plot_unsafe(); paths by basename.
  * A label with bytes outside printable ASCII is left out (the SVG must stay
  * valid XML, and such a label is more likely garbage than a path).
  */
@@ -472,7 +472,7 @@ static void tic_label(char *buf, size_t len, const char *label)
 			return;
 		}
 	for (; *base && n + 1 < len && n < 32; base++)
-		buf[n++] = (*base == '"' || *base == '\\') ? '?' : *base;
+		buf[n++] = plot_unsafe((unsigned char)*base) ? '?' : *base;
 	buf[n] = '\0';
 }
 

@@ -289,7 +289,7 @@ static int addr_row(const struct hblock *b, size_t n, uint64_t a, int is_end, do
 static void gp_text(FILE *f, const char *s)
 {
 	for (; *s; s++)
-		fputc(*s == '"' || *s == '\\' || (unsigned char)*s < 32 ? '?' : *s, f);
+		fputc(plot_unsafe((unsigned char)*s) ? '?' : *s, f);
 }
 
 static int overlay(const struct report_opts *o, const struct acc *a, FILE *out, FILE *tics)

@@ -722,6 +722,33 @@ TEST(heatmap_per_target)
 	tmp_clean(&t);
 }
 
+/*
+ * Labels are the target's to choose (it names the files it maps): gnuplot
+ * runs what is between backquotes in a double-quoted string of the tics
+ * file, so none may reach it.
+ */
+TEST(plot_labels_run_no_command)
+{
+	struct tmp t = { 0 };
+	char rec[256], png[256];
+	struct stat st;
+
+	NEED_BIN();
+	if (system("gnuplot --version >/dev/null 2>&1"))
+		SKIP(return, "gnuplot not installed");
+	snprintf(rec, sizeof(rec), "%s", tmp_record(&t, "r.csv", HDR
+		 "#snap,1,0,100000000,2,20,0,0\n"
+		 "100000000,1,7,4096,8192,3,0,`touch pwned`\n"
+		 "100000000,1,7,1048576,2097152,3,0,\"a\"\"`touch pwned`\"\n#eof\n"));
+	snprintf(png, sizeof(png), "%s/h.png", t.dir);
+	ASSERT_EQ(0, chdir(t.dir));
+	ASSERT_EQ(0, run_daptrace(A("report", "heatmap", "--plot", png, rec), out,
+				  sizeof(out))) TH_LOG("%s", out);
+	EXPECT_EQ(0, stat(png, &st));
+	EXPECT_NE(0, stat("pwned", &st)) TH_LOG("a label ran a command");
+	tmp_clean(&t);
+}
+
 /* --plot of several targets: the pictures only, nothing on stdout. */
 TEST(heatmap_per_target_plot_leaves_stdout_alone)
 {
