@@ -156,6 +156,21 @@ static int num(struct parse *p, int i, const char *what, uint64_t max, uint64_t 
 	return 0;
 }
 
+/* The intervals are read as numbers (report_freq()): positive decimals. */
+static void meta_row(struct parse *p)
+{
+	const struct rec_kv *kv;
+	uint64_t v;
+
+	if (kv_add(p, &p->info->meta, &p->info->nr_meta))
+		return;
+	kv = &p->info->meta[p->info->nr_meta - 1];
+	if ((!strcmp(kv->key, "sample_us") || !strcmp(kv->key, "aggr_us")) &&
+	    (parse_u64_dec(kv->value, &v) || !v))
+		fail(p, "bad #meta %s '%.40s' (expected a positive decimal number)",
+		     kv->key, kv->value);
+}
+
 static void target_row(struct parse *p)
 {
 	struct rec_info *in = p->info;
@@ -350,6 +365,12 @@ static void region_row(struct parse *p)
 		     (unsigned long long)start, (unsigned long long)end);
 		return;
 	}
+	/* A window without a sample count (older records) has no bound. */
+	if (s->nr_samples && acc > s->nr_samples) {
+		fail(p, "nr_accesses %llu is more than the window's %u samples",
+		     (unsigned long long)acc, s->nr_samples);
+		return;
+	}
 	if (p->got == p->cap) {
 		uint32_t cap = p->cap ? p->cap * 2 : 64;
 
@@ -462,7 +483,7 @@ static void on_row(int c, void *arg)
 		break;
 	case S_HEADER:
 		if (is_tag(p, "#meta")) {
-			kv_add(p, &p->info->meta, &p->info->nr_meta);
+			meta_row(p);
 		} else if (is_tag(p, "#target")) {
 			target_row(p);
 		} else if (p->fields[0][0] == '#') {

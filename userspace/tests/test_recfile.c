@@ -197,6 +197,9 @@ static const struct {
 	{ "binary junk", "\x7f" "ELF\x02\x01\x01\0\0\0\n", "t.csv:1: not a daptrace record" },
 	{ "bad target pid", "# daptrace-record v1\n#target,x,comm\n", "t.csv:2: bad target pid 'x'" },
 	{ "short meta", "# daptrace-record v1\n#meta,key\n", "t.csv:2: #meta row needs 3 fields, got 2" },
+	{ "nan interval", "# daptrace-record v1\n#meta,aggr_us,nan\n", "t.csv:2: bad #meta aggr_us 'nan'" },
+	{ "zero interval", "# daptrace-record v1\n#meta,sample_us,0\n", "t.csv:2: bad #meta sample_us '0'" },
+	{ "more accesses than samples", HDR SNAP1 "100,1,42,4096,8192,21,0,x\n", "t.csv:5: nr_accesses 21 is more than the window's 20 samples" },
 };
 
 TEST(bad_files)
