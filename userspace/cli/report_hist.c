@@ -97,7 +97,8 @@ static void print_one(const struct hist *h, FILE *out, int freq, double aggr_s,
 			continue;
 		}
 		fprintf(out, "%-14s %-12s %6.2f%%", name,
-			fmt_bytes((uint64_t)bytes, avg, sizeof(avg)), share);
+			fmt_bytes(bytes >= 0x1p64 ? UINT64_MAX : (uint64_t)bytes, avg,
+				  sizeof(avg)), share);
 		if (!freq && aggr_s > 0)
 			fprintf(out, "  >= %.3g s", lo_s);
 		fputc('\n', out);
