@@ -56,6 +56,13 @@ static void printable(char *dst, size_t len, const char *src)
 	dst[n] = '\0';
 }
 
+int plot_name_ok(const char *name)
+{
+	const char *ext = strrchr(name, '.');
+
+	return ext && (!strcmp(ext, ".png") || !strcmp(ext, ".svg"));
+}
+
 int plot_unsafe(int c)
 {
 	return c == '"' || c == '\\' || c == '`' || c < 32 || c > 126;
@@ -130,11 +137,10 @@ int plot_run(const struct report_opts *o, const char *script, const char *data,
 	     const char *tics, const char *out)
 {
 	char path[PATH_MAX + 64], *dir, ptitle[512], psub[512];
-	const char *ext = strrchr(out, '.');
 	int status;
 	pid_t pid;
 
-	if (!ext || (strcmp(ext, ".png") && strcmp(ext, ".svg")))
+	if (!plot_name_ok(out))
 		return usage_error("report", "--plot %s: the file name must end in "
 				   ".png or .svg", out);
 	plot_title(o, ptitle, sizeof(ptitle), psub, sizeof(psub));

@@ -206,6 +206,9 @@ static int parse_opts(int argc, char **argv, struct record_opts *o, int top)
 			o->heatmap = optarg ? optarg : "";
 			if (optarg && !*optarg)
 				return bad_value(CMD, "--heatmap", optarg, "empty file name");
+			if (optarg && !plot_name_ok(optarg))
+				return bad_value(CMD, "--heatmap", optarg,
+						 "the file name must end in .png or .svg");
 			break;
 		case 'O':
 			if (!o->objects_min)

@@ -269,7 +269,6 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 {
 	char given[OPT_TERMINAL - OPT_PLOT + 1] = { 0 };
 	unsigned int pid, mode_bit = 0;
-	char *end;
 	int c, err;
 
 	memset(o, 0, sizeof(*o));
@@ -314,8 +313,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 			o->output = optarg;
 			break;
 		case OPT_PLOT:
-			end = strrchr(optarg, '.');
-			if (!end || (strcmp(end, ".png") && strcmp(end, ".svg")))
+			if (!plot_name_ok(optarg))
 				return bad_value(CMD, "--plot", optarg,
 						 "the file name must end in .png or .svg");
 			o->plot = optarg;

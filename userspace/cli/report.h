@@ -74,6 +74,8 @@ double report_freq(const struct rec_snapshot *s, const struct rec_region *r,
  * a backslash would end or escape the string.
  */
 int plot_unsafe(int c);
+/* plot.c: whether gnuplot can write @name: it ends in .png or .svg. */
+int plot_name_ok(const char *name);
 /* plot.c: run viz/<script>.gp on @data (+ @tics) producing @out. */
 int plot_run(const struct report_opts *o, const char *script, const char *data,
 	     const char *tics, const char *out);
