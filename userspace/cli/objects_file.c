@@ -11,12 +11,14 @@
  * Addresses decimal, [start, end); times ns since the record started.
  */
 #include <csv.h>
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "objects.h"
+#include "units.h"
 
 #define NR_COLS 12
 
@@ -88,13 +90,26 @@ static void on_field(void *data, size_t len, void *arg)
 	r->nf++;
 }
 
-static int u64(const char *s, uint64_t *v)
+/* At most @max, decimal: a sign or a base prefix is garbage here. */
+static int dec(const char *s, uint64_t max, uint64_t *v)
+{
+	return parse_u64_dec(s, v) || *v > max ? -EINVAL : 0;
+}
+
+/* The call site, as written: "0" or "0x" and hex digits. */
+static int site_hex(const char *s, uint64_t *v)
 {
 	char *end;
 
+	if (!strcmp(s, "0")) {
+		*v = 0;
+		return 0;
+	}
+	if (strncmp(s, "0x", 2) || !isxdigit((unsigned char)s[2]))
+		return -EINVAL;
 	errno = 0;
-	*v = strtoull(s, &end, 0);
-	return !*s || errno || *end ? -EINVAL : 0;
+	*v = strtoull(s + 2, &end, 16);
+	return errno || *end ? -EINVAL : 0;
 }
 
 static int row(struct reader *r)
@@ -117,10 +132,12 @@ static int row(struct reader *r)
 		return 0;		/* a comment */
 	if (r->state == 1)
 		return r->nf == NR_COLS && !strcmp(r->f[0], "kind") ? (r->state = 2, 0) : -EINVAL;
-	if (r->nf != NR_COLS || obj_kind_parse(r->f[0], &k) || u64(r->f[2], &start) ||
-	    u64(r->f[3], &end) || u64(r->f[4], &size) || u64(r->f[5], &alloc) ||
-	    (r->f[6][0] && u64(r->f[6], &fr)) || u64(r->f[7], &tid) ||
-	    u64(r->f[8], &site) || end <= start || size != end - start)
+	if (r->nf != NR_COLS || obj_kind_parse(r->f[0], &k) ||
+	    dec(r->f[2], UINT64_MAX, &start) || dec(r->f[3], UINT64_MAX, &end) ||
+	    dec(r->f[4], UINT64_MAX, &size) || dec(r->f[5], INT64_MAX, &alloc) ||
+	    (r->f[6][0] && dec(r->f[6], INT64_MAX, &fr)) ||
+	    dec(r->f[7], INT32_MAX, &tid) || site_hex(r->f[8], &site) ||
+	    end <= start || size != end - start || (r->f[6][0] && fr < alloc))
 		return -EINVAL;
 	o = obj_add(r->s);
 	if (!o)

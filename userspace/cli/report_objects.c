@@ -355,6 +355,7 @@ int report_objects(const struct report_opts *o, FILE *out, FILE *tics)
 	if (!side)
 		return fail(CMD, "out of memory");
 	if (obj_read_path(side, &a.set, err, sizeof(err))) {
+		obj_set_free(&a.set);
 		free(side);
 		return fail(CMD, "objects: %s (record with --objects)", err);
 	}

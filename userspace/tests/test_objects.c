@@ -296,6 +296,40 @@ TEST(side_file_round_trip_and_cut)
 	unlink(path);
 }
 
+/* Numbers as written (decimal, the site in hex), times and tid in range. */
+TEST(side_file_rejects_garbage_numbers)
+{
+	static const char *const rows[] = {
+		"heap,x,4096,8192,4096,10,20,7,0x1234,,,",	/* valid */
+		"heap,x,4096,8192,4096,10,-1,7,0x1234,,,",	/* free_ns -1 */
+		"heap,x,4096,8192,4096,-100,,7,0x1234,,,",	/* alloc_ns < 0 */
+		"heap,x,4096,8192,4096,10,5,7,0x1234,,,",	/* freed before */
+		"heap,x,4096,8192,4096,10,,4294967303,0x1234,,,",	/* tid */
+		"heap,x,0x1000,8192,4096,10,,7,0x1234,,,",	/* hex start */
+		"heap,x,4096,8192,4096,10,,7,1234,,,",		/* site not hex */
+	};
+	char path[] = "/tmp/daptrace-objtest-XXXXXX", err[512];
+	struct obj_set r = { 0 };
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		int fd = mkstemp(path);
+		FILE *f = fdopen(fd, "w");
+
+		ASSERT_NE(NULL, f);
+		fprintf(f, "%s\n%s\n%s\n#eof\n", OBJ_MAGIC, OBJ_COLUMNS, rows[i]);
+		fclose(f);
+		EXPECT_EQ(i ? -1 : 0, obj_read_path(path, &r, err, sizeof(err)))
+			TH_LOG("row '%s': %s", rows[i], i ? "accepted" : err);
+		if (i)
+			EXPECT_NE(NULL, strstr(err, "line 3: not a valid objects row"))
+				TH_LOG("%s", err);
+		obj_set_free(&r);
+		memset(&r, 0, sizeof(r));
+		unlink(path);
+		strcpy(path, "/tmp/daptrace-objtest-XXXXXX");
+	}
+}
+
 __attribute__((noinline)) static void *return_address_here(void)
 {
 	return __builtin_return_address(0);
