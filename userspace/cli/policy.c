@@ -121,6 +121,8 @@ static int check_output(const char *flag, const char *path)
 	struct stat st;
 	int err = 0;
 
+	if (!*path)
+		return bad_value(CMD, flag, path, "empty file name");
 	if (!copy)
 		return fail(CMD, "out of memory");
 	if (access(dirname(copy), W_OK | X_OK))

@@ -42,17 +42,25 @@ int64_t session_now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+/* Each --pid adds to the targets: -p 1,2 -p 3 is -p 1,2,3. */
 static int pid_opt(const char *cmd, const char *arg, struct session_opts *so)
 {
-	int n = parse_pid_list(arg, so->pids, DAPTRACE_MAX_TARGETS);
+	pid_t pids[DAPTRACE_MAX_TARGETS];
+	int n = parse_pid_list(arg, pids, DAPTRACE_MAX_TARGETS);
 
-	if (n == -E2BIG)
-		return bad_value(cmd, "--pid", arg, "more than 64 targets");
 	if (n == -EEXIST)
 		return bad_value(cmd, "--pid", arg, "a pid is listed twice");
-	if (n < 0)
+	if (n < 0 && n != -E2BIG)
 		return bad_value(cmd, "--pid", arg, "expected pid[,pid...] with pids > 0");
-	so->nr_pids = n;
+	if (n < 0 || so->nr_pids + n > DAPTRACE_MAX_TARGETS)
+		return bad_value(cmd, "--pid", arg, "more than 64 targets");
+	for (int i = 0; i < n; i++) {
+		for (int j = 0; j < so->nr_pids; j++)
+			if (so->pids[j] == pids[i])
+				return bad_value(cmd, "--pid", arg, "a pid is listed twice");
+		so->pids[so->nr_pids + i] = pids[i];
+	}
+	so->nr_pids += n;
 	return 0;
 }
 

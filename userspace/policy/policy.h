@@ -137,6 +137,8 @@ struct pol_scheme {
 /* Actions are issued in pieces of at most this many bytes. */
 #define POL_ACT_CHUNK	(2ULL << 20)
 #define POL_ERRMSG_LEN	256
+/* Longest line of a scheme file, without its newline. */
+#define POL_LINE_MAX	1022
 
 /* scheme_parse.c */
 const char *pol_action_name(enum pol_action a);

@@ -160,16 +160,17 @@ static int fmt_err(char *err, size_t len, const char *fmt, ...)
 
 static int parse_wmarks(const char *val, struct pol_scheme *s)
 {
-	char buf[64], *tok[4], *save = NULL, *p;
+	char buf[64], *tok[4], *rest = buf;
 	long v[3], node;
 	int n = 0;
 
 	if (strlen(val) >= sizeof(buf))
 		return -EINVAL;
 	strcpy(buf, val);
-	for (p = strtok_r(buf, ",", &save); p && n < 4; p = strtok_r(NULL, ",", &save))
-		tok[n++] = p;
-	if (n != 4 || p)
+	/* strsep(), not strtok_r(): an empty field is an error, not skipped. */
+	while (rest && n < 4)
+		tok[n++] = strsep(&rest, ",");
+	if (n != 4 || rest)
 		return -EINVAL;
 	if (!strcmp(tok[0], "free")) {
 		s->wmark = POL_WMARK_FREE;
@@ -284,8 +285,9 @@ static int parse_kv(char *kv, struct pol_scheme *s, char *err, size_t errlen)
 int pol_scheme_parse(const char *spec, struct pol_scheme *s, char *err, size_t errlen)
 {
 	char *buf = strdup(spec), *save = NULL, *tok;
+	const char *keys[16];
 	struct pol_scheme tmp;
-	int a, ret = 0;
+	int a, nk = 0, ret = 0;
 	long node;
 
 	if (!buf)
@@ -316,9 +318,19 @@ int pol_scheme_parse(const char *spec, struct pol_scheme *s, char *err, size_t e
 		snprintf(tmp.name, sizeof(tmp.name), "%s:%d", action_names[a], tmp.node);
 	}
 	while ((tok = strtok_r(NULL, " \t", &save))) {
+		size_t klen = strcspn(tok, "=");
+
+		/* parse_kv() ends each key at its '=': keys[] are the keys. */
+		for (int i = 0; i < nk; i++)
+			if (strlen(keys[i]) == klen && !strncmp(keys[i], tok, klen)) {
+				ret = fmt_err(err, errlen, "%s= given twice", keys[i]);
+				goto out;
+			}
 		ret = parse_kv(tok, &tmp, err, errlen);
 		if (ret)
 			goto out;
+		if (nk < (int)(sizeof(keys) / sizeof(keys[0])))
+			keys[nk++] = tok;
 	}
 out:
 	free(buf);
@@ -347,19 +359,25 @@ static void strip_comment(char *line)
 int pol_scheme_file_parse(FILE *f, const char *fname, struct pol_scheme *s, int *n,
 			  int max, char *err, size_t errlen)
 {
-	char line[1024], msg[POL_ERRMSG_LEN];
+	char *line = NULL, *p, msg[POL_ERRMSG_LEN];
 	int lineno = 0, start = *n;
+	size_t cap = 0;
+	ssize_t len;
 
-	while (fgets(line, sizeof(line), f)) {
-		char *p = line;
-
+	while ((len = getline(&line, &cap, f)) > 0) {
 		lineno++;
-		if (!strchr(line, '\n') && !feof(f)) {
-			fmt_err(err, errlen, "%s:%d: line longer than %zu characters", fname,
-				lineno, sizeof(line) - 2);
+		if (strlen(line) != (size_t)len) {
+			fmt_err(err, errlen, "%s:%d: a NUL byte: not a text file", fname,
+				lineno);
 			goto fail;
 		}
 		line[strcspn(line, "\r\n")] = '\0';
+		if (strlen(line) > POL_LINE_MAX) {
+			fmt_err(err, errlen, "%s:%d: line longer than %d characters", fname,
+				lineno, POL_LINE_MAX);
+			goto fail;
+		}
+		p = line;
 		strip_comment(line);
 		p += strspn(p, " \t");
 		if (!*p)
@@ -378,10 +396,12 @@ int pol_scheme_file_parse(FILE *f, const char *fname, struct pol_scheme *s, int 
 		fmt_err(err, errlen, "%s: read error", fname);
 		goto fail;
 	}
+	free(line);
 	if (*n == start)
 		return fmt_err(err, errlen, "%s: no scheme in the file", fname);
 	return 0;
 fail:
+	free(line);
 	while (*n > start)
 		pol_scheme_free(&s[--(*n)]);
 	return -EINVAL;

@@ -50,6 +50,7 @@ static const struct {
 	{ A("record", "-p", "1", "--tlb-flush", "sometimes"), 2, "--tlb-flush: invalid value 'sometimes'" },
 	{ A("record", "-p", "1", "-o", ""), 2, "--output: invalid value ''" },
 	{ A("record", "-p", "1", "--heatmap="), 2, "--heatmap: invalid value ''" },
+	{ A("record", "-p", "1,2", "-p", "2"), 2, "--pid: invalid value '2' (a pid is listed twice)" },
 	{ A("record", "-p", "1", "--heatmap=h.bmp"), 2, "--heatmap: invalid value 'h.bmp' (the file name must end in .png or .svg)" },
 	{ A("record", "-p", "1", "-o", "-", "--heatmap"), 2, "--heatmap needs --output" },
 	/* report */

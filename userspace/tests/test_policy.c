@@ -52,6 +52,10 @@ static const struct {
 	{ "pageout wmarks=free,10,20,30", "wmarks=free,10,20,30" },
 	{ "pageout wmarks=swap,50,40,20", "wmarks=swap" },
 	{ "pageout wmarks=free,50,40", "wmarks=free,50,40" },
+	{ "pageout wmarks=free,,50,,40,20,", "wmarks=free,,50,,40,20," },
+	{ "pageout wmarks=free,50,40,20,", "wmarks=free,50,40,20," },
+	{ "pageout size=1K-2K size=4K-8K", "size= given twice" },
+	{ "pageout freq=0-0 idle=5s freq=0-10", "freq= given twice" },
 	{ "pageout type=shmem", "type=shmem" },
 	{ "pageout label=", "empty label" },
 	{ "pageout addr=0x2000-0x1000", "addr=0x2000-0x1000" },
@@ -181,6 +185,29 @@ TEST(file_errors_name_the_line)
 
 	EXPECT_EQ(-EINVAL, parse_file("# nothing\n", s, &n, err));
 	EXPECT_NE(NULL, strstr(err, "no scheme")) TH_LOG("%s", err);
+
+	{
+		static const char nul[] = "stat\npage\0out\n";
+		char longline[POL_LINE_MAX + 8];
+		FILE *f = fmemopen((void *)nul, sizeof(nul) - 1, "r");
+
+		ASSERT_NE(NULL, f);
+		EXPECT_EQ(-EINVAL, pol_scheme_file_parse(f, "s.txt", s, &n, 4, err,
+							 POL_ERRMSG_LEN));
+		fclose(f);
+		EXPECT_NE(NULL, strstr(err, "s.txt:2: a NUL byte")) TH_LOG("%s", err);
+		EXPECT_EQ(0, n);
+		/* the longest line is read whole, one more character is not */
+		memset(longline, ' ', sizeof(longline));
+		memcpy(longline, "stat", 4);
+		strcpy(longline + POL_LINE_MAX, "\n");
+		ASSERT_EQ(0, parse_file(longline, s, &n, err)) TH_LOG("%s", err);
+		while (n)
+			pol_scheme_free(&s[--n]);
+		strcpy(longline + POL_LINE_MAX, " \n");
+		EXPECT_EQ(-EINVAL, parse_file(longline, s, &n, err));
+		EXPECT_NE(NULL, strstr(err, "s.txt:1: line longer than 1022")) TH_LOG("%s", err);
+	}
 }
 
 TEST(nodes_checked)

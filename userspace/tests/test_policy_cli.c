@@ -40,6 +40,7 @@ static const struct {
 	{ RUN("-S", "stat", "--stats-json", "/nonexistent/x.json"), 2,
 	  "--stats-json /nonexistent/x.json: No such file" },
 	{ RUN("-S", "stat", "--stats-csv", "/tmp"), 2, "--stats-csv /tmp: Is a directory" },
+	{ RUN("-S", "stat", "--stats-csv", ""), 2, "--stats-csv: invalid value '' (empty file name)" },
 	{ RUN("-S", "stat", "-o", "/nonexistent/r.csv"), 2, "--record /nonexistent/r.csv: No such" },
 	{ RUN("-S", "stat", "-o", "-"), 2, "--record: invalid value '-'" },
 };
