@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -405,30 +406,79 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 	return EXIT_OK;
 }
 
-/* A pipe, stdin or a device is read once, into an unlinked temporary file. */
+/* TMPDIR if it is a directory, else /tmp (a stale TMPDIR is no reason to fail) */
+static const char *temp_dir(void)
+{
+	const char *dir = getenv("TMPDIR");
+	struct stat st;
+
+	return dir && *dir && !stat(dir, &st) && S_ISDIR(st.st_mode) ? dir : "/tmp";
+}
+
+/* An unlinked temporary file in temp_dir(), or NULL with errno set. */
+static FILE *spool_file(void)
+{
+	char path[PATH_MAX];
+	int fd, err;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/daptrace-spool-XXXXXX", temp_dir());
+	fd = mkstemp(path);
+	if (fd < 0)
+		return NULL;
+	unlink(path);
+	f = fdopen(fd, "w+");
+	if (!f) {
+		err = errno;
+		close(fd);
+		errno = err;
+	}
+	return f;
+}
+
+/*
+ * A pipe, stdin or a device is read once, into an unlinked temporary file.
+ * Its first bytes must begin a record: what does not (a stray device, the
+ * output of another program) is refused before it fills the disk.
+ */
 static int spool_input(const struct report_opts *o, char *err, size_t errlen)
 {
+	static const char magic[] = "# daptrace-record ";
 	struct stat st;
 	char buf[65536];
-	size_t n;
+	size_t n, got = 0;
 	FILE *in, *tmp;
 
 	o->in->spooled = 1;
 	if (strcmp(o->input, "-") && !stat(o->input, &st) && S_ISREG(st.st_mode))
 		return 0;
+	if (strcmp(o->input, "-") && !stat(o->input, &st) && S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s: %s", o->input, strerror(EISDIR));
+		return -1;
+	}
 	in = rec_open(o->input, err, errlen);
 	if (!in)
 		return -1;
-	tmp = tmpfile();
+	tmp = spool_file();
 	if (!tmp) {
-		snprintf(err, errlen, "%s: a temporary file to hold it: %s", o->input,
-			 strerror(errno));
+		snprintf(err, errlen, "%s: a temporary file to hold it in %s: %s",
+			 o->input, temp_dir(), strerror(errno));
 		fclose(in);
 		return -1;
 	}
-	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0) {
+		/* fread() fills the buffer unless the input ends first. */
+		if (!got && memcmp(buf, magic, n < sizeof(magic) - 1 ? n : sizeof(magic) - 1)) {
+			snprintf(err, errlen, "%s:1: not a daptrace record (first row must "
+				 "be '%s')", o->input, REC_MAGIC);
+			fclose(in);
+			fclose(tmp);
+			return -1;
+		}
+		got += n;
 		if (fwrite(buf, 1, n, tmp) != n)
 			break;
+	}
 	if (ferror(in) || ferror(tmp) || fflush(tmp)) {
 		snprintf(err, errlen, "%s: spooling to a temporary file: %s", o->input,
 			 strerror(errno));
@@ -533,15 +583,6 @@ double report_freq(const struct rec_snapshot *s, const struct rec_region *r,
 	if (max <= 0)
 		return 0;
 	return r->nr_accesses >= max ? 100.0 : 100.0 * r->nr_accesses / max;
-}
-
-/* TMPDIR if it is a directory, else /tmp (a stale TMPDIR is no reason to fail) */
-static const char *temp_dir(void)
-{
-	const char *dir = getenv("TMPDIR");
-	struct stat st;
-
-	return dir && *dir && !stat(dir, &st) && S_ISDIR(st.st_mode) ? dir : "/tmp";
 }
 
 static int make_temp(char *path, size_t len, const char *what, FILE **f)

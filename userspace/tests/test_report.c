@@ -380,6 +380,14 @@ TEST(stdin_dash_and_gzip)
 	EXPECT_EQ(0, run_full(daptrace_bin(), A("daptrace", "report", "wss", "-"), gz,
 			      out, sizeof(out))) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "# snapshots 3")) TH_LOG("%s", out);
+	/* an endless non-record is refused at its first bytes, not spooled */
+	EXPECT_EQ(1, run_full(daptrace_bin(), A("daptrace", "report", "wss", "-"),
+			      "/dev/zero", out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "-:1: not a daptrace record")) TH_LOG("%s", out);
+	EXPECT_EQ(1, run_daptrace(A("report", "wss", "/dev/zero"), out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "/dev/zero:1: not a daptrace record")) TH_LOG("%s", out);
+	EXPECT_EQ(1, run_daptrace(A("report", "wss", t.dir), out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "Is a directory")) TH_LOG("%s", out);
 	tmp_clean(&t);
 }
 
