@@ -354,6 +354,12 @@ int report_objects(const struct report_opts *o, FILE *out, FILE *tics)
 	(void)tics;
 	if (!side)
 		return fail(CMD, "out of memory");
+	/* The objects are in a file next to the record, found by its name. */
+	if (!strcmp(o->input, "-")) {
+		free(side);
+		return usage_error(CMD, "objects: needs the record's file name, not '-' "
+				   "(its objects are in NAME.objects.csv)");
+	}
 	if (obj_read_path(side, &a.set, err, sizeof(err))) {
 		obj_set_free(&a.set);
 		free(side);

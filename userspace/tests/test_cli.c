@@ -59,6 +59,7 @@ static const struct {
 	{ A("report", "bogus"), 2, "unknown mode 'bogus'" },
 	{ A("report", "--plot", "x.png"), 2, "missing mode" },
 	{ A("report", "heatmap", "--bogus"), 2, "unknown option '--bogus'" },
+	{ A("report", "objects", "-"), 2, "objects: needs the record's file name, not '-'" },
 	{ A("report", "heatmap", "--time-bins", "0"), 2, "--time-bins: invalid value '0'" },
 	{ A("report", "heatmap", "--addr-bins", "x"), 2, "--addr-bins: invalid value 'x'" },
 	{ A("report", "heatmap", "--max-blocks", "65"), 2, "--max-blocks: invalid value '65'" },
