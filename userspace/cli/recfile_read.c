@@ -44,6 +44,7 @@ struct parse {
 	int nr_fields;
 	int failed;
 	int lenient;			/* --partial: the cut last row is dropped */
+	int cut;			/* parsing a last line without its newline */
 	int cb_ret;
 	char *err;
 	size_t errlen;
@@ -65,18 +66,24 @@ static void fail(struct parse *p, const char *fmt, ...)
 
 static void fail(struct parse *p, const char *fmt, ...)
 {
+	/* A first line is no record at all, not a cut one. */
+	int cut = p->cut && p->state != S_MAGIC;
 	va_list ap;
 	int n;
 
 	if (p->failed)
 		return;
 	p->failed = 1;
-	n = snprintf(p->err, p->errlen, "%s:%lu: ", p->name, p->line);
+	n = snprintf(p->err, p->errlen, "%s:%lu: %s", p->name, p->line,
+		     cut ? "truncated: the last line is cut short (" : "");
 	if (n < 0 || (size_t)n >= p->errlen)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(p->err + n, p->errlen - n, fmt, ap);
 	va_end(ap);
+	if (cut)
+		snprintf(p->err + strlen(p->err), p->errlen - strlen(p->err),
+			 "); use --partial to read what is there");
 }
 
 static void clear_fields(struct parse *p)
@@ -599,8 +606,11 @@ int rec_read(FILE *f, const char *name, int allow_partial, rec_snapshot_cb cb,
 		p.lenient = 1;
 		csv_fini(&csv, on_field, on_row, &p);
 	}
+	/* Without it, the cut row is read (a complete "#eof" is fine). */
+	p.cut = !p.lenient && last && line[last - 1] != '\n';
 	if (!p.failed && !p.lenient && csv_fini(&csv, on_field, on_row, &p))
 		fail(&p, "malformed CSV at end of file (unterminated quote)");
+	p.cut = 0;
 	free(line);
 	csv_free(&csv);
 	clear_fields(&p);

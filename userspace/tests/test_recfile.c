@@ -170,7 +170,7 @@ static const struct {
 	{ "header cut", "# daptrace-record v1\n#meta,a,b\n", "t.csv:2: truncated: the file ends inside the header" },
 	{ "bad column header", "# daptrace-record v1\ntime,seq\n", "t.csv:2: expected the column header" },
 	{ "snapshot cut", HDR SNAP1 ROW1, "t.csv:5: truncated: snapshot seq 1 (line 4) has only 1 of 2 region rows" },
-	{ "row cut mid-line", HDR SNAP1 ROW1 "100,1,42,81", "t.csv:6: region row needs 8 fields, got 4" },
+	{ "row cut mid-line", HDR SNAP1 ROW1 "100,1,42,81", "t.csv:6: truncated: the last line is cut short (region row needs 8 fields, got 4); use --partial" },
 	{ "no trailer", HDR SNAP1 ROW1 ROW2, "t.csv:6: truncated: no #eof row" },
 	{ "trailer without eof", HDR SNAP1 ROW1 ROW2 "#end,missed,0\n", "truncated: no #eof row" },
 	{ "seven fields", HDR SNAP1 "100,1,42,4096,8192,3,0\n", "t.csv:5: region row needs 8 fields, got 7" },
