@@ -2,8 +2,9 @@
 /*
  * libFuzzer harness for the reports: any input record must give a report
  * or a clean error, never a crash (SIGFPE on a crafted region), leak or
- * undefined behaviour.  Every mode runs on the input, heatmap at two grid
- * sizes and hot in both rankings.  Build and run: make -C userspace fuzz.
+ * undefined behaviour.  Every mode but objects (which needs a side file)
+ * runs on the input, heatmap at two grid sizes, hot in both rankings, hist
+ * as text and JSON.  Build and run: make -C userspace fuzz.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -55,6 +56,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	run(&o, report_wss);
 	run(&o, report_regions);
 	run(&o, report_hot);
+	run(&o, report_hist);
+	run(&o, report_nodes);
+	run(&o, report_pheatmap);
 	o.by_label = 1;
 	o.json = 1;
 	run(&o, report_hot);
