@@ -1,80 +1,192 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Kernel-version differences, in one place.  Force-included by Kbuild into
- * every object, so no other file compares versions.  Prefer testing for a
- * feature over comparing numbers; where a number is the only signal, say why.
+ * every object, so no other file compares versions.  Each difference is a
+ * shim that takes the name of the upstream helper it stands in for, chosen
+ * by a feature probe of the kernel being built for (Kbuild's
+ * DAPTRACE_HAVE_* flags: a declaration in its headers, an export in its
+ * Module.symvers) or by its configuration; the code reads as if written for
+ * the newest kernel.
  *
- * Supported: Debian bookworm 6.1 and bookworm-backports 6.12 (x86-64).
+ * Macros only, so that this file, included before any kernel header,
+ * pulls in none.
+ *
+ * Supported, built and booted in CI (docs/kernel-facts.md says what was
+ * checked in each): Debian's 5.10 (bullseye), 6.1 (bookworm), 6.12
+ * (bookworm-backports) and 7.3 (trixie-backports), x86-64.
  */
 #ifndef _DAPTRACE_COMPAT_H
 #define _DAPTRACE_COMPAT_H
 
 #ifdef __KERNEL__
-#include <linux/version.h>
-
 /*
  * Where the walk was verified.  The page walk, the accessed-bit clears and
- * the TLB-generation protocol in vaddr.c were each checked against the x86-64
- * sources of these two series; anything else needs a new look first.
+ * the TLB-generation protocol (vaddr.c, tlb.c) were each checked against
+ * the x86-64 sources of these series; anything else needs a new look first.
+ * The series is the only signal here: what changes between series is the
+ * meaning of page-table and TLB internals, which no probe can see.
  */
 #ifndef CONFIG_X86_64
 #error "daptrace: the page walk and TLB handling are verified on x86-64 only"
 #endif
-#if LINUX_VERSION_MAJOR != 6 || \
-	(LINUX_VERSION_PATCHLEVEL != 1 && LINUX_VERSION_PATCHLEVEL != 12)
-#error "daptrace: the page walk is verified on the 6.1 and 6.12 series only"
+/* DAPTRACE_SERIES_<version>_<patchlevel>: set by Kbuild from the kernel's Makefile. */
+#if !defined(DAPTRACE_SERIES_5_10) && !defined(DAPTRACE_SERIES_6_1) && \
+	!defined(DAPTRACE_SERIES_6_12) && !defined(DAPTRACE_SERIES_7_3)
+#error "daptrace: the page walk is verified on the 5.10, 6.1, 6.12 and 7.3 series only"
 #endif
 
 /*
- * vaddr.c: what it uses was checked in both kernels' headers and means the
- * same in both:
- *  - VMA_ITERATOR()/for_each_vma() and vma_lookup().  vma_find() is avoided:
- *    its end bound is inclusive on 6.1 and exclusive on 6.12.
- *  - pud_leaf()/pmd_leaf(): x86 defines both on both (6.1 via pud_large()).
- *  - ptep_get(), pte_offset_kernel(), pte_lockptr(mm, &pmdval), pmd_lock().
- *    pmdp_get_lockless() exists only on 6.12 (as a function, so it cannot be
- *    detected); on x86-64 it is READ_ONCE() of the pmd word, used instead.
- *  - folio_set_young(), folio_set_idle(), folio_test_idle(): empty stubs
- *    without CONFIG_PAGE_IDLE_FLAG (Debian 6.1), page flags with it (Debian
- *    6.12); callers test IS_ENABLED(CONFIG_PAGE_IDLE_FLAG) first.
- *  - folio_try_get() (inline), folio_put(), mmput_async(), prandom_u32_state().
- *
- * The x86 helpers below are the kernel's own, which modules cannot call
- * (defined in arch/x86/mm/pgtable.c without an export, or in the
- * "#ifndef MODULE" part of <asm/tlbflush.h> on both series): each shim
- * repeats the upstream body and keeps its name with a daptrace_ prefix.
- * Macros, so that this file, force-included everywhere, pulls in no header.
+ * Memory maps.  VMA_ITERATOR()/for_each_vma() (the maple tree, 6.1) over
+ * the VMA list that came before; vma_lookup() (5.14) as find_vma() plus
+ * the containment test it adds.  Callers hold mmap_read_lock, as for the
+ * originals.  vma_find() is avoided everywhere: its end bound is inclusive
+ * on 6.1 and exclusive from 6.2 on.
  */
+#ifndef DAPTRACE_HAVE_VMA_ITERATOR
+struct vma_iterator {
+	struct mm_struct *mm;
+	unsigned long addr;
+	struct vm_area_struct *vma;
+};
 
-/* ptep_test_and_clear_young() / pmdp_test_and_clear_young() on x86. */
-#define daptrace_ptep_test_and_clear_young(ptep) \
-	test_and_clear_bit(_PAGE_BIT_ACCESSED, (unsigned long *)&(ptep)->pte)
-#define daptrace_pmdp_test_and_clear_young(pmdp) \
-	test_and_clear_bit(_PAGE_BIT_ACCESSED, (unsigned long *)pmdp)
+#define VMA_ITERATOR(name, __mm, __addr) \
+	struct vma_iterator name = { .mm = (__mm), .addr = (__addr) }
+#define vma_next(__vmi) ({						\
+	struct vma_iterator *__it = (__vmi);				\
+	__it->vma = __it->vma ? __it->vma->vm_next :			\
+		    find_vma(__it->mm, __it->addr);			\
+	__it->vma;							\
+})
+#define for_each_vma(__vmi, __vma) \
+	for (; ((__vma) = vma_next(&(__vmi))) != NULL; )
+#endif
+
+#ifndef DAPTRACE_HAVE_VMA_LOOKUP
+#define vma_lookup(__mm, __addr) ({					\
+	unsigned long __a = (__addr);					\
+	struct vm_area_struct *__v = find_vma((__mm), __a);		\
+	__v && __a >= __v->vm_start ? __v : NULL;			\
+})
+#endif
+
+/*
+ * Folios (5.16): before them, a compound page is represented by its head
+ * page, and these are the page-level originals of what vaddr.c uses.  The
+ * opaque struct folio is never defined there: only pointers to it are
+ * passed around.  The idle and young helpers are empty stubs unless the
+ * kernel tracks idle pages (see daptrace_va_has_idle()).
+ */
+#ifndef DAPTRACE_HAVE_FOLIO
+#define page_folio(__p)		((struct folio *)compound_head(__p))
+#define folio_try_get(__f)	get_page_unless_zero((struct page *)(__f))
+#define folio_put(__f)		put_page((struct page *)(__f))
+#define folio_test_idle(__f)	page_is_idle((struct page *)(__f))
+#define folio_set_idle(__f)	set_page_idle((struct page *)(__f))
+#define folio_set_young(__f)	set_page_young((struct page *)(__f))
+#endif
+
+/* task_is_running() (5.14) reads what ->state was then called; 0 is TASK_RUNNING. */
+#ifndef DAPTRACE_HAVE_TASK_IS_RUNNING
+#define task_is_running(task)	(READ_ONCE((task)->state) == 0)
+#endif
+
+/*
+ * ZONE_DEVICE entries: pte_devmap()/pmd_devmap() mark pages that are not
+ * ordinary folios, until 6.17 removed the devmap bit (DAX maps ordinary
+ * folios since; PFN maps are pte_special()/pmd_special() and live in
+ * VM_PFNMAP VMAs, which the walk skips).  Without the bit nothing is devmap.
+ */
+#ifndef CONFIG_ARCH_HAS_PTE_DEVMAP
+#define pte_devmap(__pte)	((void)(__pte), false)
+#define pmd_devmap(__pmd)	((void)(__pmd), false)
+#endif
+
+/*
+ * Binary sysfs attributes: on 7.3 the callbacks take a const struct
+ * bin_attribute and a group lists const ones (the change began in 6.13,
+ * after 6.12).
+ */
+#ifdef DAPTRACE_HAVE_CONST_BIN_ATTR
+#define daptrace_bin_attr_const	const
+#else
+#define daptrace_bin_attr_const
+#endif
+
+/*
+ * x86's ptep_test_and_clear_young() and pmdp_test_and_clear_young(), which
+ * arch/x86/mm/pgtable.c defines without an export (all series): their
+ * bodies, the atomic clear of the accessed bit the hardware sets
+ * concurrently.
+ */
+#define daptrace_ptep_test_and_clear_young(__ptep) \
+	test_and_clear_bit(_PAGE_BIT_ACCESSED, (unsigned long *)&(__ptep)->pte)
+#define daptrace_pmdp_test_and_clear_young(__pmdp) \
+	test_and_clear_bit(_PAGE_BIT_ACCESSED, (unsigned long *)(__pmdp))
+
+/*
+ * TLB (tlb.c; docs/kernel-facts.md, tlb).  The kernel's own helpers below
+ * sit in the "#ifndef MODULE" part of <asm/tlbflush.h> (or are defined in
+ * arch/x86/mm/tlb.c without an export): each shim repeats the upstream body
+ * under the upstream name with a daptrace_ prefix, and compat_check.c checks
+ * at build time, against the kernel's own definitions, that what they read
+ * is laid out as they assume.  Expanded only in tlb.c, after its headers.
+ *
+ * __flush_tlb_all(): exported to every module until 6.18; from 6.19 on to
+ * KVM only (EXPORT_SYMBOL_FOR_KVM), and tlb.c flushes with the
+ * instructions instead.  1 if usable.
+ */
+#ifdef DAPTRACE_HAVE_FLUSH_TLB_ALL
+#define daptrace_have_flush_tlb_all()	1
+#else
+#define daptrace_have_flush_tlb_all()	0
+#endif
 
 /*
  * inc_mm_tlb_gen(): a returning atomic, i.e. a full barrier, as the
- * TLB-generation protocol requires of callers (see vaddr.c).
+ * TLB-generation protocol requires of callers (see tlb.c).
  */
-#define daptrace_inc_mm_tlb_gen(mm) \
-	atomic64_inc_return(&(mm)->context.tlb_gen)
+#define daptrace_inc_mm_tlb_gen(__mm) \
+	atomic64_inc_return(&(__mm)->context.tlb_gen)
 
 /*
- * cpu_tlbstate_shared.is_lazy, as the kernel's tlb_is_not_lazy() reads it:
- * the per-CPU variable is exported (EXPORT_PER_CPU_SYMBOL in
- * arch/x86/mm/tlb.c) but declared in the "#ifndef MODULE" part of
- * <asm/tlbflush.h>; struct tlb_state_shared holds only is_lazy on both
- * series.  Same name on purpose: should the header ever declare it for
- * modules, the build fails here instead of reading a stale layout.  Expanded
- * at file scope by its one user.
+ * The lazy-TLB flag, as the kernel's static tlb_is_not_lazy() reads it:
+ * cpu_tlbstate_shared.is_lazy, exported since 5.13 (EXPORT_PER_CPU_SYMBOL);
+ * struct tlb_state_shared holds only is_lazy in 6.1, 6.12 and 7.3.  Before
+ * 5.13 the flag lives in cpu_tlbstate, which is not exported: then no CPU
+ * counts as lazy, and lazy CPUs get the flush too (an IPI more, never one
+ * less).  DAPTRACE_DECLARE_CPU_TLBSTATE_SHARED is expanded at file scope
+ * by the one user.
  */
-#define DAPTRACE_DECLARE_CPU_TLBSTATE_SHARED				\
-	struct tlb_state_shared {					\
+#ifdef DAPTRACE_HAVE_CPU_TLBSTATE_SHARED
+#define DAPTRACE_DEFINE_TLB_STATE_SHARED				\
+	struct daptrace_tlb_state_shared {				\
 		bool is_lazy;						\
-	};								\
-	DECLARE_PER_CPU_SHARED_ALIGNED(struct tlb_state_shared,	\
+	}
+#define DAPTRACE_DECLARE_CPU_TLBSTATE_SHARED				\
+	DAPTRACE_DEFINE_TLB_STATE_SHARED;				\
+	DECLARE_PER_CPU_SHARED_ALIGNED(struct daptrace_tlb_state_shared, \
 				       cpu_tlbstate_shared)
-#define daptrace_tlb_is_lazy(cpu) per_cpu(cpu_tlbstate_shared.is_lazy, (cpu))
+#define daptrace_tlb_is_lazy(__cpu) \
+	per_cpu(cpu_tlbstate_shared.is_lazy, (__cpu))
+#else
+#define DAPTRACE_DECLARE_CPU_TLBSTATE_SHARED \
+	static_assert(true, "no exported lazy-TLB state before 5.13")
+#define daptrace_tlb_is_lazy(__cpu)	((void)(__cpu), false)
+#endif
+
+/*
+ * mm_global_asid() (6.15, CONFIG_BROADCAST_TLB_FLUSH): the ASID a process
+ * shares on every CPU that has INVLPGB, or 0; its body, without the
+ * sanity check.  Always 0 before.
+ */
+#ifdef CONFIG_BROADCAST_TLB_FLUSH
+#define daptrace_mm_global_asid(__mm)					\
+	(cpu_feature_enabled(X86_FEATURE_INVLPGB) ?			\
+	 /* pairs with mm_assign_global_asid()'s release */		\
+	 smp_load_acquire(&(__mm)->context.global_asid) : (u16)0)
+#else
+#define daptrace_mm_global_asid(__mm)	((void)(__mm), (u16)0)
+#endif
 
 #endif /* __KERNEL__ */
 #endif /* _DAPTRACE_COMPAT_H */

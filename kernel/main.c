@@ -15,6 +15,7 @@
 
 #include "daptrace.h"
 #include "ring.h"
+#include "tlb.h"
 
 /* The tracepoints' definitions live in this object. */
 #define CREATE_TRACE_POINTS
@@ -61,7 +62,9 @@ int daptrace_mon_init(struct daptrace_mon *mon)
 	prandom_seed_state(&daptrace_rnd, get_random_u64());
 	daptrace_ctx_init(&mon->ctx, PAGE_SIZE, daptrace_rand, &daptrace_rnd);
 	daptrace_attrs_default(&mon->ctx.attrs);
-	mon->tlb = DAPTRACE_TLB_MM;
+	daptrace_tlb_init();
+	mon->tlb = daptrace_tlb_policy_supported(DAPTRACE_TLB_MM) ?
+		   DAPTRACE_TLB_MM : DAPTRACE_TLB_NONE;
 	mon->ops = &daptrace_vaddr_ops;
 	atomic64_set(&mon->seq, 0);
 	atomic_set(&mon->seq_armed, 0);
@@ -76,7 +79,7 @@ void daptrace_mon_exit(struct daptrace_mon *mon)
 	mutex_lock(&mon->lock);
 	daptrace_stop(mon);
 	/*
-	 * TLB-flush IPIs are sent without waiting (vaddr.c), so one of ours
+	 * TLB-flush IPIs are sent without waiting (tlb.c), so one of ours
 	 * may still be queued on some CPU.  kick_all_cpus_sync() returns once
 	 * every CPU has run its own (synchronous) call; the handler that ran
 	 * it had already taken the CPU's whole queue, ours included, and runs

@@ -27,6 +27,7 @@
 
 #include "daptrace.h"
 #include "ring.h"
+#include "tlb.h"
 
 static struct daptrace_mon *kobj_mon(struct kobject *kobj)
 {
@@ -400,6 +401,10 @@ static ssize_t tlb_flush_store(struct kobject *kobj, struct kobj_attribute *attr
 	if (word < 0)
 		return word;
 
+	/* Refused whatever the state: it could never work here. */
+	if (!daptrace_tlb_policy_supported(word))
+		return -EOPNOTSUPP;
+
 	mutex_lock(&mon->lock);
 	if (daptrace_running(mon))
 		err = -EBUSY;
@@ -561,8 +566,8 @@ static ssize_t snapshot_show(struct kobject *kobj, struct kobj_attribute *attr,
 }
 
 static ssize_t snapshots_read(struct file *file, struct kobject *kobj,
-			      struct bin_attribute *attr, char *buf,
-			      loff_t off, size_t count)
+			      daptrace_bin_attr_const struct bin_attribute *attr,
+			      char *buf, loff_t off, size_t count)
 {
 	struct daptrace_mon *mon = kobj_mon(kobj);
 	ssize_t ret = 0;
@@ -626,7 +631,7 @@ static struct attribute *daptrace_attrs[] = {
 	NULL,
 };
 
-static struct bin_attribute *daptrace_bin_attrs[] = {
+static daptrace_bin_attr_const struct bin_attribute *daptrace_bin_attrs[] = {
 	&snapshots_attr,
 	NULL,
 };

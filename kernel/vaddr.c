@@ -15,7 +15,6 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
-#include <linux/cpumask.h>
 #include <linux/err.h>
 #include <linux/mm.h>
 /* After mm.h: without CONFIG_HUGETLB_PAGE it does not declare vm_area_struct. */
@@ -32,11 +31,10 @@
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
-#include <linux/smp.h>
 #include <linux/spinlock.h>
-#include <asm/tlbflush.h>
 
 #include "ops.h"
+#include "tlb.h"
 
 /* Page-table changes under us are retried this often; then one sample is lost. */
 #define DAPTRACE_VA_MAX_TRIES		4
@@ -868,108 +866,6 @@ static struct vm_area_struct *daptrace_va_vma(struct mm_struct *mm,
 	return *vma;
 }
 
-/*
- * TLB invalidation.
- *
- * A translation cached in a TLB keeps its accessed bit "set" in the CPU's
- * view: the CPU does not write the bit again until it walks the page table
- * anew, so a page we just made old reads as never accessed for as long as
- * the entry stays cached (docs/kernel-facts.md, tlb).  Only entries whose
- * bit we cleared matter, so a target with no clears in a pass costs nothing.
- * Otherwise, per the policy:
- *
- * DAPTRACE_TLB_ROUND: every online CPU runs __flush_tlb_all(), once per pass
- * that cleared anything.  Certainly sufficient; interrupts every CPU, also
- * isolated ones that never ran a target.
- *
- * DAPTRACE_TLB_MM (default): per target, only the CPUs that can hold its
- * translations, by joining the x86 TLB-generation protocol
- * (arch/x86/mm/tlb.c, the same on 6.1 and 6.12).  Each mm has a generation,
- * mm->context.tlb_gen; each CPU remembers, per ASID slot, the generation it
- * last flushed that mm's entries to (cpu_tlbstate.ctxs[asid].tlb_gen).
- * Page-table writers bump the mm's generation with inc_mm_tlb_gen() and IPI
- * the CPUs in mm_cpumask(); everybody else catches up when it next loads the
- * mm.  We do the same: bump the generation after the clears, then run
- * __flush_tlb_all() on the target's mm_cpumask().  (Invalidating only the
- * cleared addresses with INVLPG, waiting for the IPIs since they read the
- * address list, was tried: hot sets went unseen on 6.1 with a PCID CPU
- * model, and waiting cost the worker most of a CPU under TCG; see the
- * commit message.)  Why every CPU that may hold a stale translation is
- * covered:
- *
- *  1. CPU running the target (in mm_cpumask) when we read the mask: it gets
- *     the IPI.  __flush_tlb_all() (INVPCID all-context or a CR4.PGE toggle)
- *     drops the entries of every PCID, user PCIDs of PTI included.  It does
- *     not update the CPU's recorded generation, so the CPU merely does one
- *     more full flush than needed later.
- *  2. CPU that switched away before (no longer in mm_cpumask): with PCID its
- *     TLB still holds our entries under the old ASID, which is why flushing
- *     mm_cpumask alone is not enough.  When it switches back,
- *     switch_mm_irqs_off() -> choose_new_asid() finds the slot and flushes it
- *     because slot tlb_gen < mm tlb_gen, which our bump guarantees (without
- *     PCID, every switch flushes anyway; a recycled slot flushes too).  Its
- *     bit may also linger in mm_cpumask (6.12 trims it lazily): it then gets
- *     the IPI, which is merely wasted.
- *  3. Lazy CPU (it switched to a kernel thread or to idle and kept the
- *     target's page tables loaded; it stays in mm_cpumask): skipped, as the
- *     kernel's own flushes skip it (tlb_is_not_lazy()).  Leaving lazy mode
- *     for the same mm, switch_mm_irqs_off() clears is_lazy, issues a full
- *     barrier and compares the slot's tlb_gen with the mm's, flushing if
- *     behind; we bump tlb_gen (full barrier) and then read is_lazy, so
- *     either we see it not lazy and IPI it, or it sees our generation.  An
- *     idle CPU that last ran the target is thus never woken to flush.
- *  4. CPU switching to the mm concurrently: it sets its bit in mm_cpumask
- *     (a locked op) and then reads tlb_gen; we increment tlb_gen (locked)
- *     and then read mm_cpumask.  On x86 one of the two reads must see the
- *     other side's write: we IPI it, or it sees the new generation and
- *     flushes as in 2.  This is the ordering the comment in
- *     inc_mm_tlb_gen() asks of callers: paging-structure writes (our atomic
- *     clears, which precede the bump), then the bump, then mm_cpumask.
- *  5. No CPU can mark itself up to date with our generation without a flush
- *     that follows our clears: it records a generation only after reading
- *     it and then flushing (switch_mm_irqs_off, flush_tlb_func's full
- *     flush); the only range-limited catch-up in flush_tlb_func is for a
- *     flush request carrying exactly that generation, and the generation we
- *     got from inc_mm_tlb_gen() belongs to no request.
- *
- * So no CPU that never ran the target, or only idles since, is interrupted.
- * Risks: this relies on arch/x86/mm/tlb.c internals that are not an API
- * (compat.h restricts the module to the two series it was read on).  A
- * stray bump is harmless by design of the protocol: a CPU whose recorded
- * generation is behind only flushes more, never less.  Cost on the target:
- * after a pass that cleared bits, a switched-out CPU does one full flush of
- * the target's ASID on its next switch-in (PCID retention is lost at most
- * once per CPU per pass).
- */
-
-/*
- * The full-flush IPIs are not waited for: the check comes a sampling
- * interval later, and only accesses between our clears and a remote CPU's
- * flush (an IPI's latency) can go unseen; later ones set the bit again.
- * Waiting made the worker spin for as long as a busy remote CPU took to take
- * the IPI, which under emulation was most of the worker's CPU time.
- */
-static void daptrace_va_flush_all(void *unused)
-{
-	__flush_tlb_all();
-}
-
-DAPTRACE_DECLARE_CPU_TLBSTATE_SHARED;
-
-static bool daptrace_va_tlb_not_lazy(int cpu, void *unused)
-{
-	return !daptrace_tlb_is_lazy(cpu);
-}
-
-/* Policy mm, after a pass that cleared bits in @mm (pinned by the caller). */
-static void daptrace_va_tlb_flush(struct mm_struct *mm)
-{
-	/* Full barrier: orders our clears before, the mask and is_lazy reads after. */
-	daptrace_inc_mm_tlb_gen(mm);
-	on_each_cpu_cond_mask(daptrace_va_tlb_not_lazy, daptrace_va_flush_all,
-			      NULL, false, mm_cpumask(mm));
-}
-
 /* Whether a pass cut short left regions without a prepared sample. */
 static bool daptrace_va_unprepared(const struct daptrace_va_target *vt)
 {
@@ -1241,8 +1137,8 @@ busy_flush:
 	st->nr_busy++;
 flush:
 	st->nr_cleared += vt->nr_cleared;
-	if (vt->nr_cleared && tlb == DAPTRACE_TLB_MM)
-		daptrace_va_tlb_flush(mm);
+	if (vt->nr_cleared)
+		daptrace_tlb_flush_mm(mm, tlb);
 	mmput_async(mm);
 	return;
 busy:
@@ -1273,9 +1169,8 @@ static void daptrace_va_sample(struct daptrace_ctx *ctx, unsigned int what,
 		if (!t->exited)
 			daptrace_va_sample_target(ctx, t, what, tlb, st);
 	}
-	/* The IPIs are not waited for: see daptrace_va_flush_all(). */
 	if (tlb == DAPTRACE_TLB_ROUND && st->nr_cleared != cleared)
-		on_each_cpu(daptrace_va_flush_all, NULL, false);
+		daptrace_tlb_flush_round();
 }
 
 /* A window none of whose checks walked: every check read "not accessed". */
