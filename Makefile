@@ -23,17 +23,24 @@ PREFIX ?= /usr/local
 MANDIR ?= $(PREFIX)/share/man
 DESTDIR ?=
 
-# Supported kernels installed here, newest ABI of each series (never hard-coded).
+# Supported kernels installed here, newest ABI of each series (never hard-coded);
+# the newest one lives in a trixie root (scripts/trixie-root.sh).  DKMS and
+# the packages build only for the host's own (HOST_KERNELS).
 KERNELS ?= $(shell $(TOP)/scripts/kernels.sh)
-KVER ?= $(lastword $(KERNELS))
-KDIR ?= /lib/modules/$(KVER)/build
+HOST_KERNELS ?= $(shell $(TOP)/scripts/kernels.sh --host)
+KVER ?= $(lastword $(HOST_KERNELS))
+# KDIR=/path/to/build builds against any tree; by default scripts/kbuild.sh
+# finds KVER's, in the trixie root if that is where it is.
+KDIR ?=
+KBUILD = $(if $(KDIR),$(MAKE) -C $(KDIR) M=$(1),$(TOP)/scripts/kbuild.sh $(KVER) $(1))
 KMOD_DIR = $(BUILD)/kmod/$(KVER)
 # Our own builds treat W=1 warnings as errors; DKMS builds do not.
 WERROR ?= y
 # DAPTRACE_DEBUG=y adds fault-injection parameters (harness self-tests).
 DAPTRACE_DEBUG ?=
 
-KSRC := Kbuild $(wildcard kernel/*.c kernel/*.h) include/uapi/linux/daptrace.h
+KSRC := Kbuild $(wildcard kernel/*.c kernel/*.h kernel/compat-include/linux/*.h) \
+	include/uapi/linux/daptrace.h
 # Test-only helper modules for the VM selftests (never installed).
 TESTMOD_SRC := $(wildcard selftests/vm/testmod/Kbuild selftests/vm/testmod/*.c)
 
@@ -65,11 +72,11 @@ module:
 	@test -n "$(KVER)" || { echo "no supported kernel installed: run 'make deps'" >&2; exit 1; }
 	@mkdir -p $(KMOD_DIR)
 	@cp -p --parents $(KSRC) $(KMOD_DIR)/
-	$(MAKE) -C $(KDIR) M=$(KMOD_DIR) W=1 DAPTRACE_WERROR=$(WERROR) \
+	$(call KBUILD,$(KMOD_DIR)) W=1 DAPTRACE_WERROR=$(WERROR) \
 		DAPTRACE_DEBUG=$(DAPTRACE_DEBUG) modules
 	@mkdir -p $(KMOD_DIR)/testmod
 	@cp -p $(TESTMOD_SRC) $(KMOD_DIR)/testmod/
-	$(MAKE) -C $(KDIR) M=$(KMOD_DIR)/testmod W=1 modules
+	$(call KBUILD,$(KMOD_DIR)/testmod) W=1 modules
 
 modules-all:
 	@for k in $(KERNELS); do $(MAKE) --no-print-directory module KVER=$$k || exit 1; done
@@ -111,15 +118,17 @@ shellcheck:
 		while read -r f; do [ -f "$$f" ] && head -n1 "$$f" | grep -qE '^#!.*(sh|bash)' && echo "$$f"; done); \
 	shellcheck -S warning $$files && echo "shellcheck: $$(echo $$files | wc -w) scripts clean"
 
-# sparse on every kernel: any warning fails.
+# sparse on every kernel: any warning fails, and so does a sparse the kernel's
+# Makefile finds too old to run (it would skip the check and say so once).
 sparse:
 	@set -o pipefail; for k in $(KERNELS); do \
 		d=$(BUILD)/sparse/$$k; mkdir -p $$d; cp -p --parents $(KSRC) $$d/; \
-		$(MAKE) -s -C /lib/modules/$$k/build M=$$d C=2 W=1 modules 2>&1 | tee $$d/log || exit 1; \
+		$(TOP)/scripts/kbuild.sh $$k $$d -s C=2 W=1 modules 2>&1 | tee $$d/log || exit 1; \
 		mkdir -p $$d/testmod; cp -p $(TESTMOD_SRC) $$d/testmod/; \
-		$(MAKE) -s -C /lib/modules/$$k/build M=$$d/testmod C=2 W=1 modules 2>&1 | \
+		$(TOP)/scripts/kbuild.sh $$k $$d/testmod -s C=2 W=1 modules 2>&1 | \
 			tee -a $$d/log || exit 1; \
-		if grep -E '(warning|error):' $$d/log; then echo "sparse: $$k: not clean" >&2; exit 1; fi; \
+		if grep -E '(warning|error):|not available or not up to date' $$d/log; then \
+			echo "sparse: $$k: not clean, or not run" >&2; exit 1; fi; \
 		echo "sparse: $$k: clean"; \
 	done
 
@@ -182,7 +191,7 @@ dkms-source:
 # (none installed is a failure too, not a silent success); a failure for one
 # kernel undoes it all, so nothing half-installed stays registered.
 dkms-install:
-	@test -n "$(KERNELS)" || { echo "dkms-install: no supported kernel with headers" \
+	@test -n "$(HOST_KERNELS)" || { echo "dkms-install: no supported kernel with headers" \
 		"installed (scripts/kernels.sh found none): run 'make deps'" >&2; exit 1; }
 	@command -v dkms >/dev/null || { echo "dkms-install: dkms missing: run 'make deps'" >&2; exit 1; }
 	@if [ -n "$$(dkms status -m daptrace -v $(VERSION))" ]; then \
@@ -190,7 +199,7 @@ dkms-install:
 		dkms remove -m daptrace -v $(VERSION) --all || exit 1; fi
 	$(MAKE) --no-print-directory dkms-source DESTDIR=
 	dkms add -m daptrace -v $(VERSION)
-	@for k in $(KERNELS); do \
+	@for k in $(HOST_KERNELS); do \
 		dkms install -m daptrace -v $(VERSION) -k $$k && \
 		dkms status -m daptrace -v $(VERSION) -k $$k | grep -q ': installed' && continue; \
 		tail -n 20 /var/lib/dkms/daptrace/$(VERSION)/build/make.log 2>/dev/null; \
@@ -198,7 +207,14 @@ dkms-install:
 			"undoing the whole dkms-install" >&2; \
 		$(MAKE) --no-print-directory dkms-uninstall >/dev/null; exit 1; \
 	done
-	@echo "dkms-install: daptrace/$(VERSION) installed for $(KERNELS)"
+	@echo "dkms-install: daptrace/$(VERSION) installed for $(HOST_KERNELS)"
+	@ko=$$(find /lib/modules/$(lastword $(HOST_KERNELS))/updates/dkms -name 'daptrace.ko*' | head -n1); \
+	signer=$$(modinfo -F signer "$$ko" 2>/dev/null); \
+	if [ -n "$$signer" ]; then \
+		echo "dkms-install: signed by '$$signer' (/var/lib/dkms/mok.pub); with Secure Boot," \
+			"enrol that key once: mokutil --import /var/lib/dkms/mok.pub, reboot, confirm it"; \
+	else echo "dkms-install: the module is not signed: with Secure Boot it will not load" \
+		"(DKMS signs with /var/lib/dkms/mok.key when its kbuild has sign-file)"; fi
 
 dkms-uninstall:
 	@if [ -n "$$(dkms status -m daptrace -v $(VERSION))" ]; then \

@@ -178,7 +178,8 @@ check_dkms_source() {
 }
 
 # The postinst builds for some kernels; the rest as a user would.  Each
-# supported kernel must end with an installed module for exactly that kernel.
+# supported kernel must end with an installed module for exactly that kernel,
+# signed with DKMS's MOK key (what a Secure Boot machine enrols).
 check_dkms_modules() {
 	local k ko
 	for k in "${KERNELS[@]}"; do
@@ -190,6 +191,8 @@ check_dkms_modules() {
 		[ -n "$ko" ] || { echo "no daptrace.ko in /lib/modules/$k/updates/dkms"; return 1; }
 		modinfo -F vermagic "$ko" | grep -q "^$k " ||
 			{ echo "$ko: vermagic $(modinfo -F vermagic "$ko")"; return 1; }
+		[ "$(modinfo -F signer "$ko")" = "DKMS module signing key" ] ||
+			{ echo "$ko: signer '$(modinfo -F signer "$ko")'"; return 1; }
 	done
 }
 
@@ -219,7 +222,7 @@ check_man_sources() {
 check_dkms_no_kernel() {
 	local out src=/usr/src/daptrace-$VERSION had=0
 	[ ! -e "$src" ] || had=1
-	if out=$(make -s -C "$TOP" dkms-install KERNELS= 2>&1); then
+	if out=$(make -s -C "$TOP" dkms-install HOST_KERNELS= 2>&1); then
 		echo "exit status 0: $out"
 		return 1
 	fi
@@ -268,7 +271,7 @@ run_test() {
 		skip "install, check, purge" "daptrace is already installed here (${already:-make dkms-install}); remove it first"
 		finish
 	fi
-	mapfile -t KERNELS < <("$TOP/scripts/kernels.sh")
+	mapfile -t KERNELS < <("$TOP/scripts/kernels.sh" --host)
 	lib=/usr/lib/$ma/libdaptrace.so.0
 	# shellcheck disable=SC2064 # expand now: purge whatever happens
 	trap "dpkg --purge ${PKGS[*]} > '$OUT/purge.log' 2>&1; rm -rf '$tmp'" EXIT

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Idempotent setup for a fresh Debian 12 (bookworm) machine: build tools, QEMU,
-# busybox, plotting, and the two supported kernels (bookworm 6.1 and
-# bookworm-backports 6.12) with their headers, plus linux-source-6.12 for
-# checkpatch.pl and the kselftest headers.
+# busybox, plotting, and the kernels the tests boot, with their headers:
+# bullseye's 5.10, bookworm's 6.1, bookworm-backports' 6.12 and (in a trixie
+# root, scripts/trixie-root.sh) the newest kernel Debian ships; plus
+# linux-source-6.12 for checkpatch.pl, the kselftest headers and the debug
+# kernel.
 #
 # Safe to run repeatedly: it only calls apt when something is missing.
 set -euo pipefail
@@ -27,6 +29,39 @@ Suites: bookworm-backports
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SRC
+	APT_UPDATED=0
+}
+
+# Bullseye carries 5.10.  Pinned to 1 so that it never supplies anything not
+# asked for by name: its kernel headers bring their own gcc-10, kbuild and
+# libssl1.1, and upgrade nothing of bookworm's.
+BULLSEYE_LIST=/etc/apt/sources.list.d/daptrace-bullseye.sources
+BULLSEYE_PIN=/etc/apt/preferences.d/daptrace-bullseye
+ensure_bullseye() {
+	[ ! -f "$BULLSEYE_LIST" ] || [ ! -f "$BULLSEYE_PIN" ] || return 0
+	log "adding bullseye and bullseye-security (pinned to 1) to $BULLSEYE_LIST"
+	$SUDO tee "$BULLSEYE_LIST" >/dev/null <<'SRC'
+Types: deb
+URIs: http://deb.debian.org/debian
+Suites: bullseye
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb
+URIs: http://deb.debian.org/debian-security
+Suites: bullseye-security
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+	$SUDO tee "$BULLSEYE_PIN" >/dev/null <<'PIN'
+Package: *
+Pin: release n=bullseye
+Pin-Priority: 1
+
+Package: *
+Pin: release n=bullseye-security
+Pin-Priority: 1
+PIN
 	APT_UPDATED=0
 }
 
@@ -56,6 +91,8 @@ PKGS+=(debhelper dh-dkms dpkg-dev lintian pkgconf man-db mandoc)
 PKGS+=(libdw-dev zlib1g-dev liblzma-dev libbz2-dev libzstd-dev)	# record --objects (static CLI)
 # the policy engine: move_pages(2) through libnuma
 PKGS+=(libnuma-dev)
+# the trixie root of the newest kernel (scripts/trixie-root.sh)
+PKGS+=(debootstrap)
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -64,6 +101,7 @@ for p in "${PKGS[@]}"; do
 done
 
 ensure_backports
+ensure_bullseye
 [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
 
 # Kernels: bookworm's own 6.1 and the newest 6.12 from backports. The ABI
@@ -71,6 +109,15 @@ ensure_backports
 here=$(cd "$(dirname "$0")" && pwd)
 have_kernel() { [ -n "$("$here/kernels.sh" "$1")" ]; }
 
+# Bullseye's newest 5.10 ABI, from bullseye-security when it has one.
+if ! have_kernel 5.10; then
+	apt_update
+	img=$(apt-cache search --names-only '^linux-image-5\.10\.0-[0-9]+-amd64-unsigned$' |
+	      awk '{print $1}' | sort -V | tail -n1)
+	[ -n "$img" ] || { log "no 5.10 kernel found in bullseye"; exit 1; }
+	abi=${img#linux-image-}; abi=${abi%-unsigned}
+	apt_install "$img" "linux-headers-$abi"
+fi
 if ! have_kernel 6.1; then
 	apt_install linux-image-amd64 linux-headers-amd64
 fi
@@ -88,4 +135,6 @@ if ! ls /usr/src/linux-source-6.12*.tar.* >/dev/null 2>&1; then
 	[ -n "$src" ] || { log "linux-source-6.12 not found in bookworm-backports"; exit 1; }
 	apt_install -t bookworm-backports "$src"
 fi
+# The newest kernel, in its trixie root: created once, updated every run.
+"$here/trixie-root.sh" ensure
 log "ok"

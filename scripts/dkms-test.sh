@@ -9,9 +9,12 @@
 #
 # Checks that the source `make dkms-source` installs (what `make dkms-install`
 # and the daptrace-dkms package put in /usr/src) has a dkms.conf carrying
-# VERSION, that `dkms add` and `dkms build`
-# succeed for each kernel of scripts/kernels.sh, that daptrace.ko appears
-# for each, and that `dkms remove` cleans up.  Idempotent; exit status 0/1.
+# VERSION, that `dkms add` and `dkms build` succeed for each kernel of
+# `scripts/kernels.sh --host`, that daptrace.ko appears for each, signed
+# with DKMS's MOK key (DKMS creates /var/lib/dkms/mok.key and mok.pub on its
+# first build if they do not exist, as for any DKMS package: the key a
+# Secure Boot machine enrols with mokutil), and that `dkms remove` cleans
+# up.  Idempotent; exit status 0/1.
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,7 +27,7 @@ fail() {
 }
 
 command -v dkms >/dev/null || fail "dkms missing: run 'make deps'"
-mapfile -t KERNELS < <("$TOP/scripts/kernels.sh")
+mapfile -t KERNELS < <("$TOP/scripts/kernels.sh" --host)
 [ ${#KERNELS[@]} -gt 0 ] || fail "no supported kernel installed"
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/daptrace-dkms.XXXXXX")
@@ -39,6 +42,23 @@ conf_version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$SRC/dkms.conf")
 	fail "dkms.conf has PACKAGE_VERSION=$conf_version, VERSION is $VERSION"
 dk=(--sourcetree "$TMP/usr/src" --dkmstree "$TREE")
 
+# check_signed KO: KO carries a signature by DKMS's MOK certificate: sign-file
+# names the signer by its certificate's subject and serial number (PKCS#7
+# issuer and serial), which modinfo shows as signer and sig_key.
+MOK=/var/lib/dkms/mok.pub
+check_signed() {
+	local ko=$1 signer keyid serial subject
+	signer=$(modinfo -F signer "$ko")
+	[ -n "$signer" ] || fail "$ko is not signed"
+	[ -f "$MOK" ] || fail "$ko is signed by '$signer' but $MOK is missing"
+	keyid=$(modinfo -F sig_key "$ko" | tr -d ':' | tr 'a-f' 'A-F')
+	serial=$(openssl x509 -inform DER -in "$MOK" -noout -serial | sed 's/^serial=//')
+	subject=$(openssl x509 -inform DER -in "$MOK" -noout -subject -nameopt multiline |
+		  sed -n 's/^ *commonName *= *//p')
+	[ "$keyid" = "$serial" ] && [ "$signer" = "$subject" ] ||
+		fail "$ko: signed by '$signer' ($keyid), not by $MOK ('$subject', $serial)"
+}
+
 echo "dkms-test: $NAME $VERSION for ${KERNELS[*]}"
 dkms add -m "$NAME" -v "$VERSION" "${dk[@]}" || fail "dkms add"
 for k in "${KERNELS[@]}"; do
@@ -50,7 +70,8 @@ for k in "${KERNELS[@]}"; do
 	[ -n "$ko" ] || fail "no $NAME.ko built for $k"
 	modinfo -F vermagic "$ko" | grep -q "^$k " ||
 		fail "$ko: vermagic '$(modinfo -F vermagic "$ko")' is not for $k"
-	echo "dkms-test: $k: ${ko#"$TREE"/}"
+	check_signed "$ko"
+	echo "dkms-test: $k: ${ko#"$TREE"/}, signed by '$(modinfo -F signer "$ko")'"
 done
 dkms remove -m "$NAME" -v "$VERSION" --all "${dk[@]}" || fail "dkms remove"
 [ ! -e "$TREE/$NAME/$VERSION" ] || fail "dkms remove left $TREE/$NAME/$VERSION"
