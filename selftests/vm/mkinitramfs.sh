@@ -233,11 +233,12 @@ done
 # zram and the modules it needs (Debian ships it as a module): swap for the
 # reclaim tests.  /lib/modules/order lists them dependencies first, and
 # they are decompressed here because busybox insmod reads plain .ko files.
+KROOT=$("$TOP/scripts/kernels.sh" --root "$KVER")
 add_kmod() {
 	local name=$1 f dep
-	f=$(modinfo -k "$KVER" -F filename "$name" 2>/dev/null) || return 0
+	f=$(modinfo -b "$KROOT" -k "$KVER" -F filename "$name" 2>/dev/null) || return 0
 	[ -f "$f" ] && [ ! -e "$ROOT/lib/modules/$name.ko" ] || return 0
-	for dep in $(modinfo -k "$KVER" -F depends "$name" | tr , ' '); do
+	for dep in $(modinfo -b "$KROOT" -k "$KVER" -F depends "$name" | tr , ' '); do
 		add_kmod "$dep"
 	done
 	case $f in

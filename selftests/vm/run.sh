@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Run the selftests in QEMU on every supported kernel, plus one boot with
-# 5-level paging, and print one KTAP stream for all of them.
+# Run the selftests in QEMU on every supported kernel, plus one boot of the
+# newest with 5-level paging, PCIDs, INVPCID and page-table isolation
+# (-cpu max,+la57, pti=on), and print one KTAP stream for all of them.
 #
 #   selftests/vm/run.sh [options]
 #
@@ -10,12 +11,16 @@
 #                       scripts/kernels.sh)
 #   --no-la57           no extra 5-level-paging boot
 #   --la57-kernel K     kernel for the 5-level-paging boot (default: newest)
+#   --la57-cpu MODEL    its QEMU CPU model (default max: PCID and INVPCID;
+#                       +la57 is added), booted with pti=on
 #   --test SUITE/NAME   run only this test (repeatable)
 #   --extra-test FILE   also run FILE (.sh, .c or static binary) as extra/NAME
 #   --module KO         load KO instead of build/kmod/<kernel>/daptrace.ko;
 #                       "%k" in KO is replaced by the kernel release
-#   --vmlinuz IMG       boot IMG instead of /boot/vmlinuz-<kernel> ("%k" as
-#                       in --module), e.g. the debug kernel of check-debug
+#   --vmlinuz IMG       boot IMG instead of the kernel's own image
+#                       (/boot/vmlinuz-<kernel>, in the trixie root for the
+#                       newest; "%k" as in --module), e.g. the debug kernel
+#                       of check-debug
 #   --insmod-args ARGS  module parameters, e.g. "inject_warn=1"
 #   --keep              keep initramfs and logs in build/vm/<label>/ (logs of
 #                       a failed boot are always kept)
@@ -59,10 +64,11 @@ die() {
 KERNELS=()
 LA57=1
 LA57_KERNEL=
+LA57_CPU=max
 TESTS=()
 EXTRA=()
 MODULE=
-VMLINUZ=/boot/vmlinuz-%k
+VMLINUZ=
 INSMOD_ARGS=
 KEEP=0
 SHELL_MODE=0
@@ -79,6 +85,7 @@ while [ $# -gt 0 ]; do
 	--kernel) KERNELS+=("$2"); shift ;;
 	--no-la57) LA57=0 ;;
 	--la57-kernel) LA57_KERNEL=$2; shift ;;
+	--la57-cpu) LA57_CPU=$2; shift ;;
 	--test) TESTS+=("$2"); shift ;;
 	--extra-test) EXTRA+=("$(realpath "$2")"); shift ;;
 	--module) MODULE=$2; shift ;;
@@ -104,8 +111,18 @@ if [ ${#KERNELS[@]} -eq 0 ]; then
 	mapfile -t KERNELS < <("$TOP/scripts/kernels.sh")
 	[ ${#KERNELS[@]} -gt 0 ] || die "no supported kernel installed: run 'make deps'"
 fi
+# vmlinuz_for K: the image to boot for kernel K.
+vmlinuz_for() {
+	local root
+	if [ -n "$VMLINUZ" ]; then
+		echo "${VMLINUZ//%k/$1}"
+	else
+		root=$("$TOP/scripts/kernels.sh" --root "$1")
+		echo "${root%/}/boot/vmlinuz-$1"
+	fi
+}
 for k in "${KERNELS[@]}"; do
-	[ -f "${VMLINUZ//%k/$k}" ] || die "${VMLINUZ//%k/$k} missing"
+	[ -f "$(vmlinuz_for "$k")" ] || die "$(vmlinuz_for "$k") missing"
 done
 [ -n "$LA57_KERNEL" ] || LA57_KERNEL=$(printf '%s\n' "${KERNELS[@]}" | sort -V | tail -n1)
 
@@ -115,7 +132,7 @@ for k in "${KERNELS[@]}"; do
 	BOOTS+=("$k $k $CPU -")
 done
 if [ "$LA57" = 1 ] && [ "$SHELL_MODE" = 0 ]; then
-	BOOTS+=("$LA57_KERNEL-la57 $LA57_KERNEL $CPU,+la57 dtvm.la57=1")
+	BOOTS+=("$LA57_KERNEL-la57 $LA57_KERNEL $LA57_CPU,+la57 dtvm.la57=1,pti=on")
 fi
 
 # ---- results ------------------------------------------------------------
@@ -209,14 +226,14 @@ numa_args() {
 boot() {
 	local dir=$1 k=$2 cpu=$3 extra=$4 accel=(-accel tcg)
 	local cmdline="console=ttyS0 quiet panic=-1 dtvm.timeout=$TEST_TIMEOUT"
-	[ "$extra" = - ] || cmdline+=" $extra"
+	[ "$extra" = - ] || cmdline+=" ${extra//,/ }"
 	[ -z "$INSMOD_ARGS" ] || cmdline+=" dtvm.modparams=${INSMOD_ARGS// /,}"
 	[ -z "$APPEND" ] || cmdline+=" $APPEND"
 	[[ " $QEMU_ARGS " != *" -accel "* ]] || accel=()
 	rm -f "$dir"/{console,token,results}.log
 	local qemu=("$QEMU" -machine pc "${accel[@]}" -cpu "$cpu" -m "$MEMORY" -smp "$SMP"
 		-nodefaults -display none -no-reboot
-		-kernel "${VMLINUZ//%k/$k}" -initrd "$dir/initramfs.cpio.gz")
+		-kernel "$(vmlinuz_for "$k")" -initrd "$dir/initramfs.cpio.gz")
 	# shellcheck disable=SC2207 # words by design
 	qemu+=($(numa_args))
 	# shellcheck disable=SC2206 # user-given extra words
