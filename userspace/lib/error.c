@@ -7,7 +7,7 @@
 
 #include "internal.h"
 
-static __thread char dt_errmsg[512];
+static __thread char dt_errmsg[1024];
 
 const char *daptrace_last_error(void)
 {

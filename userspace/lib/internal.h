@@ -27,6 +27,10 @@ struct daptrace {
 /* error.c: record a message for daptrace_last_error(); returns -err. */
 int dt_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* module.c: why the sysfs directory is missing and what to do; never fails. */
+void dt_module_why(const char *prefix, const char *release, char *buf,
+		   size_t len);
+
 /* sysfs.c: whole-file helpers on <root>/<name>. */
 int dt_path(const struct daptrace *d, const char *name, char *buf, size_t len);
 int dt_read_str(const struct daptrace *d, const char *name, char *buf, size_t len);

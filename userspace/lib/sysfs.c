@@ -22,6 +22,12 @@ int daptrace_open_root(struct daptrace **dp, const char *root)
 	if (stat(root, &st) < 0) {
 		int err = errno;
 
+		if (err == ENOENT && !strcmp(root, DAPTRACE_SYSFS_DEFAULT)) {
+			char why[768];
+
+			dt_module_why("", NULL, why, sizeof(why));
+			return dt_fail(err, "%s: %s", root, why);
+		}
 		if (err == ENOENT)
 			return dt_fail(err, "%s (is daptrace.ko loaded?)", root);
 		return dt_fail(err, "%s", root);
