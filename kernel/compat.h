@@ -83,6 +83,15 @@ struct vma_iterator {
 #define folio_test_idle(__f)	page_is_idle((struct page *)(__f))
 #define folio_set_idle(__f)	set_page_idle((struct page *)(__f))
 #define folio_set_young(__f)	set_page_young((struct page *)(__f))
+#define folio_test_lru(__f)	PageLRU((struct page *)(__f))
+#define folio_test_active(__f)	PageActive((struct page *)(__f))
+#define folio_test_referenced(__f) PageReferenced((struct page *)(__f))
+#define folio_nid(__f)		page_to_nid((struct page *)(__f))
+#endif
+
+/* folio_lru_gen() (MGLRU, 6.1): no generation without CONFIG_LRU_GEN. */
+#ifndef CONFIG_LRU_GEN
+#define folio_lru_gen(__f)	((void)(__f), -1)
 #endif
 
 /* task_is_running() (5.14) reads what ->state was then called; 0 is TASK_RUNNING. */
@@ -113,15 +122,17 @@ struct vma_iterator {
 #endif
 
 /*
- * x86's ptep_test_and_clear_young() and pmdp_test_and_clear_young(), which
- * arch/x86/mm/pgtable.c defines without an export (all series): their
- * bodies, the atomic clear of the accessed bit the hardware sets
+ * x86's ptep_test_and_clear_young(), pmdp_test_and_clear_young() and
+ * pudp_test_and_clear_young(), which arch/x86/mm/pgtable.c defines without
+ * an export (all series): their bodies, the atomic clear of the accessed bit the hardware sets
  * concurrently.
  */
 #define daptrace_ptep_test_and_clear_young(__ptep) \
 	test_and_clear_bit(_PAGE_BIT_ACCESSED, (unsigned long *)&(__ptep)->pte)
 #define daptrace_pmdp_test_and_clear_young(__pmdp) \
 	test_and_clear_bit(_PAGE_BIT_ACCESSED, (unsigned long *)(__pmdp))
+#define daptrace_pudp_test_and_clear_young(__pudp) \
+	test_and_clear_bit(_PAGE_BIT_ACCESSED, (unsigned long *)(__pudp))
 
 /*
  * TLB (tlb.c; docs/kernel-facts.md, tlb).  The kernel's own helpers below

@@ -243,6 +243,8 @@ struct daptrace_region *daptrace_region_new(unsigned long start, unsigned long e
 	r->last_nr_accesses = 0;
 	r->age = 0;
 	r->idle = 0;
+	r->nr_unobserved = 0;
+	r->sample_state = 0;
 	INIT_LIST_HEAD(&r->list);
 	daptrace_reset_placement(r);
 	return r;
@@ -336,10 +338,19 @@ unsigned long daptrace_total_sz(const struct daptrace_ctx *ctx)
 }
 
 /**
- * daptrace_three_regions() - the three parts of a typical address space.
- * @maps:	Mapped ranges sorted by address, non-empty, non-overlapping.
- * @nr_maps:	Number of entries in @maps.
- * @out:	The three ranges, sorted by address.
+ * daptrace_layout_init() - start the layout of an address space.
+ * @l:		The layout, see daptrace_layout_add().
+ */
+void daptrace_layout_init(struct daptrace_layout *l)
+{
+	memset(l, 0, sizeof(*l));
+}
+
+/**
+ * daptrace_layout_add() - add the next mapping to a layout.
+ * @l:		The layout.
+ * @start:	First byte of the mapping.
+ * @end:	One past its last byte.
  *
  * A process's mappings usually form three clusters separated by two huge
  * unmapped gaps, and monitoring the gaps would be pure waste::
@@ -350,56 +361,87 @@ unsigned long daptrace_total_sz(const struct daptrace_ctx *ctx)
  *	<BIG UNMAPPED GAP 2>
  *	<stack>
  *
- * So the two largest gaps between consecutive mappings are cut out and the
- * rest is returned as three ranges; smaller holes stay inside them and are
- * cheap because the adaptive regions soon learn they are never accessed.  Of
- * equal gaps the lower one wins.  The ranges are returned unaligned: the
- * mappings are page aligned already.
- *
- * Return: 0, or -EINVAL if @maps is not sorted and disjoint or there are fewer
- * than two non-empty gaps (fewer than three separate mappings).
+ * Mappings come in address order, one at a time, so that the map is never
+ * copied: only its extent and its two largest gaps between consecutive
+ * mappings are kept (mappings that touch leave no gap; of equal gaps the
+ * lower one is kept).  daptrace_layout_ranges() then cuts them out.  A
+ * mapping that is empty or starts below the end of the previous one makes
+ * the layout invalid.
  */
-int daptrace_three_regions(const struct daptrace_addr_range *maps,
-			   unsigned int nr_maps,
+void daptrace_layout_add(struct daptrace_layout *l, unsigned long start,
+			 unsigned long end)
+{
+	struct daptrace_addr_range gap;
+
+	if (start >= end || (l->nr_clusters && start < l->end)) {
+		l->invalid = true;
+		return;
+	}
+	if (!l->nr_clusters) {
+		l->start = start;
+		l->nr_clusters = 1;
+	} else if (start > l->end) {
+		gap.start = l->end;
+		gap.end = start;
+		/* gap1 stays the biggest, gap2 the second biggest. */
+		if (gap.end - gap.start > l->gap1.end - l->gap1.start) {
+			l->gap2 = l->gap1;
+			l->gap1 = gap;
+		} else if (gap.end - gap.start > l->gap2.end - l->gap2.start) {
+			l->gap2 = gap;
+		}
+		l->nr_clusters++;
+	}
+	l->end = end;
+}
+
+/**
+ * daptrace_layout_ranges() - the ranges to monitor of a layout.
+ * @l:		The layout, built by daptrace_layout_add().
+ * @out:	The ranges, sorted by address.
+ *
+ * The two largest gaps are cut out of the layout's extent, leaving three
+ * ranges; smaller holes stay inside them and are cheap because the adaptive
+ * regions soon learn they are never accessed.  With fewer than three
+ * clusters (fewer than two gaps) the clusters themselves are returned,
+ * which is exactly what is mapped.
+ *
+ * Return: the number of ranges in @out, 0 if nothing was mapped, or -EINVAL
+ * if the mappings were not sorted and disjoint.
+ */
+int daptrace_layout_ranges(const struct daptrace_layout *l,
 			   struct daptrace_addr_range out[3])
 {
-	struct daptrace_addr_range gap1 = { 0, 0 }, gap2 = { 0, 0 }, gap, tmp;
-	unsigned int i;
+	struct daptrace_addr_range gap1 = l->gap1, gap2 = l->gap2, tmp;
 
-	if (nr_maps < 3)
+	if (l->invalid)
 		return -EINVAL;
-	for (i = 0; i < nr_maps; i++) {
-		if (maps[i].start >= maps[i].end)
-			return -EINVAL;
-		if (!i)
-			continue;
-		if (maps[i].start < maps[i - 1].end)
-			return -EINVAL;
-		gap.start = maps[i - 1].end;
-		gap.end = maps[i].start;
-		/* gap1 stays the biggest, gap2 the second biggest. */
-		if (gap.end - gap.start > gap1.end - gap1.start) {
-			gap2 = gap1;
-			gap1 = gap;
-		} else if (gap.end - gap.start > gap2.end - gap2.start) {
-			gap2 = gap;
-		}
+	if (!l->nr_clusters)
+		return 0;
+	if (l->nr_clusters == 1) {
+		out[0].start = l->start;
+		out[0].end = l->end;
+		return 1;
 	}
-	if (gap2.end == gap2.start)
-		return -EINVAL;
-
+	if (l->nr_clusters == 2) {
+		out[0].start = l->start;
+		out[0].end = gap1.start;
+		out[1].start = gap1.end;
+		out[1].end = l->end;
+		return 2;
+	}
 	if (gap1.start > gap2.start) {
 		tmp = gap1;
 		gap1 = gap2;
 		gap2 = tmp;
 	}
-	out[0].start = maps[0].start;
+	out[0].start = l->start;
 	out[0].end = gap1.start;
 	out[1].start = gap1.end;
 	out[1].end = gap2.start;
 	out[2].start = gap2.end;
-	out[2].end = maps[nr_maps - 1].end;
-	return 0;
+	out[2].end = l->end;
+	return 3;
 }
 
 /* Free the regions of a detached list, e.g. a pool of preallocated ones. */
@@ -453,6 +495,8 @@ static void daptrace_copy_stats(struct daptrace_region *dst,
 	dst->nr_present = src->nr_present;
 	memcpy(dst->node_samples, src->node_samples, sizeof(dst->node_samples));
 	dst->last_pfn = src->last_pfn;
+	dst->sample_state = src->sample_state;
+	dst->nr_unobserved = src->nr_unobserved;
 }
 
 /**
@@ -784,6 +828,8 @@ daptrace_pool_take_fresh(struct list_head *pool, unsigned long start,
 	r->last_nr_accesses = 0;
 	r->age = 0;
 	r->idle = 0;
+	r->nr_unobserved = 0;
+	r->sample_state = 0;
 	r->sample_pfn = DAPTRACE_NO_PFN;
 	r->sample_nid = -1;
 	daptrace_reset_placement(r);
@@ -977,6 +1023,22 @@ void daptrace_account_access(struct daptrace_region *r, bool accessed)
 }
 
 /**
+ * daptrace_account_unobserved() - record a check that could not observe.
+ * @r:		The region.
+ *
+ * The sampled page lies where accesses leave no trace the module can read
+ * (a secondary MMU's page tables, a PFN or I/O mapping, page tables shared
+ * between processes): the check says nothing, so it must not read as "not
+ * accessed".  A region all of whose checks were unobserved is reported as
+ * not observable rather than cold.
+ */
+void daptrace_account_unobserved(struct daptrace_region *r)
+{
+	if (r->nr_unobserved < DAPTRACE_MAX_SAMPLES_PER_AGGR)
+		r->nr_unobserved++;
+}
+
+/**
  * daptrace_reset_placement() - forget a region's placement counts.
  * @r:		The region.
  *
@@ -1041,6 +1103,32 @@ void daptrace_repeat_placement(struct daptrace_target *t, unsigned int n)
 }
 
 /**
+ * daptrace_repeat_idle() - account @n checks skipped because @t did not run.
+ * @t:		The target.
+ * @n:		Skipped checks.
+ *
+ * A target that did not run cannot have accessed anything: the skipped
+ * checks read "not accessed" (nothing to count) and repeat the last
+ * placement (daptrace_repeat_placement()).  Unless none of its checks can
+ * be observed (&daptrace_target.unobservable): a secondary MMU may access
+ * its memory without any of its threads running, so they are unobserved.
+ */
+void daptrace_repeat_idle(struct daptrace_target *t, unsigned int n)
+{
+	struct daptrace_region *r;
+	unsigned int room;
+
+	if (!t->unobservable) {
+		daptrace_repeat_placement(t, n);
+		return;
+	}
+	daptrace_for_each_region(r, t) {
+		room = DAPTRACE_MAX_SAMPLES_PER_AGGR - r->nr_unobserved;
+		r->nr_unobserved += min(n, room);
+	}
+}
+
+/**
  * daptrace_update_age() - age every region by one aggregation window.
  * @ctx:	The context.
  * @threshold:	Largest change of nr_accesses still counted as "similar".
@@ -1083,6 +1171,8 @@ static void daptrace_merge_two_regions(struct daptrace_target *t,
 	l->last_nr_accesses = daptrace_weighted_avg(l->last_nr_accesses, sz_l,
 						    r->last_nr_accesses, sz_r);
 	l->age = daptrace_weighted_avg(l->age, sz_l, r->age, sz_r);
+	l->nr_unobserved = daptrace_weighted_avg(l->nr_unobserved, sz_l,
+						 r->nr_unobserved, sz_r);
 	l->idle = min(l->idle, r->idle);
 	l->ar.end = r->ar.end;
 	daptrace_destroy_region(t, r);
@@ -1160,10 +1250,22 @@ static bool daptrace_same_history(unsigned int a, unsigned int b)
 }
 
 /*
+ * Memory the module could observe and memory it could not stay apart: a
+ * merge would average an unknown into a count, and a region half of which
+ * is a PFN mapping would read half as cold as it is.
+ */
+static bool daptrace_same_observability(const struct daptrace_region *l,
+					const struct daptrace_region *r)
+{
+	return !l->nr_unobserved == !r->nr_unobserved;
+}
+
+/*
  * One left-to-right pass over a target.  A merged region keeps absorbing its
  * right neighbours while the conditions hold, as in DAMON; with @keep_apart,
- * only neighbours on the same node (daptrace_same_node()) and of the same
- * access history (daptrace_same_history()).
+ * only neighbours on the same node (daptrace_same_node()), of the same
+ * access history (daptrace_same_history()) and equally observable
+ * (daptrace_same_observability()).
  */
 static void daptrace_merge_regions_of(struct daptrace_target *t,
 				      unsigned int threshold,
@@ -1181,6 +1283,7 @@ static void daptrace_merge_regions_of(struct daptrace_target *t,
 		if (prev && prev->ar.end == r->ar.start &&
 		    daptrace_similar(prev->nr_accesses, r->nr_accesses, threshold) &&
 		    (!keep_apart || (daptrace_same_node(prev, r) &&
+				     daptrace_same_observability(prev, r) &&
 				     daptrace_same_history(prev->idle, r->idle) &&
 				     daptrace_same_history(oldest, r->idle))) &&
 		    daptrace_sz_region(prev) + daptrace_sz_region(r) <= sz_limit) {
@@ -1280,6 +1383,7 @@ void daptrace_reset_aggregated(struct daptrace_ctx *ctx)
 		daptrace_for_each_region(r, t) {
 			r->last_nr_accesses = r->nr_accesses;
 			r->nr_accesses = 0;
+			r->nr_unobserved = 0;
 			daptrace_reset_placement(r);
 		}
 	}
@@ -1428,7 +1532,7 @@ unsigned int daptrace_snapshot_fill(const struct daptrace_ctx *ctx,
 			recs[n].nr_accesses = r->nr_accesses;
 			recs[n].age = r->age;
 			recs[n].pid = t->pid_nr;
-			recs[n].reserved = 0;
+			recs[n].nr_unobserved = r->nr_unobserved;
 			recs[n].phys_addr = r->last_pfn == DAPTRACE_NO_PFN ?
 				DAPTRACE_NO_PHYS :
 				(__u64)r->last_pfn * ctx->min_region_sz;

@@ -84,6 +84,13 @@ struct daptrace_addr_range {
  * @node_samples:	Of those, how many were on node 0, 1, ...
  * @last_pfn:		pfn of the last present page sampled in this window,
  *			DAPTRACE_NO_PFN if none.
+ * @sample_state:	What the operations' prepare step recorded of the page
+ *			at @sampling_addr for the check (vaddr: its folio's
+ *			LRU state); opaque to the core.
+ * @nr_unobserved:	Checks in this window whose page could not be
+ *			observed (daptrace_account_unobserved()): they count
+ *			neither as an access nor as none, and @nr_accesses
+ *			counts among the other checks.
  *
  * The region's access frequency is inferred from one page per sampling round:
  * pages of a region are assumed to be accessed alike, and split/merge keeps
@@ -102,6 +109,8 @@ struct daptrace_region {
 	unsigned int nr_present;
 	unsigned int node_samples[DAPTRACE_NR_NODE_SLOTS];
 	unsigned long last_pfn;
+	unsigned long sample_state;
+	unsigned int nr_unobserved;
 };
 
 /**
@@ -126,6 +135,10 @@ struct daptrace_region {
  *		by whatever changes the regions meanwhile (a merge that
  *		max_nr_regions forces, a map update), so that the prepare
  *		pass walks them.
+ * @unobservable: Set by the operations when no check of the target can be
+ *		observed (vaddr: its mm has a secondary MMU): windows in which
+ *		its checks are skipped count as unobserved, not as idle
+ *		(daptrace_repeat_idle()).
  * @nr_regions:	Number of entries in @regions.
  * @regions:	Regions sorted by address, never overlapping.
  * @list:	Entry in &daptrace_ctx.targets.
@@ -137,6 +150,7 @@ struct daptrace_target {
 	bool execed;
 	u64 exec_id;
 	bool quiet;
+	bool unobservable;
 	unsigned int nr_regions;
 	struct list_head regions;
 	struct list_head list;
@@ -218,12 +232,33 @@ unsigned int daptrace_nr_live_targets(const struct daptrace_ctx *ctx);
 unsigned int daptrace_nr_regions(const struct daptrace_ctx *ctx);
 unsigned long daptrace_total_sz(const struct daptrace_ctx *ctx);
 
-/*
- * Address-space layout helpers, pure functions of sorted mapping ranges so the
- * vaddr operations stay thin and the arithmetic is unit-tested.
+/**
+ * struct daptrace_layout - an address space's mappings, as the "three
+ * regions" need them (daptrace_layout_add()).
+ * @start:	First mapped byte.
+ * @end:	One past the last mapped byte so far.
+ * @nr_clusters: Runs of touching mappings seen so far.
+ * @gap1:	The largest gap between two clusters.
+ * @gap2:	The second largest.
+ * @invalid:	A mapping came out of order, or was empty.
  */
-int daptrace_three_regions(const struct daptrace_addr_range *maps,
-			   unsigned int nr_maps,
+struct daptrace_layout {
+	unsigned long start;
+	unsigned long end;
+	unsigned int nr_clusters;
+	struct daptrace_addr_range gap1;
+	struct daptrace_addr_range gap2;
+	bool invalid;
+};
+
+/*
+ * Address-space layout helpers, pure functions of the mappings so the vaddr
+ * operations stay thin and the arithmetic is unit-tested.
+ */
+void daptrace_layout_init(struct daptrace_layout *l);
+void daptrace_layout_add(struct daptrace_layout *l, unsigned long start,
+			 unsigned long end);
+int daptrace_layout_ranges(const struct daptrace_layout *l,
 			   struct daptrace_addr_range out[3]);
 int daptrace_evenly_split_region(struct daptrace_ctx *ctx,
 				 struct daptrace_target *t,
@@ -240,8 +275,10 @@ int daptrace_set_regions(struct daptrace_ctx *ctx, struct daptrace_target *t,
 void daptrace_pick_sampling_addr(struct daptrace_ctx *ctx,
 				 struct daptrace_region *r);
 void daptrace_account_access(struct daptrace_region *r, bool accessed);
+void daptrace_account_unobserved(struct daptrace_region *r);
 void daptrace_account_placement(struct daptrace_region *r, int nid);
 void daptrace_repeat_placement(struct daptrace_target *t, unsigned int n);
+void daptrace_repeat_idle(struct daptrace_target *t, unsigned int n);
 void daptrace_reset_placement(struct daptrace_region *r);
 
 /* Aggregation: called once per aggregation window, after publishing. */

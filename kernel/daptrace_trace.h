@@ -33,17 +33,21 @@ TRACE_EVENT(daptrace_aggregated,
 			     __field(unsigned long, start)
 			     __field(unsigned long, end)
 			     __field(unsigned int, nr_accesses)
-			     __field(unsigned int, age)),
+			     __field(unsigned int, age)
+			     __field(unsigned int, nr_unobserved)),
 	    TP_fast_assign(__entry->target_id = target_id;
 			   __entry->nr_regions = nr_regions;
 			   __entry->start = r->ar.start;
 			   __entry->end = r->ar.end;
 			   __entry->nr_accesses = r->nr_accesses;
-			   __entry->age = r->age;),
-	    TP_printk("target_id=%lu nr_regions=%u %lu-%lu: %u %u",
+			   __entry->age = r->age;
+			   __entry->nr_unobserved = r->nr_unobserved;),
+	    TP_printk("target_id=%lu nr_regions=%u %lu-%lu: %u %u%s%.0u",
 		      __entry->target_id, __entry->nr_regions,
 		      __entry->start, __entry->end,
-		      __entry->nr_accesses, __entry->age)
+		      __entry->nr_accesses, __entry->age,
+		      __entry->nr_unobserved ? " unobserved=" : "",
+		      __entry->nr_unobserved)
 );
 
 #endif /* _DAPTRACE_TRACE_H */

@@ -478,12 +478,12 @@ static ssize_t snapshot_seq_show(struct kobject *kobj,
 /* Records the text view copies: more than ever fit in one page. */
 #define SNAPSHOT_TEXT_RECS	128
 /*
- * Longest region line ("-2147483648 0x<16> 0x<16> 4294967295 4294967295\n",
- * 69 bytes) plus the "more regions" trailer: a line is only emitted while
- * this much room is left, so no line is ever cut short by the end of the
- * page.
+ * Longest region line ("-2147483648 0x<16> 0x<16> 4294967295 4294967295
+ * 4294967295\n", 80 bytes) plus the "more regions" trailer: a line is only
+ * emitted while this much room is left, so no line is ever cut short by the
+ * end of the page.
  */
-#define SNAPSHOT_TEXT_RESERVE	(72 + 48)
+#define SNAPSHOT_TEXT_RESERVE	(80 + 48)
 
 /*
  * Address layout and access pattern of other processes: like DAMON, reading
@@ -538,11 +538,12 @@ static int snapshot_format(struct daptrace_mon *mon, char *buf)
 			 "nr_samples %u\nnr_regions %u\nflags %#x\n",
 			 hdr.nr_samples, hdr.nr_regions, hdr.flags);
 	len += scnprintf(buf + len, PAGE_SIZE - len,
-			 "# pid start end nr_accesses age\n");
+			 "# pid start end nr_accesses age nr_unobserved\n");
 	for (i = 0; i < nr && len <= PAGE_SIZE - SNAPSHOT_TEXT_RESERVE; i++)
-		len += scnprintf(buf + len, PAGE_SIZE - len, "%d %#llx %#llx %u %u\n",
-				 recs[i].pid, recs[i].start, recs[i].end,
-				 recs[i].nr_accesses, recs[i].age);
+		len += scnprintf(buf + len, PAGE_SIZE - len,
+				 "%d %#llx %#llx %u %u %u\n", recs[i].pid,
+				 recs[i].start, recs[i].end, recs[i].nr_accesses,
+				 recs[i].age, recs[i].nr_unobserved);
 	if (hdr.nr_regions > i)
 		len += scnprintf(buf + len, PAGE_SIZE - len,
 				 "# %u more regions: read 'snapshots'\n",

@@ -3,12 +3,10 @@
  * daptrace operations for the virtual address space of processes.
  *
  * Everything here touches a live address space: the targets' memory maps
- * (initial regions and updates) and the page-table accessed bit of one page
- * per region per sampling round.  Only exported symbols and header inlines
- * are used: the kernel's page walker, ptep_test_and_clear_young() and
- * pte_offset_map_lock() are not available to modules (docs/kernel-facts.md, exports), so
- * the walk is written out by hand below, with the locking rules next to the
- * code that relies on them.
+ * (initial regions and updates) and the sampling passes, which check and
+ * prepare one page per region per sampling round through the page walk of
+ * walk.c.  Only exported symbols and header inlines are used
+ * (docs/kernel-facts.md, exports).
  *
  * The accessed bit and the TLB flushes are x86-64 specific: so is the module.
  */
@@ -16,14 +14,12 @@
 
 #include <linux/atomic.h>
 #include <linux/err.h>
+#include <linux/hugetlb.h>
 #include <linux/mm.h>
-/* After mm.h: without CONFIG_HUGETLB_PAGE it does not declare vm_area_struct. */
-#include <linux/hugetlb_inline.h>
 #include <linux/mmap_lock.h>
+#include <linux/mmu_notifier.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
-#include <linux/page_idle.h>
-#include <linux/pgtable.h>
 #include <linux/pid.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
@@ -32,19 +28,20 @@
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/timekeeping.h>
 
 #include "ops.h"
 #include "tlb.h"
+#include "walk.h"
 
-/* Page-table changes under us are retried this often; then one sample is lost. */
-#define DAPTRACE_VA_MAX_TRIES		4
 /* Regions between looks at a waiting mmap_lock writer or a pending resched. */
 #define DAPTRACE_VA_BATCH		64
-/* Batches the pass after one cut short walks without looking: see sample_target(). */
+/*
+ * The pass after one cut short walks without looking for at most this many
+ * batches and this long: see daptrace_va_sample_target().
+ */
 #define DAPTRACE_VA_HOLD_BATCHES	16
-/* Spare slots for mappings created between sizing the buffer and locking. */
-#define DAPTRACE_VA_MAPS_SLACK		32U
-#define DAPTRACE_VA_MAPS_TRIES		3
+#define DAPTRACE_VA_HOLD_NS		(250 * NSEC_PER_USEC)
 
 /*
  * Fixed at load (0444): a user who needs no placement skips its work, and
@@ -90,6 +87,9 @@ MODULE_PARM_DESC(placement,
  *		daptrace_va_window_idle().
  * @maps_runtime: Its threads' summed runtime when its memory map was last
  *		read into the regions; DAPTRACE_VA_RAN to read it again.
+ * @block_shift: log2 of the largest page that one accessed bit covers in
+ *		its memory: PMD_SHIFT (THP, 2 MiB hugetlb), or a larger
+ *		hugetlb page's shift (see daptrace_va_stop()).
  *
  * Touched only by the worker.
  */
@@ -104,6 +104,7 @@ struct daptrace_va_target {
 	bool fresh;
 	bool ran;
 	u64 maps_runtime;
+	unsigned int block_shift;
 };
 
 /*
@@ -157,6 +158,7 @@ static void *daptrace_va_target_get(struct pid *pid)
 	if (!vt)
 		return ERR_PTR(-ENOMEM);
 	vt->pid = get_pid(pid);
+	vt->block_shift = PMD_SHIFT;
 	return vt;
 }
 
@@ -244,90 +246,67 @@ static u64 daptrace_va_target_exec_id(struct daptrace_target *t)
  */
 
 /*
- * Copy the mappings of @mm into @maps as sorted ranges, merging mappings
- * that touch (a binary's text, data and bss, the heap right after them,
- * neighbouring anonymous mappings) since only the gaps between them matter:
- * the result has a non-empty gap between any two entries.  Every VMA counts,
- * also those the sampler skips (hugetlb, PFNMAP/IO): they belong to the
- * layout, and their samples simply read as not accessed.  Caller holds
- * mmap_read_lock(); @cap is at least mm->map_count.
- */
-static unsigned int daptrace_va_collect(struct mm_struct *mm,
-					struct daptrace_addr_range *maps,
-					unsigned int cap)
-{
-	VMA_ITERATOR(vmi, mm, 0);
-	struct vm_area_struct *vma;
-	unsigned int nr = 0;
-
-	for_each_vma(vmi, vma) {
-		if (nr && maps[nr - 1].end == vma->vm_start) {
-			maps[nr - 1].end = vma->vm_end;
-			continue;
-		}
-		if (WARN_ON_ONCE(nr == cap))
-			break;
-		maps[nr].start = vma->vm_start;
-		maps[nr].end = vma->vm_end;
-		nr++;
-	}
-	return nr;
-}
-
-/*
  * Compute the ranges to monitor in @mm, the way DAMON does: a process's
  * mappings form three clusters (text/data/heap, the mmap area, the stack)
- * separated by two huge unmapped gaps, which daptrace_three_regions() cuts
- * out.  A target with fewer than three clusters (fewer than two gaps; rare,
- * as the vDSO alone usually sits apart from both the program and its stack)
- * is monitored as its one or two clusters, which is exactly what is mapped.
+ * separated by two huge unmapped gaps, which daptrace_layout_ranges() cuts
+ * out.  Every VMA counts, also those whose samples cannot be observed (PFN
+ * and I/O mappings): they belong to the layout.
  *
- * The buffer is sized from mm->map_count before taking mmap_lock, so no
- * allocation happens under it; map_count only changes under the write lock,
- * so a count that grew in between is noticed and the sizing redone.
+ * The VMAs stream through daptrace_layout_add(), so nothing is allocated
+ * whatever the map's size, and the walk yields the lock, as the sampling
+ * passes do, every DAPTRACE_VA_BATCH mappings that a writer waits or the
+ * scheduler wants the CPU, then goes on from where it was: the result may
+ * then mix the map before and after the writer's change, which the next
+ * update corrects.  The lock is only ever tried.  Also finds the largest
+ * page size of the target's hugetlb mappings (@block_shift): see
+ * daptrace_va_stop().
  *
- * Return: the number of ranges in @out (0 if nothing is mapped), -ENOMEM,
- * -EBUSY if a writer holds or awaits mmap_lock, or -EAGAIN if the map kept
- * growing faster than we could size the buffer.
+ * Return: the number of ranges in @out (0 if nothing is mapped), or -EBUSY
+ * if a writer held or awaited mmap_lock.
  */
 static int daptrace_va_ranges(struct mm_struct *mm,
-			      struct daptrace_addr_range out[DAPTRACE_OPS_MAX_RANGES])
+			      struct daptrace_addr_range out[DAPTRACE_OPS_MAX_RANGES],
+			      unsigned int *block_shift)
 {
-	struct daptrace_addr_range *maps;
-	unsigned int cap, nr, i;
-	int tries, err = 0;
+	struct daptrace_layout layout;
+	struct vm_area_struct *vma;
+	unsigned long addr = 0;
+	unsigned int n = 0;
+	bool more;
 
 	BUILD_BUG_ON(DAPTRACE_OPS_MAX_RANGES != 3);
-	for (tries = 0; ; tries++) {
-		if (tries == DAPTRACE_VA_MAPS_TRIES)
-			return -EAGAIN;
-		cap = (unsigned int)READ_ONCE(mm->map_count) + DAPTRACE_VA_MAPS_SLACK;
-		maps = kvmalloc_array(cap, sizeof(*maps), GFP_KERNEL);
-		if (!maps)
-			return -ENOMEM;
-		/* Never wait for a writer: the next update tries again. */
-		if (!mmap_read_trylock(mm)) {
-			kvfree(maps);
-			return -EBUSY;
-		}
-		if ((unsigned int)mm->map_count <= cap)
-			break;
-		mmap_read_unlock(mm);
-		kvfree(maps);
-	}
-	nr = daptrace_va_collect(mm, maps, cap);
-	mmap_read_unlock(mm);
+	daptrace_layout_init(&layout);
+	*block_shift = PMD_SHIFT;
+	/* Never wait for a writer: the next update tries again. */
+	if (!mmap_read_trylock(mm))
+		return -EBUSY;
+	do {
+		VMA_ITERATOR(vmi, mm, addr);
 
-	if (nr >= 3) {
-		/* Sorted, disjoint, gaps non-empty: this cannot fail. */
-		err = daptrace_three_regions(maps, nr, out);
-		nr = 3;
-	} else {
-		for (i = 0; i < nr; i++)
-			out[i] = maps[i];
-	}
-	kvfree(maps);
-	return WARN_ON_ONCE(err) ? err : nr;
+		more = false;
+		for_each_vma(vmi, vma) {
+			/* A VMA that grew down across @addr while we yielded. */
+			daptrace_layout_add(&layout, max(vma->vm_start, addr),
+					    vma->vm_end);
+			addr = vma->vm_end;
+			if (is_vm_hugetlb_page(vma))
+				*block_shift = max(*block_shift,
+						   huge_page_shift(hstate_vma(vma)));
+			if (!(++n % DAPTRACE_VA_BATCH) &&
+			    (mmap_lock_is_contended(mm) || need_resched())) {
+				more = true;
+				break;
+			}
+		}
+		if (more) {
+			mmap_read_unlock(mm);
+			cond_resched();
+			if (!mmap_read_trylock(mm))
+				return -EBUSY;
+		}
+	} while (more);
+	mmap_read_unlock(mm);
+	return daptrace_layout_ranges(&layout, out);
 }
 
 /*
@@ -430,7 +409,7 @@ static int daptrace_va_init(struct daptrace_ctx *ctx)
 		mm = daptrace_va_target_mm(t);
 		if (!mm)
 			continue;
-		nr = daptrace_va_ranges(mm, ranges);
+		nr = daptrace_va_ranges(mm, ranges, &vt->block_shift);
 		mmput_async(mm);
 		if (nr <= 0) {
 			/* Nothing mapped: the next update builds the regions. */
@@ -477,7 +456,7 @@ static void daptrace_va_update(struct daptrace_ctx *ctx)
 		mm = daptrace_va_target_mm(t);
 		if (!mm)
 			continue;
-		nr = daptrace_va_ranges(mm, ranges);
+		nr = daptrace_va_ranges(mm, ranges, &vt->block_shift);
 		mmput_async(mm);
 		if (nr < 0)
 			continue;
@@ -494,356 +473,6 @@ static void daptrace_va_update(struct daptrace_ctx *ctx)
 			vt->maps_runtime = runtime;
 		vt->fresh = true;
 	}
-}
-
-/*
- * The page walk.
- *
- * Rules (docs/kernel-facts.md, walk; each was needed under THP split/collapse churn and
- * shmem collapse on both kernels):
- *  - The caller pins the mm (mm_users) and holds mmap_read_lock, and we walk
- *    only inside a VMA it found: then no upper-level table (pgd/p4d/pud/pmd
- *    page) can be freed under us, since free_pgtables() runs only for
- *    detached VMAs or on the last mm_users put.  Entries can still change:
- *    none -> table when faults populate them, never table -> something else.
- *  - A PTE *table*, however, can be freed under the read lock from 6.5 on:
- *    khugepaged's retract_page_tables() detaches it holding only the pmd and
- *    pte locks, and frees it with pte_free_defer(), i.e. after an RCU grace
- *    period (the table's split ptlock goes with it).  Hence the pmd is read
- *    once, locklessly, inside rcu_read_lock(), and the table and its lock are
- *    reached from that snapshot.  On 6.1 tables are only freed under the
- *    write lock, and the same code is merely cautious there.
- *  - Reading a bit takes no lock, as in GUP-fast: the pte is read from the
- *    snapshot's table, then the pmd is read again and the walk retried
- *    unless pmd_same(), so a value read from a table retracted meanwhile is
- *    never used.  A racing change of the entry itself (unmap, migration,
- *    the hardware setting the bit) only moves the read to one side of it.
- *  - Clearing a bit takes the page-table lock of the entry, the lock rmap
- *    and THP split take, and only when the lockless read saw the bit set;
- *    under the lock the pmd is re-read and the walk retried unless
- *    pmd_same() (retract takes the same pte lock before clearing the pmd,
- *    so a table still linked while we hold its lock stays linked), and the
- *    bit is cleared with the atomic test-and-clear of
- *    ptep_test_and_clear_young(), because the hardware sets
- *    accessed/dirty bits concurrently.  pte_offset_map_lock() would do the
- *    same but is not usable: 6.12 does not export __pte_offset_map_lock().
- *  - "Huge" (pmd_trans_huge, pmd_devmap) is tested before pmd_bad(), because
- *    x86's pmd_bad() is true for a leaf pmd; and nothing is ever cleared on a
- *    bad, none or non-present entry: pmd_clear_bad() is not exported on 6.1
- *    and fixing page tables is not our business.  A pud leaf (1 GiB DAX) is
- *    skipped, as are hugetlb and PFNMAP/IO VMAs.
- */
-
-/*
- * The folio mapped at @pfn, with a reference, or NULL.  Lockless callers
- * must check afterwards that their entry still maps @pfn: only then is the
- * reference one on the folio they found (as in GUP-fast).
- */
-static struct folio *daptrace_va_folio_get(unsigned long pfn)
-{
-	struct folio *folio;
-
-	if (!pfn_valid(pfn))
-		return NULL;
-	folio = page_folio(pfn_to_page(pfn));
-	if (!folio_try_get(folio))
-		return NULL;
-	/* Split meanwhile: the page belongs to another folio now. */
-	if (unlikely(folio != page_folio(pfn_to_page(pfn)))) {
-		folio_put(folio);
-		return NULL;
-	}
-	return folio;
-}
-
-/*
- * Page reclaim and the accessed bit.  Reclaim's folio_referenced() clears
- * accessed bits too; one it clears between our prepare and our check would
- * hide an access.  With CONFIG_PAGE_IDLE_FLAG (Debian 6.12) we do what DAMON
- * does: prepare marks the folio idle, and both folio_referenced() and
- * folio_mark_accessed() clear that flag when they see a reference, so the
- * check also counts a folio that is no longer idle.  And prepare hands
- * reclaim the reference it takes away, with folio_set_young(), which
- * folio_referenced() counts.  Without the flag (Debian 6.1) both are empty
- * stubs: an access that reclaim saw between prepare and check is lost to
- * the sample (reclaim is aging that page anyway), and at most one sampled
- * page per region per sampling interval looks unreferenced to the LRU
- * (classic or MGLRU) once more than it should.  The flag is shared with
- * DAMON and /sys/kernel/mm/page_idle: running those on the same pages at the
- * same time makes each see the other's marks as accesses.
- */
-static inline bool daptrace_va_has_idle(void)
-{
-	return IS_ENABLED(CONFIG_PAGE_IDLE_FLAG);
-}
-
-/*
- * Prepare, entry lock held so @pfn's folio stays mapped: @young tells
- * whether we just cleared its accessed bit.
- */
-static void daptrace_va_mark_locked(unsigned long pfn, bool young)
-{
-	struct folio *folio;
-
-	if (!daptrace_va_has_idle() || !pfn_valid(pfn))
-		return;
-	folio = page_folio(pfn_to_page(pfn));
-	if (young)
-		folio_set_young(folio);
-	folio_set_idle(folio);
-}
-
-/* Is @pte's value @ptent normal memory whose folio we may look at? */
-static inline bool daptrace_va_pte_normal(pte_t ptent)
-{
-	return pte_present(ptent) && !pte_special(ptent) && !pte_devmap(ptent);
-}
-
-/*
- * The pte for @addr in the table the lockless pmd snapshot @pmdval points
- * to; -EAGAIN (in @ret) if the pmd changed meanwhile.
- */
-static pte_t daptrace_va_pte_read(pmd_t *pmd, pmd_t pmdval,
-				  unsigned long addr, pte_t **ptep, int *ret)
-{
-	pte_t ptent;
-
-	*ptep = pte_offset_kernel(&pmdval, addr);
-	ptent = ptep_get(*ptep);
-	/* Orders the pte read before the pmd re-read, as GUP-fast does. */
-	smp_rmb();
-	*ret = pmd_same(pmdval, READ_ONCE(*pmd)) ? 0 : -EAGAIN;
-	return ptent;
-}
-
-/*
- * Check, lockless: was the page at @addr accessed since prepare?  Stores the
- * pfn of a present entry in *@pfn (untouched if none).  Returns 1, 0, or -EAGAIN if
- * the pmd changed under the read.
- */
-static int daptrace_va_check_pte(pmd_t *pmd, pmd_t pmdval, unsigned long addr,
-				 unsigned long *pfn)
-{
-	struct folio *folio;
-	pte_t *pte, ptent;
-	int ret, young;
-
-	ptent = daptrace_va_pte_read(pmd, pmdval, addr, &pte, &ret);
-	if (ret || !pte_present(ptent))
-		return ret;
-	*pfn = pte_pfn(ptent);
-	if (pte_young(ptent))
-		return 1;
-	if (!daptrace_va_has_idle() || !daptrace_va_pte_normal(ptent))
-		return 0;
-	folio = daptrace_va_folio_get(*pfn);
-	if (!folio)
-		return 0;
-	young = !folio_test_idle(folio);
-	/* Still the folio the entry maps?  Else the flag means nothing. */
-	if (pte_pfn(ptep_get(pte)) != *pfn || !pte_present(ptep_get(pte)))
-		young = 0;
-	folio_put(folio);
-	return young;
-}
-
-static int daptrace_va_check_pmd(pmd_t *pmd, pmd_t pmdval, unsigned long addr,
-				 unsigned long *pfn)
-{
-	struct folio *folio;
-	unsigned long head;
-	int young;
-
-	if (!pmd_present(pmdval))
-		return 0;
-	head = pmd_pfn(pmdval);
-	*pfn = head + ((addr & ~PMD_MASK) >> PAGE_SHIFT);
-	if (pmd_young(pmdval))
-		return 1;
-	if (!daptrace_va_has_idle() || pmd_devmap(pmdval))
-		return 0;
-	folio = daptrace_va_folio_get(head);
-	if (!folio)
-		return 0;
-	young = !folio_test_idle(folio);
-	pmdval = READ_ONCE(*pmd);
-	if (!pmd_present(pmdval) || pmd_pfn(pmdval) != head)
-		young = 0;
-	folio_put(folio);
-	return young;
-}
-
-/*
- * Prepare a pte: clear its accessed bit if the lockless read @ptent saw it
- * set (under the lock, re-tested there) and mark its folio idle.  Returns 1
- * if a bit was cleared, 0 if not, -EAGAIN if the pmd changed first.
- */
-static int daptrace_va_prepare_pte(struct mm_struct *mm, pmd_t *pmd,
-				   pmd_t pmdval, unsigned long addr)
-{
-	spinlock_t *ptl;	/* the pte table's lock, guards *pte */
-	struct folio *folio;
-	pte_t *pte, ptent;
-	int ret, cleared = 0;
-
-	ptent = daptrace_va_pte_read(pmd, pmdval, addr, &pte, &ret);
-	if (ret || !pte_present(ptent))
-		return ret;
-	if (!pte_young(ptent)) {
-		/* Nothing to clear: just the idle mark, without the lock. */
-		if (!daptrace_va_has_idle() || !daptrace_va_pte_normal(ptent))
-			return 0;
-		folio = daptrace_va_folio_get(pte_pfn(ptent));
-		if (!folio)
-			return 0;
-		if (pte_pfn(ptep_get(pte)) == pte_pfn(ptent))
-			folio_set_idle(folio);
-		folio_put(folio);
-		return 0;
-	}
-	/* Both from the snapshot: RCU keeps the table and its lock alive. */
-	ptl = pte_lockptr(mm, &pmdval);
-	spin_lock(ptl);
-	if (unlikely(!pmd_same(pmdval, READ_ONCE(*pmd)))) {
-		spin_unlock(ptl);
-		return -EAGAIN;
-	}
-	ptent = ptep_get(pte);
-	if (pte_present(ptent)) {
-		cleared = daptrace_ptep_test_and_clear_young(pte);
-		if (daptrace_va_pte_normal(ptent))
-			daptrace_va_mark_locked(pte_pfn(ptent), cleared);
-	}
-	spin_unlock(ptl);
-	return cleared;
-}
-
-static int daptrace_va_prepare_pmd(struct mm_struct *mm, pmd_t *pmd,
-				   pmd_t pmdval)
-{
-	spinlock_t *ptl;	/* the pmd table's lock, guards *pmd */
-	struct folio *folio;
-	int cleared = 0;
-
-	if (!pmd_present(pmdval))
-		return 0;
-	if (!pmd_young(pmdval)) {
-		if (!daptrace_va_has_idle() || pmd_devmap(pmdval))
-			return 0;
-		folio = daptrace_va_folio_get(pmd_pfn(pmdval));
-		if (!folio)
-			return 0;
-		if (pmd_pfn(READ_ONCE(*pmd)) == pmd_pfn(pmdval))
-			folio_set_idle(folio);
-		folio_put(folio);
-		return 0;
-	}
-	ptl = pmd_lock(mm, pmd);
-	/* Re-check under the lock: split and zap hold it to change the pmd. */
-	pmdval = READ_ONCE(*pmd);
-	if (!pmd_trans_huge(pmdval) && !pmd_devmap(pmdval)) {
-		spin_unlock(ptl);
-		return -EAGAIN;
-	}
-	if (pmd_present(pmdval)) {
-		cleared = daptrace_pmdp_test_and_clear_young(pmd);
-		if (!pmd_devmap(pmdval))
-			daptrace_va_mark_locked(pmd_pfn(pmdval), cleared);
-	}
-	spin_unlock(ptl);
-	return cleared;
-}
-
-/*
- * The pmd entry covering @addr in @vma, or NULL if an upper level is empty,
- * bad or a leaf, or the VMA is not sampled.  Caller: mm pinned,
- * mmap_read_lock held, @vma found under it and containing @addr.
- */
-static pmd_t *daptrace_va_pmd(struct mm_struct *mm, struct vm_area_struct *vma,
-			      unsigned long addr)
-{
-	pgd_t *pgd, pgdval;
-	p4d_t *p4d, p4dval;
-	pud_t *pud, pudval;
-
-	if ((vma->vm_flags & (VM_PFNMAP | VM_IO)) || is_vm_hugetlb_page(vma))
-		return NULL;
-	/*
-	 * Upper levels: a table seen here stays linked (see above), so the
-	 * p4d/pud/pmd_offset() helpers may re-read the entries they follow.
-	 */
-	pgd = pgd_offset(mm, addr);
-	pgdval = READ_ONCE(*pgd);
-	if (pgd_none(pgdval) || pgd_bad(pgdval))
-		return NULL;
-	/* Folds onto the pgd unless 5-level paging is on (pgtable_l5_enabled). */
-	p4d = p4d_offset(pgd, addr);
-	p4dval = READ_ONCE(*p4d);
-	if (p4d_none(p4dval) || p4d_bad(p4dval))
-		return NULL;
-	pud = pud_offset(p4d, addr);
-	pudval = READ_ONCE(*pud);
-	/* Leaf first: x86's pud_bad() is true for a 1 GiB leaf too. */
-	if (pud_none(pudval) || pud_leaf(pudval) || pud_bad(pudval))
-		return NULL;
-	return pmd_offset(pud, addr);
-}
-
-/*
- * NUMA node of @pfn, -1 if not a valid RAM page (DAPTRACE_NO_PFN, device
- * memory without a memmap).
- */
-static int daptrace_va_pfn_nid(unsigned long pfn)
-{
-	if (pfn == DAPTRACE_NO_PFN || !pfn_valid(pfn))
-		return -1;
-	return page_to_nid(pfn_to_page(pfn));
-}
-
-/*
- * Check (@prepare false) or prepare the page at @addr.  Check returns
- * whether it was accessed since prepare and stores the pfn of a present
- * entry in *@pfn (DAPTRACE_NO_PFN if none); prepare returns whether an
- * accessed bit was cleared.
- */
-static bool daptrace_va_entry(struct mm_struct *mm, struct vm_area_struct *vma,
-			      unsigned long addr, bool prepare,
-			      unsigned long *pfn)
-{
-	pmd_t *pmd, pmdval;
-	int tries, ret = 0;
-
-	*pfn = DAPTRACE_NO_PFN;
-	pmd = daptrace_va_pmd(mm, vma, addr);
-	if (!pmd)
-		return false;
-
-	rcu_read_lock();
-	for (tries = 0; tries < DAPTRACE_VA_MAX_TRIES; tries++) {
-		*pfn = DAPTRACE_NO_PFN;
-		/*
-		 * One lockless read: x86-64 pmds are a single word, so this
-		 * is what pmdp_get_lockless() is on 6.12 (6.1 lacks it).
-		 */
-		pmdval = READ_ONCE(*pmd);
-		if (pmd_none(pmdval))
-			ret = 0;
-		else if (pmd_trans_huge(pmdval) || pmd_devmap(pmdval))
-			ret = prepare ? daptrace_va_prepare_pmd(mm, pmd, pmdval) :
-				daptrace_va_check_pmd(pmd, pmdval, addr, pfn);
-		else if (!pmd_present(pmdval) || pmd_bad(pmdval))
-			ret = 0;	/* migration entry, or garbage: hands off */
-		else
-			ret = prepare ?
-				daptrace_va_prepare_pte(mm, pmd, pmdval, addr) :
-				daptrace_va_check_pte(pmd, pmdval, addr, pfn);
-		if (ret != -EAGAIN)
-			break;
-	}
-	rcu_read_unlock();
-	if (ret < 0)
-		*pfn = DAPTRACE_NO_PFN;
-	return ret > 0;
 }
 
 /* See "Idle targets" at daptrace_va_runtime(). */
@@ -941,12 +570,12 @@ static struct daptrace_region *daptrace_va_stop(struct daptrace_target *t,
 						struct daptrace_region *s)
 {
 	struct daptrace_region *first, *prev;
-	unsigned long block = s->ar.start >> PMD_SHIFT;
+	unsigned long block = s->ar.start >> vt->block_shift;
 
 	first = list_first_entry(&t->regions, struct daptrace_region, list);
 	while (s != first) {
 		prev = list_prev_entry(s, list);
-		if ((prev->ar.end - 1) >> PMD_SHIFT < block ||
+		if ((prev->ar.end - 1) >> vt->block_shift < block ||
 		    daptrace_va_unprepared_region(vt, prev))
 			break;
 		s = prev;
@@ -962,6 +591,33 @@ static struct daptrace_region *daptrace_va_after(struct daptrace_target *t,
 		return list_first_entry(&t->regions, struct daptrace_region,
 					list);
 	return list_next_entry(r, list);
+}
+
+/*
+ * A target whose mm has MMU notifiers shares it with a secondary MMU (KVM's
+ * guest memory, VFIO, SVA devices): accesses through it set no accessed bit
+ * in the process's page tables, and the module cannot ask it (its
+ * clear_young/test_young are not exported).  Every check of such a target
+ * is unobserved, and the walk is skipped; what was prepared before is
+ * forgotten, so that, should the notifiers go, a pass prepares before it
+ * checks.  Cached in @t->unobservable for the windows in which the target
+ * does not run (daptrace_repeat_idle()).  Returns true if so.
+ */
+static bool daptrace_va_unobservable(struct daptrace_target *t,
+				     struct daptrace_va_target *vt,
+				     struct mm_struct *mm, bool check)
+{
+	struct daptrace_region *r;
+
+	t->unobservable = mm_has_notifiers(mm);
+	if (!t->unobservable)
+		return false;
+	if (check)
+		daptrace_for_each_region(r, t)
+			daptrace_account_unobserved(r);
+	daptrace_va_set_unprepared(vt, 0, ULONG_MAX);
+	vt->resume = 0;
+	return true;
 }
 
 /*
@@ -981,9 +637,10 @@ static struct daptrace_region *daptrace_va_after(struct daptrace_target *t,
  * check the rest, whose samples are still pending.  When a writer
  * waits or the scheduler wants the CPU, the lock is dropped for a moment
  * every DAPTRACE_VA_BATCH regions, so thousands of regions never stall the
- * target; but not for the first DAPTRACE_VA_HOLD_BATCHES batches of the
- * pass after one cut short that way, which makes the writer wait that long
- * (no resched point either: some hundred microseconds of walk): else a
+ * target; but not for the first DAPTRACE_VA_HOLD_BATCHES batches, nor the
+ * first DAPTRACE_VA_HOLD_NS, of the pass after one cut short that way,
+ * which makes the writer (and on 6.1 every page fault of the target, queued
+ * behind it) wait that long at most, and defers a resched as long: else a
  * target that maps and unmaps in a loop has every pass cut at the first
  * batch, and the regions past it are never sampled.  Past that many
  * regions (beyond the default max_nr_regions) a pass therefore begins
@@ -1004,9 +661,12 @@ static void daptrace_va_sample_target(struct daptrace_ctx *ctx,
 	bool prepare = what & DAPTRACE_SAMPLE_PREPARE;
 	struct vm_area_struct *vma = NULL, *pvma = NULL;
 	struct daptrace_region *r, *p, *s, *stop, *after;
-	unsigned long addr, pfn, next;
+	struct daptrace_walk_page pg;
+	enum daptrace_walk_seen seen;
+	unsigned long addr, next;
 	struct mm_struct *mm;
 	unsigned int n = 0, np = 0, hold;
+	u64 hold_until = 0;
 	bool young, checked = false;
 
 	/*
@@ -1026,7 +686,7 @@ static void daptrace_va_sample_target(struct daptrace_ctx *ctx,
 
 		if (!ran && !vt->fresh) {
 			st->nr_idle++;
-			daptrace_repeat_placement(t, 1);
+			daptrace_repeat_idle(t, 1);
 			return;
 		}
 		/* A walk only to place changed regions: still a quiet window. */
@@ -1037,11 +697,17 @@ static void daptrace_va_sample_target(struct daptrace_ctx *ctx,
 	if (!mm)
 		return;	/* exited: the worker reaps it via target_valid */
 	st->nr_walked++;
+	if (daptrace_va_unobservable(t, vt, mm, check)) {
+		mmput_async(mm);
+		return;
+	}
 	if (!mmap_read_trylock(mm))
 		goto busy;
 
 	vt->nr_cleared = 0;
 	hold = vt->cut ? DAPTRACE_VA_HOLD_BATCHES : 0;
+	if (hold)
+		hold_until = ktime_get_ns() + DAPTRACE_VA_HOLD_NS;
 	vt->cut = false;
 	if (list_empty(&t->regions))
 		goto unlock;
@@ -1056,7 +722,7 @@ static void daptrace_va_sample_target(struct daptrace_ctx *ctx,
 	r = s;
 	do {
 		if (!(++n % DAPTRACE_VA_BATCH)) {
-			if (hold) {
+			if (hold && ktime_get_ns() < hold_until) {
 				hold--;
 			} else if (mmap_lock_is_contended(mm) || need_resched()) {
 				mmap_read_unlock(mm);
@@ -1070,17 +736,26 @@ static void daptrace_va_sample_target(struct daptrace_ctx *ctx,
 		}
 		if (check && !daptrace_va_unprepared_region(vt, r)) {
 			addr = r->sampling_addr;
-			pfn = DAPTRACE_NO_PFN;
-			young = daptrace_va_vma(mm, &vma, addr) &&
-				daptrace_va_entry(mm, vma, addr, false, &pfn);
-			daptrace_account_access(r, young);
-			/* Off: sample_pfn stays DAPTRACE_NO_PFN, nothing counted. */
-			if (placement) {
-				r->sample_pfn = pfn;
-				r->sample_nid = daptrace_va_pfn_nid(pfn);
-				daptrace_account_placement(r, r->sample_nid);
+			pg.pfn = DAPTRACE_NO_PFN;
+			pg.nid = -1;
+			seen = DAPTRACE_WALK_OLD;
+			if (daptrace_va_vma(mm, &vma, addr))
+				seen = daptrace_walk_check(mm, vma, addr,
+							   r->sample_state,
+							   placement, &pg);
+			if (seen == DAPTRACE_WALK_UNOBSERVED) {
+				daptrace_account_unobserved(r);
+			} else {
+				young = seen == DAPTRACE_WALK_YOUNG;
+				daptrace_account_access(r, young);
+				st->nr_young += young;
+				/* Off: sample_pfn stays DAPTRACE_NO_PFN. */
+				if (placement) {
+					r->sample_pfn = pg.pfn;
+					r->sample_nid = pg.nid;
+					daptrace_account_placement(r, pg.nid);
+				}
 			}
-			st->nr_young += young;
 			checked = true;
 		}
 		after = daptrace_va_after(t, r);
@@ -1099,13 +774,14 @@ static void daptrace_va_sample_target(struct daptrace_ctx *ctx,
 			next = daptrace_va_unprepared_region(vt, after) ?
 			       after->ar.start : after->sampling_addr;
 		while (prepare && np < n &&
-		       (p->ar.end - 1) >> PMD_SHIFT < next >> PMD_SHIFT) {
+		       (p->ar.end - 1) >> vt->block_shift < next >> vt->block_shift) {
 			bool in_span = daptrace_va_unprepared_region(vt, p);
 
 			daptrace_pick_sampling_addr(ctx, p);
 			addr = p->sampling_addr;
+			p->sample_state = 0;
 			if (daptrace_va_vma(mm, &pvma, addr) &&
-			    daptrace_va_entry(mm, pvma, addr, true, &pfn))
+			    daptrace_walk_prepare(mm, pvma, addr, &p->sample_state))
 				vt->nr_cleared++;
 			np++;
 			p = daptrace_va_after(t, p);

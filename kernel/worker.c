@@ -231,13 +231,13 @@ static bool worker_regionless(struct daptrace_mon *mon)
 }
 
 /* Intervals slept through while every target was idle: see sample(). */
-static void worker_repeat_placement(struct daptrace_ctx *ctx, unsigned int n)
+static void worker_repeat_idle(struct daptrace_ctx *ctx, unsigned int n)
 {
 	struct daptrace_target *t;
 
 	daptrace_for_each_target(t, ctx)
 		if (!t->exited)
-			daptrace_repeat_placement(t, n);
+			daptrace_repeat_idle(t, n);
 }
 
 static int daptrace_worker_fn(void *data)
@@ -308,7 +308,7 @@ static int daptrace_worker_fn(void *data)
 		if (!idle)
 			span = 1;
 		else if (span > 1)
-			worker_repeat_placement(ctx, span - 1);
+			worker_repeat_idle(ctx, span - 1);
 		clk.window_samples += span;
 		WRITE_ONCE(mon->cnt.nr_samples, mon->cnt.nr_samples + span);
 

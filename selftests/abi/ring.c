@@ -353,8 +353,8 @@ static const char *bad_snapshot(const struct daptrace_ring_hdr *rh,
 			return "regions unsorted or overlapping";
 		if (r->nr_accesses > sh->nr_samples)
 			return "more accesses than samples";
-		if (r->reserved)
-			return "reserved field set";
+		if (r->nr_accesses + r->nr_unobserved > sh->nr_samples)
+			return "more accesses and unobserved checks than samples";
 		why = bad_placement(rh, sh, r);
 		if (why)
 			return why;
@@ -457,7 +457,7 @@ TEST_F_TIMEOUT(ring, text_view_of_newest_snapshot, 60)
 	char *buf = malloc(2 * PAGE), *line, *save;
 	unsigned int nr_regions = 0, lines = 0, more = 0, flags;
 	unsigned long long seq = 0, v, start, end;
-	unsigned int acc, age;
+	unsigned int acc, age, unobs;
 	bool header = true;
 	double t0;
 	int pid;
@@ -483,15 +483,16 @@ TEST_F_TIMEOUT(ring, text_view_of_newest_snapshot, 60)
 			} else if (sscanf(line, "flags %x", &flags) == 1) {
 				EXPECT_TRUE(flags & DAPTRACE_SNAP_LAST)
 					TH_LOG("newest after off is LAST");
-			} else if (!strcmp(line, "# pid start end nr_accesses age")) {
+			} else if (!strcmp(line, "# pid start end nr_accesses age nr_unobserved")) {
 				header = false;
 			}
 			continue;
 		}
 		if (sscanf(line, "# %u more regions", &more) == 1)
 			continue;
-		ASSERT_EQ(5, sscanf(line, "%d %llx %llx %u %u", &pid, &start,
-				    &end, &acc, &age)) TH_LOG("bad line '%s'", line);
+		ASSERT_EQ(6, sscanf(line, "%d %llx %llx %u %u %u", &pid, &start,
+				    &end, &acc, &age, &unobs)) TH_LOG("bad line '%s'", line);
+		EXPECT_GE(1000U, unobs) TH_LOG("at most one per sample");
 		EXPECT_EQ(self->child, pid);
 		EXPECT_LT(start, end);
 		lines++;

@@ -283,9 +283,9 @@ TEST(max_nr_accesses)
 	ASSERT_EQ(0U, daptrace_max_nr_accesses(&a));
 }
 
-/* ---- three regions --------------------------------------------------- */
+/* ---- layout: the three regions ---------------------------------------- */
 
-TEST(three_regions)
+TEST(layout_three_regions)
 {
 	static const struct {
 		const char *name;
@@ -298,31 +298,37 @@ TEST(three_regions)
 		  { { 0x1000, 0x3000 }, { 0x4000, 0x5000 },	/* text, heap */
 		    { 0x100000, 0x101000 }, { 0x102000, 0x103000 }, /* mmap */
 		    { 0x7f0000, 0x800000 } },			/* stack */
-		  5, 0,
+		  5, 3,
 		  { { 0x1000, 0x5000 }, { 0x100000, 0x103000 },
 		    { 0x7f0000, 0x800000 } } },
 		{ "exactly three mappings",
-		  { { 0, 10 }, { 20, 30 }, { 40, 50 } }, 3, 0,
+		  { { 0, 10 }, { 20, 30 }, { 40, 50 } }, 3, 3,
 		  { { 0, 10 }, { 20, 30 }, { 40, 50 } } },
 		{ "equal gaps: the lower ones win",
-		  { { 0, 10 }, { 20, 30 }, { 40, 50 }, { 60, 70 } }, 4, 0,
+		  { { 0, 10 }, { 20, 30 }, { 40, 50 }, { 60, 70 } }, 4, 3,
 		  { { 0, 10 }, { 20, 30 }, { 40, 70 } } },
 		{ "biggest gap first",
-		  { { 0, 10 }, { 1000, 1010 }, { 1100, 1110 } }, 3, 0,
+		  { { 0, 10 }, { 1000, 1010 }, { 1100, 1110 } }, 3, 3,
 		  { { 0, 10 }, { 1000, 1010 }, { 1100, 1110 } } },
 		{ "biggest gap last, results sorted by address",
 		  { { 0, 10 }, { 20, 30 }, { 1000, 1010 }, { 1050, 1060 } },
-		  4, 0,
+		  4, 3,
 		  { { 0, 30 }, { 1000, 1010 }, { 1050, 1060 } } },
 		{ "second biggest gap first",
 		  { { 0, 10 }, { 100, 110 }, { 120, 130 }, { 5000, 5010 } },
-		  4, 0,
+		  4, 3,
 		  { { 0, 10 }, { 100, 130 }, { 5000, 5010 } } },
-		{ "only two mappings", { { 0, 10 }, { 20, 30 } }, 2, -EINVAL },
-		{ "one mapping", { { 0, 10 } }, 1, -EINVAL },
-		{ "no mapping", { { 0, 0 } }, 0, -EINVAL },
-		{ "touching mappings leave one gap",
-		  { { 0, 10 }, { 10, 20 }, { 30, 40 } }, 3, -EINVAL },
+		{ "only two mappings: the two", { { 0, 10 }, { 20, 30 } }, 2, 2,
+		  { { 0, 10 }, { 20, 30 } } },
+		{ "one mapping: itself", { { 0, 10 } }, 1, 1, { { 0, 10 } } },
+		{ "no mapping: nothing", { { 0, 0 } }, 0, 0 },
+		{ "touching mappings leave one gap: two clusters",
+		  { { 0, 10 }, { 10, 20 }, { 30, 40 } }, 3, 2,
+		  { { 0, 20 }, { 30, 40 } } },
+		{ "three clusters of touching mappings",
+		  { { 0, 10 }, { 10, 20 }, { 100, 110 }, { 110, 120 },
+		    { 5000, 5010 }, { 5010, 5020 } }, 6, 3,
+		  { { 0, 20 }, { 100, 120 }, { 5000, 5020 } } },
 		{ "overlapping mappings",
 		  { { 0, 10 }, { 5, 20 }, { 30, 40 } }, 3, -EINVAL },
 		{ "unsorted mappings",
@@ -334,14 +340,18 @@ TEST(three_regions)
 	unsigned int i, j;
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		int ret = daptrace_three_regions(cases[i].maps, cases[i].nr, out);
+		struct daptrace_layout l;
+		int ret;
 
+		daptrace_layout_init(&l);
+		for (j = 0; j < cases[i].nr; j++)
+			daptrace_layout_add(&l, cases[i].maps[j].start,
+					    cases[i].maps[j].end);
+		ret = daptrace_layout_ranges(&l, out);
 		if (ret != cases[i].ret)
 			TH_LOG("case '%s'", cases[i].name);
 		ASSERT_EQ(cases[i].ret, ret);
-		if (ret)
-			continue;
-		for (j = 0; j < 3; j++) {
+		for (j = 0; j < (unsigned int)(ret > 0 ? ret : 0); j++) {
 			if (out[j].start != cases[i].exp[j].start ||
 			    out[j].end != cases[i].exp[j].end)
 				TH_LOG("case '%s': range %u is [%lx,%lx)",
@@ -901,6 +911,82 @@ TEST(merge_keeps_nodes_apart)
 	ctx.attrs.max_nr_regions = 1;
 	daptrace_merge_regions(&ctx, 1, 1000);
 	ASSERT_EQ(1U, t->nr_regions);
+	ctx_fini(&ctx);
+}
+
+/*
+ * Regions the module could not observe stay apart from observed ones of the
+ * same count: an unknown averaged into "not accessed" would read as cold.
+ */
+TEST(merge_keeps_unobserved_apart)
+{
+	static const struct rgn old[] = {
+		{ 0, 10, 0 }, { 10, 20, 0 }, { 20, 30, 0 }, { 30, 40, 0 },
+	};
+	static const unsigned int unobserved[] = { 0, 0, 20, 20 };
+	static const struct rgn want[] = { { 0, 20, 0 }, { 20, 40, 0 } };
+	struct daptrace_region *r;
+	struct daptrace_target *t;
+	struct daptrace_ctx ctx;
+	struct prng p;
+	unsigned int i = 0;
+
+	ctx_setup(&ctx, 1, &p, 1);
+	t = add_target(&ctx, 1, old, 4);
+	daptrace_for_each_region(r, t)
+		r->nr_unobserved = unobserved[i++];
+	daptrace_merge_regions(&ctx, 1, 1000);
+	expect_rgns(_metadata, "by observability", t, want, 2, false);
+	r = list_last_entry(&t->regions, struct daptrace_region, list);
+	EXPECT_EQ(20U, r->nr_unobserved);
+
+	/* max_nr_regions stays a hard bound: observability gives way. */
+	ctx.attrs.max_nr_regions = 1;
+	daptrace_merge_regions(&ctx, 1, 1000);
+	ASSERT_EQ(1U, t->nr_regions);
+	r = list_first_entry(&t->regions, struct daptrace_region, list);
+	EXPECT_EQ(10U, r->nr_unobserved) TH_LOG("size-weighted");
+	ctx_fini(&ctx);
+}
+
+/*
+ * Unobserved checks count as neither access nor none; a window's reset
+ * forgets them, and the checks skipped while a target did not run are
+ * unobserved only for a target none of whose checks can be observed.
+ */
+TEST(unobserved_accounting)
+{
+	static const struct rgn one[] = { { 0, 10, 0 }, { 10, 20, 0 } };
+	struct daptrace_region_rec recs[2];
+	struct daptrace_region *r;
+	struct daptrace_target *t;
+	struct daptrace_ctx ctx;
+	struct prng p;
+
+	ctx_setup(&ctx, 1, &p, 1);
+	t = add_target(&ctx, 7, one, 2);
+	r = list_first_entry(&t->regions, struct daptrace_region, list);
+	daptrace_account_unobserved(r);
+	daptrace_account_access(r, true);
+	EXPECT_EQ(1U, r->nr_unobserved);
+	EXPECT_EQ(1U, r->nr_accesses);
+
+	daptrace_repeat_idle(t, 3);
+	EXPECT_EQ(1U, r->nr_unobserved) TH_LOG("an observable target idles");
+	t->unobservable = true;
+	daptrace_repeat_idle(t, 3);
+	EXPECT_EQ(4U, r->nr_unobserved);
+	EXPECT_EQ(3U, list_last_entry(&t->regions, struct daptrace_region,
+				      list)->nr_unobserved);
+	daptrace_repeat_idle(t, DAPTRACE_MAX_SAMPLES_PER_AGGR);
+	EXPECT_EQ(DAPTRACE_MAX_SAMPLES_PER_AGGR, r->nr_unobserved)
+		TH_LOG("saturates");
+
+	ASSERT_EQ(2U, daptrace_snapshot_fill(&ctx, recs, 2));
+	EXPECT_EQ(DAPTRACE_MAX_SAMPLES_PER_AGGR, recs[0].nr_unobserved);
+
+	daptrace_reset_aggregated(&ctx);
+	EXPECT_EQ(0U, r->nr_unobserved);
 	ctx_fini(&ctx);
 }
 
@@ -1610,7 +1696,7 @@ TEST(snapshot_fill)
 		EXPECT_EQ(exp[i].nr, recs[i].nr_accesses);
 		EXPECT_EQ(exp[i].age, recs[i].age);
 		EXPECT_EQ(exp[i].pid, recs[i].pid);
-		EXPECT_EQ(0U, recs[i].reserved);
+		EXPECT_EQ(0U, recs[i].nr_unobserved);
 		/* nothing sampled yet: no placement */
 		EXPECT_EQ(DAPTRACE_NO_PHYS, recs[i].phys_addr);
 		EXPECT_EQ(0U, recs[i].nr_present);

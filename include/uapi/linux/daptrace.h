@@ -129,7 +129,15 @@ struct daptrace_snap_hdr {
  * @nr_accesses:	Sampling rounds of the window that saw an access.
  * @age:		Aggregation windows at a similar access level.
  * @pid:		Target pid, in the pid namespace it was written in.
- * @reserved:		Zero.
+ * @nr_unobserved:	Sampling rounds of the window whose page the module
+ *			could not observe: accesses through a secondary MMU
+ *			(the target's mm has MMU notifiers: KVM, VFIO, SVA),
+ *			PFN and I/O mappings, hugetlb page tables that may be
+ *			shared between processes.  @nr_accesses counts among
+ *			the other rounds; a region with @nr_unobserved equal
+ *			to the window's nr_samples is not observable at all,
+ *			which is not the same as not accessed.  Zero in
+ *			files of modules that predate it (it was reserved).
  * @phys_addr:		Physical address of the last present page sampled in
  *			the window (the file is root-only), %DAPTRACE_NO_PHYS
  *			if none.
@@ -150,7 +158,7 @@ struct daptrace_region_rec {
 	__u32 nr_accesses;
 	__u32 age;
 	__s32 pid;
-	__u32 reserved;
+	__u32 nr_unobserved;
 	/* placement, appended in ring version 1 */
 	__u64 phys_addr;
 	__u32 nr_present;

@@ -1,0 +1,626 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The page walk of the vaddr operations: check and prepare the page sampled
+ * at one address of a process.  The kernel's page walker,
+ * ptep_test_and_clear_young() and pte_offset_map_lock() are not available
+ * to modules (docs/kernel-facts.md, exports), so the walk is written out
+ * here.  Rules (docs/kernel-facts.md, walk; each was needed under THP
+ * split/collapse churn and shmem collapse):
+ *
+ *  - The caller pins the mm (mm_users) and holds mmap_read_lock, and we walk
+ *    only inside a VMA it found: then no upper-level table (pgd/p4d/pud/pmd
+ *    page) can be freed under us, since free_pgtables() runs only for
+ *    detached VMAs or on the last mm_users put.  Entries can still change:
+ *    none -> table when faults populate them, never table -> something else.
+ *    (Shared hugetlb pmd tables are the exception: below.)
+ *  - A PTE *table*, however, can be freed under the read lock from 6.5 on:
+ *    khugepaged's retract_page_tables() detaches it holding only the pmd and
+ *    pte locks, and frees it with pte_free_defer(), i.e. after an RCU grace
+ *    period (the table's split ptlock goes with it).  Hence the pmd is read
+ *    once, locklessly, inside rcu_read_lock(), and the table and its lock are
+ *    reached from that snapshot.  Before 6.5 tables are only freed under the
+ *    write lock, and the same code is merely cautious there.
+ *  - Reading a bit takes no lock, as in GUP-fast: the pte is read from the
+ *    snapshot's table, then the pmd is read again and the walk retried
+ *    unless pmd_same(), so a value read from a table retracted meanwhile is
+ *    never used.  A racing change of the entry itself (unmap, migration,
+ *    the hardware setting the bit) only moves the read to one side of it.
+ *  - Clearing a bit takes the page-table lock of the entry, the lock rmap
+ *    and THP split take, and only when the lockless read saw the bit set;
+ *    under the lock the pmd is re-read and the walk retried unless
+ *    pmd_same() (retract takes the same pte lock before clearing the pmd,
+ *    so a table still linked while we hold its lock stays linked), and the
+ *    bit is cleared with the atomic test-and-clear of
+ *    ptep_test_and_clear_young(), because the hardware sets
+ *    accessed/dirty bits concurrently.  pte_offset_map_lock() would do the
+ *    same but is not usable: 6.12 does not export __pte_offset_map_lock().
+ *  - "Huge" (pmd_trans_huge, pmd_devmap) is tested before pmd_bad(), because
+ *    x86's pmd_bad() is true for a leaf pmd; and nothing is ever cleared on a
+ *    bad, none or non-present entry: pmd_clear_bad() is not exported on 6.1
+ *    and fixing page tables is not our business.
+ *  - hugetlb: a 2 MiB page is a pmd leaf (handled like a THP pmd: x86's
+ *    pmd_trans_huge() is true for it, and pmd_lock() is the lock
+ *    huge_pte_lockptr() gives for that size), a 1 GiB page a pud leaf
+ *    (cleared under pud_lockptr(), the mm's page_table_lock).  But a shared
+ *    hugetlb mapping may share its pmd tables with other processes
+ *    (huge_pmd_share()), and unsharing (huge_pmd_unshare()) drops one under
+ *    the i_mmap and hugetlb VMA locks, which a module cannot take, not the
+ *    mmap lock: wherever a pmd table may be shared, the walk stops at the
+ *    pud and the sample is unobserved.  Its accessed bits would not be this
+ *    process's alone anyway.
+ *  - A pud leaf outside hugetlb (1 GiB DAX) is skipped.  PFNMAP and IO
+ *    VMAs are not walked: their pages are not memory the kernel manages,
+ *    and drivers may map them without accessed bits; their samples are
+ *    unobserved.
+ *  - Struct pages are reached with pfn_to_online_page() and looked at only
+ *    with a reference (or under the entry's lock, which keeps the folio
+ *    mapped): memory hot-unplug may offline a section and free its memmap
+ *    under a pfn read without locks.
+ *
+ * Reclaim and the accessed bit.  Reclaim clears accessed bits too: one it
+ * clears between our prepare and our check hides an access.  With
+ * CONFIG_PAGE_IDLE_FLAG (Debian 6.12, 7.3) we do what DAMON does: prepare
+ * marks the folio idle, and folio_referenced() and folio_mark_accessed()
+ * clear that flag when they see a reference, so the check also counts a
+ * folio that is no longer idle.  MGLRU's aging walk and look-around
+ * (walk_pte_range(), lru_gen_look_around(); on by default in 6.12 and 7.3)
+ * clear accessed bits without touching the idle flag, but move the folio
+ * to the youngest generation (folio_update_gen()); and the classic LRU
+ * records a reference it took away by setting PG_referenced or activating
+ * the folio.  So prepare also records the folio's generation and those two
+ * flags (daptrace_walk_lru()), and the check counts a folio whose
+ * generation moved or which gained either flag.  What this misses: a folio
+ * already in the youngest generation that look-around finds young again;
+ * what it counts wrongly: a folio rotated at eviction while under
+ * writeback.  Without the idle flag (5.10, 6.1) the LRU record is all
+ * there is.  And prepare hands reclaim the reference it takes away, with
+ * folio_set_young(), which folio_referenced() counts (an empty stub
+ * without the idle flag).  The idle flag is shared with DAMON and
+ * /sys/kernel/mm/page_idle, and each of them clears accessed bits the
+ * others have not read yet: run together on the same pages, all of them
+ * undercount.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/hugetlb_inline.h>
+#include <linux/memory_hotplug.h>
+#include <linux/mm.h>
+#include <linux/mm_inline.h>
+#include <linux/page_idle.h>
+#include <linux/pgtable.h>
+#include <linux/rcupdate.h>
+#include <linux/spinlock.h>
+
+#include "core.h"
+#include "walk.h"
+
+/* Page-table changes under us are retried this often; then one sample is lost. */
+#define DAPTRACE_WALK_MAX_TRIES		4
+
+static inline bool daptrace_walk_has_idle(void)
+{
+	return IS_ENABLED(CONFIG_PAGE_IDLE_FLAG);
+}
+
+/* Is @ptent normal memory whose folio we may look at? */
+static inline bool daptrace_walk_pte_normal(pte_t ptent)
+{
+	return pte_present(ptent) && !pte_special(ptent) && !pte_devmap(ptent);
+}
+
+/*
+ * The folio mapped at @pfn, with a reference, if @pfn is online memory;
+ * NULL otherwise.  Lockless callers must check afterwards that their entry
+ * still maps @pfn: only then is the reference one on the folio they found
+ * (as in GUP-fast).
+ */
+static struct folio *daptrace_walk_folio_get(unsigned long pfn)
+{
+	struct page *page = pfn_to_online_page(pfn);
+	struct folio *folio;
+
+	if (!page)
+		return NULL;
+	folio = page_folio(page);
+	if (!folio_try_get(folio))
+		return NULL;
+	/* Split meanwhile: the page belongs to another folio now. */
+	if (unlikely(folio != page_folio(page))) {
+		folio_put(folio);
+		return NULL;
+	}
+	return folio;
+}
+
+/*
+ * What a reference moves in a folio's LRU state, packed into the region's
+ * sample state: MGLRU's generation + 1 (0: not on an MGLRU list) above the
+ * classic LRU's active and referenced flags.  A folio off the LRU (isolated
+ * for reclaim or migration, or not LRU memory at all) records 0, and is
+ * judged by its accessed bit and idle flag alone.
+ */
+#define DAPTRACE_WALK_LRU_REFERENCED	0x1UL
+#define DAPTRACE_WALK_LRU_ACTIVE	0x2UL
+#define DAPTRACE_WALK_LRU_ON		0x4UL
+#define DAPTRACE_WALK_LRU_GEN_SHIFT	3
+
+static unsigned long daptrace_walk_lru(struct folio *folio)
+{
+	unsigned long state = DAPTRACE_WALK_LRU_ON;
+
+	if (!folio_test_lru(folio))
+		return 0;
+	state |= (unsigned long)(folio_lru_gen(folio) + 1) <<
+		 DAPTRACE_WALK_LRU_GEN_SHIFT;
+	if (folio_test_active(folio))
+		state |= DAPTRACE_WALK_LRU_ACTIVE;
+	if (folio_test_referenced(folio))
+		state |= DAPTRACE_WALK_LRU_REFERENCED;
+	return state;
+}
+
+/* Did the LRU state move, from @then to @now, the way a reference moves it? */
+static bool daptrace_walk_lru_referenced(unsigned long then, unsigned long now)
+{
+	unsigned long gen_then = then >> DAPTRACE_WALK_LRU_GEN_SHIFT;
+	unsigned long gen_now = now >> DAPTRACE_WALK_LRU_GEN_SHIFT;
+
+	if (!(then & DAPTRACE_WALK_LRU_ON) || !(now & DAPTRACE_WALK_LRU_ON))
+		return false;
+	if (gen_then && gen_now && gen_then != gen_now)
+		return true;
+	return now & ~then & (DAPTRACE_WALK_LRU_REFERENCED | DAPTRACE_WALK_LRU_ACTIVE);
+}
+
+/*
+ * Was the page of @folio referenced since prepare, although the accessed
+ * bit says no?  @state is what prepare recorded.
+ */
+static bool daptrace_walk_folio_referenced(struct folio *folio,
+					   unsigned long state)
+{
+	if (daptrace_walk_has_idle() && !folio_test_idle(folio))
+		return true;
+	return daptrace_walk_lru_referenced(state, daptrace_walk_lru(folio));
+}
+
+/*
+ * Prepare, under the entry's lock (so @pfn's folio stays mapped): mark the
+ * folio idle, hand reclaim the reference whose bit we just cleared
+ * (@young), and record its LRU state in @state.
+ */
+static void daptrace_walk_mark_locked(unsigned long pfn, bool young,
+				      unsigned long *state)
+{
+	struct page *page = pfn_to_online_page(pfn);
+	struct folio *folio;
+
+	if (!page)
+		return;
+	folio = page_folio(page);
+	if (daptrace_walk_has_idle()) {
+		if (young)
+			folio_set_young(folio);
+		folio_set_idle(folio);
+	}
+	*state = daptrace_walk_lru(folio);
+}
+
+/*
+ * Check: the folio of a present entry whose bit says "old", or, for
+ * placement, of any present entry.  @still_maps re-reads the entry after
+ * the reference is taken.  Returns whether a reference shows.
+ */
+static bool daptrace_walk_folio_check(unsigned long pfn, bool young,
+				      unsigned long state, bool placement,
+				      int *nid, bool (*still_maps)(void *, unsigned long),
+				      void *arg)
+{
+	struct folio *folio = daptrace_walk_folio_get(pfn);
+	bool referenced = false;
+
+	if (!folio)
+		return false;
+	if (!young)
+		referenced = daptrace_walk_folio_referenced(folio, state);
+	if (still_maps(arg, pfn)) {
+		if (placement)
+			*nid = folio_nid(folio);
+	} else {
+		referenced = false;
+	}
+	folio_put(folio);
+	return referenced;
+}
+
+/*
+ * The pte for @addr in the table the lockless pmd snapshot @pmdval points
+ * to; -EAGAIN (in @ret) if the pmd changed meanwhile.
+ */
+static pte_t daptrace_walk_pte_read(pmd_t *pmd, pmd_t pmdval,
+				    unsigned long addr, pte_t **ptep, int *ret)
+{
+	pte_t ptent;
+
+	*ptep = pte_offset_kernel(&pmdval, addr);
+	ptent = ptep_get(*ptep);
+	/* Orders the pte read before the pmd re-read, as GUP-fast does. */
+	smp_rmb();
+	*ret = pmd_same(pmdval, READ_ONCE(*pmd)) ? 0 : -EAGAIN;
+	return ptent;
+}
+
+static bool daptrace_walk_pte_maps(void *arg, unsigned long pfn)
+{
+	pte_t ptent = ptep_get(arg);
+
+	return pte_present(ptent) && pte_pfn(ptent) == pfn;
+}
+
+/*
+ * Check, lockless: was the page at @addr accessed since prepare?  Fills @pg
+ * for a present entry.  Returns 1, 0, or -EAGAIN if the pmd changed under
+ * the read.
+ */
+static int daptrace_walk_check_pte(pmd_t *pmd, pmd_t pmdval, unsigned long addr,
+				   unsigned long state, bool placement,
+				   struct daptrace_walk_page *pg)
+{
+	pte_t *pte, ptent;
+	bool young;
+	int ret;
+
+	ptent = daptrace_walk_pte_read(pmd, pmdval, addr, &pte, &ret);
+	if (ret || !pte_present(ptent))
+		return ret;
+	pg->pfn = pte_pfn(ptent);
+	young = pte_young(ptent);
+	if ((young && !placement) || !daptrace_walk_pte_normal(ptent))
+		return young;
+	return daptrace_walk_folio_check(pg->pfn, young, state, placement,
+					 &pg->nid, daptrace_walk_pte_maps, pte) ||
+	       young;
+}
+
+static bool daptrace_walk_pmd_maps(void *arg, unsigned long pfn)
+{
+	pmd_t pmdval = READ_ONCE(*(pmd_t *)arg);
+
+	return pmd_present(pmdval) && pmd_pfn(pmdval) == pfn;
+}
+
+static int daptrace_walk_check_pmd(pmd_t *pmd, pmd_t pmdval, unsigned long addr,
+				   unsigned long state, bool placement,
+				   struct daptrace_walk_page *pg)
+{
+	unsigned long head;
+	bool young;
+
+	if (!pmd_present(pmdval))
+		return 0;
+	head = pmd_pfn(pmdval);
+	pg->pfn = head + ((addr & ~PMD_MASK) >> PAGE_SHIFT);
+	young = pmd_young(pmdval);
+	if ((young && !placement) || pmd_devmap(pmdval))
+		return young;
+	return daptrace_walk_folio_check(head, young, state, placement,
+					 &pg->nid, daptrace_walk_pmd_maps, pmd) ||
+	       young;
+}
+
+static bool daptrace_walk_pud_maps(void *arg, unsigned long pfn)
+{
+	pud_t pudval = READ_ONCE(*(pud_t *)arg);
+
+	return pud_present(pudval) && pud_leaf(pudval) && pud_pfn(pudval) == pfn;
+}
+
+/* A hugetlb pud leaf: its table is this process's own (see above). */
+static bool daptrace_walk_check_pud(pud_t *pud, pud_t pudval, unsigned long addr,
+				    unsigned long state, bool placement,
+				    struct daptrace_walk_page *pg)
+{
+	unsigned long head;
+	bool young;
+
+	if (!pud_present(pudval))
+		return false;
+	head = pud_pfn(pudval);
+	pg->pfn = head + ((addr & ~PUD_MASK) >> PAGE_SHIFT);
+	young = pud_young(pudval);
+	if (young && !placement)
+		return true;
+	return daptrace_walk_folio_check(head, young, state, placement,
+					 &pg->nid, daptrace_walk_pud_maps, pud) ||
+	       young;
+}
+
+/*
+ * Prepare a pte: clear its accessed bit if the lockless read @ptent saw it
+ * set (under the lock, re-tested there), mark its folio idle and record its
+ * LRU state in @state.  Returns 1 if a bit was cleared, 0 if not, -EAGAIN
+ * if the pmd changed first.
+ */
+static int daptrace_walk_prepare_pte(struct mm_struct *mm, pmd_t *pmd,
+				     pmd_t pmdval, unsigned long addr,
+				     unsigned long *state)
+{
+	spinlock_t *ptl;	/* the pte table's lock, guards *pte */
+	struct folio *folio;
+	pte_t *pte, ptent;
+	int ret, cleared = 0;
+
+	ptent = daptrace_walk_pte_read(pmd, pmdval, addr, &pte, &ret);
+	if (ret || !pte_present(ptent))
+		return ret;
+	if (!pte_young(ptent)) {
+		/* Nothing to clear: mark and record, without the lock. */
+		if (!daptrace_walk_pte_normal(ptent))
+			return 0;
+		folio = daptrace_walk_folio_get(pte_pfn(ptent));
+		if (!folio)
+			return 0;
+		if (daptrace_walk_pte_maps(pte, pte_pfn(ptent))) {
+			if (daptrace_walk_has_idle())
+				folio_set_idle(folio);
+			*state = daptrace_walk_lru(folio);
+		}
+		folio_put(folio);
+		return 0;
+	}
+	/* Both from the snapshot: RCU keeps the table and its lock alive. */
+	ptl = pte_lockptr(mm, &pmdval);
+	spin_lock(ptl);
+	if (unlikely(!pmd_same(pmdval, READ_ONCE(*pmd)))) {
+		spin_unlock(ptl);
+		return -EAGAIN;
+	}
+	ptent = ptep_get(pte);
+	if (pte_present(ptent)) {
+		cleared = daptrace_ptep_test_and_clear_young(pte);
+		if (daptrace_walk_pte_normal(ptent))
+			daptrace_walk_mark_locked(pte_pfn(ptent), cleared, state);
+	}
+	spin_unlock(ptl);
+	return cleared;
+}
+
+static int daptrace_walk_prepare_pmd(struct mm_struct *mm, pmd_t *pmd,
+				     pmd_t pmdval, unsigned long *state)
+{
+	spinlock_t *ptl;	/* the pmd table's lock, guards *pmd */
+	struct folio *folio;
+	int cleared = 0;
+
+	if (!pmd_present(pmdval))
+		return 0;
+	if (!pmd_young(pmdval)) {
+		if (pmd_devmap(pmdval))
+			return 0;
+		folio = daptrace_walk_folio_get(pmd_pfn(pmdval));
+		if (!folio)
+			return 0;
+		if (daptrace_walk_pmd_maps(pmd, pmd_pfn(pmdval))) {
+			if (daptrace_walk_has_idle())
+				folio_set_idle(folio);
+			*state = daptrace_walk_lru(folio);
+		}
+		folio_put(folio);
+		return 0;
+	}
+	ptl = pmd_lock(mm, pmd);
+	/* Re-check under the lock: split and zap hold it to change the pmd. */
+	pmdval = READ_ONCE(*pmd);
+	if (!pmd_trans_huge(pmdval) && !pmd_devmap(pmdval)) {
+		spin_unlock(ptl);
+		return -EAGAIN;
+	}
+	if (pmd_present(pmdval)) {
+		cleared = daptrace_pmdp_test_and_clear_young(pmd);
+		if (!pmd_devmap(pmdval))
+			daptrace_walk_mark_locked(pmd_pfn(pmdval), cleared, state);
+	}
+	spin_unlock(ptl);
+	return cleared;
+}
+
+static bool daptrace_walk_prepare_pud(struct mm_struct *mm, pud_t *pud,
+				      pud_t pudval, unsigned long *state)
+{
+	spinlock_t *ptl;	/* the mm's page_table_lock, guards *pud */
+	struct folio *folio;
+	bool cleared = false;
+
+	if (!pud_present(pudval))
+		return false;
+	if (!pud_young(pudval)) {
+		folio = daptrace_walk_folio_get(pud_pfn(pudval));
+		if (!folio)
+			return false;
+		if (daptrace_walk_pud_maps(pud, pud_pfn(pudval))) {
+			if (daptrace_walk_has_idle())
+				folio_set_idle(folio);
+			*state = daptrace_walk_lru(folio);
+		}
+		folio_put(folio);
+		return false;
+	}
+	ptl = pud_lockptr(mm, pud);
+	spin_lock(ptl);
+	pudval = READ_ONCE(*pud);
+	if (pud_present(pudval) && pud_leaf(pudval)) {
+		cleared = daptrace_pudp_test_and_clear_young(pud);
+		daptrace_walk_mark_locked(pud_pfn(pudval), cleared, state);
+	}
+	spin_unlock(ptl);
+	return cleared;
+}
+
+/**
+ * daptrace_walk_observable() - can accesses at @addr of @vma be seen?
+ * @vma:	The VMA containing @addr.
+ * @addr:	The address.
+ *
+ * Not in PFN and I/O mappings.  Hugetlb mappings that may share page
+ * tables are found only when walking (see above).
+ */
+bool daptrace_walk_observable(struct vm_area_struct *vma, unsigned long addr)
+{
+	return !(vma->vm_flags & (VM_PFNMAP | VM_IO));
+}
+
+/*
+ * Can the pmd table covering @addr of a hugetlb @vma be shared with other
+ * processes?  What huge_pmd_share() requires: a shared mapping covering the
+ * whole pud-aligned range around @addr.
+ */
+static bool daptrace_walk_pmd_shareable(struct vm_area_struct *vma,
+					unsigned long addr)
+{
+	unsigned long base = addr & PUD_MASK;
+
+	return (vma->vm_flags & VM_MAYSHARE) && base >= vma->vm_start &&
+	       base + PUD_SIZE <= vma->vm_end;
+}
+
+/*
+ * The pud entry covering @addr, or NULL if an upper level is empty or bad.
+ * A table seen here stays linked (see above), so the p4d/pud_offset()
+ * helpers may re-read the entries they follow.
+ */
+static pud_t *daptrace_walk_pud(struct mm_struct *mm, unsigned long addr)
+{
+	pgd_t *pgd, pgdval;
+	p4d_t *p4d, p4dval;
+
+	pgd = pgd_offset(mm, addr);
+	pgdval = READ_ONCE(*pgd);
+	if (pgd_none(pgdval) || pgd_bad(pgdval))
+		return NULL;
+	/* Folds onto the pgd unless 5-level paging is on (pgtable_l5_enabled). */
+	p4d = p4d_offset(pgd, addr);
+	p4dval = READ_ONCE(*p4d);
+	if (p4d_none(p4dval) || p4d_bad(p4dval))
+		return NULL;
+	return pud_offset(p4d, addr);
+}
+
+/*
+ * Check (@state_out NULL) or prepare the page at @addr.  Returns the check's
+ * verdict, or for prepare whether an accessed bit was cleared
+ * (DAPTRACE_WALK_YOUNG).
+ */
+static enum daptrace_walk_seen
+daptrace_walk(struct mm_struct *mm, struct vm_area_struct *vma,
+	      unsigned long addr, unsigned long state, bool placement,
+	      struct daptrace_walk_page *pg, unsigned long *state_out)
+{
+	bool prepare = state_out;
+	pmd_t *pmd, pmdval;
+	pud_t *pud, pudval;
+	int tries, ret = 0;
+
+	if (!daptrace_walk_observable(vma, addr))
+		return DAPTRACE_WALK_UNOBSERVED;
+	pud = daptrace_walk_pud(mm, addr);
+	if (!pud)
+		return DAPTRACE_WALK_OLD;
+	pudval = READ_ONCE(*pud);
+	/* Leaf first: x86's pud_bad() is true for a 1 GiB leaf too. */
+	if (pud_none(pudval))
+		return DAPTRACE_WALK_OLD;
+	if (pud_leaf(pudval)) {
+		if (!is_vm_hugetlb_page(vma))
+			return DAPTRACE_WALK_OLD;	/* 1 GiB DAX: not ours */
+		if (prepare)
+			ret = daptrace_walk_prepare_pud(mm, pud, pudval, state_out);
+		else
+			ret = daptrace_walk_check_pud(pud, pudval, addr, state,
+						      placement, pg);
+		return ret ? DAPTRACE_WALK_YOUNG : DAPTRACE_WALK_OLD;
+	}
+	if (pud_bad(pudval))
+		return DAPTRACE_WALK_OLD;
+	if (is_vm_hugetlb_page(vma) && daptrace_walk_pmd_shareable(vma, addr))
+		return DAPTRACE_WALK_UNOBSERVED;
+	pmd = pmd_offset(pud, addr);
+
+	rcu_read_lock();
+	for (tries = 0; tries < DAPTRACE_WALK_MAX_TRIES; tries++) {
+		pg->pfn = DAPTRACE_NO_PFN;
+		pg->nid = -1;
+		/*
+		 * One lockless read: x86-64 pmds are a single word, so this
+		 * is what pmdp_get_lockless() is on 6.12 (6.1 lacks it).
+		 */
+		pmdval = READ_ONCE(*pmd);
+		if (pmd_none(pmdval))
+			ret = 0;
+		else if (pmd_trans_huge(pmdval) || pmd_devmap(pmdval))
+			ret = prepare ?
+				daptrace_walk_prepare_pmd(mm, pmd, pmdval, state_out) :
+				daptrace_walk_check_pmd(pmd, pmdval, addr, state,
+							placement, pg);
+		else if (!pmd_present(pmdval) || pmd_bad(pmdval))
+			ret = 0;	/* migration entry, or garbage: hands off */
+		else
+			ret = prepare ?
+				daptrace_walk_prepare_pte(mm, pmd, pmdval, addr,
+							  state_out) :
+				daptrace_walk_check_pte(pmd, pmdval, addr, state,
+							placement, pg);
+		if (ret != -EAGAIN)
+			break;
+	}
+	rcu_read_unlock();
+	if (ret < 0) {
+		pg->pfn = DAPTRACE_NO_PFN;
+		pg->nid = -1;
+	}
+	return ret > 0 ? DAPTRACE_WALK_YOUNG : DAPTRACE_WALK_OLD;
+}
+
+/**
+ * daptrace_walk_check() - was the page at @addr accessed since prepare?
+ * @mm:		The address space, pinned, mmap_read_lock held.
+ * @vma:	The VMA containing @addr, found under that lock.
+ * @addr:	The sampled address.
+ * @state:	What daptrace_walk_prepare() recorded for it.
+ * @placement:	Also find the page's NUMA node.
+ * @pg:		The page found: pfn and node, or none.
+ *
+ * Return: the verdict.
+ */
+enum daptrace_walk_seen daptrace_walk_check(struct mm_struct *mm,
+					    struct vm_area_struct *vma,
+					    unsigned long addr,
+					    unsigned long state,
+					    bool placement,
+					    struct daptrace_walk_page *pg)
+{
+	pg->pfn = DAPTRACE_NO_PFN;
+	pg->nid = -1;
+	return daptrace_walk(mm, vma, addr, state, placement, pg, NULL);
+}
+
+/**
+ * daptrace_walk_prepare() - start the next sample at @addr.
+ * @mm:		The address space, pinned, mmap_read_lock held.
+ * @vma:	The VMA containing @addr, found under that lock.
+ * @addr:	The address to sample.
+ * @state:	Receives what the check will need (0 if nothing).
+ *
+ * Clears the page's accessed bit, marks its folio idle and records its LRU
+ * state.
+ *
+ * Return: whether an accessed bit was cleared (the TLB needs a flush).
+ */
+bool daptrace_walk_prepare(struct mm_struct *mm, struct vm_area_struct *vma,
+			   unsigned long addr, unsigned long *state)
+{
+	struct daptrace_walk_page pg;
+
+	*state = 0;
+	return daptrace_walk(mm, vma, addr, 0, false, &pg, state) ==
+	       DAPTRACE_WALK_YOUNG;
+}
