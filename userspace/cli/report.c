@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,8 +68,9 @@ static void usage(FILE *f)
 "  -p, --pid PID         only this target of the record (heatmap default: one\n"
 "                        per target, to NAME-PID.EXT with --plot/--output)\n"
 "      --partial         accept a record without its trailer (killed recorder)\n"
-"      --since SEC       only snapshots ending at or after SEC seconds\n"
-"      --until SEC       only snapshots ending at or before SEC seconds\n"
+"      --since T         only snapshots ending at or after T since the start:\n"
+"                        seconds (12.5) or with a unit (300ms, 2m)\n"
+"      --until T         only snapshots ending at or before T\n"
 "      --addr START-END  only regions overlapping these addresses\n"
 "      --label TEXT      only regions whose label contains TEXT\n"
 "  heatmap:\n"
@@ -85,7 +87,7 @@ static void usage(FILE *f)
 "                        (default 1)\n"
 "  hot:\n"
 "      --top N           regions to show (default 10)\n"
-"      --at SEC          the snapshot at this time, within the record (default:\n"
+"      --at T            the snapshot at this time, within the record (default:\n"
 "                        the last one); snapshots without regions are skipped\n"
 "      --by-label[=1|0]  rank labels by access over the whole record instead\n"
 "  hist:\n"
@@ -188,15 +190,23 @@ static int check_flag_modes(const char *given, unsigned int mode_bit,
 	return 0;
 }
 
+/* Seconds since the start: "12.5" (seconds), or with a unit as record's durations take it. */
 static int parse_seconds(const char *flag, const char *val, double *out)
 {
+	uint64_t us;
 	char *end;
 
+	if (!parse_duration_us(val, &us)) {
+		*out = (double)us / 1e6;
+		return 0;
+	}
 	errno = 0;
 	*out = strtod(val, &end);
-	if (errno || end == val || *end || !(*out >= 0) || *out > 1e12)
-		return bad_value(CMD, flag, val, "expected seconds since the start, "
-				 "e.g. 12.5");
+	if (errno || end == val || *end || !isdigit((unsigned char)val[0]) ||
+	    !(*out >= 0) || *out > 1e12)
+		return bad_value(CMD, flag, val, "expected a time since the start: seconds "
+				 "(12.5) or a number with a unit, us, ms, s or m (12.5s, "
+				 "300ms, 2m)");
 	return 0;
 }
 
@@ -392,6 +402,10 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 		return err;
 	if (o->json + !!o->plot + !!o->terminal > 1)
 		return usage_error(CMD, "--json, --plot and --terminal: choose one");
+	/* --by-label ranks over the whole record: no one snapshot to pick */
+	if (o->by_label && given[OPT_AT - OPT_PLOT])
+		return usage_error(CMD, "--at picks one snapshot, --by-label ranks over the "
+				   "whole record (use --since/--until for a part): choose one");
 	if (o->terminal)
 		terminal_size(o, !given[OPT_TIME_BINS - OPT_PLOT],
 			      !given[OPT_ADDR_BINS - OPT_PLOT]);
@@ -499,25 +513,64 @@ struct filter {
 	uint32_t cap;
 };
 
-static int region_wanted(const struct report_opts *o, const struct rec_region *r)
+/* --addr keeps the part of a region inside the range (damo clips too). */
+static int region_wanted(const struct report_opts *o, struct rec_region *r)
 {
-	if (o->addr_hi && (r->end <= o->addr_lo || r->start >= o->addr_hi))
-		return 0;
+	if (o->addr_hi) {
+		if (r->end <= o->addr_lo || r->start >= o->addr_hi)
+			return 0;
+		if (r->start < o->addr_lo)
+			r->start = o->addr_lo;
+		if (r->end > o->addr_hi)
+			r->end = o->addr_hi;
+	}
 	return !o->label || strstr(r->label, o->label);
 }
 
-/* --since/--until drop snapshots, --addr/--label drop regions. */
+static int note_window(struct report_input *in, const struct rec_snapshot *s)
+{
+	if (!in->nr_read++)
+		in->first_ns = s->end_ns;
+	if (s->end_ns < in->first_ns)
+		in->first_ns = s->end_ns;
+	if (s->end_ns > in->last_ns)
+		in->last_ns = s->end_ns;
+	if (in->nr_win == in->win_cap) {
+		size_t cap = in->win_cap ? in->win_cap * 2 : 1024;
+		struct report_window *w = realloc(in->win, cap * sizeof(*w));
+
+		if (!w)
+			return fail(CMD, "out of memory");
+		in->win = w;
+		in->win_cap = cap;
+	}
+	in->win[in->nr_win++] = (struct report_window){
+		.seq = s->seq, .end_ns = s->end_ns,
+		.aggr_us = s->aggr_us ? s->aggr_us :
+			   (uint32_t)((s->end_ns - s->start_ns) / 1000),
+	};
+	return 0;
+}
+
+/* --since/--until drop snapshots, --addr/--label drop (or clip) regions. */
 static int filtered(void *arg, const struct rec_snapshot *s, const struct rec_info *info)
 {
 	struct filter *f = arg;
 	const struct report_opts *o = f->o;
+	struct report_input *in = o->in;
 	double t = (double)s->end_ns / 1e9;
 	struct rec_snapshot copy = *s;
 
+	if (note_window(in, s))
+		return EXIT_FAIL;
 	if (t < o->since_s || (o->until_s >= 0 && t > o->until_s))
 		return 0;
-	if (!o->addr_hi && !o->label)
+	in->nr_kept++;
+	in->regions_read += s->nr_regions;
+	if (!o->addr_hi && !o->label) {
+		in->regions_kept += s->nr_regions;
 		return f->cb(f->arg, s, info);
+	}
 	if (s->nr_regions > f->cap) {
 		struct rec_region *r = realloc(f->regions, s->nr_regions * sizeof(*r));
 
@@ -528,9 +581,11 @@ static int filtered(void *arg, const struct rec_snapshot *s, const struct rec_in
 	}
 	copy.regions = f->regions;
 	copy.nr_regions = 0;
-	for (uint32_t i = 0; i < s->nr_regions; i++)
-		if (region_wanted(o, &s->regions[i]))
-			copy.regions[copy.nr_regions++] = s->regions[i];
+	for (uint32_t i = 0; i < s->nr_regions; i++) {
+		copy.regions[copy.nr_regions] = s->regions[i];
+		copy.nr_regions += region_wanted(o, &copy.regions[copy.nr_regions]);
+	}
+	in->regions_kept += copy.nr_regions;
 	return f->cb(f->arg, &copy, info);
 }
 
@@ -538,17 +593,21 @@ int report_read(const struct report_opts *o, rec_snapshot_cb cb, void *arg,
 		struct rec_info *info)
 {
 	struct filter flt = { .o = o, .cb = cb, .arg = arg };
+	struct report_input *in = o->in;
 	char err[512];
 	int ret;
 
 	memset(info, 0, sizeof(*info));
-	if (!o->in->spooled && spool_input(o, err, sizeof(err))) {
+	in->nr_read = in->nr_kept = in->regions_read = in->regions_kept = 0;
+	in->first_ns = in->last_ns = 0;
+	in->nr_win = 0;
+	if (!in->spooled && spool_input(o, err, sizeof(err))) {
 		fail(CMD, "%s", err);
 		return EXIT_FAIL;
 	}
-	if (o->in->spool) {
-		rewind(o->in->spool);
-		ret = rec_read(o->in->spool, strcmp(o->input, "-") ? o->input : "<stdin>",
+	if (in->spool) {
+		rewind(in->spool);
+		ret = rec_read(in->spool, strcmp(o->input, "-") ? o->input : "<stdin>",
 			       o->partial, filtered, &flt, info, err, sizeof(err));
 	} else {
 		ret = rec_read_path(o->input, o->partial, filtered, &flt, info, err,
@@ -567,22 +626,97 @@ int report_read(const struct report_opts *o, rec_snapshot_cb cb, void *arg,
 	return EXIT_OK;
 }
 
-double report_freq(const struct rec_snapshot *s, const struct rec_region *r,
-		   const struct rec_info *info)
+void report_input_free(struct report_input *in)
+{
+	if (in->spool)
+		fclose(in->spool);
+	free(in->win);
+	memset(in, 0, sizeof(*in));
+}
+
+double report_freq(const struct rec_snapshot *s, const struct rec_region *r)
 {
 	double max = s->nr_samples;
 
-	if (!max) {
-		/* older windows without a sample count: use the attributes */
-		const char *a = rec_info_get(info, "aggr_us");
-		const char *sm = rec_info_get(info, "sample_us");
-
-		if (a && sm && atof(sm) > 0)
-			max = atof(a) / atof(sm);
-	}
+	/* a window without a sample count (older records): its intervals */
+	if (!max && s->sample_us)
+		max = (double)s->aggr_us / s->sample_us;
 	if (max <= 0)
 		return 0;
 	return r->nr_accesses >= max ? 100.0 : 100.0 * r->nr_accesses / max;
+}
+
+/* The last window read with a seq at or below @seq, or NULL. */
+static const struct report_window *window_at(const struct report_input *in, uint64_t seq)
+{
+	size_t lo = 0, hi = in->nr_win;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (in->win[mid].seq <= seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? &in->win[lo - 1] : NULL;
+}
+
+uint64_t report_age_ns(const struct report_opts *o, const struct rec_snapshot *s,
+		       uint32_t age)
+{
+	const struct report_input *in = o->in;
+	const struct report_window *w, *first;
+	int64_t want = (int64_t)s->seq - age;	/* the window before the age began */
+	uint64_t then;
+
+	if (!age)
+		return 0;
+	if (!in || !in->nr_win)		/* one snapshot alone (daptrace top) */
+		return (uint64_t)age * s->aggr_us * 1000;
+	first = &in->win[0];
+	w = want >= (int64_t)first->seq ? window_at(in, (uint64_t)want) : NULL;
+	if (!w)		/* older than the record: at the first window's length */
+		return (s->end_ns > first->end_ns ? s->end_ns - first->end_ns : 0) +
+		       (uint64_t)((int64_t)first->seq - want) * first->aggr_us * 1000;
+	/* windows missed after w: at its length */
+	then = w->end_ns + ((uint64_t)want - w->seq) * w->aggr_us * 1000;
+	return s->end_ns > then ? s->end_ns - then : 0;
+}
+
+int report_nothing(const struct report_opts *o, const char *what)
+{
+	const struct report_input *in = o->in;
+	char range[128] = "";
+
+	if (!in->nr_read)
+		return fail(CMD, "%s: no snapshots in the record", o->input);
+	if (!in->nr_kept) {
+		if (o->until_s >= 0)
+			snprintf(range, sizeof(range), "--since %g s --until %g s",
+				 o->since_s, o->until_s);
+		else
+			snprintf(range, sizeof(range), "--since %g s", o->since_s);
+		return fail(CMD, "%s: no snapshot ends within %s: the record's %" PRIu64
+			    " snapshots end from %.3f to %.3f s", o->input, range,
+			    in->nr_read, (double)in->first_ns / 1e9,
+			    (double)in->last_ns / 1e9);
+	}
+	if ((o->addr_hi || o->label) && !in->regions_kept) {
+		char a[80] = "";
+
+		if (o->addr_hi)
+			snprintf(a, sizeof(a), "--addr 0x%" PRIx64 "-0x%" PRIx64 "%s",
+				 o->addr_lo, o->addr_hi, o->label ? " and " : "");
+		return fail(CMD, "%s: no region matches %s%s%s%s (of %" PRIu64 " regions in "
+			    "%" PRIu64 " snapshots)", o->input, a, o->label ? "--label '" : "",
+			    o->label ? o->label : "", o->label ? "'" : "", in->regions_read,
+			    in->nr_kept);
+	}
+	if (o->pid)
+		return fail(CMD, "%s: no %s of pid %d in %" PRIu64 " snapshots", o->input,
+			    what, (int)o->pid, in->nr_kept);
+	return fail(CMD, "%s: no %s in %" PRIu64 " snapshots", o->input, what, in->nr_kept);
 }
 
 static int make_temp(char *path, size_t len, const char *what, FILE **f)
@@ -818,8 +952,7 @@ static int run(struct report_opts *o, const struct report_mode *m)
 	} else if (!ret) {
 		ret = run_mode(o, m);
 	}
-	if (in.spool)
-		fclose(in.spool);
+	report_input_free(&in);
 	return ret;
 }
 

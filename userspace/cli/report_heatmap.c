@@ -392,6 +392,7 @@ static int pass2(void *arg, const struct rec_snapshot *s, const struct rec_info 
 	double *row = h->row, col_ns = (double)span / h->tbins;
 	unsigned int tb0, tb1;
 
+	(void)info;
 	memset(row, 0, h->abins * sizeof(*row));
 	for (uint32_t i = 0; i < s->nr_regions; i++) {
 		const struct rec_region *r = &s->regions[i];
@@ -401,7 +402,7 @@ static int pass2(void *arg, const struct rec_snapshot *s, const struct rec_info 
 		if (r->pid != h->pid)
 			continue;
 		bi = find_block(h, r->start);
-		f = report_freq(s, r, info);
+		f = report_freq(s, r);
 		/* a region may span elided gaps: draw its part in each block */
 		for (; bi < h->nb && h->b[bi].start < r->end; bi++) {
 			struct block *b = &h->b[bi];
@@ -774,8 +775,11 @@ int report_heatmap(const struct report_opts *o, FILE *out, FILE *tics)
 	if (ret)
 		goto out;
 	if (!h.npc) {
-		ret = fail("report", "%s: no regions of pid %d to draw", o->input,
-			   (int)h.pid);
+		char what[64];
+
+		snprintf(what, sizeof(what), o->pid ? "regions to draw" :
+			 "regions of pid %d (the first target) to draw", (int)h.pid);
+		ret = report_nothing(o, what);
 		goto out;
 	}
 	/* nothing known to be mapped (no labels): draw everything monitored */

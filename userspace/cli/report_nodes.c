@@ -15,6 +15,7 @@
 #include <json-c/json.h>
 
 #include "cli.h"
+#include "json_out.h"
 #include "report.h"
 #include "units.h"
 
@@ -41,6 +42,7 @@ static int add_point(void *arg, const struct rec_snapshot *s,
 	struct node_series *ser = arg;
 	struct node_point *pt;
 
+	(void)info;
 	if (!s->placement || !s->nr_samples) {
 		ser->nr_without++;
 		return 0;
@@ -60,7 +62,7 @@ static int add_point(void *arg, const struct rec_snapshot *s,
 	pt->missed = s->missed_before;
 	for (uint32_t i = 0; i < s->nr_regions; i++) {
 		const struct rec_region *r = &s->regions[i];
-		double freq = report_freq(s, r, info);
+		double freq = report_freq(s, r);
 		int c = !r->nr_accesses ? COLD :
 			freq >= ser->o->hot_pct ? HOT : WARM;
 
@@ -97,7 +99,7 @@ static int print_json(const struct report_opts *o, const struct node_series *ser
 		struct json_object *e = json_object_new_object();
 		struct json_object *nodes = json_object_new_array_ext(ser->nr_nodes);
 
-		json_object_object_add(e, "time_s", json_object_new_double(ser->p[i].t));
+		json_object_object_add(e, "time_s", json_seconds(ser->p[i].t));
 		json_object_object_add(e, "missed_before",
 				       json_object_new_uint64(ser->p[i].missed));
 		for (int nd = 0; nd < ser->nr_nodes; nd++) {
@@ -112,9 +114,7 @@ static int print_json(const struct report_opts *o, const struct node_series *ser
 		json_object_array_add(pts, e);
 	}
 	json_object_object_add(j, "series", pts);
-	fprintf(out, "%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
-							      JSON_C_TO_STRING_NOSLASHESCAPE));
-	json_object_put(j);
+	json_out(out, j, 1);
 	return 0;
 }
 

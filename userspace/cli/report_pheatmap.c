@@ -34,6 +34,7 @@ static int add_points(void *arg, const struct rec_snapshot *s,
 {
 	struct pheat *h = arg;
 
+	(void)info;
 	h->nr_snaps++;
 	if (!s->placement) {
 		h->nr_without++;
@@ -56,7 +57,7 @@ static int add_points(void *arg, const struct rec_snapshot *s,
 		}
 		h->p[h->n++] = (struct ppoint){
 			.t_ns = s->end_ns, .phys = r->phys_addr,
-			.freq = (float)report_freq(s, r, info),
+			.freq = (float)report_freq(s, r),
 		};
 	}
 	return 0;

@@ -24,8 +24,7 @@ static void run(struct report_opts *o, int (*fn)(const struct report_opts *, FIL
 
 	o->in = &in;
 	fn(o, devnull, devnull);
-	if (in.spool)
-		fclose(in.spool);
+	report_input_free(&in);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

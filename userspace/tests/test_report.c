@@ -666,8 +666,14 @@ TEST(hist_by_access_frequency_and_age)
 	EXPECT_NE(NULL, strstr(out, "\n40-50%")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "\n90-100%")) TH_LOG("%s", out);
 	EXPECT_EQ(NULL, strstr(out, "\n10-20%")) TH_LOG("%s", out);
-	/* ages 1 (heap), 3 and 2, 4 (libc): buckets 1, 2-3, 4-7; 0.1 s windows */
-	EXPECT_NE(NULL, strstr(out, "\n4-7            341 KiB       49.81%  >= 0.4 s"))
+	/*
+	 * ages 1, 2 (heap) and 3, 4 (libc) windows of 0.1 s: buckets [0.1, 0.2),
+	 * [0.2, 0.4) and [0.4, 0.8) s, the ages before the record's first window
+	 * counted at its length
+	 */
+	EXPECT_NE(NULL, strstr(out, "\n0.4-0.8 s      341 KiB       49.81%\n"))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\n0.1-0.2 s      1.33 KiB       0.19%\n"))
 		TH_LOG("%s", out);
 	ASSERT_EQ(0, run_daptrace(A("report", "hist", "--json", (char *)rec), out, sizeof(out)));
 	j = json_tokener_parse(out);
@@ -862,6 +868,185 @@ TEST(pid_and_time_outside_the_record)
 	EXPECT_NE(NULL, strstr(out, "span 0.200 to 0.300 s")) TH_LOG("%s", out);
 	tmp_clean(&t);
 	tmp_clean(&l);
+}
+
+/*
+ * Windows whose sampling interval changed while recording (the kernel
+ * tunes it), without a sample count: each window's frequency is over its
+ * own samples (20 of 100 ms / 5 ms, 20 of 200 ms / 10 ms, 10 of 200 ms /
+ * 20 ms: all 100 %), and ages are in time across windows of different
+ * lengths.
+ */
+static const char tuned[] = "# daptrace-record v2\n#meta,sample_us,5000\n#meta,aggr_us,100000\n"
+	"#target,7,t\ntime_ns,seq,pid,start,end,nr_accesses,age,label\n"
+	"#snap,1,0,100000000,1,0,0,0,5000,100000\n"
+	"100000000,1,7,4096,8192,20,0,[heap]\n"
+	"#snap,2,100000000,300000000,1,0,0,0,10000,200000\n"
+	"300000000,2,7,4096,8192,20,1,[heap]\n"
+	"#snap,3,300000000,500000000,1,0,0,0,20000,200000\n"
+	"500000000,3,7,4096,8192,10,2,[heap]\n#eof\n";
+
+TEST(intervals_of_each_window)
+{
+	struct tmp t = { 0 };
+	const char *rec = tmp_record(&t, "tuned.csv", tuned);
+	struct json_object *j, *snaps, *r;
+
+	NEED_BIN();
+	ASSERT_EQ(0, run_daptrace(A("report", "raw", "--json", (char *)rec), out, sizeof(out)))
+		TH_LOG("%s", out);
+	j = json_tokener_parse(out);
+	ASSERT_NE(NULL, j) TH_LOG("%s", out);
+	ASSERT_TRUE(json_object_object_get_ex(j, "snapshots", &snaps));
+	ASSERT_EQ(3, json_object_array_length(snaps));
+	for (int i = 0; i < 3; i++) {
+		r = json_object_array_get_idx(json_object_object_get(
+			json_object_array_get_idx(snaps, i), "regions"), 0);
+		EXPECT_EQ(100, json_object_get_double(json_object_object_get(r, "freq_percent")))
+			TH_LOG("window %d", i + 1);
+	}
+	/* age 2 at the third window: its 0.2 s and the second's 0.2 s */
+	EXPECT_EQ(0.4, json_object_get_double(json_object_object_get(r, "age_s")));
+	EXPECT_EQ(20000, json_object_get_int(json_object_object_get(
+		json_object_array_get_idx(snaps, 2), "sample_us")));
+	json_object_put(j);
+	/* the heatmap agrees: every column 100 % */
+	ASSERT_EQ(0, run_daptrace(A("report", "heatmap", "--addr-bins", "1", (char *)rec), out,
+				  sizeof(out))) TH_LOG("%s", out);
+	EXPECT_EQ(NULL, strstr(out, " 50.000\n")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, " 100.000\n")) TH_LOG("%s", out);
+	ASSERT_EQ(0, run_daptrace(A("report", "hot", (char *)rec), out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, " 100.00   0.40 s    [heap]")) TH_LOG("%s", out);
+	tmp_clean(&t);
+}
+
+/*
+ * Hand-written as the kernel's not-observable flag will come: a hugetlb
+ * mapping (flags 1) next to a heap.  Its counts mean nothing: never in the
+ * working set, never idle, counted apart.  Footprints ride along.
+ */
+static const char unobservable[] = "# daptrace-record v2\n#meta,sample_us,5000\n"
+	"#meta,aggr_us,100000\n#target,7,t\n"
+	"time_ns,seq,pid,start,end,nr_accesses,age,nr_samples,flags,label\n"
+	"#footprint,7,100000000,1073741824,8388608\n"
+	"#snap,1,0,100000000,3,20,0,0\n"
+	"100000000,1,7,4096,8192,20,0,20,0,[heap]\n"
+	"100000000,1,7,1048576,3145728,0,5,20,1,/dev/hugepages/x\n"
+	"100000000,1,7,3145728,4194304,0,5,20,,/usr/lib/libc.so.6\n"
+	"#footprint,7,200000000,1073741824,9437184\n"
+	"#snap,2,100000000,200000000,3,20,0,0\n"
+	"200000000,2,7,4096,8192,20,1,20,0,[heap]\n"
+	"200000000,2,7,1048576,3145728,0,6,20,1,/dev/hugepages/x\n"
+	"200000000,2,7,3145728,4194304,0,6,20,0,/usr/lib/libc.so.6\n#eof\n";
+
+TEST(not_observable_memory_and_footprints)
+{
+	struct tmp t = { 0 };
+	const char *rec = tmp_record(&t, "u.csv", unobservable);
+	struct json_object *j, *v;
+
+	NEED_BIN();
+	ASSERT_EQ(0, run_daptrace(A("report", "wss", (char *)rec), out, sizeof(out)))
+		TH_LOG("%s", out);
+	/* the heap alone is the working set; 2 MiB not observable; rss, vsz */
+	EXPECT_NE(NULL, strstr(out, "\n0.100000 4096 2097152 8388608 1073741824\n"))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "# not observable (never in the working set): max 2.00 MiB"))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "# footprint: rss max 9.00 MiB, vsz max 1.00 GiB"))
+		TH_LOG("%s", out);
+	ASSERT_EQ(0, run_daptrace(A("report", "wss", "--json", (char *)rec), out, sizeof(out)));
+	j = json_tokener_parse(out);
+	ASSERT_NE(NULL, j) TH_LOG("%s", out);
+	v = json_object_array_get_idx(json_object_object_get(j, "series"), 1);
+	EXPECT_EQ(2097152, json_object_get_int64(json_object_object_get(v, "not_observable_bytes")));
+	EXPECT_EQ(9437184, json_object_get_int64(json_object_object_get(v, "rss_bytes")));
+	EXPECT_EQ(1073741824, json_object_get_int64(json_object_object_get(v, "vsz_bytes")));
+	json_object_put(j);
+	/* hot: shown, never ranked by a count that means nothing */
+	ASSERT_EQ(0, run_daptrace(A("report", "hot", (char *)rec), out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, " n/o      0.60 s    /dev/hugepages/x")) TH_LOG("%s", out);
+	EXPECT_LT(strstr(out, "libc.so.6"), strstr(out, "/dev/hugepages/x")) TH_LOG("%s", out);
+	/* hist: left out of the idle memory, said so */
+	ASSERT_EQ(0, run_daptrace(A("report", "hist", (char *)rec), out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "# not observable (left out): 2.00 MiB on average"))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\n0%             1.00 MiB      99.61%\n")) TH_LOG("%s", out);
+	ASSERT_EQ(0, run_daptrace(A("report", "raw", (char *)rec), out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "2.00 MiB not observable /dev/hugepages/x")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "footprint 7 at 0.200000 s: vsz 1.00 GiB rss 9.00 MiB"))
+		TH_LOG("%s", out);
+	tmp_clean(&t);
+}
+
+/* A number with 10 or more decimals (json-c's default "%.17g"), or NULL. */
+static const char *long_fraction(const char *s)
+{
+	for (; (s = strchr(s, '.')); s++)
+		if (strspn(s + 1, "0123456789") >= 10)
+			return s;
+	return NULL;
+}
+
+/*
+ * Issue 30, defects 7 and 8: flags that cannot apply are errors; times take
+ * units as record's do; ages and JSON numbers say what they are; an empty
+ * report says why.
+ */
+TEST(units_messages_and_json_numbers)
+{
+	struct tmp t = { 0 };
+	const char *rec = tmp_record(&t, "r.csv", last_empty);
+	struct json_object *j, *v;
+	const char *p99, *p100;
+
+	NEED_BIN();
+	EXPECT_EQ(2, run_daptrace(A("report", "hot", "--by-label", "--at", "5", (char *)rec),
+				  out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "--at picks one snapshot, --by-label ranks")) TH_LOG("%s", out);
+	/* --since/--until/--at: seconds, or a unit */
+	ASSERT_EQ(0, run_daptrace(A("report", "wss", "--since", "150ms", (char *)rec), out,
+				  sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "# snapshots 2,")) TH_LOG("%s", out);
+	ASSERT_EQ(0, run_daptrace(A("report", "hot", "--at", "0.1s", (char *)rec), out,
+				  sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "snapshot seq 1 ")) TH_LOG("%s", out);
+	EXPECT_EQ(2, run_daptrace(A("report", "wss", "--until", "1h", (char *)rec), out,
+				  sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "--until: invalid value '1h'")) TH_LOG("%s", out);
+	/* the age has its unit */
+	ASSERT_EQ(0, run_daptrace(A("report", "hot", (char *)rec), out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, " 0.20 s    [heap]")) TH_LOG("%s", out);
+	/* nothing to show: why */
+	EXPECT_EQ(1, run_daptrace(A("report", "wss", "--since", "1000", (char *)rec), out,
+				  sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "no snapshot ends within --since 1000 s: the record's 3 "
+			       "snapshots end from 0.100 to 0.300 s")) TH_LOG("%s", out);
+	EXPECT_EQ(1, run_daptrace(A("report", "heatmap", "--label", "nomatch", (char *)rec),
+				  out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "no region matches --label 'nomatch' (of 4 regions in "
+			       "3 snapshots)")) TH_LOG("%s", out);
+	EXPECT_EQ(NULL, strstr(out, "pid")) TH_LOG("%s", out);
+	/* JSON: p99 before p100, numbers at their precision, metadata numbers */
+	ASSERT_EQ(0, run_daptrace(A("report", "wss", "--json", (char *)rec), out, sizeof(out)));
+	p99 = strstr(out, "\"p99\"");
+	p100 = strstr(out, "\"p100\"");
+	ASSERT_NE(NULL, p99);
+	ASSERT_NE(NULL, p100);
+	EXPECT_LT(p99, p100) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\"time_s\":0.1,") ?: strstr(out, "\"time_s\": 0.1,"))
+		TH_LOG("%s", out);
+	ASSERT_EQ(0, run_daptrace(A("report", "raw", "--json", (char *)rec), out, sizeof(out)));
+	EXPECT_EQ(NULL, long_fraction(out)) TH_LOG("%s", out);
+	j = json_tokener_parse(out);
+	ASSERT_NE(NULL, j);
+	v = json_object_object_get(json_object_object_get(j, "meta"), "aggr_us");
+	EXPECT_TRUE(json_object_is_type(v, json_type_int)) TH_LOG("%s", out);
+	EXPECT_EQ(100000, json_object_get_int(v));
+	EXPECT_TRUE(json_object_is_type(json_object_object_get(json_object_object_get(j, "meta"),
+				       "kernel"), json_type_string));
+	json_object_put(j);
+	tmp_clean(&t);
 }
 
 TEST_HARNESS_MAIN
