@@ -56,6 +56,8 @@ PKGS+=(debhelper dh-dkms dpkg-dev lintian pkgconf man-db mandoc)
 PKGS+=(libdw-dev zlib1g-dev liblzma-dev libbz2-dev libzstd-dev)	# record --objects (static CLI)
 # the policy engine: move_pages(2) through libnuma
 PKGS+=(libnuma-dev)
+# the plot tests read the pictures back
+PKGS+=(libpng-dev)
 
 missing=()
 for p in "${PKGS[@]}"; do

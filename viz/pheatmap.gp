@@ -1,18 +1,28 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Physical heatmap: x = time, y = physical address, colour = access frequency
-# of the region whose sampled page was found there (blank: no sample).
+# of the region whose sampled page was found there; grey: no page sampled.
 # Data: `daptrace report pheatmap` -> "time_s phys_bin frequency_percent";
-# ticsfile labels the physical address range.
+# ticsfile: the time range and the physical address tics.
+# Called as `gnuplot -c SCRIPT datafile ticsfile outfile title subtitle vizdir`
+# by `daptrace report --plot` (or with gnuplot -e and the variables set).
+if (ARGC >= 6) { datafile = ARG1; ticsfile = ARG2; outfile = ARG3; plottitle = ARG4; plotsub = ARG5; vizdir = ARG6 }
 load vizdir."/terminal.gp"
 set title titled("physical page heatmap")
 set xlabel "time since start (s)"
-set ylabel "physical address" offset -2,0
-set cblabel "access frequency: % of the window's samples that found the region accessed"
+set ylabel "physical address"
+set cblabel "access frequency: % of the window's samples that found the region accessed" offset -1,0
 set cbrange [0:100]
 set cbtics 0, 20, 100 format "%g %%"
 set palette defined (0 "#000004", 10 "#3b0f70", 30 "#8c2981", 55 "#de4968", \
 		     80 "#fe9f6d", 100 "#fcfdbf")
-set lmargin 20
 set tics out
+grey = "#b0b0b0"
+# cells where no sampled page was found are NaN, not drawn: grey
+set object 1 rectangle from graph 0, graph 0 to graph 1, graph 1 behind \
+	fillcolor rgb grey fillstyle solid noborder
 if (strlen(ticsfile) > 0) load ticsfile
+set bmargin 5.5
+set object rectangle from screen 0.06, screen 0.012 to screen 0.078, screen 0.036 \
+	fillcolor rgb grey fillstyle solid noborder
+set label "no sampled page found there" at screen 0.084, screen 0.024 left
 plot datafile using 1:2:3 with image notitle

@@ -16,6 +16,8 @@ struct json_object *json_num(double v, int decimals);
 #define json_seconds(v)	json_num((v), 6)
 #define json_percent(v)	json_num((v), 3)
 #define json_bytes(v)	json_num((v), 0)
+/* json_num()'s text of @v straight to @out ("null" for NaN): for large arrays. */
+void json_out_num(FILE *out, double v, int decimals);
 /* Print @j (pretty or one line) and a newline to @out, then release it. */
 void json_out(FILE *out, struct json_object *j, int pretty);
 

@@ -78,7 +78,7 @@ static void usage(FILE *f)
 "      --addr-bins N     rows (default 200; 1..100000)\n"
 "      --terminal[=auto|color|ascii]\n"
 "                        draw it in the terminal (256 colours, or ASCII in a\n"
-"                        pipe), as wide as the terminal ($COLUMNS)\n"
+"                        pipe), as large as the terminal ($COLUMNS x $LINES)\n"
 "      --max-blocks N    keep at most N address blocks: elide up to N-1 of the\n"
 "                        largest unmapped gaps, those >= 1/8 of the mapped total\n"
 "                        (default 8; 1..64)\n"
@@ -242,9 +242,9 @@ static int parse_bool(const char *flag, const char *val, int *out)
 
 /*
  * --terminal: colour if stdout is a terminal that is not "dumb" and
- * NO_COLOR is unset (auto), else ASCII; the picture fills the width
- * ($COLUMNS, else the tty's, else 80) and, unless --addr-bins is given,
- * most of the height.
+ * NO_COLOR is unset (auto), else ASCII; the picture fills the terminal:
+ * $COLUMNS x $LINES, else the tty's size, else 80 x 24 (--time-bins and
+ * --addr-bins override its columns and rows).
  */
 static void terminal_size(struct report_opts *o, int set_cols, int set_rows)
 {
@@ -264,15 +264,9 @@ static void terminal_size(struct report_opts *o, int set_cols, int set_rows)
 		h = (unsigned int)atoi(lines);
 	if (o->terminal < 0)
 		o->terminal = tty && !getenv("NO_COLOR") && term && strcmp(term, "dumb") ? 1 : 2;
-	if (w < 40)
-		w = 40;
-	if (w > 1000)
-		w = 1000;
-	o->term_width = w;
-	if (set_cols)
-		o->time_bins = w - TERM_MARGIN - 1;
-	if (set_rows)
-		o->addr_bins = h > 16 ? h - 6 : 10;
+	o->term_width = w < 40 ? 40 : w > 1000 ? 1000 : w;
+	o->term_rows = !set_rows ? 0 : h < 10 ? 10 : h > 1000 ? 1000 : h;
+	o->term_fit_cols = set_cols;
 }
 
 static int parse_opts(int argc, char **argv, struct report_opts *o,

@@ -30,9 +30,6 @@ struct report_input {
 	size_t nr_win, win_cap;
 };
 
-/* --terminal: columns left of the picture for the address and mapping */
-#define TERM_MARGIN	30
-
 struct report_opts {
 	const char *mode;
 	const char *input;
@@ -49,7 +46,9 @@ struct report_opts {
 	int by_label;			/* hot */
 	int json;			/* --json: one JSON document on stdout */
 	int terminal;			/* heatmap --terminal: 0 off, 1 colour, 2 ASCII */
-	unsigned int term_width;	/* columns of the terminal picture */
+	unsigned int term_width;	/* columns of the terminal */
+	unsigned int term_rows;		/* its lines, 0: --addr-bins says */
+	int term_fit_cols;		/* no --time-bins: fill the width */
 	double since_s, until_s;	/* snapshots ending in [since, until] */
 	uint64_t addr_lo, addr_hi;	/* regions overlapping [lo, hi) */
 	const char *label;		/* regions whose label contains this */

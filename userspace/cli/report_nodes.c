@@ -6,7 +6,8 @@
  * nr_samples (the module's one-page-per-round estimate, see the snapshots
  * ABI doc).  The region's class comes from its access frequency in that
  * window: hot if it is at least --hot-pct percent, cold if no access was
- * seen, warm otherwise.
+ * seen, warm otherwise; memory that cannot be observed is none of these
+ * (its counts mean nothing) and has a class of its own.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -19,8 +20,9 @@
 #include "report.h"
 #include "units.h"
 
-enum { HOT, WARM, COLD, NR_CLASSES };
-static const char *const class_names[NR_CLASSES] = { "hot", "warm", "cold" };
+enum { HOT, WARM, COLD, UNOBS, NR_CLASSES };
+static const char *const class_names[NR_CLASSES] = { "hot", "warm", "cold",
+						     "not_observable" };
 
 struct node_point {
 	double t;
@@ -63,7 +65,7 @@ static int add_point(void *arg, const struct rec_snapshot *s,
 	for (uint32_t i = 0; i < s->nr_regions; i++) {
 		const struct rec_region *r = &s->regions[i];
 		double freq = report_freq(s, r);
-		int c = !r->nr_accesses ? COLD :
+		int c = !rec_observable(r) ? UNOBS : !r->nr_accesses ? COLD :
 			freq >= ser->o->hot_pct ? HOT : WARM;
 
 		if (ser->o->pid && r->pid != ser->o->pid)
@@ -83,7 +85,7 @@ static int add_point(void *arg, const struct rec_snapshot *s,
 }
 
 /* --json: {record, snapshots, without_placement, hot_pct, series: [{time_s,
- * missed_before, nodes: [{hot, warm, cold} bytes per node]}]} */
+ * missed_before, nodes: [{hot, warm, cold, not_observable} bytes per node]}]} */
 static int print_json(const struct report_opts *o, const struct node_series *ser,
 		      FILE *out)
 {
@@ -158,11 +160,12 @@ int report_nodes(const struct report_opts *o, FILE *out, FILE *tics)
 			tot += sum[nd][c];
 		}
 		fmt_bytes(tot / ser.n, b[NR_CLASSES], sizeof(b[NR_CLASSES]));
-		fprintf(out, "# node %d mean: total %s, hot %s, warm %s, cold %s\n",
-			nd, b[NR_CLASSES], b[HOT], b[WARM], b[COLD]);
+		fprintf(out, "# node %d mean: total %s, hot %s, warm %s, cold %s, not "
+			"observable %s\n", nd, b[NR_CLASSES], b[HOT], b[WARM], b[COLD], b[UNOBS]);
 		if (o->plot || o->output)
-			printf("%s: node %d mean: total %s, hot %s, warm %s, cold %s\n",
-			       o->input, nd, b[NR_CLASSES], b[HOT], b[WARM], b[COLD]);
+			printf("%s: node %d mean: total %s, hot %s, warm %s, cold %s, not "
+			       "observable %s\n", o->input, nd, b[NR_CLASSES], b[HOT], b[WARM],
+			       b[COLD], b[UNOBS]);
 	}
 	fprintf(out, "# columns: time_s");
 	for (int nd = 0; nd < ser.nr_nodes; nd++)
@@ -177,7 +180,7 @@ int report_nodes(const struct report_opts *o, FILE *out, FILE *tics)
 		fprintf(out, "\n");
 	}
 	if (tics)
-		fprintf(tics, "nnodes=%d\n", ser.nr_nodes);
+		fprintf(tics, "nnodes=%d\nhot_pct=%u\n", ser.nr_nodes, o->hot_pct);
 out:
 	rec_info_free(&info);
 	free(ser.p);

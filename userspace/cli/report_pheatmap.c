@@ -15,7 +15,9 @@
 #include <json-c/json.h>
 
 #include "cli.h"
+#include "json_out.h"
 #include "report.h"
+#include "units.h"
 
 struct ppoint {
 	uint64_t t_ns, phys;
@@ -43,7 +45,8 @@ static int add_points(void *arg, const struct rec_snapshot *s,
 	for (uint32_t i = 0; i < s->nr_regions; i++) {
 		const struct rec_region *r = &s->regions[i];
 
-		if (r->phys_addr == REC_PHYS_NONE ||
+		/* not observable: its frequency would mean nothing */
+		if (r->phys_addr == REC_PHYS_NONE || !rec_observable(r) ||
 		    (h->o->pid && r->pid != h->o->pid))
 			continue;
 		if (h->n == h->cap) {
@@ -68,32 +71,55 @@ static void write_json(const struct pheat *h, const float *cell, uint64_t tmin,
 		       uint64_t tmax, uint64_t pmin, uint64_t pmax, FILE *out)
 {
 	unsigned int tb = h->o->time_bins, ab = h->o->addr_bins;
-	struct json_object *j = json_object_new_object();
-	struct json_object *times = json_object_new_array(), *grid = json_object_new_array();
+	struct json_object *rec = json_object_new_string(h->o->input);
 
-	json_object_object_add(j, "record", json_object_new_string(h->o->input));
-	json_object_object_add(j, "points", json_object_new_uint64(h->n));
-	json_object_object_add(j, "snapshots", json_object_new_uint64(h->nr_snaps));
-	json_object_object_add(j, "without_placement", json_object_new_uint64(h->nr_without));
-	json_object_object_add(j, "phys_min", json_object_new_uint64(pmin));
-	json_object_object_add(j, "phys_max", json_object_new_uint64(pmax));
+	/* streamed: a grid of many bins is not built as a tree first */
+	fprintf(out, "{\"record\":%s,\"points\":%zu,\"snapshots\":%zu,"
+		"\"without_placement\":%zu,\"phys_min\":%" PRIu64 ",\"phys_max\":%" PRIu64
+		",\"time_s\":[", json_object_to_json_string_ext(rec,
+		JSON_C_TO_STRING_NOSLASHESCAPE), h->n, h->nr_snaps, h->nr_without, pmin, pmax);
+	json_object_put(rec);
 	for (unsigned int x = 0; x < tb; x++) {
-		struct json_object *col = json_object_new_array_ext((int)ab);
-
-		json_object_array_add(times, json_object_new_double(
-			(tmin + (tmax - tmin) * (x + 0.5) / tb) / 1e9));
-		for (unsigned int y = 0; y < ab; y++) {
-			float v = cell[(size_t)x * ab + y];
-
-			json_object_array_add(col, isnan(v) ? NULL : json_object_new_double(v));
-		}
-		json_object_array_add(grid, col);
+		if (x)
+			fputc(',', out);
+		json_out_num(out, (tmin + (tmax - tmin) * (x + 0.5) / tb) / 1e9, 6);
 	}
-	json_object_object_add(j, "time_s", times);
-	json_object_object_add(j, "cells", grid);
-	fprintf(out, "%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN |
-							      JSON_C_TO_STRING_NOSLASHESCAPE));
-	json_object_put(j);
+	fputs("],\"cells\":[", out);
+	for (unsigned int x = 0; x < tb; x++) {
+		fputs(x ? ",[" : "[", out);
+		for (unsigned int y = 0; y < ab; y++) {
+			if (y)
+				fputc(',', out);
+			json_out_num(out, cell[(size_t)x * ab + y], 3);
+		}
+		fputc(']', out);
+	}
+	fputs("]}\n", out);
+}
+
+/*
+ * The cells span [tmin, tmax] exactly; physical addresses read as the
+ * amount of memory below them ("4.00 GiB"), at round steps.
+ */
+static void write_tics(FILE *tics, uint64_t tmin, uint64_t tmax, uint64_t pmin,
+		       uint64_t pmax, unsigned int ab)
+{
+	/* the bins cover [pmin, pmax + 1 page) */
+	double lo = (double)pmin, span = (double)(pmax - pmin) + 4096, step = 4096;
+	char buf[32];
+	int n = 0;
+
+	fprintf(tics, "set xrange [%.6f:%.6f]\n", (double)tmin / 1e9, (double)tmax / 1e9);
+	fprintf(tics, "set yrange [-0.5:%u.5]\nset ytics (", ab - 1);
+	while (span / step > 8)
+		step *= 2;
+	for (double a = ceil(lo / step) * step; a <= lo + span; a += step) {
+		double y = (a - lo) / span * ab - 0.5;
+
+		fmt_bytes((uint64_t)a, buf, sizeof(buf));
+		fprintf(tics, "%s\"%s\" %.2f", n++ ? ", " : "", buf, y);
+	}
+	fprintf(tics, ")\n");
 }
 
 int report_pheatmap(const struct report_opts *o, FILE *out, FILE *tics)
@@ -130,8 +156,9 @@ int report_pheatmap(const struct report_opts *o, FILE *out, FILE *tics)
 	for (size_t i = 0; i < h.n; i++) {
 		unsigned int x = tmax > tmin ?
 			(unsigned int)((double)(h.p[i].t_ns - tmin) / (tmax - tmin) * tb) : 0;
-		unsigned int y = pmax > pmin ?
-			(unsigned int)((double)(h.p[i].phys - pmin) / (pmax - pmin) * ab) : 0;
+		/* bins over [pmin, pmax + a page), as write_tics() labels them */
+		unsigned int y = (unsigned int)((double)(h.p[i].phys - pmin) /
+						((double)(pmax - pmin) + 4096) * ab);
 		float *c;
 
 		x = x >= tb ? tb - 1 : x;
@@ -163,13 +190,8 @@ int report_pheatmap(const struct report_opts *o, FILE *out, FILE *tics)
 		}
 		fprintf(out, "\n");
 	}
-	if (tics) {
-		fprintf(tics, "set yrange [-0.5:%u.5]\nset ytics (", ab - 1);
-		for (unsigned int k = 0; k <= 4; k++)
-			fprintf(tics, "%s\"0x%" PRIx64 "\" %.1f", k ? ", " : "",
-				pmin + (pmax - pmin) / 4 * k, (ab - 1) * k / 4.0);
-		fprintf(tics, ")\n");
-	}
+	if (tics)
+		write_tics(tics, tmin, tmax, pmin, pmax, ab);
 	if (o->plot || o->output)
 		printf("%s: %zu physical points, 0x%" PRIx64 "-0x%" PRIx64 "\n",
 		       o->input, h.n, pmin, pmax);

@@ -276,7 +276,7 @@ TEST_F(rec, interrupted_file_is_complete)
 	EXPECT_NE(NULL, strstr(out, "# block 0 resident by node: node0 ")) TH_LOG("%s", out);
 	EXPECT_EQ(0, run_daptrace(A("report", "nodes", self->out), out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "# columns: time_s node0_hot node0_warm node0_cold "
-			       "node1_hot")) TH_LOG("%s", out);
+			       "node0_not_observable node1_hot")) TH_LOG("%s", out);
 	/* --json: the same bytes, node 1 holding some in every snapshot */
 	EXPECT_EQ(0, run_daptrace(A("report", "nodes", "--json", self->out), out, sizeof(out)))
 		TH_LOG("%s", out);

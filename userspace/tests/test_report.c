@@ -6,6 +6,7 @@
  * in gnuplot paths) and the newer surface: --json, filters, flags that do
  * not apply to the mode, the daptrace-<sub> names.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <json-c/json.h>
@@ -556,8 +557,8 @@ TEST(mode_flags_and_subcommand_names)
 	tmp_clean(&t);
 }
 
-/* A moving hot spot in 64 MiB, a heap, a binary: 50 windows. */
-static char *synthetic_record(void)
+/* A moving hot spot in 64 MiB, a heap, a binary (named @bin): 50 windows. */
+static char *synthetic_record_named(const char *bin)
 {
 	size_t cap = 1 << 20, n = 0;
 	char *s = malloc(cap);
@@ -568,8 +569,8 @@ static char *synthetic_record(void)
 
 		n += snprintf(s + n, cap - n, "#snap,%lld,%lld,%lld,10,20,0,0\n", w,
 			      t - 100000000, t);
-		n += snprintf(s + n, cap - n, "%lld,%lld,7,4194304,5242880,5,1,/usr/bin/syn\n"
-			      "%lld,%lld,7,33554432,37748736,%lld,1,[heap]\n", t, w, t, w,
+		n += snprintf(s + n, cap - n, "%lld,%lld,7,4194304,5242880,5,1,%s\n"
+			      "%lld,%lld,7,33554432,37748736,%lld,1,[heap]\n", t, w, bin, t, w,
 			      w % 20);
 		for (int k = 0; k < 8; k++)
 			n += snprintf(s + n, cap - n, "%lld,%lld,7,%llu,%llu,%d,1,\n", t, w,
@@ -579,6 +580,11 @@ static char *synthetic_record(void)
 	}
 	snprintf(s + n, cap - n, "#eof\n");
 	return s;
+}
+
+static char *synthetic_record(void)
+{
+	return synthetic_record_named("/usr/bin/syn");
 }
 
 /* Longest line of @s, in characters (escape sequences not counted). */
@@ -604,47 +610,150 @@ static size_t longest_line(const char *s, size_t *nlines)
 	return best;
 }
 
-TEST(terminal_heatmap_fits_the_width)
+/*
+ * Hand-written as the kernel's not-observable flag will come: a hugetlb
+ * mapping (flags 1) next to a heap.  Its counts mean nothing: never in the
+ * working set, never idle, counted apart.  Footprints ride along.
+ */
+static const char unobservable[] = "# daptrace-record v2\n#meta,sample_us,5000\n"
+	"#meta,aggr_us,100000\n#target,7,t\n"
+	"time_ns,seq,pid,start,end,nr_accesses,age,nr_samples,flags,label\n"
+	"#footprint,7,100000000,1073741824,8388608\n"
+	"#snap,1,0,100000000,3,20,0,0\n"
+	"100000000,1,7,4096,8192,20,0,20,0,[heap]\n"
+	"100000000,1,7,1048576,3145728,0,5,20,1,/dev/hugepages/x\n"
+	"100000000,1,7,3145728,4194304,0,5,20,,/usr/lib/libc.so.6\n"
+	"#footprint,7,200000000,1073741824,9437184\n"
+	"#snap,2,100000000,200000000,3,20,0,0\n"
+	"200000000,2,7,4096,8192,20,1,20,0,[heap]\n"
+	"200000000,2,7,1048576,3145728,0,6,20,1,/dev/hugepages/x\n"
+	"200000000,2,7,3145728,4194304,0,6,20,0,/usr/lib/libc.so.6\n#eof\n";
+
+/* The line after the first one starting with @prefix, or NULL. */
+static const char *line_after(const char *s, const char *prefix)
+{
+	for (; s && *s; s = strchr(s, '\n') ? strchr(s, '\n') + 1 : NULL) {
+		const char *p = s + strspn(s, " ");
+
+		if (!strncmp(p, prefix, strlen(prefix)))
+			return strchr(s, '\n') ? strchr(s, '\n') + 1 : NULL;
+	}
+	return NULL;
+}
+
+/* Whole numbers and decimals standing alone in @line (up to its end). */
+static int numbers_in(const char *line)
+{
+	int n = 0;
+
+	for (const char *p = line; *p && *p != '\n'; p++)
+		if (isdigit((unsigned char)*p) && (p == line || p[-1] == ' ')) {
+			n++;
+			while (isdigit((unsigned char)p[1]) || p[1] == '.')
+				p++;
+		}
+	return n;
+}
+
+/*
+ * Check the picture at @w x @h: exactly the terminal's height but the
+ * prompt's line, never wider than its width but the last column, the title
+ * on one line, time labelled along the axis, names as long as the margin
+ * allows (issue 30, defect 3).
+ */
+static void check_terminal(struct __test_metadata *_metadata, const char *rec,
+			   unsigned int w, unsigned int h)
+{
+	static const char name[] = "a-rather-long-library-name.so.1";
+	char cols[16], rows[16];
+	unsigned int margin = w < 100 ? 24 : w / 4 > 40 ? 40 : w / 4;
+	const char *axis, *row, *bar;
+	size_t lines, longest;
+
+	snprintf(cols, sizeof(cols), "%u", w);
+	snprintf(rows, sizeof(rows), "%u", h);
+	setenv("COLUMNS", cols, 1);
+	setenv("LINES", rows, 1);
+	ASSERT_EQ(0, run_daptrace(A("report", "heatmap", "--terminal", (char *)rec), out,
+				  sizeof(out))) TH_LOG("%s", out);
+	longest = longest_line(out, &lines);
+	EXPECT_EQ(h - 1, lines) TH_LOG("%ux%u: %zu lines:\n%s", w, h, lines, out);
+	EXPECT_EQ(w - 1, longest) TH_LOG("%ux%u:\n%s", w, h, out);
+	EXPECT_EQ(0, strncmp(out, "daptrace heatmap of syn.csv, pid 7, 0.00-5.00 s",
+			     strlen("daptrace heatmap of syn.csv, pid 7, 0.00-5.00 s")))
+		TH_LOG("%ux%u: title %.100s", w, h, out);
+	axis = line_after(out, "+");
+	ASSERT_NE(NULL, axis) TH_LOG("%ux%u: no time axis:\n%s", w, h, out);
+	EXPECT_NE(NULL, strstr(axis, "time (s)"));
+	EXPECT_GE(numbers_in(strstr(axis, "time (s)") + 8), 3) TH_LOG("%ux%u: %.200s", w, h, axis);
+	/* the name whole from 160 columns on, else as much as the margin holds */
+	row = strstr(out, "a-rather-l");
+	ASSERT_NE(NULL, row) TH_LOG("%ux%u:\n%s", w, h, out);
+	bar = strchr(row, '|');
+	ASSERT_NE(NULL, bar);
+	if (w >= 160)
+		EXPECT_EQ(0, strncmp(row, name, strlen(name))) TH_LOG("%ux%u: %.60s", w, h, row);
+	if (strncmp(row, name, strlen(name)))
+		EXPECT_EQ(margin - 1, (size_t)(bar - row)) TH_LOG("%ux%u: %.60s", w, h, row);
+	EXPECT_NE(NULL, strstr(out, "[heap] 4.00 MiB|") ?: strstr(out, "4.00 MiB|"))
+		TH_LOG("%ux%u", w, h);
+	EXPECT_NE(NULL, strstr(out, "gap elided")) TH_LOG("%ux%u", w, h);
+	EXPECT_NE(NULL, strchr(out, '@')) TH_LOG("%ux%u: no hot cell", w, h);
+}
+
+TEST(terminal_heatmap_fits_every_size)
 {
 	struct tmp t = { 0 };
-	char *syn = synthetic_record();
+	char *syn = synthetic_record_named("/usr/lib/a-rather-long-library-name.so.1");
 	const char *rec = tmp_record(&t, "syn.csv", syn);
-	static const char *const widths[] = { "60", "100", "203" };
 	size_t lines;
 
 	NEED_BIN();
 	free(syn);
-	for (size_t i = 0; i < 3; i++) {
-		setenv("COLUMNS", widths[i], 1);
-		setenv("LINES", "30", 1);
-		/* a pipe: ASCII */
-		ASSERT_EQ(0, run_daptrace(A("report", "heatmap", "--terminal", (char *)rec),
-					  out, sizeof(out))) TH_LOG("%s", out);
-		EXPECT_EQ(NULL, strchr(out, '\033')) TH_LOG("colour in a pipe");
-		/*
-		 * the header line may be longer; the picture fills the width but
-		 * the last column (writing it wraps some terminals)
-		 */
-		EXPECT_EQ((size_t)atoi(widths[i]) - 1, longest_line(strchr(out, '\n') + 1, &lines))
-			TH_LOG("COLUMNS=%s:\n%s", widths[i], out);
-		EXPECT_GE(lines, 24);
-		EXPECT_NE(NULL, strstr(out, "[heap] (4.00 MiB)")) TH_LOG("%s", out);
-		EXPECT_NE(NULL, strstr(out, "syn (1.00 MiB)")) TH_LOG("%s", out);
-		EXPECT_NE(NULL, strstr(out, "gap elided")) TH_LOG("%s", out);
-		EXPECT_NE(NULL, strchr(out, '@')) TH_LOG("no hot cell: %s", out);
+	/* every width at the smallest and the largest height, and the reverse */
+	for (unsigned int w = 80; w <= 200; w++) {
+		check_terminal(_metadata, rec, w, 24);
+		check_terminal(_metadata, rec, w, 60);
 	}
+	for (unsigned int h = 24; h <= 60; h++) {
+		check_terminal(_metadata, rec, 80, h);
+		check_terminal(_metadata, rec, 200, h);
+	}
+	/* a pipe is ASCII; colour asked for: escape sequences take no columns */
+	EXPECT_EQ(NULL, strchr(out, '\033')) TH_LOG("colour in a pipe");
 	ASSERT_EQ(0, run_daptrace(A("report", "heatmap", "--terminal=color", (char *)rec),
 				  out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "\033[48;5;229m")) TH_LOG("no hottest colour");
 	EXPECT_NE(NULL, strstr(out, "\033[48;5;16m")) TH_LOG("no idle colour");
-	/* COLUMNS is still 203: escape sequences take no columns */
-	EXPECT_EQ(202, longest_line(strchr(out, '\n') + 1, &lines));
+	EXPECT_EQ(199, longest_line(out, &lines));
+	EXPECT_EQ(59, lines);
 	unsetenv("COLUMNS");
 	unsetenv("LINES");
 	EXPECT_EQ(2, run_daptrace(A("report", "heatmap", "--terminal=sixel", (char *)rec),
 				  out, sizeof(out)));
 	EXPECT_EQ(2, run_daptrace(A("report", "wss", "--terminal", (char *)rec), out,
 				  sizeof(out)));
+	tmp_clean(&t);
+}
+
+/* Memory that cannot be observed: green, or 'x' in ASCII, and in the legend. */
+TEST(terminal_heatmap_not_observable)
+{
+	struct tmp t = { 0 };
+	const char *rec = tmp_record(&t, "u.csv", unobservable);
+
+	NEED_BIN();
+	setenv("COLUMNS", "100", 1);
+	setenv("LINES", "30", 1);
+	ASSERT_EQ(0, run_daptrace(A("report", "heatmap", "--terminal", (char *)rec), out,
+				  sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "|xxxx")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "x: not observable")) TH_LOG("%s", out);
+	ASSERT_EQ(0, run_daptrace(A("report", "heatmap", "--terminal=color", (char *)rec), out,
+				  sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\033[48;5;29m")) TH_LOG("%s", out);
+	unsetenv("COLUMNS");
+	unsetenv("LINES");
 	tmp_clean(&t);
 }
 
@@ -920,25 +1029,6 @@ TEST(intervals_of_each_window)
 	tmp_clean(&t);
 }
 
-/*
- * Hand-written as the kernel's not-observable flag will come: a hugetlb
- * mapping (flags 1) next to a heap.  Its counts mean nothing: never in the
- * working set, never idle, counted apart.  Footprints ride along.
- */
-static const char unobservable[] = "# daptrace-record v2\n#meta,sample_us,5000\n"
-	"#meta,aggr_us,100000\n#target,7,t\n"
-	"time_ns,seq,pid,start,end,nr_accesses,age,nr_samples,flags,label\n"
-	"#footprint,7,100000000,1073741824,8388608\n"
-	"#snap,1,0,100000000,3,20,0,0\n"
-	"100000000,1,7,4096,8192,20,0,20,0,[heap]\n"
-	"100000000,1,7,1048576,3145728,0,5,20,1,/dev/hugepages/x\n"
-	"100000000,1,7,3145728,4194304,0,5,20,,/usr/lib/libc.so.6\n"
-	"#footprint,7,200000000,1073741824,9437184\n"
-	"#snap,2,100000000,200000000,3,20,0,0\n"
-	"200000000,2,7,4096,8192,20,1,20,0,[heap]\n"
-	"200000000,2,7,1048576,3145728,0,6,20,1,/dev/hugepages/x\n"
-	"200000000,2,7,3145728,4194304,0,6,20,0,/usr/lib/libc.so.6\n#eof\n";
-
 TEST(not_observable_memory_and_footprints)
 {
 	struct tmp t = { 0 };
@@ -976,6 +1066,66 @@ TEST(not_observable_memory_and_footprints)
 	EXPECT_NE(NULL, strstr(out, "2.00 MiB not observable /dev/hugepages/x")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "footprint 7 at 0.200000 s: vsz 1.00 GiB rss 9.00 MiB"))
 		TH_LOG("%s", out);
+	tmp_clean(&t);
+}
+
+/*
+ * Issue 30, defect 4: --addr zooms in on the range, as damo clips to it,
+ * rather than drawing the whole block around it; the other reports count
+ * only the part of a region inside the range.
+ */
+TEST(addr_zooms_in)
+{
+	struct tmp t = { 0 };
+	const char *rec = tmp_record(&t, "r.csv", last_empty);
+
+	NEED_BIN();
+	ASSERT_EQ(0, run_daptrace(A("report", "heatmap", "--addr", "0x100000-0x110000",
+				    (char *)rec), out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, ": 0x100000-0x110000 (64.0 KiB) /usr/lib/libc.so.6\n"))
+		TH_LOG("%.600s", out);
+	ASSERT_EQ(0, run_daptrace(A("report", "hot", "--addr", "0x100000-0x110000",
+				    (char *)rec), out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "0x100000           0x110000           64.0 KiB"))
+		TH_LOG("%s", out);
+	ASSERT_EQ(0, run_daptrace(A("report", "wss", "--addr", "0x100000-0x110000",
+				    (char *)rec), out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\n0.200000 65536 ")) TH_LOG("%s", out);
+	tmp_clean(&t);
+}
+
+/*
+ * Issue 30, defect 9: heatmap --json with many rows took 40 times the
+ * memory of the same grid as text (a json-c tree of millions of numbers).
+ * Written as it goes, it stays within a small multiple of the grid.
+ */
+TEST(heatmap_json_memory)
+{
+	struct tmp t = { 0 };
+	char *syn = synthetic_record();
+	const char *rec = tmp_record(&t, "syn.csv", syn);
+	char cmd[512];
+	long kb_json, kb_text;
+	FILE *f;
+
+	NEED_BIN();
+	free(syn);
+	if (access("/usr/bin/time", X_OK))
+		SKIP(return, "/usr/bin/time not installed");
+	snprintf(cmd, sizeof(cmd), "/usr/bin/time -f %%M '%s' report heatmap --json "
+		 "--addr-bins 10000 '%s' 2>&1 >/dev/null | tail -n 1", daptrace_bin(), rec);
+	f = popen(cmd, "r");
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(1, fscanf(f, "%ld", &kb_json));
+	pclose(f);
+	snprintf(cmd, sizeof(cmd), "/usr/bin/time -f %%M '%s' report heatmap "
+		 "--addr-bins 10000 '%s' 2>&1 >/dev/null | tail -n 1", daptrace_bin(), rec);
+	f = popen(cmd, "r");
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(1, fscanf(f, "%ld", &kb_text));
+	pclose(f);
+	/* the grid: 50 columns x 10000 rows of doubles, 4 MB; text needs ~4 MB more */
+	EXPECT_LT(kb_json, 2 * kb_text) TH_LOG("json %ld KiB, text %ld KiB", kb_json, kb_text);
 	tmp_clean(&t);
 }
 
