@@ -426,4 +426,20 @@ TEST_F(plot, nodes_and_pheatmap)
 	free(svg);
 }
 
+/*
+ * Issue 30, defect 8: a binary built outside the source tree (O=...)
+ * finds the gnuplot scripts without DAPTRACE_VIZ.
+ */
+TEST_F(plot, scripts_found_from_any_build_directory)
+{
+	char bin[192], pic[192], cmd[1024];
+
+	snprintf(bin, sizeof(bin), "%s/daptrace", self->dir);
+	snprintf(pic, sizeof(pic), "%s/w.png", self->dir);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s' && env -u DAPTRACE_VIZ '%s' report wss "
+		 "--plot '%s' '%s' > /dev/null 2>&1", daptrace_bin(), bin, bin, pic, self->plain);
+	EXPECT_EQ(0, WEXITSTATUS(system(cmd)));
+	EXPECT_EQ(0, access(pic, R_OK));
+}
+
 TEST_HARNESS_MAIN
