@@ -19,6 +19,7 @@
 #include "objects.h"
 #include "objects_record.h"
 #include "recfile.h"
+#include "record_footprint.h"
 #include "record_output.h"
 #include "record_rows.h"
 #include "report.h"
@@ -60,6 +61,7 @@ struct recorder {
 	uint64_t nr_regions_last;
 	struct daptrace_snapshot snap;
 	struct rec_rows rows;
+	struct footprints fp;		/* the targets' VSZ and RSS per window */
 	const char *reason;
 	int progress_shown;
 	int write_err;
@@ -337,13 +339,20 @@ static int top_show(struct recorder *r, const struct rec_snapshot *rs)
 static int write_snapshot(struct recorder *r)
 {
 	const struct daptrace_snapshot *s = &r->snap;
+	int64_t now = session_now_ns();
 	struct rec_snapshot rs;
 	int err;
 
-	refresh_maps_for(r, s, session_now_ns());
+	refresh_maps_for(r, s, now);
 	err = rec_rows_fill(&r->rows, &rs, s, r->s.t0, label_of, r);
 	if (err)
 		return err;
+	/* as the window is written: a drained backlog shares one reading */
+	if (!r->o->top) {
+		rs.nr_footprints = footprints_read(&r->fp, r->s.pids, r->s.nr_targets,
+						   now > r->s.t0 ? (uint64_t)(now - r->s.t0) : 0);
+		rs.footprints = r->fp.fp;
+	}
 	r->nr_regions_last = s->nr_regions;
 	r->nr_written++;
 	if (s->flags & DAPTRACE_SNAPSHOT_LAST)
@@ -603,6 +612,7 @@ static int teardown(struct recorder *r, int ret)
 	}
 	daptrace_snapshot_free(&r->snap);
 	rec_rows_free(&r->rows);
+	footprints_free(&r->fp);
 	session_close(&r->s);
 	return ret;
 }

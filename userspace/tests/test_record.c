@@ -46,6 +46,7 @@ static int wait_for(const char *dir, const char *name, const char *want, long ms
 struct counted {
 	uint64_t snapshots, missed, regions;
 	uint64_t last_seq;
+	uint64_t footprints, rss, vsz;	/* the last footprint read */
 };
 
 static int count(void *arg, const struct rec_snapshot *s, const struct rec_info *info)
@@ -57,6 +58,11 @@ static int count(void *arg, const struct rec_snapshot *s, const struct rec_info 
 	c->missed += s->missed_before;
 	c->regions += s->nr_regions;
 	c->last_seq = s->seq;
+	c->footprints += s->nr_footprints;
+	if (s->nr_footprints) {
+		c->rss = s->footprints[0].rss;
+		c->vsz = s->footprints[0].vsz;
+	}
 	return 0;
 }
 
@@ -191,6 +197,10 @@ TEST_F(rec, command_until_target_exits)
 	EXPECT_EQ(12, c.snapshots);
 	EXPECT_EQ(0, c.missed);
 	EXPECT_EQ(72, c.regions);
+	/* the command's footprint with the windows it was alive in */
+	EXPECT_GE(c.footprints, 6);
+	EXPECT_GT(c.rss, 0);
+	EXPECT_GE(c.vsz, c.rss);
 	EXPECT_TRUE(info.complete);
 	EXPECT_STREQ("all targets exited", rec_info_trailer(&info, "reason"));
 	EXPECT_STREQ("0", rec_info_trailer(&info, "missed"));
