@@ -614,7 +614,7 @@ int report_read(const struct report_opts *o, rec_snapshot_cb cb, void *arg,
 	}
 	if (ret)
 		return ret;	/* the callback's exit code */
-	if (!info->complete)
+	if (!info->complete && !in->warned++)
 		warn_msg(CMD, "%s: incomplete record (no trailer); reporting what "
 			 "is there", o->input);
 	return EXIT_OK;
@@ -847,16 +847,6 @@ out:
 	return ret;
 }
 
-#define STOP_AFTER_HEADER	1000
-
-static int header_only(void *arg, const struct rec_snapshot *s, const struct rec_info *info)
-{
-	(void)arg;
-	(void)s;
-	(void)info;
-	return STOP_AFTER_HEADER;
-}
-
 /* "x.png" -> "x-<pid>.png" (the extension kept if there is one) */
 static char *per_target_name(const char *name, pid_t pid)
 {
@@ -914,38 +904,44 @@ static int heatmap_per_target(struct report_opts *o, const struct report_mode *m
 	return ret;
 }
 
-/* A pid the record did not monitor would be reported as idle memory. */
-static int check_pid(const struct report_opts *o)
+static int nothing(void *arg, const struct rec_snapshot *s, const struct rec_info *info)
 {
-	struct rec_info info;
-	int ret = report_read(o, header_only, NULL, &info), found = 0;
+	(void)arg;
+	(void)s;
+	(void)info;
+	return 0;
+}
 
-	for (int i = 0; i < info.nr_targets; i++)
-		found |= info.targets[i].pid == o->pid;
-	rec_info_free(&info);
-	if (ret && ret != STOP_AFTER_HEADER)
+/*
+ * The record's targets: all of it is read, as a process that joined later
+ * has its #target row between snapshots.  A pid that is not one would be
+ * reported as idle memory.
+ */
+static int read_targets(const struct report_opts *o, struct rec_info *info)
+{
+	int ret = report_read(o, nothing, NULL, info), found = 0;
+
+	if (ret || !o->pid)
 		return ret;
+	for (int i = 0; i < info->nr_targets; i++)
+		found |= info->targets[i].pid == o->pid;
 	return found ? 0 : fail(CMD, "--pid %d: not a target of %s", (int)o->pid, o->input);
 }
 
 static int run(struct report_opts *o, const struct report_mode *m)
 {
 	struct report_input in = { 0 };
-	struct rec_info info;
-	int ret;
+	struct rec_info info = { 0 };
+	int ret = 0;
 
 	o->in = &in;
-	ret = o->pid ? check_pid(o) : 0;
-	if (!ret && m->fn == report_heatmap && !o->pid) {
-		ret = report_read(o, header_only, NULL, &info);
-		if (ret == STOP_AFTER_HEADER && info.nr_targets > 1)
-			ret = heatmap_per_target(o, m, &info);
-		else
-			ret = ret == STOP_AFTER_HEADER || !ret ? run_mode(o, m) : ret;
-		rec_info_free(&info);
-	} else if (!ret) {
+	if (o->pid || m->fn == report_heatmap)
+		ret = read_targets(o, &info);
+	if (!ret && m->fn == report_heatmap && !o->pid && info.nr_targets > 1)
+		ret = heatmap_per_target(o, m, &info);
+	else if (!ret)
 		ret = run_mode(o, m);
-	}
+	rec_info_free(&info);
 	report_input_free(&in);
 	return ret;
 }

@@ -1129,6 +1129,48 @@ TEST(heatmap_json_memory)
 	tmp_clean(&t);
 }
 
+/*
+ * Process trees: a child joins as a #target row between snapshots (and
+ * exits with an #exit row): every report sees it, --pid finds it, the
+ * heatmap draws it.  A region of a pid no #target row names is an error
+ * naming its line, never drawn and counted (issue 30, defect 7).
+ */
+TEST(targets_joining_later)
+{
+	static const char tree[] = HDR
+		"#snap,1,0,100000000,1,20,0,0\n"
+		"100000000,1,7,4096,8192,10,1,[heap]\n"
+		"#target,9,child,7\n"
+		"#snap,2,100000000,200000000,2,20,0,0\n"
+		"200000000,2,7,4096,8192,10,1,[heap]\n"
+		"200000000,2,9,1048576,2097152,20,0,[heap]\n"
+		"#exit,9,250000000\n"
+		"#snap,3,200000000,300000000,1,20,0,0\n"
+		"300000000,3,7,4096,8192,10,1,[heap]\n#eof\n";
+	static const char stray[] = HDR
+		"#snap,1,0,100000000,2,20,0,0\n"
+		"100000000,1,7,4096,8192,10,1,[heap]\n"
+		"100000000,1,9,1048576,2097152,20,0,[heap]\n#eof\n";
+	struct tmp t = { 0 };
+	const char *rec = tmp_record(&t, "tree.csv", tree);
+	char dat[160];
+
+	NEED_BIN();
+	ASSERT_EQ(0, run_daptrace(A("report", "wss", "-p", "9", (char *)rec), out, sizeof(out)))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\n0.200000 1048576 ")) TH_LOG("%s", out);
+	snprintf(dat, sizeof(dat), "%s/h.dat", t.dir);
+	ASSERT_EQ(0, run_daptrace(A("report", "heatmap", "-o", dat, (char *)rec), out,
+				  sizeof(out))) TH_LOG("%s", out);
+	snprintf(dat, sizeof(dat), "%s/h-9.dat", t.dir);
+	EXPECT_EQ(0, access(dat, R_OK)) TH_LOG("no heatmap of the child");
+	rec = tmp_record(&t, "stray.csv", stray);
+	EXPECT_EQ(1, run_daptrace(A("report", "wss", (char *)rec), out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "stray.csv:10: region row of pid 9, which no #target row "
+			       "names")) TH_LOG("%s", out);
+	tmp_clean(&t);
+}
+
 /* A number with 10 or more decimals (json-c's default "%.17g"), or NULL. */
 static const char *long_fraction(const char *s)
 {
