@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "objects.h"
 #include "report.h"
 #include "units.h"
 
@@ -45,6 +47,10 @@ static const struct report_mode modes[] = {
 	  "bytes of hot, warm and cold memory per NUMA node over time" },
 	{ "pheatmap", report_pheatmap, "pheatmap.gp",
 	  "time x physical address x access frequency (root records)" },
+	{ "access", report_access, NULL,
+	  "regions of one snapshot by access pattern (size, frequency, age),\n"
+	  "           sorted, with recency and temperature percentiles and the\n"
+	  "           cold tail (damo report access)" },
 };
 
 #define NR_MODES (sizeof(modes) / sizeof(modes[0]))
@@ -94,11 +100,34 @@ static void usage(FILE *f)
 "      the average bytes (and share of bytes x time) per access frequency\n"
 "      bucket (0%%, then tens of %%) and per age bucket (windows a region kept\n"
 "      its access level, in powers of two); [unmapped] holes left out\n"
+"  access:\n"
+"      --at T            the snapshot (default: the last one with regions)\n"
+"      --size MIN-MAX    regions of this size (bytes, K, M, G; MIN- or -MAX)\n"
+"      --freq MIN-MAX    accessed in this %% of the window's samples (0-0: idle)\n"
+"      --age MIN-MAX     at their access level this long (durations: 10s-)\n"
+"      --sort KEYS       address (default), size, freq, age, temperature;\n"
+"                        comma separated, '-' before one: descending\n"
+"      --top N           list at most N regions (default: all)\n"
+"      --temperature-weights S,F,A\n"
+"                        temperature = size x S + freq %% x F + age in us x A,\n"
+"                        negative if not accessed (default 0,100,100, damo's)\n"
 "  nodes:\n"
 "      --hot-pct N       hot: accessed in >= N%% of the window's samples\n"
 "                        (default 50; 1..100); cold: no access seen\n"
 "  pheatmap:\n"
 "      --time-bins N, --addr-bins N   as for heatmap\n");
+}
+
+/* "heatmap, wss, ... or access": the modes, from the table */
+static const char *mode_list(void)
+{
+	static char buf[256];
+	size_t n = 0;
+
+	for (size_t i = 0; i < NR_MODES && n < sizeof(buf); i++)
+		n += snprintf(buf + n, sizeof(buf) - n, "%s%s", i ? i + 1 == NR_MODES ?
+			      " or " : ", " : "", modes[i].name);
+	return buf;
 }
 
 static int parse_uint(const char *flag, const char *val, unsigned int lo,
@@ -124,10 +153,12 @@ static int parse_uint(const char *flag, const char *val, unsigned int lo,
 #define M_OBJECTS	(1u << 6)
 #define M_NODES		(1u << 7)
 #define M_PHEATMAP	(1u << 8)
+#define M_ACCESS	(1u << 9)
 
 enum { OPT_PLOT = 256, OPT_PARTIAL, OPT_TIME_BINS, OPT_ADDR_BINS,
        OPT_MAX_BLOCKS, OPT_THRESHOLD, OPT_TOP, OPT_AT, OPT_BY_LABEL, OPT_JSON,
-       OPT_SINCE, OPT_UNTIL, OPT_ADDR, OPT_LABEL, OPT_HOT_PCT, OPT_TERMINAL };
+       OPT_SINCE, OPT_UNTIL, OPT_ADDR, OPT_LABEL, OPT_HOT_PCT, OPT_SIZE, OPT_FREQ,
+       OPT_AGE, OPT_SORT, OPT_TEMP_W, OPT_TERMINAL };
 
 static const struct option longopts[] = {
 	{ "output",	required_argument, NULL, 'o' },
@@ -147,6 +178,11 @@ static const struct option longopts[] = {
 	{ "addr",	required_argument, NULL, OPT_ADDR },
 	{ "label",	required_argument, NULL, OPT_LABEL },
 	{ "hot-pct",	required_argument, NULL, OPT_HOT_PCT },
+	{ "size",	required_argument, NULL, OPT_SIZE },
+	{ "freq",	required_argument, NULL, OPT_FREQ },
+	{ "age",	required_argument, NULL, OPT_AGE },
+	{ "sort",	required_argument, NULL, OPT_SORT },
+	{ "temperature-weights", required_argument, NULL, OPT_TEMP_W },
 	{ "terminal",	optional_argument, NULL, OPT_TERMINAL },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -166,8 +202,13 @@ static const struct {
 	{ OPT_MAX_BLOCKS, M_HEATMAP | M_OBJECTS, "heatmap and objects" },
 	{ OPT_TERMINAL, M_HEATMAP, "heatmap" },
 	{ OPT_THRESHOLD, M_WSS | M_OBJECTS, "wss and objects" },
-	{ OPT_TOP, M_HOT | M_OBJECTS, "hot and objects" },
-	{ OPT_AT, M_HOT, "hot" },
+	{ OPT_TOP, M_HOT | M_OBJECTS | M_ACCESS, "hot, objects and access" },
+	{ OPT_AT, M_HOT | M_ACCESS, "hot and access" },
+	{ OPT_SIZE, M_ACCESS, "access" },
+	{ OPT_FREQ, M_ACCESS, "access" },
+	{ OPT_AGE, M_ACCESS, "access" },
+	{ OPT_SORT, M_ACCESS, "access" },
+	{ OPT_TEMP_W, M_ACCESS, "access" },
 	{ OPT_BY_LABEL, M_HOT, "hot" },
 };
 
@@ -226,6 +267,98 @@ static int parse_addr_range(const char *val, uint64_t *lo, uint64_t *hi)
 bad:
 	return bad_value(CMD, "--addr", val, "expected START-END with START < END, "
 			 "e.g. 0x7f0000000000-0x7f0010000000");
+}
+
+/*
+ * "MIN-MAX", "MIN-" or "-MAX" for report access: @one parses a side,
+ * an empty side keeps the default.
+ */
+static int parse_span(const char *val, int (*one)(const char *, void *), void *lo, void *hi)
+{
+	const char *dash = strchr(val, '-');
+	char buf[64];
+
+	if (!dash || dash - val >= (ptrdiff_t)sizeof(buf) || (dash == val && !dash[1]))
+		return -1;
+	memcpy(buf, val, dash - val);
+	buf[dash - val] = '\0';
+	if (*buf && one(buf, lo))
+		return -1;
+	return dash[1] && one(dash + 1, hi) ? -1 : 0;
+}
+
+static int one_size(const char *s, void *v)
+{
+	return obj_parse_size(s, v);
+}
+
+static int one_percent(const char *s, void *v)
+{
+	char *end;
+	double *d = v;
+
+	errno = 0;
+	*d = strtod(s, &end);
+	if (*end == '%')
+		end++;
+	return errno || end == s || *end || !(*d >= 0 && *d <= 100) || !isdigit((unsigned char)*s);
+}
+
+static int one_duration(const char *s, void *v)
+{
+	uint64_t us;
+
+	if (parse_duration_us(s, &us))
+		return -1;
+	*(uint64_t *)v = us * 1000;
+	return 0;
+}
+
+static int parse_sort(const char *val, struct report_opts *o)
+{
+	static const char *const keys[NR_SORT_KEYS] = {
+		[SORT_ADDRESS] = "address", [SORT_SIZE] = "size", [SORT_FREQ] = "freq",
+		[SORT_AGE] = "age", [SORT_TEMPERATURE] = "temperature",
+	};
+	char buf[128], *save = NULL, *k;
+
+	if (strlen(val) >= sizeof(buf))
+		goto bad;
+	strcpy(buf, val);
+	o->nr_sort = 0;
+	for (k = strtok_r(buf, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
+		int desc = *k == '-', i;
+
+		k += *k == '-' || *k == '+';
+		for (i = 0; i < NR_SORT_KEYS && strcmp(k, keys[i]); i++)
+			;
+		if (i == NR_SORT_KEYS || o->nr_sort == NR_SORT_KEYS)
+			goto bad;
+		o->sort[o->nr_sort] = (enum access_sort)i;
+		o->sort_desc[o->nr_sort++] = desc;
+	}
+	if (o->nr_sort)
+		return 0;
+bad:
+	return bad_value(CMD, "--sort", val, "expected keys from address, size, freq, age "
+			 "and temperature, comma separated, '-' before one for descending "
+			 "(e.g. -temperature,size)");
+}
+
+static int parse_weights(const char *val, double *w)
+{
+	char *end;
+	const char *p = val;
+
+	for (int i = 0; i < 3; i++) {
+		errno = 0;
+		w[i] = strtod(p, &end);
+		if (errno || end == p || !isfinite(w[i]) || *end != (i < 2 ? ',' : '\0'))
+			return bad_value(CMD, "--temperature-weights", val, "expected three "
+					 "numbers, for size, frequency and age, e.g. 0,100,100");
+		p = end + 1;
+	}
+	return 0;
 }
 
 static int parse_bool(const char *flag, const char *val, int *out)
@@ -287,6 +420,11 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 	o->since_s = 0;
 	o->until_s = -1;
 	o->hot_pct = 50;
+	o->pattern = (struct access_pattern){
+		.size_max = UINT64_MAX, .freq_max = 100, .age_max_ns = UINT64_MAX,
+	};
+	o->nr_sort = 1;
+	o->temp_w[1] = o->temp_w[2] = 100;
 	opterr = 0;
 	optind = 1;
 	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
@@ -294,16 +432,14 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 		exit(EXIT_OK);
 	}
 	if (argc < 2 || argv[1][0] == '-')
-		return usage_error(CMD, "missing mode (heatmap, wss, regions, hot, raw, hist, "
-				    "objects, nodes or pheatmap)");
+		return usage_error(CMD, "missing mode (%s)", mode_list());
 	for (size_t i = 0; i < NR_MODES; i++)
 		if (!strcmp(argv[1], modes[i].name)) {
 			*mode = &modes[i];
 			mode_bit = 1u << i;
 		}
 	if (!*mode)
-		return usage_error(CMD, "unknown mode '%s' (heatmap, wss, regions, hot, "
-				   "raw, hist, objects, nodes or pheatmap)", argv[1]);
+		return usage_error(CMD, "unknown mode '%s' (%s)", argv[1], mode_list());
 	o->mode = argv[1];
 	argc--;
 	argv++;
@@ -382,6 +518,33 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 		case OPT_HOT_PCT:
 			err = parse_uint("--hot-pct", optarg, 1, 100, &o->hot_pct);
 			break;
+		case OPT_SIZE:
+			if (parse_span(optarg, one_size, &o->pattern.size_min,
+				       &o->pattern.size_max) ||
+			    o->pattern.size_min > o->pattern.size_max)
+				return bad_value(CMD, "--size", optarg, "expected MIN-MAX, MIN- or "
+						 "-MAX in bytes, K, M or G (e.g. 1M-)");
+			break;
+		case OPT_FREQ:
+			if (parse_span(optarg, one_percent, &o->pattern.freq_min,
+				       &o->pattern.freq_max) ||
+			    o->pattern.freq_min > o->pattern.freq_max)
+				return bad_value(CMD, "--freq", optarg, "expected MIN-MAX percent of "
+						 "the window's samples, 0 to 100 (e.g. 0-0, 50-)");
+			break;
+		case OPT_AGE:
+			if (parse_span(optarg, one_duration, &o->pattern.age_min_ns,
+				       &o->pattern.age_max_ns) ||
+			    o->pattern.age_min_ns > o->pattern.age_max_ns)
+				return bad_value(CMD, "--age", optarg, "expected MIN-MAX, MIN- or "
+						 "-MAX as durations with a unit (e.g. 10s-)");
+			break;
+		case OPT_SORT:
+			err = parse_sort(optarg, o);
+			break;
+		case OPT_TEMP_W:
+			err = parse_weights(optarg, o->temp_w);
+			break;
 		case 'h':
 			usage(stdout);
 			exit(EXIT_OK);
@@ -403,6 +566,9 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 	if (o->terminal)
 		terminal_size(o, !given[OPT_TIME_BINS - OPT_PLOT],
 			      !given[OPT_ADDR_BINS - OPT_PLOT]);
+	/* access lists every region that matches unless told */
+	if (mode_bit == M_ACCESS && !given[OPT_TOP - OPT_PLOT])
+		o->top = UINT_MAX;
 	if (o->until_s >= 0 && o->until_s < o->since_s)
 		return usage_error(CMD, "--until %g is before --since %g", o->until_s,
 				   o->since_s);

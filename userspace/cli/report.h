@@ -31,6 +31,16 @@ struct report_input {
 	size_t nr_win, win_cap;
 };
 
+/* report access: the ranges a region must fall in (damo's access pattern) */
+struct access_pattern {
+	uint64_t size_min, size_max;	/* bytes */
+	double freq_min, freq_max;	/* % of the window's samples */
+	uint64_t age_min_ns, age_max_ns;
+};
+
+enum access_sort { SORT_ADDRESS, SORT_SIZE, SORT_FREQ, SORT_AGE, SORT_TEMPERATURE,
+		   NR_SORT_KEYS };
+
 struct report_opts {
 	const char *mode;
 	const char *input;
@@ -55,6 +65,11 @@ struct report_opts {
 	const char *label;		/* regions whose label contains this */
 	struct report_input *in;
 	unsigned int hot_pct;		/* nodes: hot if frequency >= this % */
+	struct access_pattern pattern;	/* access */
+	enum access_sort sort[NR_SORT_KEYS];
+	int sort_desc[NR_SORT_KEYS];
+	int nr_sort;
+	double temp_w[3];		/* access: temperature weights of size, freq, age */
 };
 
 /*
@@ -74,6 +89,7 @@ int report_hot_snapshot(const struct report_opts *o, const struct rec_snapshot *
 int report_objects(const struct report_opts *o, FILE *out, FILE *tics);
 int report_nodes(const struct report_opts *o, FILE *out, FILE *tics);
 int report_pheatmap(const struct report_opts *o, FILE *out, FILE *tics);
+int report_access(const struct report_opts *o, FILE *out, FILE *tics);
 
 /* Close the spool, free what the reads noted. */
 void report_input_free(struct report_input *in);

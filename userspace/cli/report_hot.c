@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * report hot: the hottest regions of one snapshot (default the last one,
- * or --at SEC), or with --by-label the labels ranked by access over the
- * whole record (byte-seconds weighted access frequency).  A snapshot
- * without regions (of --pid) is only chosen if all are empty: the window
- * closed as a command exited may have lost its targets' regions.
+ * report hot: the hottest regions of one snapshot (report_pick.c: the last
+ * one, or --at T), or with --by-label the labels ranked by access over the
+ * whole record (byte-seconds weighted access frequency).
  */
 #include <inttypes.h>
 #include <json-c/json.h>
@@ -14,13 +12,8 @@
 #include "cli.h"
 #include "json_out.h"
 #include "report.h"
+#include "report_pick.h"
 #include "units.h"
-
-struct hot_region {
-	struct rec_region r;
-	double freq;			/* < 0: not observable */
-	uint64_t age_ns;
-};
 
 struct label_stat {
 	char *label;
@@ -32,70 +25,11 @@ struct label_stat {
 
 struct hot {
 	const struct report_opts *o;
-	/* snapshot mode: the chosen snapshot, copied */
-	struct hot_region *regions;
-	uint32_t nr;
-	uint64_t seq, end_ns;
-	double best_dist;
-	int have;
-	/* --at: the span of the snapshots read, and their longest window */
-	uint64_t first_ns, last_ns, window_ns;
-	int seen;
+	struct pick pick;		/* snapshot mode */
 	/* label mode */
 	struct label_stat *labels;
 	size_t nl, lcap;
 };
-
-static void drop_regions(struct hot *h)
-{
-	for (uint32_t i = 0; i < h->nr; i++)
-		free(h->regions[i].r.label);
-	free(h->regions);
-	h->regions = NULL;
-	h->nr = 0;
-}
-
-static int keep_snapshot(struct hot *h, const struct rec_snapshot *s,
-			 const struct rec_info *info)
-{
-	double t = (double)s->end_ns / 1e9;
-	double dist = h->o->at_s < 0 ? -t : (t > h->o->at_s ? t - h->o->at_s :
-					     h->o->at_s - t);
-	uint32_t n = 0, want = 0;
-
-	(void)info;
-	for (uint32_t i = 0; i < s->nr_regions; i++)
-		want += !h->o->pid || s->regions[i].pid == h->o->pid;
-	if (h->have && !want && h->nr)
-		return 0;	/* never trade regions for an empty window */
-	if (h->have && dist > h->best_dist && (!want || h->nr))
-		return 0;	/* ties: the later one */
-	drop_regions(h);
-	h->regions = calloc(s->nr_regions ? s->nr_regions : 1, sizeof(*h->regions));
-	if (!h->regions)
-		return fail("report", "out of memory");
-	for (uint32_t i = 0; i < s->nr_regions; i++) {
-		const struct rec_region *r = &s->regions[i];
-
-		if (h->o->pid && r->pid != h->o->pid)
-			continue;
-		h->regions[n].r = *r;
-		h->regions[n].r.label = strdup(r->label);
-		h->regions[n].freq = rec_observable(r) ? report_freq(s, r) : -1;
-		h->regions[n].age_ns = report_age_ns(h->o, s, r->age);
-		n++;
-		if (!h->regions[n - 1].r.label) {
-			h->nr = n - 1;
-			return fail("report", "out of memory");
-		}
-	}
-	h->nr = n;
-	h->seq = s->seq;
-	h->end_ns = s->end_ns;
-	h->best_dist = dist;
-	h->have = 1;
-	return 0;
-}
 
 static struct label_stat *label_find(struct hot *h, const char *label)
 {
@@ -155,17 +89,12 @@ static int on_snapshot(void *arg, const struct rec_snapshot *s,
 {
 	struct hot *h = arg;
 
-	if (!h->seen++)
-		h->first_ns = s->start_ns;
-	h->last_ns = s->end_ns;
-	if (s->end_ns > s->start_ns && s->end_ns - s->start_ns > h->window_ns)
-		h->window_ns = s->end_ns - s->start_ns;
-	return h->o->by_label ? by_label(h, s, info) : keep_snapshot(h, s, info);
+	return h->o->by_label ? by_label(h, s, info) : pick_offer(&h->pick, s);
 }
 
 static int cmp_region(const void *a, const void *b)
 {
-	const struct hot_region *x = a, *y = b;
+	const struct picked_region *x = a, *y = b;
 
 	if (x->freq != y->freq)
 		return x->freq < y->freq ? 1 : -1;
@@ -236,7 +165,7 @@ static void print_labels(const struct report_opts *o, struct hot *h, FILE *out)
 		json_out(out, j, 1);
 }
 
-static void print_regions(const struct report_opts *o, struct hot *h, FILE *out)
+static void print_regions(const struct report_opts *o, const struct pick *h, FILE *out)
 {
 	struct json_object *j = NULL, *arr = NULL;
 	char sz[32], age[32], fs[16];
@@ -256,7 +185,7 @@ static void print_regions(const struct report_opts *o, struct hot *h, FILE *out)
 			"size", "freq_%", "age", "label");
 	}
 	for (uint32_t i = 0; i < h->nr && i < o->top; i++) {
-		const struct hot_region *r = &h->regions[i];
+		const struct picked_region *r = &h->regions[i];
 		struct json_object *e;
 
 		if (!o->json) {
@@ -286,7 +215,7 @@ static void print_regions(const struct report_opts *o, struct hot *h, FILE *out)
 
 int report_hot(const struct report_opts *o, FILE *out, FILE *tics)
 {
-	struct hot h = { .o = o };
+	struct hot h = { .o = o, .pick = { .o = o } };
 	struct rec_info info;
 	int ret;
 
@@ -300,31 +229,13 @@ int report_hot(const struct report_opts *o, FILE *out, FILE *tics)
 		print_labels(o, &h, out);
 		goto out;
 	}
-	if (!h.have) {
-		ret = report_nothing(o, "snapshots");
+	ret = pick_done(&h.pick);
+	if (ret)
 		goto out;
-	}
-	/*
-	 * Not the nearest snapshot, far from the time asked for.  The first
-	 * window opens a little after the record's start and the last one
-	 * may close before its end: within one window of them is in it.
-	 */
-	if (o->at_s >= 0 && (o->at_s * 1e9 + (double)h.window_ns < (double)h.first_ns ||
-			     o->at_s * 1e9 > (double)h.last_ns + (double)h.window_ns)) {
-		ret = fail("report", "--at %g: more than one window (%.3f s) away from the "
-			   "snapshots of %s, which span %.3f to %.3f s", o->at_s,
-			   (double)h.window_ns / 1e9, o->input, (double)h.first_ns / 1e9,
-			   (double)h.last_ns / 1e9);
-		goto out;
-	}
-	if (!h.nr) {
-		ret = report_nothing(o, "regions");
-		goto out;
-	}
-	qsort(h.regions, h.nr, sizeof(*h.regions), cmp_region);
-	print_regions(o, &h, out);
+	qsort(h.pick.regions, h.pick.nr, sizeof(*h.pick.regions), cmp_region);
+	print_regions(o, &h.pick, out);
 out:
-	drop_regions(&h);
+	pick_free(&h.pick);
 	for (size_t i = 0; i < h.nl; i++)
 		free(h.labels[i].label);
 	free(h.labels);
@@ -335,14 +246,15 @@ out:
 int report_hot_snapshot(const struct report_opts *o, const struct rec_snapshot *s,
 			const struct rec_info *info, FILE *out)
 {
-	struct hot h = { .o = o };
-	int ret = keep_snapshot(&h, s, info);
+	struct pick p = { .o = o };
+	int ret = pick_offer(&p, s);
 
+	(void)info;
 	if (!ret) {
-		if (h.nr)
-			qsort(h.regions, h.nr, sizeof(*h.regions), cmp_region);
-		print_regions(o, &h, out);
+		if (p.nr)
+			qsort(p.regions, p.nr, sizeof(*p.regions), cmp_region);
+		print_regions(o, &p, out);
 	}
-	drop_regions(&h);
+	pick_free(&p);
 	return ret;
 }

@@ -933,7 +933,7 @@ TEST(terminal_heatmap_colour_on_a_tty)
 TEST(pid_and_time_outside_the_record)
 {
 	static const char *const modes[] = { "heatmap", "wss", "regions", "hot", "raw",
-					     "hist", "objects", "nodes", "pheatmap" };
+					     "hist", "objects", "nodes", "pheatmap", "access" };
 	/* as recorded: the first window opens after the start, here 0.4 ms */
 	static const char late[] = HDR
 		"#snap,1,412345,100412345,1,20,0,0\n"
@@ -1168,6 +1168,73 @@ TEST(targets_joining_later)
 	EXPECT_EQ(1, run_daptrace(A("report", "wss", (char *)rec), out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "stray.csv:10: region row of pid 9, which no #target row "
 			       "names")) TH_LOG("%s", out);
+	tmp_clean(&t);
+}
+
+/*
+ * report access (damo report access): a region a (1 MiB, idle, age 10
+ * windows of 1 s: idle 11 s), b (64 KiB, idle 3 s), c (2 MiB, accessed),
+ * hugetlb (not observable) and a hole.
+ */
+static const char pattern_rec[] = "# daptrace-record v2\n#meta,sample_us,50000\n"
+	"#meta,aggr_us,1000000\n#target,7,t\n"
+	"time_ns,seq,pid,start,end,nr_accesses,age,nr_samples,flags,label\n"
+	"#snap,1,0,1000000000,1,20,0,0\n1000000000,1,7,1048576,2097152,0,8,20,0,a\n"
+	"#snap,2,1000000000,2000000000,1,20,0,0\n2000000000,2,7,1048576,2097152,0,9,20,0,a\n"
+	"#snap,3,2000000000,3000000000,5,20,0,0\n"
+	"3000000000,3,7,1048576,2097152,0,10,20,0,a\n"
+	"3000000000,3,7,2097152,2162688,0,2,20,0,b\n"
+	"3000000000,3,7,3145728,5242880,10,5,20,0,c\n"
+	"3000000000,3,7,6291456,7340032,0,7,20,1,hugetlb\n"
+	"3000000000,3,7,8388608,9437184,0,10,20,0,[unmapped]\n#eof\n";
+
+TEST(access_pattern_queries)
+{
+	struct tmp t = { 0 };
+	const char *rec = tmp_record(&t, "a.csv", pattern_rec);
+	struct json_object *j, *v;
+
+	NEED_BIN();
+	ASSERT_EQ(0, run_daptrace(A("report", "access", "--sort=-temperature", (char *)rec),
+				  out, sizeof(out))) TH_LOG("%s", out);
+	/* the hole and the unobservable memory never match; hottest first */
+	EXPECT_NE(NULL, strstr(out, "# matched 3 of 5 regions: 3.06 MiB of 3.06 MiB observed "
+			       "(100.0 %); not observable: 1.00 MiB")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "2.00 MiB    50.00    5.00 s    0 s       500005000    c\n"
+			       "7        0x200000           0x210000           64.0 KiB    0.00     "
+			       "2.00 s    3.00 s    -200000000   b\n")) TH_LOG("%s", out);
+	/* by bytes: 65 % accessed (idle 0), then b, then a (idle 11 s) */
+	EXPECT_NE(NULL, strstr(out, "#   p50   0 s       500005000\n")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "#   p75   11.0 s    500005000\n")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "#   2.00 s    1.06 MiB     34.7 %\n"
+			       "#   5.00 s    1.00 MiB     32.7 %\n")) TH_LOG("%s", out);
+	/* what a reclaim scheme would take: >= 1 MiB, idle, for >= 5 s */
+	ASSERT_EQ(0, run_daptrace(A("report", "access", "--json", "--size", "1M-", "--freq",
+				    "0-0", "--age", "5s-", (char *)rec), out, sizeof(out)))
+		TH_LOG("%s", out);
+	j = json_tokener_parse(out);
+	ASSERT_NE(NULL, j) TH_LOG("%s", out);
+	EXPECT_EQ(1, json_object_get_int(json_object_object_get(j, "matched_regions")));
+	EXPECT_EQ(1048576, json_object_get_int64(json_object_object_get(j, "matched_bytes")));
+	v = json_object_array_get_idx(json_object_object_get(j, "regions"), 0);
+	EXPECT_STREQ("a", json_object_get_string(json_object_object_get(v, "label")));
+	EXPECT_EQ(11, json_object_get_double(json_object_object_get(v, "idle_s")));
+	json_object_put(j);
+	ASSERT_EQ(0, run_daptrace(A("report", "access", "--sort", "size", "--top", "1",
+				    "--age", "-3s", (char *)rec), out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "64.0 KiB")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "# ... 0 more") ?: strstr(out, " b\n")) TH_LOG("%s", out);
+	/* bad ranges name their flag; the pattern flags are access's own */
+	EXPECT_EQ(2, run_daptrace(A("report", "access", "--freq", "50-10", (char *)rec), out,
+				  sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "--freq: invalid value '50-10'")) TH_LOG("%s", out);
+	EXPECT_EQ(2, run_daptrace(A("report", "access", "--sort", "colour", (char *)rec), out,
+				  sizeof(out)));
+	EXPECT_EQ(2, run_daptrace(A("report", "access", "--age", "10-", (char *)rec), out,
+				  sizeof(out)));
+	EXPECT_EQ(2, run_daptrace(A("report", "hot", "--size", "1M-", (char *)rec), out,
+				  sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "--size does not apply to 'report hot'")) TH_LOG("%s", out);
 	tmp_clean(&t);
 }
 
