@@ -41,6 +41,7 @@ struct record_opts {
 	struct session_opts so;		/* -p, -s, -a, -u, -r, -t, -d, command */
 	const char *output;
 	const char *heatmap;		/* NULL: no heatmap; "": derived name */
+	const char *damo;		/* NULL: no damo record; "": derived name */
 	int quiet;
 	int compress;			/* gzip the record */
 	int top;			/* daptrace top: no file, a live table */
@@ -96,6 +97,10 @@ static void usage(FILE *f)
 "  -q, --quiet             no progress line\n"
 "      --heatmap[=FILE]    render a heatmap when done (default FILE: the record\n"
 "                          name with .png)\n"
+"      --damo[=FILE]       also write the record in damo's format when done\n"
+"                          (zlib-compressed JSON, damo's default; plain JSON if\n"
+"                          FILE ends in .json; default FILE: the record name\n"
+"                          with .damon.data)\n"
 "      --objects           also record the data structures (globals, heap/mmap\n"
 "                          allocations via LD_PRELOAD, thread stacks) into\n"
 "                          <record>.objects.csv; see docs/objects.md\n"
@@ -131,6 +136,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o, int top)
 		{ "quiet",	no_argument,	   NULL, 'q' },
 		{ "compress",	no_argument,	   NULL, 'z' },
 		{ "heatmap",	optional_argument, NULL, 'H' },
+		{ "damo",	optional_argument, NULL, 'D' },
 		{ "top",	required_argument, NULL, 'n' },
 		{ "refresh",	required_argument, NULL, 'R' },
 		{ "stdio",	no_argument,	   NULL, 'S' },
@@ -171,7 +177,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o, int top)
 
 		/* the file flags are record's, the table's are top's */
 		if (top != (c == 'n' || c == 'R' || c == 'S') &&
-		    strchr("ozqHOMnRS", c) && c) {
+		    strchr("ozqHDOMnRS", c) && c) {
 			const struct option *l = longopts;
 
 			while (l->name && l->val != c)
@@ -211,6 +217,11 @@ static int parse_opts(int argc, char **argv, struct record_opts *o, int top)
 			if (optarg && !plot_name_ok(optarg))
 				return bad_value(CMD, "--heatmap", optarg,
 						 "the file name must end in .png or .svg");
+			break;
+		case 'D':
+			if (optarg && !*optarg)
+				return bad_value(CMD, "--damo", optarg, "empty file name");
+			o->damo = optarg ? optarg : "";
 			break;
 		case 'O':
 			if (!o->objects_min)
@@ -617,10 +628,11 @@ static int teardown(struct recorder *r, int ret)
 	return ret;
 }
 
-static char *heatmap_name(const char *output)
+/* The record's name with @ext for .csv(.gz): "app.csv.gz" -> "app.png" */
+static char *derived_name(const char *output, const char *ext)
 {
 	size_t len = strlen(output);
-	char *s = malloc(len + 5);
+	char *s = malloc(len + strlen(ext) + 1);
 
 	if (!s)
 		return NULL;
@@ -629,7 +641,7 @@ static char *heatmap_name(const char *output)
 		s[len -= 3] = '\0';
 	if (len > 4 && !strcmp(s + len - 4, ".csv"))
 		s[len - 4] = '\0';
-	strcat(s, ".png");
+	strcat(s, ext);
 	return s;
 }
 
@@ -644,6 +656,8 @@ static int run(int argc, char **argv, int top)
 		return ret;
 	if (o.heatmap && !strcmp(o.output, "-"))
 		return usage_error(CMD, "--heatmap needs --output to be a file");
+	if (o.damo && !strcmp(o.output, "-"))
+		return usage_error(CMD, "--damo needs --output to be a file");
 	session_catch_signals();
 
 	ret = setup(&r);
@@ -651,9 +665,17 @@ static int run(int argc, char **argv, int top)
 		ret = run_loop(&r);
 	ret = teardown(&r, ret);
 	if (!ret && o.heatmap) {
-		char *name = *o.heatmap ? strdup(o.heatmap) : heatmap_name(o.output);
+		char *name = *o.heatmap ? strdup(o.heatmap) : derived_name(o.output, ".png");
 
 		ret = name ? report_heatmap_plot(o.output, name) : EXIT_FAIL;
+		free(name);
+	}
+	if (!ret && o.damo) {
+		char *name = *o.damo ? strdup(o.damo) : derived_name(o.output, ".damon.data");
+
+		ret = name ? report_damo_write(o.output, name) : EXIT_FAIL;
+		if (!ret)
+			fprintf(stderr, "%s %s: wrote %s (damo's format)\n", prog, CMD, name);
 		free(name);
 	}
 	return ret;

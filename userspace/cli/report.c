@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "import.h"
 #include "objects.h"
 #include "report.h"
 #include "units.h"
@@ -51,6 +52,9 @@ static const struct report_mode modes[] = {
 	  "regions of one snapshot by access pattern (size, frequency, age),\n"
 	  "           sorted, with recency and temperature percentiles and the\n"
 	  "           cold tail (damo report access)" },
+	{ "damo", report_damo, NULL,
+	  "the record in damo's format: -o FILE zlib-compressed JSON (damo's\n"
+	  "           default; plain if FILE ends in .json), stdout plain JSON" },
 };
 
 #define NR_MODES (sizeof(modes) / sizeof(modes[0]))
@@ -154,6 +158,7 @@ static int parse_uint(const char *flag, const char *val, unsigned int lo,
 #define M_NODES		(1u << 7)
 #define M_PHEATMAP	(1u << 8)
 #define M_ACCESS	(1u << 9)
+#define M_DAMO		(1u << 10)
 
 enum { OPT_PLOT = 256, OPT_PARTIAL, OPT_TIME_BINS, OPT_ADDR_BINS,
        OPT_MAX_BLOCKS, OPT_THRESHOLD, OPT_TOP, OPT_AT, OPT_BY_LABEL, OPT_JSON,
@@ -196,6 +201,7 @@ static const struct {
 } flag_modes[] = {
 	{ OPT_PLOT, M_HEATMAP | M_WSS | M_REGIONS | M_OBJECTS | M_NODES | M_PHEATMAP,
 	  "heatmap, wss, regions, objects, nodes and pheatmap" },
+	{ OPT_JSON, ~M_DAMO, "the modes other than damo, whose format is JSON" },
 	{ OPT_TIME_BINS, M_HEATMAP | M_OBJECTS | M_PHEATMAP, "heatmap, objects and pheatmap" },
 	{ OPT_ADDR_BINS, M_HEATMAP | M_OBJECTS | M_PHEATMAP, "heatmap, objects and pheatmap" },
 	{ OPT_HOT_PCT, M_NODES, "nodes" },
@@ -611,21 +617,56 @@ static FILE *spool_file(void)
 }
 
 /*
- * A pipe, stdin or a device is read once, into an unlinked temporary file.
- * Its first bytes must begin a record: what does not (a stray device, the
- * output of another program) is refused before it fills the disk.
+ * The first bytes of @f (up to @len, read into @buf): what the record is.
+ * Returns the bytes read.
+ */
+static size_t sniff(FILE *f, unsigned char *buf, size_t len, enum rec_format *fmt)
+{
+	size_t n = fread(buf, 1, len, f);
+
+	*fmt = rec_sniff(buf, n);
+	return n;
+}
+
+/* Another tool's record (@fmt) from @in into an unlinked daptrace record. */
+static int import_input(const struct report_opts *o, FILE *in, enum rec_format fmt,
+			char *err, size_t errlen)
+{
+	FILE *tmp = spool_file();
+
+	if (!tmp) {
+		snprintf(err, errlen, "%s: a temporary file to convert it in %s: %s",
+			 o->input, temp_dir(), strerror(errno));
+		return -1;
+	}
+	if (rec_import(in, fmt, strcmp(o->input, "-") ? o->input : "<stdin>", tmp, err,
+		       errlen) || fflush(tmp)) {
+		if (!err[0])
+			snprintf(err, errlen, "%s: converting it: %s", o->input, strerror(errno));
+		fclose(tmp);
+		return -1;
+	}
+	o->in->spool = tmp;
+	return 0;
+}
+
+/*
+ * A daptrace record in a regular file is read where it is, a pass per
+ * read.  A pipe, stdin or a device is read once, into an unlinked
+ * temporary file.  A record of damo or a perf script (import.h) is
+ * converted into one.  Anything else is refused at its first bytes, before
+ * it fills the disk.
  */
 static int spool_input(const struct report_opts *o, char *err, size_t errlen)
 {
-	static const char magic[] = "# daptrace-record ";
+	unsigned char buf[65536];
+	enum rec_format fmt;
 	struct stat st;
-	char buf[65536];
 	size_t n, got = 0;
 	FILE *in, *tmp;
+	int ret;
 
 	o->in->spooled = 1;
-	if (strcmp(o->input, "-") && !stat(o->input, &st) && S_ISREG(st.st_mode))
-		return 0;
 	if (strcmp(o->input, "-") && !stat(o->input, &st) && S_ISDIR(st.st_mode)) {
 		snprintf(err, errlen, "%s: %s", o->input, strerror(EISDIR));
 		return -1;
@@ -633,6 +674,25 @@ static int spool_input(const struct report_opts *o, char *err, size_t errlen)
 	in = rec_open(o->input, err, errlen);
 	if (!in)
 		return -1;
+	n = sniff(in, buf, sizeof(buf), &fmt);
+	if (fmt == REC_FMT_UNKNOWN) {
+		snprintf(err, errlen, "%s:1: not a daptrace record (first row must be '%s'), "
+			 "nor one of damo or a perf script of damon_aggregated", o->input,
+			 REC_MAGIC);
+		fclose(in);
+		return -1;
+	}
+	if (strcmp(o->input, "-") && !stat(o->input, &st) && S_ISREG(st.st_mode)) {
+		fclose(in);
+		if (fmt == REC_FMT_DAPTRACE)
+			return 0;
+		in = rec_open(o->input, err, errlen);
+		if (!in)
+			return -1;
+		ret = import_input(o, in, fmt, err, errlen);
+		fclose(in);
+		return ret;
+	}
 	tmp = spool_file();
 	if (!tmp) {
 		snprintf(err, errlen, "%s: a temporary file to hold it in %s: %s",
@@ -640,19 +700,11 @@ static int spool_input(const struct report_opts *o, char *err, size_t errlen)
 		fclose(in);
 		return -1;
 	}
-	while ((n = fread(buf, 1, sizeof(buf), in)) > 0) {
-		/* fread() fills the buffer unless the input ends first. */
-		if (!got && memcmp(buf, magic, n < sizeof(magic) - 1 ? n : sizeof(magic) - 1)) {
-			snprintf(err, errlen, "%s:1: not a daptrace record (first row must "
-				 "be '%s')", o->input, REC_MAGIC);
-			fclose(in);
-			fclose(tmp);
-			return -1;
-		}
+	do {
 		got += n;
 		if (fwrite(buf, 1, n, tmp) != n)
 			break;
-	}
+	} while ((n = fread(buf, 1, sizeof(buf), in)) > 0);
 	if (ferror(in) || ferror(tmp) || fflush(tmp)) {
 		snprintf(err, errlen, "%s: spooling to a temporary file: %s", o->input,
 			 strerror(errno));
@@ -661,8 +713,14 @@ static int spool_input(const struct report_opts *o, char *err, size_t errlen)
 		return -1;
 	}
 	fclose(in);
-	o->in->spool = tmp;
-	return 0;
+	if (fmt == REC_FMT_DAPTRACE) {
+		o->in->spool = tmp;
+		return 0;
+	}
+	rewind(tmp);
+	ret = import_input(o, tmp, fmt, err, errlen);
+	fclose(tmp);
+	return ret;
 }
 
 struct filter {
@@ -1134,5 +1192,18 @@ int report_heatmap_plot(const char *record, const char *out)
 		return EXIT_FAIL;
 	o.input = record;
 	o.plot = out;
+	return run(&o, m);
+}
+
+int report_damo_write(const char *record, const char *out)
+{
+	struct report_opts o;
+	const struct report_mode *m = NULL;
+	char *argv[] = { "report", "damo", NULL };
+
+	if (parse_opts(2, argv, &o, &m))
+		return EXIT_FAIL;
+	o.input = record;
+	o.output = out;
 	return run(&o, m);
 }

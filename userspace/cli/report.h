@@ -90,6 +90,9 @@ int report_objects(const struct report_opts *o, FILE *out, FILE *tics);
 int report_nodes(const struct report_opts *o, FILE *out, FILE *tics);
 int report_pheatmap(const struct report_opts *o, FILE *out, FILE *tics);
 int report_access(const struct report_opts *o, FILE *out, FILE *tics);
+int report_damo(const struct report_opts *o, FILE *out, FILE *tics);
+/* report damo of @record into @out (record --damo). */
+int report_damo_write(const char *record, const char *out);
 
 /* Close the spool, free what the reads noted. */
 void report_input_free(struct report_input *in);

@@ -389,6 +389,31 @@ TEST_F(rec, plots)
 	EXPECT_EQ(0, stat(svg, &st));
 }
 
+/* record --damo: the same run in damo's format, which the reports read back. */
+TEST_F(rec, damo_format_too)
+{
+	char out[16384], damo[600];
+	unsigned char magic[2] = { 0 };
+	pid_t pid = 0;
+	FILE *f;
+
+	self->recorder = start_recorder(self->out, A("--damo", "--", "sleep", "30"));
+	ASSERT_EQ(0, fake_kernel_run(self->dir, 10, 30, &pid));
+	fake_write(self->dir, "target_status", "%d exited\n", pid);
+	ASSERT_EQ(0, recorder_exit(self->recorder));
+	snprintf(damo, sizeof(damo), "%s/out.damon.data", self->dir);
+	f = fopen(damo, "r");
+	ASSERT_NE(NULL, f) TH_LOG("no %s", damo);
+	EXPECT_EQ(2, fread(magic, 1, 2, f));
+	fclose(f);
+	EXPECT_EQ(0x78, magic[0]) TH_LOG("not zlib-compressed");
+	EXPECT_EQ(0, run_daptrace(A("report", "wss", damo), out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "# snapshots 10, missed 0")) TH_LOG("%s", out);
+	EXPECT_EQ(2, run_daptrace(A("record", "--damo", "-o", "-", "-p", "1"), out,
+				  sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "--damo needs --output to be a file")) TH_LOG("%s", out);
+}
+
 TEST_F(rec, refuses_when_already_on)
 {
 	char out[4096];
