@@ -12,7 +12,7 @@ if (ARGC >= 6) { datafile = ARG1; ticsfile = ARG2; outfile = ARG3; plottitle = A
 load vizdir."/terminal.gp"
 set title titled("data access heatmap")
 set xlabel "time since start (s)"
-set cblabel "access frequency: % of the window's samples that found the region accessed" offset -1,0
+set cblabel "access frequency: % of the window's samples that found the region accessed"
 set cbrange [0:100]
 set cbtics 0, 20, 100 format "%g %%"
 set palette defined (0 "#000004", 10 "#3b0f70", 30 "#8c2981", 55 "#de4968", \
@@ -31,6 +31,9 @@ set object 1 rectangle from graph 0, graph 0 to graph 1, graph 1 behind \
 if (strlen(ticsfile) > 0) load ticsfile
 set lmargin lmargin_chars
 set bmargin 5.5
+# room right of the colour box for its tics and title
+set rmargin 17
+set colorbox user origin graph 1.025, graph 0 size graph 0.035, graph 1
 # the axis title at the left edge, clear of the labels
 set label "virtual address (unmapped gaps elided)" at screen 0.012, graph 0.5 center \
 	rotate by 90

@@ -6,7 +6,8 @@
  * last present sample found (phys_addr), coloured with the region's access
  * frequency.  Points are binned into --time-bins x --addr-bins cells over
  * the physical range seen; a cell shows the highest frequency of its points,
- * NaN (blank) if none fell there.
+ * NaN (grey) if none fell there.  A region that cannot be observed has no
+ * frequency: its points only mark their cells, drawn apart.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -21,14 +22,14 @@
 
 struct ppoint {
 	uint64_t t_ns, phys;
-	float freq;
+	float freq;			/* < 0: not observable */
 };
 
 struct pheat {
 	const struct report_opts *o;
 	struct ppoint *p;
 	size_t n, cap;
-	size_t nr_snaps, nr_without;
+	size_t nr_snaps, nr_without, nr_unobs;
 };
 
 static int add_points(void *arg, const struct rec_snapshot *s,
@@ -45,9 +46,7 @@ static int add_points(void *arg, const struct rec_snapshot *s,
 	for (uint32_t i = 0; i < s->nr_regions; i++) {
 		const struct rec_region *r = &s->regions[i];
 
-		/* not observable: its frequency would mean nothing */
-		if (r->phys_addr == REC_PHYS_NONE || !rec_observable(r) ||
-		    (h->o->pid && r->pid != h->o->pid))
+		if (r->phys_addr == REC_PHYS_NONE || (h->o->pid && r->pid != h->o->pid))
 			continue;
 		if (h->n == h->cap) {
 			size_t cap = h->cap ? h->cap * 2 : 4096;
@@ -60,15 +59,16 @@ static int add_points(void *arg, const struct rec_snapshot *s,
 		}
 		h->p[h->n++] = (struct ppoint){
 			.t_ns = s->end_ns, .phys = r->phys_addr,
-			.freq = (float)report_freq(s, r),
+			.freq = rec_observable(r) ? (float)report_freq(s, r) : -1,
 		};
+		h->nr_unobs += !rec_observable(r);
 	}
 	return 0;
 }
 
 /* the same grid as the text output: cells[time][bin], null where no point fell */
-static void write_json(const struct pheat *h, const float *cell, uint64_t tmin,
-		       uint64_t tmax, uint64_t pmin, uint64_t pmax, FILE *out)
+static void write_json(const struct pheat *h, const float *cell, const unsigned char *uo,
+		       uint64_t tmin, uint64_t tmax, uint64_t pmin, uint64_t pmax, FILE *out)
 {
 	unsigned int tb = h->o->time_bins, ab = h->o->addr_bins;
 	struct json_object *rec = json_object_new_string(h->o->input);
@@ -94,7 +94,19 @@ static void write_json(const struct pheat *h, const float *cell, uint64_t tmin,
 		}
 		fputc(']', out);
 	}
-	fputs("]}\n", out);
+	fputc(']', out);
+	/* cells[x][y] 1 where only memory that cannot be observed fell */
+	if (h->nr_unobs) {
+		fputs(",\"not_observable\":[", out);
+		for (unsigned int x = 0; x < tb; x++) {
+			fputs(x ? ",[" : "[", out);
+			for (unsigned int y = 0; y < ab; y++)
+				fprintf(out, "%s%d", y ? "," : "", uo[(size_t)x * ab + y]);
+			fputc(']', out);
+		}
+		fputc(']', out);
+	}
+	fputs("}\n", out);
 }
 
 /*
@@ -128,6 +140,7 @@ int report_pheatmap(const struct report_opts *o, FILE *out, FILE *tics)
 	uint64_t tmin = UINT64_MAX, tmax = 0, pmin = UINT64_MAX, pmax = 0;
 	unsigned int tb = o->time_bins, ab = o->addr_bins;
 	struct rec_info info;
+	unsigned char *uo = NULL;
 	float *cell = NULL;
 	int ret;
 
@@ -147,7 +160,8 @@ int report_pheatmap(const struct report_opts *o, FILE *out, FILE *tics)
 		pmax = h.p[i].phys > pmax ? h.p[i].phys : pmax;
 	}
 	cell = malloc((size_t)tb * ab * sizeof(*cell));
-	if (!cell) {
+	uo = calloc((size_t)tb * ab, 1);
+	if (!cell || !uo) {
 		ret = fail("report", "out of memory");
 		goto out;
 	}
@@ -164,11 +178,16 @@ int report_pheatmap(const struct report_opts *o, FILE *out, FILE *tics)
 		x = x >= tb ? tb - 1 : x;
 		y = y >= ab ? ab - 1 : y;
 		c = &cell[(size_t)x * ab + y];
-		if (isnan(*c) || h.p[i].freq > *c)
+		if (h.p[i].freq < 0)
+			uo[(size_t)x * ab + y] = 1;
+		else if (isnan(*c) || h.p[i].freq > *c)
 			*c = h.p[i].freq;
 	}
+	/* a cell with a frequency is drawn with it */
+	for (size_t i = 0; i < (size_t)tb * ab; i++)
+		uo[i] &= isnan(cell[i]);
 	if (o->json) {
-		write_json(&h, cell, tmin, tmax, pmin, pmax, out);
+		write_json(&h, cell, uo, tmin, tmax, pmin, pmax, out);
 		goto out;
 	}
 	fprintf(out, "# daptrace physical heatmap of %s (%s): %zu points from %zu "
@@ -176,7 +195,8 @@ int report_pheatmap(const struct report_opts *o, FILE *out, FILE *tics)
 		o->pid ? "one pid" : "all targets", h.n, h.nr_snaps, h.nr_without);
 	fprintf(out, "# physical range 0x%" PRIx64 "-0x%" PRIx64 " in %u bins\n",
 		pmin, pmax, ab);
-	fprintf(out, "# columns: time_s phys_bin access_frequency_percent\n");
+	fprintf(out, "# columns: time_s phys_bin access_frequency_percent%s\n",
+		h.nr_unobs ? " not_observable (1: only memory that cannot be observed)" : "");
 	for (unsigned int x = 0; x < tb; x++) {
 		double t = (tmin + (tmax - tmin) * (x + 0.5) / tb) / 1e9;
 
@@ -184,20 +204,28 @@ int report_pheatmap(const struct report_opts *o, FILE *out, FILE *tics)
 			float v = cell[(size_t)x * ab + y];
 
 			if (isnan(v))
-				fprintf(out, "%.6f %u NaN\n", t, y);
+				fprintf(out, "%.6f %u NaN", t, y);
 			else
-				fprintf(out, "%.6f %u %.3f\n", t, y, v);
+				fprintf(out, "%.6f %u %.3f", t, y, v);
+			if (h.nr_unobs)
+				fprintf(out, " %d", uo[(size_t)x * ab + y]);
+			fputc('\n', out);
 		}
 		fprintf(out, "\n");
 	}
-	if (tics)
+	if (tics) {
 		write_tics(tics, tmin, tmax, pmin, pmax, ab);
+		if (h.nr_unobs)
+			fprintf(tics, "has_unobs = 1; cell_w = %.9f\n",
+				(double)(tmax - tmin) / 1e9 / tb);
+	}
 	if (o->plot || o->output)
 		printf("%s: %zu physical points, 0x%" PRIx64 "-0x%" PRIx64 "\n",
 		       o->input, h.n, pmin, pmax);
 out:
 	rec_info_free(&info);
 	free(cell);
+	free(uo);
 	free(h.p);
 	return ret;
 }
