@@ -62,8 +62,6 @@ static int matches(const struct report_opts *o, const struct match *m)
 	       m->p->age_ns >= ap->age_min_ns && m->p->age_ns <= ap->age_max_ns;
 }
 
-static const struct report_opts *sort_opts;
-
 static int cmp_key(const struct match *x, const struct match *y, enum access_sort key)
 {
 	double a, b;
@@ -90,15 +88,16 @@ static int cmp_key(const struct match *x, const struct match *y, enum access_sor
 	return a < b ? -1 : a > b;
 }
 
-static int cmp_match(const void *pa, const void *pb)
+static int cmp_match(const void *pa, const void *pb, void *arg)
 {
+	const struct report_opts *o = arg;
 	const struct match *x = pa, *y = pb;
 
-	for (int i = 0; i < sort_opts->nr_sort; i++) {
-		int c = cmp_key(x, y, sort_opts->sort[i]);
+	for (int i = 0; i < o->nr_sort; i++) {
+		int c = cmp_key(x, y, o->sort[i]);
 
 		if (c)
-			return sort_opts->sort_desc[i] ? -c : c;
+			return o->sort_desc[i] ? -c : c;
 	}
 	return cmp_key(x, y, SORT_ADDRESS);
 }
@@ -339,8 +338,7 @@ int report_access(const struct report_opts *o, FILE *out, FILE *tics)
 		matched += bytes_of(x);
 		n++;
 	}
-	sort_opts = o;
-	qsort(m, n, sizeof(*m), cmp_match);
+	qsort_r(m, n, sizeof(*m), cmp_match, (void *)o);
 	if (o->json)
 		print_json(o, &p, m, n, matched, observed, unobs, out);
 	else

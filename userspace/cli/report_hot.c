@@ -178,9 +178,13 @@ static void print_regions(const struct report_opts *o, const struct pick *h, FIL
 		json_object_object_add(j, "time_s", json_seconds((double)h->end_ns / 1e9));
 		json_object_object_add(j, "regions", arr);
 	} else {
-		fprintf(out, "# hottest regions of snapshot seq %" PRIu64 " at %.3f s in %s "
-			"(freq_%%: of the window's samples; age: how long at this level;"
-			" n/o: not observable)\n", h->seq, (double)h->end_ns / 1e9, o->input);
+		int unobs = 0;
+
+		for (uint32_t i = 0; i < h->nr && i < o->top; i++)
+			unobs |= h->regions[i].freq < 0;
+		fprintf(out, "# hottest regions of snapshot seq %" PRIu64 " at %.3f s in %s%s\n",
+			h->seq, (double)h->end_ns / 1e9, o->input,
+			unobs ? " (n/o: memory that cannot be observed)" : "");
 		fprintf(out, "%-8s %-18s %-18s %-11s %-8s %-9s %s\n", "pid", "start", "end",
 			"size", "freq_%", "age", "label");
 	}
