@@ -3,7 +3,8 @@
 # per NUMA node over time: one panel per node, the classes stacked, each in
 # its own colour.
 # Data: `daptrace report nodes` -> "time_s node0_hot node0_warm node0_cold
-# node0_not_observable node1_hot ..."; ticsfile sets nnodes and hot_pct.
+# node1_hot ... node0_not_observable node1_not_observable ..."; ticsfile sets
+# nnodes and hot_pct.
 # Called as `gnuplot -c SCRIPT datafile ticsfile outfile title subtitle vizdir`
 # by `daptrace report --plot` (or with gnuplot -e and the variables set).
 if (ARGC >= 6) { datafile = ARG1; ticsfile = ARG2; outfile = ARG3; plottitle = ARG4; plotsub = ARG5; vizdir = ARG6 }
@@ -11,8 +12,8 @@ load vizdir."/terminal.gp"
 nnodes = 1
 hot_pct = 50
 if (strlen(ticsfile) > 0) load ticsfile
-nclasses = 4
-col(n, c) = column(2 + nclasses * n + c)
+# c: 0 hot, 1 warm, 2 cold, 3 not observable (after every node's three)
+col(n, c) = c < 3 ? column(2 + 3 * n + c) : column(2 + 3 * nnodes + n)
 # the largest node total sets one unit for every panel
 ymax = 0
 unobs = 0

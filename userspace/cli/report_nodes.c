@@ -167,16 +167,25 @@ int report_nodes(const struct report_opts *o, FILE *out, FILE *tics)
 			       "observable %s\n", o->input, nd, b[NR_CLASSES], b[HOT], b[WARM],
 			       b[COLD], b[UNOBS]);
 	}
+	/*
+	 * hot, warm, cold per node as before, the unobservable bytes of each
+	 * node after them all: scripts reading the columns by position keep
+	 * working
+	 */
 	fprintf(out, "# columns: time_s");
 	for (int nd = 0; nd < ser.nr_nodes; nd++)
-		for (int c = 0; c < NR_CLASSES; c++)
+		for (int c = 0; c < UNOBS; c++)
 			fprintf(out, " node%d_%s", nd, class_names[c]);
+	for (int nd = 0; nd < ser.nr_nodes; nd++)
+		fprintf(out, " node%d_%s", nd, class_names[UNOBS]);
 	fprintf(out, "\n");
 	for (size_t i = 0; i < ser.n; i++) {
 		fprintf(out, "%.6f", ser.p[i].t);
 		for (int nd = 0; nd < ser.nr_nodes; nd++)
-			for (int c = 0; c < NR_CLASSES; c++)
+			for (int c = 0; c < UNOBS; c++)
 				fprintf(out, " %" PRIu64, ser.p[i].bytes[nd][c]);
+		for (int nd = 0; nd < ser.nr_nodes; nd++)
+			fprintf(out, " %" PRIu64, ser.p[i].bytes[nd][UNOBS]);
 		fprintf(out, "\n");
 	}
 	if (tics)
