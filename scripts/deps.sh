@@ -93,6 +93,10 @@ PKGS+=(libdw-dev zlib1g-dev liblzma-dev libbz2-dev libzstd-dev)	# record --objec
 PKGS+=(libnuma-dev)
 # the trixie root of the newest kernel (scripts/trixie-root.sh)
 PKGS+=(debootstrap)
+# the plot tests read the pictures back
+PKGS+=(libpng-dev)
+# report's memory test measures with GNU time
+PKGS+=(time)
 
 missing=()
 for p in "${PKGS[@]}"; do

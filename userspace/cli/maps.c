@@ -80,7 +80,13 @@ int maps_refresh(struct maps *m)
 
 const char *maps_label(const struct maps *m, uint64_t start, uint64_t end)
 {
-	size_t lo = 0, hi = m->n;
+	/* bytes of [start, end) per label: the mapping's pieces share one */
+	struct label_bytes {
+		const char *label;
+		uint64_t bytes;
+	} seen[16];
+	size_t lo = 0, hi = m->n, nseen = 0, best = 0;
+	uint64_t mapped = 0;
 
 	/* first entry whose end is above start */
 	while (lo < hi) {
@@ -91,9 +97,28 @@ const char *maps_label(const struct maps *m, uint64_t start, uint64_t end)
 		else
 			hi = mid;
 	}
-	if (lo < m->n && m->e[lo].start < end)
-		return m->e[lo].label;
-	return "[unmapped]";
+	for (size_t i = lo; i < m->n && m->e[i].start < end; i++) {
+		uint64_t a = m->e[i].start > start ? m->e[i].start : start;
+		uint64_t b = m->e[i].end < end ? m->e[i].end : end;
+		size_t k;
+
+		for (k = 0; k < nseen && strcmp(seen[k].label, m->e[i].label); k++)
+			;
+		if (k == nseen) {
+			if (nseen == sizeof(seen) / sizeof(seen[0]))
+				k = nseen - 1;	/* many small ones: share the last slot */
+			else
+				seen[nseen++] = (struct label_bytes){ m->e[i].label, 0 };
+		}
+		seen[k].bytes += b - a;
+		mapped += b - a;
+		if (seen[k].bytes > seen[best].bytes)
+			best = k;
+	}
+	/* mostly a hole: say so rather than name the mapping at its edge */
+	if (!nseen || end - start - mapped > seen[best].bytes)
+		return "[unmapped]";
+	return seen[best].label;
 }
 
 void maps_free(struct maps *m)

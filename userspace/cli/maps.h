@@ -21,7 +21,11 @@ struct maps {
 
 /* Re-read /proc/<pid>/maps; keeps the previous table if it cannot. */
 int maps_refresh(struct maps *m);
-/* Label of the mapping holding @start, else the first inside [start, end). */
+/*
+ * Label of [start, end): the mapping (by label: a file's pieces count as
+ * one) with most of its bytes, or "[unmapped]" if the holes between
+ * mappings hold more than that.
+ */
 const char *maps_label(const struct maps *m, uint64_t start, uint64_t end);
 void maps_free(struct maps *m);
 /* Parse one maps line; returns 0 and a malloc'd label, or -EINVAL. */

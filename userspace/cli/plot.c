@@ -16,7 +16,11 @@
 #define DAPTRACE_VIZDIR "/usr/local/share/daptrace/viz"
 #endif
 
-/* $DAPTRACE_VIZ, then next to the binary (build tree), then installed. */
+/*
+ * $DAPTRACE_VIZ, then next to the binary (a build tree), then installed,
+ * then the source tree the binary was built from (a build directory
+ * anywhere, O=...).  @path holds the last place tried.
+ */
 static int find_script(const char *script, char *path, size_t len)
 {
 	const char *env = getenv("DAPTRACE_VIZ");
@@ -43,7 +47,14 @@ static int find_script(const char *script, char *path, size_t len)
 		}
 	}
 	snprintf(path, len, "%s/%s", DAPTRACE_VIZDIR, script);
+	if (!stat(path, &st))
+		return 0;
+#ifdef DAPTRACE_SRC_VIZDIR
+	snprintf(path, len, "%s/%s", DAPTRACE_SRC_VIZDIR, script);
 	return stat(path, &st);
+#else
+	return -1;
+#endif
 }
 
 /* Printable ASCII for a title: control bytes and non-ASCII become '?'. */
@@ -145,8 +156,16 @@ int plot_run(const struct report_opts *o, const char *script, const char *data,
 				   ".png or .svg", out);
 	plot_title(o, ptitle, sizeof(ptitle), psub, sizeof(psub));
 	if (find_script(script, path, sizeof(path)))
-		return fail("report", "gnuplot script %s not found (set DAPTRACE_VIZ "
-			    "to the viz/ directory)", script);
+		return fail("report", "gnuplot script %s not found (looked in $DAPTRACE_VIZ, "
+			    "next to the binary, in %s"
+#ifdef DAPTRACE_SRC_VIZDIR
+			    " and %s"
+#endif
+			    "; set DAPTRACE_VIZ to the viz/ directory)", script, DAPTRACE_VIZDIR
+#ifdef DAPTRACE_SRC_VIZDIR
+			    , DAPTRACE_SRC_VIZDIR
+#endif
+			    );
 	dir = strdup(path);
 	if (!dir)
 		return fail("report", "out of memory");

@@ -5,25 +5,45 @@
  *
  *   # daptrace-record v2                          magic, first row
  *   #meta,<key>,<value>                           any number
- *   #target,<pid>,<comm>                          one per target
+ *   #target,<pid>,<comm>[,...]                    one per target
  *   <column names>                                column header, see below
- *   #snap,<seq>,<start_ns>,<end_ns>,<nr_regions>,<nr_samples>,<flags>,<missed_before>
+ *   #footprint,<pid>,<time_ns>,<vsz>,<rss>        the target's footprint
+ *   #snap,<seq>,<start_ns>,<end_ns>,<nr_regions>,<nr_samples>,<flags>,
+ *         <missed_before>[,<sample_us>,<aggr_us>]
  *   <one value per column>                        x nr_regions
  *   ...                                           more #snap blocks
+ *   #target,<pid>,<comm>[,...]                    a target that joined later
  *   #end,<key>,<value>                            trailer: missed, reason, ...
  *   #eof                                          last row: file is complete
  *
  * Times are ns since the recording started (CLOCK_MONOTONIC); time_ns of a
  * region row is its window's end.  Addresses are decimal, [start, end).
- * Other '#' rows are comments and ignored.
+ * Other '#' rows (#exit,<pid>,<time_ns>, comments) are ignored; so are the
+ * fields a #target row may carry after the comm.
+ *
+ * Every region row's pid must be named by a #target row before it: in the
+ * header, or between snapshots for a process that joined the recording
+ * later (a new member of a process tree).
+ *
+ * Intervals.  The two trailing #snap fields are the sampling and the
+ * aggregation interval in force for that window (the kernel may tune them
+ * while recording); a #snap row without them (older records) takes the
+ * #meta sample_us and aggr_us.  A region's access frequency is nr_accesses
+ * over its own window's nr_samples.
+ *
+ * Footprints (optional, added with the intervals): before the #snap row of
+ * a window, one #footprint row per live target with its virtual size (VSZ)
+ * and resident set (RSS) in bytes, read from /proc/<pid>/statm at time_ns,
+ * as the window was written.  Readers that do not know the row skip it.
  *
  * Columns.  v2 files name them in the header row and a reader finds them by
  * name (REC_COLUMNS is what this version writes; unknown columns are
  * skipped, so later versions may add some): time_ns, seq, pid, start, end,
  * nr_accesses, age and label are required; nr_samples (the window's sampling
- * rounds, = the #snap row's) and the placement columns nr_present,
+ * rounds, = the #snap row's), the placement columns nr_present,
  * node0..node3 (sampling rounds that found the page present / on that node)
- * and phys_addr (last present page sampled, empty if none) are optional.
+ * and phys_addr (last present page sampled, empty if none), and flags
+ * (REC_REGION_* bits, 0 or empty if none) are optional.
  * v1 files have exactly REC_COLUMNS_V1 and no placement.  Because the trailer comes last,
  * a file cut short (killed recorder, full disk) is detected as truncated.
  */
@@ -37,10 +57,18 @@
 #define REC_MAGIC	"# daptrace-record v2"
 #define REC_MAGIC_V1	"# daptrace-record v1"
 #define REC_COLUMNS	"time_ns,seq,pid,start,end,nr_accesses,age,nr_samples," \
-			"nr_present,node0,node1,node2,node3,phys_addr,label"
+			"nr_present,node0,node1,node2,node3,phys_addr,flags,label"
 #define REC_COLUMNS_V1	"time_ns,seq,pid,start,end,nr_accesses,age,label"
 #define REC_NODES	4
 #define REC_PHYS_NONE	UINT64_MAX
+
+/*
+ * Region flags.  NOT_OBSERVABLE: memory the monitor cannot see accessed
+ * (hugetlb without accessed bits, VM_PFNMAP/VM_IO, a target whose mm has
+ * secondary-MMU users such as KVM): its nr_accesses mean nothing, so it is
+ * never cold, idle nor in a working set; reports show it apart.
+ */
+#define REC_REGION_NOT_OBSERVABLE	0x1U
 
 struct rec_kv {
 	char *key;
@@ -61,6 +89,19 @@ struct rec_region {
 	uint32_t nr_present;
 	uint32_t node_samples[REC_NODES];
 	uint64_t phys_addr;		/* REC_PHYS_NONE if none */
+	uint32_t flags;			/* REC_REGION_* */
+};
+
+static inline int rec_observable(const struct rec_region *r)
+{
+	return !(r->flags & REC_REGION_NOT_OBSERVABLE);
+}
+
+/* A target's memory footprint (from /proc/<pid>/statm), in bytes. */
+struct rec_footprint {
+	pid_t pid;
+	uint64_t time_ns;		/* when it was read, since the start */
+	uint64_t vsz, rss;
 };
 
 struct rec_snapshot {
@@ -70,7 +111,12 @@ struct rec_snapshot {
 	uint32_t nr_samples;
 	uint32_t flags;
 	uint64_t missed_before;
+	/* intervals of this window: its own, else the #meta ones, else 0 */
+	uint32_t sample_us, aggr_us;
 	struct rec_region *regions;
+	/* the #footprint rows before the #snap row */
+	struct rec_footprint *footprints;
+	uint32_t nr_footprints;
 	unsigned long line;		/* line of the #snap row */
 	int placement;			/* regions carry placement */
 };
@@ -90,6 +136,9 @@ struct rec_info {
 /* Writing: each returns 0 or -errno. */
 int rec_write_header(FILE *f, const struct rec_kv *meta, int nr_meta,
 		     const struct rec_target *targets, int nr_targets);
+/* A #target row; between snapshots: a target that joined later. */
+int rec_write_target(FILE *f, const struct rec_target *t);
+/* @s's #footprint rows, its #snap row (with its intervals if set), its regions. */
 int rec_write_snapshot(FILE *f, const struct rec_snapshot *s);
 int rec_write_trailer(FILE *f, const struct rec_kv *kv, int nr);
 

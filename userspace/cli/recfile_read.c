@@ -26,13 +26,13 @@ enum rec_col {
 	C_TIME, C_SEQ, C_PID, C_START, C_END, C_ACC, C_AGE, C_LABEL,
 	C_NR_REQUIRED,
 	C_SAMPLES = C_NR_REQUIRED, C_PRESENT, C_NODE0, C_NODE1, C_NODE2,
-	C_NODE3, C_PHYS, C_NR
+	C_NODE3, C_PHYS, C_FLAGS, C_NR
 };
 
 static const char *const col_names[C_NR] = {
 	"time_ns", "seq", "pid", "start", "end", "nr_accesses", "age", "label",
 	"nr_samples", "nr_present", "node0", "node1", "node2", "node3",
-	"phys_addr",
+	"phys_addr", "flags",
 };
 
 struct parse {
@@ -57,6 +57,10 @@ struct parse {
 	int placement;			/* all placement columns present */
 	uint32_t got, cap;
 	uint64_t last_seq;
+	uint32_t meta_sample_us, meta_aggr_us;	/* #meta fallbacks, 0: none */
+	struct rec_footprint *fp;	/* #footprint rows for the next #snap */
+	uint32_t nr_fp, fp_cap;
+	pid_t last_target;		/* the last pid found a target */
 	rec_snapshot_cb cb;
 	void *arg;
 };
@@ -172,23 +176,49 @@ static void meta_row(struct parse *p)
 	if (kv_add(p, &p->info->meta, &p->info->nr_meta))
 		return;
 	kv = &p->info->meta[p->info->nr_meta - 1];
-	if ((!strcmp(kv->key, "sample_us") || !strcmp(kv->key, "aggr_us")) &&
-	    (parse_u64_dec(kv->value, &v) || !v))
+	if (strcmp(kv->key, "sample_us") && strcmp(kv->key, "aggr_us"))
+		return;
+	if (parse_u64_dec(kv->value, &v) || !v || v > UINT32_MAX) {
 		fail(p, "bad #meta %s '%.40s' (expected a positive decimal number)",
 		     kv->key, kv->value);
+		return;
+	}
+	if (!strcmp(kv->key, "sample_us"))
+		p->meta_sample_us = (uint32_t)v;
+	else
+		p->meta_aggr_us = (uint32_t)v;
 }
 
+static int is_target(struct parse *p, pid_t pid)
+{
+	if (pid && pid == p->last_target)
+		return 1;
+	for (int i = 0; i < p->info->nr_targets; i++)
+		if (p->info->targets[i].pid == pid) {
+			p->last_target = pid;
+			return 1;
+		}
+	return 0;
+}
+
+/* Later fields are for later versions; a pid named again keeps its first row. */
 static void target_row(struct parse *p)
 {
 	struct rec_info *in = p->info;
 	struct rec_target *t;
 	uint64_t pid;
 
-	if (p->nr_fields != 3) {
-		fail(p, "#target row needs 3 fields, got %d", p->nr_fields);
+	if (p->nr_fields < 3) {
+		fail(p, "#target row needs at least 3 fields, got %d", p->nr_fields);
 		return;
 	}
 	if (num(p, 1, "target pid", INT32_MAX, &pid))
+		return;
+	if (!pid) {
+		fail(p, "bad target pid '0'");
+		return;
+	}
+	if (is_target(p, (pid_t)pid))
 		return;
 	if (in->nr_targets >= MAX_KV) {
 		fail(p, "too many #target rows");
@@ -206,6 +236,50 @@ static void target_row(struct parse *p)
 	in->nr_targets++;
 }
 
+/* #footprint,<pid>,<time_ns>,<vsz>,<rss>: kept for the next snapshot. */
+static void footprint_row(struct parse *p)
+{
+	uint64_t pid, v[3];
+
+	if (p->nr_fields != 5) {
+		fail(p, "#footprint row needs 5 fields, got %d", p->nr_fields);
+		return;
+	}
+	if (num(p, 1, "footprint pid", INT32_MAX, &pid) ||
+	    num(p, 2, "footprint time_ns", UINT64_MAX, &v[0]) ||
+	    num(p, 3, "footprint vsz", UINT64_MAX, &v[1]) ||
+	    num(p, 4, "footprint rss", UINT64_MAX, &v[2]))
+		return;
+	if (!is_target(p, (pid_t)pid)) {
+		fail(p, "#footprint row of pid %llu, which no #target row names",
+		     (unsigned long long)pid);
+		return;
+	}
+	if (v[2] > v[1]) {
+		fail(p, "footprint rss %llu is more than its vsz %llu",
+		     (unsigned long long)v[2], (unsigned long long)v[1]);
+		return;
+	}
+	if (p->nr_fp >= MAX_KV) {
+		fail(p, "more than %d #footprint rows before a #snap row", MAX_KV);
+		return;
+	}
+	if (p->nr_fp == p->fp_cap) {
+		uint32_t cap = p->fp_cap ? p->fp_cap * 2 : 8;
+		struct rec_footprint *f = realloc(p->fp, cap * sizeof(*f));
+
+		if (!f) {
+			fail(p, "out of memory");
+			return;
+		}
+		p->fp = f;
+		p->fp_cap = cap;
+	}
+	p->fp[p->nr_fp++] = (struct rec_footprint){
+		.pid = (pid_t)pid, .time_ns = v[0], .vsz = v[1], .rss = v[2],
+	};
+}
+
 static void deliver(struct parse *p)
 {
 	int ret = 0;
@@ -215,6 +289,7 @@ static void deliver(struct parse *p)
 	if (p->cb)
 		ret = p->cb(p->arg, &p->snap, p->info);
 	clear_snap(p);
+	p->nr_fp = 0;
 	if (ret) {
 		p->failed = 1;
 		p->cb_ret = ret;
@@ -234,25 +309,32 @@ static int incomplete(struct parse *p, const char *what)
 static void snap_row(struct parse *p)
 {
 	struct rec_snapshot *s = &p->snap;
-	uint64_t v[7];
-	static const char *const what[7] = {
+	uint64_t v[9] = { 0 };
+	static const char *const what[9] = {
 		"seq", "start_ns", "end_ns", "nr_regions", "nr_samples", "flags",
-		"missed_before",
+		"missed_before", "sample_us", "aggr_us",
 	};
-	static const uint64_t max[7] = {
+	static const uint64_t max[9] = {
 		UINT64_MAX, UINT64_MAX, UINT64_MAX, MAX_REGIONS, UINT32_MAX,
-		UINT32_MAX, UINT64_MAX,
+		UINT32_MAX, UINT64_MAX, UINT32_MAX, UINT32_MAX,
 	};
 
 	if (incomplete(p, "new #snap row"))
 		return;
-	if (p->nr_fields != 8) {
-		fail(p, "#snap row needs 8 fields, got %d", p->nr_fields);
+	/* the intervals came later: a row has both or neither */
+	if (p->nr_fields != 8 && p->nr_fields != 10) {
+		fail(p, "#snap row needs 8 or 10 fields, got %d", p->nr_fields);
 		return;
 	}
-	for (int i = 0; i < 7; i++)
+	for (int i = 0; i < p->nr_fields - 1; i++)
 		if (num(p, i + 1, what[i], max[i], &v[i]))
 			return;
+	if (p->nr_fields == 10 && (!v[7] || !v[8] || v[7] > v[8])) {
+		fail(p, "snapshot seq %llu: bad intervals sample_us %llu, aggr_us %llu "
+		     "(expected 0 < sample_us <= aggr_us)", (unsigned long long)v[0],
+		     (unsigned long long)v[7], (unsigned long long)v[8]);
+		return;
+	}
 	if (!v[0] || v[0] <= p->last_seq) {
 		fail(p, "snapshot seq %llu does not follow seq %llu",
 		     (unsigned long long)v[0], (unsigned long long)p->last_seq);
@@ -270,6 +352,10 @@ static void snap_row(struct parse *p)
 	s->nr_samples = (uint32_t)v[4];
 	s->flags = (uint32_t)v[5];
 	s->missed_before = v[6];
+	s->sample_us = v[7] ? (uint32_t)v[7] : p->meta_sample_us;
+	s->aggr_us = v[8] ? (uint32_t)v[8] : p->meta_aggr_us;
+	s->footprints = p->fp;
+	s->nr_footprints = p->nr_fp;
 	s->line = p->line;
 	s->placement = p->placement;
 	p->got = 0;
@@ -372,6 +458,16 @@ static void region_row(struct parse *p)
 		     (unsigned long long)start, (unsigned long long)end);
 		return;
 	}
+	/* else it would be drawn and counted, yet "not a target" for --pid */
+	if (!is_target(p, (pid_t)pid)) {
+		fail(p, "region row of pid %llu, which no #target row names",
+		     (unsigned long long)pid);
+		return;
+	}
+	v = 0;
+	if (c[C_FLAGS] >= 0 && p->lens[c[C_FLAGS]] &&
+	    num(p, c[C_FLAGS], "flags", UINT32_MAX, &v))
+		return;
 	/* A window without a sample count (older records) has no bound. */
 	if (s->nr_samples && acc > s->nr_samples) {
 		fail(p, "nr_accesses %llu is more than the window's %u samples",
@@ -395,6 +491,7 @@ static void region_row(struct parse *p)
 	r->nr_accesses = (uint32_t)acc;
 	r->age = (uint32_t)age;
 	r->pid = (pid_t)pid;
+	r->flags = (uint32_t)v;
 	r->label = p->fields[c[C_LABEL]];
 	p->fields[c[C_LABEL]] = NULL;
 	if (placement_cols(p, r)) {
@@ -509,8 +606,14 @@ static void on_row(int c, void *arg)
 		} else if (is_tag(p, "#eof")) {
 			if (!incomplete(p, "#eof row"))
 				p->state = S_DONE;
+		} else if (is_tag(p, "#target")) {
+			if (!incomplete(p, "#target row"))
+				target_row(p);
+		} else if (is_tag(p, "#footprint")) {
+			if (!incomplete(p, "#footprint row"))
+				footprint_row(p);
 		} else if (p->fields[0][0] == '#') {
-			/* comment */
+			/* comment, or a row of a later version (#exit) */
 		} else {
 			region_row(p);
 		}
@@ -618,6 +721,7 @@ int rec_read(FILE *f, const char *name, int allow_partial, rec_snapshot_cb cb,
 	ret = finish(&p, allow_partial);
 	clear_snap(&p);
 	free(p.snap.regions);
+	free(p.fp);
 	if (p.cb_ret)
 		return p.cb_ret;
 	return ret;

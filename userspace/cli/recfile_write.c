@@ -36,21 +36,37 @@ int rec_write_header(FILE *f, const struct rec_kv *meta, int nr_meta,
 	for (int i = 0; i < nr_meta; i++)
 		if (put_kv(f, "#meta", &meta[i]))
 			return -EIO;
-	for (int i = 0; i < nr_targets; i++) {
-		fprintf(f, "#target,%d,", (int)targets[i].pid);
-		if (put_str(f, targets[i].comm ? targets[i].comm : ""))
+	for (int i = 0; i < nr_targets; i++)
+		if (rec_write_target(f, &targets[i]))
 			return -EIO;
-		fputc('\n', f);
-	}
 	fputs(REC_COLUMNS "\n", f);
 	return fflush(f) ? -errno : check(f);
 }
 
+int rec_write_target(FILE *f, const struct rec_target *t)
+{
+	fprintf(f, "#target,%d,", (int)t->pid);
+	if (put_str(f, t->comm ? t->comm : ""))
+		return -EIO;
+	fputc('\n', f);
+	return check(f);
+}
+
 int rec_write_snapshot(FILE *f, const struct rec_snapshot *s)
 {
-	fprintf(f, "#snap,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%u,%u,%" PRIu64 "\n",
+	for (uint32_t i = 0; i < s->nr_footprints; i++) {
+		const struct rec_footprint *fp = &s->footprints[i];
+
+		fprintf(f, "#footprint,%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+			(int)fp->pid, fp->time_ns, fp->vsz, fp->rss);
+	}
+	fprintf(f, "#snap,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%u,%u,%" PRIu64,
 		s->seq, s->start_ns, s->end_ns, s->nr_regions, s->nr_samples,
 		s->flags, s->missed_before);
+	/* both or neither (the reader falls back to the #meta intervals) */
+	if (s->sample_us && s->aggr_us)
+		fprintf(f, ",%u,%u", s->sample_us, s->aggr_us);
+	fputc('\n', f);
 	for (uint32_t i = 0; i < s->nr_regions; i++) {
 		const struct rec_region *r = &s->regions[i];
 
@@ -68,6 +84,7 @@ int rec_write_snapshot(FILE *f, const struct rec_snapshot *s)
 		} else {
 			fputs(",,,,,,", f);
 		}
+		fprintf(f, "%u,", r->flags);
 		if (put_str(f, r->label ? r->label : ""))
 			return -EIO;
 		fputc('\n', f);

@@ -19,6 +19,7 @@
 #include "objects.h"
 #include "objects_record.h"
 #include "recfile.h"
+#include "record_footprint.h"
 #include "record_output.h"
 #include "record_rows.h"
 #include "report.h"
@@ -40,6 +41,7 @@ struct record_opts {
 	struct session_opts so;		/* -p, -s, -a, -u, -r, -t, -d, command */
 	const char *output;
 	const char *heatmap;		/* NULL: no heatmap; "": derived name */
+	const char *damo;		/* NULL: no damo record; "": derived name */
 	int quiet;
 	int compress;			/* gzip the record */
 	int top;			/* daptrace top: no file, a live table */
@@ -60,6 +62,7 @@ struct recorder {
 	uint64_t nr_regions_last;
 	struct daptrace_snapshot snap;
 	struct rec_rows rows;
+	struct footprints fp;		/* the targets' VSZ and RSS per window */
 	const char *reason;
 	int progress_shown;
 	int write_err;
@@ -94,6 +97,10 @@ static void usage(FILE *f)
 "  -q, --quiet             no progress line\n"
 "      --heatmap[=FILE]    render a heatmap when done (default FILE: the record\n"
 "                          name with .png)\n"
+"      --damo[=FILE]       also write the record in damo's format when done\n"
+"                          (zlib-compressed JSON, damo's default; plain JSON if\n"
+"                          FILE ends in .json; default FILE: the record name\n"
+"                          with .damon.data)\n"
 "      --objects           also record the data structures (globals, heap/mmap\n"
 "                          allocations via LD_PRELOAD, thread stacks) into\n"
 "                          <record>.objects.csv; see docs/objects.md\n"
@@ -129,6 +136,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o, int top)
 		{ "quiet",	no_argument,	   NULL, 'q' },
 		{ "compress",	no_argument,	   NULL, 'z' },
 		{ "heatmap",	optional_argument, NULL, 'H' },
+		{ "damo",	optional_argument, NULL, 'D' },
 		{ "top",	required_argument, NULL, 'n' },
 		{ "refresh",	required_argument, NULL, 'R' },
 		{ "stdio",	no_argument,	   NULL, 'S' },
@@ -169,7 +177,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o, int top)
 
 		/* the file flags are record's, the table's are top's */
 		if (top != (c == 'n' || c == 'R' || c == 'S') &&
-		    strchr("ozqHOMnRS", c) && c) {
+		    strchr("ozqHDOMnRS", c) && c) {
 			const struct option *l = longopts;
 
 			while (l->name && l->val != c)
@@ -209,6 +217,11 @@ static int parse_opts(int argc, char **argv, struct record_opts *o, int top)
 			if (optarg && !plot_name_ok(optarg))
 				return bad_value(CMD, "--heatmap", optarg,
 						 "the file name must end in .png or .svg");
+			break;
+		case 'D':
+			if (optarg && !*optarg)
+				return bad_value(CMD, "--damo", optarg, "empty file name");
+			o->damo = optarg ? optarg : "";
 			break;
 		case 'O':
 			if (!o->objects_min)
@@ -337,13 +350,20 @@ static int top_show(struct recorder *r, const struct rec_snapshot *rs)
 static int write_snapshot(struct recorder *r)
 {
 	const struct daptrace_snapshot *s = &r->snap;
+	int64_t now = session_now_ns();
 	struct rec_snapshot rs;
 	int err;
 
-	refresh_maps_for(r, s, session_now_ns());
+	refresh_maps_for(r, s, now);
 	err = rec_rows_fill(&r->rows, &rs, s, r->s.t0, label_of, r);
 	if (err)
 		return err;
+	/* as the window is written: a drained backlog shares one reading */
+	if (!r->o->top) {
+		rs.nr_footprints = footprints_read(&r->fp, r->s.pids, r->s.nr_targets,
+						   now > r->s.t0 ? (uint64_t)(now - r->s.t0) : 0);
+		rs.footprints = r->fp.fp;
+	}
 	r->nr_regions_last = s->nr_regions;
 	r->nr_written++;
 	if (s->flags & DAPTRACE_SNAPSHOT_LAST)
@@ -603,14 +623,16 @@ static int teardown(struct recorder *r, int ret)
 	}
 	daptrace_snapshot_free(&r->snap);
 	rec_rows_free(&r->rows);
+	footprints_free(&r->fp);
 	session_close(&r->s);
 	return ret;
 }
 
-static char *heatmap_name(const char *output)
+/* The record's name with @ext for .csv(.gz): "app.csv.gz" -> "app.png" */
+static char *derived_name(const char *output, const char *ext)
 {
 	size_t len = strlen(output);
-	char *s = malloc(len + 5);
+	char *s = malloc(len + strlen(ext) + 1);
 
 	if (!s)
 		return NULL;
@@ -619,7 +641,7 @@ static char *heatmap_name(const char *output)
 		s[len -= 3] = '\0';
 	if (len > 4 && !strcmp(s + len - 4, ".csv"))
 		s[len - 4] = '\0';
-	strcat(s, ".png");
+	strcat(s, ext);
 	return s;
 }
 
@@ -634,6 +656,8 @@ static int run(int argc, char **argv, int top)
 		return ret;
 	if (o.heatmap && !strcmp(o.output, "-"))
 		return usage_error(CMD, "--heatmap needs --output to be a file");
+	if (o.damo && !strcmp(o.output, "-"))
+		return usage_error(CMD, "--damo needs --output to be a file");
 	session_catch_signals();
 
 	ret = setup(&r);
@@ -641,9 +665,17 @@ static int run(int argc, char **argv, int top)
 		ret = run_loop(&r);
 	ret = teardown(&r, ret);
 	if (!ret && o.heatmap) {
-		char *name = *o.heatmap ? strdup(o.heatmap) : heatmap_name(o.output);
+		char *name = *o.heatmap ? strdup(o.heatmap) : derived_name(o.output, ".png");
 
 		ret = name ? report_heatmap_plot(o.output, name) : EXIT_FAIL;
+		free(name);
+	}
+	if (!ret && o.damo) {
+		char *name = *o.damo ? strdup(o.damo) : derived_name(o.output, ".damon.data");
+
+		ret = name ? report_damo_write(o.output, name) : EXIT_FAIL;
+		if (!ret)
+			fprintf(stderr, "%s %s: wrote %s (damo's format)\n", prog, CMD, name);
 		free(name);
 	}
 	return ret;

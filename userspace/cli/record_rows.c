@@ -69,6 +69,8 @@ int rec_rows_fill(struct rec_rows *b, struct rec_snapshot *rs,
 		.nr_samples = s->nr_samples,
 		.flags = s->flags,
 		.missed_before = s->missed_before,
+		.sample_us = s->sample_us,
+		.aggr_us = s->aggr_us,
 		.placement = (int)s->placement,
 	};
 	if (rs->end_ns < rs->start_ns)

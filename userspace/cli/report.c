@@ -4,7 +4,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,8 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "import.h"
+#include "objects.h"
 #include "report.h"
 #include "units.h"
 
@@ -44,6 +48,13 @@ static const struct report_mode modes[] = {
 	  "bytes of hot, warm and cold memory per NUMA node over time" },
 	{ "pheatmap", report_pheatmap, "pheatmap.gp",
 	  "time x physical address x access frequency (root records)" },
+	{ "access", report_access, NULL,
+	  "regions of one snapshot by access pattern (size, frequency, age),\n"
+	  "           sorted, with recency and temperature percentiles and the\n"
+	  "           cold tail (damo report access)" },
+	{ "damo", report_damo, NULL,
+	  "the record in damo's format: -o FILE zlib-compressed JSON (damo's\n"
+	  "           default; plain if FILE ends in .json), stdout plain JSON" },
 };
 
 #define NR_MODES (sizeof(modes) / sizeof(modes[0]))
@@ -67,8 +78,9 @@ static void usage(FILE *f)
 "  -p, --pid PID         only this target of the record (heatmap default: one\n"
 "                        per target, to NAME-PID.EXT with --plot/--output)\n"
 "      --partial         accept a record without its trailer (killed recorder)\n"
-"      --since SEC       only snapshots ending at or after SEC seconds\n"
-"      --until SEC       only snapshots ending at or before SEC seconds\n"
+"      --since T         only snapshots ending at or after T since the start:\n"
+"                        seconds (12.5) or with a unit (300ms, 2m)\n"
+"      --until T         only snapshots ending at or before T\n"
 "      --addr START-END  only regions overlapping these addresses\n"
 "      --label TEXT      only regions whose label contains TEXT\n"
 "  heatmap:\n"
@@ -76,7 +88,7 @@ static void usage(FILE *f)
 "      --addr-bins N     rows (default 200; 1..100000)\n"
 "      --terminal[=auto|color|ascii]\n"
 "                        draw it in the terminal (256 colours, or ASCII in a\n"
-"                        pipe), as wide as the terminal ($COLUMNS)\n"
+"                        pipe), as large as the terminal ($COLUMNS x $LINES)\n"
 "      --max-blocks N    keep at most N address blocks: elide up to N-1 of the\n"
 "                        largest unmapped gaps, those >= 1/8 of the mapped total\n"
 "                        (default 8; 1..64)\n"
@@ -85,18 +97,42 @@ static void usage(FILE *f)
 "                        (default 1)\n"
 "  hot:\n"
 "      --top N           regions to show (default 10)\n"
-"      --at SEC          the snapshot at this time, within the record (default:\n"
+"      --at T            the snapshot at this time, within the record (default:\n"
 "                        the last one); snapshots without regions are skipped\n"
 "      --by-label[=1|0]  rank labels by access over the whole record instead\n"
 "  hist:\n"
 "      the average bytes (and share of bytes x time) per access frequency\n"
-"      bucket (0%%, then tens of %%) and per age bucket (windows a region kept\n"
-"      its access level, in powers of two); [unmapped] holes left out\n"
+"      bucket (0%%, then tens of %%) and per age bucket (how long a region\n"
+"      kept its access level, in power-of-two multiples of the first\n"
+"      window); [unmapped] holes and unobservable memory left out\n"
+"  access:\n"
+"      --at T            the snapshot (default: the last one with regions)\n"
+"      --size MIN-MAX    regions of this size (bytes, K, M, G; MIN- or -MAX)\n"
+"      --freq MIN-MAX    accessed in this %% of the window's samples (0-0: idle)\n"
+"      --age MIN-MAX     at their access level this long (durations: 10s-)\n"
+"      --sort KEYS       address (default), size, freq, age, temperature;\n"
+"                        comma separated, '-' before one: descending\n"
+"      --top N           list at most N regions (default: all)\n"
+"      --temperature-weights S,F,A\n"
+"                        temperature = size x S + freq %% x F + age in us x A,\n"
+"                        negative if not accessed (default 0,100,100, damo's)\n"
 "  nodes:\n"
 "      --hot-pct N       hot: accessed in >= N%% of the window's samples\n"
 "                        (default 50; 1..100); cold: no access seen\n"
 "  pheatmap:\n"
 "      --time-bins N, --addr-bins N   as for heatmap\n");
+}
+
+/* "heatmap, wss, ... or access": the modes, from the table */
+static const char *mode_list(void)
+{
+	static char buf[256];
+	size_t n = 0;
+
+	for (size_t i = 0; i < NR_MODES && n < sizeof(buf); i++)
+		n += snprintf(buf + n, sizeof(buf) - n, "%s%s", i ? i + 1 == NR_MODES ?
+			      " or " : ", " : "", modes[i].name);
+	return buf;
 }
 
 static int parse_uint(const char *flag, const char *val, unsigned int lo,
@@ -122,10 +158,13 @@ static int parse_uint(const char *flag, const char *val, unsigned int lo,
 #define M_OBJECTS	(1u << 6)
 #define M_NODES		(1u << 7)
 #define M_PHEATMAP	(1u << 8)
+#define M_ACCESS	(1u << 9)
+#define M_DAMO		(1u << 10)
 
 enum { OPT_PLOT = 256, OPT_PARTIAL, OPT_TIME_BINS, OPT_ADDR_BINS,
        OPT_MAX_BLOCKS, OPT_THRESHOLD, OPT_TOP, OPT_AT, OPT_BY_LABEL, OPT_JSON,
-       OPT_SINCE, OPT_UNTIL, OPT_ADDR, OPT_LABEL, OPT_HOT_PCT, OPT_TERMINAL };
+       OPT_SINCE, OPT_UNTIL, OPT_ADDR, OPT_LABEL, OPT_HOT_PCT, OPT_SIZE, OPT_FREQ,
+       OPT_AGE, OPT_SORT, OPT_TEMP_W, OPT_TERMINAL };
 
 static const struct option longopts[] = {
 	{ "output",	required_argument, NULL, 'o' },
@@ -145,6 +184,11 @@ static const struct option longopts[] = {
 	{ "addr",	required_argument, NULL, OPT_ADDR },
 	{ "label",	required_argument, NULL, OPT_LABEL },
 	{ "hot-pct",	required_argument, NULL, OPT_HOT_PCT },
+	{ "size",	required_argument, NULL, OPT_SIZE },
+	{ "freq",	required_argument, NULL, OPT_FREQ },
+	{ "age",	required_argument, NULL, OPT_AGE },
+	{ "sort",	required_argument, NULL, OPT_SORT },
+	{ "temperature-weights", required_argument, NULL, OPT_TEMP_W },
 	{ "terminal",	optional_argument, NULL, OPT_TERMINAL },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -158,14 +202,20 @@ static const struct {
 } flag_modes[] = {
 	{ OPT_PLOT, M_HEATMAP | M_WSS | M_REGIONS | M_OBJECTS | M_NODES | M_PHEATMAP,
 	  "heatmap, wss, regions, objects, nodes and pheatmap" },
+	{ OPT_JSON, ~M_DAMO, "the modes other than damo, whose format is JSON" },
 	{ OPT_TIME_BINS, M_HEATMAP | M_OBJECTS | M_PHEATMAP, "heatmap, objects and pheatmap" },
 	{ OPT_ADDR_BINS, M_HEATMAP | M_OBJECTS | M_PHEATMAP, "heatmap, objects and pheatmap" },
 	{ OPT_HOT_PCT, M_NODES, "nodes" },
 	{ OPT_MAX_BLOCKS, M_HEATMAP | M_OBJECTS, "heatmap and objects" },
 	{ OPT_TERMINAL, M_HEATMAP, "heatmap" },
 	{ OPT_THRESHOLD, M_WSS | M_OBJECTS, "wss and objects" },
-	{ OPT_TOP, M_HOT | M_OBJECTS, "hot and objects" },
-	{ OPT_AT, M_HOT, "hot" },
+	{ OPT_TOP, M_HOT | M_OBJECTS | M_ACCESS, "hot, objects and access" },
+	{ OPT_AT, M_HOT | M_ACCESS, "hot and access" },
+	{ OPT_SIZE, M_ACCESS, "access" },
+	{ OPT_FREQ, M_ACCESS, "access" },
+	{ OPT_AGE, M_ACCESS, "access" },
+	{ OPT_SORT, M_ACCESS, "access" },
+	{ OPT_TEMP_W, M_ACCESS, "access" },
 	{ OPT_BY_LABEL, M_HOT, "hot" },
 };
 
@@ -188,15 +238,23 @@ static int check_flag_modes(const char *given, unsigned int mode_bit,
 	return 0;
 }
 
+/* Seconds since the start: "12.5" (seconds), or with a unit as record's durations take it. */
 static int parse_seconds(const char *flag, const char *val, double *out)
 {
+	uint64_t us;
 	char *end;
 
+	if (!parse_duration_us(val, &us)) {
+		*out = (double)us / 1e6;
+		return 0;
+	}
 	errno = 0;
 	*out = strtod(val, &end);
-	if (errno || end == val || *end || !(*out >= 0) || *out > 1e12)
-		return bad_value(CMD, flag, val, "expected seconds since the start, "
-				 "e.g. 12.5");
+	if (errno || end == val || *end || !isdigit((unsigned char)val[0]) ||
+	    !(*out >= 0) || *out > 1e12)
+		return bad_value(CMD, flag, val, "expected a time since the start: seconds "
+				 "(12.5) or a number with a unit, us, ms, s or m (12.5s, "
+				 "300ms, 2m)");
 	return 0;
 }
 
@@ -218,6 +276,98 @@ bad:
 			 "e.g. 0x7f0000000000-0x7f0010000000");
 }
 
+/*
+ * "MIN-MAX", "MIN-" or "-MAX" for report access: @one parses a side,
+ * an empty side keeps the default.
+ */
+static int parse_span(const char *val, int (*one)(const char *, void *), void *lo, void *hi)
+{
+	const char *dash = strchr(val, '-');
+	char buf[64];
+
+	if (!dash || dash - val >= (ptrdiff_t)sizeof(buf) || (dash == val && !dash[1]))
+		return -1;
+	memcpy(buf, val, dash - val);
+	buf[dash - val] = '\0';
+	if (*buf && one(buf, lo))
+		return -1;
+	return dash[1] && one(dash + 1, hi) ? -1 : 0;
+}
+
+static int one_size(const char *s, void *v)
+{
+	return obj_parse_size(s, v);
+}
+
+static int one_percent(const char *s, void *v)
+{
+	char *end;
+	double *d = v;
+
+	errno = 0;
+	*d = strtod(s, &end);
+	if (*end == '%')
+		end++;
+	return errno || end == s || *end || !(*d >= 0 && *d <= 100) || !isdigit((unsigned char)*s);
+}
+
+static int one_duration(const char *s, void *v)
+{
+	uint64_t us;
+
+	if (parse_duration_us(s, &us))
+		return -1;
+	*(uint64_t *)v = us * 1000;
+	return 0;
+}
+
+static int parse_sort(const char *val, struct report_opts *o)
+{
+	static const char *const keys[NR_SORT_KEYS] = {
+		[SORT_ADDRESS] = "address", [SORT_SIZE] = "size", [SORT_FREQ] = "freq",
+		[SORT_AGE] = "age", [SORT_TEMPERATURE] = "temperature",
+	};
+	char buf[128], *save = NULL, *k;
+
+	if (strlen(val) >= sizeof(buf))
+		goto bad;
+	strcpy(buf, val);
+	o->nr_sort = 0;
+	for (k = strtok_r(buf, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
+		int desc = *k == '-', i;
+
+		k += *k == '-' || *k == '+';
+		for (i = 0; i < NR_SORT_KEYS && strcmp(k, keys[i]); i++)
+			;
+		if (i == NR_SORT_KEYS || o->nr_sort == NR_SORT_KEYS)
+			goto bad;
+		o->sort[o->nr_sort] = (enum access_sort)i;
+		o->sort_desc[o->nr_sort++] = desc;
+	}
+	if (o->nr_sort)
+		return 0;
+bad:
+	return bad_value(CMD, "--sort", val, "expected keys from address, size, freq, age "
+			 "and temperature, comma separated, '-' before one for descending "
+			 "(e.g. -temperature,size)");
+}
+
+static int parse_weights(const char *val, double *w)
+{
+	char *end;
+	const char *p = val;
+
+	for (int i = 0; i < 3; i++) {
+		errno = 0;
+		w[i] = strtod(p, &end);
+		if (errno || end == p || !isfinite(w[i]) || *end != (i < 2 ? ',' : '\0'))
+			return bad_value(CMD, "--temperature-weights", val, "expected three "
+					 "numbers, for size, frequency and age, e.g. 0,100,100");
+		p = end + 1;
+	}
+	return 0;
+}
+
 static int parse_bool(const char *flag, const char *val, int *out)
 {
 	if (!val || !strcmp(val, "1") || !strcmp(val, "yes") || !strcmp(val, "true"))
@@ -232,9 +382,9 @@ static int parse_bool(const char *flag, const char *val, int *out)
 
 /*
  * --terminal: colour if stdout is a terminal that is not "dumb" and
- * NO_COLOR is unset (auto), else ASCII; the picture fills the width
- * ($COLUMNS, else the tty's, else 80) and, unless --addr-bins is given,
- * most of the height.
+ * NO_COLOR is unset (auto), else ASCII; the picture fills the terminal:
+ * $COLUMNS x $LINES, else the tty's size, else 80 x 24 (--time-bins and
+ * --addr-bins override its columns and rows).
  */
 static void terminal_size(struct report_opts *o, int set_cols, int set_rows)
 {
@@ -254,15 +404,9 @@ static void terminal_size(struct report_opts *o, int set_cols, int set_rows)
 		h = (unsigned int)atoi(lines);
 	if (o->terminal < 0)
 		o->terminal = tty && !getenv("NO_COLOR") && term && strcmp(term, "dumb") ? 1 : 2;
-	if (w < 40)
-		w = 40;
-	if (w > 1000)
-		w = 1000;
-	o->term_width = w;
-	if (set_cols)
-		o->time_bins = w - TERM_MARGIN - 1;
-	if (set_rows)
-		o->addr_bins = h > 16 ? h - 6 : 10;
+	o->term_width = w < 40 ? 40 : w > 1000 ? 1000 : w;
+	o->term_rows = !set_rows ? 0 : h < 10 ? 10 : h > 1000 ? 1000 : h;
+	o->term_fit_cols = set_cols;
 }
 
 static int parse_opts(int argc, char **argv, struct report_opts *o,
@@ -283,6 +427,11 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 	o->since_s = 0;
 	o->until_s = -1;
 	o->hot_pct = 50;
+	o->pattern = (struct access_pattern){
+		.size_max = UINT64_MAX, .freq_max = 100, .age_max_ns = UINT64_MAX,
+	};
+	o->nr_sort = 1;
+	o->temp_w[1] = o->temp_w[2] = 100;
 	opterr = 0;
 	optind = 1;
 	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
@@ -290,16 +439,14 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 		exit(EXIT_OK);
 	}
 	if (argc < 2 || argv[1][0] == '-')
-		return usage_error(CMD, "missing mode (heatmap, wss, regions, hot, raw, hist, "
-				    "objects, nodes or pheatmap)");
+		return usage_error(CMD, "missing mode (%s)", mode_list());
 	for (size_t i = 0; i < NR_MODES; i++)
 		if (!strcmp(argv[1], modes[i].name)) {
 			*mode = &modes[i];
 			mode_bit = 1u << i;
 		}
 	if (!*mode)
-		return usage_error(CMD, "unknown mode '%s' (heatmap, wss, regions, hot, "
-				   "raw, hist, objects, nodes or pheatmap)", argv[1]);
+		return usage_error(CMD, "unknown mode '%s' (%s)", argv[1], mode_list());
 	o->mode = argv[1];
 	argc--;
 	argv++;
@@ -378,6 +525,33 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 		case OPT_HOT_PCT:
 			err = parse_uint("--hot-pct", optarg, 1, 100, &o->hot_pct);
 			break;
+		case OPT_SIZE:
+			if (parse_span(optarg, one_size, &o->pattern.size_min,
+				       &o->pattern.size_max) ||
+			    o->pattern.size_min > o->pattern.size_max)
+				return bad_value(CMD, "--size", optarg, "expected MIN-MAX, MIN- or "
+						 "-MAX in bytes, K, M or G (e.g. 1M-)");
+			break;
+		case OPT_FREQ:
+			if (parse_span(optarg, one_percent, &o->pattern.freq_min,
+				       &o->pattern.freq_max) ||
+			    o->pattern.freq_min > o->pattern.freq_max)
+				return bad_value(CMD, "--freq", optarg, "expected MIN-MAX percent of "
+						 "the window's samples, 0 to 100 (e.g. 0-0, 50-)");
+			break;
+		case OPT_AGE:
+			if (parse_span(optarg, one_duration, &o->pattern.age_min_ns,
+				       &o->pattern.age_max_ns) ||
+			    o->pattern.age_min_ns > o->pattern.age_max_ns)
+				return bad_value(CMD, "--age", optarg, "expected MIN-MAX, MIN- or "
+						 "-MAX as durations with a unit (e.g. 10s-)");
+			break;
+		case OPT_SORT:
+			err = parse_sort(optarg, o);
+			break;
+		case OPT_TEMP_W:
+			err = parse_weights(optarg, o->temp_w);
+			break;
 		case 'h':
 			usage(stdout);
 			exit(EXIT_OK);
@@ -392,9 +566,16 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 		return err;
 	if (o->json + !!o->plot + !!o->terminal > 1)
 		return usage_error(CMD, "--json, --plot and --terminal: choose one");
+	/* --by-label ranks over the whole record: no one snapshot to pick */
+	if (o->by_label && given[OPT_AT - OPT_PLOT])
+		return usage_error(CMD, "--at picks one snapshot, --by-label ranks over the "
+				   "whole record (use --since/--until for a part): choose one");
 	if (o->terminal)
 		terminal_size(o, !given[OPT_TIME_BINS - OPT_PLOT],
 			      !given[OPT_ADDR_BINS - OPT_PLOT]);
+	/* access lists every region that matches unless told */
+	if (mode_bit == M_ACCESS && !given[OPT_TOP - OPT_PLOT])
+		o->top = UINT_MAX;
 	if (o->until_s >= 0 && o->until_s < o->since_s)
 		return usage_error(CMD, "--until %g is before --since %g", o->until_s,
 				   o->since_s);
@@ -437,21 +618,56 @@ static FILE *spool_file(void)
 }
 
 /*
- * A pipe, stdin or a device is read once, into an unlinked temporary file.
- * Its first bytes must begin a record: what does not (a stray device, the
- * output of another program) is refused before it fills the disk.
+ * The first bytes of @f (up to @len, read into @buf): what the record is.
+ * Returns the bytes read.
+ */
+static size_t sniff(FILE *f, unsigned char *buf, size_t len, enum rec_format *fmt)
+{
+	size_t n = fread(buf, 1, len, f);
+
+	*fmt = rec_sniff(buf, n);
+	return n;
+}
+
+/* Another tool's record (@fmt) from @in into an unlinked daptrace record. */
+static int import_input(const struct report_opts *o, FILE *in, enum rec_format fmt,
+			char *err, size_t errlen)
+{
+	FILE *tmp = spool_file();
+
+	if (!tmp) {
+		snprintf(err, errlen, "%s: a temporary file to convert it in %s: %s",
+			 o->input, temp_dir(), strerror(errno));
+		return -1;
+	}
+	if (rec_import(in, fmt, strcmp(o->input, "-") ? o->input : "<stdin>", tmp, err,
+		       errlen) || fflush(tmp)) {
+		if (!err[0])
+			snprintf(err, errlen, "%s: converting it: %s", o->input, strerror(errno));
+		fclose(tmp);
+		return -1;
+	}
+	o->in->spool = tmp;
+	return 0;
+}
+
+/*
+ * A daptrace record in a regular file is read where it is, a pass per
+ * read.  A pipe, stdin or a device is read once, into an unlinked
+ * temporary file.  A record of damo or a perf script (import.h) is
+ * converted into one.  Anything else is refused at its first bytes, before
+ * it fills the disk.
  */
 static int spool_input(const struct report_opts *o, char *err, size_t errlen)
 {
-	static const char magic[] = "# daptrace-record ";
+	unsigned char buf[65536];
+	enum rec_format fmt;
 	struct stat st;
-	char buf[65536];
 	size_t n, got = 0;
 	FILE *in, *tmp;
+	int ret;
 
 	o->in->spooled = 1;
-	if (strcmp(o->input, "-") && !stat(o->input, &st) && S_ISREG(st.st_mode))
-		return 0;
 	if (strcmp(o->input, "-") && !stat(o->input, &st) && S_ISDIR(st.st_mode)) {
 		snprintf(err, errlen, "%s: %s", o->input, strerror(EISDIR));
 		return -1;
@@ -459,6 +675,25 @@ static int spool_input(const struct report_opts *o, char *err, size_t errlen)
 	in = rec_open(o->input, err, errlen);
 	if (!in)
 		return -1;
+	n = sniff(in, buf, sizeof(buf), &fmt);
+	if (fmt == REC_FMT_UNKNOWN) {
+		snprintf(err, errlen, "%s:1: not a daptrace record (first row must be '%s'), "
+			 "nor one of damo or a perf script of damon_aggregated", o->input,
+			 REC_MAGIC);
+		fclose(in);
+		return -1;
+	}
+	if (strcmp(o->input, "-") && !stat(o->input, &st) && S_ISREG(st.st_mode)) {
+		fclose(in);
+		if (fmt == REC_FMT_DAPTRACE)
+			return 0;
+		in = rec_open(o->input, err, errlen);
+		if (!in)
+			return -1;
+		ret = import_input(o, in, fmt, err, errlen);
+		fclose(in);
+		return ret;
+	}
 	tmp = spool_file();
 	if (!tmp) {
 		snprintf(err, errlen, "%s: a temporary file to hold it in %s: %s",
@@ -466,19 +701,11 @@ static int spool_input(const struct report_opts *o, char *err, size_t errlen)
 		fclose(in);
 		return -1;
 	}
-	while ((n = fread(buf, 1, sizeof(buf), in)) > 0) {
-		/* fread() fills the buffer unless the input ends first. */
-		if (!got && memcmp(buf, magic, n < sizeof(magic) - 1 ? n : sizeof(magic) - 1)) {
-			snprintf(err, errlen, "%s:1: not a daptrace record (first row must "
-				 "be '%s')", o->input, REC_MAGIC);
-			fclose(in);
-			fclose(tmp);
-			return -1;
-		}
+	do {
 		got += n;
 		if (fwrite(buf, 1, n, tmp) != n)
 			break;
-	}
+	} while ((n = fread(buf, 1, sizeof(buf), in)) > 0);
 	if (ferror(in) || ferror(tmp) || fflush(tmp)) {
 		snprintf(err, errlen, "%s: spooling to a temporary file: %s", o->input,
 			 strerror(errno));
@@ -487,8 +714,14 @@ static int spool_input(const struct report_opts *o, char *err, size_t errlen)
 		return -1;
 	}
 	fclose(in);
-	o->in->spool = tmp;
-	return 0;
+	if (fmt == REC_FMT_DAPTRACE) {
+		o->in->spool = tmp;
+		return 0;
+	}
+	rewind(tmp);
+	ret = import_input(o, tmp, fmt, err, errlen);
+	fclose(tmp);
+	return ret;
 }
 
 struct filter {
@@ -499,25 +732,64 @@ struct filter {
 	uint32_t cap;
 };
 
-static int region_wanted(const struct report_opts *o, const struct rec_region *r)
+/* --addr keeps the part of a region inside the range (damo clips too). */
+static int region_wanted(const struct report_opts *o, struct rec_region *r)
 {
-	if (o->addr_hi && (r->end <= o->addr_lo || r->start >= o->addr_hi))
-		return 0;
+	if (o->addr_hi) {
+		if (r->end <= o->addr_lo || r->start >= o->addr_hi)
+			return 0;
+		if (r->start < o->addr_lo)
+			r->start = o->addr_lo;
+		if (r->end > o->addr_hi)
+			r->end = o->addr_hi;
+	}
 	return !o->label || strstr(r->label, o->label);
 }
 
-/* --since/--until drop snapshots, --addr/--label drop regions. */
+static int note_window(struct report_input *in, const struct rec_snapshot *s)
+{
+	if (!in->nr_read++)
+		in->first_ns = s->end_ns;
+	if (s->end_ns < in->first_ns)
+		in->first_ns = s->end_ns;
+	if (s->end_ns > in->last_ns)
+		in->last_ns = s->end_ns;
+	if (in->nr_win == in->win_cap) {
+		size_t cap = in->win_cap ? in->win_cap * 2 : 1024;
+		struct report_window *w = realloc(in->win, cap * sizeof(*w));
+
+		if (!w)
+			return fail(CMD, "out of memory");
+		in->win = w;
+		in->win_cap = cap;
+	}
+	in->win[in->nr_win++] = (struct report_window){
+		.seq = s->seq, .end_ns = s->end_ns,
+		.aggr_us = s->aggr_us ? s->aggr_us :
+			   (uint32_t)((s->end_ns - s->start_ns) / 1000),
+	};
+	return 0;
+}
+
+/* --since/--until drop snapshots, --addr/--label drop (or clip) regions. */
 static int filtered(void *arg, const struct rec_snapshot *s, const struct rec_info *info)
 {
 	struct filter *f = arg;
 	const struct report_opts *o = f->o;
+	struct report_input *in = o->in;
 	double t = (double)s->end_ns / 1e9;
 	struct rec_snapshot copy = *s;
 
+	if (note_window(in, s))
+		return EXIT_FAIL;
 	if (t < o->since_s || (o->until_s >= 0 && t > o->until_s))
 		return 0;
-	if (!o->addr_hi && !o->label)
+	in->nr_kept++;
+	in->regions_read += s->nr_regions;
+	if (!o->addr_hi && !o->label) {
+		in->regions_kept += s->nr_regions;
 		return f->cb(f->arg, s, info);
+	}
 	if (s->nr_regions > f->cap) {
 		struct rec_region *r = realloc(f->regions, s->nr_regions * sizeof(*r));
 
@@ -528,9 +800,11 @@ static int filtered(void *arg, const struct rec_snapshot *s, const struct rec_in
 	}
 	copy.regions = f->regions;
 	copy.nr_regions = 0;
-	for (uint32_t i = 0; i < s->nr_regions; i++)
-		if (region_wanted(o, &s->regions[i]))
-			copy.regions[copy.nr_regions++] = s->regions[i];
+	for (uint32_t i = 0; i < s->nr_regions; i++) {
+		copy.regions[copy.nr_regions] = s->regions[i];
+		copy.nr_regions += region_wanted(o, &copy.regions[copy.nr_regions]);
+	}
+	in->regions_kept += copy.nr_regions;
 	return f->cb(f->arg, &copy, info);
 }
 
@@ -538,17 +812,21 @@ int report_read(const struct report_opts *o, rec_snapshot_cb cb, void *arg,
 		struct rec_info *info)
 {
 	struct filter flt = { .o = o, .cb = cb, .arg = arg };
+	struct report_input *in = o->in;
 	char err[512];
 	int ret;
 
 	memset(info, 0, sizeof(*info));
-	if (!o->in->spooled && spool_input(o, err, sizeof(err))) {
+	in->nr_read = in->nr_kept = in->regions_read = in->regions_kept = 0;
+	in->first_ns = in->last_ns = 0;
+	in->nr_win = 0;
+	if (!in->spooled && spool_input(o, err, sizeof(err))) {
 		fail(CMD, "%s", err);
 		return EXIT_FAIL;
 	}
-	if (o->in->spool) {
-		rewind(o->in->spool);
-		ret = rec_read(o->in->spool, strcmp(o->input, "-") ? o->input : "<stdin>",
+	if (in->spool) {
+		rewind(in->spool);
+		ret = rec_read(in->spool, strcmp(o->input, "-") ? o->input : "<stdin>",
 			       o->partial, filtered, &flt, info, err, sizeof(err));
 	} else {
 		ret = rec_read_path(o->input, o->partial, filtered, &flt, info, err,
@@ -561,28 +839,103 @@ int report_read(const struct report_opts *o, rec_snapshot_cb cb, void *arg,
 	}
 	if (ret)
 		return ret;	/* the callback's exit code */
-	if (!info->complete)
+	if (!info->complete && !in->warned++)
 		warn_msg(CMD, "%s: incomplete record (no trailer); reporting what "
 			 "is there", o->input);
 	return EXIT_OK;
 }
 
-double report_freq(const struct rec_snapshot *s, const struct rec_region *r,
-		   const struct rec_info *info)
+void report_input_free(struct report_input *in)
+{
+	if (in->spool)
+		fclose(in->spool);
+	free(in->win);
+	memset(in, 0, sizeof(*in));
+}
+
+double report_freq(const struct rec_snapshot *s, const struct rec_region *r)
 {
 	double max = s->nr_samples;
 
-	if (!max) {
-		/* older windows without a sample count: use the attributes */
-		const char *a = rec_info_get(info, "aggr_us");
-		const char *sm = rec_info_get(info, "sample_us");
-
-		if (a && sm && atof(sm) > 0)
-			max = atof(a) / atof(sm);
-	}
+	/* a window without a sample count (older records): its intervals */
+	if (!max && s->sample_us)
+		max = (double)s->aggr_us / s->sample_us;
 	if (max <= 0)
 		return 0;
 	return r->nr_accesses >= max ? 100.0 : 100.0 * r->nr_accesses / max;
+}
+
+/* The last window read with a seq at or below @seq, or NULL. */
+static const struct report_window *window_at(const struct report_input *in, uint64_t seq)
+{
+	size_t lo = 0, hi = in->nr_win;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (in->win[mid].seq <= seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? &in->win[lo - 1] : NULL;
+}
+
+uint64_t report_age_ns(const struct report_opts *o, const struct rec_snapshot *s,
+		       uint32_t age)
+{
+	const struct report_input *in = o->in;
+	const struct report_window *w, *first;
+	int64_t want = (int64_t)s->seq - age;	/* the window before the age began */
+	uint64_t then;
+
+	if (!age)
+		return 0;
+	if (!in || !in->nr_win)		/* one snapshot alone (daptrace top) */
+		return (uint64_t)age * s->aggr_us * 1000;
+	first = &in->win[0];
+	w = want >= (int64_t)first->seq ? window_at(in, (uint64_t)want) : NULL;
+	if (!w)		/* older than the record: at the first window's length */
+		return (s->end_ns > first->end_ns ? s->end_ns - first->end_ns : 0) +
+		       (uint64_t)((int64_t)first->seq - want) * first->aggr_us * 1000;
+	/* windows missed after w: at its length */
+	then = w->end_ns + ((uint64_t)want - w->seq) * w->aggr_us * 1000;
+	return s->end_ns > then ? s->end_ns - then : 0;
+}
+
+int report_nothing(const struct report_opts *o, const char *what)
+{
+	const struct report_input *in = o->in;
+	char range[128] = "";
+
+	if (!in->nr_read)
+		return fail(CMD, "%s: no snapshots in the record", o->input);
+	if (!in->nr_kept) {
+		if (o->until_s >= 0)
+			snprintf(range, sizeof(range), "--since %g s --until %g s",
+				 o->since_s, o->until_s);
+		else
+			snprintf(range, sizeof(range), "--since %g s", o->since_s);
+		return fail(CMD, "%s: no snapshot ends within %s: the record's %" PRIu64
+			    " snapshots end from %.3f to %.3f s", o->input, range,
+			    in->nr_read, (double)in->first_ns / 1e9,
+			    (double)in->last_ns / 1e9);
+	}
+	if ((o->addr_hi || o->label) && !in->regions_kept) {
+		char a[80] = "";
+
+		if (o->addr_hi)
+			snprintf(a, sizeof(a), "--addr 0x%" PRIx64 "-0x%" PRIx64 "%s",
+				 o->addr_lo, o->addr_hi, o->label ? " and " : "");
+		return fail(CMD, "%s: no region matches %s%s%s%s (of %" PRIu64 " regions in "
+			    "%" PRIu64 " snapshots)", o->input, a, o->label ? "--label '" : "",
+			    o->label ? o->label : "", o->label ? "'" : "", in->regions_read,
+			    in->nr_kept);
+	}
+	if (o->pid)
+		return fail(CMD, "%s: no %s of pid %d in %" PRIu64 " snapshots", o->input,
+			    what, (int)o->pid, in->nr_kept);
+	return fail(CMD, "%s: no %s in %" PRIu64 " snapshots", o->input, what, in->nr_kept);
 }
 
 static int make_temp(char *path, size_t len, const char *what, FILE **f)
@@ -719,16 +1072,6 @@ out:
 	return ret;
 }
 
-#define STOP_AFTER_HEADER	1000
-
-static int header_only(void *arg, const struct rec_snapshot *s, const struct rec_info *info)
-{
-	(void)arg;
-	(void)s;
-	(void)info;
-	return STOP_AFTER_HEADER;
-}
-
 /* "x.png" -> "x-<pid>.png" (the extension kept if there is one) */
 static char *per_target_name(const char *name, pid_t pid)
 {
@@ -786,40 +1129,45 @@ static int heatmap_per_target(struct report_opts *o, const struct report_mode *m
 	return ret;
 }
 
-/* A pid the record did not monitor would be reported as idle memory. */
-static int check_pid(const struct report_opts *o)
+static int nothing(void *arg, const struct rec_snapshot *s, const struct rec_info *info)
 {
-	struct rec_info info;
-	int ret = report_read(o, header_only, NULL, &info), found = 0;
+	(void)arg;
+	(void)s;
+	(void)info;
+	return 0;
+}
 
-	for (int i = 0; i < info.nr_targets; i++)
-		found |= info.targets[i].pid == o->pid;
-	rec_info_free(&info);
-	if (ret && ret != STOP_AFTER_HEADER)
+/*
+ * The record's targets: all of it is read, as a process that joined later
+ * has its #target row between snapshots.  A pid that is not one would be
+ * reported as idle memory.
+ */
+static int read_targets(const struct report_opts *o, struct rec_info *info)
+{
+	int ret = report_read(o, nothing, NULL, info), found = 0;
+
+	if (ret || !o->pid)
 		return ret;
+	for (int i = 0; i < info->nr_targets; i++)
+		found |= info->targets[i].pid == o->pid;
 	return found ? 0 : fail(CMD, "--pid %d: not a target of %s", (int)o->pid, o->input);
 }
 
 static int run(struct report_opts *o, const struct report_mode *m)
 {
 	struct report_input in = { 0 };
-	struct rec_info info;
-	int ret;
+	struct rec_info info = { 0 };
+	int ret = 0;
 
 	o->in = &in;
-	ret = o->pid ? check_pid(o) : 0;
-	if (!ret && m->fn == report_heatmap && !o->pid) {
-		ret = report_read(o, header_only, NULL, &info);
-		if (ret == STOP_AFTER_HEADER && info.nr_targets > 1)
-			ret = heatmap_per_target(o, m, &info);
-		else
-			ret = ret == STOP_AFTER_HEADER || !ret ? run_mode(o, m) : ret;
-		rec_info_free(&info);
-	} else if (!ret) {
+	if (o->pid || m->fn == report_heatmap)
+		ret = read_targets(o, &info);
+	if (!ret && m->fn == report_heatmap && !o->pid && info.nr_targets > 1)
+		ret = heatmap_per_target(o, m, &info);
+	else if (!ret)
 		ret = run_mode(o, m);
-	}
-	if (in.spool)
-		fclose(in.spool);
+	rec_info_free(&info);
+	report_input_free(&in);
 	return ret;
 }
 
@@ -845,5 +1193,18 @@ int report_heatmap_plot(const char *record, const char *out)
 		return EXIT_FAIL;
 	o.input = record;
 	o.plot = out;
+	return run(&o, m);
+}
+
+int report_damo_write(const char *record, const char *out)
+{
+	struct report_opts o;
+	const struct report_mode *m = NULL;
+	char *argv[] = { "report", "damo", NULL };
+
+	if (parse_opts(2, argv, &o, &m))
+		return EXIT_FAIL;
+	o.input = record;
+	o.output = out;
 	return run(&o, m);
 }

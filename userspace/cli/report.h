@@ -9,14 +9,37 @@
 
 #include "recfile.h"
 
-/* The record being read: a pipe or stdin is spooled once for many passes. */
+/* One window's end, for ages in seconds (report_age_ns()). */
+struct report_window {
+	uint64_t seq, end_ns;
+	uint32_t aggr_us;
+};
+
+/*
+ * The record being read: a pipe or stdin is spooled once for many passes.
+ * Each report_read() also notes what it saw before the filters, so that an
+ * empty report can say why (report_nothing()).
+ */
 struct report_input {
 	FILE *spool;			/* NULL: reopen the path for each pass */
 	int spooled;
+	int warned;			/* of an incomplete record, once */
+	uint64_t nr_read, nr_kept;	/* snapshots, and those --since/--until kept */
+	uint64_t first_ns, last_ns;	/* the span of the snapshots read */
+	uint64_t regions_read, regions_kept;	/* in kept snapshots; --addr/--label */
+	struct report_window *win;	/* every window read so far, by seq */
+	size_t nr_win, win_cap;
 };
 
-/* --terminal: columns left of the picture for the address and mapping */
-#define TERM_MARGIN	30
+/* report access: the ranges a region must fall in (damo's access pattern) */
+struct access_pattern {
+	uint64_t size_min, size_max;	/* bytes */
+	double freq_min, freq_max;	/* % of the window's samples */
+	uint64_t age_min_ns, age_max_ns;
+};
+
+enum access_sort { SORT_ADDRESS, SORT_SIZE, SORT_FREQ, SORT_AGE, SORT_TEMPERATURE,
+		   NR_SORT_KEYS };
 
 struct report_opts {
 	const char *mode;
@@ -34,12 +57,19 @@ struct report_opts {
 	int by_label;			/* hot */
 	int json;			/* --json: one JSON document on stdout */
 	int terminal;			/* heatmap --terminal: 0 off, 1 colour, 2 ASCII */
-	unsigned int term_width;	/* columns of the terminal picture */
+	unsigned int term_width;	/* columns of the terminal */
+	unsigned int term_rows;		/* its lines, 0: --addr-bins says */
+	int term_fit_cols;		/* no --time-bins: fill the width */
 	double since_s, until_s;	/* snapshots ending in [since, until] */
 	uint64_t addr_lo, addr_hi;	/* regions overlapping [lo, hi) */
 	const char *label;		/* regions whose label contains this */
 	struct report_input *in;
 	unsigned int hot_pct;		/* nodes: hot if frequency >= this % */
+	struct access_pattern pattern;	/* access */
+	enum access_sort sort[NR_SORT_KEYS];
+	int sort_desc[NR_SORT_KEYS];
+	int nr_sort;
+	double temp_w[3];		/* access: temperature weights of size, freq, age */
 };
 
 /*
@@ -59,13 +89,36 @@ int report_hot_snapshot(const struct report_opts *o, const struct rec_snapshot *
 int report_objects(const struct report_opts *o, FILE *out, FILE *tics);
 int report_nodes(const struct report_opts *o, FILE *out, FILE *tics);
 int report_pheatmap(const struct report_opts *o, FILE *out, FILE *tics);
+int report_access(const struct report_opts *o, FILE *out, FILE *tics);
+int report_damo(const struct report_opts *o, FILE *out, FILE *tics);
+/* report damo of @record into @out (record --damo). */
+int report_damo_write(const char *record, const char *out);
 
+/* Close the spool, free what the reads noted. */
+void report_input_free(struct report_input *in);
 /* Read @o->input, calling @cb per snapshot; prints the error and returns 1. */
 int report_read(const struct report_opts *o, rec_snapshot_cb cb, void *arg,
 		struct rec_info *info);
-/* Access frequency of a region in percent of its window's samples. */
-double report_freq(const struct rec_snapshot *s, const struct rec_region *r,
-		   const struct rec_info *info);
+/*
+ * Access frequency of a region in percent of its own window's samples
+ * (nr_samples, else the window's aggr_us / sample_us): right across a
+ * change of the sampling interval.
+ */
+double report_freq(const struct rec_snapshot *s, const struct rec_region *r);
+/*
+ * A region's age in ns: the span of the @age windows up to @s, from the
+ * windows read so far (the kernel counts age in windows, and their length
+ * may change while recording); windows before the record or missed are
+ * taken at the nearest known window's aggregation interval.
+ */
+uint64_t report_age_ns(const struct report_opts *o, const struct rec_snapshot *s,
+		       uint32_t age);
+/*
+ * An error for a report with nothing to show, saying why: no snapshots in
+ * the record, none in --since/--until (with the record's span), no region
+ * matching --addr/--label, none of --pid.  Returns EXIT_FAIL.
+ */
+int report_nothing(const struct report_opts *o, const char *what);
 
 /*
  * plot.c: whether byte @c may go into a string of the gnuplot code in a tics

@@ -11,62 +11,21 @@
  * ones that follow tell them apart).  The largest gaps between the mapped
  * blocks are elided (at most --max-blocks blocks remain) and the blocks are
  * stacked on the y axis, each with at least a few rows so a small stack
- * stays visible.  Pass 2 bins every snapshot into that grid.  Rows wholly
- * in unmapped holes inside a block are written as NaN (drawn grey), so idle
- * mapped memory (0, black) and holes look different.
+ * stays visible, a band of empty rows between two for the elided gap (in a
+ * picture; the terminal draws a line of its own).  Pass 2 bins every
+ * snapshot into that grid.  Rows wholly in unmapped holes inside a block
+ * are written as NaN (drawn grey), so idle mapped memory (0, black) and
+ * holes look different; memory that cannot be observed is kept apart and
+ * drawn in a colour of its own.
  */
 #include <inttypes.h>
-#include <json-c/json.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
-#include "report.h"
+#include "report_heatmap.h"
 #include "units.h"
-
-struct ival {
-	uint64_t start, end;
-};
-
-/* Pass 1's map: the finest verdict so far on each address range. */
-struct piece {
-	uint64_t start, end;
-	unsigned int size_log;		/* log2 of the covering region's size */
-	int unmapped;
-};
-
-struct block {
-	uint64_t start, end;
-	uint64_t width;			/* bytes per bin */
-	unsigned int bin0, nbins;
-	char *label;
-	uint64_t label_score;		/* size of the region it came from */
-	char *label_any;		/* fallback: a mapping inside the block */
-	uint64_t label_any_start;
-	double node_bytes[REC_NODES];	/* resident bytes x windows per node */
-};
-
-struct heatmap {
-	const struct report_opts *o;
-	pid_t pid;
-	struct piece *pc;		/* pass 1: the map, sorted, disjoint */
-	size_t npc;
-	struct piece *tmp;
-	size_t tmp_cap;
-	struct ival *iv;		/* mapped ranges, sorted, disjoint */
-	size_t niv;
-	uint64_t tmin, tmax, nsnap;
-	/* pass 2 */
-	struct block *b;
-	unsigned int nb, tbins, abins;
-	double *grid;
-	double *cnt;			/* per column: snapshot time in it, in windows */
-	double *row;			/* one snapshot's rows */
-	char *mapped;			/* per row: overlaps mapped memory */
-	int all_mapped;			/* no labels: everything counts as mapped */
-	int oom;
-};
 
 static pid_t pick_pid(struct heatmap *h, const struct rec_snapshot *s,
 		      const struct rec_info *info)
@@ -189,6 +148,7 @@ static int pass1(void *arg, const struct rec_snapshot *s, const struct rec_info 
 			r->start, r->end, ilog2_u64(r->end - r->start),
 			!strcmp(r->label, "[unmapped]"),
 		};
+		h->has_unobs |= !rec_observable(r);
 	}
 	if (!n)
 		return 0;
@@ -234,12 +194,12 @@ static int cmp_gap_desc(const void *a, const void *b, void *arg)
 }
 
 /*
- * Elide the max_blocks-1 largest gaps, if they are at least an eighth of
+ * Elide the @max_blocks - 1 largest gaps, if they are at least an eighth of
  * the mapped total; blocks across the others are joined.
  */
-static int make_blocks(struct heatmap *h)
+static int make_blocks(struct heatmap *h, unsigned int max_blocks)
 {
-	size_t ngaps = h->niv - 1, keep = h->o->max_blocks - 1, *idx;
+	size_t ngaps = h->niv - 1, keep = max_blocks - 1, *idx;
 	uint64_t total = 0;
 	char *elide;
 	unsigned int nb = 0;
@@ -276,13 +236,24 @@ static int make_blocks(struct heatmap *h)
 	return 0;
 }
 
-/* Rows per block: proportional to size, but each at least a quarter share. */
-static void assign_bins(struct heatmap *h)
+/*
+ * @abins rows for the blocks: proportional to size, but each at least a
+ * quarter share and @min rows (room for its labels); the bands between
+ * blocks come on top.
+ */
+static void assign_bins(struct heatmap *h, unsigned int abins, unsigned int min)
 {
-	unsigned int nb = h->nb, abins = h->o->addr_bins < nb ? nb : h->o->addr_bins;
-	unsigned int min = abins / (4 * nb) ? abins / (4 * nb) : 1, left, bin = 0;
+	unsigned int nb = h->nb, left, bin = 0;
 	long double total = 0;
 
+	if (abins < nb)
+		abins = nb;
+	if (min < abins / (4 * nb))
+		min = abins / (4 * nb);
+	if (min * nb > abins)
+		min = abins / nb;
+	if (!min)
+		min = 1;
 	for (unsigned int i = 0; i < nb; i++)
 		total += h->b[i].end - h->b[i].start;
 	left = abins - min * nb;
@@ -292,7 +263,7 @@ static void assign_bins(struct heatmap *h)
 		uint64_t size = b->end - b->start;
 
 		if (i == nb - 1)
-			extra = abins - bin - min;	/* rounding leftovers */
+			extra = abins - (bin - i * h->gap_rows) - min;	/* rounding leftovers */
 		b->nbins = min + extra;
 		if (b->nbins > size)
 			b->nbins = (unsigned int)size;
@@ -300,7 +271,7 @@ static void assign_bins(struct heatmap *h)
 		b->width = size / b->nbins + !!(size % b->nbins);
 		b->nbins = (unsigned int)(size / b->width + !!(size % b->width));
 		b->bin0 = bin;
-		bin += b->nbins;
+		bin += b->nbins + (i + 1 < nb ? h->gap_rows : 0);
 	}
 	h->abins = bin;
 }
@@ -378,7 +349,7 @@ static int mark_mapped(struct heatmap *h)
 	return 0;
 }
 
-static const char *block_label(const struct block *b)
+const char *heatmap_block_label(const struct block *b)
 {
 	return b->label ? b->label : b->label_any ? b->label_any : "[anon]";
 }
@@ -389,30 +360,36 @@ static int pass2(void *arg, const struct rec_snapshot *s, const struct rec_info 
 	uint64_t span = h->tmax > h->tmin ? h->tmax - h->tmin : 1;
 	uint64_t t0 = s->start_ns > h->tmin ? s->start_ns - h->tmin : 0;
 	uint64_t t1 = s->end_ns > h->tmin ? s->end_ns - h->tmin : 0;
-	double *row = h->row, col_ns = (double)span / h->tbins;
+	double *row = h->row, *urow = h->urow, col_ns = (double)span / h->tbins;
 	unsigned int tb0, tb1;
 
+	(void)info;
 	memset(row, 0, h->abins * sizeof(*row));
+	if (urow)
+		memset(urow, 0, h->abins * sizeof(*urow));
 	for (uint32_t i = 0; i < s->nr_regions; i++) {
 		const struct rec_region *r = &s->regions[i];
+		int observable = rec_observable(r);
 		unsigned int bi;
 		double f;
 
 		if (r->pid != h->pid)
 			continue;
 		bi = find_block(h, r->start);
-		f = report_freq(s, r, info);
+		f = observable ? report_freq(s, r) : 0;
 		/* a region may span elided gaps: draw its part in each block */
 		for (; bi < h->nb && h->b[bi].start < r->end; bi++) {
 			struct block *b = &h->b[bi];
 			uint64_t start = r->start > b->start ? r->start : b->start;
 			uint64_t end = r->end < b->end ? r->end : b->end;
+			double *dst = observable ? row : urow;
+			double w = observable ? f : 1;
 
 			consider_label(b, r);
 			for (int n = 0; s->placement && s->nr_samples && n < REC_NODES; n++)
 				b->node_bytes[n] += (double)(end - start) *
 						    r->node_samples[n] / s->nr_samples;
-			if (f <= 0)
+			if (w <= 0 || !dst)
 				continue;
 			for (uint64_t j = (start - b->start) / b->width;
 			     j < b->nbins && j * b->width < end - b->start; j++) {
@@ -420,7 +397,7 @@ static int pass2(void *arg, const struct rec_snapshot *s, const struct rec_info 
 				uint64_t hi = b->end - lo > b->width ? lo + b->width : b->end;
 				uint64_t olo = start > lo ? start : lo;
 
-				row[b->bin0 + j] += f * (double)((end < hi ? end : hi) - olo) /
+				dst[b->bin0 + j] += w * (double)((end < hi ? end : hi) - olo) /
 						    (double)(hi - lo);
 			}
 		}
@@ -450,215 +427,31 @@ static int pass2(void *arg, const struct rec_snapshot *s, const struct rec_info 
 		h->cnt[tb] += w;
 		for (unsigned int a = 0; a < h->abins; a++)
 			g[a] += w * row[a];
+		if (urow)
+			for (unsigned int a = 0; a < h->abins; a++)
+				h->unobs[(size_t)tb * h->abins + a] += w * urow[a];
 	}
 	return 0;
 }
 
-/*
- * gnuplot double-quoted strings: nothing plot_unsafe(); paths by basename.
- * A label with bytes outside printable ASCII is left out (the SVG must stay
- * valid XML, and such a label is more likely garbage than a path).
- */
-static void tic_label(char *buf, size_t len, const char *label)
+double heatmap_unobs(const struct heatmap *h, unsigned int t, unsigned int a)
 {
-	const char *base = label;
-	size_t n = 0;
-
-	if (label[0] == '/' && strrchr(label, '/')[1])
-		base = strrchr(label, '/') + 1;
-	for (const char *p = base; *p; p++)
-		if ((unsigned char)*p < 32 || (unsigned char)*p > 126) {
-			buf[0] = '\0';
-			return;
-		}
-	for (; *base && n + 1 < len && n < 32; base++)
-		buf[n++] = plot_unsafe((unsigned char)*base) ? '?' : *base;
-	buf[n] = '\0';
+	if (!h->unobs || h->cnt[t] <= 0)
+		return 0;
+	return h->unobs[(size_t)t * h->abins + a] / h->cnt[t];
 }
 
-/* "64 MiB": @v in the largest binary unit that divides it. */
-static void fmt_pow2(uint64_t v, char *buf, size_t len)
+double heatmap_cell(const struct heatmap *h, unsigned int t, unsigned int a)
 {
-	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
-	unsigned int u = 0;
+	double u = heatmap_unobs(h, t, a);
 
-	while (u + 1 < sizeof(unit) / sizeof(unit[0]) && v >= 1024 && !(v % 1024)) {
-		v /= 1024;
-		u++;
-	}
-	snprintf(buf, len, "%" PRIu64 " %s", v, unit[u]);
+	if (h->cnt[t] <= 0 || !h->mapped[a] || u >= HEATMAP_UNOBS_SHARE)
+		return NAN;
+	/* over the observable part of the cell */
+	return h->grid[(size_t)t * h->abins + a] / h->cnt[t] / (1 - u);
 }
 
-/*
- * Offsets within a tall block ("+64 MiB", "+128 MiB", ...), a power-of-two
- * step, about one label per 25 rows, none crowding the next block's label.
- */
-static void offset_tics(const struct block *b, FILE *tics)
-{
-	uint64_t size = b->end - b->start, step = 1;
-	char buf[32];
-
-	if (b->nbins < 40 || b->width > UINT64_MAX / 64)
-		return;
-	while (step < b->width * 25)
-		step <<= 1;
-	/* off >= step: stop where off would wrap at the top of the space */
-	for (uint64_t off = step; off >= step && step / 2 <= size &&
-	     off <= size - step / 2; off += step) {
-		double y = b->bin0 - 0.5 + (double)off / (double)b->width;
-
-		if (y > b->bin0 + b->nbins - 10)
-			break;
-		fmt_pow2(off, buf, sizeof(buf));
-		fprintf(tics, "set ytics add (\"+%s\" %.2f)\n", buf, y);
-	}
-}
-
-static void write_json(struct heatmap *h, FILE *out)
-{
-	struct json_object *j = json_object_new_object(), *blocks = json_object_new_array();
-	struct json_object *times = json_object_new_array(), *grid = json_object_new_array();
-	double col_s = (double)(h->tmax - h->tmin) / 1e9 / h->tbins;
-
-	json_object_object_add(j, "record", json_object_new_string(h->o->input));
-	json_object_object_add(j, "pid", json_object_new_int(h->pid));
-	for (unsigned int i = 0; i < h->nb; i++) {
-		const struct block *b = &h->b[i];
-		struct json_object *e = json_object_new_object();
-
-		json_object_object_add(e, "start", json_object_new_uint64(b->start));
-		json_object_object_add(e, "end", json_object_new_uint64(b->end));
-		json_object_object_add(e, "bytes", json_object_new_uint64(b->end - b->start));
-		json_object_object_add(e, "label", json_object_new_string(block_label(b)));
-		json_object_object_add(e, "first_row", json_object_new_uint64(b->bin0));
-		json_object_object_add(e, "rows", json_object_new_uint64(b->nbins));
-		json_object_object_add(e, "bytes_per_row", json_object_new_uint64(b->width));
-		json_object_array_add(blocks, e);
-	}
-	json_object_object_add(j, "blocks", blocks);
-	/* grid[column][row]: access frequency %, null where unmapped or no data */
-	for (unsigned int t = 0; t < h->tbins; t++) {
-		struct json_object *col = json_object_new_array_ext((int)h->abins);
-
-		json_object_array_add(times, json_object_new_double(
-				      (double)h->tmin / 1e9 + (t + 0.5) * col_s));
-		for (unsigned int a = 0; a < h->abins; a++)
-			json_object_array_add(col, h->cnt[t] <= 0 || !h->mapped[a] ? NULL :
-				json_object_new_double(h->grid[(size_t)t * h->abins + a] /
-						       h->cnt[t]));
-		json_object_array_add(grid, col);
-	}
-	json_object_object_add(j, "time_s", times);
-	json_object_object_add(j, "freq_percent", grid);
-	fprintf(out, "%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN |
-							      JSON_C_TO_STRING_NOSLASHESCAPE));
-	json_object_put(j);
-}
-
-/*
- * --terminal: the grid with the highest addresses on top, like the picture.
- * Colour: xterm-256 backgrounds along a magma-like ramp, grey for NaN;
- * ASCII: a density ramp, blank for NaN.  Each block's top row names its
- * mapping and size, its bottom row its start; a rule marks elided gaps.
- */
-static const unsigned char term_colours[] = { 16, 53, 90, 127, 161, 203, 209, 215, 222, 229 };
-static const char term_ascii[] = ".-:=+*#%@@";
-#define TERM_NAN_COLOUR	240
-
-static int term_level(double v)
-{
-	int l = (int)(v / 10.0);
-
-	return l < 0 ? 0 : l > 9 ? 9 : l;
-}
-
-static void term_row_label(const struct heatmap *h, unsigned int row, char *buf, size_t len)
-{
-	char sz[32], name[TERM_MARGIN];
-
-	buf[0] = '\0';
-	for (unsigned int i = 0; i < h->nb; i++) {
-		const struct block *b = &h->b[i];
-
-		if (row == b->bin0 + b->nbins - 1) {
-			tic_label(name, sizeof(name), block_label(b));
-			snprintf(buf, len, "%.*s (%s)", (int)(len - 14), name,
-				 fmt_bytes(b->end - b->start, sz, sizeof(sz)));
-		} else if (row == b->bin0) {
-			snprintf(buf, len, "0x%" PRIx64, b->start);
-		}
-	}
-}
-
-static void write_terminal(struct heatmap *h, FILE *out)
-{
-	int colour = h->o->terminal == 1;
-	char label[TERM_MARGIN], sz[32];
-
-	fprintf(out, "daptrace heatmap of %s, pid %d: time across (%.2f-%.2f s), "
-		"address up\n", h->o->input, (int)h->pid, (double)h->tmin / 1e9,
-		(double)h->tmax / 1e9);
-	for (unsigned int r = h->abins; r-- > 0;) {
-		int last = -2;
-
-		term_row_label(h, r, label, sizeof(label));
-		fprintf(out, "%*s|", TERM_MARGIN - 1, label);
-		for (unsigned int t = 0; t < h->tbins; t++) {
-			int nan = h->cnt[t] <= 0 || !h->mapped[r];
-			int l = nan ? -1 : term_level(h->grid[(size_t)t * h->abins + r] / h->cnt[t]);
-
-			if (!colour) {
-				fputc(nan ? ' ' : term_ascii[l], out);
-				continue;
-			}
-			if (l != last)
-				fprintf(out, "\033[48;5;%um", nan ? TERM_NAN_COLOUR : term_colours[l]);
-			fputc(' ', out);
-			last = l;
-		}
-		fputs(colour ? "\033[0m\n" : "\n", out);
-		for (unsigned int i = 1; i < h->nb; i++)
-			if (r == h->b[i].bin0)
-				fprintf(out, "%*s~ %s gap elided ~\n", TERM_MARGIN - 1, "",
-					fmt_bytes(h->b[i].start - h->b[i - 1].end, sz, sizeof(sz)));
-	}
-	fprintf(out, "%*s+%.*s\n", TERM_MARGIN - 1, "", (int)h->tbins,
-		"--------------------------------------------------------------------------------"
-		"--------------------------------------------------------------------------------"
-		"--------------------------------------------------------------------------------"
-		"--------------------------------------------------------------------------------"
-		"--------------------------------------------------------------------------------"
-		"--------------------------------------------------------------------------------"
-		"--------------------------------------------------------------------------------"
-		"--------------------------------------------------------------------------------"
-		"--------------------------------------------------------------------------------"
-		"--------------------------------------------------------------------------------"
-		"--------------------------------------------------------------------------------"
-		"--------------------------------------------------------------------------------"
-		"--------------------------------------------------------------------------------");
-	snprintf(label, sizeof(label), "%.2fs", (double)h->tmin / 1e9);
-	snprintf(sz, sizeof(sz), "%.2fs", (double)h->tmax / 1e9);
-	fprintf(out, "%*s %-12s%*s\n", TERM_MARGIN - 1, "", label,
-		h->tbins > 12 ? (int)h->tbins - 12 : 1, sz);
-	fprintf(out, "access frequency 0%% ");
-	for (int l = 0; l < 10; l++) {
-		if (colour)
-			fprintf(out, "\033[48;5;%um ", term_colours[l]);
-		else
-			fputc(term_ascii[l], out);
-	}
-	if (colour)
-		fprintf(out, "\033[0m 100%%\n\033[48;5;%um  \033[0m unmapped or no data\n",
-			TERM_NAN_COLOUR);
-	else
-		fprintf(out, " 100%%\nblank: unmapped or no data\n");
-}
-
-/*
- * The node holding most of a block's resident bytes over the record, -1
- * without placement; @pct gets its share.
- */
-static int block_node(const struct block *b, double *pct)
+int heatmap_block_node(const struct block *b, double *pct)
 {
 	double tot = 0;
 	int best = -1;
@@ -672,79 +465,26 @@ static int block_node(const struct block *b, double *pct)
 	return best;
 }
 
-static void write_output(struct heatmap *h, FILE *out, FILE *tics)
+void heatmap_short_label(char *buf, size_t len, const char *label, size_t max)
 {
-	double span_s = (double)(h->tmax - h->tmin) / 1e9, col_s;
-	char sz[32], lbl[40];
+	const char *base = label;
+	size_t n = 0, l;
 
-	col_s = span_s / h->tbins;
-	fprintf(out, "# daptrace heatmap of %s, pid %d\n", h->o->input, (int)h->pid);
-	fprintf(out, "# columns: time_s address_bin access_frequency_percent\n");
-	fprintf(out, "# address bins stack the blocks below; unmapped gaps between "
-		"blocks are elided\n");
-	for (unsigned int i = 0; i < h->nb; i++) {
-		const struct block *b = &h->b[i];
-
-		fprintf(out, "# block %u: bins %u-%u: 0x%" PRIx64 "-0x%" PRIx64 " (%s) %s\n",
-			i, b->bin0, b->bin0 + b->nbins - 1, b->start, b->end,
-			fmt_bytes(b->end - b->start, sz, sizeof(sz)), block_label(b));
-		if (b->node_bytes[0] + b->node_bytes[1] + b->node_bytes[2] +
-		    b->node_bytes[3] > 0) {
-			fprintf(out, "# block %u resident by node:", i);
-			for (int n = 0; n < REC_NODES; n++)
-				if (b->node_bytes[n] > 0)
-					fprintf(out, " node%d %.1f%%", n, 100.0 *
-						b->node_bytes[n] / (b->node_bytes[0] +
-						b->node_bytes[1] + b->node_bytes[2] +
-						b->node_bytes[3]));
-			fputc('\n', out);
+	if (label[0] == '/' && strrchr(label, '/')[1])
+		base = strrchr(label, '/') + 1;
+	for (const char *p = base; *p; p++)
+		if ((unsigned char)*p < 32 || (unsigned char)*p > 126) {
+			buf[0] = '\0';
+			return;
 		}
-		if (i + 1 < h->nb)
-			fprintf(out, "# gap elided: %s\n",
-				fmt_bytes(h->b[i + 1].start - b->end, sz, sizeof(sz)));
-	}
-	for (unsigned int t = 0; t < h->tbins; t++) {
-		double x = (double)h->tmin / 1e9 + (t + 0.5) * col_s;
-
-		for (unsigned int a = 0; a < h->abins; a++) {
-			if (h->cnt[t] <= 0 || !h->mapped[a])
-				fprintf(out, "%.6f %u NaN\n", x, a);
-			else
-				fprintf(out, "%.6f %u %.3f\n", x, a,
-					h->grid[(size_t)t * h->abins + a] / h->cnt[t]);
-		}
-		fputc('\n', out);
-	}
-	if (!tics)
-		return;
-	fprintf(tics, "set xrange [%.6f:%.6f]\n", (double)h->tmin / 1e9,
-		(double)h->tmax / 1e9);
-	fprintf(tics, "set yrange [-0.5:%u.5]\nset ytics (", h->abins - 1);
-	for (unsigned int i = 0; i < h->nb; i++) {
-		double pct;
-		int nd = block_node(&h->b[i], &pct);
-		char nl[24] = "";
-
-		tic_label(lbl, sizeof(lbl), block_label(&h->b[i]));
-		/* annotate the block with its main NUMA node ("%%": a format) */
-		if (nd >= 0)
-			snprintf(nl, sizeof(nl), " [N%d %.0f%%%%]", nd, pct);
-		fprintf(tics, "%s\"0x%" PRIx64 " %s (%s)%s\" %.1f", i ? ", " : "",
-			h->b[i].start, lbl, fmt_bytes(h->b[i].end - h->b[i].start, sz,
-						      sizeof(sz)), nl, h->b[i].bin0 - 0.5);
-	}
-	fprintf(tics, ")\n");
-	for (unsigned int i = 0; i < h->nb; i++)
-		offset_tics(&h->b[i], tics);
-	for (unsigned int i = 1; i < h->nb; i++) {
-		double y = h->b[i].bin0 - 0.5;
-
-		fprintf(tics, "set arrow from graph 0, first %.1f to graph 1, first %.1f "
-			"nohead front lc rgb 'white' lw 1.5 dt 2\n", y, y);
-		fprintf(tics, "set label \"%s gap elided\" at graph 0.01, first %.1f "
-			"front left offset 0,0.7 tc rgb 'white' font ',8' boxed\n",
-			fmt_bytes(h->b[i].start - h->b[i - 1].end, sz, sizeof(sz)), y);
-	}
+	if (max + 1 > len)
+		max = len - 1;
+	l = strlen(base);
+	for (; *base && n < max; base++)
+		buf[n++] = plot_unsafe((unsigned char)*base) ? '?' : *base;
+	buf[n] = '\0';
+	if (l > max && max > 3)
+		memcpy(buf + max - 3, "...", 3);
 }
 
 static void heatmap_free(struct heatmap *h)
@@ -759,13 +499,19 @@ static void heatmap_free(struct heatmap *h)
 	free(h->iv);
 	free(h->tmp);
 	free(h->grid);
+	free(h->unobs);
 	free(h->cnt);
 	free(h->row);
+	free(h->urow);
 }
+
+/* Lines the terminal picture needs besides its rows: see report_heatmap_term.c. */
+#define TERM_FIXED_LINES	5
 
 int report_heatmap(const struct report_opts *o, FILE *out, FILE *tics)
 {
 	struct heatmap h = { .o = o, .pid = o->pid };
+	unsigned int max_blocks = o->max_blocks, abins = o->addr_bins, min_rows;
 	struct rec_info info;
 	int ret;
 
@@ -774,8 +520,11 @@ int report_heatmap(const struct report_opts *o, FILE *out, FILE *tics)
 	if (ret)
 		goto out;
 	if (!h.npc) {
-		ret = fail("report", "%s: no regions of pid %d to draw", o->input,
-			   (int)h.pid);
+		char what[64];
+
+		snprintf(what, sizeof(what), o->pid ? "regions to draw" :
+			 "regions of pid %d (the first target) to draw", (int)h.pid);
+		ret = report_nothing(o, what);
 		goto out;
 	}
 	/* nothing known to be mapped (no labels): draw everything monitored */
@@ -788,33 +537,48 @@ int report_heatmap(const struct report_opts *o, FILE *out, FILE *tics)
 		ret = fail("report", "out of memory");
 		goto out;
 	}
-	if (make_blocks(&h)) {
+	/* a terminal fits each block's two label rows and its gap line */
+	if (o->terminal && o->term_rows && max_blocks > (o->term_rows - TERM_FIXED_LINES) / 3)
+		max_blocks = (o->term_rows - TERM_FIXED_LINES) / 3 ? : 1;
+	if (make_blocks(&h, max_blocks)) {
 		ret = fail("report", "out of memory");
 		goto out;
 	}
-	assign_bins(&h);
+	if (o->terminal) {
+		h.gap_rows = 0;
+		heatmap_term_fit(&h, &abins, &h.tbins);
+		/* name, size and start address on rows of their own if they fit */
+		min_rows = abins >= 3 * h.nb ? 3 : 2;
+	} else {
+		/* a band to write the gap's size in, rows for a block's labels */
+		h.gap_rows = abins / 40 ? abins / 40 : 1;
+		min_rows = abins / 20 ? abins / 20 : 1;
+		h.tbins = h.nsnap < o->time_bins ? (unsigned int)h.nsnap : o->time_bins;
+	}
+	assign_bins(&h, abins, min_rows);
 	if (mark_mapped(&h)) {
 		ret = fail("report", "out of memory");
 		goto out;
 	}
-	/* the terminal picture fills its width: windows span several columns */
-	h.tbins = h.nsnap < o->time_bins && !o->terminal ? (unsigned int)h.nsnap :
-		  o->time_bins;
 	h.grid = calloc((size_t)h.tbins * h.abins, sizeof(*h.grid));
 	h.cnt = calloc(h.tbins, sizeof(*h.cnt));
 	h.row = calloc(h.abins, sizeof(*h.row));
-	if (!h.grid || !h.cnt || !h.row) {
+	if (h.has_unobs) {
+		h.unobs = calloc((size_t)h.tbins * h.abins, sizeof(*h.unobs));
+		h.urow = calloc(h.abins, sizeof(*h.urow));
+	}
+	if (!h.grid || !h.cnt || !h.row || (h.has_unobs && (!h.unobs || !h.urow))) {
 		ret = fail("report", "out of memory");
 		goto out;
 	}
 	ret = report_read(o, pass2, &h, &info);
 	rec_info_free(&info);
 	if (!ret && o->json)
-		write_json(&h, out);
+		heatmap_write_json(&h, out);
 	else if (!ret && o->terminal)
-		write_terminal(&h, out);
+		heatmap_write_terminal(&h, out);
 	else if (!ret)
-		write_output(&h, out, tics);
+		heatmap_write_data(&h, out, tics);
 out:
 	heatmap_free(&h);
 	return ret;

@@ -2,10 +2,11 @@
 /*
  * report hist: how the memory was used over the record, as two histograms
  * (damo report access / age style): bytes x seconds by access frequency
- * (ten 10 % buckets, 0 % apart), and by age (the windows a region kept its
- * access level, in power-of-two buckets of the aggregation interval).  The
+ * (ten 10 % buckets, 0 % apart), and by age (how long a region kept its
+ * access level, in power-of-two multiples of the first window's length:
+ * ages are in time, as windows may change length while recording).  The
  * "share" columns are of the total bytes x seconds; "[unmapped]" regions
- * (holes between mappings) are left out.
+ * (holes between mappings) and memory that cannot be observed are left out.
  */
 #include <inttypes.h>
 #include <json-c/json.h>
@@ -13,11 +14,12 @@
 #include <string.h>
 
 #include "cli.h"
+#include "json_out.h"
 #include "report.h"
 #include "units.h"
 
 #define FREQ_BUCKETS	11	/* 0 %, then (0,10], (10,20] ... (90,100] */
-#define AGE_BUCKETS	33	/* 0, 1, 2-3, 4-7 ... 2^31 and more */
+#define AGE_BUCKETS	33	/* 0, [1, 2), [2, 4) ... windows of base_ns */
 
 struct hist {
 	const struct report_opts *o;
@@ -25,11 +27,27 @@ struct hist {
 	double age[AGE_BUCKETS];
 	double total;
 	double seconds;			/* monitored time: the sum of the windows */
+	uint64_t base_ns;		/* the first window's aggregation interval */
+	double unobservable;		/* bytes x seconds not observable */
 };
 
-static unsigned int age_bucket(uint32_t age)
+/*
+ * 0: the level changed in the last window; else 1 + log2 of the age in
+ * windows of base_ns, rounded to whole windows (real windows are a little
+ * longer or shorter than the interval; a constant interval gives the
+ * kernel's own count).
+ */
+static unsigned int age_bucket(const struct hist *h, uint32_t age, uint64_t age_ns)
 {
-	return age ? 1 + (unsigned int)(31 - __builtin_clz(age)) : 0;
+	uint64_t w;
+
+	if (!age)
+		return 0;
+	w = h->base_ns ? (age_ns + h->base_ns / 2) / h->base_ns : age;
+	if (!w)
+		w = 1;
+	w = 64 - (uint64_t)__builtin_clzll(w);
+	return w >= AGE_BUCKETS ? AGE_BUCKETS - 1 : (unsigned int)w;
 }
 
 static int add(void *arg, const struct rec_snapshot *s, const struct rec_info *info)
@@ -37,6 +55,9 @@ static int add(void *arg, const struct rec_snapshot *s, const struct rec_info *i
 	struct hist *h = arg;
 	double secs = (double)(s->end_ns - s->start_ns) / 1e9;
 
+	(void)info;
+	if (!h->base_ns)
+		h->base_ns = (uint64_t)h->o->in->win[0].aggr_us * 1000;
 	h->seconds += secs;
 	for (uint32_t i = 0; i < s->nr_regions; i++) {
 		const struct rec_region *r = &s->regions[i];
@@ -46,62 +67,70 @@ static int add(void *arg, const struct rec_snapshot *s, const struct rec_info *i
 		/* holes between mappings are monitored, but are not memory */
 		if ((h->o->pid && r->pid != h->o->pid) || !strcmp(r->label, "[unmapped]"))
 			continue;
-		f = report_freq(s, r, info);
 		w = (double)(r->end - r->start) * secs;
+		if (!rec_observable(r)) {
+			h->unobservable += w;
+			continue;
+		}
+		f = report_freq(s, r);
 		fb = f <= 0 ? 0 : f >= 100 ? 10 : 1 + (unsigned int)((f - 1e-9) / 10);
 		h->freq[fb] += w;
-		h->age[age_bucket(r->age)] += w;
+		h->age[age_bucket(h, r->age, report_age_ns(h->o, s, r->age))] += w;
 		h->total += w;
 	}
 	return 0;
 }
 
-static void bucket_name(char *buf, size_t len, int freq, unsigned int b)
+/* The lower bound of age bucket @b in seconds. */
+static double age_lo_s(const struct hist *h, unsigned int b)
+{
+	return b ? (double)(1ull << (b - 1)) * (double)h->base_ns / 1e9 : 0;
+}
+
+static void bucket_name(const struct hist *h, char *buf, size_t len, int freq,
+			unsigned int b)
 {
 	if (freq)
 		snprintf(buf, len, b ? "%u-%u%%" : "0%%", (b - 1) * 10, b * 10);
-	else if (b < 2)
-		snprintf(buf, len, "%u", b);
+	else if (!b)
+		snprintf(buf, len, "0 s");
+	else if (b == AGE_BUCKETS - 1)
+		snprintf(buf, len, ">= %.3g s", age_lo_s(h, b));
 	else
-		snprintf(buf, len, "%u-%u", 1u << (b - 1), b < 32 ? (1u << b) - 1 : UINT32_MAX);
+		snprintf(buf, len, "%.3g-%.3g s", age_lo_s(h, b), age_lo_s(h, b + 1));
 }
 
-static void print_one(const struct hist *h, FILE *out, int freq, double aggr_s,
-		      struct json_object *arr)
+static void print_one(const struct hist *h, FILE *out, int freq, struct json_object *arr)
 {
 	const double *v = freq ? h->freq : h->age;
 	unsigned int n = freq ? FREQ_BUCKETS : AGE_BUCKETS;
 	char name[32], avg[32];
 
 	if (!arr)
-		fprintf(out, "%-14s %-12s %7s%s\n", freq ? "access_freq" : "age_windows",
-			"avg_bytes", "share", freq ? "" : "  age");
+		fprintf(out, "%-14s %-12s %7s\n", freq ? "access_freq" : "age", "avg_bytes",
+			"share");
 	for (unsigned int b = 0; b < n; b++) {
 		double share = h->total > 0 ? v[b] / h->total * 100 : 0;
 		/* bytes x seconds over the monitored seconds: the average bytes */
 		double bytes = h->seconds > 0 ? v[b] / h->seconds : 0;
-		double lo_s = (b < 2 ? b : (double)(1u << (b - 1))) * aggr_s;
 
 		if (!v[b])
 			continue;
-		bucket_name(name, sizeof(name), freq, b);
+		bucket_name(h, name, sizeof(name), freq, b);
 		if (arr) {
 			struct json_object *e = json_object_new_object();
 
 			json_object_object_add(e, "bucket", json_object_new_string(name));
-			json_object_object_add(e, "avg_bytes", json_object_new_double(bytes));
-			json_object_object_add(e, "share_percent", json_object_new_double(share));
+			json_object_object_add(e, "avg_bytes", json_bytes(bytes));
+			json_object_object_add(e, "share_percent", json_percent(share));
 			if (!freq)
-				json_object_object_add(e, "min_age_s", json_object_new_double(lo_s));
+				json_object_object_add(e, "min_age_s", json_seconds(age_lo_s(h, b)));
 			json_object_array_add(arr, e);
 			continue;
 		}
-		fprintf(out, "%-14s %-12s %6.2f%%", name,
+		fprintf(out, "%-14s %-12s %6.2f%%\n", name,
 			fmt_bytes(bytes >= 0x1p64 ? UINT64_MAX : (uint64_t)bytes, avg,
 				  sizeof(avg)), share);
-		if (!freq && aggr_s > 0)
-			fprintf(out, "  >= %.3g s", lo_s);
-		fputc('\n', out);
 	}
 }
 
@@ -109,40 +138,41 @@ int report_hist(const struct report_opts *o, FILE *out, FILE *tics)
 {
 	struct hist h = { .o = o };
 	struct rec_info info;
-	const char *aggr;
-	double aggr_s;
+	double unobs;
+	char sz[32];
 	int ret;
 
 	(void)tics;
 	ret = report_read(o, add, &h, &info);
 	if (ret)
 		goto out;
-	if (h.total <= 0) {
-		ret = fail("report", "%s: no regions%s", o->input, o->pid ? " of that pid" : "");
+	if (h.total <= 0 && h.unobservable <= 0) {
+		ret = report_nothing(o, "regions");
 		goto out;
 	}
-	aggr = rec_info_get(&info, "aggr_us");
-	aggr_s = aggr ? atof(aggr) / 1e6 : 0;
+	unobs = h.seconds > 0 ? h.unobservable / h.seconds : 0;
 	if (o->json) {
 		struct json_object *j = json_object_new_object();
 		struct json_object *f = json_object_new_array(), *a = json_object_new_array();
 
 		json_object_object_add(j, "record", json_object_new_string(o->input));
-		json_object_object_add(j, "seconds", json_object_new_double(h.seconds));
-		print_one(&h, out, 1, aggr_s, f);
-		print_one(&h, out, 0, aggr_s, a);
+		json_object_object_add(j, "seconds", json_seconds(h.seconds));
+		json_object_object_add(j, "not_observable_avg_bytes", json_bytes(unobs));
+		print_one(&h, out, 1, f);
+		print_one(&h, out, 0, a);
 		json_object_object_add(j, "access_frequency", f);
 		json_object_object_add(j, "age", a);
-		fprintf(out, "%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
-								      JSON_C_TO_STRING_NOSLASHESCAPE));
-		json_object_put(j);
+		json_out(out, j, 1);
 		goto out;
 	}
 	fprintf(out, "# memory of %s by access frequency and by age, over %.1f s of "
 		"windows%s\n", o->input, h.seconds, o->pid ? " (one pid)" : "");
-	print_one(&h, out, 1, aggr_s, NULL);
+	if (h.unobservable > 0)
+		fprintf(out, "# not observable (left out): %s on average\n",
+			fmt_bytes(unobs >= 0x1p64 ? UINT64_MAX : (uint64_t)unobs, sz, sizeof(sz)));
+	print_one(&h, out, 1, NULL);
 	fputc('\n', out);
-	print_one(&h, out, 0, aggr_s, NULL);
+	print_one(&h, out, 0, NULL);
 out:
 	rec_info_free(&info);
 	return ret;

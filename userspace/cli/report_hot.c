@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * report hot: the hottest regions of one snapshot (default the last one,
- * or --at SEC), or with --by-label the labels ranked by access over the
- * whole record (byte-seconds weighted access frequency).  A snapshot
- * without regions (of --pid) is only chosen if all are empty: the window
- * closed as a command exited may have lost its targets' regions.
+ * report hot: the hottest regions of one snapshot (report_pick.c: the last
+ * one, or --at T), or with --by-label the labels ranked by access over the
+ * whole record (byte-seconds weighted access frequency).
  */
 #include <inttypes.h>
 #include <json-c/json.h>
@@ -12,85 +10,26 @@
 #include <string.h>
 
 #include "cli.h"
+#include "json_out.h"
 #include "report.h"
+#include "report_pick.h"
 #include "units.h"
-
-struct hot_region {
-	struct rec_region r;
-	double freq;
-};
 
 struct label_stat {
 	char *label;
 	double weighted;		/* sum of freq x bytes x seconds */
-	double byte_s;			/* sum of bytes x seconds */
+	double byte_s;			/* sum of bytes x seconds, observable */
+	double unobservable;		/* bytes x seconds not observable */
 	uint64_t max_bytes;
 };
 
 struct hot {
 	const struct report_opts *o;
-	/* snapshot mode: the chosen snapshot, copied */
-	struct hot_region *regions;
-	uint32_t nr;
-	uint64_t seq, end_ns;
-	double best_dist;
-	int have;
-	/* --at: the span of the snapshots read, and their longest window */
-	uint64_t first_ns, last_ns, window_ns;
-	int seen;
+	struct pick pick;		/* snapshot mode */
 	/* label mode */
 	struct label_stat *labels;
 	size_t nl, lcap;
 };
-
-static void drop_regions(struct hot *h)
-{
-	for (uint32_t i = 0; i < h->nr; i++)
-		free(h->regions[i].r.label);
-	free(h->regions);
-	h->regions = NULL;
-	h->nr = 0;
-}
-
-static int keep_snapshot(struct hot *h, const struct rec_snapshot *s,
-			 const struct rec_info *info)
-{
-	double t = (double)s->end_ns / 1e9;
-	double dist = h->o->at_s < 0 ? -t : (t > h->o->at_s ? t - h->o->at_s :
-					     h->o->at_s - t);
-	uint32_t n = 0, want = 0;
-
-	for (uint32_t i = 0; i < s->nr_regions; i++)
-		want += !h->o->pid || s->regions[i].pid == h->o->pid;
-	if (h->have && !want && h->nr)
-		return 0;	/* never trade regions for an empty window */
-	if (h->have && dist > h->best_dist && (!want || h->nr))
-		return 0;	/* ties: the later one */
-	drop_regions(h);
-	h->regions = calloc(s->nr_regions ? s->nr_regions : 1, sizeof(*h->regions));
-	if (!h->regions)
-		return fail("report", "out of memory");
-	for (uint32_t i = 0; i < s->nr_regions; i++) {
-		const struct rec_region *r = &s->regions[i];
-
-		if (h->o->pid && r->pid != h->o->pid)
-			continue;
-		h->regions[n].r = *r;
-		h->regions[n].r.label = strdup(r->label);
-		h->regions[n].freq = report_freq(s, r, info);
-		n++;
-		if (!h->regions[n - 1].r.label) {
-			h->nr = n - 1;
-			return fail("report", "out of memory");
-		}
-	}
-	h->nr = n;
-	h->seq = s->seq;
-	h->end_ns = s->end_ns;
-	h->best_dist = dist;
-	h->have = 1;
-	return 0;
-}
 
 static struct label_stat *label_find(struct hot *h, const char *label)
 {
@@ -122,6 +61,7 @@ static int by_label(struct hot *h, const struct rec_snapshot *s,
 {
 	double secs = (double)(s->end_ns - s->start_ns) / 1e9;
 
+	(void)info;
 	for (uint32_t i = 0; i < s->nr_regions; i++) {
 		const struct rec_region *r = &s->regions[i];
 		uint64_t bytes = r->end - r->start;
@@ -132,8 +72,12 @@ static int by_label(struct hot *h, const struct rec_snapshot *s,
 		l = label_find(h, r->label);
 		if (!l)
 			return fail("report", "out of memory");
-		l->weighted += report_freq(s, r, info) * (double)bytes * secs;
-		l->byte_s += (double)bytes * secs;
+		if (!rec_observable(r)) {
+			l->unobservable += (double)bytes * secs;
+		} else {
+			l->weighted += report_freq(s, r) * (double)bytes * secs;
+			l->byte_s += (double)bytes * secs;
+		}
 		if (bytes > l->max_bytes)
 			l->max_bytes = bytes;
 	}
@@ -145,47 +89,45 @@ static int on_snapshot(void *arg, const struct rec_snapshot *s,
 {
 	struct hot *h = arg;
 
-	if (!h->seen++)
-		h->first_ns = s->start_ns;
-	h->last_ns = s->end_ns;
-	if (s->end_ns > s->start_ns && s->end_ns - s->start_ns > h->window_ns)
-		h->window_ns = s->end_ns - s->start_ns;
-	return h->o->by_label ? by_label(h, s, info) : keep_snapshot(h, s, info);
+	return h->o->by_label ? by_label(h, s, info) : pick_offer(&h->pick, s);
 }
 
 static int cmp_region(const void *a, const void *b)
 {
-	const struct hot_region *x = a, *y = b;
+	const struct picked_region *x = a, *y = b;
 
 	if (x->freq != y->freq)
 		return x->freq < y->freq ? 1 : -1;
-	if (x->r.age != y->r.age)
-		return x->r.age < y->r.age ? 1 : -1;
+	if (x->age_ns != y->age_ns)
+		return x->age_ns < y->age_ns ? 1 : -1;
 	return x->r.start < y->r.start ? -1 : x->r.start > y->r.start;
 }
 
 static int cmp_label(const void *a, const void *b)
 {
 	const struct label_stat *x = a, *y = b;
-	double fx = x->byte_s > 0 ? x->weighted / x->byte_s : 0;
-	double fy = y->byte_s > 0 ? y->weighted / y->byte_s : 0;
+	double fx = x->byte_s > 0 ? x->weighted / x->byte_s : -1;
+	double fy = y->byte_s > 0 ? y->weighted / y->byte_s : -1;
 
 	if (fx != fy)
 		return fx < fy ? 1 : -1;
 	return strcmp(x->label, y->label);
 }
 
-static void json_print(FILE *out, struct json_object *j)
+/* "12.34", or "n/o" for memory that cannot be observed (@f < 0) */
+static const char *fmt_freq(double f, char *buf, size_t len)
 {
-	fprintf(out, "%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
-							      JSON_C_TO_STRING_NOSLASHESCAPE));
-	json_object_put(j);
+	if (f < 0)
+		snprintf(buf, len, "n/o");
+	else
+		snprintf(buf, len, "%.2f", f);
+	return buf;
 }
 
 static void print_labels(const struct report_opts *o, struct hot *h, FILE *out)
 {
 	struct json_object *j = NULL, *arr = NULL;
-	char sz[32];
+	char sz[32], fs[16];
 
 	if (o->json) {
 		j = json_object_new_object();
@@ -199,52 +141,63 @@ static void print_labels(const struct report_opts *o, struct hot *h, FILE *out)
 	}
 	for (size_t i = 0; i < h->nl && i < o->top; i++) {
 		const struct label_stat *l = &h->labels[i];
-		double f = l->byte_s > 0 ? l->weighted / l->byte_s : 0;
+		double f = l->byte_s > 0 ? l->weighted / l->byte_s : -1;
 		struct json_object *e;
 
 		if (!o->json) {
-			fprintf(out, "%-10.2f %-12s %s\n", f,
-				fmt_bytes(l->max_bytes, sz, sizeof(sz)), l->label);
+			fprintf(out, "%-10s %-12s %s%s\n", fmt_freq(f, fs, sizeof(fs)),
+				fmt_bytes(l->max_bytes, sz, sizeof(sz)), l->label,
+				l->unobservable > 0 && f >= 0 ? " (partly not observable)" : "");
 			continue;
 		}
 		e = json_object_new_object();
 		json_object_object_add(e, "label", json_object_new_string(l->label));
-		json_object_object_add(e, "freq_percent", json_object_new_double(f));
+		/* null: none of it could be observed */
+		json_object_object_add(e, "freq_percent", f < 0 ? NULL : json_percent(f));
+		json_object_object_add(e, "not_observable_share_percent",
+				       json_percent(100 * l->unobservable /
+						    (l->unobservable + l->byte_s)));
 		json_object_object_add(e, "max_region_bytes",
 				       json_object_new_uint64(l->max_bytes));
 		json_object_array_add(arr, e);
 	}
 	if (j)
-		json_print(out, j);
+		json_out(out, j, 1);
 }
 
-static void print_regions(const struct report_opts *o, struct hot *h, FILE *out)
+static void print_regions(const struct report_opts *o, const struct pick *h, FILE *out)
 {
 	struct json_object *j = NULL, *arr = NULL;
-	char sz[32];
+	char sz[32], age[32], fs[16];
 
 	if (o->json) {
 		j = json_object_new_object();
 		arr = json_object_new_array();
 		json_object_object_add(j, "record", json_object_new_string(o->input));
 		json_object_object_add(j, "seq", json_object_new_uint64(h->seq));
-		json_object_object_add(j, "time_s", json_object_new_double((double)h->end_ns / 1e9));
+		json_object_object_add(j, "time_s", json_seconds((double)h->end_ns / 1e9));
 		json_object_object_add(j, "regions", arr);
 	} else {
-		fprintf(out, "# hottest regions of snapshot seq %" PRIu64 " at %.3f s in %s\n",
-			h->seq, (double)h->end_ns / 1e9, o->input);
-		fprintf(out, "%-8s %-18s %-18s %-11s %-8s %-6s %s\n", "pid", "start", "end",
+		int unobs = 0;
+
+		for (uint32_t i = 0; i < h->nr && i < o->top; i++)
+			unobs |= h->regions[i].freq < 0;
+		fprintf(out, "# hottest regions of snapshot seq %" PRIu64 " at %.3f s in %s%s\n",
+			h->seq, (double)h->end_ns / 1e9, o->input,
+			unobs ? " (n/o: memory that cannot be observed)" : "");
+		fprintf(out, "%-8s %-18s %-18s %-11s %-8s %-9s %s\n", "pid", "start", "end",
 			"size", "freq_%", "age", "label");
 	}
 	for (uint32_t i = 0; i < h->nr && i < o->top; i++) {
-		const struct hot_region *r = &h->regions[i];
+		const struct picked_region *r = &h->regions[i];
 		struct json_object *e;
 
 		if (!o->json) {
-			fprintf(out, "%-8d 0x%-16" PRIx64 " 0x%-16" PRIx64 " %-11s %-8.2f "
-				"%-6u %s\n", (int)r->r.pid, r->r.start, r->r.end,
-				fmt_bytes(r->r.end - r->r.start, sz, sizeof(sz)), r->freq,
-				r->r.age, r->r.label);
+			fprintf(out, "%-8d 0x%-16" PRIx64 " 0x%-16" PRIx64 " %-11s %-8s "
+				"%-9s %s\n", (int)r->r.pid, r->r.start, r->r.end,
+				fmt_bytes(r->r.end - r->r.start, sz, sizeof(sz)),
+				fmt_freq(r->freq, fs, sizeof(fs)),
+				fmt_secs(r->age_ns, age, sizeof(age)), r->r.label);
 			continue;
 		}
 		e = json_object_new_object();
@@ -252,18 +205,21 @@ static void print_regions(const struct report_opts *o, struct hot *h, FILE *out)
 		json_object_object_add(e, "start", json_object_new_uint64(r->r.start));
 		json_object_object_add(e, "end", json_object_new_uint64(r->r.end));
 		json_object_object_add(e, "nr_accesses", json_object_new_uint64(r->r.nr_accesses));
-		json_object_object_add(e, "freq_percent", json_object_new_double(r->freq));
-		json_object_object_add(e, "age", json_object_new_uint64(r->r.age));
+		json_object_object_add(e, "freq_percent", r->freq < 0 ? NULL :
+				       json_percent(r->freq));
+		json_object_object_add(e, "observable", json_object_new_boolean(r->freq >= 0));
+		json_object_object_add(e, "age_windows", json_object_new_uint64(r->r.age));
+		json_object_object_add(e, "age_s", json_seconds((double)r->age_ns / 1e9));
 		json_object_object_add(e, "label", json_object_new_string(r->r.label));
 		json_object_array_add(arr, e);
 	}
 	if (j)
-		json_print(out, j);
+		json_out(out, j, 1);
 }
 
 int report_hot(const struct report_opts *o, FILE *out, FILE *tics)
 {
-	struct hot h = { .o = o };
+	struct hot h = { .o = o, .pick = { .o = o } };
 	struct rec_info info;
 	int ret;
 
@@ -277,28 +233,13 @@ int report_hot(const struct report_opts *o, FILE *out, FILE *tics)
 		print_labels(o, &h, out);
 		goto out;
 	}
-	if (!h.have) {
-		ret = fail("report", "%s: no snapshots", o->input);
+	ret = pick_done(&h.pick);
+	if (ret)
 		goto out;
-	}
-	/*
-	 * Not the nearest snapshot, far from the time asked for.  The first
-	 * window opens a little after the record's start and the last one
-	 * may close before its end: within one window of them is in it.
-	 */
-	if (o->at_s >= 0 && (o->at_s * 1e9 + (double)h.window_ns < (double)h.first_ns ||
-			     o->at_s * 1e9 > (double)h.last_ns + (double)h.window_ns)) {
-		ret = fail("report", "--at %g: more than one window (%.3f s) away from the "
-			   "snapshots of %s, which span %.3f to %.3f s", o->at_s,
-			   (double)h.window_ns / 1e9, o->input, (double)h.first_ns / 1e9,
-			   (double)h.last_ns / 1e9);
-		goto out;
-	}
-	if (h.nr)
-		qsort(h.regions, h.nr, sizeof(*h.regions), cmp_region);
-	print_regions(o, &h, out);
+	qsort(h.pick.regions, h.pick.nr, sizeof(*h.pick.regions), cmp_region);
+	print_regions(o, &h.pick, out);
 out:
-	drop_regions(&h);
+	pick_free(&h.pick);
 	for (size_t i = 0; i < h.nl; i++)
 		free(h.labels[i].label);
 	free(h.labels);
@@ -309,14 +250,15 @@ out:
 int report_hot_snapshot(const struct report_opts *o, const struct rec_snapshot *s,
 			const struct rec_info *info, FILE *out)
 {
-	struct hot h = { .o = o };
-	int ret = keep_snapshot(&h, s, info);
+	struct pick p = { .o = o };
+	int ret = pick_offer(&p, s);
 
+	(void)info;
 	if (!ret) {
-		if (h.nr)
-			qsort(h.regions, h.nr, sizeof(*h.regions), cmp_region);
-		print_regions(o, &h, out);
+		if (p.nr)
+			qsort(p.regions, p.nr, sizeof(*p.regions), cmp_region);
+		print_regions(o, &p, out);
 	}
-	drop_regions(&h);
+	pick_free(&p);
 	return ret;
 }

@@ -6,7 +6,8 @@
  * nr_samples (the module's one-page-per-round estimate, see the snapshots
  * ABI doc).  The region's class comes from its access frequency in that
  * window: hot if it is at least --hot-pct percent, cold if no access was
- * seen, warm otherwise.
+ * seen, warm otherwise; memory that cannot be observed is none of these
+ * (its counts mean nothing) and has a class of its own.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -15,11 +16,13 @@
 #include <json-c/json.h>
 
 #include "cli.h"
+#include "json_out.h"
 #include "report.h"
 #include "units.h"
 
-enum { HOT, WARM, COLD, NR_CLASSES };
-static const char *const class_names[NR_CLASSES] = { "hot", "warm", "cold" };
+enum { HOT, WARM, COLD, UNOBS, NR_CLASSES };
+static const char *const class_names[NR_CLASSES] = { "hot", "warm", "cold",
+						     "not_observable" };
 
 struct node_point {
 	double t;
@@ -41,6 +44,7 @@ static int add_point(void *arg, const struct rec_snapshot *s,
 	struct node_series *ser = arg;
 	struct node_point *pt;
 
+	(void)info;
 	if (!s->placement || !s->nr_samples) {
 		ser->nr_without++;
 		return 0;
@@ -60,8 +64,8 @@ static int add_point(void *arg, const struct rec_snapshot *s,
 	pt->missed = s->missed_before;
 	for (uint32_t i = 0; i < s->nr_regions; i++) {
 		const struct rec_region *r = &s->regions[i];
-		double freq = report_freq(s, r, info);
-		int c = !r->nr_accesses ? COLD :
+		double freq = report_freq(s, r);
+		int c = !rec_observable(r) ? UNOBS : !r->nr_accesses ? COLD :
 			freq >= ser->o->hot_pct ? HOT : WARM;
 
 		if (ser->o->pid && r->pid != ser->o->pid)
@@ -81,7 +85,7 @@ static int add_point(void *arg, const struct rec_snapshot *s,
 }
 
 /* --json: {record, snapshots, without_placement, hot_pct, series: [{time_s,
- * missed_before, nodes: [{hot, warm, cold} bytes per node]}]} */
+ * missed_before, nodes: [{hot, warm, cold, not_observable} bytes per node]}]} */
 static int print_json(const struct report_opts *o, const struct node_series *ser,
 		      FILE *out)
 {
@@ -97,7 +101,7 @@ static int print_json(const struct report_opts *o, const struct node_series *ser
 		struct json_object *e = json_object_new_object();
 		struct json_object *nodes = json_object_new_array_ext(ser->nr_nodes);
 
-		json_object_object_add(e, "time_s", json_object_new_double(ser->p[i].t));
+		json_object_object_add(e, "time_s", json_seconds(ser->p[i].t));
 		json_object_object_add(e, "missed_before",
 				       json_object_new_uint64(ser->p[i].missed));
 		for (int nd = 0; nd < ser->nr_nodes; nd++) {
@@ -112,9 +116,7 @@ static int print_json(const struct report_opts *o, const struct node_series *ser
 		json_object_array_add(pts, e);
 	}
 	json_object_object_add(j, "series", pts);
-	fprintf(out, "%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
-							      JSON_C_TO_STRING_NOSLASHESCAPE));
-	json_object_put(j);
+	json_out(out, j, 1);
 	return 0;
 }
 
@@ -158,26 +160,36 @@ int report_nodes(const struct report_opts *o, FILE *out, FILE *tics)
 			tot += sum[nd][c];
 		}
 		fmt_bytes(tot / ser.n, b[NR_CLASSES], sizeof(b[NR_CLASSES]));
-		fprintf(out, "# node %d mean: total %s, hot %s, warm %s, cold %s\n",
-			nd, b[NR_CLASSES], b[HOT], b[WARM], b[COLD]);
+		fprintf(out, "# node %d mean: total %s, hot %s, warm %s, cold %s, not "
+			"observable %s\n", nd, b[NR_CLASSES], b[HOT], b[WARM], b[COLD], b[UNOBS]);
 		if (o->plot || o->output)
-			printf("%s: node %d mean: total %s, hot %s, warm %s, cold %s\n",
-			       o->input, nd, b[NR_CLASSES], b[HOT], b[WARM], b[COLD]);
+			printf("%s: node %d mean: total %s, hot %s, warm %s, cold %s, not "
+			       "observable %s\n", o->input, nd, b[NR_CLASSES], b[HOT], b[WARM],
+			       b[COLD], b[UNOBS]);
 	}
+	/*
+	 * hot, warm, cold per node as before, the unobservable bytes of each
+	 * node after them all: scripts reading the columns by position keep
+	 * working
+	 */
 	fprintf(out, "# columns: time_s");
 	for (int nd = 0; nd < ser.nr_nodes; nd++)
-		for (int c = 0; c < NR_CLASSES; c++)
+		for (int c = 0; c < UNOBS; c++)
 			fprintf(out, " node%d_%s", nd, class_names[c]);
+	for (int nd = 0; nd < ser.nr_nodes; nd++)
+		fprintf(out, " node%d_%s", nd, class_names[UNOBS]);
 	fprintf(out, "\n");
 	for (size_t i = 0; i < ser.n; i++) {
 		fprintf(out, "%.6f", ser.p[i].t);
 		for (int nd = 0; nd < ser.nr_nodes; nd++)
-			for (int c = 0; c < NR_CLASSES; c++)
+			for (int c = 0; c < UNOBS; c++)
 				fprintf(out, " %" PRIu64, ser.p[i].bytes[nd][c]);
+		for (int nd = 0; nd < ser.nr_nodes; nd++)
+			fprintf(out, " %" PRIu64, ser.p[i].bytes[nd][UNOBS]);
 		fprintf(out, "\n");
 	}
 	if (tics)
-		fprintf(tics, "nnodes=%d\n", ser.nr_nodes);
+		fprintf(tics, "nnodes=%d\nhot_pct=%u\n", ser.nr_nodes, o->hot_pct);
 out:
 	rec_info_free(&info);
 	free(ser.p);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "json_out.h"
 #include "objects.h"
 #include "report.h"
 #include "units.h"
@@ -51,6 +52,7 @@ static int on_snapshot(void *arg, const struct rec_snapshot *s, const struct rec
 	size_t n = 0;
 	double hot_pct;
 
+	(void)info;
 	if (s->nr_regions > a->cap) {
 		struct obj_region *r = realloc(a->r, s->nr_regions * sizeof(*r));
 
@@ -65,7 +67,7 @@ static int on_snapshot(void *arg, const struct rec_snapshot *s, const struct rec
 		if (g->pid != a->pid)
 			continue;
 		a->r[n++] = (struct obj_region){
-			.start = g->start, .end = g->end, .freq = report_freq(s, g, info),
+			.start = g->start, .end = g->end, .freq = report_freq(s, g),
 		};
 	}
 	qsort(a->r, n, sizeof(*a->r), by_start);
@@ -73,7 +75,7 @@ static int on_snapshot(void *arg, const struct rec_snapshot *s, const struct rec
 	{
 		struct rec_region one = { .nr_accesses = (uint32_t)a->opts->threshold };
 
-		hot_pct = report_freq(s, &one, info);
+		hot_pct = report_freq(s, &one);
 	}
 	a->end_ns = s->end_ns;
 	a->windows++;
@@ -223,15 +225,15 @@ static void print_json(const struct report_opts *opts, const struct acc *a, FILE
 		json_object_object_add(e, "end", json_object_new_uint64(o->end));
 		json_object_object_add(e, "size", json_object_new_uint64(o->end - o->start));
 		json_object_object_add(e, "alloc_s",
-				       json_object_new_double((double)o->alloc_ns / 1e9));
-		json_object_object_add(e, "lifetime_s", json_object_new_double(lifetime_s(a, o)));
+				       json_seconds((double)o->alloc_ns / 1e9));
+		json_object_object_add(e, "lifetime_s", json_seconds(lifetime_s(a, o)));
 		json_object_object_add(e, "windows", json_object_new_uint64(s->windows));
 		json_object_object_add(e, "mean_freq_percent",
-				       s->windows ? json_object_new_double(mean(s)) : NULL);
+				       s->windows ? json_percent(mean(s)) : NULL);
 		json_object_object_add(e, "peak_freq_percent",
-				       s->windows ? json_object_new_double(s->peak) : NULL);
+				       s->windows ? json_percent(s->peak) : NULL);
 		json_object_object_add(e, "hot_share_percent", s->windows ?
-				       json_object_new_double(100.0 * (double)s->hot /
+				       json_percent(100.0 * (double)s->hot /
 							      (double)s->windows) : NULL);
 		snprintf(site, sizeof(site), "%#" PRIx64, o->site);
 		json_str(e, "callsite", o->site ? site : NULL);

@@ -6,7 +6,8 @@
  * last present sample found (phys_addr), coloured with the region's access
  * frequency.  Points are binned into --time-bins x --addr-bins cells over
  * the physical range seen; a cell shows the highest frequency of its points,
- * NaN (blank) if none fell there.
+ * NaN (grey) if none fell there.  A region that cannot be observed has no
+ * frequency: its points only mark their cells, drawn apart.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -15,18 +16,20 @@
 #include <json-c/json.h>
 
 #include "cli.h"
+#include "json_out.h"
 #include "report.h"
+#include "units.h"
 
 struct ppoint {
 	uint64_t t_ns, phys;
-	float freq;
+	float freq;			/* < 0: not observable */
 };
 
 struct pheat {
 	const struct report_opts *o;
 	struct ppoint *p;
 	size_t n, cap;
-	size_t nr_snaps, nr_without;
+	size_t nr_snaps, nr_without, nr_unobs;
 };
 
 static int add_points(void *arg, const struct rec_snapshot *s,
@@ -34,6 +37,7 @@ static int add_points(void *arg, const struct rec_snapshot *s,
 {
 	struct pheat *h = arg;
 
+	(void)info;
 	h->nr_snaps++;
 	if (!s->placement) {
 		h->nr_without++;
@@ -42,8 +46,7 @@ static int add_points(void *arg, const struct rec_snapshot *s,
 	for (uint32_t i = 0; i < s->nr_regions; i++) {
 		const struct rec_region *r = &s->regions[i];
 
-		if (r->phys_addr == REC_PHYS_NONE ||
-		    (h->o->pid && r->pid != h->o->pid))
+		if (r->phys_addr == REC_PHYS_NONE || (h->o->pid && r->pid != h->o->pid))
 			continue;
 		if (h->n == h->cap) {
 			size_t cap = h->cap ? h->cap * 2 : 4096;
@@ -56,43 +59,79 @@ static int add_points(void *arg, const struct rec_snapshot *s,
 		}
 		h->p[h->n++] = (struct ppoint){
 			.t_ns = s->end_ns, .phys = r->phys_addr,
-			.freq = (float)report_freq(s, r, info),
+			.freq = rec_observable(r) ? (float)report_freq(s, r) : -1,
 		};
+		h->nr_unobs += !rec_observable(r);
 	}
 	return 0;
 }
 
 /* the same grid as the text output: cells[time][bin], null where no point fell */
-static void write_json(const struct pheat *h, const float *cell, uint64_t tmin,
-		       uint64_t tmax, uint64_t pmin, uint64_t pmax, FILE *out)
+static void write_json(const struct pheat *h, const float *cell, const unsigned char *uo,
+		       uint64_t tmin, uint64_t tmax, uint64_t pmin, uint64_t pmax, FILE *out)
 {
 	unsigned int tb = h->o->time_bins, ab = h->o->addr_bins;
-	struct json_object *j = json_object_new_object();
-	struct json_object *times = json_object_new_array(), *grid = json_object_new_array();
+	struct json_object *rec = json_object_new_string(h->o->input);
 
-	json_object_object_add(j, "record", json_object_new_string(h->o->input));
-	json_object_object_add(j, "points", json_object_new_uint64(h->n));
-	json_object_object_add(j, "snapshots", json_object_new_uint64(h->nr_snaps));
-	json_object_object_add(j, "without_placement", json_object_new_uint64(h->nr_without));
-	json_object_object_add(j, "phys_min", json_object_new_uint64(pmin));
-	json_object_object_add(j, "phys_max", json_object_new_uint64(pmax));
+	/* streamed: a grid of many bins is not built as a tree first */
+	fprintf(out, "{\"record\":%s,\"points\":%zu,\"snapshots\":%zu,"
+		"\"without_placement\":%zu,\"phys_min\":%" PRIu64 ",\"phys_max\":%" PRIu64
+		",\"time_s\":[", json_object_to_json_string_ext(rec,
+		JSON_C_TO_STRING_NOSLASHESCAPE), h->n, h->nr_snaps, h->nr_without, pmin, pmax);
+	json_object_put(rec);
 	for (unsigned int x = 0; x < tb; x++) {
-		struct json_object *col = json_object_new_array_ext((int)ab);
-
-		json_object_array_add(times, json_object_new_double(
-			(tmin + (tmax - tmin) * (x + 0.5) / tb) / 1e9));
-		for (unsigned int y = 0; y < ab; y++) {
-			float v = cell[(size_t)x * ab + y];
-
-			json_object_array_add(col, isnan(v) ? NULL : json_object_new_double(v));
-		}
-		json_object_array_add(grid, col);
+		if (x)
+			fputc(',', out);
+		json_out_num(out, (tmin + (tmax - tmin) * (x + 0.5) / tb) / 1e9, 6);
 	}
-	json_object_object_add(j, "time_s", times);
-	json_object_object_add(j, "cells", grid);
-	fprintf(out, "%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN |
-							      JSON_C_TO_STRING_NOSLASHESCAPE));
-	json_object_put(j);
+	fputs("],\"cells\":[", out);
+	for (unsigned int x = 0; x < tb; x++) {
+		fputs(x ? ",[" : "[", out);
+		for (unsigned int y = 0; y < ab; y++) {
+			if (y)
+				fputc(',', out);
+			json_out_num(out, cell[(size_t)x * ab + y], 3);
+		}
+		fputc(']', out);
+	}
+	fputc(']', out);
+	/* cells[x][y] 1 where only memory that cannot be observed fell */
+	if (h->nr_unobs) {
+		fputs(",\"not_observable\":[", out);
+		for (unsigned int x = 0; x < tb; x++) {
+			fputs(x ? ",[" : "[", out);
+			for (unsigned int y = 0; y < ab; y++)
+				fprintf(out, "%s%d", y ? "," : "", uo[(size_t)x * ab + y]);
+			fputc(']', out);
+		}
+		fputc(']', out);
+	}
+	fputs("}\n", out);
+}
+
+/*
+ * The cells span [tmin, tmax] exactly; physical addresses read as the
+ * amount of memory below them ("4.00 GiB"), at round steps.
+ */
+static void write_tics(FILE *tics, uint64_t tmin, uint64_t tmax, uint64_t pmin,
+		       uint64_t pmax, unsigned int ab)
+{
+	/* the bins cover [pmin, pmax + 1 page) */
+	double lo = (double)pmin, span = (double)(pmax - pmin) + 4096, step = 4096;
+	char buf[32];
+	int n = 0;
+
+	fprintf(tics, "set xrange [%.6f:%.6f]\n", (double)tmin / 1e9, (double)tmax / 1e9);
+	fprintf(tics, "set yrange [-0.5:%u.5]\nset ytics (", ab - 1);
+	while (span / step > 8)
+		step *= 2;
+	for (double a = ceil(lo / step) * step; a <= lo + span; a += step) {
+		double y = (a - lo) / span * ab - 0.5;
+
+		fmt_bytes((uint64_t)a, buf, sizeof(buf));
+		fprintf(tics, "%s\"%s\" %.2f", n++ ? ", " : "", buf, y);
+	}
+	fprintf(tics, ")\n");
 }
 
 int report_pheatmap(const struct report_opts *o, FILE *out, FILE *tics)
@@ -101,6 +140,7 @@ int report_pheatmap(const struct report_opts *o, FILE *out, FILE *tics)
 	uint64_t tmin = UINT64_MAX, tmax = 0, pmin = UINT64_MAX, pmax = 0;
 	unsigned int tb = o->time_bins, ab = o->addr_bins;
 	struct rec_info info;
+	unsigned char *uo = NULL;
 	float *cell = NULL;
 	int ret;
 
@@ -120,7 +160,8 @@ int report_pheatmap(const struct report_opts *o, FILE *out, FILE *tics)
 		pmax = h.p[i].phys > pmax ? h.p[i].phys : pmax;
 	}
 	cell = malloc((size_t)tb * ab * sizeof(*cell));
-	if (!cell) {
+	uo = calloc((size_t)tb * ab, 1);
+	if (!cell || !uo) {
 		ret = fail("report", "out of memory");
 		goto out;
 	}
@@ -129,18 +170,24 @@ int report_pheatmap(const struct report_opts *o, FILE *out, FILE *tics)
 	for (size_t i = 0; i < h.n; i++) {
 		unsigned int x = tmax > tmin ?
 			(unsigned int)((double)(h.p[i].t_ns - tmin) / (tmax - tmin) * tb) : 0;
-		unsigned int y = pmax > pmin ?
-			(unsigned int)((double)(h.p[i].phys - pmin) / (pmax - pmin) * ab) : 0;
+		/* bins over [pmin, pmax + a page), as write_tics() labels them */
+		unsigned int y = (unsigned int)((double)(h.p[i].phys - pmin) /
+						((double)(pmax - pmin) + 4096) * ab);
 		float *c;
 
 		x = x >= tb ? tb - 1 : x;
 		y = y >= ab ? ab - 1 : y;
 		c = &cell[(size_t)x * ab + y];
-		if (isnan(*c) || h.p[i].freq > *c)
+		if (h.p[i].freq < 0)
+			uo[(size_t)x * ab + y] = 1;
+		else if (isnan(*c) || h.p[i].freq > *c)
 			*c = h.p[i].freq;
 	}
+	/* a cell with a frequency is drawn with it */
+	for (size_t i = 0; i < (size_t)tb * ab; i++)
+		uo[i] &= isnan(cell[i]);
 	if (o->json) {
-		write_json(&h, cell, tmin, tmax, pmin, pmax, out);
+		write_json(&h, cell, uo, tmin, tmax, pmin, pmax, out);
 		goto out;
 	}
 	fprintf(out, "# daptrace physical heatmap of %s (%s): %zu points from %zu "
@@ -148,7 +195,8 @@ int report_pheatmap(const struct report_opts *o, FILE *out, FILE *tics)
 		o->pid ? "one pid" : "all targets", h.n, h.nr_snaps, h.nr_without);
 	fprintf(out, "# physical range 0x%" PRIx64 "-0x%" PRIx64 " in %u bins\n",
 		pmin, pmax, ab);
-	fprintf(out, "# columns: time_s phys_bin access_frequency_percent\n");
+	fprintf(out, "# columns: time_s phys_bin access_frequency_percent%s\n",
+		h.nr_unobs ? " not_observable (1: only memory that cannot be observed)" : "");
 	for (unsigned int x = 0; x < tb; x++) {
 		double t = (tmin + (tmax - tmin) * (x + 0.5) / tb) / 1e9;
 
@@ -156,18 +204,20 @@ int report_pheatmap(const struct report_opts *o, FILE *out, FILE *tics)
 			float v = cell[(size_t)x * ab + y];
 
 			if (isnan(v))
-				fprintf(out, "%.6f %u NaN\n", t, y);
+				fprintf(out, "%.6f %u NaN", t, y);
 			else
-				fprintf(out, "%.6f %u %.3f\n", t, y, v);
+				fprintf(out, "%.6f %u %.3f", t, y, v);
+			if (h.nr_unobs)
+				fprintf(out, " %d", uo[(size_t)x * ab + y]);
+			fputc('\n', out);
 		}
 		fprintf(out, "\n");
 	}
 	if (tics) {
-		fprintf(tics, "set yrange [-0.5:%u.5]\nset ytics (", ab - 1);
-		for (unsigned int k = 0; k <= 4; k++)
-			fprintf(tics, "%s\"0x%" PRIx64 "\" %.1f", k ? ", " : "",
-				pmin + (pmax - pmin) / 4 * k, (ab - 1) * k / 4.0);
-		fprintf(tics, ")\n");
+		write_tics(tics, tmin, tmax, pmin, pmax, ab);
+		if (h.nr_unobs)
+			fprintf(tics, "has_unobs = 1; cell_w = %.9f\n",
+				(double)(tmax - tmin) / 1e9 / tb);
 	}
 	if (o->plot || o->output)
 		printf("%s: %zu physical points, 0x%" PRIx64 "-0x%" PRIx64 "\n",
@@ -175,6 +225,7 @@ int report_pheatmap(const struct report_opts *o, FILE *out, FILE *tics)
 out:
 	rec_info_free(&info);
 	free(cell);
+	free(uo);
 	free(h.p);
 	return ret;
 }

@@ -4,6 +4,7 @@
 #include <json-c/json.h>
 
 #include "cli.h"
+#include "json_out.h"
 #include "report.h"
 #include "units.h"
 
@@ -13,12 +14,24 @@ struct raw {
 	uint64_t n;
 };
 
+/* A value that is a whole decimal number is one in JSON too ("100000", not "0100"). */
+static struct json_object *kv_value(const char *v)
+{
+	uint64_t n;
+
+	if (!parse_u64_dec(v, &n) && (v[0] != '0' || !v[1]))
+		return json_object_new_uint64(n);
+	if (v[0] == '-' && !parse_u64_dec(v + 1, &n) && v[1] != '0' && n <= INT64_MAX)
+		return json_object_new_int64(-(int64_t)n);
+	return json_object_new_string(v);
+}
+
 static void kv_json(struct json_object *j, const char *name, const struct rec_kv *kv, int nr)
 {
 	struct json_object *o = json_object_new_object();
 
 	for (int i = 0; i < nr; i++)
-		json_object_object_add(o, kv[i].key, json_object_new_string(kv[i].value));
+		json_object_object_add(o, kv[i].key, kv_value(kv[i].value));
 	json_object_object_add(j, name, o);
 }
 
@@ -32,12 +45,15 @@ static int json_snapshot(void *arg, const struct rec_snapshot *s,
 	struct raw *raw = arg;
 	struct json_object *j = json_object_new_object(), *regs = json_object_new_array();
 
+	(void)info;
 	json_object_object_add(j, "seq", json_object_new_uint64(s->seq));
 	json_object_object_add(j, "start_ns", json_object_new_uint64(s->start_ns));
 	json_object_object_add(j, "end_ns", json_object_new_uint64(s->end_ns));
 	json_object_object_add(j, "nr_samples", json_object_new_uint64(s->nr_samples));
 	json_object_object_add(j, "flags", json_object_new_uint64(s->flags));
 	json_object_object_add(j, "missed_before", json_object_new_uint64(s->missed_before));
+	json_object_object_add(j, "sample_us", json_object_new_uint64(s->sample_us));
+	json_object_object_add(j, "aggr_us", json_object_new_uint64(s->aggr_us));
 	for (uint32_t i = 0; i < s->nr_regions; i++) {
 		const struct rec_region *r = &s->regions[i];
 		struct json_object *e;
@@ -49,13 +65,34 @@ static int json_snapshot(void *arg, const struct rec_snapshot *s,
 		json_object_object_add(e, "start", json_object_new_uint64(r->start));
 		json_object_object_add(e, "end", json_object_new_uint64(r->end));
 		json_object_object_add(e, "nr_accesses", json_object_new_uint64(r->nr_accesses));
-		json_object_object_add(e, "freq_percent",
-				       json_object_new_double(report_freq(s, r, info)));
-		json_object_object_add(e, "age", json_object_new_uint64(r->age));
+		json_object_object_add(e, "freq_percent", rec_observable(r) ?
+				       json_percent(report_freq(s, r)) : NULL);
+		json_object_object_add(e, "flags", json_object_new_uint64(r->flags));
+		json_object_object_add(e, "age_windows", json_object_new_uint64(r->age));
+		json_object_object_add(e, "age_s", json_seconds((double)report_age_ns(raw->o,
+				       s, r->age) / 1e9));
 		json_object_object_add(e, "label", json_object_new_string(r->label));
 		json_object_array_add(regs, e);
 	}
 	json_object_object_add(j, "regions", regs);
+	if (s->nr_footprints) {
+		struct json_object *fps = json_object_new_array();
+
+		for (uint32_t i = 0; i < s->nr_footprints; i++) {
+			const struct rec_footprint *f = &s->footprints[i];
+			struct json_object *e;
+
+			if (raw->o->pid && f->pid != raw->o->pid)
+				continue;
+			e = json_object_new_object();
+			json_object_object_add(e, "pid", json_object_new_int(f->pid));
+			json_object_object_add(e, "time_s", json_seconds((double)f->time_ns / 1e9));
+			json_object_object_add(e, "vsz", json_object_new_uint64(f->vsz));
+			json_object_object_add(e, "rss", json_object_new_uint64(f->rss));
+			json_object_array_add(fps, e);
+		}
+		json_object_object_add(j, "footprints", fps);
+	}
 	fprintf(raw->out, "%s\n  %s", raw->n++ ? "," : "{\"snapshots\": [",
 		json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN |
 					       JSON_C_TO_STRING_NOSLASHESCAPE));
@@ -67,21 +104,40 @@ static int print_snapshot(void *arg, const struct rec_snapshot *s,
 			  const struct rec_info *info)
 {
 	struct raw *raw = arg;
-	char sz[32];
+	char sz[32], age[32], sm[32], ag[32];
 
+	(void)info;
 	fprintf(raw->out, "snapshot seq %" PRIu64 " %.6f-%.6f s regions %u samples %u"
-		" flags 0x%x missed_before %" PRIu64 "\n", s->seq,
+		" (every %s, over %s) flags 0x%x missed_before %" PRIu64 "\n", s->seq,
 		(double)s->start_ns / 1e9, (double)s->end_ns / 1e9, s->nr_regions,
-		s->nr_samples, s->flags, s->missed_before);
+		s->nr_samples, s->sample_us ? fmt_us(s->sample_us, sm, sizeof(sm)) : "?",
+		s->aggr_us ? fmt_us(s->aggr_us, ag, sizeof(ag)) : "?", s->flags,
+		s->missed_before);
+	for (uint32_t i = 0; i < s->nr_footprints; i++) {
+		const struct rec_footprint *f = &s->footprints[i];
+
+		if (raw->o->pid && f->pid != raw->o->pid)
+			continue;
+		fprintf(raw->out, "  footprint %d at %.6f s: vsz %s", (int)f->pid,
+			(double)f->time_ns / 1e9, fmt_bytes(f->vsz, sz, sizeof(sz)));
+		fprintf(raw->out, " rss %s\n", fmt_bytes(f->rss, sz, sizeof(sz)));
+	}
 	for (uint32_t i = 0; i < s->nr_regions; i++) {
 		const struct rec_region *r = &s->regions[i];
 
 		if (raw->o->pid && r->pid != raw->o->pid)
 			continue;
+		if (!rec_observable(r)) {
+			fprintf(raw->out, "  %-7d 0x%" PRIx64 "-0x%" PRIx64 " %10s not "
+				"observable %s\n", (int)r->pid, r->start, r->end,
+				fmt_bytes(r->end - r->start, sz, sizeof(sz)), r->label);
+			continue;
+		}
 		fprintf(raw->out, "  %-7d 0x%" PRIx64 "-0x%" PRIx64 " %10s acc %4u "
-			"(%6.2f%%) age %5u %s\n", (int)r->pid, r->start, r->end,
+			"(%6.2f%%) age %5u windows (%s) %s\n", (int)r->pid, r->start, r->end,
 			fmt_bytes(r->end - r->start, sz, sizeof(sz)), r->nr_accesses,
-			report_freq(s, r, info), r->age, r->label);
+			report_freq(s, r), r->age,
+			fmt_secs(report_age_ns(raw->o, s, r->age), age, sizeof(age)), r->label);
 	}
 	return 0;
 }

@@ -2,14 +2,18 @@
 /*
  * report wss / regions: one value per snapshot over time.
  * WSS of a snapshot = bytes of the regions with nr_accesses >= --threshold
- * (all targets, or --pid).  Percentiles use the nearest-rank method; the
+ * (all targets, or --pid); memory that cannot be observed is never in it
+ * and is counted apart.  Next to it the targets' footprints, RSS and VSZ,
+ * when the record has them.  Percentiles use the nearest-rank method; the
  * distribution table lists every tenth one (damo report wss style).
  */
 #include <inttypes.h>
 #include <json-c/json.h>
+#include <math.h>
 #include <stdlib.h>
 
 #include "cli.h"
+#include "json_out.h"
 #include "report.h"
 #include "units.h"
 
@@ -18,8 +22,20 @@ struct series {
 	int wss;			/* 1: wss, 0: region count */
 	double *t;
 	uint64_t *v, *missed;
+	uint64_t *unobs;		/* bytes not observable */
+	double *rss, *vsz;		/* NaN: no footprint in that window */
 	size_t n, cap;
+	int has_unobs, has_fp;
 };
+
+static int grow(void **p, size_t cap, size_t size)
+{
+	void *n = realloc(*p, cap * size);
+
+	if (n)
+		*p = n;
+	return !n;
+}
 
 static int add_point(void *arg, const struct rec_snapshot *s,
 		     const struct rec_info *info)
@@ -28,20 +44,19 @@ static int add_point(void *arg, const struct rec_snapshot *s,
 	uint64_t v = 0;
 
 	(void)info;
+	uint64_t unobs = 0;
+	double rss = 0, vsz = 0;
+	int fp = 0;
+
 	if (ser->n == ser->cap) {
 		size_t cap = ser->cap ? ser->cap * 2 : 1024;
-		double *t = realloc(ser->t, cap * sizeof(*t));
-		uint64_t *nv, *nm;
 
-		if (t)
-			ser->t = t;
-		nv = realloc(ser->v, cap * sizeof(*nv));
-		if (nv)
-			ser->v = nv;
-		nm = realloc(ser->missed, cap * sizeof(*nm));
-		if (nm)
-			ser->missed = nm;
-		if (!t || !nv || !nm)
+		if (grow((void **)&ser->t, cap, sizeof(*ser->t)) |
+		    grow((void **)&ser->v, cap, sizeof(*ser->v)) |
+		    grow((void **)&ser->missed, cap, sizeof(*ser->missed)) |
+		    grow((void **)&ser->unobs, cap, sizeof(*ser->unobs)) |
+		    grow((void **)&ser->rss, cap, sizeof(*ser->rss)) |
+		    grow((void **)&ser->vsz, cap, sizeof(*ser->vsz)))
 			return fail("report", "out of memory");
 		ser->cap = cap;
 	}
@@ -52,12 +67,28 @@ static int add_point(void *arg, const struct rec_snapshot *s,
 			continue;
 		if (!ser->wss)
 			v++;
+		else if (!rec_observable(r))
+			unobs += r->end - r->start;
 		else if (r->nr_accesses >= ser->o->threshold)
 			v += r->end - r->start;
+	}
+	for (uint32_t i = 0; i < s->nr_footprints; i++) {
+		const struct rec_footprint *f = &s->footprints[i];
+
+		if (ser->o->pid && f->pid != ser->o->pid)
+			continue;
+		rss += (double)f->rss;
+		vsz += (double)f->vsz;
+		fp = 1;
 	}
 	ser->t[ser->n] = (double)s->end_ns / 1e9;
 	ser->v[ser->n] = v;
 	ser->missed[ser->n] = s->missed_before;
+	ser->unobs[ser->n] = unobs;
+	ser->rss[ser->n] = fp ? rss : NAN;
+	ser->vsz[ser->n] = fp ? vsz : NAN;
+	ser->has_unobs |= unobs > 0;
+	ser->has_fp |= fp;
 	ser->n++;
 	return 0;
 }
@@ -76,6 +107,31 @@ static uint64_t percentile(const uint64_t *sorted, size_t n, unsigned int p)
 	return sorted[rank ? rank - 1 : 0];
 }
 
+/* The footprints' and the unobservable memory's headline, if the record has them. */
+static void print_footprint(const struct series *ser, FILE *out)
+{
+	double max_rss = 0, max_vsz = 0, max_unobs = 0;
+	char a[32], b[32], c[32];
+
+	for (size_t i = 0; i < ser->n; i++) {
+		if (ser->rss[i] > max_rss)
+			max_rss = ser->rss[i];
+		if (ser->vsz[i] > max_vsz)
+			max_vsz = ser->vsz[i];
+		if ((double)ser->unobs[i] > max_unobs)
+			max_unobs = (double)ser->unobs[i];
+	}
+	if (ser->has_fp)
+		fprintf(out, "# footprint: rss max %s, vsz max %s (last: rss %s)\n",
+			fmt_bytes((uint64_t)max_rss, a, sizeof(a)),
+			fmt_bytes((uint64_t)max_vsz, b, sizeof(b)),
+			fmt_bytes(isnan(ser->rss[ser->n - 1]) ? 0 :
+				  (uint64_t)ser->rss[ser->n - 1], c, sizeof(c)));
+	if (ser->has_unobs)
+		fprintf(out, "# not observable (never in the working set): max %s\n",
+			fmt_bytes((uint64_t)max_unobs, a, sizeof(a)));
+}
+
 static int print_json(const struct report_opts *o, const struct series *ser,
 		      const uint64_t *sorted, uint64_t missed, int wss, FILE *out)
 {
@@ -87,32 +143,36 @@ static int print_json(const struct report_opts *o, const struct series *ser,
 	if (wss)
 		json_object_object_add(j, "threshold", json_object_new_uint64(o->threshold));
 	dist = json_object_new_object();
-	for (unsigned int p = 0; p <= 100; p += 10) {
+	/* in order: p0 ... p90, p99, p100 */
+	for (unsigned int p = 0; p <= 100; p += p == 90 ? 9 : p == 99 ? 1 : 10) {
 		char key[8];
 
 		snprintf(key, sizeof(key), "p%u", p);
 		json_object_object_add(dist, key, json_object_new_uint64(p ?
 				       percentile(sorted, ser->n, p) : sorted[0]));
 	}
-	json_object_object_add(dist, "p99", json_object_new_uint64(percentile(sorted,
-			       ser->n, 99)));
 	json_object_object_add(j, wss ? "wss_bytes" : "nr_regions", dist);
 	pts = json_object_new_array_ext((int)ser->n);
 	for (size_t i = 0; i < ser->n; i++) {
 		struct json_object *e = json_object_new_object();
 
-		json_object_object_add(e, "time_s", json_object_new_double(ser->t[i]));
+		json_object_object_add(e, "time_s", json_seconds(ser->t[i]));
 		json_object_object_add(e, wss ? "wss_bytes" : "nr_regions",
 				       json_object_new_uint64(ser->v[i]));
 		if (!wss)
 			json_object_object_add(e, "missed_before",
 					       json_object_new_uint64(ser->missed[i]));
+		if (wss && ser->has_unobs)
+			json_object_object_add(e, "not_observable_bytes",
+					       json_object_new_uint64(ser->unobs[i]));
+		if (wss && ser->has_fp) {
+			json_object_object_add(e, "rss_bytes", json_bytes(ser->rss[i]));
+			json_object_object_add(e, "vsz_bytes", json_bytes(ser->vsz[i]));
+		}
 		json_object_array_add(pts, e);
 	}
 	json_object_object_add(j, "series", pts);
-	fprintf(out, "%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
-							      JSON_C_TO_STRING_NOSLASHESCAPE));
-	json_object_put(j);
+	json_out(out, j, 1);
 	return 0;
 }
 
@@ -128,7 +188,7 @@ static int run(const struct report_opts *o, FILE *out, FILE *tics, int wss)
 	if (ret)
 		goto out;
 	if (!ser.n) {
-		ret = fail("report", "%s: no snapshots", o->input);
+		ret = report_nothing(o, "snapshots");
 		goto out;
 	}
 	sorted = malloc(ser.n * sizeof(*sorted));
@@ -163,7 +223,9 @@ static int run(const struct report_opts *o, FILE *out, FILE *tics, int wss)
 			fprintf(out, "#   %3u%% %s\n", p, fmt_bytes(p ? percentile(sorted,
 				ser.n, p) : sorted[0], b[3], sizeof(b[3])));
 		fmt_bytes(sorted[ser.n - 1], b[3], sizeof(b[3]));
-		fprintf(out, "# columns: time_s wss_bytes\n");
+		print_footprint(&ser, out);
+		fprintf(out, "# columns: time_s wss_bytes not_observable_bytes rss_bytes "
+			"vsz_bytes (NaN: no footprint)\n");
 	} else {
 		fprintf(out, "# regions per snapshot in %s; snapshots %zu, missed %"
 			PRIu64 "\n", o->input, ser.n, missed);
@@ -172,16 +234,21 @@ static int run(const struct report_opts *o, FILE *out, FILE *tics, int wss)
 		fprintf(out, "# columns: time_s nr_regions missed_before\n");
 	}
 	for (size_t i = 0; i < ser.n; i++) {
-		if (wss)
-			fprintf(out, "%.6f %" PRIu64 "\n", ser.t[i], ser.v[i]);
+		if (wss && isnan(ser.rss[i]))
+			fprintf(out, "%.6f %" PRIu64 " %" PRIu64 " NaN NaN\n", ser.t[i],
+				ser.v[i], ser.unobs[i]);
+		else if (wss)
+			fprintf(out, "%.6f %" PRIu64 " %" PRIu64 " %.0f %.0f\n", ser.t[i],
+				ser.v[i], ser.unobs[i], ser.rss[i], ser.vsz[i]);
 		else
 			fprintf(out, "%.6f %" PRIu64 " %" PRIu64 "\n", ser.t[i],
 				ser.v[i], ser.missed[i]);
 	}
 	if (tics && wss)
-		fprintf(tics, "p50=%" PRIu64 "; p90=%" PRIu64 "; p99=%" PRIu64 "\n",
-			percentile(sorted, ser.n, 50), percentile(sorted, ser.n, 90),
-			percentile(sorted, ser.n, 99));
+		fprintf(tics, "p50=%" PRIu64 "; p90=%" PRIu64 "; p99=%" PRIu64 "\n"
+			"has_fp=%d; has_unobs=%d\n", percentile(sorted, ser.n, 50),
+			percentile(sorted, ser.n, 90), percentile(sorted, ser.n, 99),
+			ser.has_fp, ser.has_unobs);
 	/* the data went to a file: still tell the user the headline */
 	if ((o->plot || o->output) && wss)
 		printf("%s: %zu snapshots, wss p50 %s p90 %s p99 %s max %s\n",
@@ -196,6 +263,9 @@ out:
 	free(ser.t);
 	free(ser.v);
 	free(ser.missed);
+	free(ser.unobs);
+	free(ser.rss);
+	free(ser.vsz);
 	return ret;
 }
 

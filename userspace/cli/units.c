@@ -197,3 +197,18 @@ const char *fmt_us(uint64_t us, char *buf, size_t len)
 		snprintf(buf, len, "%llu s", (unsigned long long)(us / 1000000));
 	return buf;
 }
+
+const char *fmt_secs(uint64_t ns, char *buf, size_t len)
+{
+	double s = (double)ns / 1e9;
+
+	if (!ns)
+		snprintf(buf, len, "0 s");
+	else if (s < 10)
+		snprintf(buf, len, "%.2f s", s);
+	else if (s < 1000)
+		snprintf(buf, len, "%.1f s", s);
+	else
+		snprintf(buf, len, "%.0f s", s);
+	return buf;
+}

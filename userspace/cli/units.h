@@ -35,5 +35,7 @@ int parse_pid_list(const char *s, pid_t *pids, int max);
 /* Human formats into @buf: "1.5 MiB", "250 ms". */
 const char *fmt_bytes(uint64_t bytes, char *buf, size_t len);
 const char *fmt_us(uint64_t us, char *buf, size_t len);
+/* A span of time: "0 s", "0.25 s", "12.5 s", "1234 s". */
+const char *fmt_secs(uint64_t ns, char *buf, size_t len);
 
 #endif

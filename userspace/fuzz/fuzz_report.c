@@ -24,8 +24,7 @@ static void run(struct report_opts *o, int (*fn)(const struct report_opts *, FIL
 
 	o->in = &in;
 	fn(o, devnull, devnull);
-	if (in.spool)
-		fclose(in.spool);
+	report_input_free(&in);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -59,6 +58,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	run(&o, report_hist);
 	run(&o, report_nodes);
 	run(&o, report_pheatmap);
+	o.pattern = (struct access_pattern){
+		.size_min = 4096, .size_max = UINT64_MAX, .freq_max = 50,
+		.age_max_ns = UINT64_MAX,
+	};
+	o.nr_sort = 1;
+	o.sort[0] = SORT_TEMPERATURE;
+	o.temp_w[1] = o.temp_w[2] = 100;
+	run(&o, report_access);
 	o.by_label = 1;
 	o.json = 1;
 	run(&o, report_hot);

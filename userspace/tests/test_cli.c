@@ -73,7 +73,7 @@ static const struct {
 	{ A("report", "raw", "--plot", "x.png"), 2, "--plot does not apply to 'report raw'" },
 	{ A("report", "wss", "-p", "x"), 2, "--pid: invalid value 'x'" },
 	{ A("report", "wss", "--top", "5", "--by-label"), 2,
-	  "--top does not apply to 'report wss' (only to hot and objects)" },
+	  "--top does not apply to 'report wss' (only to hot, objects and access)" },
 	{ A("report", "heatmap", "--threshold", "2"), 2, "--threshold does not apply" },
 	{ A("report", "wss", "--addr-bins", "2"), 2, "--addr-bins does not apply" },
 	{ A("report", "hot", "--by-label=maybe"), 2, "--by-label: invalid value 'maybe'" },

@@ -143,10 +143,13 @@ TEST(partial_file_with_flag)
 	fclose(f);
 }
 
-#define HDR "# daptrace-record v1\n#meta,aggr_us,100000\n" REC_COLUMNS_V1 "\n"
-#define HDR2 "# daptrace-record v2\n" REC_COLUMNS "\n"
+#define HDR "# daptrace-record v1\n#meta,aggr_us,100000\n#target,42,x\n" REC_COLUMNS_V1 "\n"
+/* v2 as first written: without the flags column */
+#define HDR2 "# daptrace-record v2\n#target,42,x\ntime_ns,seq,pid,start,end,nr_accesses," \
+	"age,nr_samples,nr_present,node0,node1,node2,node3,phys_addr,label\n"
 #define ROW2_1 "100,1,42,4096,8192,3,0,20,10,4,6,0,0,8192,[heap]\n"
 #define SNAP1 "#snap,1,0,100,2,20,0,0\n"
+#define HDR2A "# daptrace-record v2\n#target,42,x\n" REC_COLUMNS "\n"
 #define ROW1 "100,1,42,4096,8192,3,0,[heap]\n"
 #define ROW2 "100,1,42,8192,12288,0,1,\"a,b\"\n"
 #define END "#end,missed,0\n#eof\n"
@@ -161,45 +164,56 @@ static const struct {
 	{ "future version", "# daptrace-record v3\n", "t.csv:1: unsupported record version 'v3'" },
 	{ "v2 missing column", "# daptrace-record v2\ntime_ns,seq,pid,start,end,age,label\n", "t.csv:2: the column header lacks the column 'nr_accesses'" },
 	{ "v2 twice", "# daptrace-record v2\ntime_ns,seq,seq,pid,start,end,nr_accesses,age,label\n", "t.csv:2: column 'seq' appears twice" },
-	{ "v2 short row", HDR2 SNAP1 ROW1, "t.csv:4: region row needs 15 fields, got 8" },
-	{ "v2 nr_samples", HDR2 SNAP1 "100,1,42,4096,8192,3,0,21,10,4,6,0,0,8192,x\n", "t.csv:4: region row nr_samples 21 differs from its #snap row's 20" },
-	{ "v2 present", HDR2 SNAP1 "100,1,42,4096,8192,3,0,20,21,4,6,0,0,8192,x\n", "t.csv:4: bad nr_present '21'" },
-	{ "v2 node sum", HDR2 SNAP1 "100,1,42,4096,8192,3,0,20,10,5,6,0,0,8192,x\n", "t.csv:4: node samples add up to 11, more than nr_present 10" },
-	{ "v2 node junk", HDR2 SNAP1 "100,1,42,4096,8192,3,0,20,10,x,6,0,0,8192,x\n", "t.csv:4: bad node0 'x'" },
-	{ "v2 mixed placement", HDR2 SNAP1 ROW2_1 "100,1,42,8192,12288,3,0,20,,,,,,,x\n", "t.csv:5: placement columns empty in only some rows of snapshot seq 1" },
+	{ "v2 short row", HDR2 SNAP1 ROW1, "t.csv:5: region row needs 15 fields, got 8" },
+	{ "v2 nr_samples", HDR2 SNAP1 "100,1,42,4096,8192,3,0,21,10,4,6,0,0,8192,x\n", "t.csv:5: region row nr_samples 21 differs from its #snap row's 20" },
+	{ "v2 present", HDR2 SNAP1 "100,1,42,4096,8192,3,0,20,21,4,6,0,0,8192,x\n", "t.csv:5: bad nr_present '21'" },
+	{ "v2 node sum", HDR2 SNAP1 "100,1,42,4096,8192,3,0,20,10,5,6,0,0,8192,x\n", "t.csv:5: node samples add up to 11, more than nr_present 10" },
+	{ "v2 node junk", HDR2 SNAP1 "100,1,42,4096,8192,3,0,20,10,x,6,0,0,8192,x\n", "t.csv:5: bad node0 'x'" },
+	{ "v2 mixed placement", HDR2 SNAP1 ROW2_1 "100,1,42,8192,12288,3,0,20,,,,,,,x\n", "t.csv:6: placement columns empty in only some rows of snapshot seq 1" },
 	{ "header cut", "# daptrace-record v1\n#meta,a,b\n", "t.csv:2: truncated: the file ends inside the header" },
 	{ "bad column header", "# daptrace-record v1\ntime,seq\n", "t.csv:2: expected the column header" },
-	{ "snapshot cut", HDR SNAP1 ROW1, "t.csv:5: truncated: snapshot seq 1 (line 4) has only 1 of 2 region rows" },
-	{ "row cut mid-line", HDR SNAP1 ROW1 "100,1,42,81", "t.csv:6: truncated: the last line is cut short (region row needs 8 fields, got 4); use --partial" },
-	{ "no trailer", HDR SNAP1 ROW1 ROW2, "t.csv:6: truncated: no #eof row" },
+	{ "snapshot cut", HDR SNAP1 ROW1, "t.csv:6: truncated: snapshot seq 1 (line 5) has only 1 of 2 region rows" },
+	{ "row cut mid-line", HDR SNAP1 ROW1 "100,1,42,81", "t.csv:7: truncated: the last line is cut short (region row needs 8 fields, got 4); use --partial" },
+	{ "no trailer", HDR SNAP1 ROW1 ROW2, "t.csv:7: truncated: no #eof row" },
 	{ "trailer without eof", HDR SNAP1 ROW1 ROW2 "#end,missed,0\n", "truncated: no #eof row" },
-	{ "seven fields", HDR SNAP1 "100,1,42,4096,8192,3,0\n", "t.csv:5: region row needs 8 fields, got 7" },
-	{ "junk number", HDR SNAP1 "100,1,42,abc,8192,3,0,x\n", "t.csv:5: bad start 'abc'" },
-	{ "negative", HDR SNAP1 "100,1,42,4096,8192,-3,0,x\n", "t.csv:5: bad nr_accesses '-3'" },
-	{ "overflow", HDR SNAP1 "100,1,42,4096,8192,4294967296,0,x\n", "t.csv:5: bad nr_accesses" },
-	{ "empty region", HDR SNAP1 "100,1,42,8192,8192,3,0,x\n", "t.csv:5: region start 8192 is not below end 8192" },
-	{ "foreign row", HDR SNAP1 "100,2,42,4096,8192,3,0,x\n", "t.csv:5: region row of seq 2" },
-	{ "seq backwards", HDR "#snap,5,0,100,0,20,0,0\n#snap,4,0,100,0,20,0,0\n", "t.csv:5: snapshot seq 4 does not follow seq 5" },
-	{ "seq zero", HDR "#snap,0,0,100,0,20,0,0\n", "t.csv:4: snapshot seq 0 does not follow" },
-	{ "time backwards", HDR "#snap,1,200,100,0,20,0,0\n", "t.csv:4: snapshot seq 1 ends before it starts" },
-	{ "short snap", HDR "#snap,1,0,100\n", "t.csv:4: #snap row needs 8 fields, got 4" },
-	{ "too many regions", HDR "#snap,1,0,100,99999999,20,0,0\n", "t.csv:4: bad nr_regions" },
-	{ "early snap", HDR SNAP1 ROW1 "#snap,2,0,100,0,20,0,0\n", "t.csv:6: new #snap row, but snapshot seq 1 (line 4) has only 1 of 2" },
-	{ "extra row", HDR "#snap,1,0,100,1,20,0,0\n" ROW1 ROW1, "t.csv:6: region row outside a snapshot" },
-	{ "row before snap", HDR ROW1, "t.csv:4: region row outside a snapshot" },
-	{ "early end", HDR SNAP1 ROW1 END, "t.csv:6: #end row, but snapshot seq 1" },
-	{ "data after eof", HDR END "#snap,1,0,100,0,20,0,0\n", "t.csv:6: data after the #eof row" },
-	{ "data after end", HDR "#end,a,b\n" ROW1, "t.csv:5: data row after the #end trailer" },
-	{ "stray quote", HDR SNAP1 "100,1,42,4096,8192,3,0,ab\"c\n", "t.csv:5: malformed CSV" },
-	{ "text after quote", HDR SNAP1 "100,1,42,4096,8192,3,0,\"ab\"c\n", "t.csv:5: malformed CSV" },
-	{ "unterminated quote", HDR SNAP1 "100,1,42,4096,8192,3,0,\"abc\n\n", "t.csv:6: malformed CSV at end of file" },
-	{ "too many fields", HDR "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34\n", "t.csv:4: row has 34 fields" },
+	{ "seven fields", HDR SNAP1 "100,1,42,4096,8192,3,0\n", "t.csv:6: region row needs 8 fields, got 7" },
+	{ "junk number", HDR SNAP1 "100,1,42,abc,8192,3,0,x\n", "t.csv:6: bad start 'abc'" },
+	{ "negative", HDR SNAP1 "100,1,42,4096,8192,-3,0,x\n", "t.csv:6: bad nr_accesses '-3'" },
+	{ "overflow", HDR SNAP1 "100,1,42,4096,8192,4294967296,0,x\n", "t.csv:6: bad nr_accesses" },
+	{ "empty region", HDR SNAP1 "100,1,42,8192,8192,3,0,x\n", "t.csv:6: region start 8192 is not below end 8192" },
+	{ "foreign row", HDR SNAP1 "100,2,42,4096,8192,3,0,x\n", "t.csv:6: region row of seq 2" },
+	{ "seq backwards", HDR "#snap,5,0,100,0,20,0,0\n#snap,4,0,100,0,20,0,0\n", "t.csv:6: snapshot seq 4 does not follow seq 5" },
+	{ "seq zero", HDR "#snap,0,0,100,0,20,0,0\n", "t.csv:5: snapshot seq 0 does not follow" },
+	{ "time backwards", HDR "#snap,1,200,100,0,20,0,0\n", "t.csv:5: snapshot seq 1 ends before it starts" },
+	{ "short snap", HDR "#snap,1,0,100\n", "t.csv:5: #snap row needs 8 or 10 fields, got 4" },
+	{ "too many regions", HDR "#snap,1,0,100,99999999,20,0,0\n", "t.csv:5: bad nr_regions" },
+	{ "early snap", HDR SNAP1 ROW1 "#snap,2,0,100,0,20,0,0\n", "t.csv:7: new #snap row, but snapshot seq 1 (line 5) has only 1 of 2" },
+	{ "extra row", HDR "#snap,1,0,100,1,20,0,0\n" ROW1 ROW1, "t.csv:7: region row outside a snapshot" },
+	{ "row before snap", HDR ROW1, "t.csv:5: region row outside a snapshot" },
+	{ "early end", HDR SNAP1 ROW1 END, "t.csv:7: #end row, but snapshot seq 1" },
+	{ "data after eof", HDR END "#snap,1,0,100,0,20,0,0\n", "t.csv:7: data after the #eof row" },
+	{ "data after end", HDR "#end,a,b\n" ROW1, "t.csv:6: data row after the #end trailer" },
+	{ "stray quote", HDR SNAP1 "100,1,42,4096,8192,3,0,ab\"c\n", "t.csv:6: malformed CSV" },
+	{ "text after quote", HDR SNAP1 "100,1,42,4096,8192,3,0,\"ab\"c\n", "t.csv:6: malformed CSV" },
+	{ "unterminated quote", HDR SNAP1 "100,1,42,4096,8192,3,0,\"abc\n\n", "t.csv:7: malformed CSV at end of file" },
+	{ "too many fields", HDR "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34\n", "t.csv:5: row has 34 fields" },
 	{ "binary junk", "\x7f" "ELF\x02\x01\x01\0\0\0\n", "t.csv:1: not a daptrace record" },
 	{ "bad target pid", "# daptrace-record v1\n#target,x,comm\n", "t.csv:2: bad target pid 'x'" },
+	{ "short target", "# daptrace-record v1\n#target,7\n", "t.csv:2: #target row needs at least 3 fields, got 2" },
+	{ "region of no target", HDR SNAP1 "100,1,43,4096,8192,3,0,x\n", "t.csv:6: region row of pid 43, which no #target row names" },
+	{ "target too late", HDR SNAP1 "100,1,43,4096,8192,3,0,x\n#target,43,y\n", "t.csv:6: region row of pid 43" },
+	{ "target inside a snapshot", HDR SNAP1 ROW1 "#target,43,y\n", "t.csv:7: #target row, but snapshot seq 1 (line 5) has only 1 of 2" },
+	{ "snap with one interval", HDR "#snap,1,0,100,0,20,0,0,5000\n", "t.csv:5: #snap row needs 8 or 10 fields, got 9" },
+	{ "snap intervals zero", HDR "#snap,1,0,100,0,20,0,0,0,100000\n", "t.csv:5: snapshot seq 1: bad intervals sample_us 0, aggr_us 100000" },
+	{ "snap intervals reversed", HDR "#snap,1,0,100,0,20,0,0,200000,100000\n", "t.csv:5: snapshot seq 1: bad intervals" },
+	{ "footprint of no target", HDR "#footprint,43,5,8192,4096\n", "t.csv:5: #footprint row of pid 43, which no #target row names" },
+	{ "footprint rss > vsz", HDR "#footprint,42,5,4096,8192\n", "t.csv:5: footprint rss 8192 is more than its vsz 4096" },
+	{ "footprint short", HDR "#footprint,42,5,4096\n", "t.csv:5: #footprint row needs 5 fields, got 4" },
+	{ "bad flags", HDR2A SNAP1 "100,1,42,4096,8192,3,0,20,,,,,,,x,[heap]\n", "t.csv:5: bad flags 'x'" },
 	{ "short meta", "# daptrace-record v1\n#meta,key\n", "t.csv:2: #meta row needs 3 fields, got 2" },
 	{ "nan interval", "# daptrace-record v1\n#meta,aggr_us,nan\n", "t.csv:2: bad #meta aggr_us 'nan'" },
 	{ "zero interval", "# daptrace-record v1\n#meta,sample_us,0\n", "t.csv:2: bad #meta sample_us '0'" },
-	{ "more accesses than samples", HDR SNAP1 "100,1,42,4096,8192,21,0,x\n", "t.csv:5: nr_accesses 21 is more than the window's 20 samples" },
+	{ "more accesses than samples", HDR SNAP1 "100,1,42,4096,8192,21,0,x\n", "t.csv:6: nr_accesses 21 is more than the window's 20 samples" },
 };
 
 TEST(bad_files)
@@ -255,7 +269,8 @@ TEST(placement_round_trip_and_versions)
 	struct rec_snapshot out = { .regions = got };
 	static const char *const texts[] = {
 		HDR SNAP1 ROW1 ROW2 END,
-		"# daptrace-record v2\nlabel,future,time_ns,seq,pid,start,end,nr_accesses,age\n"
+		"# daptrace-record v2\n#target,42,x\nlabel,future,time_ns,seq,pid,start,end,"
+		"nr_accesses,age\n"
 		SNAP1 "x,?,100,1,42,4096,8192,3,0\ny,?,100,1,42,8192,12288,0,1\n" END,
 	};
 	struct rec_info info;
@@ -263,7 +278,7 @@ TEST(placement_round_trip_and_versions)
 	FILE *f = tmpfile();
 
 	ASSERT_NE(NULL, f);
-	rec_write_header(f, NULL, 0, NULL, 0);
+	rec_write_header(f, NULL, 0, &(struct rec_target){ 42, "t" }, 1);
 	rec_write_snapshot(f, &s);
 	rec_write_trailer(f, NULL, 0);
 	rewind(f);
@@ -294,6 +309,124 @@ TEST(placement_round_trip_and_versions)
 		rec_info_free(&info);
 		fclose(f);
 	}
+}
+
+struct seen {
+	uint32_t sample_us[4], aggr_us[4], flags[4], nr_fp[4];
+	struct rec_footprint fp[4];
+	int nr, nr_targets_at[4];
+};
+
+static int see(void *arg, const struct rec_snapshot *s, const struct rec_info *info)
+{
+	struct seen *c = arg;
+
+	if (c->nr >= 4)
+		return 99;
+	c->sample_us[c->nr] = s->sample_us;
+	c->aggr_us[c->nr] = s->aggr_us;
+	c->flags[c->nr] = s->nr_regions ? s->regions[s->nr_regions - 1].flags : 0;
+	c->nr_fp[c->nr] = s->nr_footprints;
+	if (s->nr_footprints)
+		c->fp[c->nr] = s->footprints[s->nr_footprints - 1];
+	c->nr_targets_at[c->nr] = info->nr_targets;
+	c->nr++;
+	return 0;
+}
+
+/*
+ * The window's own intervals, written and read back; a #snap row without
+ * them takes the #meta ones.  Region flags and footprints round trip.
+ */
+TEST(intervals_flags_and_footprints_round_trip)
+{
+	struct rec_region regs[2] = {
+		{ .start = 4096, .end = 8192, .nr_accesses = 3, .pid = 42, .label = "a" },
+		{ .start = 8192, .end = 12288, .pid = 42, .label = "hugetlb",
+		  .flags = REC_REGION_NOT_OBSERVABLE },
+	};
+	struct rec_footprint fp = { .pid = 42, .time_ns = 99, .vsz = 1 << 30, .rss = 1 << 20 };
+	struct rec_snapshot s = { .seq = 1, .end_ns = 100, .nr_regions = 2, .nr_samples = 20,
+				  .sample_us = 5000, .aggr_us = 100000, .regions = regs,
+				  .footprints = &fp, .nr_footprints = 1 };
+	struct rec_kv meta[] = { { "sample_us", "1000" }, { "aggr_us", "20000" } };
+	struct seen c = { 0 };
+	struct rec_info info;
+	char err[512];
+	FILE *f = tmpfile();
+
+	ASSERT_NE(NULL, f);
+	rec_write_header(f, meta, 2, &(struct rec_target){ 42, "t" }, 1);
+	rec_write_snapshot(f, &s);
+	/* tuned: 10 ms sampling in the next window */
+	s.seq = 2;
+	s.start_ns = 100;
+	s.end_ns = 200;
+	s.sample_us = 10000;
+	s.aggr_us = 200000;
+	s.nr_footprints = 0;
+	rec_write_snapshot(f, &s);
+	/* unknown: the #meta intervals */
+	s.seq = 3;
+	s.start_ns = 200;
+	s.end_ns = 300;
+	s.sample_us = s.aggr_us = 0;
+	rec_write_snapshot(f, &s);
+	rec_write_trailer(f, NULL, 0);
+	rewind(f);
+	ASSERT_EQ(0, rec_read(f, "t.csv", 0, see, &c, &info, err, sizeof(err))) TH_LOG("%s", err);
+	ASSERT_EQ(3, c.nr);
+	EXPECT_EQ(5000, c.sample_us[0]);
+	EXPECT_EQ(100000, c.aggr_us[0]);
+	EXPECT_EQ(10000, c.sample_us[1]);
+	EXPECT_EQ(200000, c.aggr_us[1]);
+	EXPECT_EQ(1000, c.sample_us[2]);
+	EXPECT_EQ(20000, c.aggr_us[2]);
+	EXPECT_EQ(REC_REGION_NOT_OBSERVABLE, c.flags[0]);
+	EXPECT_EQ(1, c.nr_fp[0]);
+	EXPECT_EQ(0, c.nr_fp[1]);
+	EXPECT_EQ(42, c.fp[0].pid);
+	EXPECT_EQ(99, c.fp[0].time_ns);
+	EXPECT_EQ(1 << 30, c.fp[0].vsz);
+	EXPECT_EQ(1 << 20, c.fp[0].rss);
+	rec_info_free(&info);
+	fclose(f);
+}
+
+/*
+ * Process trees: a #target row between snapshots adds a target (more
+ * fields after the comm are a later version's); #exit and other unknown
+ * rows are skipped; a flags column left empty is 0.
+ */
+TEST(targets_joining_later_and_unknown_rows)
+{
+	static const char text[] = HDR2A
+		"#snap,1,0,100,1,20,0,0\n"
+		"100,1,42,4096,8192,3,0,20,,,,,,,,x\n"
+		"#target,43,child,42,future\n"
+		"#exit,42,150\n"
+		"#something,else\n"
+		"#snap,2,100,200,2,20,0,0\n"
+		"200,2,42,4096,8192,3,0,20,,,,,,,1,x\n"
+		"200,2,43,8192,12288,3,0,20,,,,,,,0,y\n"
+		"#eof\n";
+	struct seen c = { 0 };
+	struct rec_info info;
+	char err[512];
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(0, rec_read(f, "t.csv", 0, see, &c, &info, err, sizeof(err))) TH_LOG("%s", err);
+	ASSERT_EQ(2, c.nr);
+	EXPECT_EQ(1, c.nr_targets_at[0]);
+	EXPECT_EQ(2, c.nr_targets_at[1]);
+	EXPECT_EQ(0, c.flags[0]);
+	EXPECT_EQ(0, c.flags[1]);
+	ASSERT_EQ(2, info.nr_targets);
+	EXPECT_EQ(43, info.targets[1].pid);
+	EXPECT_STREQ("child", info.targets[1].comm);
+	rec_info_free(&info);
+	fclose(f);
 }
 
 TEST(huge_field)

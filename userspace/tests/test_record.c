@@ -46,6 +46,7 @@ static int wait_for(const char *dir, const char *name, const char *want, long ms
 struct counted {
 	uint64_t snapshots, missed, regions;
 	uint64_t last_seq;
+	uint64_t footprints, rss, vsz;	/* the last footprint read */
 };
 
 static int count(void *arg, const struct rec_snapshot *s, const struct rec_info *info)
@@ -57,6 +58,11 @@ static int count(void *arg, const struct rec_snapshot *s, const struct rec_info 
 	c->missed += s->missed_before;
 	c->regions += s->nr_regions;
 	c->last_seq = s->seq;
+	c->footprints += s->nr_footprints;
+	if (s->nr_footprints) {
+		c->rss = s->footprints[0].rss;
+		c->vsz = s->footprints[0].vsz;
+	}
 	return 0;
 }
 
@@ -191,6 +197,10 @@ TEST_F(rec, command_until_target_exits)
 	EXPECT_EQ(12, c.snapshots);
 	EXPECT_EQ(0, c.missed);
 	EXPECT_EQ(72, c.regions);
+	/* the command's footprint with the windows it was alive in */
+	EXPECT_GE(c.footprints, 6);
+	EXPECT_GT(c.rss, 0);
+	EXPECT_GE(c.vsz, c.rss);
 	EXPECT_TRUE(info.complete);
 	EXPECT_STREQ("all targets exited", rec_info_trailer(&info, "reason"));
 	EXPECT_STREQ("0", rec_info_trailer(&info, "missed"));
@@ -275,8 +285,10 @@ TEST_F(rec, interrupted_file_is_complete)
 	/* the fake ring's placement puts most bytes on node 1 */
 	EXPECT_NE(NULL, strstr(out, "# block 0 resident by node: node0 ")) TH_LOG("%s", out);
 	EXPECT_EQ(0, run_daptrace(A("report", "nodes", self->out), out, sizeof(out)));
+	/* the unobservable bytes after the three classes of every node */
 	EXPECT_NE(NULL, strstr(out, "# columns: time_s node0_hot node0_warm node0_cold "
-			       "node1_hot")) TH_LOG("%s", out);
+			       "node1_hot node1_warm node1_cold node0_not_observable "
+			       "node1_not_observable\n")) TH_LOG("%s", out);
 	/* --json: the same bytes, node 1 holding some in every snapshot */
 	EXPECT_EQ(0, run_daptrace(A("report", "nodes", "--json", self->out), out, sizeof(out)))
 		TH_LOG("%s", out);
@@ -377,6 +389,31 @@ TEST_F(rec, plots)
 	EXPECT_EQ(0, run_daptrace(A("report", "regions", "--plot", svg, self->out), out,
 				  sizeof(out))) TH_LOG("%s", out);
 	EXPECT_EQ(0, stat(svg, &st));
+}
+
+/* record --damo: the same run in damo's format, which the reports read back. */
+TEST_F(rec, damo_format_too)
+{
+	char out[16384], damo[600];
+	unsigned char magic[2] = { 0 };
+	pid_t pid = 0;
+	FILE *f;
+
+	self->recorder = start_recorder(self->out, A("--damo", "--", "sleep", "30"));
+	ASSERT_EQ(0, fake_kernel_run(self->dir, 10, 30, &pid));
+	fake_write(self->dir, "target_status", "%d exited\n", pid);
+	ASSERT_EQ(0, recorder_exit(self->recorder));
+	snprintf(damo, sizeof(damo), "%s/out.damon.data", self->dir);
+	f = fopen(damo, "r");
+	ASSERT_NE(NULL, f) TH_LOG("no %s", damo);
+	EXPECT_EQ(2, fread(magic, 1, 2, f));
+	fclose(f);
+	EXPECT_EQ(0x78, magic[0]) TH_LOG("not zlib-compressed");
+	EXPECT_EQ(0, run_daptrace(A("report", "wss", damo), out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "# snapshots 10, missed 0")) TH_LOG("%s", out);
+	EXPECT_EQ(2, run_daptrace(A("record", "--damo", "-o", "-", "-p", "1"), out,
+				  sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "--damo needs --output to be a file")) TH_LOG("%s", out);
 }
 
 TEST_F(rec, refuses_when_already_on)

@@ -6,6 +6,7 @@
  * in gnuplot paths) and the newer surface: --json, filters, flags that do
  * not apply to the mode, the daptrace-<sub> names.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <json-c/json.h>
@@ -556,8 +557,8 @@ TEST(mode_flags_and_subcommand_names)
 	tmp_clean(&t);
 }
 
-/* A moving hot spot in 64 MiB, a heap, a binary: 50 windows. */
-static char *synthetic_record(void)
+/* A moving hot spot in 64 MiB, a heap, a binary (named @bin): 50 windows. */
+static char *synthetic_record_named(const char *bin)
 {
 	size_t cap = 1 << 20, n = 0;
 	char *s = malloc(cap);
@@ -568,8 +569,8 @@ static char *synthetic_record(void)
 
 		n += snprintf(s + n, cap - n, "#snap,%lld,%lld,%lld,10,20,0,0\n", w,
 			      t - 100000000, t);
-		n += snprintf(s + n, cap - n, "%lld,%lld,7,4194304,5242880,5,1,/usr/bin/syn\n"
-			      "%lld,%lld,7,33554432,37748736,%lld,1,[heap]\n", t, w, t, w,
+		n += snprintf(s + n, cap - n, "%lld,%lld,7,4194304,5242880,5,1,%s\n"
+			      "%lld,%lld,7,33554432,37748736,%lld,1,[heap]\n", t, w, bin, t, w,
 			      w % 20);
 		for (int k = 0; k < 8; k++)
 			n += snprintf(s + n, cap - n, "%lld,%lld,7,%llu,%llu,%d,1,\n", t, w,
@@ -579,6 +580,11 @@ static char *synthetic_record(void)
 	}
 	snprintf(s + n, cap - n, "#eof\n");
 	return s;
+}
+
+static char *synthetic_record(void)
+{
+	return synthetic_record_named("/usr/bin/syn");
 }
 
 /* Longest line of @s, in characters (escape sequences not counted). */
@@ -604,47 +610,150 @@ static size_t longest_line(const char *s, size_t *nlines)
 	return best;
 }
 
-TEST(terminal_heatmap_fits_the_width)
+/*
+ * Hand-written as the kernel's not-observable flag will come: a hugetlb
+ * mapping (flags 1) next to a heap.  Its counts mean nothing: never in the
+ * working set, never idle, counted apart.  Footprints ride along.
+ */
+static const char unobservable[] = "# daptrace-record v2\n#meta,sample_us,5000\n"
+	"#meta,aggr_us,100000\n#target,7,t\n"
+	"time_ns,seq,pid,start,end,nr_accesses,age,nr_samples,flags,label\n"
+	"#footprint,7,100000000,1073741824,8388608\n"
+	"#snap,1,0,100000000,3,20,0,0\n"
+	"100000000,1,7,4096,8192,20,0,20,0,[heap]\n"
+	"100000000,1,7,1048576,3145728,0,5,20,1,/dev/hugepages/x\n"
+	"100000000,1,7,3145728,4194304,0,5,20,,/usr/lib/libc.so.6\n"
+	"#footprint,7,200000000,1073741824,9437184\n"
+	"#snap,2,100000000,200000000,3,20,0,0\n"
+	"200000000,2,7,4096,8192,20,1,20,0,[heap]\n"
+	"200000000,2,7,1048576,3145728,0,6,20,1,/dev/hugepages/x\n"
+	"200000000,2,7,3145728,4194304,0,6,20,0,/usr/lib/libc.so.6\n#eof\n";
+
+/* The line after the first one starting with @prefix, or NULL. */
+static const char *line_after(const char *s, const char *prefix)
+{
+	for (; s && *s; s = strchr(s, '\n') ? strchr(s, '\n') + 1 : NULL) {
+		const char *p = s + strspn(s, " ");
+
+		if (!strncmp(p, prefix, strlen(prefix)))
+			return strchr(s, '\n') ? strchr(s, '\n') + 1 : NULL;
+	}
+	return NULL;
+}
+
+/* Whole numbers and decimals standing alone in @line (up to its end). */
+static int numbers_in(const char *line)
+{
+	int n = 0;
+
+	for (const char *p = line; *p && *p != '\n'; p++)
+		if (isdigit((unsigned char)*p) && (p == line || p[-1] == ' ')) {
+			n++;
+			while (isdigit((unsigned char)p[1]) || p[1] == '.')
+				p++;
+		}
+	return n;
+}
+
+/*
+ * Check the picture at @w x @h: exactly the terminal's height but the
+ * prompt's line, never wider than its width but the last column, the title
+ * on one line, time labelled along the axis, names as long as the margin
+ * allows (issue 30, defect 3).
+ */
+static void check_terminal(struct __test_metadata *_metadata, const char *rec,
+			   unsigned int w, unsigned int h)
+{
+	static const char name[] = "a-rather-long-library-name.so.1";
+	char cols[16], rows[16];
+	unsigned int margin = w < 100 ? 24 : w / 4 > 40 ? 40 : w / 4;
+	const char *axis, *row, *bar;
+	size_t lines, longest;
+
+	snprintf(cols, sizeof(cols), "%u", w);
+	snprintf(rows, sizeof(rows), "%u", h);
+	setenv("COLUMNS", cols, 1);
+	setenv("LINES", rows, 1);
+	ASSERT_EQ(0, run_daptrace(A("report", "heatmap", "--terminal", (char *)rec), out,
+				  sizeof(out))) TH_LOG("%s", out);
+	longest = longest_line(out, &lines);
+	EXPECT_EQ(h - 1, lines) TH_LOG("%ux%u: %zu lines:\n%s", w, h, lines, out);
+	EXPECT_EQ(w - 1, longest) TH_LOG("%ux%u:\n%s", w, h, out);
+	EXPECT_EQ(0, strncmp(out, "daptrace heatmap of syn.csv, pid 7, 0.00-5.00 s",
+			     strlen("daptrace heatmap of syn.csv, pid 7, 0.00-5.00 s")))
+		TH_LOG("%ux%u: title %.100s", w, h, out);
+	axis = line_after(out, "+");
+	ASSERT_NE(NULL, axis) TH_LOG("%ux%u: no time axis:\n%s", w, h, out);
+	EXPECT_NE(NULL, strstr(axis, "time (s)"));
+	EXPECT_GE(numbers_in(strstr(axis, "time (s)") + 8), 3) TH_LOG("%ux%u: %.200s", w, h, axis);
+	/* the name whole from 160 columns on, else as much as the margin holds */
+	row = strstr(out, "a-rather-l");
+	ASSERT_NE(NULL, row) TH_LOG("%ux%u:\n%s", w, h, out);
+	bar = strchr(row, '|');
+	ASSERT_NE(NULL, bar);
+	if (w >= 160)
+		EXPECT_EQ(0, strncmp(row, name, strlen(name))) TH_LOG("%ux%u: %.60s", w, h, row);
+	if (strncmp(row, name, strlen(name)))
+		EXPECT_EQ(margin - 1, (size_t)(bar - row)) TH_LOG("%ux%u: %.60s", w, h, row);
+	EXPECT_NE(NULL, strstr(out, "[heap] 4.00 MiB|") ?: strstr(out, "4.00 MiB|"))
+		TH_LOG("%ux%u", w, h);
+	EXPECT_NE(NULL, strstr(out, "gap elided")) TH_LOG("%ux%u", w, h);
+	EXPECT_NE(NULL, strchr(out, '@')) TH_LOG("%ux%u: no hot cell", w, h);
+}
+
+TEST(terminal_heatmap_fits_every_size)
 {
 	struct tmp t = { 0 };
-	char *syn = synthetic_record();
+	char *syn = synthetic_record_named("/usr/lib/a-rather-long-library-name.so.1");
 	const char *rec = tmp_record(&t, "syn.csv", syn);
-	static const char *const widths[] = { "60", "100", "203" };
 	size_t lines;
 
 	NEED_BIN();
 	free(syn);
-	for (size_t i = 0; i < 3; i++) {
-		setenv("COLUMNS", widths[i], 1);
-		setenv("LINES", "30", 1);
-		/* a pipe: ASCII */
-		ASSERT_EQ(0, run_daptrace(A("report", "heatmap", "--terminal", (char *)rec),
-					  out, sizeof(out))) TH_LOG("%s", out);
-		EXPECT_EQ(NULL, strchr(out, '\033')) TH_LOG("colour in a pipe");
-		/*
-		 * the header line may be longer; the picture fills the width but
-		 * the last column (writing it wraps some terminals)
-		 */
-		EXPECT_EQ((size_t)atoi(widths[i]) - 1, longest_line(strchr(out, '\n') + 1, &lines))
-			TH_LOG("COLUMNS=%s:\n%s", widths[i], out);
-		EXPECT_GE(lines, 24);
-		EXPECT_NE(NULL, strstr(out, "[heap] (4.00 MiB)")) TH_LOG("%s", out);
-		EXPECT_NE(NULL, strstr(out, "syn (1.00 MiB)")) TH_LOG("%s", out);
-		EXPECT_NE(NULL, strstr(out, "gap elided")) TH_LOG("%s", out);
-		EXPECT_NE(NULL, strchr(out, '@')) TH_LOG("no hot cell: %s", out);
+	/* every width at the smallest and the largest height, and the reverse */
+	for (unsigned int w = 80; w <= 200; w++) {
+		check_terminal(_metadata, rec, w, 24);
+		check_terminal(_metadata, rec, w, 60);
 	}
+	for (unsigned int h = 24; h <= 60; h++) {
+		check_terminal(_metadata, rec, 80, h);
+		check_terminal(_metadata, rec, 200, h);
+	}
+	/* a pipe is ASCII; colour asked for: escape sequences take no columns */
+	EXPECT_EQ(NULL, strchr(out, '\033')) TH_LOG("colour in a pipe");
 	ASSERT_EQ(0, run_daptrace(A("report", "heatmap", "--terminal=color", (char *)rec),
 				  out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "\033[48;5;229m")) TH_LOG("no hottest colour");
 	EXPECT_NE(NULL, strstr(out, "\033[48;5;16m")) TH_LOG("no idle colour");
-	/* COLUMNS is still 203: escape sequences take no columns */
-	EXPECT_EQ(202, longest_line(strchr(out, '\n') + 1, &lines));
+	EXPECT_EQ(199, longest_line(out, &lines));
+	EXPECT_EQ(59, lines);
 	unsetenv("COLUMNS");
 	unsetenv("LINES");
 	EXPECT_EQ(2, run_daptrace(A("report", "heatmap", "--terminal=sixel", (char *)rec),
 				  out, sizeof(out)));
 	EXPECT_EQ(2, run_daptrace(A("report", "wss", "--terminal", (char *)rec), out,
 				  sizeof(out)));
+	tmp_clean(&t);
+}
+
+/* Memory that cannot be observed: green, or 'x' in ASCII, and in the legend. */
+TEST(terminal_heatmap_not_observable)
+{
+	struct tmp t = { 0 };
+	const char *rec = tmp_record(&t, "u.csv", unobservable);
+
+	NEED_BIN();
+	setenv("COLUMNS", "100", 1);
+	setenv("LINES", "30", 1);
+	ASSERT_EQ(0, run_daptrace(A("report", "heatmap", "--terminal", (char *)rec), out,
+				  sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "|xxxx")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "x: not observable")) TH_LOG("%s", out);
+	ASSERT_EQ(0, run_daptrace(A("report", "heatmap", "--terminal=color", (char *)rec), out,
+				  sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\033[48;5;29m")) TH_LOG("%s", out);
+	unsetenv("COLUMNS");
+	unsetenv("LINES");
 	tmp_clean(&t);
 }
 
@@ -666,8 +775,14 @@ TEST(hist_by_access_frequency_and_age)
 	EXPECT_NE(NULL, strstr(out, "\n40-50%")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "\n90-100%")) TH_LOG("%s", out);
 	EXPECT_EQ(NULL, strstr(out, "\n10-20%")) TH_LOG("%s", out);
-	/* ages 1 (heap), 3 and 2, 4 (libc): buckets 1, 2-3, 4-7; 0.1 s windows */
-	EXPECT_NE(NULL, strstr(out, "\n4-7            341 KiB       49.81%  >= 0.4 s"))
+	/*
+	 * ages 1, 2 (heap) and 3, 4 (libc) windows of 0.1 s: buckets [0.1, 0.2),
+	 * [0.2, 0.4) and [0.4, 0.8) s, the ages before the record's first window
+	 * counted at its length
+	 */
+	EXPECT_NE(NULL, strstr(out, "\n0.4-0.8 s      341 KiB       49.81%\n"))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\n0.1-0.2 s      1.33 KiB       0.19%\n"))
 		TH_LOG("%s", out);
 	ASSERT_EQ(0, run_daptrace(A("report", "hist", "--json", (char *)rec), out, sizeof(out)));
 	j = json_tokener_parse(out);
@@ -818,7 +933,7 @@ TEST(terminal_heatmap_colour_on_a_tty)
 TEST(pid_and_time_outside_the_record)
 {
 	static const char *const modes[] = { "heatmap", "wss", "regions", "hot", "raw",
-					     "hist", "objects", "nodes", "pheatmap" };
+					     "hist", "objects", "nodes", "pheatmap", "access" };
 	/* as recorded: the first window opens after the start, here 0.4 ms */
 	static const char late[] = HDR
 		"#snap,1,412345,100412345,1,20,0,0\n"
@@ -862,6 +977,335 @@ TEST(pid_and_time_outside_the_record)
 	EXPECT_NE(NULL, strstr(out, "span 0.200 to 0.300 s")) TH_LOG("%s", out);
 	tmp_clean(&t);
 	tmp_clean(&l);
+}
+
+/*
+ * Windows whose sampling interval changed while recording (the kernel
+ * tunes it), without a sample count: each window's frequency is over its
+ * own samples (20 of 100 ms / 5 ms, 20 of 200 ms / 10 ms, 10 of 200 ms /
+ * 20 ms: all 100 %), and ages are in time across windows of different
+ * lengths.
+ */
+static const char tuned[] = "# daptrace-record v2\n#meta,sample_us,5000\n#meta,aggr_us,100000\n"
+	"#target,7,t\ntime_ns,seq,pid,start,end,nr_accesses,age,label\n"
+	"#snap,1,0,100000000,1,0,0,0,5000,100000\n"
+	"100000000,1,7,4096,8192,20,0,[heap]\n"
+	"#snap,2,100000000,300000000,1,0,0,0,10000,200000\n"
+	"300000000,2,7,4096,8192,20,1,[heap]\n"
+	"#snap,3,300000000,500000000,1,0,0,0,20000,200000\n"
+	"500000000,3,7,4096,8192,10,2,[heap]\n#eof\n";
+
+TEST(intervals_of_each_window)
+{
+	struct tmp t = { 0 };
+	const char *rec = tmp_record(&t, "tuned.csv", tuned);
+	struct json_object *j, *snaps, *r;
+
+	NEED_BIN();
+	ASSERT_EQ(0, run_daptrace(A("report", "raw", "--json", (char *)rec), out, sizeof(out)))
+		TH_LOG("%s", out);
+	j = json_tokener_parse(out);
+	ASSERT_NE(NULL, j) TH_LOG("%s", out);
+	ASSERT_TRUE(json_object_object_get_ex(j, "snapshots", &snaps));
+	ASSERT_EQ(3, json_object_array_length(snaps));
+	for (int i = 0; i < 3; i++) {
+		r = json_object_array_get_idx(json_object_object_get(
+			json_object_array_get_idx(snaps, i), "regions"), 0);
+		EXPECT_EQ(100, json_object_get_double(json_object_object_get(r, "freq_percent")))
+			TH_LOG("window %d", i + 1);
+	}
+	/* age 2 at the third window: its 0.2 s and the second's 0.2 s */
+	EXPECT_EQ(0.4, json_object_get_double(json_object_object_get(r, "age_s")));
+	EXPECT_EQ(20000, json_object_get_int(json_object_object_get(
+		json_object_array_get_idx(snaps, 2), "sample_us")));
+	json_object_put(j);
+	/* the heatmap agrees: every column 100 % */
+	ASSERT_EQ(0, run_daptrace(A("report", "heatmap", "--addr-bins", "1", (char *)rec), out,
+				  sizeof(out))) TH_LOG("%s", out);
+	EXPECT_EQ(NULL, strstr(out, " 50.000\n")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, " 100.000\n")) TH_LOG("%s", out);
+	ASSERT_EQ(0, run_daptrace(A("report", "hot", (char *)rec), out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, " 100.00   0.40 s    [heap]")) TH_LOG("%s", out);
+	tmp_clean(&t);
+}
+
+TEST(not_observable_memory_and_footprints)
+{
+	struct tmp t = { 0 };
+	const char *rec = tmp_record(&t, "u.csv", unobservable);
+	struct json_object *j, *v;
+
+	NEED_BIN();
+	ASSERT_EQ(0, run_daptrace(A("report", "wss", (char *)rec), out, sizeof(out)))
+		TH_LOG("%s", out);
+	/* the heap alone is the working set; 2 MiB not observable; rss, vsz */
+	EXPECT_NE(NULL, strstr(out, "\n0.100000 4096 2097152 8388608 1073741824\n"))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "# not observable (never in the working set): max 2.00 MiB"))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "# footprint: rss max 9.00 MiB, vsz max 1.00 GiB"))
+		TH_LOG("%s", out);
+	ASSERT_EQ(0, run_daptrace(A("report", "wss", "--json", (char *)rec), out, sizeof(out)));
+	j = json_tokener_parse(out);
+	ASSERT_NE(NULL, j) TH_LOG("%s", out);
+	v = json_object_array_get_idx(json_object_object_get(j, "series"), 1);
+	EXPECT_EQ(2097152, json_object_get_int64(json_object_object_get(v, "not_observable_bytes")));
+	EXPECT_EQ(9437184, json_object_get_int64(json_object_object_get(v, "rss_bytes")));
+	EXPECT_EQ(1073741824, json_object_get_int64(json_object_object_get(v, "vsz_bytes")));
+	json_object_put(j);
+	/* hot: shown, never ranked by a count that means nothing */
+	ASSERT_EQ(0, run_daptrace(A("report", "hot", (char *)rec), out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, " n/o      0.60 s    /dev/hugepages/x")) TH_LOG("%s", out);
+	EXPECT_LT(strstr(out, "libc.so.6"), strstr(out, "/dev/hugepages/x")) TH_LOG("%s", out);
+	/* hist: left out of the idle memory, said so */
+	ASSERT_EQ(0, run_daptrace(A("report", "hist", (char *)rec), out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "# not observable (left out): 2.00 MiB on average"))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\n0%             1.00 MiB      99.61%\n")) TH_LOG("%s", out);
+	ASSERT_EQ(0, run_daptrace(A("report", "raw", (char *)rec), out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "2.00 MiB not observable /dev/hugepages/x")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "footprint 7 at 0.200000 s: vsz 1.00 GiB rss 9.00 MiB"))
+		TH_LOG("%s", out);
+	tmp_clean(&t);
+}
+
+/*
+ * Issue 30, defect 4: --addr zooms in on the range, as damo clips to it,
+ * rather than drawing the whole block around it; the other reports count
+ * only the part of a region inside the range.
+ */
+TEST(addr_zooms_in)
+{
+	struct tmp t = { 0 };
+	const char *rec = tmp_record(&t, "r.csv", last_empty);
+
+	NEED_BIN();
+	ASSERT_EQ(0, run_daptrace(A("report", "heatmap", "--addr", "0x100000-0x110000",
+				    (char *)rec), out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, ": 0x100000-0x110000 (64.0 KiB) /usr/lib/libc.so.6\n"))
+		TH_LOG("%.600s", out);
+	ASSERT_EQ(0, run_daptrace(A("report", "hot", "--addr", "0x100000-0x110000",
+				    (char *)rec), out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "0x100000           0x110000           64.0 KiB"))
+		TH_LOG("%s", out);
+	ASSERT_EQ(0, run_daptrace(A("report", "wss", "--addr", "0x100000-0x110000",
+				    (char *)rec), out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\n0.200000 65536 ")) TH_LOG("%s", out);
+	tmp_clean(&t);
+}
+
+/*
+ * Issue 30, defect 9: heatmap --json with many rows took 40 times the
+ * memory of the same grid as text (a json-c tree of millions of numbers).
+ * Written as it goes, it stays within a small multiple of the grid.
+ */
+TEST(heatmap_json_memory)
+{
+	struct tmp t = { 0 };
+	char *syn = synthetic_record();
+	const char *rec = tmp_record(&t, "syn.csv", syn);
+	char cmd[512];
+	long kb_json, kb_text;
+	FILE *f;
+
+	NEED_BIN();
+	free(syn);
+	if (access("/usr/bin/time", X_OK))
+		SKIP(return, "/usr/bin/time not installed");
+	snprintf(cmd, sizeof(cmd), "/usr/bin/time -f %%M '%s' report heatmap --json "
+		 "--addr-bins 10000 '%s' 2>&1 >/dev/null | tail -n 1", daptrace_bin(), rec);
+	f = popen(cmd, "r");
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(1, fscanf(f, "%ld", &kb_json));
+	pclose(f);
+	snprintf(cmd, sizeof(cmd), "/usr/bin/time -f %%M '%s' report heatmap "
+		 "--addr-bins 10000 '%s' 2>&1 >/dev/null | tail -n 1", daptrace_bin(), rec);
+	f = popen(cmd, "r");
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(1, fscanf(f, "%ld", &kb_text));
+	pclose(f);
+	/* the grid: 50 columns x 10000 rows of doubles, 4 MB; text needs ~4 MB more */
+	EXPECT_LT(kb_json, 2 * kb_text) TH_LOG("json %ld KiB, text %ld KiB", kb_json, kb_text);
+	tmp_clean(&t);
+}
+
+/*
+ * Process trees: a child joins as a #target row between snapshots (and
+ * exits with an #exit row): every report sees it, --pid finds it, the
+ * heatmap draws it.  A region of a pid no #target row names is an error
+ * naming its line, never drawn and counted (issue 30, defect 7).
+ */
+TEST(targets_joining_later)
+{
+	static const char tree[] = HDR
+		"#snap,1,0,100000000,1,20,0,0\n"
+		"100000000,1,7,4096,8192,10,1,[heap]\n"
+		"#target,9,child,7\n"
+		"#snap,2,100000000,200000000,2,20,0,0\n"
+		"200000000,2,7,4096,8192,10,1,[heap]\n"
+		"200000000,2,9,1048576,2097152,20,0,[heap]\n"
+		"#exit,9,250000000\n"
+		"#snap,3,200000000,300000000,1,20,0,0\n"
+		"300000000,3,7,4096,8192,10,1,[heap]\n#eof\n";
+	static const char stray[] = HDR
+		"#snap,1,0,100000000,2,20,0,0\n"
+		"100000000,1,7,4096,8192,10,1,[heap]\n"
+		"100000000,1,9,1048576,2097152,20,0,[heap]\n#eof\n";
+	struct tmp t = { 0 };
+	const char *rec = tmp_record(&t, "tree.csv", tree);
+	char dat[160];
+
+	NEED_BIN();
+	ASSERT_EQ(0, run_daptrace(A("report", "wss", "-p", "9", (char *)rec), out, sizeof(out)))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\n0.200000 1048576 ")) TH_LOG("%s", out);
+	snprintf(dat, sizeof(dat), "%s/h.dat", t.dir);
+	ASSERT_EQ(0, run_daptrace(A("report", "heatmap", "-o", dat, (char *)rec), out,
+				  sizeof(out))) TH_LOG("%s", out);
+	snprintf(dat, sizeof(dat), "%s/h-9.dat", t.dir);
+	EXPECT_EQ(0, access(dat, R_OK)) TH_LOG("no heatmap of the child");
+	rec = tmp_record(&t, "stray.csv", stray);
+	EXPECT_EQ(1, run_daptrace(A("report", "wss", (char *)rec), out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "stray.csv:10: region row of pid 9, which no #target row "
+			       "names")) TH_LOG("%s", out);
+	tmp_clean(&t);
+}
+
+/*
+ * report access (damo report access): a region a (1 MiB, idle, age 10
+ * windows of 1 s: idle 11 s), b (64 KiB, idle 3 s), c (2 MiB, accessed),
+ * hugetlb (not observable) and a hole.
+ */
+static const char pattern_rec[] = "# daptrace-record v2\n#meta,sample_us,50000\n"
+	"#meta,aggr_us,1000000\n#target,7,t\n"
+	"time_ns,seq,pid,start,end,nr_accesses,age,nr_samples,flags,label\n"
+	"#snap,1,0,1000000000,1,20,0,0\n1000000000,1,7,1048576,2097152,0,8,20,0,a\n"
+	"#snap,2,1000000000,2000000000,1,20,0,0\n2000000000,2,7,1048576,2097152,0,9,20,0,a\n"
+	"#snap,3,2000000000,3000000000,5,20,0,0\n"
+	"3000000000,3,7,1048576,2097152,0,10,20,0,a\n"
+	"3000000000,3,7,2097152,2162688,0,2,20,0,b\n"
+	"3000000000,3,7,3145728,5242880,10,5,20,0,c\n"
+	"3000000000,3,7,6291456,7340032,0,7,20,1,hugetlb\n"
+	"3000000000,3,7,8388608,9437184,0,10,20,0,[unmapped]\n#eof\n";
+
+TEST(access_pattern_queries)
+{
+	struct tmp t = { 0 };
+	const char *rec = tmp_record(&t, "a.csv", pattern_rec);
+	struct json_object *j, *v;
+
+	NEED_BIN();
+	ASSERT_EQ(0, run_daptrace(A("report", "access", "--sort=-temperature", (char *)rec),
+				  out, sizeof(out))) TH_LOG("%s", out);
+	/* the hole and the unobservable memory never match; hottest first */
+	EXPECT_NE(NULL, strstr(out, "# matched 3 of 5 regions: 3.06 MiB of 3.06 MiB observed "
+			       "(100.0 %); not observable: 1.00 MiB")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "2.00 MiB    50.00    5.00 s    0 s       500005000    c\n"
+			       "7        0x200000           0x210000           64.0 KiB    0.00     "
+			       "2.00 s    3.00 s    -200000000   b\n")) TH_LOG("%s", out);
+	/* by bytes: 65 % accessed (idle 0), then b, then a (idle 11 s) */
+	EXPECT_NE(NULL, strstr(out, "#   p50   0 s       500005000\n")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "#   p75   11.0 s    500005000\n")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "#   2.00 s    1.06 MiB     34.7 %\n"
+			       "#   5.00 s    1.00 MiB     32.7 %\n")) TH_LOG("%s", out);
+	/* what a reclaim scheme would take: >= 1 MiB, idle, for >= 5 s */
+	ASSERT_EQ(0, run_daptrace(A("report", "access", "--json", "--size", "1M-", "--freq",
+				    "0-0", "--age", "5s-", (char *)rec), out, sizeof(out)))
+		TH_LOG("%s", out);
+	j = json_tokener_parse(out);
+	ASSERT_NE(NULL, j) TH_LOG("%s", out);
+	EXPECT_EQ(1, json_object_get_int(json_object_object_get(j, "matched_regions")));
+	EXPECT_EQ(1048576, json_object_get_int64(json_object_object_get(j, "matched_bytes")));
+	v = json_object_array_get_idx(json_object_object_get(j, "regions"), 0);
+	EXPECT_STREQ("a", json_object_get_string(json_object_object_get(v, "label")));
+	EXPECT_EQ(11, json_object_get_double(json_object_object_get(v, "idle_s")));
+	json_object_put(j);
+	ASSERT_EQ(0, run_daptrace(A("report", "access", "--sort", "size", "--top", "1",
+				    "--age", "-3s", (char *)rec), out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "64.0 KiB")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "# ... 0 more") ?: strstr(out, " b\n")) TH_LOG("%s", out);
+	/* bad ranges name their flag; the pattern flags are access's own */
+	EXPECT_EQ(2, run_daptrace(A("report", "access", "--freq", "50-10", (char *)rec), out,
+				  sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "--freq: invalid value '50-10'")) TH_LOG("%s", out);
+	EXPECT_EQ(2, run_daptrace(A("report", "access", "--sort", "colour", (char *)rec), out,
+				  sizeof(out)));
+	EXPECT_EQ(2, run_daptrace(A("report", "access", "--age", "10-", (char *)rec), out,
+				  sizeof(out)));
+	EXPECT_EQ(2, run_daptrace(A("report", "hot", "--size", "1M-", (char *)rec), out,
+				  sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "--size does not apply to 'report hot'")) TH_LOG("%s", out);
+	tmp_clean(&t);
+}
+
+/* A number with 10 or more decimals (json-c's default "%.17g"), or NULL. */
+static const char *long_fraction(const char *s)
+{
+	for (; (s = strchr(s, '.')); s++)
+		if (strspn(s + 1, "0123456789") >= 10)
+			return s;
+	return NULL;
+}
+
+/*
+ * Issue 30, defects 7 and 8: flags that cannot apply are errors; times take
+ * units as record's do; ages and JSON numbers say what they are; an empty
+ * report says why.
+ */
+TEST(units_messages_and_json_numbers)
+{
+	struct tmp t = { 0 };
+	const char *rec = tmp_record(&t, "r.csv", last_empty);
+	struct json_object *j, *v;
+	const char *p99, *p100;
+
+	NEED_BIN();
+	EXPECT_EQ(2, run_daptrace(A("report", "hot", "--by-label", "--at", "5", (char *)rec),
+				  out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "--at picks one snapshot, --by-label ranks")) TH_LOG("%s", out);
+	/* --since/--until/--at: seconds, or a unit */
+	ASSERT_EQ(0, run_daptrace(A("report", "wss", "--since", "150ms", (char *)rec), out,
+				  sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "# snapshots 2,")) TH_LOG("%s", out);
+	ASSERT_EQ(0, run_daptrace(A("report", "hot", "--at", "0.1s", (char *)rec), out,
+				  sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "snapshot seq 1 ")) TH_LOG("%s", out);
+	EXPECT_EQ(2, run_daptrace(A("report", "wss", "--until", "1h", (char *)rec), out,
+				  sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "--until: invalid value '1h'")) TH_LOG("%s", out);
+	/* the age has its unit */
+	ASSERT_EQ(0, run_daptrace(A("report", "hot", (char *)rec), out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, " 0.20 s    [heap]")) TH_LOG("%s", out);
+	/* nothing to show: why */
+	EXPECT_EQ(1, run_daptrace(A("report", "wss", "--since", "1000", (char *)rec), out,
+				  sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "no snapshot ends within --since 1000 s: the record's 3 "
+			       "snapshots end from 0.100 to 0.300 s")) TH_LOG("%s", out);
+	EXPECT_EQ(1, run_daptrace(A("report", "heatmap", "--label", "nomatch", (char *)rec),
+				  out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "no region matches --label 'nomatch' (of 4 regions in "
+			       "3 snapshots)")) TH_LOG("%s", out);
+	EXPECT_EQ(NULL, strstr(out, "pid")) TH_LOG("%s", out);
+	/* JSON: p99 before p100, numbers at their precision, metadata numbers */
+	ASSERT_EQ(0, run_daptrace(A("report", "wss", "--json", (char *)rec), out, sizeof(out)));
+	p99 = strstr(out, "\"p99\"");
+	p100 = strstr(out, "\"p100\"");
+	ASSERT_NE(NULL, p99);
+	ASSERT_NE(NULL, p100);
+	EXPECT_LT(p99, p100) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\"time_s\":0.1,") ?: strstr(out, "\"time_s\": 0.1,"))
+		TH_LOG("%s", out);
+	ASSERT_EQ(0, run_daptrace(A("report", "raw", "--json", (char *)rec), out, sizeof(out)));
+	EXPECT_EQ(NULL, long_fraction(out)) TH_LOG("%s", out);
+	j = json_tokener_parse(out);
+	ASSERT_NE(NULL, j);
+	v = json_object_object_get(json_object_object_get(j, "meta"), "aggr_us");
+	EXPECT_TRUE(json_object_is_type(v, json_type_int)) TH_LOG("%s", out);
+	EXPECT_EQ(100000, json_object_get_int(v));
+	EXPECT_TRUE(json_object_is_type(json_object_object_get(json_object_object_get(j, "meta"),
+				       "kernel"), json_type_string));
+	json_object_put(j);
+	tmp_clean(&t);
 }
 
 TEST_HARNESS_MAIN

@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * report access: one snapshot's regions queried by access pattern, as damo
+ * report access does: regions whose size, access frequency and age fall in
+ * the given ranges (--size, --freq, --age), sorted (--sort), then the
+ * distribution of the matched bytes: recency (how long each byte has been
+ * idle) and temperature percentiles, and the cold tail, the bytes idle for
+ * at least each of a series of times: what sizing a reclaim scheme needs
+ * ("regions of at least 1 MiB, idle for 10 s or more: how many bytes?").
+ *
+ * Definitions follow damo's, so its users read the same numbers:
+ * - idle time (recency) of a region: 0 if accessed in the window, else its
+ *   age plus the window (it was not accessed in this window either);
+ * - temperature: size x W_size + frequency % x W_freq + age in us x W_age,
+ *   negated for a region not accessed in the window (weights 0, 100, 100
+ *   by default, --temperature-weights).
+ * Memory that cannot be observed never matches: it is counted apart; holes
+ * between mappings ("[unmapped]" regions) are not memory and left out.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "cli.h"
+#include "json_out.h"
+#include "report.h"
+#include "report_pick.h"
+#include "units.h"
+
+static const unsigned int percentiles[] = { 0, 1, 25, 50, 75, 99, 100 };
+#define NR_PCT	(sizeof(percentiles) / sizeof(percentiles[0]))
+
+struct match {
+	const struct picked_region *p;
+	uint64_t idle_ns;
+	double temp;
+};
+
+static uint64_t bytes_of(const struct match *m)
+{
+	return m->p->r.end - m->p->r.start;
+}
+
+static double temperature(const struct report_opts *o, const struct picked_region *p)
+{
+	double t = (double)(p->r.end - p->r.start) * o->temp_w[0] + p->freq * o->temp_w[1] +
+		   (double)p->age_ns / 1e3 * o->temp_w[2];
+
+	return p->r.nr_accesses ? t : -t;
+}
+
+static int matches(const struct report_opts *o, const struct match *m)
+{
+	const struct access_pattern *ap = &o->pattern;
+	uint64_t size = bytes_of(m);
+
+	return size >= ap->size_min && size <= ap->size_max &&
+	       m->p->freq >= ap->freq_min && m->p->freq <= ap->freq_max &&
+	       m->p->age_ns >= ap->age_min_ns && m->p->age_ns <= ap->age_max_ns;
+}
+
+static int cmp_key(const struct match *x, const struct match *y, enum access_sort key)
+{
+	double a, b;
+
+	switch (key) {
+	case SORT_SIZE:
+		a = (double)bytes_of(x), b = (double)bytes_of(y);
+		break;
+	case SORT_FREQ:
+		a = x->p->freq, b = y->p->freq;
+		break;
+	case SORT_AGE:
+		a = (double)x->p->age_ns, b = (double)y->p->age_ns;
+		break;
+	case SORT_TEMPERATURE:
+		a = x->temp, b = y->temp;
+		break;
+	default:
+		a = (double)x->p->r.start, b = (double)y->p->r.start;
+		if (a == b)
+			a = x->p->r.pid, b = y->p->r.pid;
+		break;
+	}
+	return a < b ? -1 : a > b;
+}
+
+static int cmp_match(const void *pa, const void *pb, void *arg)
+{
+	const struct report_opts *o = arg;
+	const struct match *x = pa, *y = pb;
+
+	for (int i = 0; i < o->nr_sort; i++) {
+		int c = cmp_key(x, y, o->sort[i]);
+
+		if (c)
+			return o->sort_desc[i] ? -c : c;
+	}
+	return cmp_key(x, y, SORT_ADDRESS);
+}
+
+static int by_idle(const void *pa, const void *pb)
+{
+	const struct match *x = pa, *y = pb;
+
+	return x->idle_ns < y->idle_ns ? -1 : x->idle_ns > y->idle_ns;
+}
+
+static int by_temperature(const void *pa, const void *pb)
+{
+	const struct match *x = pa, *y = pb;
+
+	return x->temp < y->temp ? -1 : x->temp > y->temp;
+}
+
+/*
+ * The idle time (or temperature) at each percentile of the matched bytes,
+ * least first, as damo counts them: the value of the region in which the
+ * bytes reach the percentile.  Reorders @m.
+ */
+static void byte_percentiles(struct match *m, size_t n, int idle, double *out)
+{
+	uint64_t total = 0, sum = 0;
+	size_t i = 0;
+
+	qsort(m, n, sizeof(*m), idle ? by_idle : by_temperature);
+	for (size_t k = 0; k < n; k++)
+		total += bytes_of(&m[k]);
+	for (unsigned int k = 0; k < NR_PCT; k++) {
+		while (i + 1 < n && (double)(sum + bytes_of(&m[i])) * 100 <
+		       (double)percentiles[k] * (double)total)
+			sum += bytes_of(&m[i++]);
+		out[k] = n ? (idle ? (double)m[i].idle_ns / 1e9 : m[i].temp) : 0;
+	}
+}
+
+/* 1, 2, 5 x 10^k seconds from the shortest window up to the longest idle time */
+static size_t tail_steps(double from_s, double to_s, double *steps, size_t max)
+{
+	double p = pow(10, floor(log10(from_s > 0 ? from_s : 1e-3)));
+	size_t n = 0;
+
+	for (int m = 0; n < max; m = (m + 1) % 3) {
+		double v = p * (m == 0 ? 1 : m == 1 ? 2 : 5);
+
+		if (m == 2)
+			p *= 10;
+		if (v < from_s * 0.999)
+			continue;
+		steps[n++] = v;
+		if (v >= to_s)
+			break;
+	}
+	return n;
+}
+
+static void print_pattern(const struct report_opts *o, FILE *out)
+{
+	const struct access_pattern *ap = &o->pattern;
+	char a[32], b[32];
+
+	fprintf(out, "# pattern: size %s-", fmt_bytes(ap->size_min, a, sizeof(a)));
+	fprintf(out, "%s, frequency %g-%g %%, age %s-", ap->size_max == UINT64_MAX ? "max" :
+		fmt_bytes(ap->size_max, b, sizeof(b)), ap->freq_min, ap->freq_max,
+		fmt_secs(ap->age_min_ns, a, sizeof(a)));
+	fprintf(out, "%s\n", ap->age_max_ns == UINT64_MAX ? "max" :
+		fmt_secs(ap->age_max_ns, b, sizeof(b)));
+}
+
+static void print_text(const struct report_opts *o, const struct pick *p, struct match *m,
+		       size_t n, uint64_t matched, uint64_t observed, uint64_t unobs, FILE *out)
+{
+	double rec[NR_PCT], temp[NR_PCT], steps[32], max_idle = 0;
+	char sz[32], age[32], idle[32];
+	size_t ns;
+
+	fprintf(out, "# access pattern of snapshot seq %" PRIu64 " at %.3f s in %s%s\n",
+		p->seq, (double)p->end_ns / 1e9, o->input, o->pid ? " (one pid)" : "");
+	print_pattern(o, out);
+	fprintf(out, "# matched %zu of %u regions: %s", n, p->nr,
+		fmt_bytes(matched, sz, sizeof(sz)));
+	fprintf(out, " of %s observed (%.1f %%)", fmt_bytes(observed, sz, sizeof(sz)),
+		observed ? 100.0 * (double)matched / (double)observed : 0);
+	fprintf(out, "; not observable: %s\n", fmt_bytes(unobs, sz, sizeof(sz)));
+	fprintf(out, "%-8s %-18s %-18s %-11s %-8s %-9s %-9s %-12s %s\n", "pid", "start", "end",
+		"size", "freq_%", "age", "idle", "temperature", "label");
+	for (size_t i = 0; i < n && i < o->top; i++)
+		fprintf(out, "%-8d 0x%-16" PRIx64 " 0x%-16" PRIx64 " %-11s %-8.2f %-9s %-9s "
+			"%-12.0f %s\n", (int)m[i].p->r.pid, m[i].p->r.start, m[i].p->r.end,
+			fmt_bytes(bytes_of(&m[i]), sz, sizeof(sz)), m[i].p->freq,
+			fmt_secs(m[i].p->age_ns, age, sizeof(age)),
+			fmt_secs(m[i].idle_ns, idle, sizeof(idle)), m[i].temp, m[i].p->r.label);
+	if (n > o->top)
+		fprintf(out, "# ... %zu more (--top)\n", n - o->top);
+	if (!n)
+		return;
+	for (size_t i = 0; i < n; i++)
+		max_idle = (double)m[i].idle_ns / 1e9 > max_idle ? (double)m[i].idle_ns / 1e9 :
+			   max_idle;
+	byte_percentiles(m, n, 1, rec);
+	byte_percentiles(m, n, 0, temp);
+	fprintf(out, "# the matched bytes by percentile: idle time (recency) and temperature\n");
+	for (unsigned int k = 0; k < NR_PCT; k++)
+		fprintf(out, "#   p%-4u %-9s %.0f\n", percentiles[k],
+			fmt_secs((uint64_t)(rec[k] * 1e9), idle, sizeof(idle)), temp[k]);
+	fprintf(out, "# cold tail: matched bytes idle for at least\n");
+	ns = tail_steps((double)m[0].p->window_ns / 1e9, max_idle, steps, 32);
+	for (size_t k = 0; k < ns; k++) {
+		uint64_t b = 0;
+
+		for (size_t i = 0; i < n; i++)
+			b += (double)m[i].idle_ns / 1e9 >= steps[k] * 0.999 ? bytes_of(&m[i]) : 0;
+		fprintf(out, "#   %-9s %-11s %5.1f %%\n",
+			fmt_secs((uint64_t)(steps[k] * 1e9), idle, sizeof(idle)),
+			fmt_bytes(b, sz, sizeof(sz)), 100.0 * (double)b / (double)matched);
+	}
+}
+
+static void print_json(const struct report_opts *o, const struct pick *p, struct match *m,
+		       size_t n, uint64_t matched, uint64_t observed, uint64_t unobs, FILE *out)
+{
+	const struct access_pattern *ap = &o->pattern;
+	struct json_object *j = json_object_new_object(), *arr = json_object_new_array();
+	struct json_object *pat = json_object_new_object(), *pr, *pt, *tail;
+	double rec[NR_PCT], temp[NR_PCT], steps[32], max_idle = 0;
+	char key[8];
+	size_t ns;
+
+	json_object_object_add(j, "record", json_object_new_string(o->input));
+	json_object_object_add(j, "seq", json_object_new_uint64(p->seq));
+	json_object_object_add(j, "time_s", json_seconds((double)p->end_ns / 1e9));
+	json_object_object_add(pat, "size_min", json_object_new_uint64(ap->size_min));
+	json_object_object_add(pat, "size_max", ap->size_max == UINT64_MAX ? NULL :
+			       json_object_new_uint64(ap->size_max));
+	json_object_object_add(pat, "freq_min_percent", json_percent(ap->freq_min));
+	json_object_object_add(pat, "freq_max_percent", json_percent(ap->freq_max));
+	json_object_object_add(pat, "age_min_s", json_seconds((double)ap->age_min_ns / 1e9));
+	json_object_object_add(pat, "age_max_s", ap->age_max_ns == UINT64_MAX ? NULL :
+			       json_seconds((double)ap->age_max_ns / 1e9));
+	json_object_object_add(j, "pattern", pat);
+	json_object_object_add(j, "regions_in_snapshot", json_object_new_uint64(p->nr));
+	json_object_object_add(j, "matched_regions", json_object_new_uint64(n));
+	json_object_object_add(j, "matched_bytes", json_object_new_uint64(matched));
+	json_object_object_add(j, "observed_bytes", json_object_new_uint64(observed));
+	json_object_object_add(j, "not_observable_bytes", json_object_new_uint64(unobs));
+	for (size_t i = 0; i < n && i < o->top; i++) {
+		struct json_object *e = json_object_new_object();
+
+		json_object_object_add(e, "pid", json_object_new_int(m[i].p->r.pid));
+		json_object_object_add(e, "start", json_object_new_uint64(m[i].p->r.start));
+		json_object_object_add(e, "end", json_object_new_uint64(m[i].p->r.end));
+		json_object_object_add(e, "freq_percent", json_percent(m[i].p->freq));
+		json_object_object_add(e, "age_s", json_seconds((double)m[i].p->age_ns / 1e9));
+		json_object_object_add(e, "idle_s", json_seconds((double)m[i].idle_ns / 1e9));
+		json_object_object_add(e, "temperature", json_num(m[i].temp, 0));
+		json_object_object_add(e, "label", json_object_new_string(m[i].p->r.label));
+		json_object_array_add(arr, e);
+	}
+	json_object_object_add(j, "regions", arr);
+	if (n) {
+		for (size_t i = 0; i < n; i++)
+			if ((double)m[i].idle_ns / 1e9 > max_idle)
+				max_idle = (double)m[i].idle_ns / 1e9;
+		byte_percentiles(m, n, 1, rec);
+		byte_percentiles(m, n, 0, temp);
+		pr = json_object_new_object();
+		pt = json_object_new_object();
+		for (unsigned int k = 0; k < NR_PCT; k++) {
+			snprintf(key, sizeof(key), "p%u", percentiles[k]);
+			json_object_object_add(pr, key, json_seconds(rec[k]));
+			json_object_object_add(pt, key, json_num(temp[k], 0));
+		}
+		json_object_object_add(j, "recency_s_percentiles", pr);
+		json_object_object_add(j, "temperature_percentiles", pt);
+		tail = json_object_new_array();
+		ns = tail_steps((double)m[0].p->window_ns / 1e9, max_idle, steps, 32);
+		for (size_t k = 0; k < ns; k++) {
+			struct json_object *e = json_object_new_object();
+			uint64_t b = 0;
+
+			for (size_t i = 0; i < n; i++)
+				b += (double)m[i].idle_ns / 1e9 >= steps[k] * 0.999 ?
+				     bytes_of(&m[i]) : 0;
+			json_object_object_add(e, "idle_s_at_least", json_seconds(steps[k]));
+			json_object_object_add(e, "bytes", json_object_new_uint64(b));
+			json_object_array_add(tail, e);
+		}
+		json_object_object_add(j, "cold_tail", tail);
+	}
+	json_out(out, j, 1);
+}
+
+static int on_snapshot(void *arg, const struct rec_snapshot *s, const struct rec_info *info)
+{
+	(void)info;
+	return pick_offer(arg, s);
+}
+
+int report_access(const struct report_opts *o, FILE *out, FILE *tics)
+{
+	struct pick p = { .o = o };
+	uint64_t matched = 0, observed = 0, unobs = 0;
+	struct rec_info info;
+	struct match *m = NULL;
+	size_t n = 0;
+	int ret;
+
+	(void)tics;
+	ret = report_read(o, on_snapshot, &p, &info);
+	if (!ret)
+		ret = pick_done(&p);
+	if (ret)
+		goto out;
+	m = calloc(p.nr, sizeof(*m));
+	if (!m) {
+		ret = fail("report", "out of memory");
+		goto out;
+	}
+	for (uint32_t i = 0; i < p.nr; i++) {
+		const struct picked_region *pr = &p.regions[i];
+		struct match *x = &m[n];
+
+		if (!strcmp(pr->r.label, "[unmapped]"))
+			continue;
+		if (pr->freq < 0) {
+			unobs += pr->r.end - pr->r.start;
+			continue;
+		}
+		observed += pr->r.end - pr->r.start;
+		x->p = pr;
+		x->idle_ns = pr->r.nr_accesses ? 0 : pr->age_ns + pr->window_ns;
+		x->temp = temperature(o, pr);
+		if (!matches(o, x))
+			continue;
+		matched += bytes_of(x);
+		n++;
+	}
+	qsort_r(m, n, sizeof(*m), cmp_match, (void *)o);
+	if (o->json)
+		print_json(o, &p, m, n, matched, observed, unobs, out);
+	else
+		print_text(o, &p, m, n, matched, observed, unobs, out);
+out:
+	free(m);
+	pick_free(&p);
+	rec_info_free(&info);
+	return ret;
+}
