@@ -114,6 +114,10 @@ void daptrace_attrs_default(struct daptrace_attrs *attrs)
 	attrs->update_us = DAPTRACE_DEF_UPDATE_US;
 	attrs->min_nr_regions = DAPTRACE_DEF_MIN_NR_REGIONS;
 	attrs->max_nr_regions = DAPTRACE_DEF_MAX_NR_REGIONS;
+	attrs->goal_access_bp = DAPTRACE_DEF_GOAL_ACCESS_BP;
+	attrs->goal_aggrs = DAPTRACE_DEF_GOAL_AGGRS;
+	attrs->goal_min_sample_us = DAPTRACE_DEF_GOAL_MIN_SAMPLE_US;
+	attrs->goal_max_sample_us = DAPTRACE_DEF_GOAL_MAX_SAMPLE_US;
 }
 
 /**
@@ -123,7 +127,10 @@ void daptrace_attrs_default(struct daptrace_attrs *attrs)
  * Every value must be nonzero, the intervals must nest (sample <= aggregation
  * <= update) within the caps of core.h, an aggregation window may hold at most
  * DAPTRACE_MAX_SAMPLES_PER_AGGR samples, and the region bounds must satisfy
- * DAPTRACE_MIN_NR_REGIONS <= min <= max <= DAPTRACE_MAX_NR_REGIONS.
+ * DAPTRACE_MIN_NR_REGIONS <= min <= max <= DAPTRACE_MAX_NR_REGIONS.  The
+ * intervals goal: 1 <= access_bp <= 10000, aggrs <= DAPTRACE_MAX_GOAL_AGGRS,
+ * its sampling interval bounds within the caps and in order, and, while it
+ * is on (aggrs > 0), around sample_us.
  *
  * Return: 0 if valid, else -EINVAL.
  */
@@ -143,6 +150,16 @@ int daptrace_attrs_validate(const struct daptrace_attrs *attrs)
 	if (attrs->min_nr_regions < DAPTRACE_MIN_NR_REGIONS ||
 	    attrs->max_nr_regions < attrs->min_nr_regions ||
 	    attrs->max_nr_regions > DAPTRACE_MAX_NR_REGIONS)
+		return -EINVAL;
+	if (!attrs->goal_access_bp || attrs->goal_access_bp > 10000 ||
+	    attrs->goal_aggrs > DAPTRACE_MAX_GOAL_AGGRS ||
+	    attrs->goal_min_sample_us < DAPTRACE_MIN_SAMPLE_US ||
+	    attrs->goal_max_sample_us > DAPTRACE_MAX_SAMPLE_US ||
+	    attrs->goal_min_sample_us > attrs->goal_max_sample_us)
+		return -EINVAL;
+	if (attrs->goal_aggrs &&
+	    (attrs->sample_us < attrs->goal_min_sample_us ||
+	     attrs->sample_us > attrs->goal_max_sample_us))
 		return -EINVAL;
 	return 0;
 }
@@ -1503,11 +1520,107 @@ void daptrace_aggregate(struct daptrace_ctx *ctx)
 	daptrace_split_regions(ctx);
 }
 
+/* Add to the tuner's sums, halving them all rather than overflowing. */
+static void daptrace_tuner_add(struct daptrace_tuner *tu, u64 events,
+			       u64 max_events)
+{
+	while (tu->max_events > U64_MAX - max_events) {
+		tu->events >>= 1;
+		tu->max_events >>= 1;
+		events >>= 1;
+		max_events >>= 1;
+	}
+	tu->events += events;
+	tu->max_events += max_events;
+}
+
+/*
+ * How to scale the sampling interval, in basis points, for a measured
+ * share of accesses @score_bp in basis points of the goal (10000: the goal
+ * is met): DAMON's feedback (mm/damon/core.c, kdamond_tune_intervals()).
+ * Under the goal the interval grows by the share missing, at most doubling
+ * at a score of 0, so that more accesses fall in each check; over it the
+ * interval shrinks by the excess, but by at most half (at twice the goal or
+ * more), so that a burst does not throw the interval far below where it
+ * belongs.
+ */
+static u64 daptrace_intervals_adaptation_bp(u64 score_bp)
+{
+	if (score_bp <= 10000)
+		return 20000 - score_bp;
+	return 5000 + (score_bp < 20000 ? 20000 - score_bp : 1) / 2;
+}
+
+/**
+ * daptrace_tune_intervals() - the intervals goal, once per window.
+ * @ctx:	The context, at the end of a window whose counts are still in
+ *		its regions.
+ * @nr_samples:	The window's sampling rounds.
+ * @sample_us:	Receives the new sampling interval.
+ * @aggr_us:	Receives the new aggregation interval: the sampling
+ *		interval times the samples per window there were, so windows
+ *		keep their resolution (at most DAPTRACE_MAX_AGGR_US).
+ *
+ * Measures the window (the size-weighted accesses against the most the
+ * observed checks could have seen; unobserved checks count in neither),
+ * and every goal_aggrs windows tunes the sampling interval to the goal:
+ * see daptrace_intervals_adaptation_bp(), within goal_min_sample_us and
+ * goal_max_sample_us.  A target whose memory shows fewer accesses per check
+ * than the goal gets longer intervals, in which a cold-looking region has
+ * more time to show an access (DAMON_STAT's default is 4 %).
+ *
+ * Return: true if the intervals should change (to the values given).
+ */
+bool daptrace_tune_intervals(struct daptrace_ctx *ctx, unsigned int nr_samples,
+			     unsigned long *sample_us, unsigned long *aggr_us)
+{
+	const struct daptrace_attrs *a = &ctx->attrs;
+	struct daptrace_tuner *tu = &ctx->tuner;
+	const struct daptrace_target *t;
+	const struct daptrace_region *r;
+	u64 pages, target, score_bp, next;
+	unsigned int observed, ratio;
+
+	if (!a->goal_aggrs)
+		return false;
+	daptrace_for_each_target(t, ctx) {
+		if (t->exited)
+			continue;
+		daptrace_for_each_region(r, t) {
+			pages = daptrace_sz_region(r) / ctx->min_region_sz;
+			observed = nr_samples > r->nr_unobserved ?
+				   nr_samples - r->nr_unobserved : 0;
+			daptrace_tuner_add(tu, pages * min(r->nr_accesses, observed),
+					   pages * observed);
+		}
+	}
+	if (++tu->windows < a->goal_aggrs)
+		return false;
+
+	target = mul_u64_u64_div_u64(tu->max_events, a->goal_access_bp, 10000);
+	score_bp = mul_u64_u64_div_u64(tu->events, 10000, max_t(u64, target, 1));
+	memset(tu, 0, sizeof(*tu));
+	next = mul_u64_u64_div_u64(a->sample_us,
+				   daptrace_intervals_adaptation_bp(score_bp),
+				   10000);
+	next = clamp_t(u64, next, a->goal_min_sample_us, a->goal_max_sample_us);
+	if (next == a->sample_us)
+		return false;
+	ratio = max(a->aggr_us / a->sample_us, 1UL);
+	*sample_us = next;
+	*aggr_us = min_t(u64, next * ratio, DAPTRACE_MAX_AGGR_US);
+	*sample_us = min(*sample_us, *aggr_us);
+	return true;
+}
+
 /**
  * daptrace_snapshot_fill() - copy the regions of all targets.
  * @ctx:	The context.
  * @recs:	Room for @max records.
  * @max:	Capacity of @recs.
+ * @phys_addr:	Give the physical address of each region's last present
+ *		sample; else DAPTRACE_NO_PHYS (it is opt-in: see the
+ *		phys_addr attribute).
  *
  * Targets come in context order, regions in address order.  A target that
  * exited in the window being published still has the regions measured for it
@@ -1517,7 +1630,7 @@ void daptrace_aggregate(struct daptrace_ctx *ctx)
  */
 unsigned int daptrace_snapshot_fill(const struct daptrace_ctx *ctx,
 				    struct daptrace_region_rec *recs,
-				    unsigned int max)
+				    unsigned int max, bool phys_addr)
 {
 	const struct daptrace_target *t;
 	const struct daptrace_region *r;
@@ -1533,7 +1646,8 @@ unsigned int daptrace_snapshot_fill(const struct daptrace_ctx *ctx,
 			recs[n].age = r->age;
 			recs[n].pid = t->pid_nr;
 			recs[n].nr_unobserved = r->nr_unobserved;
-			recs[n].phys_addr = r->last_pfn == DAPTRACE_NO_PFN ?
+			recs[n].phys_addr = !phys_addr ||
+				r->last_pfn == DAPTRACE_NO_PFN ?
 				DAPTRACE_NO_PHYS :
 				(__u64)r->last_pfn * ctx->min_region_sz;
 			recs[n].nr_present = r->nr_present;

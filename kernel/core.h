@@ -28,6 +28,12 @@ struct daptrace_region_rec;
 #define DAPTRACE_DEF_UPDATE_US		1000000UL
 #define DAPTRACE_DEF_MIN_NR_REGIONS	10UL
 #define DAPTRACE_DEF_MAX_NR_REGIONS	1000UL
+/* The intervals goal: off; when turned on, DAMON_STAT's 4 %, 5 ms .. 10 s. */
+#define DAPTRACE_DEF_GOAL_ACCESS_BP	400UL
+#define DAPTRACE_DEF_GOAL_AGGRS		0UL
+#define DAPTRACE_DEF_GOAL_MIN_SAMPLE_US	5000UL
+#define DAPTRACE_DEF_GOAL_MAX_SAMPLE_US	10000000UL
+#define DAPTRACE_MAX_GOAL_AGGRS		1000UL
 
 /* Upper caps: keep the worker sane and the snapshot ring bounded. */
 #define DAPTRACE_MIN_SAMPLE_US		100UL		/* 0.1 ms */
@@ -135,6 +141,9 @@ struct daptrace_region {
  *		by whatever changes the regions meanwhile (a merge that
  *		max_nr_regions forces, a map update), so that the prepare
  *		pass walks them.
+ * @remove:	Written to target_remove while monitoring: the worker drops
+ *		the target at the next aggregation boundary.  Under the
+ *		monitor's targets_lock.
  * @unobservable: Set by the operations when no check of the target can be
  *		observed (vaddr: its mm has a secondary MMU): windows in which
  *		its checks are skipped count as unobserved, not as idle
@@ -150,6 +159,7 @@ struct daptrace_target {
 	bool execed;
 	u64 exec_id;
 	bool quiet;
+	bool remove;
 	bool unobservable;
 	unsigned int nr_regions;
 	struct list_head regions;
@@ -163,6 +173,14 @@ struct daptrace_target {
  * @update_us:		Interval at which the target's memory map is re-read.
  * @min_nr_regions:	Lower bound of the number of regions (all targets).
  * @max_nr_regions:	Upper bound of the number of regions (all targets).
+ * @goal_access_bp:	Intervals goal (DAMON's intervals_goal): the share of
+ *			observed accesses wanted, in basis points of the most
+ *			possible: sum of size * nr_accesses over sum of size
+ *			* samples of the observed checks.
+ * @goal_aggrs:		Aggregation windows it is measured over, and how often
+ *			the sampling interval is tuned to it; 0: no tuning.
+ * @goal_min_sample_us:	Lowest sampling interval the tuning may set.
+ * @goal_max_sample_us:	Highest.
  */
 struct daptrace_attrs {
 	unsigned long sample_us;
@@ -170,6 +188,22 @@ struct daptrace_attrs {
 	unsigned long update_us;
 	unsigned long min_nr_regions;
 	unsigned long max_nr_regions;
+	unsigned long goal_access_bp;
+	unsigned long goal_aggrs;
+	unsigned long goal_min_sample_us;
+	unsigned long goal_max_sample_us;
+};
+
+/**
+ * struct daptrace_tuner - the intervals goal's measure, window by window.
+ * @events:	Sum of pages * nr_accesses of the windows measured.
+ * @max_events:	Sum of pages * observed checks: the most @events could be.
+ * @windows:	Windows measured since the last tuning.
+ */
+struct daptrace_tuner {
+	u64 events;
+	u64 max_events;
+	unsigned int windows;
 };
 
 /**
@@ -185,6 +219,9 @@ struct daptrace_attrs {
  * @last_nr_regions:	Region count the previous split started from (as in
  *			DAMON), used to decide whether a region is split in two
  *			or three pieces.
+ * @nr_passes:		Sampling passes since "on": operations that spread
+ *			work over passes take turns by it.
+ * @tuner:		The intervals goal's measure (daptrace_tune_intervals()).
  */
 struct daptrace_ctx {
 	struct daptrace_attrs attrs;
@@ -194,6 +231,8 @@ struct daptrace_ctx {
 	unsigned int nr_targets;
 	struct list_head targets;
 	unsigned int last_nr_regions;
+	unsigned long nr_passes;
+	struct daptrace_tuner tuner;
 };
 
 #define daptrace_for_each_target(t, ctx) \
@@ -289,9 +328,13 @@ void daptrace_reset_aggregated(struct daptrace_ctx *ctx);
 void daptrace_split_regions(struct daptrace_ctx *ctx);
 void daptrace_aggregate(struct daptrace_ctx *ctx);
 
+/* The intervals goal: at the end of each window, before its counts reset. */
+bool daptrace_tune_intervals(struct daptrace_ctx *ctx, unsigned int nr_samples,
+			     unsigned long *sample_us, unsigned long *aggr_us);
+
 /* Snapshot assembly: fill up to @max records; returns the number written. */
 unsigned int daptrace_snapshot_fill(const struct daptrace_ctx *ctx,
 				    struct daptrace_region_rec *recs,
-				    unsigned int max);
+				    unsigned int max, bool phys_addr);
 
 #endif /* _DAPTRACE_CORE_H */

@@ -19,8 +19,12 @@ struct kernfs_node;
 struct kobject;
 struct task_struct;
 
-/* More targets than this is a configuration mistake, not a use case. */
-#define DAPTRACE_MAX_TARGETS	64
+/*
+ * Targets listed at once, live and exited: what a machine runs (every
+ * process of a busy server, a container, a build), not a configuration
+ * mistake.  Bounded so that the ring (see worker.c) stays bounded too.
+ */
+#define DAPTRACE_MAX_TARGETS	4096
 
 /**
  * struct daptrace_counters - what a user needs to trust the data.
@@ -56,11 +60,19 @@ struct daptrace_counters {
  *		targets and regions belong to the worker: holders of @lock
  *		may only read the target list (it does not change while the
  *		worker runs) and the targets' exited flags (READ_ONCE).
- * @targets_lock: Protects the target list against the sysfs readers, so
- *		they need not take @lock (held across kthread_stop()).  Taken
- *		inside @lock by whoever adds or removes a target.
+ * @targets_lock: Protects the target list, @pending and the targets'
+ *		remove flags: sysfs takes it to read them (so it need not
+ *		take @lock, which is held across kthread_stop()) and to add
+ *		or remove a target; the worker to apply @pending and the
+ *		removals at an aggregation boundary.  Inside @lock, if both.
+ * @pending:	Targets written while the worker runs, which it adds to
+ *		@ctx at the next aggregation boundary (or daptrace_stop(),
+ *		if it stops first).
+ * @nr_pending:	Entries in @pending.
  * @ctx:	Attributes, targets and regions.
  * @tlb:	TLB flush policy.
+ * @phys_addr:	Snapshots carry physical addresses (attribute phys_addr).
+ * @tracepoint:	daptrace:daptrace_aggregated fires (attribute tracepoint).
  * @ops:	Address-space operations.
  * @worker:	The worker kthread while it exists, with a task reference
  *		held so it can be reaped after exiting on its own.
@@ -71,8 +83,11 @@ struct daptrace_counters {
  *		worker runs (kthread() would then skip the function, and with
  *		it the last snapshot that "off" promises).
  * @ring_lock:	Protects @ring against replacement while a reader copies
- *		from it.  The worker publishes into @ring without it: the ring
- *		is replaced only while no worker runs.
+ *		from it.  The worker publishes into @ring without it: only
+ *		the worker replaces the ring while it runs (to grow it, under
+ *		this lock), and "on" while none runs.
+ * @ring_generation: Generation of the newest ring allocated; never
+ *		repeats while the module is loaded.
  * @ring:	The snapshot ring, kept after "off" so late readers can still
  *		drain it.
  * @seq:	Seq of the newest published snapshot; never reused.
@@ -92,14 +107,19 @@ struct daptrace_counters {
 struct daptrace_mon {
 	struct mutex lock;		/* see above */
 	struct mutex targets_lock;	/* see above */
+	struct list_head pending;
+	unsigned int nr_pending;
 	struct daptrace_ctx ctx;
 	enum daptrace_tlb_policy tlb;
+	bool phys_addr;
+	bool tracepoint;
 	const struct daptrace_ops *ops;
 	struct task_struct *worker;
 	bool worker_done;
 	struct completion worker_started;
 	struct mutex ring_lock;		/* see above */
 	struct daptrace_ring *ring;
+	atomic64_t ring_generation;
 	atomic64_t seq;
 	struct daptrace_counters cnt;
 	struct kobject *kobj;
@@ -120,6 +140,8 @@ void daptrace_mon_exit(struct daptrace_mon *mon);
 int daptrace_start(struct daptrace_mon *mon);
 void daptrace_stop(struct daptrace_mon *mon);
 bool daptrace_running(struct daptrace_mon *mon);
+unsigned int daptrace_ring_regions_for(const struct daptrace_attrs *attrs,
+				       unsigned int nr_targets);
 
 /* sysfs.c */
 int daptrace_sysfs_init(struct daptrace_mon *mon);

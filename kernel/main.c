@@ -59,6 +59,8 @@ int daptrace_mon_init(struct daptrace_mon *mon)
 	mutex_init(&mon->lock);
 	mutex_init(&mon->targets_lock);
 	mutex_init(&mon->ring_lock);
+	INIT_LIST_HEAD(&mon->pending);
+	atomic64_set(&mon->ring_generation, 0);
 	prandom_seed_state(&daptrace_rnd, get_random_u64());
 	daptrace_ctx_init(&mon->ctx, PAGE_SIZE, daptrace_rand, &daptrace_rnd);
 	daptrace_attrs_default(&mon->ctx.attrs);
@@ -90,6 +92,7 @@ void daptrace_mon_exit(struct daptrace_mon *mon)
 	 * for the handler to return (docs/kernel-facts.md, ipi).
 	 */
 	kick_all_cpus_sync();
+	/* daptrace_stop() added what was pending. */
 	mutex_lock(&mon->targets_lock);
 	daptrace_for_each_target_safe(t, next, &mon->ctx) {
 		mon->ops->target_put(t->priv);

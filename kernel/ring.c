@@ -85,6 +85,40 @@ struct daptrace_ring *daptrace_ring_alloc(unsigned int max_regions, u64 generati
 	return ring;
 }
 
+/**
+ * daptrace_ring_grow() - a larger copy of @old, for more regions per slot.
+ * @old:		The ring in use; nothing writes it meanwhile (the
+ *			caller is its one writer).
+ * @max_regions:	Records a slot must hold now, more than @old's.
+ * @generation:		The new ring's, see daptrace_ring_alloc().
+ *
+ * Every published snapshot moves to the same slot of the new ring, with
+ * what readers have consumed of it, so that a reader that finds the new
+ * generation picks up at the seq it wanted and loses nothing.
+ *
+ * Return: the new ring, or NULL (@old is left as it was).
+ */
+struct daptrace_ring *daptrace_ring_grow(struct daptrace_ring *old,
+					 unsigned int max_regions,
+					 u64 generation)
+{
+	struct daptrace_ring *ring = daptrace_ring_alloc(max_regions, generation);
+	struct daptrace_snap_hdr *from, *to;
+	unsigned int idx, nr;
+
+	if (!ring)
+		return NULL;
+	for (idx = 0; idx < DAPTRACE_RING_SLOTS; idx++) {
+		from = ring_slot(old, idx);
+		to = ring_slot(ring, idx);
+		nr = min(from->nr_regions, old->max_regions);
+		memcpy(to, from, sizeof(*to) + (size_t)nr *
+		       sizeof(struct daptrace_region_rec));
+		ring->consumed[idx] = READ_ONCE(old->consumed[idx]);
+	}
+	return ring;
+}
+
 void daptrace_ring_free(struct daptrace_ring *ring)
 {
 	if (!ring)

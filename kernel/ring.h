@@ -17,6 +17,9 @@ struct daptrace_region_rec;
 struct daptrace_ring;
 
 struct daptrace_ring *daptrace_ring_alloc(unsigned int max_regions, u64 generation);
+struct daptrace_ring *daptrace_ring_grow(struct daptrace_ring *old,
+					 unsigned int max_regions,
+					 u64 generation);
 void daptrace_ring_free(struct daptrace_ring *ring);
 size_t daptrace_ring_size(const struct daptrace_ring *ring);
 unsigned int daptrace_ring_max_regions(const struct daptrace_ring *ring);

@@ -13,7 +13,9 @@
 
 #include <linux/capability.h>
 #include <linux/cred.h>
+#include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/sched/mm.h>
 #include <linux/daptrace.h>
 #include <linux/err.h>
 #include <linux/kernel.h>
@@ -101,26 +103,39 @@ static ssize_t state_store(struct kobject *kobj, struct kobj_attribute *attr,
 
 /* --- targets --------------------------------------------------------- */
 
+/*
+ * Targets can be added and removed while monitoring: the worker owns the
+ * target list then, so a new target waits in @mon->pending and a removed one
+ * is flagged (&daptrace_target.remove), and the worker applies both at its
+ * next aggregation boundary.  Every look at the list, the pending targets
+ * and the flags is under @mon->targets_lock.
+ */
+
 /* By the number listed in target; with @gone, only a target that exited. */
-static struct daptrace_target *find_target(struct daptrace_mon *mon, int pid_nr,
-					   bool gone)
+static struct daptrace_target *__find_target(struct daptrace_mon *mon,
+					     int pid_nr, bool gone)
 {
 	struct daptrace_target *t;
 
 	daptrace_for_each_target(t, &mon->ctx)
-		if (t->pid_nr == pid_nr &&
-		    (!gone || t->exited || !mon->ops->target_valid(t)))
+		if (t->pid_nr == pid_nr && !t->remove &&
+		    (!gone || READ_ONCE(t->exited) || !mon->ops->target_valid(t)))
 			return t;
 	return NULL;
 }
 
 /* By identity: the same process written as different numbers is found. */
-static struct daptrace_target *find_target_priv(struct daptrace_mon *mon,
-						void *priv)
+static struct daptrace_target *__find_target_priv(struct daptrace_mon *mon,
+						  void *priv, bool *pending)
 {
 	struct daptrace_target *t;
 
+	*pending = false;
 	daptrace_for_each_target(t, &mon->ctx)
+		if (!t->remove && mon->ops->target_same(t->priv, priv))
+			return t;
+	*pending = true;
+	list_for_each_entry(t, &mon->pending, list)
 		if (mon->ops->target_same(t->priv, priv))
 			return t;
 	return NULL;
@@ -156,6 +171,44 @@ static struct pid *resolve_tgid(int pid_nr, int *tgid)
 	return pid;
 }
 
+/*
+ * May the writer watch @pid's memory?  CAP_SYS_ADMIN alone bypasses the
+ * ptrace rules that LSMs (SELinux, AppArmor) and Yama enforce, and the
+ * access pattern, the layout and (with phys_addr) the physical addresses
+ * of a process are what those rules guard.  ptrace_may_access() and
+ * mm_access() are not exported, so the writer's context opens
+ * /proc/<pid>/mem for it, which applies exactly them (mem_open(),
+ * PTRACE_MODE_ATTACH, with the LSM hooks and Yama's scope).  The file is
+ * looked up in the writer's own /proc: to be sure its number named the same
+ * process there as in the writer's pid namespace, the mm the open pinned
+ * (mem_open() keeps it as the file's private data) must be the target's;
+ * if not (a /proc of another pid namespace), -ESRCH.  Returns 0 or the
+ * open's error (-EACCES when the check refuses; -ENOENT without /proc).
+ */
+static int may_watch(int pid_nr, struct pid *pid)
+{
+	char path[sizeof("/proc//mem") + 11];
+	struct mm_struct *mm;
+	struct task_struct *task;
+	struct file *f;
+	int err = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", pid_nr);
+	f = filp_open(path, O_RDONLY, 0);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	task = get_pid_task(pid, PIDTYPE_PID);
+	mm = task ? get_task_mm(task) : NULL;
+	if (!mm || f->private_data != mm)
+		err = -ESRCH;
+	if (mm)
+		mmput(mm);
+	if (task)
+		put_task_struct(task);
+	filp_close(f, NULL);
+	return err;
+}
+
 static int parse_pid(const char *buf, int *pid_nr)
 {
 	int err = kstrtoint(buf, 10, pid_nr);
@@ -165,16 +218,38 @@ static int parse_pid(const char *buf, int *pid_nr)
 	return *pid_nr > 0 ? 0 : -EINVAL;
 }
 
+/* Room for one more line and the "# N more" trailer in a sysfs page. */
+#define TARGET_LINE_RESERVE	(32 + 32)
+
+static int target_more(char *buf, int len, unsigned int more)
+{
+	if (!more)
+		return len;
+	return len + sysfs_emit_at(buf, len, "# %u more\n", more);
+}
+
 static ssize_t target_show(struct kobject *kobj, struct kobj_attribute *attr,
 			   char *buf)
 {
 	struct daptrace_mon *mon = kobj_mon(kobj);
 	struct daptrace_target *t;
+	unsigned int more = 0;
 	int len = 0;
 
 	mutex_lock(&mon->targets_lock);
-	daptrace_for_each_target(t, &mon->ctx)
-		len += sysfs_emit_at(buf, len, "%d\n", t->pid_nr);
+	daptrace_for_each_target(t, &mon->ctx) {
+		if (len > PAGE_SIZE - TARGET_LINE_RESERVE)
+			more++;
+		else
+			len += sysfs_emit_at(buf, len, "%d\n", t->pid_nr);
+	}
+	list_for_each_entry(t, &mon->pending, list) {
+		if (len > PAGE_SIZE - TARGET_LINE_RESERVE)
+			more++;
+		else
+			len += sysfs_emit_at(buf, len, "%d\n", t->pid_nr);
+	}
+	len = target_more(buf, len, more);
 	mutex_unlock(&mon->targets_lock);
 	return len;
 }
@@ -186,6 +261,7 @@ static ssize_t target_store(struct kobject *kobj, struct kobj_attribute *attr,
 	struct daptrace_target *t;
 	void *priv;
 	struct pid *pid;
+	bool pending;
 	int pid_nr, tgid, err;
 
 	if (!capable(CAP_SYS_ADMIN))
@@ -198,34 +274,59 @@ static ssize_t target_store(struct kobject *kobj, struct kobj_attribute *attr,
 	if (!pid)
 		return -ESRCH;
 	priv = mon->ops->target_get(pid);
+	err = IS_ERR(priv) ? PTR_ERR(priv) : may_watch(pid_nr, pid);
 	put_pid(pid);
-	if (IS_ERR(priv))
-		return PTR_ERR(priv);
-
-	mutex_lock(&mon->lock);
-	if (daptrace_running(mon))
-		err = -EBUSY;
-	else if (find_target_priv(mon, priv))
-		err = -EEXIST;
-	else if (mon->ctx.nr_targets >= DAPTRACE_MAX_TARGETS)
-		err = -ENOSPC;
-	if (err)
-		goto out_put;
+	if (err) {
+		if (!IS_ERR(priv))
+			mon->ops->target_put(priv);
+		return err;
+	}
 	t = daptrace_target_new(tgid, priv);
 	if (!t) {
-		err = -ENOMEM;
-		goto out_put;
+		mon->ops->target_put(priv);
+		return -ENOMEM;
 	}
+
+	mutex_lock(&mon->lock);
 	mutex_lock(&mon->targets_lock);
-	daptrace_add_target(&mon->ctx, t);
+	if (__find_target_priv(mon, priv, &pending)) {
+		err = -EEXIST;
+	} else if (mon->ctx.nr_targets + mon->nr_pending >= DAPTRACE_MAX_TARGETS) {
+		err = -ENOSPC;
+	} else if (daptrace_running(mon)) {
+		list_add_tail(&t->list, &mon->pending);
+		mon->nr_pending++;
+	} else {
+		daptrace_add_target(&mon->ctx, t);
+	}
 	mutex_unlock(&mon->targets_lock);
 	mutex_unlock(&mon->lock);
+	if (err) {
+		mon->ops->target_put(priv);
+		kfree(t);
+		return err;
+	}
 	return count;
+}
 
-out_put:
-	mutex_unlock(&mon->lock);
-	mon->ops->target_put(priv);
-	return err;
+/*
+ * Remove @t: at once if it is pending or the worker is stopped, else at the
+ * worker's next aggregation.  Caller holds @mon->lock and targets_lock.
+ */
+static void __remove_target(struct daptrace_mon *mon, struct daptrace_target *t,
+			    bool pending)
+{
+	if (pending) {
+		list_del(&t->list);
+		mon->nr_pending--;
+		mon->ops->target_put(t->priv);
+		kfree(t);
+	} else if (daptrace_running(mon)) {
+		t->remove = true;
+	} else {
+		mon->ops->target_put(t->priv);
+		daptrace_destroy_target(&mon->ctx, t);
+	}
 }
 
 static ssize_t target_remove_store(struct kobject *kobj,
@@ -236,6 +337,7 @@ static ssize_t target_remove_store(struct kobject *kobj,
 	struct daptrace_target *t;
 	void *priv = NULL;
 	struct pid *pid;
+	bool pending = false;
 	int pid_nr, tgid = 0, err;
 
 	if (!capable(CAP_SYS_ADMIN))
@@ -260,21 +362,17 @@ static ssize_t target_remove_store(struct kobject *kobj,
 	 * nothing: it is not another namespace's number for some target.
 	 */
 	mutex_lock(&mon->lock);
-	t = find_target(mon, pid_nr, true);
+	mutex_lock(&mon->targets_lock);
+	t = __find_target(mon, pid_nr, true);
 	if (!t && priv)
-		t = find_target_priv(mon, priv);
+		t = __find_target_priv(mon, priv, &pending);
 	else if (!t && tgid <= 0)
-		t = find_target(mon, pid_nr, false);
-	if (daptrace_running(mon)) {
-		err = -EBUSY;
-	} else if (!t) {
+		t = __find_target(mon, pid_nr, false);
+	if (t)
+		__remove_target(mon, t, pending);
+	else
 		err = -ENOENT;
-	} else {
-		mon->ops->target_put(t->priv);
-		mutex_lock(&mon->targets_lock);
-		daptrace_destroy_target(&mon->ctx, t);
-		mutex_unlock(&mon->targets_lock);
-	}
+	mutex_unlock(&mon->targets_lock);
 	mutex_unlock(&mon->lock);
 	if (priv)
 		mon->ops->target_put(priv);
@@ -286,22 +384,44 @@ static ssize_t target_status_show(struct kobject *kobj,
 {
 	struct daptrace_mon *mon = kobj_mon(kobj);
 	struct daptrace_target *t;
+	unsigned int more = 0;
 	const char *what;
 	bool on;
 	int len = 0;
 
 	mutex_lock(&mon->targets_lock);
 	on = running_lockless(mon);
-	/* The list is stable under the lock; only "exited" moves under us. */
 	daptrace_for_each_target(t, &mon->ctx) {
 		if (READ_ONCE(t->exited))
 			what = "exited";
 		else
 			what = on ? "monitoring" : "idle";
-		len += sysfs_emit_at(buf, len, "%d %s\n", t->pid_nr, what);
+		if (len > PAGE_SIZE - TARGET_LINE_RESERVE)
+			more++;
+		else
+			len += sysfs_emit_at(buf, len, "%d %s\n", t->pid_nr, what);
 	}
+	list_for_each_entry(t, &mon->pending, list) {
+		if (len > PAGE_SIZE - TARGET_LINE_RESERVE)
+			more++;
+		else
+			len += sysfs_emit_at(buf, len, "%d joining\n", t->pid_nr);
+	}
+	len = target_more(buf, len, more);
 	mutex_unlock(&mon->targets_lock);
 	return len;
+}
+
+static ssize_t nr_targets_show(struct kobject *kobj, struct kobj_attribute *attr,
+			       char *buf)
+{
+	struct daptrace_mon *mon = kobj_mon(kobj);
+	unsigned int nr;
+
+	mutex_lock(&mon->targets_lock);
+	nr = mon->ctx.nr_targets + mon->nr_pending;
+	mutex_unlock(&mon->targets_lock);
+	return sysfs_emit(buf, "%u\n", nr);
 }
 
 /* --- attributes ------------------------------------------------------ */
@@ -383,6 +503,31 @@ static struct daptrace_ulong_attr max_nr_regions_attr = {
 	.offset = offsetof(struct daptrace_attrs, max_nr_regions),
 };
 
+/* The intervals goal (DAMON's intervals_goal): see daptrace_tune_intervals(). */
+static struct daptrace_ulong_attr goal_access_bp_attr = {
+	.kattr = __ATTR(intervals_goal_access_bp, 0600, ulong_attr_show,
+			ulong_attr_store),
+	.offset = offsetof(struct daptrace_attrs, goal_access_bp),
+};
+
+static struct daptrace_ulong_attr goal_aggrs_attr = {
+	.kattr = __ATTR(intervals_goal_aggrs, 0600, ulong_attr_show,
+			ulong_attr_store),
+	.offset = offsetof(struct daptrace_attrs, goal_aggrs),
+};
+
+static struct daptrace_ulong_attr goal_min_sample_us_attr = {
+	.kattr = __ATTR(intervals_goal_min_sample_us, 0600, ulong_attr_show,
+			ulong_attr_store),
+	.offset = offsetof(struct daptrace_attrs, goal_min_sample_us),
+};
+
+static struct daptrace_ulong_attr goal_max_sample_us_attr = {
+	.kattr = __ATTR(intervals_goal_max_sample_us, 0600, ulong_attr_show,
+			ulong_attr_store),
+	.offset = offsetof(struct daptrace_attrs, goal_max_sample_us),
+};
+
 static ssize_t tlb_flush_show(struct kobject *kobj, struct kobj_attribute *attr,
 			      char *buf)
 {
@@ -413,6 +558,67 @@ static ssize_t tlb_flush_store(struct kobject *kobj, struct kobj_attribute *attr
 	mutex_unlock(&mon->lock);
 	return err ?: count;
 }
+
+/*
+ * On/off switches of struct daptrace_mon, set while monitoring is off (the
+ * worker reads them unlocked), located by their offset.
+ */
+struct daptrace_bool_attr {
+	struct kobj_attribute kattr;
+	size_t offset;
+};
+
+static bool *mon_bool(struct daptrace_mon *mon, struct kobj_attribute *kattr)
+{
+	struct daptrace_bool_attr *a =
+		container_of(kattr, struct daptrace_bool_attr, kattr);
+
+	return (bool *)((char *)mon + a->offset);
+}
+
+static ssize_t bool_attr_show(struct kobject *kobj, struct kobj_attribute *kattr,
+			      char *buf)
+{
+	return sysfs_emit(buf, "%s\n",
+			  state_words[READ_ONCE(*mon_bool(kobj_mon(kobj), kattr))]);
+}
+
+static ssize_t bool_attr_store(struct kobject *kobj, struct kobj_attribute *kattr,
+			       const char *buf, size_t count)
+{
+	struct daptrace_mon *mon = kobj_mon(kobj);
+	int word, err = 0;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	word = parse_word(buf, state_words, NR_DAPTRACE_STATES);
+	if (word < 0)
+		return word;
+
+	mutex_lock(&mon->lock);
+	if (daptrace_running(mon))
+		err = -EBUSY;
+	else
+		WRITE_ONCE(*mon_bool(mon, kattr), word == DAPTRACE_STATE_ON);
+	mutex_unlock(&mon->lock);
+	return err ?: count;
+}
+
+/*
+ * Physical addresses in snapshots, and the tracepoint, are opt-in: a
+ * physical address helps rowhammer, and the tracepoint's readers need not
+ * hold CAP_SYS_ADMIN (tracefs permissions, CAP_PERFMON), while it shows
+ * the targets' layout.
+ */
+static struct daptrace_bool_attr phys_addr_attr = {
+	.kattr = __ATTR(phys_addr, 0600, bool_attr_show, bool_attr_store),
+	.offset = offsetof(struct daptrace_mon, phys_addr),
+};
+
+static struct daptrace_bool_attr tracepoint_attr = {
+	.kattr = __ATTR(tracepoint, 0600, bool_attr_show, bool_attr_store),
+	.offset = offsetof(struct daptrace_mon, tracepoint),
+};
 
 /* --- counters (lockless: written only by the worker) ------------------ */
 
@@ -535,6 +741,8 @@ static int snapshot_format(struct daptrace_mon *mon, char *buf)
 	len = scnprintf(buf, PAGE_SIZE, "seq %llu\nstart_ns %llu\nend_ns %llu\n",
 			hdr.seq, hdr.start_ns, hdr.end_ns);
 	len += scnprintf(buf + len, PAGE_SIZE - len,
+			 "sample_us %u\naggr_us %u\n", hdr.sample_us, hdr.aggr_us);
+	len += scnprintf(buf + len, PAGE_SIZE - len,
 			 "nr_samples %u\nnr_regions %u\nflags %#x\n",
 			 hdr.nr_samples, hdr.nr_regions, hdr.flags);
 	len += scnprintf(buf + len, PAGE_SIZE - len,
@@ -588,6 +796,8 @@ static struct kobj_attribute target_remove_attr =
 	__ATTR(target_remove, 0200, NULL, target_remove_store);
 static struct kobj_attribute target_status_attr =
 	__ATTR(target_status, 0400, target_status_show, NULL);
+static struct kobj_attribute nr_targets_attr =
+	__ATTR(nr_targets, 0400, nr_targets_show, NULL);
 static struct kobj_attribute tlb_flush_attr =
 	__ATTR(tlb_flush, 0600, tlb_flush_show, tlb_flush_store);
 static struct kobj_attribute nr_regions_attr = __ATTR(nr_regions, 0400, nr_regions_show, NULL);
@@ -614,12 +824,19 @@ static struct attribute *daptrace_attrs[] = {
 	&target_attr.attr,
 	&target_remove_attr.attr,
 	&target_status_attr.attr,
+	&nr_targets_attr.attr,
 	&sample_us_attr.kattr.attr,
 	&aggr_us_attr.kattr.attr,
 	&update_us_attr.kattr.attr,
 	&min_nr_regions_attr.kattr.attr,
 	&max_nr_regions_attr.kattr.attr,
+	&goal_access_bp_attr.kattr.attr,
+	&goal_aggrs_attr.kattr.attr,
+	&goal_min_sample_us_attr.kattr.attr,
+	&goal_max_sample_us_attr.kattr.attr,
 	&tlb_flush_attr.attr,
+	&phys_addr_attr.kattr.attr,
+	&tracepoint_attr.kattr.attr,
 	&nr_regions_attr.attr,
 	&nr_samples_attr.attr,
 	&nr_samples_late_attr.attr,

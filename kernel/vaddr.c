@@ -36,6 +36,8 @@
 
 /* Regions between looks at a waiting mmap_lock writer or a pending resched. */
 #define DAPTRACE_VA_BATCH		64
+/* Idle targets asked per pass whether they ran: see daptrace_va_sample(). */
+#define DAPTRACE_VA_IDLE_POLLS		64
 /*
  * The pass after one cut short walks without looking for at most this many
  * batches and this long: see daptrace_va_sample_target().
@@ -85,6 +87,8 @@ MODULE_PARM_DESC(placement,
  * @ran:	A check of the current aggregation window found that the
  *		target had run, and walked it (or tried to): see
  *		daptrace_va_window_idle().
+ * @idle:	The last check that asked found that it had not run: it is
+ *		asked again only in its turn (daptrace_va_sample()).
  * @maps_runtime: Its threads' summed runtime when its memory map was last
  *		read into the regions; DAPTRACE_VA_RAN to read it again.
  * @block_shift: log2 of the largest page that one accessed bit covers in
@@ -103,6 +107,7 @@ struct daptrace_va_target {
 	unsigned int nr_cleared;
 	bool fresh;
 	bool ran;
+	bool idle;
 	u64 maps_runtime;
 	unsigned int block_shift;
 };
@@ -654,7 +659,8 @@ static void daptrace_va_sample_target(struct daptrace_ctx *ctx,
 				      struct daptrace_target *t,
 				      unsigned int what,
 				      enum daptrace_tlb_policy tlb,
-				      struct daptrace_sample_stats *st)
+				      struct daptrace_sample_stats *st,
+				      bool poll)
 {
 	struct daptrace_va_target *vt = t->priv;
 	bool check = what & DAPTRACE_SAMPLE_CHECK;
@@ -682,8 +688,16 @@ static void daptrace_va_sample_target(struct daptrace_ctx *ctx,
 		return;
 	}
 	if (check) {
-		bool ran = daptrace_va_ran(vt);
+		bool ran;
 
+		/* Not its turn to be asked: still idle (see daptrace_va_sample()). */
+		if (vt->idle && !poll && !vt->fresh) {
+			st->nr_idle++;
+			daptrace_repeat_idle(t, 1);
+			return;
+		}
+		ran = daptrace_va_ran(vt);
+		vt->idle = !ran;
 		if (!ran && !vt->fresh) {
 			st->nr_idle++;
 			daptrace_repeat_idle(t, 1);
@@ -834,16 +848,33 @@ busy:
 	mmput_async(mm);
 }
 
+/*
+ * With many targets, most of them idle (a whole machine, a build's waiting
+ * processes), asking each whether it ran would cost every sampling pass as
+ * much as the targets are many.  So a target found idle is asked again
+ * only every @stride passes, its turn coming round with the pass count:
+ * at most DAPTRACE_VA_IDLE_POLLS targets are asked per pass whatever their
+ * number, and with that many targets or fewer every one is asked every
+ * pass, as before.  Meanwhile its checks read "not accessed", as an idle
+ * target's do; a target that woke up is walked from its next turn, and the
+ * accesses of the passes in between show in that one check (its prepared
+ * bits were not cleared again), so a waking target's first window can read
+ * colder than it was, by at most @stride - 1 samples.
+ */
 static void daptrace_va_sample(struct daptrace_ctx *ctx, unsigned int what,
 			       enum daptrace_tlb_policy tlb,
 			       struct daptrace_sample_stats *st)
 {
-	unsigned int cleared = st->nr_cleared;
+	unsigned int cleared = st->nr_cleared, i = 0;
+	unsigned int stride = DIV_ROUND_UP(ctx->nr_targets, DAPTRACE_VA_IDLE_POLLS);
 	struct daptrace_target *t;
 
 	daptrace_for_each_target(t, ctx) {
 		if (!t->exited)
-			daptrace_va_sample_target(ctx, t, what, tlb, st);
+			daptrace_va_sample_target(ctx, t, what, tlb, st,
+						  stride <= 1 ||
+						  (i + ctx->nr_passes) % stride == 0);
+		i++;
 	}
 	if (tlb == DAPTRACE_TLB_ROUND && st->nr_cleared != cleared)
 		daptrace_tlb_flush_round();

@@ -39,7 +39,46 @@ struct worker_clock {
 	unsigned int window_samples;
 	u32 window_flags;
 	u64 cpu_start;
+	u64 slack_ns;
 };
+
+/*
+ * The intervals in force, in the clock, from the attributes; a little
+ * slack lets the timer batch, 1/64 of a sampling interval keeps windows
+ * within 2%.
+ */
+static void worker_clock_set(struct worker_clock *clk,
+			     const struct daptrace_attrs *attrs)
+{
+	clk->sample_ns = attrs->sample_us * NSEC_PER_USEC;
+	clk->aggr_ns = attrs->aggr_us * NSEC_PER_USEC;
+	clk->update_ns = attrs->update_us * NSEC_PER_USEC;
+	clk->slack_ns = min_t(u64, clk->sample_ns / 64, 50 * NSEC_PER_USEC);
+}
+
+/*
+ * The intervals goal (daptrace_tune_intervals()), at the end of a window
+ * whose counts are still in the regions: new intervals take effect with
+ * the next window (the snapshot just published says which it had), and the
+ * attribute files show them.  The update interval stays at least the
+ * aggregation interval.
+ */
+static void worker_tune_intervals(struct daptrace_mon *mon,
+				  struct worker_clock *clk,
+				  unsigned int nr_samples)
+{
+	struct daptrace_attrs *attrs = &mon->ctx.attrs;
+	unsigned long sample_us, aggr_us;
+
+	if (!daptrace_tune_intervals(&mon->ctx, nr_samples, &sample_us, &aggr_us))
+		return;
+	/* Read by sysfs without the worker's consent. */
+	WRITE_ONCE(attrs->sample_us, sample_us);
+	WRITE_ONCE(attrs->aggr_us, aggr_us);
+	if (attrs->update_us < aggr_us)
+		WRITE_ONCE(attrs->update_us, aggr_us);
+	worker_clock_set(clk, attrs);
+}
 
 /* Advance @deadline past @now by whole intervals; returns intervals skipped. */
 static u64 advance_deadline(ktime_t *deadline, ktime_t interval, ktime_t now)
@@ -96,9 +135,11 @@ static void worker_publish(struct daptrace_mon *mon, struct worker_clock *clk,
 	u64 seq = atomic64_read(&mon->seq) + 1;
 	bool unread;
 
-	worker_trace_aggregated(ctx);
+	if (mon->tracepoint)
+		worker_trace_aggregated(ctx);
 	slot = daptrace_ring_begin(mon->ring, seq, &unread);
-	nr = daptrace_snapshot_fill(ctx, daptrace_ring_records(slot), max);
+	nr = daptrace_snapshot_fill(ctx, daptrace_ring_records(slot), max,
+				    mon->phys_addr);
 	slot->start_ns = ktime_to_ns(clk->window_start);
 	slot->end_ns = ktime_to_ns(now);
 	slot->nr_regions = nr;
@@ -180,6 +221,112 @@ static bool worker_free_exited(struct daptrace_mon *mon)
 	return execed;
 }
 
+/**
+ * daptrace_ring_regions_for() - records a snapshot of @nr_targets can hold.
+ * @attrs:	The attributes in force.
+ * @nr_targets:	Targets.
+ *
+ * A published window holds what the merge left, at most max_nr_regions or
+ * one region per range and target if that is more; plus what a map update
+ * after the merge adds, per target a region for each old gap now inside a
+ * range and one for each new gap through an old region, 2 * (ranges - 1);
+ * plus the share of min_nr_regions that an exec()ed or new target's
+ * regions are built with.
+ */
+unsigned int daptrace_ring_regions_for(const struct daptrace_attrs *attrs,
+				       unsigned int nr_targets)
+{
+	return attrs->max_nr_regions + attrs->min_nr_regions +
+	       (3 * DAPTRACE_OPS_MAX_RANGES - 2) * nr_targets;
+}
+
+/*
+ * Grow the ring if its slots cannot hold the targets there are now (they
+ * joined while monitoring), with room for as many again, so that a forking
+ * workload does not make it grow every window.  The published snapshots
+ * move along (daptrace_ring_grow()).  Without memory the ring stays, and a
+ * snapshot that does not fit says so (DAPTRACE_SNAP_TRUNCATED).
+ */
+static void worker_fit_ring(struct daptrace_mon *mon)
+{
+	const struct daptrace_attrs *attrs = &mon->ctx.attrs;
+	unsigned int nr = mon->ctx.nr_targets;
+	struct daptrace_ring *ring, *old;
+
+	if (daptrace_ring_regions_for(attrs, nr) <=
+	    daptrace_ring_max_regions(mon->ring))
+		return;
+	nr = min_t(unsigned int, 2 * nr, DAPTRACE_MAX_TARGETS);
+	ring = daptrace_ring_grow(mon->ring, daptrace_ring_regions_for(attrs, nr),
+				  atomic64_inc_return(&mon->ring_generation));
+	if (!ring) {
+		pr_warn_ratelimited("no memory to grow the snapshot ring for %u targets\n",
+				    mon->ctx.nr_targets);
+		return;
+	}
+	mutex_lock(&mon->ring_lock);
+	old = mon->ring;
+	mon->ring = ring;
+	mutex_unlock(&mon->ring_lock);
+	daptrace_ring_free(old);
+}
+
+/*
+ * The changes written to target and target_remove while monitoring:
+ * removed targets go, pending ones join (at the tail, as listed; their
+ * regions are built by the map update that follows).  Caller holds
+ * @mon->targets_lock.  Returns true if targets joined.
+ */
+static bool __worker_apply_targets(struct daptrace_mon *mon)
+{
+	struct daptrace_target *t, *next;
+	bool joined = !list_empty(&mon->pending);
+
+	daptrace_for_each_target_safe(t, next, &mon->ctx) {
+		if (!t->remove)
+			continue;
+		mon->ops->target_put(t->priv);
+		daptrace_destroy_target(&mon->ctx, t);
+	}
+	list_for_each_entry_safe(t, next, &mon->pending, list) {
+		bool valid = mon->ops->target_valid(t);
+
+		list_del(&t->list);
+		mon->nr_pending--;
+		/* Read by sysfs target_status under targets_lock: no race. */
+		t->exited = !valid;
+		t->exec_id = valid ? mon->ops->target_exec_id(t) : 0;
+		daptrace_add_target(&mon->ctx, t);
+	}
+	return joined;
+}
+
+/* Are there targets written while monitoring, not applied yet? */
+static bool worker_pending(struct daptrace_mon *mon)
+{
+	bool pending;
+
+	mutex_lock(&mon->targets_lock);
+	pending = !list_empty(&mon->pending);
+	mutex_unlock(&mon->targets_lock);
+	return pending;
+}
+
+/* At an aggregation boundary, after the publish: see above. */
+static void worker_apply_targets(struct daptrace_mon *mon,
+				 struct worker_clock *clk)
+{
+	bool joined;
+
+	mutex_lock(&mon->targets_lock);
+	joined = __worker_apply_targets(mon);
+	mutex_unlock(&mon->targets_lock);
+	if (!joined)
+		return;
+	clk->window_flags |= DAPTRACE_SNAP_TARGET_JOINED;
+	worker_fit_ring(mon);
+}
+
 static void worker_update_counters(struct daptrace_mon *mon,
 				   struct worker_clock *clk)
 {
@@ -197,6 +344,7 @@ static bool worker_sample(struct daptrace_mon *mon, unsigned int what)
 	struct daptrace_sample_stats st = {};
 
 	mon->ops->sample(&mon->ctx, what, mon->tlb, &st);
+	mon->ctx.nr_passes++;
 	if (st.nr_busy)
 		WRITE_ONCE(mon->cnt.nr_busy, mon->cnt.nr_busy + st.nr_busy);
 	return st.nr_idle && !st.nr_walked;
@@ -247,17 +395,13 @@ static int daptrace_worker_fn(void *data)
 	const struct daptrace_ops *ops = mon->ops;
 	struct worker_clock clk = {};
 	bool idle = false;
-	u64 slack_ns;
 	ktime_t now;
 	int err;
 
 	complete(&mon->worker_started);
 	clk.cpu_start = current->se.sum_exec_runtime;
-	clk.sample_ns = ctx->attrs.sample_us * NSEC_PER_USEC;
-	clk.aggr_ns = ctx->attrs.aggr_us * NSEC_PER_USEC;
-	clk.update_ns = ctx->attrs.update_us * NSEC_PER_USEC;
-	/* A little slack lets the timer batch; 1/64 keeps windows within 2%. */
-	slack_ns = min_t(u64, clk.sample_ns / 64, 50 * NSEC_PER_USEC);
+	worker_clock_set(&clk, &ctx->attrs);
+	memset(&ctx->tuner, 0, sizeof(ctx->tuner));
 
 	clk.window_start = ktime_get();
 	err = ops->init(ctx);
@@ -291,7 +435,8 @@ static int daptrace_worker_fn(void *data)
 		 * saw none; if one ran, the one check covers the span and
 		 * counts once (the window records the samples it really has).
 		 */
-		worker_sleep_until(idle ? clk.next_aggr : clk.next_sample, slack_ns);
+		worker_sleep_until(idle ? clk.next_aggr : clk.next_sample,
+				   clk.slack_ns);
 		if (kthread_should_stop())
 			break;
 
@@ -313,17 +458,23 @@ static int daptrace_worker_fn(void *data)
 		WRITE_ONCE(mon->cnt.nr_samples, mon->cnt.nr_samples + span);
 
 		if (aggr) {
-			unsigned int alive;
+			unsigned int alive, nr_samples = clk.window_samples;
 
 			now = ktime_get();
 			alive = worker_find_exited(mon, &clk);
+			/* Targets written meanwhile keep the worker going. */
+			if (!alive && worker_pending(mon))
+				alive = 1;
 			/* With the regions measured, also of exited targets. */
 			worker_publish(mon, &clk, now, alive ? 0 : DAPTRACE_SNAP_LAST);
+			if (alive)
+				worker_tune_intervals(mon, &clk, nr_samples);
 			execed = worker_free_exited(mon);
 			if (!alive) {
 				worker_update_counters(mon, &clk);
 				goto out;
 			}
+			worker_apply_targets(mon, &clk);
 			worker_mark_quiet(mon, true);
 			daptrace_aggregate(ctx);
 			advance_deadline(&clk.next_aggr, clk.aggr_ns, now);
@@ -396,7 +547,6 @@ static void daptrace_install_ring(struct daptrace_mon *mon,
  */
 int daptrace_start(struct daptrace_mon *mon)
 {
-	static u64 generation;	/* of the rings; under mon->lock */
 	struct daptrace_ring *ring;
 	struct daptrace_target *t;
 	struct task_struct *task;
@@ -428,19 +578,12 @@ int daptrace_start(struct daptrace_mon *mon)
 
 	/*
 	 * Everything that can fail comes first: a failed start leaves the
-	 * previous run's snapshots and counters readable.  A published window
-	 * holds what the merge left, at most max_nr_regions or one region per
-	 * range and target if that is more; plus what a map update after the
-	 * merge adds, per target a region for each old gap now inside a range
-	 * and one for each new gap through an old region, 2 * (ranges - 1);
-	 * plus the share of min_nr_regions that an exec()ed target's regions
-	 * are rebuilt with.
+	 * previous run's snapshots and counters readable.  The ring is sized
+	 * for the targets there are; it grows when more join.
 	 */
-	ring = daptrace_ring_alloc(mon->ctx.attrs.max_nr_regions +
-				   mon->ctx.attrs.min_nr_regions +
-				   (3 * DAPTRACE_OPS_MAX_RANGES - 2) *
-				   mon->ctx.nr_targets,
-				   ++generation);
+	ring = daptrace_ring_alloc(daptrace_ring_regions_for(&mon->ctx.attrs,
+							     mon->ctx.nr_targets),
+				   atomic64_inc_return(&mon->ring_generation));
 	if (!ring)
 		return -ENOMEM;
 	init_completion(&mon->worker_started);
@@ -452,6 +595,7 @@ int daptrace_start(struct daptrace_mon *mon)
 	daptrace_install_ring(mon, ring);
 	memset(&mon->cnt, 0, sizeof(mon->cnt));
 	mon->ctx.last_nr_regions = 0;
+	mon->ctx.nr_passes = 0;
 	/*
 	 * A normal (CFS) thread, like DAMON's kdamond: at RT priority a round
 	 * that takes longer than the sampling interval would starve the target
@@ -481,6 +625,10 @@ void daptrace_stop(struct daptrace_mon *mon)
 	if (!mon->worker)
 		return;
 	kthread_stop(mon->worker);
+	/* What was written after the worker's last aggregation. */
+	mutex_lock(&mon->targets_lock);
+	__worker_apply_targets(mon);
+	mutex_unlock(&mon->targets_lock);
 	put_task_struct(mon->worker);
 	WRITE_ONCE(mon->worker, NULL);
 	WRITE_ONCE(mon->worker_done, false);

@@ -83,7 +83,13 @@ TEST_F(attrs, defaults_after_load)
 		{ "sample_us", "5000" }, { "aggr_us", "100000" },
 		{ "update_us", "1000000" }, { "min_nr_regions", "10" },
 		{ "max_nr_regions", "1000" }, { "tlb_flush", "mm" },
+		{ "phys_addr", "off" }, { "tracepoint", "off" },
+		{ "intervals_goal_access_bp", "400" },
+		{ "intervals_goal_aggrs", "0" },
+		{ "intervals_goal_min_sample_us", "5000" },
+		{ "intervals_goal_max_sample_us", "10000000" },
 		{ "state", "off" }, { "target", "" }, { "target_status", "" },
+		{ "nr_targets", "0" },
 		{ "nr_regions", "0" }, { "nr_samples", "0" },
 		{ "nr_samples_late", "0" }, { "nr_samples_busy", "0" },
 		{ "nr_snapshots", "0" },
@@ -125,6 +131,7 @@ FIXTURE_VARIANT(num) {
 	unsigned long def;
 	const char *valid;		/* a valid value other than the default */
 	const struct step *range;	/* caps and cross-field rules */
+	bool zero_ok;			/* 0 is a valid value (it means off) */
 };
 
 static const struct step sample_range[] = {
@@ -184,6 +191,65 @@ static const struct step max_range[] = {
 	{ "max_nr_regions", "3", 0, "max == min == 3" },
 	{ "max_nr_regions", "2", EINVAL, "below min_nr_regions (3)" },
 	{ NULL }
+};
+
+static const struct step goal_bp_range[] = {
+	{ "intervals_goal_access_bp", "10001", EINVAL, "above 10000 bp" },
+	{ "intervals_goal_access_bp", "10000", 0, "all of them" },
+	{ "intervals_goal_access_bp", "1", 0, "the least" },
+	{ NULL }
+};
+
+static const struct step goal_aggrs_range[] = {
+	{ "intervals_goal_aggrs", "1001", EINVAL, "above the 1000 cap" },
+	{ "intervals_goal_aggrs", "1000", 0, "the cap itself" },
+	{ "sample_us", "4999", EINVAL, "on: below intervals_goal_min_sample_us" },
+	{ "intervals_goal_aggrs", "0", 0, "off" },
+	{ "sample_us", "4999", 0, "off: the bounds do not apply" },
+	{ "intervals_goal_aggrs", "3", EINVAL, "on with sample_us out of bounds" },
+	{ NULL }
+};
+
+static const struct step goal_min_range[] = {
+	{ "intervals_goal_min_sample_us", "99", EINVAL, "below the 100 us cap" },
+	{ "intervals_goal_min_sample_us", "100", 0, "the cap itself" },
+	{ "intervals_goal_min_sample_us", "10000001", EINVAL,
+	  "above intervals_goal_max_sample_us" },
+	{ "intervals_goal_aggrs", "3", 0, "on" },
+	{ "intervals_goal_min_sample_us", "5001", EINVAL, "on: above sample_us" },
+	{ "intervals_goal_min_sample_us", "5000", 0, "on: sample_us itself" },
+	{ NULL }
+};
+
+static const struct step goal_max_range[] = {
+	{ "intervals_goal_max_sample_us", "10000001", EINVAL, "above the 10 s cap" },
+	{ "intervals_goal_max_sample_us", "4999", EINVAL,
+	  "below intervals_goal_min_sample_us" },
+	{ "intervals_goal_aggrs", "3", 0, "on" },
+	{ "intervals_goal_min_sample_us", "100", 0, "lower the minimum" },
+	{ "intervals_goal_max_sample_us", "4999", EINVAL, "on: below sample_us" },
+	{ "intervals_goal_max_sample_us", "5000", 0, "on: sample_us itself" },
+	{ NULL }
+};
+
+FIXTURE_VARIANT_ADD(num, intervals_goal_access_bp) {
+	.file = "intervals_goal_access_bp", .def = 400, .valid = "1000",
+	.range = goal_bp_range,
+};
+
+FIXTURE_VARIANT_ADD(num, intervals_goal_aggrs) {
+	.file = "intervals_goal_aggrs", .def = 0, .valid = "3",
+	.range = goal_aggrs_range, .zero_ok = true,
+};
+
+FIXTURE_VARIANT_ADD(num, intervals_goal_min_sample_us) {
+	.file = "intervals_goal_min_sample_us", .def = 5000, .valid = "1000",
+	.range = goal_min_range,
+};
+
+FIXTURE_VARIANT_ADD(num, intervals_goal_max_sample_us) {
+	.file = "intervals_goal_max_sample_us", .def = 10000000, .valid = "20000",
+	.range = goal_max_range,
 };
 
 FIXTURE_VARIANT_ADD(num, sample_us) {
@@ -266,7 +332,7 @@ TEST_F(num, malformed_writes_rejected_unchanged)
 		{ variant->file, neg, EINVAL, "negative" },
 		{ variant->file, "-0", EINVAL, "minus sign" },
 		{ variant->file, hex, EINVAL, "hexadecimal (base 10 only)" },
-		{ variant->file, "0", EINVAL, "zero" },
+		{ variant->file, "0", variant->zero_ok ? 0 : EINVAL, "zero" },
 		{ variant->file, "18446744073709551616", ERANGE,
 		  "2^64 overflows unsigned long" },
 		{ variant->file, "99999999999999999999999999", ERANGE,
@@ -325,47 +391,90 @@ TEST_F(num, caps_and_cross_field_rules)
 	run_steps(_metadata, variant->range);
 }
 
-/* tlb_flush: one of three words, case-sensitive, optional newline. */
-TEST_F(attrs, tlb_flush_words)
+/*
+ * Word-valued files: one of their words, case-sensitive, optional newline.
+ * tlb_flush has three; phys_addr and tracepoint are switches.
+ */
+FIXTURE(words) {
+	int unused;
+};
+
+FIXTURE_SETUP(words)
 {
-	static const char * const ok[] = {
-		"none", "round", "mm", "none\n", "mm\n", "round\n",
-	};
+	if (getuid())
+		SKIP(return, "needs root");
+	if (!dt_loaded())
+		SKIP(return, "daptrace not loaded (%s missing)", DT_SYSFS);
+	ASSERT_EQ(0, dt_reset()) TH_LOG("cannot reset daptrace to defaults");
+}
+
+FIXTURE_TEARDOWN(words)
+{
+	dt_reset();
+}
+
+FIXTURE_VARIANT(words) {
+	const char *file;
+	const char * const *ok;
+	size_t nr_ok;
+};
+
+static const char * const tlb_words[] = {
+	"none", "round", "mm", "none\n", "mm\n", "round\n",
+};
+static const char * const switch_words[] = { "on", "off", "on\n", "off\n" };
+
+FIXTURE_VARIANT_ADD(words, tlb_flush) {
+	.file = "tlb_flush", .ok = tlb_words, .nr_ok = ARRAY_SIZE(tlb_words),
+};
+
+FIXTURE_VARIANT_ADD(words, phys_addr) {
+	.file = "phys_addr", .ok = switch_words, .nr_ok = ARRAY_SIZE(switch_words),
+};
+
+FIXTURE_VARIANT_ADD(words, tracepoint) {
+	.file = "tracepoint", .ok = switch_words, .nr_ok = ARRAY_SIZE(switch_words),
+};
+
+TEST_F(words, accepted_and_refused)
+{
 	static const struct { const char *val, *why; } bad[] = {
-		{ "ROUND", "case-sensitive" }, { "bogus", "unknown word" },
-		{ " none", "leading blank" }, { "none ", "trailing blank" },
-		{ "none\n\n", "two newlines" }, { "\n", "empty line" },
-		{ "nonee", "prefix match" }, { "1", "a number" },
+		{ "ROUND", "case-sensitive" }, { "ON", "case-sensitive" },
+		{ "bogus", "unknown word" },
+		{ " none", "leading blank" }, { "on ", "trailing blank" },
+		{ "off\n\n", "two newlines" }, { "\n", "empty line" },
+		{ "nonee", "prefix match" }, { "o", "prefix" }, { "1", "a number" },
 	};
+	const char *f = variant->file;
 	char buf[32], want[32], before[32];
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(ok); i++) {
-		ASSERT_EQ(0, dt_write("tlb_flush", ok[i]))
-			TH_LOG("tlb_flush \"%s\" should be accepted", ok[i]);
-		READ_OR_FAIL("tlb_flush", buf);
-		snprintf(want, sizeof(want), "%s", ok[i]);
+	for (i = 0; i < variant->nr_ok; i++) {
+		ASSERT_EQ(0, dt_write(f, variant->ok[i]))
+			TH_LOG("%s \"%s\" should be accepted", f, variant->ok[i]);
+		READ_OR_FAIL(f, buf);
+		snprintf(want, sizeof(want), "%s", variant->ok[i]);
 		want[strcspn(want, "\n")] = '\0';
 		EXPECT_STREQ(want, buf);
 	}
-	READ_OR_FAIL("tlb_flush", before);
+	READ_OR_FAIL(f, before);
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		EXPECT_EQ(-EINVAL, dt_write("tlb_flush", bad[i].val))
-			TH_LOG("tlb_flush \"%s\": want EINVAL (%s)",
-			       bad[i].val, bad[i].why);
-		READ_OR_FAIL("tlb_flush", buf);
+		EXPECT_EQ(-EINVAL, dt_write(f, bad[i].val))
+			TH_LOG("%s \"%s\": want EINVAL (%s)", f, bad[i].val,
+			       bad[i].why);
+		READ_OR_FAIL(f, buf);
 		EXPECT_STREQ(before, buf)
-			TH_LOG("rejected \"%s\" changed tlb_flush", bad[i].val);
+			TH_LOG("rejected \"%s\" changed %s", bad[i].val, f);
 	}
-	EXPECT_EQ(0, dt_write_len("tlb_flush", "", 0))
-		TH_LOG("an empty write is a no-op");
+	EXPECT_EQ(0, dt_write_len(f, "", 0)) TH_LOG("an empty write is a no-op");
 }
 
 /* Read-only files refuse writes at open(2), for root too (mode 0400). */
 TEST_F(attrs, read_only_files_refuse_open_for_write)
 {
 	static const char * const ro[] = {
-		"target_status", "nr_regions", "nr_samples", "nr_samples_late",
+		"target_status", "nr_targets", "nr_regions", "nr_samples",
+		"nr_samples_late",
 		"nr_samples_busy",
 		"nr_snapshots", "nr_snapshots_missed", "worker_cpu_us",
 		"snapshot_seq", "snapshot", "snapshots",

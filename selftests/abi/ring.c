@@ -306,6 +306,9 @@ static const char *bad_placement(const struct daptrace_ring_hdr *rh,
 	if (!r->nr_present)
 		return r->phys_addr == DAPTRACE_NO_PHYS ? NULL :
 			"phys_addr without a present sample";
+	/* Opt-in (the phys_addr switch), off in most tests. */
+	if (r->phys_addr == DAPTRACE_NO_PHYS)
+		return NULL;
 	if (r->phys_addr % PAGE)
 		return "phys_addr not page aligned";
 	if (!in_ram(r->phys_addr))
@@ -408,6 +411,7 @@ TEST_F_TIMEOUT(ring, slots_hold_consistent_snapshots, 60)
 
 	start_target(_metadata, self, 16, PAGE);
 	ASSERT_EQ(0, dt_set_attrs(2000, 10000, 1000000, 10, 1000));
+	ASSERT_EQ(0, dt_write("phys_addr", "on"));
 	first = newest(self->seq_fd) + 1;
 	ASSERT_EQ(0, dt_write("state", "on"));
 	t0 = dt_now_ms();
@@ -449,6 +453,43 @@ TEST_F_TIMEOUT(ring, slots_hold_consistent_snapshots, 60)
 		TH_LOG("no present page sampled in %d windows", nr);
 		log_regions_and_maps(_metadata, &rh, self->buf, self->child);
 	}
+}
+
+/*
+ * Physical addresses are opt-in (phys_addr, default off): without it no
+ * record carries one, although placement is counted as before.
+ */
+TEST_F_TIMEOUT(ring, phys_addr_is_opt_in, 60)
+{
+	struct daptrace_ring_hdr rh;
+	struct daptrace_snap_hdr *sh;
+	const struct daptrace_region_rec *r;
+	unsigned int present = 0, i;
+	long long first, last;
+	double t0;
+
+	start_target(_metadata, self, 16, PAGE);
+	ASSERT_EQ(0, dt_set_attrs(2000, 10000, 1000000, 10, 1000));
+	first = newest(self->seq_fd) + 1;
+	ASSERT_EQ(0, dt_write("state", "on"));
+	t0 = dt_now_ms();
+	while (newest(self->seq_fd) < first + 5 && dt_now_ms() - t0 < 20000)
+		dt_sleep_ms(10);
+	ASSERT_EQ(0, dt_write("state", "off"));
+	last = newest(self->seq_fd);
+	ASSERT_LE(first + 1, last);
+	ASSERT_EQ(0, dt_ring_hdr(self->fd, &rh));
+	self->buf = malloc(rh.slot_size);
+	ASSERT_NE(NULL, self->buf);
+	sh = (void *)self->buf;
+	ASSERT_EQ(COPY_OK, copy_snapshot(self->fd, &rh, last - 1, self->buf,
+					 NULL, NULL));
+	for (i = 0; i < sh->nr_regions; i++) {
+		r = slot_rec(&rh, self->buf, i);
+		present += r->nr_present;
+		EXPECT_EQ(DAPTRACE_NO_PHYS, r->phys_addr) TH_LOG("region %u", i);
+	}
+	EXPECT_LT(0, present) TH_LOG("placement is still counted");
 }
 
 /* The text view: header lines, then as many region lines as fit a page. */

@@ -3,7 +3,7 @@
  * Targets: adding, reading back, removing, and the documented errors --
  * EEXIST twice, ESRCH no such process, EINVAL pid <= 0 / garbage / kernel
  * thread, ERANGE beyond int, ENOENT removing a non-target, ENOSPC for the
- * 65th.  Pids are resolved in the writer's pid namespace; a thread id names
+ * 4097th.  Targets join and leave while monitoring.  Pids are resolved in the writer's pid namespace; a thread id names
  * its process (shown as the leader's pid), one process is one target however
  * it is written, a number that names a live non-target removes nothing even
  * if a target from another namespace is listed under it, and an exec() in
@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
+#include <sys/mount.h>
 
 #include "kselftest_harness.h"
 #include "daptrace_sysfs.h"
@@ -183,10 +184,21 @@ TEST_F(targets, remove_non_target_fails_enoent)
 	EXPECT_EQ(-ENOENT, dt_remove_target(1)) TH_LOG("pid 1, not a target");
 }
 
-TEST_F(targets, sixty_fifth_target_fails_enospc)
+/*
+ * The limit: 4096 targets listed, the 4097th fails with ENOSPC; the text
+ * views stop at a page with "# N more" and nr_targets has the count; and
+ * monitoring all 4096 (idle) processes publishes whole snapshots, in a ring
+ * sized for them.
+ */
+TEST_F_TIMEOUT(targets, target_past_the_limit_fails_enospc, 300)
 {
-	char buf[64 * 12];
-	int i, lines = 0;
+	struct daptrace_ring_hdr rh;
+	struct daptrace_snap_hdr sh;
+	char buf[8192];
+	unsigned int more = 0;
+	int i, lines = 0, fd;
+	long long seq;
+	double t0;
 	pid_t last;
 	char *c;
 
@@ -194,14 +206,119 @@ TEST_F(targets, sixty_fifth_target_fails_enospc)
 		ASSERT_EQ(0, dt_add_target(spawn(_metadata, self)))
 			TH_LOG("target %d of %d", i + 1, DT_MAX_TARGETS);
 	last = spawn(_metadata, self);
-	EXPECT_EQ(-ENOSPC, dt_add_target(last)) TH_LOG("target 65");
+	EXPECT_EQ(-ENOSPC, dt_add_target(last)) TH_LOG("target 4097");
+	EXPECT_EQ(DT_MAX_TARGETS, dt_read_ll("nr_targets"));
 	ASSERT_LT(0, dt_read("target", buf, sizeof(buf)));
 	for (c = buf; *c; c++)
 		lines += *c == '\n';
-	EXPECT_EQ(DT_MAX_TARGETS, lines + 1) TH_LOG("64 targets listed");
+	c = strstr(buf, "# ");
+	ASSERT_NE(NULL, c) TH_LOG("no '# N more' line");
+	ASSERT_EQ(1, sscanf(c, "# %u more", &more));
+	EXPECT_EQ(DT_MAX_TARGETS, lines + (int)more)
+		TH_LOG("%d lines then '# %u more'", lines, more);
+	EXPECT_GE(4096, (int)strlen(buf)) TH_LOG("one page");
+	ASSERT_LT(0, dt_read("target_status", buf, sizeof(buf)));
+	EXPECT_NE(NULL, strstr(buf, " more"));
+
+	ASSERT_EQ(0, dt_write("state", "on"));
+	seq = dt_read_ll("snapshot_seq");
+	t0 = dt_now_ms();
+	while (dt_read_ll("snapshot_seq") < seq + 3 && dt_now_ms() - t0 < 60000)
+		dt_sleep_ms(100);
+	ASSERT_LE(seq + 3, dt_read_ll("snapshot_seq")) TH_LOG("3 windows");
+	seq = dt_read_ll("snapshot_seq");
+	fd = open(DT_SYSFS "/snapshots", O_RDONLY);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, dt_ring_hdr(fd, &rh));
+	ASSERT_EQ(0, dt_slot_hdr(fd, &rh, seq, &sh));
+	close(fd);
+	TH_LOG("seq %lld: %u regions of 4096 targets, max_regions %u, flags %#x",
+	       seq, sh.nr_regions, rh.max_regions, sh.flags);
+	EXPECT_FALSE(sh.flags & DAPTRACE_SNAP_TRUNCATED);
+	EXPECT_LE(DT_MAX_TARGETS, (int)sh.nr_regions) TH_LOG("a region each at least");
+	ASSERT_EQ(0, dt_write("state", "off"));
+
 	/* Room again after one is removed. */
 	ASSERT_EQ(0, dt_remove_target(self->child[0]));
-	EXPECT_EQ(0, dt_add_target(last)) TH_LOG("target 64 after a removal");
+	EXPECT_EQ(0, dt_add_target(last)) TH_LOG("target 4096 after a removal");
+}
+
+/* The seq of the first snapshot after @from with @flag and @pid's regions. */
+static long long wait_snapshot(struct __test_metadata *_metadata, long long from,
+			       __u32 flag, pid_t pid, bool want_pid)
+{
+	long long seq = from, newest;
+	double t0 = dt_now_ms();
+
+	while (dt_now_ms() - t0 < 20000) {
+		newest = dt_read_ll("snapshot_seq");
+		for (; seq < newest; seq++) {
+			__u32 flags;
+			int has = dt_snapshot_has_pid(seq + 1, pid, &flags);
+
+			if (has < 0)
+				continue;
+			if ((flags & flag) == flag && has == (int)want_pid)
+				return seq + 1;
+		}
+		dt_sleep_ms(20);
+	}
+	return -1;
+}
+
+/*
+ * Targets written while monitoring join at the next aggregation boundary
+ * (listed as joining until then; the snapshot of that window says so), and
+ * removed ones leave at the next one (that window still holds their
+ * regions).  A target not joined yet is removed at once; writing it twice
+ * fails with EEXIST.
+ */
+TEST_F_TIMEOUT(targets, targets_join_and_leave_while_on, 90)
+{
+	char word[32];
+	pid_t a, b, c;
+	long long seq;
+
+	a = dt_spawn(8 << 20, 4096);
+	ASSERT_LT(0, a);
+	self->child[self->nr++] = a;
+	ASSERT_EQ(0, dt_write("aggr_us", "500000"));
+	ASSERT_EQ(0, dt_write("update_us", "1000000"));
+	ASSERT_EQ(0, dt_add_target(a));
+	ASSERT_EQ(0, dt_write("state", "on"));
+
+	b = dt_spawn(8 << 20, 4096);
+	ASSERT_LT(0, b);
+	self->child[self->nr++] = b;
+	seq = dt_read_ll("snapshot_seq");
+	ASSERT_EQ(0, dt_add_target(b)) TH_LOG("add while on");
+	ASSERT_EQ(0, dt_target_status(b, word, sizeof(word)));
+	EXPECT_STREQ("joining", word) TH_LOG("before the next aggregation");
+	EXPECT_EQ(-EEXIST, dt_add_target(b)) TH_LOG("twice, joining");
+	EXPECT_EQ(2, dt_read_ll("nr_targets"));
+	seq = wait_snapshot(_metadata, seq, DAPTRACE_SNAP_TARGET_JOINED, b, true);
+	ASSERT_LT(0, seq) TH_LOG("no snapshot flagged as joined, with its regions");
+	ASSERT_EQ(0, dt_target_status(b, word, sizeof(word)));
+	EXPECT_STREQ("monitoring", word);
+
+	/* Removed while on: gone at the next boundary, not before. */
+	seq = dt_read_ll("snapshot_seq");
+	ASSERT_EQ(0, dt_remove_target(a));
+	ASSERT_EQ(0, dt_target_status(a, word, sizeof(word))) TH_LOG("still listed");
+	seq = wait_snapshot(_metadata, seq, 0, a, false);
+	ASSERT_LT(0, seq) TH_LOG("the removed target's regions stayed");
+	EXPECT_NE(0, dt_target_status(a, word, sizeof(word))) TH_LOG("unlisted");
+	ASSERT_LT(0, dt_read("state", word, sizeof(word)));
+	EXPECT_STREQ("on", word) TH_LOG("b keeps it going");
+
+	/* Joining, then removed: at once. */
+	c = dt_spawn(0, 0);
+	ASSERT_LT(0, c);
+	self->child[self->nr++] = c;
+	ASSERT_EQ(0, dt_add_target(c));
+	ASSERT_EQ(0, dt_remove_target(c));
+	EXPECT_NE(0, dt_target_status(c, word, sizeof(word)));
+	ASSERT_EQ(0, dt_write("state", "off"));
 }
 
 /* A target that exits while monitoring is off is kept until removed. */
@@ -236,8 +353,20 @@ TEST_F(targets, pid_resolved_in_writers_namespace)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		/* pid 1 in the new namespace: add "1", report, linger. */
-		err = dt_write("target", "1");
+		/*
+		 * pid 1 in the new namespace.  Its /proc is still the old
+		 * namespace's, where "1" is another process: the access
+		 * check through /proc/1/mem cannot be made, and the write
+		 * fails.  With a /proc of its own, as a container has, it
+		 * adds "1", reports, lingers.
+		 */
+		err = dt_write("target", "1") == -ESRCH ? 0 : -EPROTO;
+		if (!err && (unshare(CLONE_NEWNS) ||
+			     mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+			     mount("proc", "/proc", "proc", 0, NULL)))
+			err = -errno;
+		if (!err)
+			err = dt_write("target", "1");
 		if (write(pfd[1], &err, sizeof(err)) != sizeof(err))
 			_exit(1);
 		for (;;)

@@ -3,7 +3,10 @@
 #
 # The daptrace:daptrace_aggregated tracepoint (one event per published region,
 # shaped like DAMON's damon:damon_aggregated):
-#  - it exists in tracefs with DAMON's fields;
+#  - it exists in tracefs with DAMON's fields (and nr_unobserved);
+#  - it is opt-in: enabled in tracefs while the module's tracepoint switch is
+#    off, it produces nothing (its readers need not hold CAP_SYS_ADMIN, and
+#    it shows the targets' layout);
 #  - enabled, a monitored workload produces events with sane values (target
 #    0, start < end, nr_accesses <= aggr/sample, nr_regions within the
 #    limits), at least one per published snapshot;
@@ -22,18 +25,20 @@ T=/sys/kernel/tracing
 EV=$T/events/daptrace/daptrace_aggregated
 
 ktap_print_header
-ktap_set_plan 2
+ktap_set_plan 3
 mkdir -p "$TMP"
 
 if [ ! -d "$EV" ]; then
 	ktap_test_fail "event in tracefs" "$EV missing"
+	ktap_test_skip "opt-in" "no event"
 	ktap_test_skip "events sane" "no event"
 	ktap_finished
 fi
 fmt=$(cat "$EV/format")
 ok=1
 for f in "unsigned long target_id" "unsigned int nr_regions" "unsigned long start" \
-	 "unsigned long end" "unsigned int nr_accesses" "unsigned int age"; do
+	 "unsigned long end" "unsigned int nr_accesses" "unsigned int age" \
+	 "unsigned int nr_unobserved"; do
 	echo "$fmt" | grep -q "field:$f;" || { ok=0; ktap_print_msg "no field '$f'"; }
 done
 if [ $ok = 1 ]; then
@@ -64,7 +69,18 @@ echo 0 > "$EV/enable"
 off=$(run_for $SECS)
 : > $T/trace
 echo 1 > "$EV/enable"
+gated=$(run_for 2)
+nr_gated=$(grep -c 'daptrace_aggregated:' $T/trace)
+set -- $gated
+if [ "$nr_gated" = 0 ] && [ "$2" -gt 0 ]; then
+	ktap_test_pass "opt-in"
+else
+	ktap_test_fail "opt-in" "$nr_gated events over $2 snapshots with tracepoint=off"
+fi
+: > $T/trace
+echo on > $D/tracepoint
 on=$(run_for $SECS)
+echo off > $D/tracepoint
 echo 0 > "$EV/enable"
 cp $T/trace "$TMP/trace"
 : > $T/trace

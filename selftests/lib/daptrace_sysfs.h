@@ -47,7 +47,7 @@
 #define DT_DEF_MIN_NR_REGIONS	10UL
 #define DT_DEF_MAX_NR_REGIONS	1000UL
 #define DT_DEF_TLB_FLUSH	"mm"
-#define DT_MAX_TARGETS		64
+#define DT_MAX_TARGETS		4096
 
 /* Files that configure monitoring, in an order that restores defaults. */
 static const char * const dt_config_files[] DT_UNUSED = {
@@ -213,22 +213,42 @@ static DT_UNUSED int dt_set_attrs(unsigned long sample, unsigned long aggr,
  */
 static DT_UNUSED int dt_reset(void)
 {
-	char buf[4096], *line, *save;
-	int err;
+	char buf[8192], *line, *save;
+	int err, round;
 
 	err = dt_write("state", "off");
 	if (err)
 		return err;
-	err = dt_read("target", buf, sizeof(buf));
+	/* A page of targets at a time; "# N more" says there are more. */
+	for (round = 0; round < 64; round++) {
+		err = dt_read("target", buf, sizeof(buf));
+		if (err <= 0)
+			break;
+		for (line = strtok_r(buf, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save)) {
+			if (line[0] == '#')
+				continue;
+			err = dt_write("target_remove", line);
+			if (err)
+				return err;
+		}
+	}
 	if (err < 0)
 		return err;
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		err = dt_write("target_remove", line);
-		if (err)
-			return err;
-	}
 	err = dt_write("tlb_flush", DT_DEF_TLB_FLUSH);
+	/* The goal off first: its bounds then need not fit sample_us. */
+	if (!err)
+		err = dt_write("intervals_goal_aggrs", "0");
+	if (!err)
+		err = dt_write("intervals_goal_access_bp", "400");
+	if (!err)
+		err = dt_write("intervals_goal_max_sample_us", "10000000");
+	if (!err)
+		err = dt_write("intervals_goal_min_sample_us", "5000");
+	if (!err)
+		err = dt_write("phys_addr", "off");
+	if (!err)
+		err = dt_write("tracepoint", "off");
 	if (err)
 		return err;
 	return dt_set_attrs(DT_DEF_SAMPLE_US, DT_DEF_AGGR_US, DT_DEF_UPDATE_US,
@@ -443,6 +463,82 @@ static DT_UNUSED int dt_slot_hdr(int fd, const struct daptrace_ring_hdr *rh,
 	if (n < 0)
 		return n;
 	return n == sizeof(*sh) ? 0 : -ENODATA;
+}
+
+/*
+ * dt_read_slot() - a consistent copy of snapshot @seq (header and records)
+ * into @buf, of @rh->slot_size bytes, from the snapshots file @fd.
+ * Returns 0, -ENOENT if the ring does not hold @seq, -EAGAIN if it was
+ * rewritten during the copy, or -errno.
+ */
+static DT_UNUSED int dt_read_slot(int fd, const struct daptrace_ring_hdr *rh,
+				  __u64 seq, void *buf)
+{
+	struct daptrace_snap_hdr *sh = buf;
+	off_t off = dt_slot_off(rh, seq);
+	__u64 again;
+	size_t len;
+	ssize_t n;
+
+	n = dt_pread_all(fd, sh, sizeof(*sh), off);
+	if (n < 0)
+		return n;
+	if (n != sizeof(*sh) || sh->seq != seq)
+		return -ENOENT;
+	if (sh->nr_regions > rh->max_regions)
+		return -EAGAIN;
+	len = rh->snap_hdr_size + (size_t)sh->nr_regions * rh->region_size;
+	n = dt_pread_all(fd, buf, len, off);
+	if (n < 0)
+		return n;
+	if (dt_pread_all(fd, &again, sizeof(again), off) != sizeof(again) ||
+	    again != seq || (size_t)n != len)
+		return -EAGAIN;
+	return 0;
+}
+
+/* Record @i of a slot copied by dt_read_slot(). */
+static DT_UNUSED const struct daptrace_region_rec *
+dt_slot_rec(const struct daptrace_ring_hdr *rh, const void *slot, unsigned int i)
+{
+	return (const void *)((const char *)slot + rh->snap_hdr_size +
+			      (size_t)i * rh->region_size);
+}
+
+/*
+ * dt_snapshot_has_pid() - does snapshot @seq hold regions of @pid?  Its
+ * flags go to @flags.  Returns 1 or 0, or -1 if the ring does not hold
+ * @seq (any more, or not consistently: the caller may try the next).
+ */
+static DT_UNUSED int dt_snapshot_has_pid(__u64 seq, pid_t pid, __u32 *flags)
+{
+	struct daptrace_region_rec rec;
+	struct daptrace_ring_hdr rh;
+	struct daptrace_snap_hdr sh;
+	int fd, ret = 0;
+	__u32 i;
+
+	fd = open(DT_SYSFS "/snapshots", O_RDONLY);
+	if (fd < 0)
+		return -1;
+	if (dt_ring_hdr(fd, &rh) || dt_slot_hdr(fd, &rh, seq, &sh) ||
+	    sh.seq != seq) {
+		close(fd);
+		return -1;
+	}
+	*flags = sh.flags;
+	for (i = 0; i < sh.nr_regions && i < rh.max_regions && !ret; i++) {
+		off_t off = dt_slot_off(&rh, seq) + rh.snap_hdr_size +
+			    (off_t)i * rh.region_size;
+
+		if (dt_pread_all(fd, &rec, sizeof(rec), off) != sizeof(rec))
+			break;
+		ret = rec.pid == pid;
+	}
+	if (dt_slot_hdr(fd, &rh, seq, &sh) || sh.seq != seq)
+		ret = -1;	/* rewritten meanwhile */
+	close(fd);
+	return ret;
 }
 
 #endif /* DAPTRACE_SYSFS_H */

@@ -23,7 +23,7 @@ command -v daptrace > /dev/null ||
 ktap_set_plan 7
 mkdir -p "$TMP"
 
-daptrace record -q -o "$TMP/n.csv" -s 2ms -a 100ms -- \
+daptrace record -q --phys-addr -o "$TMP/n.csv" -s 2ms -a 100ms -- \
 	"$(dirname "$0")/helpers/numa_wl" 32 3 6 "$TMP/truth" 2> "$TMP/rec.err"
 rc=$?
 if [ $rc -ne 0 ] || ! grep -q '^end ' "$TMP/truth" 2>/dev/null; then

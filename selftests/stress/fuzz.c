@@ -112,6 +112,10 @@ static const struct num_rule num_rules[] = {
 	{ "update_us", 100, 3600000000ULL },
 	{ "min_nr_regions", 3, 20000 },
 	{ "max_nr_regions", 3, 20000 },
+	{ "intervals_goal_access_bp", 1, 10000 },
+	{ "intervals_goal_aggrs", 0, 1000 },
+	{ "intervals_goal_min_sample_us", 100, 10000000ULL },
+	{ "intervals_goal_max_sample_us", 100, 10000000ULL },
 };
 
 static const struct num_rule *num_rule(const char *name)
@@ -129,7 +133,8 @@ static const char * const tlb_words[] = { "none", "round", "mm", NULL };
 
 static const char * const *word_set(const char *name)
 {
-	if (!strcmp(name, "state"))
+	if (!strcmp(name, "state") || !strcmp(name, "phys_addr") ||
+	    !strcmp(name, "tracepoint"))
 		return state_words;
 	if (!strcmp(name, "tlb_flush"))
 		return tlb_words;
@@ -241,10 +246,13 @@ static bool valid_read(const char *name, const char *buf, size_t len)
 		return false;
 	}
 	if (!strcmp(name, "target") || !strcmp(name, "target_status")) {
-		/* lines "pid" or "pid word"; checked in full afterwards */
+		/*
+		 * lines "pid" or "pid word", and "# N more" past a page;
+		 * checked in full afterwards
+		 */
 		for (i = 0; i < len; i++)
 			if (!isalnum((unsigned char)buf[i]) && buf[i] != ' ' &&
-			    buf[i] != '\n')
+			    buf[i] != '\n' && buf[i] != '#')
 				return false;
 		return !len || buf[len - 1] == '\n';
 	}
@@ -337,6 +345,14 @@ static int valid_value(const char *name, char *buf, size_t size)
 		v = 3 + st_rand_below(50);
 	else if (!strcmp(name, "max_nr_regions"))
 		v = 10 + st_rand_below(2000);
+	else if (!strcmp(name, "intervals_goal_access_bp"))
+		v = 1 + st_rand_below(10000);
+	else if (!strcmp(name, "intervals_goal_aggrs"))
+		v = st_rand_below(4);
+	else if (!strcmp(name, "intervals_goal_min_sample_us"))
+		v = 100 + st_rand_below(10000);
+	else if (!strcmp(name, "intervals_goal_max_sample_us"))
+		v = 5000 + st_rand_below(100000);
 	else
 		v = some_pid();
 	return snprintf(buf, size, "%llu%s", v, st_rand_below(2) ? "\n" : "");
@@ -582,6 +598,9 @@ out:
 
 static const char * const writable[] = { "sample_us", "aggr_us",
 	"update_us", "min_nr_regions", "max_nr_regions", "tlb_flush",
+	"phys_addr", "tracepoint", "intervals_goal_access_bp",
+	"intervals_goal_aggrs", "intervals_goal_min_sample_us",
+	"intervals_goal_max_sample_us",
 	"state", "target", "target_remove" };
 #define NR_WRITABLE	(sizeof(writable) / sizeof(writable[0]))
 
@@ -842,13 +861,14 @@ static void check_final_values(struct __test_metadata *_metadata)
 	tl = strtok_r(status, "\n", &tsave);
 	for (line = strtok_r(buf, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
-		ASSERT_GT(DT_MAX_TARGETS, nr) TH_LOG("more than 64 targets");
+		ASSERT_GT(DT_MAX_TARGETS, nr) TH_LOG("more than the limit of targets");
 		pid = atoi(line);
 		ASSERT_NE(NULL, tl) TH_LOG("target_status shorter than target");
 		ASSERT_EQ(2, sscanf(tl, "%d %31s", &spid, word));
 		EXPECT_EQ(pid, spid);
 		EXPECT_TRUE(!strcmp(word, "idle") || !strcmp(word, "monitoring") ||
-			    !strcmp(word, "exited")) TH_LOG("status \"%s\"", word);
+			    !strcmp(word, "exited") || !strcmp(word, "joining"))
+			TH_LOG("status \"%s\"", word);
 		for (i = 0; i < nr; i++)
 			EXPECT_NE(seen[i], pid) TH_LOG("pid %d listed twice", pid);
 		seen[nr++] = pid;

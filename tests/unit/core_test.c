@@ -260,11 +260,36 @@ TEST(attrs_validate)
 		{ "max at cap", { 5000, 100000, 1000000, 10, 20000 }, 0 },
 		{ "max above cap", { 5000, 100000, 1000000, 10, 20001 }, -EINVAL },
 		{ "min at cap", { 5000, 100000, 1000000, 20000, 20000 }, 0 },
+		/* the intervals goal: sample aggr update min max bp aggrs lo hi */
+		{ "goal off, sample outside its bounds",
+		  { 5000, 100000, 1000000, 10, 1000, 400, 0, 100, 4000 }, 0 },
+		{ "goal bounds reversed",
+		  { 5000, 100000, 1000000, 10, 1000, 400, 0, 6000, 5000 }, -EINVAL },
+		{ "goal aggrs above cap",
+		  { 5000, 100000, 1000000, 10, 1000, 400, 1001, 5000, 10000000 }, -EINVAL },
+		{ "goal on", { 5000, 100000, 1000000, 10, 1000, 400, 3, 5000, 10000000 }, 0 },
+		{ "goal bp 0", { 5000, 100000, 1000000, 10, 1000, 0, 3, 5000, 10000000 }, -EINVAL },
+		{ "goal bp 10000", { 5000, 100000, 1000000, 10, 1000, 10000, 3, 5000, 10000000 }, 0 },
+		{ "goal bp 10001", { 5000, 100000, 1000000, 10, 1000, 10001, 3, 5000, 10000000 }, -EINVAL },
+		{ "goal min below cap", { 5000, 100000, 1000000, 10, 1000, 400, 3, 99, 10000000 }, -EINVAL },
+		{ "goal max above cap", { 5000, 100000, 1000000, 10, 1000, 400, 3, 5000, 10000001 }, -EINVAL },
+		{ "goal sample below min", { 5000, 100000, 1000000, 10, 1000, 400, 3, 6000, 10000000 }, -EINVAL },
+		{ "goal sample above max", { 5000, 100000, 1000000, 10, 1000, 400, 3, 100, 4000 }, -EINVAL },
 	};
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		int ret = daptrace_attrs_validate(&cases[i].a);
+		struct daptrace_attrs a = cases[i].a;
+		int ret;
+
+		/* Cases that do not name the goal take its defaults. */
+		if (!a.goal_access_bp && !a.goal_aggrs && !a.goal_min_sample_us &&
+		    !a.goal_max_sample_us) {
+			a.goal_access_bp = DAPTRACE_DEF_GOAL_ACCESS_BP;
+			a.goal_min_sample_us = DAPTRACE_DEF_GOAL_MIN_SAMPLE_US;
+			a.goal_max_sample_us = DAPTRACE_DEF_GOAL_MAX_SAMPLE_US;
+		}
+		ret = daptrace_attrs_validate(&a);
 
 		if (ret != cases[i].ret)
 			TH_LOG("case '%s'", cases[i].name);
@@ -982,12 +1007,78 @@ TEST(unobserved_accounting)
 	EXPECT_EQ(DAPTRACE_MAX_SAMPLES_PER_AGGR, r->nr_unobserved)
 		TH_LOG("saturates");
 
-	ASSERT_EQ(2U, daptrace_snapshot_fill(&ctx, recs, 2));
+	ASSERT_EQ(2U, daptrace_snapshot_fill(&ctx, recs, 2, true));
 	EXPECT_EQ(DAPTRACE_MAX_SAMPLES_PER_AGGR, recs[0].nr_unobserved);
 
 	daptrace_reset_aggregated(&ctx);
 	EXPECT_EQ(0U, r->nr_unobserved);
 	ctx_fini(&ctx);
+}
+
+/*
+ * The intervals goal: DAMON's feedback on the share of accesses seen, once
+ * every goal_aggrs windows, within its bounds, the aggregation interval
+ * following at the same number of samples per window.
+ */
+TEST(tune_intervals)
+{
+	static const struct {
+		const char *name;
+		unsigned int acc[2], unobs[2];	/* of two equal regions */
+		unsigned long lo, hi;
+		bool change;
+		unsigned long sample, aggr;
+	} cases[] = {
+		{ "none seen: doubles", { 0, 0 }, { 0, 0 }, 100, 10000000,
+		  true, 10000, 200000 },
+		{ "all seen: halves at most", { 25, 25 }, { 0, 0 }, 100, 10000000,
+		  true, 2500, 50000 },
+		{ "at the goal (4 %): stays", { 2, 0 }, { 0, 0 }, 100, 10000000,
+		  false },
+		{ "half the goal: 1.5 times", { 1, 0 }, { 0, 0 }, 100, 10000000,
+		  true, 7500, 150000 },
+		{ "at the max: stays", { 0, 0 }, { 0, 0 }, 100, 5000, false },
+		{ "clamped to the max", { 0, 0 }, { 0, 0 }, 100, 8000,
+		  true, 8000, 160000 },
+		{ "unobserved count in neither", { 0, 1 }, { 25, 24 }, 100, 10000000,
+		  true, 2500, 50000 },
+	};
+	static const struct rgn two[] = { { 0, 4096, 0 }, { 4096, 8192, 0 } };
+	unsigned long sample, aggr;
+	struct daptrace_region *r;
+	struct daptrace_target *t;
+	struct daptrace_ctx ctx;
+	struct prng p;
+	unsigned int i, j, w;
+	bool changed;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		ctx_setup(&ctx, 4096, &p, 1);
+		t = add_target(&ctx, 1, two, 2);
+		ctx.attrs.goal_access_bp = 400;
+		ctx.attrs.goal_min_sample_us = cases[i].lo;
+		ctx.attrs.goal_max_sample_us = cases[i].hi;
+		ASSERT_FALSE(daptrace_tune_intervals(&ctx, 20, &sample, &aggr))
+			TH_LOG("off: aggrs 0");
+		ctx.attrs.goal_aggrs = 3;
+		for (w = 0; w < 3; w++) {
+			j = 0;
+			daptrace_for_each_region(r, t) {
+				r->nr_accesses = cases[i].acc[j];
+				r->nr_unobserved = cases[i].unobs[j++];
+			}
+			changed = daptrace_tune_intervals(&ctx, 25, &sample, &aggr);
+			if (w < 2)
+				EXPECT_FALSE(changed) TH_LOG("%s: window %u", cases[i].name, w);
+		}
+		EXPECT_EQ(cases[i].change, changed) TH_LOG("%s", cases[i].name);
+		if (changed && cases[i].change) {
+			EXPECT_EQ(cases[i].sample, sample) TH_LOG("%s", cases[i].name);
+			EXPECT_EQ(cases[i].aggr, aggr) TH_LOG("%s", cases[i].name);
+		}
+		EXPECT_EQ(0U, ctx.tuner.windows) TH_LOG("restarts the measure");
+		ctx_fini(&ctx);
+	}
 }
 
 TEST(update_idle)
@@ -1640,7 +1731,9 @@ TEST(account_placement)
 	EXPECT_EQ(1U, r->node_samples[0]);
 	EXPECT_EQ(1U, r->node_samples[1]);
 	EXPECT_EQ(12UL, r->last_pfn);
-	ASSERT_EQ(1U, daptrace_snapshot_fill(&ctx, &rec, 1));
+	ASSERT_EQ(1U, daptrace_snapshot_fill(&ctx, &rec, 1, false));
+	EXPECT_EQ(DAPTRACE_NO_PHYS, rec.phys_addr) TH_LOG("opt-in");
+	ASSERT_EQ(1U, daptrace_snapshot_fill(&ctx, &rec, 1, true));
 	EXPECT_EQ(12ULL * 4096, rec.phys_addr);
 	EXPECT_EQ(4U, rec.nr_present);
 	EXPECT_EQ(1U, rec.node_samples[0]);
@@ -1688,7 +1781,7 @@ TEST(snapshot_fill)
 	add_target(&ctx, 30, c, 1);
 
 	memset(recs, 0xff, sizeof(recs));
-	n = daptrace_snapshot_fill(&ctx, recs, 5);
+	n = daptrace_snapshot_fill(&ctx, recs, 5, true);
 	ASSERT_EQ(4U, n);
 	for (i = 0; i < n; i++) {
 		EXPECT_EQ(exp[i].start, recs[i].start);
@@ -1710,14 +1803,14 @@ TEST(snapshot_fill)
 	/* Freed after that publish: in no later snapshot. */
 	daptrace_free_target_regions(gone);
 	memset(recs, 0xff, sizeof(recs));
-	ASSERT_EQ(3U, daptrace_snapshot_fill(&ctx, recs, 5));
+	ASSERT_EQ(3U, daptrace_snapshot_fill(&ctx, recs, 5, true));
 	EXPECT_EQ(500U, (unsigned int)recs[2].start);
 
 	memset(recs, 0xff, sizeof(recs));
-	ASSERT_EQ(2U, daptrace_snapshot_fill(&ctx, recs, 2));
+	ASSERT_EQ(2U, daptrace_snapshot_fill(&ctx, recs, 2, true));
 	EXPECT_EQ(10U, (unsigned int)recs[1].start);
 	EXPECT_EQ(~0ULL, (unsigned long long)recs[2].start);
-	ASSERT_EQ(0U, daptrace_snapshot_fill(&ctx, recs, 0));
+	ASSERT_EQ(0U, daptrace_snapshot_fill(&ctx, recs, 0, true));
 	ctx_fini(&ctx);
 }
 
@@ -1844,7 +1937,7 @@ static void random_run(struct __test_metadata *_metadata, unsigned long unit,
 				}
 			}
 		}
-		n = daptrace_snapshot_fill(&ctx, recs, DAPTRACE_MAX_NR_REGIONS);
+		n = daptrace_snapshot_fill(&ctx, recs, DAPTRACE_MAX_NR_REGIONS, true);
 		ASSERT_EQ(daptrace_nr_regions(&ctx), n);
 		for (i = 0; i < n; i++)
 			ASSERT_LE(recs[i].nr_accesses, max_acc);

@@ -84,11 +84,17 @@ struct daptrace_ring_hdr {
  * %DAPTRACE_SNAP_TARGET_EXEC: a target exec()ed in this window.  Its regions
  *	in this snapshot mix the old and the new image; from the next
  *	snapshot on they describe the new image only, started afresh (age 0).
+ * %DAPTRACE_SNAP_TARGET_JOINED: targets written while monitoring joined at
+ *	the start of this window (their regions appear once their memory
+ *	map was read, in this window or, if it was busy, a later one); the
+ *	snapshot of a window at whose end targets were removed still holds
+ *	their regions.
  */
 #define DAPTRACE_SNAP_TARGET_EXITED	0x1U
 #define DAPTRACE_SNAP_LAST		0x2U
 #define DAPTRACE_SNAP_TRUNCATED		0x4U
 #define DAPTRACE_SNAP_TARGET_EXEC	0x8U
+#define DAPTRACE_SNAP_TARGET_JOINED	0x10U
 
 /**
  * struct daptrace_snap_hdr - at the start of each slot.

@@ -17,5 +17,6 @@
 #define max(x, y)	__shim_cmp(x, y, >)
 #define min_t(t, x, y)	__shim_cmp((t)(x), (t)(y), <)
 #define max_t(t, x, y)	__shim_cmp((t)(x), (t)(y), >)
+#define clamp_t(t, v, lo, hi)	min_t(t, max_t(t, v, lo), hi)
 
 #endif

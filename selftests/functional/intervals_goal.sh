@@ -1,0 +1,107 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The intervals goal (intervals_goal_*, DAMON's intervals_goal): with it on,
+# the worker tunes the sampling interval to the share of accesses its checks
+# see, within the goal's bounds, and the aggregation interval follows at the
+# same number of samples per window:
+#  - a target that touches all its memory all the time (every check an
+#    access, far over a 4 % goal) has its sampling interval cut to the
+#    lower bound, halving at most per tuning;
+#  - a target that touches nothing (a stopped process: no check an access)
+#    has it raised to the upper bound, doubling at most per tuning;
+#  - every snapshot carries the intervals of its window, and the attribute
+#    files read the values in force.
+
+. "$(dirname "$0")/../lib/ktap.sh"
+. "$(dirname "$0")/../lib/workload.sh"
+
+D=/sys/kernel/daptrace
+TMP=${TMPDIR:-/tmp}/intervals_goal.$$
+
+ktap_print_header
+ktap_set_plan 3
+mkdir -p "$TMP"
+
+reset() {
+	echo off > $D/state
+	for p in $(grep -v '^#' $D/target); do echo "$p" > $D/target_remove; done
+	echo 0 > $D/intervals_goal_aggrs
+	echo 5000 > $D/sample_us
+	echo 100000 > $D/aggr_us
+	echo 1000000 > $D/update_us
+}
+
+# tune PID BP LO HI SECS: monitor PID with a goal of BP basis points,
+# measured over three windows (one can be empty: a workload descheduled for
+# a whole 20 ms window), sampling between LO and HI us; prints the
+# sample_us and aggr_us of a window after SECS.
+tune() {
+	pid=$1 bp=$2 lo=$3 hi=$4 secs=$5
+	reset
+	echo "$bp" > $D/intervals_goal_access_bp
+	echo 10000000 > $D/intervals_goal_max_sample_us
+	echo "$lo" > $D/intervals_goal_min_sample_us
+	echo "$hi" > $D/intervals_goal_max_sample_us
+	echo 3 > $D/intervals_goal_aggrs
+	echo "$pid" > $D/target
+	echo on > $D/state
+	: > "$TMP/trajectory"
+	i=0
+	while [ $i -lt "$secs" ]; do
+		sleep 1
+		echo "$(cat $D/sample_us)/$(cat $D/aggr_us)" >> "$TMP/trajectory"
+		i=$((i + 1))
+	done
+	# One window's pair: the two files are read apart, the worker may
+	# tune in between.
+	cat $D/snapshot > "$TMP/snapshot"
+	echo off > $D/state
+	echo $(sed -n 's/^\(sample\|aggr\)_us //p' "$TMP/snapshot")
+}
+
+# 16 MiB, all of it hot.
+if ! workload_start "$TMP/truth" -p hotcold -s 16M --hot-size 16M --warm-size 0 -d 120s; then
+	ktap_test_fail "all accessed: down to the lower bound" "workload did not start"
+else
+	# The goal is 0.1 %: however far the heap lies from the program
+	# (up to a GiB of never-accessed gap inside the first range), the
+	# hot 16 MiB are far more of what the checks see.
+	set -- $(tune "$WL_PID" 10 1000 5000 4)
+	ktap_print_msg "all accessed: sample_us $1, aggr_us $2"
+	if [ "$1" = 1000 ] && [ "$2" = 20000 ]; then
+		ktap_test_pass "all accessed: down to the lower bound"
+	else
+		ktap_test_fail "all accessed: down to the lower bound" \
+			"sample_us $1 aggr_us $2, want 1000 and 20000; every second: $(tr '\n' ' ' < "$TMP/trajectory")"
+	fi
+	kill "$WL_PID" 2>/dev/null
+	wait "$WL_PID" 2>/dev/null
+fi
+
+# A stopped process: nothing accessed.
+sleep 120 &
+IDLE=$!
+set -- $(tune "$IDLE" 400 5000 40000 6)
+ktap_print_msg "nothing accessed: sample_us $1, aggr_us $2"
+if [ "$1" = 40000 ] && [ "$2" = 800000 ]; then
+	ktap_test_pass "nothing accessed: up to the upper bound"
+else
+	ktap_test_fail "nothing accessed: up to the upper bound" \
+		"sample_us $1 aggr_us $2, want 40000 and 800000; every second: $(tr '\n' ' ' < "$TMP/trajectory")"
+fi
+
+# The newest window of the last run was taken at 40 ms / 800 ms.
+if grep -qx 'sample_us 40000' "$TMP/snapshot" && grep -qx 'aggr_us 800000' "$TMP/snapshot"; then
+	ktap_test_pass "snapshots carry their intervals"
+else
+	ktap_test_fail "snapshots carry their intervals" \
+		"$(grep -E '^(seq|sample_us|aggr_us|nr_samples) ' "$TMP/snapshot" | tr '\n' ' ')"
+fi
+kill "$IDLE" 2>/dev/null
+wait "$IDLE" 2>/dev/null
+reset
+echo 400 > $D/intervals_goal_access_bp
+echo 5000 > $D/intervals_goal_min_sample_us
+rm -rf "$TMP"
+ktap_finished
