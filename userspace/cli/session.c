@@ -101,6 +101,9 @@ int session_opt(const char *cmd, int c, const char *arg, struct session_opts *so
 		if (daptrace_tlb_flush_parse(arg, &a->tlb_flush))
 			return bad_value(cmd, "--tlb-flush", arg, "expected none, round or mm");
 		return 0;
+	case SESSION_OPT_PHYS_ADDR:
+		so->phys_addr = 1;
+		return 0;
 	}
 	return -1;
 }
@@ -129,7 +132,10 @@ void session_attr_help(FILE *f, const char *aggr)
 "  -a, --aggr DUR          %s (default %s)\n"
 "  -u, --update DUR        memory map update interval (default %s)\n"
 "  -r, --regions MIN-MAX   region count bounds (default %" PRIu64 "-%" PRIu64 ")\n"
-"  -t, --tlb-flush POLICY  none, round or mm (default %s)\n",
+"  -t, --tlb-flush POLICY  none, round or mm (default %s)\n"
+"      --phys-addr         record the physical address of each region's\n"
+"                          last sampled page (for report pheatmap; off: the\n"
+"                          kernel gives none)\n",
 		dur(a.sample_us, s, sizeof(s)), aggr, dur(a.aggr_us, g, sizeof(g)),
 		dur(a.update_us, u, sizeof(u)), a.min_nr_regions, a.max_nr_regions,
 		daptrace_tlb_flush_name(a.tlb_flush));
@@ -197,7 +203,8 @@ int session_open(struct session *s, const struct session_opts *so, const char *b
 	err = clear_stale_targets(s);
 	if (err)
 		return err;
-	if (daptrace_set_attrs(s->d, &so->attrs) < 0)
+	if (daptrace_set_attrs(s->d, &so->attrs) < 0 ||
+	    daptrace_set_phys_addr(s->d, so->phys_addr) < 0)
 		return fail(s->cmd, "setting attributes: %s", daptrace_last_error());
 	return 0;
 }

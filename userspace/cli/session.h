@@ -34,6 +34,7 @@ struct session_opts {
 	int nr_pids;
 	char **cmd;			/* the command after the options */
 	uint64_t duration_us;		/* 0: until the targets exit */
+	int phys_addr;			/* --phys-addr */
 };
 
 /* The session flags: -p, -s, -a, -u, -r, -t and -d, for getopt_long(). */
@@ -45,7 +46,11 @@ struct session_opts {
 	{ "update",	required_argument, NULL, 'u' },			\
 	{ "regions",	required_argument, NULL, 'r' },			\
 	{ "tlb-flush",	required_argument, NULL, 't' },			\
-	{ "duration",	required_argument, NULL, 'd' }
+	{ "duration",	required_argument, NULL, 'd' },			\
+	{ "phys-addr",	no_argument,	   NULL, SESSION_OPT_PHYS_ADDR }
+
+/* Long-only session flags. */
+#define SESSION_OPT_PHYS_ADDR	0x1000
 
 void session_opts_default(struct session_opts *so);
 /*

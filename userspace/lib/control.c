@@ -11,6 +11,7 @@ static const char *const target_states[] = {
 	[DAPTRACE_TARGET_IDLE]		= "idle",
 	[DAPTRACE_TARGET_MONITORING]	= "monitoring",
 	[DAPTRACE_TARGET_EXITED]	= "exited",
+	[DAPTRACE_TARGET_JOINING]	= "joining",
 };
 
 const char *daptrace_target_state_name(enum daptrace_target_state s)
@@ -32,7 +33,10 @@ int daptrace_remove_target(struct daptrace *d, pid_t pid)
 	return dt_write_u64(d, "target_remove", (uint64_t)pid);
 }
 
-/* Parse target_status: "<pid> <idle|monitoring|exited>" per line. */
+/*
+ * Parse target_status: "<pid> <idle|monitoring|exited|joining>" per line;
+ * a page holds only so many, then "# N more".
+ */
 int daptrace_get_targets(struct daptrace *d, struct daptrace_target *t, int max)
 {
 	char buf[DAPTRACE_MAX_TARGETS * 32 + 64], *line, *save = NULL;
@@ -46,13 +50,15 @@ int daptrace_get_targets(struct daptrace *d, struct daptrace_target *t, int max)
 		char word[16];
 		int pid, s;
 
+		if (line[0] == '#')
+			continue;
 		if (sscanf(line, "%d %15s", &pid, word) != 2 || pid <= 0)
 			return dt_fail(EPROTO, "%s/target_status: bad line '%s'",
 				       d->root, line);
-		for (s = 0; s <= DAPTRACE_TARGET_EXITED; s++)
+		for (s = 0; s <= DAPTRACE_TARGET_JOINING; s++)
 			if (!strcmp(word, target_states[s]))
 				break;
-		if (s > DAPTRACE_TARGET_EXITED)
+		if (s > DAPTRACE_TARGET_JOINING)
 			return dt_fail(EPROTO, "%s/target_status: unknown state '%s'",
 				       d->root, word);
 		if (n < max) {
@@ -62,6 +68,11 @@ int daptrace_get_targets(struct daptrace *d, struct daptrace_target *t, int max)
 		n++;
 	}
 	return n;
+}
+
+int daptrace_set_phys_addr(struct daptrace *d, int on)
+{
+	return dt_write_str(d, "phys_addr", on ? "on" : "off");
 }
 
 int daptrace_start(struct daptrace *d)

@@ -99,6 +99,7 @@ enum daptrace_target_state {
 	DAPTRACE_TARGET_IDLE,
 	DAPTRACE_TARGET_MONITORING,
 	DAPTRACE_TARGET_EXITED,
+	DAPTRACE_TARGET_JOINING,	/* written while on: joins at the next window */
 };
 
 struct daptrace_target {
@@ -240,6 +241,11 @@ const char *daptrace_target_state_name(enum daptrace_target_state s);
 
 /* State. */
 int daptrace_start(struct daptrace *d);
+/*
+ * Physical addresses in snapshots (daptrace_region.phys_addr) are opt-in:
+ * set before daptrace_start(), while monitoring is off.
+ */
+int daptrace_set_phys_addr(struct daptrace *d, int on);
 int daptrace_stop(struct daptrace *d);
 /* Returns 1 if on, 0 if off. */
 int daptrace_is_on(struct daptrace *d);
