@@ -24,7 +24,7 @@
  * the generation after the clears, then flush on the target's mm_cpumask().
  * (Invalidating only the cleared addresses with INVLPG, waiting for the IPIs
  * since they read the address list, was tried: hot sets went unseen on 6.1
- * with a PCID CPU model, and waiting cost the worker most of a CPU under
+ * with -cpu max, and waiting cost the worker most of a CPU under
  * TCG; see the commit message.)  Why every CPU that may hold a stale
  * translation is covered:
  *

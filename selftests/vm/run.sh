@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Run the selftests in QEMU on every supported kernel, plus one boot of the
-# newest with 5-level paging, PCIDs, INVPCID and page-table isolation
-# (-cpu max,+la57, pti=on), and print one KTAP stream for all of them.
+# newest with 5-level paging and page-table isolation (-cpu max,+la57,
+# pti=on), and print one KTAP stream for all of them.  (QEMU's TCG offers
+# no PCID, INVPCID or INVLPGB on any CPU model: see docs/kernel-facts.md.)
 #
 #   selftests/vm/run.sh [options]
 #
@@ -11,8 +12,8 @@
 #                       scripts/kernels.sh)
 #   --no-la57           no extra 5-level-paging boot
 #   --la57-kernel K     kernel for the 5-level-paging boot (default: newest)
-#   --la57-cpu MODEL    its QEMU CPU model (default max: PCID and INVPCID;
-#                       +la57 is added), booted with pti=on
+#   --la57-cpu MODEL    its QEMU CPU model (default max; +la57 is added),
+#                       booted with pti=on
 #   --test SUITE/NAME   run only this test (repeatable)
 #   --extra-test FILE   also run FILE (.sh, .c or static binary) as extra/NAME
 #   --module KO         load KO instead of build/kmod/<kernel>/daptrace.ko;
