@@ -20,6 +20,7 @@
 #define AGGR_PER_SAMPLE_MAX	100000ULL
 #define MIN_NR_REGIONS_MIN	3ULL
 #define MAX_NR_REGIONS_MAX	20000ULL
+#define GOAL_AGGRS_MAX		1000ULL
 
 static const char *const attr_files[DAPTRACE_ATTR_NR_NUMERIC] = {
 	[DAPTRACE_ATTR_SAMPLE]		= "sample_us",
@@ -272,4 +273,79 @@ int daptrace_set_attrs(struct daptrace *d, const struct daptrace_attrs *a)
 	if (cur.tlb_flush != a->tlb_flush)
 		return dt_write_str(d, "tlb_flush", tlb_names[a->tlb_flush]);
 	return 0;
+}
+
+void daptrace_intervals_goal_default(struct daptrace_intervals_goal *g)
+{
+	g->access_bp = 400;
+	g->aggrs = 3;
+	g->min_sample_us = 5000;
+	g->max_sample_us = SAMPLE_MAX_US;
+}
+
+int daptrace_intervals_goal_validate(const struct daptrace_intervals_goal *g,
+				     const char **why)
+{
+	const char *w = NULL;
+
+	if (!g->access_bp || g->access_bp > 10000)
+		w = "access share must be > 0 and <= 100 %";
+	else if (g->aggrs > GOAL_AGGRS_MAX)
+		w = "goal windows must be <= 1000";
+	else if (g->min_sample_us < SAMPLE_MIN_US)
+		w = "minimum sample interval must be >= 100 us";
+	else if (g->max_sample_us > SAMPLE_MAX_US)
+		w = "maximum sample interval must be <= 10 s";
+	else if (g->min_sample_us > g->max_sample_us)
+		w = "minimum sample interval must be <= the maximum";
+	if (why)
+		*why = w;
+	return w ? -EINVAL : 0;
+}
+
+static const char *const goal_files[] = {
+	"intervals_goal_access_bp", "intervals_goal_aggrs",
+	"intervals_goal_min_sample_us", "intervals_goal_max_sample_us",
+};
+
+static uint64_t *goal_ptr(struct daptrace_intervals_goal *g, int i)
+{
+	uint64_t *f[] = { &g->access_bp, &g->aggrs, &g->min_sample_us,
+			  &g->max_sample_us };
+
+	return f[i];
+}
+
+int daptrace_get_intervals_goal(struct daptrace *d,
+				struct daptrace_intervals_goal *g)
+{
+	for (int i = 0; i < 4; i++) {
+		int err = dt_read_u64(d, goal_files[i], goal_ptr(g, i));
+
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * The kernel checks each write against the others: off first, then the
+ * bounds by way of the widest ones, then the share, then on.
+ */
+int daptrace_set_intervals_goal(struct daptrace *d,
+				const struct daptrace_intervals_goal *g)
+{
+	const char *why;
+	int err;
+
+	if (daptrace_intervals_goal_validate(g, &why))
+		return dt_fail(EINVAL, "invalid intervals goal (%s)", why);
+	err = dt_write_u64(d, goal_files[1], 0);
+	err = err ?: dt_write_u64(d, goal_files[2], SAMPLE_MIN_US);
+	err = err ?: dt_write_u64(d, goal_files[3], g->max_sample_us);
+	err = err ?: dt_write_u64(d, goal_files[2], g->min_sample_us);
+	err = err ?: dt_write_u64(d, goal_files[0], g->access_bp);
+	if (err || !g->aggrs)
+		return err;
+	return dt_write_u64(d, goal_files[1], g->aggrs);
 }

@@ -232,6 +232,35 @@ int daptrace_attrs_plan(const struct daptrace_attrs *cur,
 			const struct daptrace_attrs *want,
 			struct daptrace_attr_step *steps, int max);
 
+/**
+ * struct daptrace_intervals_goal - the module's interval auto-tuning
+ * (intervals_goal_* files; DAMON's intervals_goal): every @aggrs windows
+ * the sampling interval is tuned so that the checks see @access_bp basis
+ * points of the accesses they could, within [@min_sample_us,
+ * @max_sample_us]; the aggregation interval keeps its ratio to it.
+ * @aggrs 0 is off.
+ */
+struct daptrace_intervals_goal {
+	uint64_t access_bp;
+	uint64_t aggrs;
+	uint64_t min_sample_us;
+	uint64_t max_sample_us;
+};
+
+/* DAMON_STAT's: 4 % over 3 windows, 5 ms to 10 s. */
+void daptrace_intervals_goal_default(struct daptrace_intervals_goal *g);
+/* Check @g as the kernel does; -EINVAL with a static reason in @why. */
+int daptrace_intervals_goal_validate(const struct daptrace_intervals_goal *g,
+				     const char **why);
+int daptrace_get_intervals_goal(struct daptrace *d,
+				struct daptrace_intervals_goal *g);
+/*
+ * Write @g (while off).  With @g->aggrs > 0 the sampling interval must lie
+ * within its bounds already (daptrace_set_attrs() first), else -EINVAL.
+ */
+int daptrace_set_intervals_goal(struct daptrace *d,
+				const struct daptrace_intervals_goal *g);
+
 /* Targets. */
 int daptrace_add_target(struct daptrace *d, pid_t pid);
 int daptrace_remove_target(struct daptrace *d, pid_t pid);

@@ -250,6 +250,44 @@ TEST_F(tree, invalid_attrs_write_nothing)
 	EXPECT_STREQ("", order);
 }
 
+TEST_F(tree, intervals_goal_round_trip)
+{
+	struct daptrace_intervals_goal g, back;
+
+	daptrace_intervals_goal_default(&g);
+	EXPECT_EQ(400, g.access_bp);
+	EXPECT_EQ(3, g.aggrs);
+	g.min_sample_us = 1000;
+	g.max_sample_us = 40000;
+	ASSERT_EQ(0, daptrace_set_intervals_goal(self->d, &g));
+	ASSERT_EQ(0, daptrace_get_intervals_goal(self->d, &back));
+	EXPECT_EQ(0, memcmp(&g, &back, sizeof(g)));
+}
+
+TEST_F(tree, invalid_intervals_goal_writes_nothing)
+{
+	static const struct {
+		struct daptrace_intervals_goal g;
+		const char *why;
+	} cases[] = {
+		{ { 0, 3, 5000, 10000000 }, "access share must be > 0" },
+		{ { 10001, 3, 5000, 10000000 }, "access share must be > 0" },
+		{ { 400, 1001, 5000, 10000000 }, "goal windows must be <= 1000" },
+		{ { 400, 3, 99, 10000000 }, "minimum sample interval must be >= 100 us" },
+		{ { 400, 3, 5000, 10000001 }, "maximum sample interval must be <= 10 s" },
+		{ { 400, 3, 50000, 5000 }, "minimum sample interval must be <= the maximum" },
+	};
+	char order[512];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		EXPECT_EQ(-EINVAL, daptrace_set_intervals_goal(self->d, &cases[i].g));
+		EXPECT_NE(NULL, strstr(daptrace_last_error(), cases[i].why))
+			TH_LOG("%s", daptrace_last_error());
+		written(self->ino, order, sizeof(order));
+		EXPECT_STREQ("", order);
+	}
+}
+
 TEST_F(tree, errors_name_the_file)
 {
 	struct daptrace_attrs a;
