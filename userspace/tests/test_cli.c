@@ -29,7 +29,7 @@ static const struct {
 	{ A("record", "-p", "0"), 2, "--pid: invalid value '0'" },
 	{ A("record", "-p", "abc"), 2, "--pid: invalid value 'abc'" },
 	{ A("record", "-p", "1,1"), 2, "a pid is listed twice" },
-	{ A("record", "-p", "1", "--", "true"), 2, "either --pid or a command" },
+	{ A("record", "-p", "1", "--", "true"), 2, "either --pid, --cgroup or a command" },
 	{ A("record", "-p", "1", "--sample", "5xs"), 2, "--sample: invalid value '5xs'" },
 	{ A("record", "-p", "1", "--sample", "-5ms"), 2, "--sample: invalid value '-5ms'" },
 	{ A("record", "-p", "1", "--aggr", "99999999999999999999s"), 2, "--aggr: invalid value" },
