@@ -53,6 +53,13 @@ static const struct {
 	{ A("record", "-p", "1,2", "-p", "2"), 2, "--pid: invalid value '2' (a pid is listed twice)" },
 	{ A("record", "-p", "1", "--heatmap=h.bmp"), 2, "--heatmap: invalid value 'h.bmp' (the file name must end in .png or .svg)" },
 	{ A("record", "-p", "1", "-o", "-", "--heatmap"), 2, "--heatmap needs --output" },
+	/* which processes */
+	{ A("record", "-i", "--", "true"), 2, "--inherit goes with --pid" },
+	{ A("record", "--no-inherit", "-p", "1"), 2, "--no-inherit goes with a command" },
+	{ A("record", "--cgroup", ""), 2, "--cgroup: invalid value ''" },
+	{ A("record", "--cgroup", "/tmp", "-p", "1"), 2, "either --pid, --cgroup or a command" },
+	{ A("record", "--cgroup", "/tmp"), 2, "--cgroup /tmp is not a cgroup v2 directory" },
+	{ A("top", "--cgroup", "/proc/self/status"), 2, "is not a directory" },
 	/* report */
 	{ A("report"), 2, "missing mode" },
 	{ A("report", "--help"), 0, "Modes:" },

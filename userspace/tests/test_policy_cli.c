@@ -24,6 +24,7 @@ static const struct {
 	{ A("policy", "-p", "1"), 2, "no scheme: give --scheme" },
 	{ A("policy", "-S", "stat"), 2, "nothing to act on" },
 	{ A("policy", "-S", "stat", "-p", "1", "--", "true"), 2, "either --pid, --cgroup or a command" },
+	{ A("policy", "-S", "stat", "--cgroup", "/tmp"), 2, "--cgroup /tmp is not a cgroup v2 directory" },
 	{ RUN("-S", "evict"), 2, "--scheme 'evict': unknown action 'evict'" },
 	{ RUN("-S", "migrate_hot 4095"), 2, "node 4095 does not exist" },
 	{ RUN("-S", "pageout wmarks=node4095,50,40,20"), 2, "wmarks: node 4095 does not exist" },
