@@ -26,6 +26,7 @@
  *     "exit <i> pid <pid> exit_ns <ns>" as each is reaped, "end <ns>";
  *   DIR/worker-<i>.truth: that worker in daptrace-workload's truth format
  *     (pid, map, phase 0, hot range, end), for daptrace-score;
+ *   DIR/worker-<i>.thread: with --threads, its thread's id;
  *   DIR/aging.txt: "pid", "map", "area <k> <start> <end> idle_from_ns <ns>".
  * Times are CLOCK_MONOTONIC ns, the clock of daptrace's snapshots.
  */
@@ -176,12 +177,14 @@ struct hot {
 	char *p;
 	size_t len;
 	uint64_t until_ns;
+	volatile pid_t tid;		/* the thread's, once it runs */
 };
 
 static void *toucher(void *arg)
 {
 	struct hot *h = arg;
 
+	h->tid = gettid();
 	while (!stop && now_ns() < h->until_ns)
 		touch(h->p, h->len);
 	return NULL;
@@ -210,11 +213,11 @@ static int run_worker(const struct opts *o, unsigned int i)
 	char name[64];
 	pthread_t th;
 	int threaded;
-	FILE *t;
+	FILE *t, *tf;
 	char *p;
 
 	p = map_populated(o->size);
-	h = (struct hot){ p + (i % 4) * hot, hot, start + o->lifetime_ns };
+	h = (struct hot){ p + (i % 4) * hot, hot, start + o->lifetime_ns, 0 };
 	snprintf(name, sizeof(name), "worker-%u.truth", i);
 	t = truth_open(o, name);
 	fprintf(t, "# daptrace-workload truth v1\npid %d\npattern tree\n", (int)getpid());
@@ -222,6 +225,15 @@ static int run_worker(const struct opts *o, unsigned int i)
 	fprintf(t, "phase 0 %" PRIu64 "\n", now_ns());
 	fprintf(t, "hot 0 %" PRIxPTR " %" PRIxPTR "\n", (uintptr_t)h.p, (uintptr_t)h.p + hot);
 	threaded = o->threads && !pthread_create(&th, NULL, toucher, &h);
+	/* the thread's id: the monitor must never take it for a process */
+	while (threaded && !h.tid)
+		usleep(1000);
+	if (threaded) {
+		snprintf(name, sizeof(name), "worker-%u.thread", i);
+		tf = truth_open(o, name);
+		fprintf(tf, "%d\n", (int)h.tid);
+		fclose(tf);
+	}
 	toucher(&h);
 	if (threaded)
 		pthread_join(th, NULL);
