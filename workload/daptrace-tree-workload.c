@@ -353,8 +353,11 @@ static int run_aging(const struct opts *o)
 static int run_idle(const struct opts *o)
 {
 	FILE *t = truth_open(o, "tree.txt");
-	unsigned int started = 0;
+	pid_t *pids = calloc(o->workers ? o->workers : 1, sizeof(*pids));
+	unsigned int started = 0, left = 0;
 
+	if (!pids)
+		return 1;
 	for (unsigned int i = 0; i < o->workers && !stop; i++) {
 		pid_t pid = fork();
 
@@ -368,13 +371,23 @@ static int run_idle(const struct opts *o)
 		}
 		if (pid < 0)
 			break;
-		started++;
+		pids[started++] = pid;
 		fprintf(t, "worker %u pid %d fork_ns %" PRIu64 "\n", i, (int)pid, now_ns());
 	}
-	while (started && (wait(NULL) > 0 || errno == EINTR))
-		;
+	while (left < started) {
+		if (wait(NULL) > 0) {
+			left++;
+			continue;
+		}
+		if (errno != EINTR)
+			break;
+		/* asked to stop: so are the workers */
+		for (unsigned int i = 0; i < started; i++)
+			kill(pids[i], SIGTERM);
+	}
 	fprintf(t, "end %" PRIu64 "\n", now_ns());
 	fclose(t);
+	free(pids);
 	return 0;
 }
 
