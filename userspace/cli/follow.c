@@ -359,6 +359,7 @@ int follow_add_root(struct follow *f, pid_t pid)
 static void leave(struct follow *f, struct follow_proc *p, int exited, int64_t now)
 {
 	enum follow_state was = p->state;
+	int err;
 
 	if (!live(p))
 		return;
@@ -373,7 +374,8 @@ static void leave(struct follow *f, struct follow_proc *p, int exited, int64_t n
 	else
 		f->st.moved_out++;
 	/* an exited target stays listed (and counts) until removed */
-	f->ops.remove(f->ops.ctx, p->pid);
+	err = f->ops.remove(f->ops.ctx, p->pid);
+	p->unremoved = err && err != -ENOENT;
 	if (f->ops.left)
 		f->ops.left(f->ops.ctx, p);
 }
@@ -609,7 +611,7 @@ void follow_scan(struct follow *f, int64_t now)
 	for (size_t i = 0; i < f->n; i++) {
 		struct follow_proc *p = f->p[i];
 
-		if (p->state == FP_LEFT && now - p->left_ns >= f->keep_left_ns) {
+		if (p->state == FP_LEFT && !p->unremoved && now - p->left_ns >= f->keep_left_ns) {
 			forget(f, p);
 			i--;
 		}
@@ -642,11 +644,9 @@ void follow_end(struct follow *f, int remove_targets)
 	while (f->n) {
 		struct follow_proc *p = f->p[f->n - 1];
 
-		if (p->state == FP_TARGET) {
-			if (remove_targets)
-				f->ops.remove(f->ops.ctx, p->pid);
-			f->nr_targets--;
-		}
+		if ((p->state == FP_TARGET || p->unremoved) && remove_targets)
+			f->ops.remove(f->ops.ctx, p->pid);
+		f->nr_targets -= p->state == FP_TARGET;
 		forget(f, p);
 	}
 	free(f->p);

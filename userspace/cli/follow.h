@@ -54,6 +54,8 @@ enum follow_state {
  * @err:		FP_REFUSED: the monitor's errno
  * @exited:		FP_LEFT: it exited (else it moved out of the cgroup)
  * @root:		given by the user (-p, the command)
+ * @unremoved:		left, but the monitor refused to remove it (a module
+ *			that takes no change while on): removed at the end
  * @leader_exited:	its main thread exited: another thread's exit may end it
  * @seen_ns:		when it began (fork or exec event, or its start
  *			time), CLOCK_MONOTONIC; 0 if unknown
@@ -70,6 +72,7 @@ struct follow_proc {
 	int err;
 	int exited;
 	int root;
+	int unremoved;
 	int leader_exited;
 	int64_t seen_ns, join_ns, left_ns;
 	unsigned int gen;

@@ -216,6 +216,7 @@ struct fake_mon {
 	int joined[MAX_ERR], execs[MAX_ERR], left[MAX_ERR], forgot[MAX_ERR];
 	int shared[MAX_ERR][MAX_ERR];	/* pid a and pid b share an mm */
 	int room;			/* targets the module takes, 0: any */
+	int busy;			/* refuse removals (EBUSY), as a module that is on */
 };
 
 static int mon_add(void *ctx, pid_t pid)
@@ -245,6 +246,8 @@ static int mon_remove(void *ctx, pid_t pid)
 	m->removes++;
 	if (pid <= 0 || pid >= MAX_ERR || !m->targets[pid])
 		return -ENOENT;
+	if (m->busy)
+		return -EBUSY;
 	m->targets[pid] = 0;
 	return 0;
 }
@@ -540,6 +543,31 @@ TEST_F(fake, refusals_are_counted_and_the_others_go_on)
 	e = ev_of(CN_EV_FORK, 17, 17, 10);
 	follow_event(f, &e, 11000);
 	EXPECT_EQ(NULL, follow_find(f, 17));
+}
+
+/*
+ * A module that takes no change while monitoring is on refuses to remove
+ * a target that exited: it is kept, and removed at the end (not left as a
+ * stale target).
+ */
+TEST_F(fake, unremoved_targets_are_removed_at_the_end)
+{
+	struct follow *f = &self->f;
+
+	fake_proc(self->root, 10, 1, "cmd", 'S', 100, "/");
+	ASSERT_EQ(0, follow_add_root(f, 10));
+	self->mon.busy = 1;
+	fake_gone(self->root, 10);
+	follow_scan(f, 1000);
+	EXPECT_EQ(1, f->st.exited);
+	EXPECT_EQ(1, self->mon.targets[10]);
+	/* long after: still known, for the end */
+	follow_scan(f, 1000 + 100 * f->keep_left_ns);
+	ASSERT_NE(NULL, follow_find(f, 10));
+	self->mon.busy = 0;
+	follow_end(f, 1);
+	EXPECT_EQ(0, self->mon.targets[10]);
+	EXPECT_EQ(0, f->nr_targets);
 }
 
 /* A pid reused by another process: the old one left, the new one is new. */
