@@ -286,6 +286,8 @@ static int report(struct stat_run *r, int64_t now)
 		json_object_object_add(j, "time", json_object_new_string(when));
 		json_object_object_add(j, "seconds", json_seconds((double)(now - r->s.t0) / 1e9));
 		json_object_object_add(j, "seq", json_object_new_uint64(s->seq));
+		/* CLOCK_MONOTONIC, to line the window up with other clocks */
+		json_object_object_add(j, "window_end_ns", json_object_new_uint64(s->end_ns));
 		json_object_object_add(j, "aggr_interval_us", json_object_new_uint64(s->aggr_us));
 		json_object_object_add(j, "sample_interval_us",
 				       json_object_new_uint64(s->sample_us));
