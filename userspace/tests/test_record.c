@@ -509,6 +509,19 @@ static int file_is(const char *path, const char *text)
  * and the existing record stays where it was: whether the command is not
  * found up front or its exec fails (a script with a missing interpreter).
  */
+/* status with more targets than the module lists: the count from nr_targets */
+TEST_F(rec, status_counts_targets_beyond_the_page)
+{
+	char out[4096];
+
+	ASSERT_EQ(0, fake_write(self->dir, "target_status",
+				"12 monitoring\n13 exited\n# 4998 more\n"));
+	ASSERT_EQ(0, fake_write(self->dir, "nr_targets", "5000\n"));
+	ASSERT_EQ(0, run_daptrace(A("status"), out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "targets:    5000\n  12       monitoring\n"
+			       "  13       exited\n  ... 4998 more\n")) TH_LOG("%s", out);
+}
+
 TEST_F(rec, command_that_cannot_run_fails)
 {
 	char out[4096], old[600], script[600];
