@@ -13,11 +13,12 @@ static const char *const target_states[] = {
 	[DAPTRACE_TARGET_IDLE]		= "idle",
 	[DAPTRACE_TARGET_MONITORING]	= "monitoring",
 	[DAPTRACE_TARGET_EXITED]	= "exited",
+	[DAPTRACE_TARGET_JOINING]	= "joining",
 };
 
 const char *daptrace_target_state_name(enum daptrace_target_state s)
 {
-	return (unsigned int)s <= DAPTRACE_TARGET_EXITED ? target_states[s] : "?";
+	return (unsigned int)s <= DAPTRACE_TARGET_JOINING ? target_states[s] : "?";
 }
 
 int daptrace_add_target(struct daptrace *d, pid_t pid)
@@ -35,7 +36,7 @@ int daptrace_remove_target(struct daptrace *d, pid_t pid)
 }
 
 /*
- * Parse target_status: "<pid> <idle|monitoring|exited>" per line, as many
+ * Parse target_status: "<pid> <idle|monitoring|exited|joining>" per line, as many
  * as fit in a page, then "# N more" (skipped: a comment to the reader).
  */
 int daptrace_get_targets(struct daptrace *d, struct daptrace_target *t, int max)
@@ -64,10 +65,10 @@ int daptrace_get_targets(struct daptrace *d, struct daptrace_target *t, int max)
 				      d->root, line);
 			break;
 		}
-		for (s = 0; s <= DAPTRACE_TARGET_EXITED; s++)
+		for (s = 0; s <= DAPTRACE_TARGET_JOINING; s++)
 			if (!strcmp(word, target_states[s]))
 				break;
-		if (s > DAPTRACE_TARGET_EXITED) {
+		if (s > DAPTRACE_TARGET_JOINING) {
 			err = dt_fail(EPROTO, "%s/target_status: unknown state '%s'",
 				      d->root, word);
 			break;

@@ -104,6 +104,7 @@ enum daptrace_target_state {
 	DAPTRACE_TARGET_IDLE,
 	DAPTRACE_TARGET_MONITORING,
 	DAPTRACE_TARGET_EXITED,
+	DAPTRACE_TARGET_JOINING,	/* written while on: joins at the next window */
 };
 
 struct daptrace_target {
