@@ -136,7 +136,7 @@ static void forget(struct follow *f, struct follow_proc *p)
 	size_t i = slot(f, p->pid, &found);
 
 	if (f->ops.forget)
-		f->ops.forget(f->ops.ctx, p);
+		f->ops.forget(f->ops.user, p);
 	if (found && f->p[i] == p) {
 		memmove(&f->p[i], &f->p[i + 1], (f->n - i - 1) * sizeof(*f->p));
 		f->n--;
@@ -188,7 +188,7 @@ static void became_target(struct follow *f, struct follow_proc *p, int64_t now)
 		}
 	}
 	if (f->ops.joined)
-		f->ops.joined(f->ops.ctx, p, 0);
+		f->ops.joined(f->ops.user, p, 0);
 }
 
 /*
@@ -197,7 +197,7 @@ static void became_target(struct follow *f, struct follow_proc *p, int64_t now)
  */
 static int try_add(struct follow *f, struct follow_proc *p, int64_t now)
 {
-	int again = p->state == FP_REFUSED, err = f->ops.add(f->ops.ctx, p->pid);
+	int again = p->state == FP_REFUSED, err = f->ops.add(f->ops.mon, p->pid);
 
 	/* EEXIST: the same process under another id, already a target */
 	if (!err || err == -EEXIST) {
@@ -243,7 +243,7 @@ static int try_add(struct follow *f, struct follow_proc *p, int64_t now)
 
 static int same_mm(struct follow *f, pid_t a, pid_t b)
 {
-	return f->ops.same_mm ? f->ops.same_mm(f->ops.ctx, a, b) : proc_same_mm(a, b);
+	return f->ops.same_mm ? f->ops.same_mm(f->ops.mon, a, b) : proc_same_mm(a, b);
 }
 
 /*
@@ -347,7 +347,7 @@ int follow_add_root(struct follow *f, pid_t pid)
 		memcpy(p->comm, st.comm, sizeof(p->comm));
 	}
 	p->cgroup = proc_cgroup(f->proc, pid);
-	err = f->ops.add(f->ops.ctx, pid);
+	err = f->ops.add(f->ops.mon, pid);
 	if (err && err != -EEXIST) {
 		forget(f, p);
 		return err;
@@ -374,10 +374,10 @@ static void leave(struct follow *f, struct follow_proc *p, int exited, int64_t n
 	else
 		f->st.moved_out++;
 	/* an exited target stays listed (and counts) until removed */
-	err = f->ops.remove(f->ops.ctx, p->pid);
+	err = f->ops.remove(f->ops.mon, p->pid);
 	p->unremoved = err && err != -ENOENT;
 	if (f->ops.left)
-		f->ops.left(f->ops.ctx, p);
+		f->ops.left(f->ops.user, p);
 }
 
 void follow_target_exited(struct follow *f, pid_t pid, int64_t now_ns)
@@ -400,7 +400,7 @@ static void exec_event(struct follow *f, struct follow_proc *p, int64_t ts, int6
 		if (strcmp(p->comm, st.comm)) {
 			memcpy(p->comm, st.comm, sizeof(p->comm));
 			if (f->ops.joined)
-				f->ops.joined(f->ops.ctx, p, 1);
+				f->ops.joined(f->ops.user, p, 1);
 		}
 		return;
 	case FP_REFUSED:
@@ -645,7 +645,7 @@ void follow_end(struct follow *f, int remove_targets)
 		struct follow_proc *p = f->p[f->n - 1];
 
 		if ((p->state == FP_TARGET || p->unremoved) && remove_targets)
-			f->ops.remove(f->ops.ctx, p->pid);
+			f->ops.remove(f->ops.mon, p->pid);
 		f->nr_targets -= p->state == FP_TARGET;
 		forget(f, p);
 	}

@@ -80,22 +80,25 @@ struct follow_proc {
 };
 
 /*
- * @add, @remove:	the monitor; 0 or -errno (add: EEXIST, ESRCH, EPERM,
- *			EACCES, EINVAL, ENOSPC as the module's target file)
+ * The monitor (@mon their context):
+ * @add, @remove:	0 or -errno (add: EEXIST, ESRCH, EPERM, EACCES, EINVAL,
+ *			ENOSPC as the module's target file)
  * @same_mm:		1 if two processes share an mm; NULL: kcmp(2)
+ * The follower's user (@user their context), each optional:
  * @joined:		@p became a target (@exec: a target exec'ed and has a
  *			new comm)
  * @left:		the target @p left (p->exited says why)
  * @forget:		@p is freed: release p->data
  */
 struct follow_ops {
-	int (*add)(void *ctx, pid_t pid);
-	int (*remove)(void *ctx, pid_t pid);
-	int (*same_mm)(void *ctx, pid_t a, pid_t b);
-	void (*joined)(void *ctx, struct follow_proc *p, int exec);
-	void (*left)(void *ctx, struct follow_proc *p);
-	void (*forget)(void *ctx, struct follow_proc *p);
-	void *ctx;
+	int (*add)(void *mon, pid_t pid);
+	int (*remove)(void *mon, pid_t pid);
+	int (*same_mm)(void *mon, pid_t a, pid_t b);
+	void *mon;
+	void (*joined)(void *user, struct follow_proc *p, int exec);
+	void (*left)(void *user, struct follow_proc *p);
+	void (*forget)(void *user, struct follow_proc *p);
+	void *user;
 };
 
 /* What happened to processes, for the record's trailer and the summaries. */

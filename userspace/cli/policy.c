@@ -360,7 +360,7 @@ static int setup(struct policy_run *r)
 	/* a quarter of the kernel's ring (16 windows): the reader keeps up */
 	r->e.work_budget_ns = (int64_t)o->so.attrs.aggr_us * 4000;
 	r->s.hooks = (struct session_hooks){
-		.joined = target_joined, .left = target_left, .ctx = r,
+		.joined = target_joined, .left = target_left, .user = r,
 	};
 	err = session_open(&r->s, &o->so, "a recorder or another policy?");
 	if (!err)

@@ -622,7 +622,7 @@ static int setup(struct recorder *r)
 		return err;
 	r->s.hooks = (struct session_hooks){
 		.joined = target_joined, .left = target_left, .forget = target_forget,
-		.ctx = r,
+		.user = r,
 	};
 	err = session_add_targets(&r->s, &o->so);
 	if (err)

@@ -295,30 +295,6 @@ static int monitor_remove(void *ctx, pid_t pid)
 	return daptrace_remove_target(s->d, pid) < 0 ? -errno : 0;
 }
 
-static void hook_joined(void *ctx, struct follow_proc *p, int exec)
-{
-	struct session *s = ctx;
-
-	if (s->hooks.joined)
-		s->hooks.joined(s->hooks.ctx, p, exec);
-}
-
-static void hook_left(void *ctx, struct follow_proc *p)
-{
-	struct session *s = ctx;
-
-	if (s->hooks.left)
-		s->hooks.left(s->hooks.ctx, p);
-}
-
-static void hook_forget(void *ctx, struct follow_proc *p)
-{
-	struct session *s = ctx;
-
-	if (s->hooks.forget)
-		s->hooks.forget(s->hooks.ctx, p);
-}
-
 static enum follow_mode mode_of(const struct session_opts *so)
 {
 	if (so->machine)
@@ -344,8 +320,9 @@ static int add_root(struct session *s, pid_t pid)
 int session_add_targets(struct session *s, const struct session_opts *so)
 {
 	const struct follow_ops ops = {
-		.add = monitor_add, .remove = monitor_remove, .joined = hook_joined,
-		.left = hook_left, .forget = hook_forget, .ctx = s,
+		.add = monitor_add, .remove = monitor_remove, .mon = s,
+		.joined = s->hooks.joined, .left = s->hooks.left, .forget = s->hooks.forget,
+		.user = s->hooks.user,
 	};
 	int64_t keep = 3 * (int64_t)so->attrs.aggr_us * 1000;
 	char msg[PATH_MAX + 256];

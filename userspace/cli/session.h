@@ -82,13 +82,13 @@ void session_target_help(FILE *f, const char *verb);
 
 /*
  * What a subcommand does when a process becomes a target, exec()s or
- * leaves, and when its entry is freed (see struct follow_ops).
+ * leaves, and when its entry is freed (struct follow_ops' user part).
  */
 struct session_hooks {
-	void (*joined)(void *ctx, struct follow_proc *p, int exec);
-	void (*left)(void *ctx, struct follow_proc *p);
-	void (*forget)(void *ctx, struct follow_proc *p);
-	void *ctx;
+	void (*joined)(void *user, struct follow_proc *p, int exec);
+	void (*left)(void *user, struct follow_proc *p);
+	void (*forget)(void *user, struct follow_proc *p);
+	void *user;
 };
 
 struct session {

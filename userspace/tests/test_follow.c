@@ -293,8 +293,8 @@ FIXTURE_SETUP(fake)
 {
 	const struct follow_ops ops = {
 		.add = mon_add, .remove = mon_remove, .same_mm = mon_same_mm,
-		.joined = mon_joined, .left = mon_left, .forget = mon_forget,
-		.ctx = &self->mon,
+		.mon = &self->mon, .joined = mon_joined, .left = mon_left,
+		.forget = mon_forget, .user = &self->mon,
 	};
 	const char *tmp = getenv("TMPDIR");
 
