@@ -65,10 +65,12 @@ if [ "${targets:-0}" -gt $IDLE ] && [ "${procs:-0}" -gt $IDLE ]; then
 else
 	ktap_test_fail "every user process is a target" "targets '$targets', processes '$procs'"
 fi
-# no kernel thread (an empty command line): kthreadd (2) and its children
+# no kernel thread (PF_KTHREAD, 0x00200000, in /proc/PID/stat's flags)
 kt=
 for p in $(grep '^[0-9]' "$TMP/targets"); do
-	[ -r /proc/$p/cmdline ] && [ ! -s /proc/$p/cmdline ] && kt="$kt $p"
+	# the flags are the 9th field, the 7th after the comm's closing ')'
+	f=$(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null | awk '{ print $7 }')
+	[ -n "$f" ] && [ $((f / 2097152 % 2)) = 1 ] && kt="$kt $p"
 done
 if [ "$(grep -c '^[0-9]' "$TMP/targets")" -gt $IDLE ] && [ -z "$kt" ] &&
    ! grep -qx 2 "$TMP/targets"; then

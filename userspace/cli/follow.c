@@ -376,6 +376,13 @@ static void leave(struct follow *f, struct follow_proc *p, int exited, int64_t n
 	/* an exited target stays listed (and counts) until removed */
 	err = f->ops.remove(f->ops.mon, p->pid);
 	p->unremoved = err && err != -ENOENT;
+	/*
+	 * The module applies a removal at its next aggregation boundary: if
+	 * monitoring stops first, the target may still be listed.  Asked
+	 * again at the end (ENOENT then, if it went).
+	 */
+	if (!err && f->started)
+		pid_vec_push(&f->removed, p->pid);
 	if (f->ops.left)
 		f->ops.left(f->ops.user, p);
 }
@@ -641,6 +648,12 @@ void follow_tick(struct follow *f, int64_t now)
 
 void follow_end(struct follow *f, int remove_targets)
 {
+	pid_vec_sort_unique(&f->removed);
+	for (size_t i = 0; remove_targets && i < f->removed.n; i++)
+		if (!follow_find(f, f->removed.v[i]) ||
+		    follow_find(f, f->removed.v[i])->state == FP_LEFT)
+			f->ops.remove(f->ops.mon, f->removed.v[i]);
+	pid_vec_free(&f->removed);
 	while (f->n) {
 		struct follow_proc *p = f->p[f->n - 1];
 

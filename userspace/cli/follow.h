@@ -138,6 +138,7 @@ struct follow {
 	unsigned int gen;
 	pid_t self;
 	int nr_targets;			/* FP_TARGET entries */
+	struct pid_vec removed;		/* removed while monitoring ran (see leave()) */
 	int warned;			/* FOLLOW_WARN_* said once */
 	struct follow_stats st;
 };

@@ -217,6 +217,7 @@ struct fake_mon {
 	int shared[MAX_ERR][MAX_ERR];	/* pid a and pid b share an mm */
 	int room;			/* targets the module takes, 0: any */
 	int busy;			/* refuse removals (EBUSY), as a module that is on */
+	int lazy;			/* take removals, apply none (a stop came first) */
 };
 
 static int mon_add(void *ctx, pid_t pid)
@@ -248,6 +249,8 @@ static int mon_remove(void *ctx, pid_t pid)
 		return -ENOENT;
 	if (m->busy)
 		return -EBUSY;
+	if (m->lazy)
+		return 0;
 	m->targets[pid] = 0;
 	return 0;
 }
@@ -568,6 +571,28 @@ TEST_F(fake, unremoved_targets_are_removed_at_the_end)
 	follow_end(f, 1);
 	EXPECT_EQ(0, self->mon.targets[10]);
 	EXPECT_EQ(0, f->nr_targets);
+}
+
+/*
+ * The module takes a removal while on and applies it at its next
+ * aggregation boundary; monitoring stopped first: the removal is asked
+ * again at the end, and nothing is left behind.
+ */
+TEST_F(fake, removals_asked_again_at_the_end)
+{
+	struct follow *f = &self->f;
+
+	fake_proc(self->root, 10, 1, "cmd", 'S', 100, "/");
+	ASSERT_EQ(0, follow_add_root(f, 10));
+	f->started = 1;
+	self->mon.lazy = 1;
+	fake_gone(self->root, 10);
+	follow_scan(f, 1000);
+	EXPECT_EQ(1, f->st.exited);
+	EXPECT_EQ(1, self->mon.targets[10]);
+	self->mon.lazy = 0;
+	follow_end(f, 1);
+	EXPECT_EQ(0, self->mon.targets[10]);
 }
 
 /* A pid reused by another process: the old one left, the new one is new. */
