@@ -14,13 +14,28 @@
 #  - worker CPU and daptrace's own CPU as targets grow, 1 to 4000 mostly
 #    idle processes.
 #
-#   bench/follow.sh [--rounds N] [--out FILE] [--lock FILE]
+#   bench/follow.sh [--rounds N] [--out FILE] [--lock FILE] [--module KO]
+#
+# --module: load KO instead of the module built here (a module of another
+# tree, as selftests/vm/run.sh --module).
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bench/lib.sh
 . "$TOP/bench/lib.sh"
-bench_parse_opts bench/follow.sh "$@"
+MODULE=()
+args=()
+while [ $# -gt 0 ]; do
+	if [ "$1" = --module ]; then
+		[ $# -ge 2 ] || { echo "bench/follow.sh: --module: missing value" >&2; exit 2; }
+		MODULE=(--module "$2")
+		shift 2
+		continue
+	fi
+	args+=("$1")
+	shift
+done
+bench_parse_opts bench/follow.sh ${args[@]+"${args[@]}"}
 
 K=$("$TOP/scripts/kernels.sh" 6.12)
 [ -n "$K" ] || { echo "bench/follow.sh: no 6.12 kernel installed" >&2; exit 1; }
@@ -39,7 +54,8 @@ run() {
 	sed "2i MODE=$mode N=$n" "$TOP/bench/follow-guest.sh" > "$script"
 	echo "bench/follow.sh: round $r $mode${3:+ $n}" >&2
 	if ! flock "$LOCK" "$TOP/selftests/vm/run.sh" --kernel "$K" --no-la57 \
-		--test "extra/follow-$mode" --extra-test "$script" > "$log" 2>&1; then
+		${MODULE[@]+"${MODULE[@]}"} --test "extra/follow-$mode" \
+		--extra-test "$script" > "$log" 2>&1; then
 		echo "bench/follow.sh: run $r $mode failed (log: $log)" >&2
 		exit 1
 	fi
