@@ -191,16 +191,16 @@ static int tally_groups(const struct pick *p, const struct match *m, size_t n,
 		if (!strcmp(pr->r.label, "[unmapped]"))
 			continue;
 		if (pr->freq < 0)
-			g->u[A_UNOBS] += pr->r.end - pr->r.start;
+			g->u[A_UNOBS] = u64_add_sat(g->u[A_UNOBS], pr->r.end - pr->r.start);
 		else
-			g->u[A_OBSERVED] += pr->r.end - pr->r.start;
+			g->u[A_OBSERVED] = u64_add_sat(g->u[A_OBSERVED], pr->r.end - pr->r.start);
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct rgroup *g = rgroups_get(gs, m[i].p->group ? m[i].p->group : "?");
 
 		if (!g)
 			return fail("report", "out of memory");
-		g->u[A_MATCHED] += bytes_of(&m[i]);
+		g->u[A_MATCHED] = u64_add_sat(g->u[A_MATCHED], bytes_of(&m[i]));
 		g->u[A_REGIONS]++;
 	}
 	qsort(gs->g, gs->n, sizeof(*gs->g), cmp_group);

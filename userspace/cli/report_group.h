@@ -27,6 +27,18 @@ const char *report_by_name(enum report_by by);
 const char *report_group_key(enum report_by by, const struct rec_info *info, pid_t pid,
 			     char *buf, size_t len);
 
+/* Bytes summed over regions and windows, saturating rather than wrapping. */
+static inline uint64_t u64_add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* A non-negative double as a uint64_t, saturating (a plain cast of 2^64 is UB). */
+static inline uint64_t u64_of(double d)
+{
+	return !(d > 0) ? 0 : d >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)d;
+}
+
 #define GROUP_VALUES	8
 
 /* One group: its key, the processes seen in it, the mode's numbers. */

@@ -132,7 +132,7 @@ static void print_labels(const struct report_opts *o, struct hot *h, FILE *out)
 			/* bytes x s over the record's span: its mean observable size */
 			fprintf(out, "%-10s %-14s %-12s %6" PRIu64 " %s%s\n",
 				fmt_freq(f, fs, sizeof(fs)),
-				fmt_bytes(span > 0 ? (uint64_t)(l->v[L_BYTE_S] / span) : 0, mb,
+				fmt_bytes(span > 0 ? u64_of(l->v[L_BYTE_S] / span) : 0, mb,
 					  sizeof(mb)),
 				fmt_bytes(l->u[L_MAX_BYTES], sz, sizeof(sz)), l->nr_procs, l->key,
 				l->v[L_UNOBS] > 0 ? " (partly not observable)" : "");

@@ -25,12 +25,12 @@ struct fp_last {
 	uint64_t rss, vsz;
 };
 
-/* Per group (--by), in rgroup.v[] / u[]: */
+/* Per group (--by), in rgroup.v[] (over the record) and u[] (bytes now): */
+enum { G_WSS_SUM, G_WSS_MAX, G_OBS_MAX, G_UNOBS_MAX, G_RSS_MAX };
 enum {
-	G_WSS_SUM, G_WSS_MAX, G_WSS_NOW, G_OBS_NOW, G_OBS_MAX, G_UNOBS_NOW, G_UNOBS_MAX,
-	G_RSS_MAX,
+	G_SNAPSHOTS, G_WSS_LAST, G_TOUCHED, G_HAS_RSS, G_WSS_NOW, G_OBS_NOW, G_UNOBS_NOW,
+	G_RSS_NOW,
 };
-enum { G_SNAPSHOTS, G_WSS_LAST, G_TOUCHED, G_RSS_NOW, G_HAS_RSS };
 
 struct series {
 	const struct report_opts *o;
@@ -146,11 +146,11 @@ static int add_groups(struct series *ser, const struct rec_snapshot *s,
 		if (!g)
 			return fail("report", "out of memory");
 		if (!rec_observable(r))
-			g->v[G_UNOBS_NOW] += (double)bytes;
+			g->u[G_UNOBS_NOW] = u64_add_sat(g->u[G_UNOBS_NOW], bytes);
 		else if (r->nr_accesses >= ser->o->threshold)
-			g->v[G_WSS_NOW] += (double)bytes;
+			g->u[G_WSS_NOW] = u64_add_sat(g->u[G_WSS_NOW], bytes);
 		if (rec_observable(r) && strcmp(r->label, "[unmapped]"))
-			g->v[G_OBS_NOW] += (double)bytes;
+			g->u[G_OBS_NOW] = u64_add_sat(g->u[G_OBS_NOW], bytes);
 	}
 	/* the footprints of the group's live targets, now */
 	for (size_t i = 0; i < ser->nr_fp; i++) {
@@ -161,26 +161,26 @@ static int add_groups(struct series *ser, const struct rec_snapshot *s,
 		g = touch(ser, info, ser->fp[i].pid);
 		if (!g)
 			return fail("report", "out of memory");
-		g->u[G_RSS_NOW] += ser->fp[i].rss;
+		g->u[G_RSS_NOW] = u64_add_sat(g->u[G_RSS_NOW], ser->fp[i].rss);
 		g->u[G_HAS_RSS] = 1;
 	}
 	for (size_t k = 0; k < ser->nr_touched; k++) {
 		struct rgroup *g = &ser->groups.g[ser->touched[k]];
-		double rss = (double)g->u[G_RSS_NOW];
+		double wss = (double)g->u[G_WSS_NOW];
 
 		g->u[G_SNAPSHOTS]++;
-		g->v[G_WSS_SUM] += g->v[G_WSS_NOW];
-		g->u[G_WSS_LAST] = (uint64_t)g->v[G_WSS_NOW];
-		if (g->v[G_WSS_NOW] > g->v[G_WSS_MAX])
-			g->v[G_WSS_MAX] = g->v[G_WSS_NOW];
-		if (g->v[G_OBS_NOW] > g->v[G_OBS_MAX])
-			g->v[G_OBS_MAX] = g->v[G_OBS_NOW];
-		if (g->v[G_UNOBS_NOW] > g->v[G_UNOBS_MAX])
-			g->v[G_UNOBS_MAX] = g->v[G_UNOBS_NOW];
-		if (rss > g->v[G_RSS_MAX])
-			g->v[G_RSS_MAX] = rss;
-		g->v[G_WSS_NOW] = g->v[G_OBS_NOW] = g->v[G_UNOBS_NOW] = 0;
-		g->u[G_TOUCHED] = g->u[G_RSS_NOW] = 0;
+		g->v[G_WSS_SUM] += wss;
+		g->u[G_WSS_LAST] = g->u[G_WSS_NOW];
+		if (wss > g->v[G_WSS_MAX])
+			g->v[G_WSS_MAX] = wss;
+		if ((double)g->u[G_OBS_NOW] > g->v[G_OBS_MAX])
+			g->v[G_OBS_MAX] = (double)g->u[G_OBS_NOW];
+		if ((double)g->u[G_UNOBS_NOW] > g->v[G_UNOBS_MAX])
+			g->v[G_UNOBS_MAX] = (double)g->u[G_UNOBS_NOW];
+		if ((double)g->u[G_RSS_NOW] > g->v[G_RSS_MAX])
+			g->v[G_RSS_MAX] = (double)g->u[G_RSS_NOW];
+		g->u[G_WSS_NOW] = g->u[G_OBS_NOW] = g->u[G_UNOBS_NOW] = g->u[G_RSS_NOW] = 0;
+		g->u[G_TOUCHED] = 0;
 	}
 	ser->nr_touched = 0;
 	return 0;
@@ -284,13 +284,13 @@ static void print_footprint(const struct series *ser, FILE *out)
 	}
 	if (ser->has_fp)
 		fprintf(out, "# footprint: rss max %s, vsz max %s (last: rss %s)\n",
-			fmt_bytes((uint64_t)max_rss, a, sizeof(a)),
-			fmt_bytes((uint64_t)max_vsz, b, sizeof(b)),
+			fmt_bytes(u64_of(max_rss), a, sizeof(a)),
+			fmt_bytes(u64_of(max_vsz), b, sizeof(b)),
 			fmt_bytes(isnan(ser->rss[ser->n - 1]) ? 0 :
-				  (uint64_t)ser->rss[ser->n - 1], c, sizeof(c)));
+				  u64_of(ser->rss[ser->n - 1]), c, sizeof(c)));
 	if (ser->has_unobs)
 		fprintf(out, "# not observable (never in the working set): max %s\n",
-			fmt_bytes((uint64_t)max_unobs, a, sizeof(a)));
+			fmt_bytes(u64_of(max_unobs), a, sizeof(a)));
 }
 
 static int print_json(const struct report_opts *o, const struct series *ser,
@@ -380,7 +380,7 @@ static int print_groups(const struct report_opts *o, struct series *ser, uint64_
 		fprintf(out, "# working set size of %s by %s (regions with nr_accesses >= %"
 			PRIu64 "%s)\n", o->input, by, o->threshold, o->pid ? ", one pid" : "");
 		fprintf(out, "# snapshots %zu, missed %" PRIu64 "; all: wss mean %s\n", ser->n,
-			missed, fmt_bytes((uint64_t)all, b[0], sizeof(b[0])));
+			missed, fmt_bytes(u64_of(all), b[0], sizeof(b[0])));
 		fprintf(out, "%-24s %6s %9s %11s %11s %11s %11s %11s %11s\n", by, "procs",
 			"snapshots", "wss_mean", "wss_max", "wss_last", "monitored", "not_obs",
 			"rss_max");
@@ -393,12 +393,12 @@ static int print_groups(const struct report_opts *o, struct series *ser, uint64_
 		if (!o->json) {
 			fprintf(out, "%-24s %6" PRIu64 " %9" PRIu64 " %11s %11s %11s %11s %11s "
 				"%11s\n", g->key, g->nr_procs, g->u[G_SNAPSHOTS],
-				fmt_bytes((uint64_t)mean, b[0], 32),
-				fmt_bytes((uint64_t)g->v[G_WSS_MAX], b[1], 32),
+				fmt_bytes(u64_of(mean), b[0], 32),
+				fmt_bytes(u64_of(g->v[G_WSS_MAX]), b[1], 32),
 				fmt_bytes(g->u[G_WSS_LAST], b[2], 32),
-				fmt_bytes((uint64_t)g->v[G_OBS_MAX], b[3], 32),
-				fmt_bytes((uint64_t)g->v[G_UNOBS_MAX], b[4], 32),
-				g->u[G_HAS_RSS] ? fmt_bytes((uint64_t)g->v[G_RSS_MAX], b[5], 32) : "-");
+				fmt_bytes(u64_of(g->v[G_OBS_MAX]), b[3], 32),
+				fmt_bytes(u64_of(g->v[G_UNOBS_MAX]), b[4], 32),
+				g->u[G_HAS_RSS] ? fmt_bytes(u64_of(g->v[G_RSS_MAX]), b[5], 32) : "-");
 			continue;
 		}
 		e = json_object_new_object();

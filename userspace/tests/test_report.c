@@ -1313,6 +1313,17 @@ TEST(groups_by_process_comm_and_cgroup)
 				  sizeof(out))) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "\n? ")) TH_LOG("%s", out);
 
+	/*
+	 * A region of 2^64 - 1 bytes: sums saturate (the fuzzer found a
+	 * double of 2^64 cast to an integer: undefined, 0 B here).
+	 */
+	rec = tmp_record(&t, "huge.csv", huge_region);
+	ASSERT_EQ(0, run_daptrace(A("report", "wss", "--by", "pid", (char *)rec), out,
+				  sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "16.0 EiB    16.0 EiB    16.0 EiB    16.0 EiB"))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "all: wss mean 16.0 EiB")) TH_LOG("%s", out);
+
 	/* bad input */
 	EXPECT_EQ(2, run_daptrace(A("report", "wss", "--by", "user", (char *)rec), out,
 				  sizeof(out)));
