@@ -105,6 +105,7 @@ int stat_model_compute(struct stat_model *m, const struct daptrace_snapshot *s,
 		const struct daptrace_region *r = &s->regions[i];
 		uint64_t bytes = m->resident_weighted ? daptrace_region_node_bytes(s, r, -1) :
 				 r->end - r->start;
+		unsigned __int128 bw;
 		int new_pid = !i || r->pid != pid;
 
 		/* a snapshot lists each target's regions together */
@@ -122,23 +123,23 @@ int stat_model_compute(struct stat_model *m, const struct daptrace_snapshot *s,
 			m->all.nr_procs++;
 		pid = r->pid;
 		if (s->nr_samples && r->nr_unobserved >= s->nr_samples) {
-			m->all.unobserved += r->end - r->start;
+			m->all.unobserved = u64_add_sat(m->all.unobserved, r->end - r->start);
 			if (cgroup_of)
-				gs.g[group].u[0] += r->end - r->start;
+				gs.g[group].u[0] = u64_add_sat(gs.g[group].u[0], r->end - r->start);
 			continue;
 		}
+		bw = (unsigned __int128)bytes * r->nr_accesses * 1000000 / aggr_us;
 		items[n] = (struct item){
 			.idle_ms = (r->nr_accesses ? -1 : 1) * (int64_t)(((uint64_t)r->age + 1) *
 								 aggr_us / 1000),
 			.bytes = bytes, .group = group,
 			/* DAMON_STAT's estimated_memory_bandwidth */
-			.bandwidth = (uint64_t)((unsigned __int128)bytes * r->nr_accesses *
-						1000000 / aggr_us),
+			.bandwidth = bw > UINT64_MAX ? UINT64_MAX : (uint64_t)bw,
 		};
-		m->all.resident += bytes;
+		m->all.resident = u64_add_sat(m->all.resident, bytes);
 		if (r->nr_accesses)
-			m->all.wss += bytes;
-		m->all.bandwidth += items[n].bandwidth;
+			m->all.wss = u64_add_sat(m->all.wss, bytes);
+		m->all.bandwidth = u64_add_sat(m->all.bandwidth, items[n].bandwidth);
 		n++;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -163,9 +164,10 @@ int stat_model_compute(struct stat_model *m, const struct daptrace_snapshot *s,
 
 			for (; i < n && &m->cg[items[i].group] == sum; i++, k++) {
 				v[k] = (struct stat_idle){ items[i].idle_ms, items[i].bytes };
-				sum->resident += items[i].bytes;
-				sum->wss += items[i].idle_ms < 0 ? items[i].bytes : 0;
-				sum->bandwidth += items[i].bandwidth;
+				sum->resident = u64_add_sat(sum->resident, items[i].bytes);
+				if (items[i].idle_ms < 0)
+					sum->wss = u64_add_sat(sum->wss, items[i].bytes);
+				sum->bandwidth = u64_add_sat(sum->bandwidth, items[i].bandwidth);
 			}
 			fill(sum, v, k);
 		}
