@@ -269,6 +269,9 @@ static int parse_opts(int argc, char **argv, struct record_opts *o, int top)
 		return ret;
 	if (o->objects_min && !strcmp(o->output, "-"))
 		return usage_error(CMD, "--objects needs --output to be a file");
+	/* the data structures of one process: the command or the first -p */
+	if (o->objects_min && o->so.cgroup)
+		return usage_error(CMD, "--objects traces a command or --pid, not --cgroup");
 	return EXIT_OK;
 }
 
@@ -559,11 +562,11 @@ static void target_joined(void *ctx, struct follow_proc *p, int exec)
 		t->maps.pid = p->pid;
 		p->data = t;
 	}
-	/* a new image: the old labels are wrong */
+	/* joined, or a new image (@exec): the labels of now */
+	(void)exec;
 	t->maps.gone = 0;
 	maps_refresh(&t->maps);
 	t->maps_ns = session_now_ns();
-	(void)exec;
 	if (!r->out || !r->header_written || r->write_err)
 		return;
 	err = rec_write_follow_target(r->out, p, r->s.t0);

@@ -60,6 +60,7 @@ static const struct {
 	{ A("record", "--cgroup", "/tmp", "-p", "1"), 2, "either --pid, --cgroup or a command" },
 	{ A("record", "--cgroup", "/tmp"), 2, "--cgroup /tmp is not a cgroup v2 directory" },
 	{ A("top", "--cgroup", "/proc/self/status"), 2, "is not a directory" },
+	{ A("record", "--objects", "--cgroup", "/x"), 2, "--objects traces a command or --pid" },
 	/* report */
 	{ A("report"), 2, "missing mode" },
 	{ A("report", "--help"), 0, "Modes:" },
