@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -593,6 +594,49 @@ TEST_F(fake, removals_asked_again_at_the_end)
 	self->mon.lazy = 0;
 	follow_end(f, 1);
 	EXPECT_EQ(0, self->mon.targets[10]);
+}
+
+/*
+ * Lost messages (an overrun, as ENOBUFS on the socket) are noticed and
+ * make the follower scan at once, not at the next update interval: the
+ * connector here is a datagram socket pair fed canned messages.
+ */
+TEST_F(fake, lost_events_trigger_a_scan)
+{
+	_Alignas(struct nlmsghdr) char buf[1024];
+	struct follow *f = &self->f;
+	struct exec_proc_event exec_ev = { 11, 11 };
+	struct fork_proc_event fork_ev = { 10, 10, 12, 12 };
+	size_t off = 0;
+	int sv[2];
+
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK, 0, sv));
+	fake_proc(self->root, 10, 1, "sh", 'S', 100, "/");
+	ASSERT_EQ(0, follow_add_root(f, 10));
+	f->started = 1;
+	f->cn_fd = sv[0];
+	follow_scan(f, 1000);
+	ASSERT_EQ(1, f->st.scans);
+	/* not due: no scan; a fork event: the child joins */
+	fake_proc(self->root, 12, 10, "a", 'R', 200, "/");
+	put_event(buf, &off, CN_IDX_PROC, PROC_EVENT_FORK, &fork_ev, sizeof(fork_ev));
+	ASSERT_EQ((ssize_t)off, send(sv[1], buf, off, 0));
+	follow_tick(f, 1000 + f->scan_every_ns / 2);
+	EXPECT_EQ(1, f->st.scans);
+	EXPECT_EQ(1, self->mon.targets[12]);
+	/* a child whose fork was lost, then an overrun: scanned at once */
+	fake_proc(self->root, 11, 10, "b", 'R', 300, "/");
+	fake_children(self->root, 10, "11 12");
+	off = 0;
+	put_event(buf, &off, CN_IDX_PROC, PROC_EVENT_EXEC, &exec_ev, sizeof(exec_ev));
+	((struct nlmsghdr *)buf)->nlmsg_type = NLMSG_OVERRUN;
+	ASSERT_EQ((ssize_t)off, send(sv[1], buf, off, 0));
+	follow_tick(f, 1000 + f->scan_every_ns / 2 + 1);
+	EXPECT_EQ(1, f->st.lost);
+	EXPECT_EQ(2, f->st.scans);
+	EXPECT_EQ(1, self->mon.targets[11]);
+	/* follow_end closes the connector: unsubscribing a socket pair fails quietly */
+	close(sv[1]);
 }
 
 /* A pid reused by another process: the old one left, the new one is new. */
