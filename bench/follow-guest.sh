@@ -15,6 +15,8 @@
 #            machine for 20 s: worker CPU, targets, regions;
 #   one      the same processes, daptrace record -p of the busy worker alone
 #            with stat's intervals and region budget: worker CPU;
+#   machine-rec  machine at record's intervals (5 ms / 100 ms / 1 s): the
+#            cost of stat's longer defaults against them;
 #   aging    220 idle processes and an aging workload (areas idle from 0, 8,
 #            16, 24 s) in its own cgroup: daptrace stat's JSON every 8 s and
 #            the ground truth, for bench/follow.sh to compare;
@@ -102,12 +104,14 @@ single)
 	echo "# BENCH mode=single cpu_us=$(trailer "$TMP/r.csv" worker_cpu_us)" \
 		"duration_ns=$(trailer "$TMP/r.csv" duration_ns)"
 	;;
-machine | one)
+machine | machine-rec | one)
 	idle_procs $IDLE dt-idle
 	busy_proc
 	sleep 2
 	if [ "$MODE" = machine ]; then
 		daptrace stat --json -d 20s > "$TMP/out" 2> "$TMP/log" &
+	elif [ "$MODE" = machine-rec ]; then
+		daptrace stat --json -s 5ms -a 100ms -u 1s -d 20s > "$TMP/out" 2> "$TMP/log" &
 	else
 		daptrace record -q -o "$TMP/r.csv" -p "$BUSY_PID" -s 20ms -a 1s -u 5s -d 20s \
 			> "$TMP/log" 2>&1 &

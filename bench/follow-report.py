@@ -139,6 +139,13 @@ def main():
                                         cell([int(x["regions"]) for x in xs], "%.0f")))
     print()
     print("Machine / one target, per round: %s (goal ≤ 1.5×).\n" % cell(ratio))
+    rec = {x["round"]: int(x["cpu_us"]) for x in sel(mode="machine-rec")}
+    if rec:
+        slow = [rec[k] / mach[k] for k in rec if k in mach and mach[k]]
+        print("`daptrace stat` at record's intervals (5 ms / 100 ms / 1 s) instead of its own:")
+        print("%s ms in 12 s, %s× the worker CPU of its defaults, per round: the reason"
+              % (cell([v / 1000 for v in rec.values()], "%.0f"), cell(slow)))
+        print("for stat's longer defaults in an always-on view.\n")
 
     print("### Idle-time percentiles against known idle ages\n")
     print("An aging workload in its own cgroup (64 MiB in four areas, idle from 0, 8, 16")
