@@ -3,7 +3,8 @@
 #
 # `make bench`: daptrace against the in-kernel DAMON, same VM boot, same
 # workloads, same attributes; then the sections measured with one boot per
-# run (bench/ab.sh, idle.sh, policy.sh on 6.12 and 6.1, placement.sh) and
+# run (bench/ab.sh, idle.sh, policy.sh on 6.12 and 6.1, placement.sh,
+# follow.sh) and
 # on the host (objtrace.sh); writes BENCHMARKS.md.  What BENCHMARKS.md holds
 # above the line "<!-- make bench: generated below -->" (hand-written
 # analysis and one-off measurements, each with its command) is kept.
@@ -90,6 +91,8 @@ append policy-6.12
 append policy-6.1
 "$TOP/bench/placement.sh" --rounds $rounds --out "$DIR/placement.md"
 append placement
+"$TOP/bench/follow.sh" --rounds $rounds --out "$DIR/follow.md"
+append follow
 "$TOP/bench/objtrace.sh" --out "$DIR/objtrace.md"
 append objtrace
 mv "$OUT.tmp" "$OUT"

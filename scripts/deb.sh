@@ -155,7 +155,7 @@ EOF
 check_man() {
 	local page sect f warn
 	for page in daptrace.1 daptrace-record.1 daptrace-report.1 daptrace-status.1 \
-		    daptrace-policy.1 daptrace-top.1 libdaptrace.3; do
+		    daptrace-policy.1 daptrace-top.1 daptrace-stat.1 libdaptrace.3; do
 		sect=${page##*.}
 		f=$(man -w "$sect" "${page%.*}" 2>/dev/null) ||
 			{ echo "man -w $sect ${page%.*}: not found"; return 1; }

@@ -13,6 +13,8 @@ static const struct subcommand subcommands[] = {
 	{ "status", cmd_status, "show the kernel monitor's state, attributes, targets and counters" },
 	{ "top", cmd_top, "live view of the hottest regions while monitoring (like perf top)" },
 	{ "policy", cmd_policy, "apply DAMOS-style schemes (reclaim, tiering) to the targets" },
+	{ "stat", cmd_stat, "the machine's (or a cgroup's) working set and idle-time\n"
+	  "           percentiles, always on (like DAMON_STAT)" },
 };
 
 #define NR_SUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))

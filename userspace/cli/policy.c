@@ -54,9 +54,11 @@ static void usage(FILE *f)
 "  -f, --scheme-file FILE  schemes, one per line ('#' comments)\n"
 "  -P, --preset NAME       reclaim: page out memory idle >= 10 s, 128M/s, while\n"
 "                          free memory is 20-50%% (like DAMON_RECLAIM);\n"
-"                          tiering: hot to node 0, idle >= 5 s to node 1\n"
-"  -p, --pid PIDS          act on these processes (comma separated)\n", prog, prog);
+"                          tiering: hot to node 0, idle >= 5 s to node 1\n",
+		prog, prog);
+	session_target_help(f, "act on");
 	session_attr_help(f, "aggregation interval: schemes apply each");
+	session_phys_help(f);
 	fputs(
 "  -d, --duration DUR      stop after this long\n"
 "      --progress DUR      print progress this often (default 1s on a terminal)\n"
@@ -291,6 +293,8 @@ static void print_stats(struct policy_run *r)
 	printf("%s %s: %.1f s, %" PRIu64 " snapshots (%" PRIu64 " missed); stopped: %s\n",
 	       prog, CMD, elapsed(r), r->e.nr_snapshots, r->e.nr_missed,
 	       r->reason ? r->reason : "error");
+	if (session_follow_summary(&r->s, b[0], sizeof(b)))
+		printf("targets: %" PRIu64 "%s\n", r->s.f.st.targets, b[0]);
 	printf("%-20s %10s %10s %10s %10s %9s %9s %7s\n", "scheme", "tried", "applied",
 	       "quota-skip", "ident-skip", "qt-exceed", "wmark-off", "errors");
 	for (int i = 0; i < r->e.nr_schemes; i++) {
@@ -315,27 +319,57 @@ static void print_stats(struct policy_run *r)
 	fflush(stdout);
 }
 
+/* A target joined (a child of the command, a process of the cgroup). */
+static void target_joined(void *ctx, struct follow_proc *p, int exec)
+{
+	struct policy_run *r = ctx;
+	int i;
+
+	if (exec) {
+		if (r->rec)
+			policy_rec_target(r->rec, p, r->s.t0);
+		return;
+	}
+	i = pol_engine_add_target(&r->e, p->pid);
+	if (i < 0) {
+		warn_msg(CMD, "out of memory: process %d is not acted on", (int)p->pid);
+		return;
+	}
+	if (r->e.t[i].pidfd < 0)
+		warn_msg(CMD, "pidfd_open(%d): %s; its madvise actions will be counted "
+			 "as errors", (int)p->pid, strerror(-r->e.t[i].pidfd));
+	if (r->rec)
+		policy_rec_target(r->rec, p, r->s.t0);
+}
+
+static void target_left(void *ctx, struct follow_proc *p)
+{
+	struct policy_run *r = ctx;
+
+	pol_engine_remove_target(&r->e, p->pid);
+	if (r->rec)
+		policy_rec_exit(r->rec, p, r->s.t0);
+}
+
 static int setup(struct policy_run *r)
 {
 	const struct policy_opts *o = r->o;
 	int err;
 
 	r->s.cmd = CMD;
+	pol_engine_init(&r->e, (struct pol_scheme *)o->schemes, o->nr_schemes, NULL, 0);
+	/* a quarter of the kernel's ring (16 windows): the reader keeps up */
+	r->e.work_budget_ns = (int64_t)o->so.attrs.aggr_us * 4000;
+	r->s.hooks = (struct session_hooks){
+		.joined = target_joined, .left = target_left, .user = r,
+	};
 	err = session_open(&r->s, &o->so, "a recorder or another policy?");
 	if (!err)
 		err = session_launch(&r->s, &o->so);
 	if (!err)
-		err = session_add_targets(&r->s);
+		err = session_add_targets(&r->s, &o->so);
 	if (err)
 		return err;
-	pol_engine_init(&r->e, (struct pol_scheme *)o->schemes, o->nr_schemes, r->s.pids,
-			r->s.nr_targets);
-	/* a quarter of the kernel's ring (16 windows): the reader keeps up */
-	r->e.work_budget_ns = (int64_t)o->so.attrs.aggr_us * 4000;
-	for (int i = 0; i < r->s.nr_targets; i++)
-		if (r->e.t[i].pidfd < 0)
-			warn_msg(CMD, "pidfd_open(%d): %s; its madvise actions will be counted "
-				 "as errors", (int)r->s.pids[i], strerror(-r->e.t[i].pidfd));
 	err = session_start(&r->s);
 	if (err)
 		return err;
@@ -344,7 +378,7 @@ static int setup(struct policy_run *r)
 				    o->quiet, &r->old_record, &r->rec);
 		if (err)
 			return err;
-		if (policy_rec_header(r->rec, &o->so.attrs, &r->e, r->s.t0))
+		if (policy_rec_header(r->rec, &o->so.attrs, &r->e, &r->s.f, r->s.t0))
 			err = fail(CMD, "writing %s: %s", o->record, strerror(errno));
 	}
 	if (!err)
@@ -367,7 +401,7 @@ static int run_loop(struct policy_run *r)
 	for (;;) {
 		int64_t now;
 
-		ret = daptrace_wait(r->s.d, timeout_ms);
+		ret = session_wait(&r->s, timeout_ms);
 		if (ret < 0 && ret != -EINTR)
 			return fail(CMD, "waiting for snapshots: %s", daptrace_last_error());
 		while ((ret = daptrace_read_next(r->s.d, &r->snap)) > 0) {
@@ -396,7 +430,8 @@ static int teardown(struct policy_run *r, int ret)
 {
 	session_end(&r->s, session_stop(&r->s, &ret));
 	if (r->rec) {
-		if (policy_rec_trailer(r->rec, r->reason, session_now_ns() - r->s.t0, &r->e) ||
+		if (policy_rec_trailer(r->rec, r->reason, session_now_ns() - r->s.t0, &r->e,
+				       &r->s) ||
 		    fclose(r->rec)) {
 			warn_msg(CMD, "writing %s: %s", r->o->record, strerror(errno));
 			ret = ret ? ret : EXIT_FAIL;

@@ -13,9 +13,8 @@
 #include "record_rows.h"
 
 int policy_rec_header(FILE *f, const struct daptrace_attrs *a, const struct pol_engine *e,
-		      int64_t t0_ns)
+		      const struct follow *fl, int64_t t0_ns)
 {
-	struct rec_target t[DAPTRACE_MAX_TARGETS];
 	struct rec_kv kv[16 + POL_MAX_SCHEMES];
 	char key[POL_MAX_SCHEMES][24];
 	int n = 0, err;
@@ -25,13 +24,19 @@ int policy_rec_header(FILE *f, const struct daptrace_attrs *a, const struct pol_
 		snprintf(key[i], sizeof(key[i]), "scheme%d", i);
 		rec_kv_add(kv, &n, key[i], "%s", e->s[i].name);
 	}
-	for (int i = 0; i < e->nr_targets; i++) {
-		t[i].pid = e->t[i].pid;
-		t[i].comm = "";
-	}
-	err = rec_write_header(f, kv, n, t, e->nr_targets);
+	err = rec_write_follow_header(f, kv, n, fl, t0_ns);
 	rec_kv_free(kv, n);
 	return err;
+}
+
+int policy_rec_target(FILE *f, const struct follow_proc *p, int64_t t0_ns)
+{
+	return rec_write_follow_target(f, p, t0_ns);
+}
+
+int policy_rec_exit(FILE *f, const struct follow_proc *p, int64_t t0_ns)
+{
+	return rec_write_exit(f, p->pid, rec_rel_ns(p->left_ns, t0_ns), !p->exited);
 }
 
 /* The engine re-reads a target's maps when it needs to: its labels are current. */
@@ -56,15 +61,16 @@ int policy_rec_snapshot(FILE *f, const struct daptrace_snapshot *s, const struct
 }
 
 int policy_rec_trailer(FILE *f, const char *reason, int64_t duration_ns,
-		       const struct pol_engine *e)
+		       const struct pol_engine *e, const struct session *s)
 {
-	struct rec_kv kv[4];
+	struct rec_kv kv[4 + SESSION_FOLLOW_KV];
 	int n = 0, err;
 
 	rec_kv_add(kv, &n, "reason", "%s", reason ? reason : "error");
 	rec_kv_add(kv, &n, "duration_ns", "%" PRId64, duration_ns);
 	rec_kv_add(kv, &n, "snapshots", "%" PRIu64, e->nr_snapshots);
 	rec_kv_add(kv, &n, "missed", "%" PRIu64, e->nr_missed);
+	session_follow_kv(s, kv, &n);
 	err = rec_write_trailer(f, kv, n);
 	rec_kv_free(kv, n);
 	return err;

@@ -5,14 +5,20 @@
 
 #include <stdio.h>
 
+#include "follow.h"
 #include "policy.h"
+#include "session.h"
 
+/* The header, with the follower's targets as its #target rows. */
 int policy_rec_header(FILE *f, const struct daptrace_attrs *a, const struct pol_engine *e,
-		      int64_t t0_ns);
+		      const struct follow *fl, int64_t t0_ns);
+/* A target that joined (or exec'ed), one that left: #target, #exit rows. */
+int policy_rec_target(FILE *f, const struct follow_proc *p, int64_t t0_ns);
+int policy_rec_exit(FILE *f, const struct follow_proc *p, int64_t t0_ns);
 /* Labels come from the engine's maps: call after pol_engine_apply(). */
 int policy_rec_snapshot(FILE *f, const struct daptrace_snapshot *s, const struct pol_engine *e,
 			int64_t t0_ns);
 int policy_rec_trailer(FILE *f, const char *reason, int64_t duration_ns,
-		       const struct pol_engine *e);
+		       const struct pol_engine *e, const struct session *s);
 
 #endif

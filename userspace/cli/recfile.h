@@ -5,25 +5,35 @@
  *
  *   # daptrace-record v2                          magic, first row
  *   #meta,<key>,<value>                           any number
- *   #target,<pid>,<comm>[,...]                    one per target
+ *   #target,<pid>,<comm>[,<ppid>,<cgroup>,<time_ns>]  one per target
  *   <column names>                                column header, see below
- *   #footprint,<pid>,<time_ns>,<vsz>,<rss>        the target's footprint
+ *   #footprint,<pid>,<time_ns>,<vsz>,<rss>        a target's footprint
  *   #snap,<seq>,<start_ns>,<end_ns>,<nr_regions>,<nr_samples>,<flags>,
  *         <missed_before>[,<sample_us>,<aggr_us>]
  *   <one value per column>                        x nr_regions
  *   ...                                           more #snap blocks
- *   #target,<pid>,<comm>[,...]                    a target that joined later
+ *   #target,<pid>,<comm>,<ppid>,<cgroup>,<time_ns>  a target that joined later
+ *   #exit,<pid>,<time_ns>[,<why>]                 a target that left
  *   #end,<key>,<value>                            trailer: missed, reason, ...
  *   #eof                                          last row: file is complete
  *
  * Times are ns since the recording started (CLOCK_MONOTONIC); time_ns of a
  * region row is its window's end.  Addresses are decimal, [start, end).
- * Other '#' rows (#exit,<pid>,<time_ns>, comments) are ignored; so are the
- * fields a #target row may carry after the comm.
+ * Other '#' rows (comments, rows of later versions) are ignored; so are
+ * fields after the ones a row is known to have.
  *
- * Every region row's pid must be named by a #target row before it: in the
- * header, or between snapshots for a process that joined the recording
- * later (a new member of a process tree).
+ * Targets.  Every region row's pid must be named by a #target row before
+ * it: in the header, or between snapshots for a process that joined the
+ * recording later (a new member of a process tree or of a cgroup, a new
+ * process of the machine).  After the comm a #target row may carry the
+ * parent's pid (empty or 0: unknown), the process's cgroup v2 path (empty:
+ * unknown) and when it became a target (ns since the start; 0 in the
+ * header); rows of older versions have the comm only.  A #target row for a
+ * pid that has not left gives the same process a new comm (it exec'ed).
+ * #exit says a target left at time_ns: <why> is "exit" (the default) or
+ * "moved" (out of the followed cgroup).  Region rows of the window in which
+ * it left may follow its #exit row.  A #target row for a pid that left is
+ * another process that got the same pid.
  *
  * Intervals.  The two trailing #snap fields are the sampling and the
  * aggregation interval in force for that window (the kernel may tune them
@@ -32,9 +42,12 @@
  * over its own window's nr_samples.
  *
  * Footprints (optional, added with the intervals): before the #snap row of
- * a window, one #footprint row per live target with its virtual size (VSZ)
- * and resident set (RSS) in bytes, read from /proc/<pid>/statm at time_ns,
- * as the window was written.  Readers that do not know the row skip it.
+ * a window, #footprint rows with a target's virtual size (VSZ) and
+ * resident set (RSS) in bytes, read from /proc/<pid>/statm at time_ns.
+ * With up to 64 targets every live target has one per window; with more,
+ * each target's is read about once a second, and a reader takes a target's
+ * last footprint as its current one until it leaves.  Readers that do not
+ * know the row skip it.
  *
  * Columns.  v2 files name them in the header row and a reader finds them by
  * name (REC_COLUMNS is what this version writes; unknown columns are
@@ -42,8 +55,11 @@
  * nr_accesses, age and label are required; nr_samples (the window's sampling
  * rounds, = the #snap row's), the placement columns nr_present,
  * node0..node3 (sampling rounds that found the page present / on that node)
- * and phys_addr (last present page sampled, empty if none), and flags
- * (REC_REGION_* bits, 0 or empty if none) are optional.
+ * and phys_addr (last present page sampled, empty if none), flags
+ * (REC_REGION_* bits, 0 or empty if none) and nr_unobserved (sampling
+ * rounds whose page could not be observed; nr_accesses counts among the
+ * others; equal to nr_samples the region is REC_REGION_NOT_OBSERVABLE;
+ * empty or absent: 0) are optional.
  * v1 files have exactly REC_COLUMNS_V1 and no placement.  Because the trailer comes last,
  * a file cut short (killed recorder, full disk) is detected as truncated.
  */
@@ -57,7 +73,8 @@
 #define REC_MAGIC	"# daptrace-record v2"
 #define REC_MAGIC_V1	"# daptrace-record v1"
 #define REC_COLUMNS	"time_ns,seq,pid,start,end,nr_accesses,age,nr_samples," \
-			"nr_present,node0,node1,node2,node3,phys_addr,flags,label"
+			"nr_present,node0,node1,node2,node3,phys_addr,flags," \
+			"nr_unobserved,label"
 #define REC_COLUMNS_V1	"time_ns,seq,pid,start,end,nr_accesses,age,label"
 #define REC_NODES	4
 #define REC_PHYS_NONE	UINT64_MAX
@@ -75,9 +92,17 @@ struct rec_kv {
 	char *value;
 };
 
+/* @exit_ns while the target is followed; at an #exit row its time */
+#define REC_NO_EXIT	UINT64_MAX
+
 struct rec_target {
 	pid_t pid;
 	char *comm;
+	pid_t ppid;			/* 0: unknown */
+	char *cgroup;			/* NULL: unknown */
+	uint64_t time_ns;		/* joined (0: from the start) */
+	uint64_t exit_ns;		/* left, or REC_NO_EXIT */
+	int moved;			/* left the followed cgroup (#exit ...,moved) */
 };
 
 /* Placement fields are valid iff the snapshot's @placement is set. */
@@ -90,6 +115,7 @@ struct rec_region {
 	uint32_t node_samples[REC_NODES];
 	uint64_t phys_addr;		/* REC_PHYS_NONE if none */
 	uint32_t flags;			/* REC_REGION_* */
+	uint32_t nr_unobserved;		/* samples that could not observe (0: none) */
 };
 
 static inline int rec_observable(const struct rec_region *r)
@@ -121,12 +147,18 @@ struct rec_snapshot {
 	int placement;			/* regions carry placement */
 };
 
-/* Header and trailer of a file, filled by rec_read(). */
+/*
+ * Header and trailer of a file, filled by rec_read().  @targets grows as
+ * #target rows arrive (in file order; a pid may appear again, see the
+ * top of this file): a snapshot callback sees the targets known so far.
+ */
 struct rec_info {
 	struct rec_kv *meta;
 	int nr_meta;
 	struct rec_target *targets;
 	int nr_targets;
+	int *tindex;			/* pid -> latest entry of @targets (reader's) */
+	size_t tindex_cap;
 	struct rec_kv *trailer;
 	int nr_trailer;
 	int complete;			/* #eof seen */
@@ -136,8 +168,14 @@ struct rec_info {
 /* Writing: each returns 0 or -errno. */
 int rec_write_header(FILE *f, const struct rec_kv *meta, int nr_meta,
 		     const struct rec_target *targets, int nr_targets);
-/* A #target row; between snapshots: a target that joined later. */
+/*
+ * A #target row; between snapshots: a target that joined later (or one
+ * that exec'ed, with its new comm).  The ppid, cgroup and time fields are
+ * written when @t has any of them.
+ */
 int rec_write_target(FILE *f, const struct rec_target *t);
+/* An #exit row: target @pid left at @time_ns, moved out of the cgroup if @moved. */
+int rec_write_exit(FILE *f, pid_t pid, uint64_t time_ns, int moved);
 /* @s's #footprint rows, its #snap row (with its intervals if set), its regions. */
 int rec_write_snapshot(FILE *f, const struct rec_snapshot *s);
 int rec_write_trailer(FILE *f, const struct rec_kv *kv, int nr);
@@ -160,6 +198,8 @@ FILE *rec_create(const char *path, int compress, char *err, size_t errlen);
 int rec_read_path(const char *path, int allow_partial, rec_snapshot_cb cb,
 		  void *arg, struct rec_info *info, char *err, size_t errlen);
 const char *rec_info_get(const struct rec_info *info, const char *key);
+/* The latest #target row of @pid read so far, or NULL. */
+const struct rec_target *rec_info_target(const struct rec_info *info, pid_t pid);
 const char *rec_info_trailer(const struct rec_info *info, const char *key);
 void rec_info_free(struct rec_info *info);
 

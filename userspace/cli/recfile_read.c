@@ -18,6 +18,8 @@
 #define MAX_FIELD_LEN		(64 * 1024)
 #define MAX_REGIONS		(4U << 20)	/* per snapshot; kernel: 64 x 20000 */
 #define MAX_KV			4096
+/* #target rows: a machine's processes over a long recording */
+#define MAX_TARGET_ROWS		(1U << 20)
 
 enum rec_state { S_MAGIC, S_HEADER, S_BODY, S_TRAILER, S_DONE };
 
@@ -26,13 +28,13 @@ enum rec_col {
 	C_TIME, C_SEQ, C_PID, C_START, C_END, C_ACC, C_AGE, C_LABEL,
 	C_NR_REQUIRED,
 	C_SAMPLES = C_NR_REQUIRED, C_PRESENT, C_NODE0, C_NODE1, C_NODE2,
-	C_NODE3, C_PHYS, C_FLAGS, C_NR
+	C_NODE3, C_PHYS, C_FLAGS, C_UNOBS, C_NR
 };
 
 static const char *const col_names[C_NR] = {
 	"time_ns", "seq", "pid", "start", "end", "nr_accesses", "age", "label",
 	"nr_samples", "nr_present", "node0", "node1", "node2", "node3",
-	"phys_addr", "flags",
+	"phys_addr", "flags", "nr_unobserved",
 };
 
 struct parse {
@@ -60,7 +62,6 @@ struct parse {
 	uint32_t meta_sample_us, meta_aggr_us;	/* #meta fallbacks, 0: none */
 	struct rec_footprint *fp;	/* #footprint rows for the next #snap */
 	uint32_t nr_fp, fp_cap;
-	pid_t last_target;		/* the last pid found a target */
 	rec_snapshot_cb cb;
 	void *arg;
 };
@@ -189,24 +190,82 @@ static void meta_row(struct parse *p)
 		p->meta_aggr_us = (uint32_t)v;
 }
 
-static int is_target(struct parse *p, pid_t pid)
+/*
+ * The targets by pid: an open-addressing table of indexes into
+ * info->targets (+1; 0 is free), the latest row of a pid winning.  Region
+ * rows look their pid up, and a recording of a whole machine names
+ * thousands of targets.
+ */
+static size_t hash_pid(pid_t pid, size_t cap)
 {
-	if (pid && pid == p->last_target)
-		return 1;
-	for (int i = 0; i < p->info->nr_targets; i++)
-		if (p->info->targets[i].pid == pid) {
-			p->last_target = pid;
-			return 1;
-		}
+	return ((uint32_t)pid * 2654435761U) & (cap - 1);
+}
+
+static int *tindex_slot(const struct rec_info *in, pid_t pid)
+{
+	size_t i;
+
+	if (!in->tindex_cap)
+		return NULL;
+	for (i = hash_pid(pid, in->tindex_cap);; i = (i + 1) & (in->tindex_cap - 1)) {
+		int *e = &in->tindex[i];
+
+		if (!*e || in->targets[*e - 1].pid == pid)
+			return e;
+	}
+}
+
+static int tindex_set(struct rec_info *in, pid_t pid, int idx)
+{
+	int *e;
+
+	/* at most half full */
+	if (2 * (size_t)(in->nr_targets + 1) > in->tindex_cap) {
+		size_t cap = in->tindex_cap ? in->tindex_cap * 2 : 64;
+		int *old = in->tindex, *n = calloc(cap, sizeof(*n));
+		size_t old_cap = in->tindex_cap;
+
+		if (!n)
+			return -1;
+		in->tindex = n;
+		in->tindex_cap = cap;
+		for (size_t i = 0; i < old_cap; i++)
+			if (old[i])
+				*tindex_slot(in, in->targets[old[i] - 1].pid) = old[i];
+		free(old);
+	}
+	e = tindex_slot(in, pid);
+	*e = idx + 1;
 	return 0;
 }
 
-/* Later fields are for later versions; a pid named again keeps its first row. */
+const struct rec_target *rec_info_target(const struct rec_info *info, pid_t pid)
+{
+	const int *e = tindex_slot(info, pid);
+
+	return e && *e ? &info->targets[*e - 1] : NULL;
+}
+
+static struct rec_target *target_of(struct parse *p, pid_t pid)
+{
+	return pid ? (struct rec_target *)rec_info_target(p->info, pid) : NULL;
+}
+
+static int is_target(struct parse *p, pid_t pid)
+{
+	return target_of(p, pid) != NULL;
+}
+
+/*
+ * #target,<pid>,<comm>[,<ppid>,<cgroup>,<time_ns>]: a new target, or the
+ * same process with a new comm (it exec'ed), or after its #exit another
+ * process with the pid.  Later fields are for later versions.
+ */
 static void target_row(struct parse *p)
 {
 	struct rec_info *in = p->info;
 	struct rec_target *t;
-	uint64_t pid;
+	uint64_t pid, ppid = 0, time_ns = 0;
 
 	if (p->nr_fields < 3) {
 		fail(p, "#target row needs at least 3 fields, got %d", p->nr_fields);
@@ -218,22 +277,66 @@ static void target_row(struct parse *p)
 		fail(p, "bad target pid '0'");
 		return;
 	}
-	if (is_target(p, (pid_t)pid))
+	if (p->nr_fields > 3 && p->lens[3] && num(p, 3, "target ppid", INT32_MAX, &ppid))
 		return;
-	if (in->nr_targets >= MAX_KV) {
-		fail(p, "too many #target rows");
+	if (p->nr_fields > 5 && p->lens[5] && num(p, 5, "target time_ns", UINT64_MAX, &time_ns))
 		return;
+	t = target_of(p, (pid_t)pid);
+	if (!t || t->exit_ns != REC_NO_EXIT) {
+		if (in->nr_targets >= (int)MAX_TARGET_ROWS) {
+			fail(p, "more than %u #target rows", MAX_TARGET_ROWS);
+			return;
+		}
+		t = realloc(in->targets, (in->nr_targets + 1) * sizeof(*t));
+		if (!t) {
+			fail(p, "out of memory");
+			return;
+		}
+		in->targets = t;
+		t = &in->targets[in->nr_targets];
+		memset(t, 0, sizeof(*t));
+		t->pid = (pid_t)pid;
+		t->exit_ns = REC_NO_EXIT;
+		t->time_ns = time_ns;
+		if (tindex_set(in, t->pid, in->nr_targets)) {
+			fail(p, "out of memory");
+			return;
+		}
+		in->nr_targets++;
 	}
-	t = realloc(in->targets, (in->nr_targets + 1) * sizeof(*t));
-	if (!t) {
-		fail(p, "out of memory");
-		return;
-	}
-	in->targets = t;
-	t[in->nr_targets].pid = (pid_t)pid;
-	t[in->nr_targets].comm = p->fields[2];
+	free(t->comm);
+	t->comm = p->fields[2];
 	p->fields[2] = NULL;
-	in->nr_targets++;
+	if (ppid)
+		t->ppid = (pid_t)ppid;
+	if (p->nr_fields > 4 && p->lens[4]) {
+		free(t->cgroup);
+		t->cgroup = p->fields[4];
+		p->fields[4] = NULL;
+	}
+}
+
+/* #exit,<pid>,<time_ns>[,<why>]: the target left. */
+static void exit_row(struct parse *p)
+{
+	struct rec_target *t;
+	uint64_t pid, time_ns;
+
+	if (p->nr_fields < 3) {
+		fail(p, "#exit row needs at least 3 fields, got %d", p->nr_fields);
+		return;
+	}
+	if (num(p, 1, "exit pid", INT32_MAX, &pid) ||
+	    num(p, 2, "exit time_ns", UINT64_MAX - 1, &time_ns))
+		return;
+	t = target_of(p, (pid_t)pid);
+	if (!t) {
+		fail(p, "#exit row of pid %llu, which no #target row names",
+		     (unsigned long long)pid);
+		return;
+	}
+	t->exit_ns = time_ns;
+	t->moved = p->nr_fields > 3 && !strcmp(p->fields[3], "moved");
 }
 
 /* #footprint,<pid>,<time_ns>,<vsz>,<rss>: kept for the next snapshot. */
@@ -418,7 +521,7 @@ static void region_row(struct parse *p)
 {
 	struct rec_snapshot *s = &p->snap;
 	struct rec_region *r;
-	uint64_t t, seq, pid, start, end, acc, age, v;
+	uint64_t t, seq, pid, start, end, acc, age, v, unobs;
 	const int *c = p->col;
 
 	if (!p->in_snap) {
@@ -468,6 +571,11 @@ static void region_row(struct parse *p)
 	if (c[C_FLAGS] >= 0 && p->lens[c[C_FLAGS]] &&
 	    num(p, c[C_FLAGS], "flags", UINT32_MAX, &v))
 		return;
+	unobs = 0;
+	if (c[C_UNOBS] >= 0 && p->lens[c[C_UNOBS]] &&
+	    num(p, c[C_UNOBS], "nr_unobserved", s->nr_samples ? s->nr_samples : UINT32_MAX,
+		&unobs))
+		return;
 	/* A window without a sample count (older records) has no bound. */
 	if (s->nr_samples && acc > s->nr_samples) {
 		fail(p, "nr_accesses %llu is more than the window's %u samples",
@@ -492,6 +600,7 @@ static void region_row(struct parse *p)
 	r->age = (uint32_t)age;
 	r->pid = (pid_t)pid;
 	r->flags = (uint32_t)v;
+	r->nr_unobserved = (uint32_t)unobs;
 	r->label = p->fields[c[C_LABEL]];
 	p->fields[c[C_LABEL]] = NULL;
 	if (placement_cols(p, r)) {
@@ -612,8 +721,11 @@ static void on_row(int c, void *arg)
 		} else if (is_tag(p, "#footprint")) {
 			if (!incomplete(p, "#footprint row"))
 				footprint_row(p);
+		} else if (is_tag(p, "#exit")) {
+			if (!incomplete(p, "#exit row"))
+				exit_row(p);
 		} else if (p->fields[0][0] == '#') {
-			/* comment, or a row of a later version (#exit) */
+			/* comment, or a row of a later version */
 		} else {
 			region_row(p);
 		}
@@ -758,8 +870,11 @@ void rec_info_free(struct rec_info *info)
 {
 	kv_free(info->meta, info->nr_meta);
 	kv_free(info->trailer, info->nr_trailer);
-	for (int i = 0; i < info->nr_targets; i++)
+	for (int i = 0; i < info->nr_targets; i++) {
 		free(info->targets[i].comm);
+		free(info->targets[i].cgroup);
+	}
 	free(info->targets);
+	free(info->tindex);
 	memset(info, 0, sizeof(*info));
 }

@@ -48,7 +48,19 @@ int rec_write_target(FILE *f, const struct rec_target *t)
 	fprintf(f, "#target,%d,", (int)t->pid);
 	if (put_str(f, t->comm ? t->comm : ""))
 		return -EIO;
+	if (t->ppid || t->cgroup || t->time_ns) {
+		fprintf(f, ",%d,", (int)t->ppid);
+		if (put_str(f, t->cgroup ? t->cgroup : ""))
+			return -EIO;
+		fprintf(f, ",%" PRIu64, t->time_ns);
+	}
 	fputc('\n', f);
+	return check(f);
+}
+
+int rec_write_exit(FILE *f, pid_t pid, uint64_t time_ns, int moved)
+{
+	fprintf(f, "#exit,%d,%" PRIu64 ",%s\n", (int)pid, time_ns, moved ? "moved" : "exit");
 	return check(f);
 }
 
@@ -84,7 +96,7 @@ int rec_write_snapshot(FILE *f, const struct rec_snapshot *s)
 		} else {
 			fputs(",,,,,,", f);
 		}
-		fprintf(f, "%u,", r->flags);
+		fprintf(f, "%u,%u,", r->flags, r->nr_unobserved);
 		if (put_str(f, r->label ? r->label : ""))
 			return -EIO;
 		fputc('\n', f);

@@ -36,6 +36,12 @@ static const char *cmd_name = "record";
 #define MAPS_RETRY_NS	(100 * NS_PER_MS)
 #define CHECK_NS	(250 * NS_PER_MS)
 #define PROGRESS_NS	(500 * NS_PER_MS)
+/*
+ * With many targets, labels and footprints cost: each window reads at
+ * most this many footprints (the targets take turns), and a target's map
+ * is re-read this many times less often per that many targets.
+ */
+#define FOOTPRINTS_PER_WINDOW	64
 
 struct record_opts {
 	struct session_opts so;		/* -p, -s, -a, -u, -r, -t, -d, command */
@@ -51,18 +57,23 @@ struct record_opts {
 	uint64_t objects_min;		/* --objects: smallest structure; 0: off */
 };
 
+/* What the recorder keeps per target (follow_proc.data). */
+struct rec_tgt {
+	struct maps maps;		/* labels */
+	int64_t maps_ns;		/* last read */
+};
+
 struct recorder {
 	const struct record_opts *o;
 	struct session s;		/* monitor, targets, command, t0 */
 	FILE *out;
-	char *comms[DAPTRACE_MAX_TARGETS];
-	struct maps maps[DAPTRACE_MAX_TARGETS];
-	int64_t maps_ns[DAPTRACE_MAX_TARGETS];
 	uint64_t nr_written;
 	uint64_t nr_regions_last;
 	struct daptrace_snapshot snap;
 	struct rec_rows rows;
 	struct footprints fp;		/* the targets' VSZ and RSS per window */
+	struct pid_vec fp_pids;		/* whose footprint this window reads */
+	size_t fp_next;			/* the next target's turn */
 	const char *reason;
 	int progress_shown;
 	int write_err;
@@ -77,21 +88,26 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "Usage: %s record [heatmap] [options] [--] command [args...]\n"
-"       %s record [heatmap] [options] -p pid[,pid...]\n"
+"       %s record [heatmap] [options] -p pid[,pid...] [-i]\n"
+"       %s record [heatmap] [options] --cgroup PATH\n"
 "\n"
-"Monitor the data accesses of a command (started once monitoring is on) or\n"
-"of running processes, and write one CSV row per region per snapshot.\n"
-"Stops when all targets exit, after --duration, or on Ctrl-C/SIGTERM; the\n"
-"file is complete in every case.  An existing record is kept as FILE.old.\n"
+"Monitor the data accesses of a command and the processes it starts (the\n"
+"command is started once monitoring is on), of running processes, or of a\n"
+"cgroup's processes, and write one CSV row per region per snapshot.  New\n"
+"processes join as they start, and leave when they exit.  Stops when all\n"
+"targets exit, after --duration, or on Ctrl-C/SIGTERM; the file is complete\n"
+"in every case.  An existing record is kept as FILE.old.\n"
 "'record heatmap' also renders the heatmap when done (like --heatmap); to run\n"
 "a program named heatmap, put '--' before it.\n"
-"\n"
-"  -p, --pid PIDS          monitor these processes (comma separated, max %d)\n"
+"\n", prog, prog, prog);
+	session_target_help(f, "monitor");
+	fputs(
 "  -o, --output FILE       record file (default daptrace.csv, with -z\n"
 "                          daptrace.csv.gz; '-' is stdout)\n"
 "  -z, --compress          gzip the record (also when FILE ends in .gz); the\n"
-"                          reports read it as is\n", prog, prog, DAPTRACE_MAX_TARGETS);
+"                          reports read it as is\n", f);
 	session_attr_help(f, "aggregation interval, one snapshot each");
+	session_phys_help(f);
 	fputs(
 "  -d, --duration DUR      stop after this long\n"
 "  -q, --quiet             no progress line\n"
@@ -115,17 +131,18 @@ static void top_usage(FILE *f)
 {
 	fprintf(f,
 "Usage: %s top [options] [--] command [args...]\n"
-"       %s top [options] -p pid[,pid...]\n"
+"       %s top [options] -p pid[,pid...] [-i]\n"
+"       %s top [options] --cgroup PATH\n"
 "\n"
 "Monitor like 'record' and show the hottest regions of the newest window,\n"
 "refreshed in place (like perf top), until the targets exit, --duration or\n"
-"Ctrl-C.  The table is report hot's.  Takes record's -p, -s, -a, -u, -r, -t\n"
-"and -d, and:\n"
+"Ctrl-C.  The table is report hot's.  Takes record's -p, -i, --no-inherit,\n"
+"--cgroup, -s, -a, -u, -r, -t and -d, and:\n"
 "\n"
 "  -n, --top N             regions to show (default 20)\n"
 "      --refresh DUR       at most one table per DUR (default 1s)\n"
 "      --stdio             plain text, one table after another (for pipes)\n",
-		prog, prog);
+		prog, prog, prog);
 }
 
 static int parse_opts(int argc, char **argv, struct record_opts *o, int top)
@@ -253,54 +270,38 @@ static int parse_opts(int argc, char **argv, struct record_opts *o, int top)
 		return ret;
 	if (o->objects_min && !strcmp(o->output, "-"))
 		return usage_error(CMD, "--objects needs --output to be a file");
+	/* the data structures of one process: the command or the first -p */
+	if (o->objects_min && o->so.cgroup)
+		return usage_error(CMD, "--objects traces a command or --pid, not --cgroup");
 	return EXIT_OK;
 }
 
-static char *read_comm(pid_t pid)
+static struct rec_tgt *tgt_of(const struct recorder *r, pid_t pid)
 {
-	char path[64], buf[64] = "";
-	FILE *f;
+	struct follow_proc *p = follow_find(&r->s.f, pid);
 
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	f = fopen(path, "re");
-	if (f) {
-		if (!fgets(buf, sizeof(buf), f))
-			buf[0] = '\0';
-		fclose(f);
-	}
-	buf[strcspn(buf, "\n")] = '\0';
-	return strdup(buf);
-}
-
-static int find_target(const struct recorder *r, pid_t pid)
-{
-	for (int i = 0; i < r->s.nr_targets; i++)
-		if (r->s.pids[i] == pid)
-			return i;
-	return -1;
-}
-
-static void refresh_maps(struct recorder *r, int i, int64_t now, int64_t min_age)
-{
-	if (r->maps[i].gone || now - r->maps_ns[i] < min_age)
-		return;
-	maps_refresh(&r->maps[i]);
-	r->maps_ns[i] = now;
+	return p ? p->data : NULL;
 }
 
 /* The labels stay in the maps cache until the next re-read. */
 static const char *label_of(void *ctx, const struct daptrace_region *reg)
 {
-	struct recorder *r = ctx;
-	int i = find_target(r, reg->pid);
+	struct rec_tgt *t = tgt_of(ctx, reg->pid);
 
-	if (i < 0)
-		return "[unknown target]";
-	return maps_label(&r->maps[i], reg->start, reg->end);
+	return t ? maps_label(&t->maps, reg->start, reg->end) : "[unknown target]";
+}
+
+static void refresh_maps(struct rec_tgt *t, int64_t now, int64_t min_age)
+{
+	if (t->maps.gone || now - t->maps_ns < min_age)
+		return;
+	maps_refresh(&t->maps);
+	t->maps_ns = now;
 }
 
 /*
- * A region outside every known mapping means a new mapping since the last
+ * The maps of the targets in the snapshot, re-read once they are old; a
+ * region outside every known mapping means a new mapping since the last
  * read: re-read that target's map (rate-limited).  Done for the whole
  * snapshot before any label is taken, because a re-read frees the labels
  * of the previous read.
@@ -308,15 +309,43 @@ static const char *label_of(void *ctx, const struct daptrace_region *reg)
 static void refresh_maps_for(struct recorder *r, const struct daptrace_snapshot *s,
 			     int64_t now)
 {
-	for (int i = 0; i < r->s.nr_targets; i++)
-		refresh_maps(r, i, now, MAPS_REFRESH_NS);
+	int64_t every = MAPS_REFRESH_NS *
+			(r->s.f.nr_targets > FOOTPRINTS_PER_WINDOW ?
+			 r->s.f.nr_targets / FOOTPRINTS_PER_WINDOW : 1);
+	struct rec_tgt *t = NULL;
+	pid_t pid = 0;
+
 	for (uint32_t i = 0; i < s->nr_regions; i++) {
 		const struct daptrace_region *reg = &s->regions[i];
-		int t = find_target(r, reg->pid);
 
-		if (t >= 0 && !strcmp(maps_label(&r->maps[t], reg->start, reg->end),
-				      "[unmapped]"))
-			refresh_maps(r, t, now, MAPS_RETRY_NS);
+		/* a snapshot lists each target's regions together */
+		if (!i || reg->pid != pid) {
+			pid = reg->pid;
+			t = tgt_of(r, pid);
+			if (t)
+				refresh_maps(t, now, every);
+		}
+		if (t && !strcmp(maps_label(&t->maps, reg->start, reg->end), "[unmapped]"))
+			refresh_maps(t, now, MAPS_RETRY_NS);
+	}
+}
+
+/* The targets whose footprints this window reads: all, or the next in turn. */
+static void footprint_turn(struct recorder *r)
+{
+	const struct follow *f = &r->s.f;
+	size_t n = 0;
+
+	r->fp_pids.n = 0;
+	if (r->fp_next >= f->n)
+		r->fp_next = 0;
+	for (size_t k = 0; k < f->n && n < FOOTPRINTS_PER_WINDOW; k++) {
+		const struct follow_proc *p = f->p[(r->fp_next + k) % f->n];
+
+		if (p->state == FP_TARGET && !pid_vec_push(&r->fp_pids, p->pid))
+			n++;
+		if (n == FOOTPRINTS_PER_WINDOW)
+			r->fp_next = (r->fp_next + k + 1) % f->n;
 	}
 }
 
@@ -336,8 +365,11 @@ static int top_show(struct recorder *r, const struct rec_snapshot *rs)
 	r->shown_ns = now;
 	if (!r->o->stdio)
 		fputs("\033[H\033[J", stdout);
-	printf("daptrace top: %d target%s, %.1f s, window %" PRIu64 ", %u regions, "
-	       "%" PRIu64 " missed%s\n", r->s.nr_targets, r->s.nr_targets == 1 ? "" : "s",
+	printf("daptrace top: %d target%s", r->s.f.nr_targets, r->s.f.nr_targets == 1 ? "" : "s");
+	if (r->s.f.st.joined || r->s.f.st.exited)
+		printf(" (%" PRIu64 " joined, %" PRIu64 " left)", r->s.f.st.joined,
+		       r->s.f.st.exited + r->s.f.st.moved_out);
+	printf(", %.1f s, window %" PRIu64 ", %u regions, %" PRIu64 " missed%s\n",
 	       (double)rs->end_ns / 1e9, rs->seq, rs->nr_regions,
 	       daptrace_reader_missed(r->s.d), r->o->stdio ? "" : "  (Ctrl-C to quit)");
 	report_hot_snapshot(&ro, rs, &info, stdout);
@@ -360,8 +392,9 @@ static int write_snapshot(struct recorder *r)
 		return err;
 	/* as the window is written: a drained backlog shares one reading */
 	if (!r->o->top) {
-		rs.nr_footprints = footprints_read(&r->fp, r->s.pids, r->s.nr_targets,
-						   now > r->s.t0 ? (uint64_t)(now - r->s.t0) : 0);
+		footprint_turn(r);
+		rs.nr_footprints = footprints_read(&r->fp, r->fp_pids.v, (int)r->fp_pids.n,
+						   rec_rel_ns(now, r->s.t0));
 		rs.footprints = r->fp.fp;
 	}
 	r->nr_regions_last = s->nr_regions;
@@ -376,6 +409,9 @@ static int drain(struct recorder *r)
 {
 	int ret;
 
+	/* a #target or #exit row that could not be written */
+	if (r->write_err)
+		return fail(CMD, "writing %s: %s", r->o->output, strerror(-r->write_err));
 	while ((ret = daptrace_read_next(r->s.d, &r->snap)) > 0) {
 		int err = write_snapshot(r);
 
@@ -406,8 +442,8 @@ static void progress(struct recorder *r, int final)
 		snprintf(cpu, sizeof(cpu), "  worker CPU %.3f s (%.1f%%)",
 			 (double)c.worker_cpu_us / 1e6,
 			 secs > 0 ? (double)c.worker_cpu_us / 1e4 / secs : 0.0);
-	fprintf(stderr, "\r\033[K%.1f s  snapshots %" PRIu64 "  regions %" PRIu64
-		"  missed %" PRIu64 "%s", secs, r->nr_written, c.nr_regions,
+	fprintf(stderr, "\r\033[K%.1f s  snapshots %" PRIu64 "  targets %d  regions %" PRIu64
+		"  missed %" PRIu64 "%s", secs, r->nr_written, r->s.f.nr_targets, c.nr_regions,
 		daptrace_reader_missed(r->s.d), cpu);
 	fflush(stderr);
 	r->progress_shown = 1;
@@ -424,7 +460,7 @@ static int run_loop(struct recorder *r)
 	for (;;) {
 		int64_t now;
 
-		err = daptrace_wait(r->s.d, timeout_ms);
+		err = session_wait(&r->s, timeout_ms);
 		if (err < 0 && err != -EINTR)
 			return fail(CMD, "waiting for snapshots: %s", daptrace_last_error());
 		err = drain(r);
@@ -437,7 +473,7 @@ static int run_loop(struct recorder *r)
 				return 0;
 			last_check = now;
 			if (r->o->objects_min)
-				objrec_poll(&r->obj, r->s.pids[0], r->s.t0);
+				objrec_poll(&r->obj, r->s.root, r->s.t0);
 		}
 		if (now - last_progress >= PROGRESS_NS) {
 			progress(r, 0);
@@ -466,8 +502,7 @@ static char *join_args(char **argv)
 
 static int write_header(struct recorder *r)
 {
-	struct rec_target t[DAPTRACE_MAX_TARGETS];
-	struct rec_kv kv[16];
+	struct rec_kv kv[24];
 	char *cmd = r->o->so.cmd ? join_args(r->o->so.cmd) : NULL;
 	int n = 0, err;
 
@@ -475,11 +510,12 @@ static int write_header(struct recorder *r)
 	if (cmd)
 		rec_kv_add(kv, &n, "command", "%s", cmd);
 	free(cmd);
-	for (int i = 0; i < r->s.nr_targets; i++) {
-		t[i].pid = r->s.pids[i];
-		t[i].comm = r->comms[i];
-	}
-	err = rec_write_header(r->out, kv, n, t, r->s.nr_targets);
+	rec_kv_add(kv, &n, "follow", "%s", follow_mode_name(&r->s.f));
+	if (r->s.f.mode == FOLLOW_CGROUP)
+		rec_kv_add(kv, &n, "cgroup", "%s", r->s.f.cg.path);
+	/* a target's footprint holds until its next one or its #exit */
+	rec_kv_add(kv, &n, "footprints", "latest");
+	err = rec_write_follow_header(r->out, kv, n, &r->s.f, r->s.t0);
 	rec_kv_free(kv, n);
 	return err;
 }
@@ -487,7 +523,7 @@ static int write_header(struct recorder *r)
 static int write_trailer(struct recorder *r)
 {
 	struct daptrace_counters c = { 0 };
-	struct rec_kv kv[16];
+	struct rec_kv kv[16 + SESSION_FOLLOW_KV];
 	int n = 0, err;
 
 	rec_kv_add(kv, &n, "reason", "%s", r->reason ? r->reason : "error");
@@ -507,23 +543,60 @@ static int write_trailer(struct recorder *r)
 		else if (WIFSIGNALED(r->s.w.status))
 			rec_kv_add(kv, &n, "command_exit", "signal %d", WTERMSIG(r->s.w.status));
 	}
+	session_follow_kv(&r->s, kv, &n);
 	err = rec_write_trailer(r->out, kv, n);
 	rec_kv_free(kv, n);
 	return err;
 }
 
-static int add_targets(struct recorder *r)
+/* A target joined (or exec'ed): its labels, and its #target row mid-stream. */
+static void target_joined(void *ctx, struct follow_proc *p, int exec)
 {
-	int err = session_add_targets(&r->s);
+	struct recorder *r = ctx;
+	struct rec_tgt *t = p->data;
+	int err;
 
-	if (err)
-		return err;
-	for (int i = 0; i < r->s.nr_targets; i++) {
-		r->maps[i].pid = r->s.pids[i];
-		maps_refresh(&r->maps[i]);
-		r->maps_ns[i] = session_now_ns();
+	if (!t) {
+		t = calloc(1, sizeof(*t));
+		if (!t)
+			return;		/* its regions are labelled "[unknown target]" */
+		t->maps.pid = p->pid;
+		p->data = t;
 	}
-	return 0;
+	/* joined, or a new image (@exec): the labels of now */
+	(void)exec;
+	t->maps.gone = 0;
+	maps_refresh(&t->maps);
+	t->maps_ns = session_now_ns();
+	if (!r->out || !r->header_written || r->write_err)
+		return;
+	err = rec_write_follow_target(r->out, p, r->s.t0);
+	if (err)
+		r->write_err = err;
+}
+
+static void target_left(void *ctx, struct follow_proc *p)
+{
+	struct recorder *r = ctx;
+	int err;
+
+	if (!r->out || !r->header_written || r->write_err)
+		return;
+	err = rec_write_exit(r->out, p->pid, rec_rel_ns(p->left_ns, r->s.t0), !p->exited);
+	if (err)
+		r->write_err = err;
+}
+
+static void target_forget(void *ctx, struct follow_proc *p)
+{
+	struct rec_tgt *t = p->data;
+
+	(void)ctx;
+	if (!t)
+		return;
+	maps_free(&t->maps);
+	free(t);
+	p->data = NULL;
 }
 
 static int setup(struct recorder *r)
@@ -551,9 +624,11 @@ static int setup(struct recorder *r)
 		objrec_forked(&r->obj);
 	if (err)
 		return err;
-	for (int i = 0; i < r->s.nr_targets; i++)
-		r->comms[i] = o->so.cmd ? strdup(o->so.cmd[0]) : read_comm(o->so.pids[i]);
-	err = add_targets(r);
+	r->s.hooks = (struct session_hooks){
+		.joined = target_joined, .left = target_left, .forget = target_forget,
+		.user = r,
+	};
+	err = session_add_targets(&r->s, &o->so);
 	if (err)
 		return err;
 	err = session_start(&r->s);
@@ -594,7 +669,7 @@ static int teardown(struct recorder *r, int ret)
 	progress(r, 1);
 	session_end(&r->s, on);
 	if (r->o->objects_min && r->header_written) {
-		int err = objrec_finish(&r->obj, r->s.pids[0], r->s.t0);
+		int err = objrec_finish(&r->obj, r->s.root, r->s.t0);
 
 		ret = ret ? ret : err;
 	} else if (r->obj.log_path) {
@@ -612,15 +687,18 @@ static int teardown(struct recorder *r, int ret)
 	free(r->old_record);
 	r->old_record = NULL;
 	r->out = NULL;
-	if (r->header_written && !ret && !r->o->top)
+	if (r->header_written && !ret && !r->o->top) {
+		char sum[512];
+
 		fprintf(stderr, "%s %s: %" PRIu64 " snapshots (%" PRIu64
 			" missed) in %.1f s written to %s; stopped: %s\n", prog, CMD,
 			r->nr_written, daptrace_reader_missed(r->s.d),
 			(double)(session_now_ns() - r->s.t0) / 1e9, r->o->output, r->reason);
-	for (int i = 0; i < r->s.nr_targets; i++) {
-		maps_free(&r->maps[i]);
-		free(r->comms[i]);
+		if (session_follow_summary(&r->s, sum, sizeof(sum)))
+			fprintf(stderr, "%s %s: %" PRIu64 " targets%s\n", prog, CMD,
+				r->s.f.st.targets, sum);
 	}
+	pid_vec_free(&r->fp_pids);
 	daptrace_snapshot_free(&r->snap);
 	rec_rows_free(&r->rows);
 	footprints_free(&r->fp);

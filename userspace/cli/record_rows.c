@@ -57,6 +57,42 @@ static uint64_t rel_ns(uint64_t t, int64_t t0_ns)
 	return t > (uint64_t)t0_ns ? t - (uint64_t)t0_ns : 0;
 }
 
+uint64_t rec_rel_ns(int64_t t, int64_t t0_ns)
+{
+	return t > t0_ns ? (uint64_t)(t - t0_ns) : 0;
+}
+
+static struct rec_target follow_target(const struct follow_proc *p, int64_t t0_ns)
+{
+	return (struct rec_target){
+		.pid = p->pid, .comm = (char *)p->comm, .ppid = p->ppid,
+		.cgroup = p->cgroup, .time_ns = rec_rel_ns(p->join_ns, t0_ns),
+	};
+}
+
+int rec_write_follow_header(FILE *f, const struct rec_kv *meta, int nr_meta,
+			    const struct follow *fl, int64_t t0_ns)
+{
+	struct rec_target *t = calloc(fl->n ? fl->n : 1, sizeof(*t));
+	int n = 0, err;
+
+	if (!t)
+		return -ENOMEM;
+	for (size_t i = 0; i < fl->n; i++)
+		if (fl->p[i]->state == FP_TARGET)
+			t[n++] = follow_target(fl->p[i], t0_ns);
+	err = rec_write_header(f, meta, nr_meta, t, n);
+	free(t);
+	return err;
+}
+
+int rec_write_follow_target(FILE *f, const struct follow_proc *p, int64_t t0_ns)
+{
+	struct rec_target t = follow_target(p, t0_ns);
+
+	return rec_write_target(f, &t);
+}
+
 int rec_rows_fill(struct rec_rows *b, struct rec_snapshot *rs,
 		  const struct daptrace_snapshot *s, int64_t t0_ns,
 		  const char *(*label)(void *ctx, const struct daptrace_region *reg), void *ctx)
@@ -94,6 +130,10 @@ int rec_rows_fill(struct rec_rows *b, struct rec_snapshot *rs,
 			.label = (char *)label(ctx, reg),
 			.nr_present = reg->nr_present,
 			.phys_addr = reg->phys_addr,
+			.nr_unobserved = reg->nr_unobserved,
+			/* no round could look: not observable, never "idle" */
+			.flags = s->nr_samples && reg->nr_unobserved >= s->nr_samples ?
+				 REC_REGION_NOT_OBSERVABLE : 0,
 		};
 		for (int n = 0; n < REC_NODES && n < DAPTRACE_NR_NODES; n++)
 			b->rows[i].node_samples[n] = reg->node_samples[n];

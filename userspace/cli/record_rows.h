@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "daptrace.h"
+#include "follow.h"
 #include "recfile.h"
 
 void rec_kv_add(struct rec_kv *kv, int *n, const char *k, const char *fmt, ...)
@@ -30,5 +31,13 @@ int rec_rows_fill(struct rec_rows *b, struct rec_snapshot *rs,
 		  const struct daptrace_snapshot *s, int64_t t0_ns,
 		  const char *(*label)(void *ctx, const struct daptrace_region *reg), void *ctx);
 void rec_rows_free(struct rec_rows *b);
+
+/* ns from @t0_ns to @t (CLOCK_MONOTONIC), 0 if before. */
+uint64_t rec_rel_ns(int64_t t, int64_t t0_ns);
+/* The header with the follower's targets as its #target rows. */
+int rec_write_follow_header(FILE *f, const struct rec_kv *meta, int nr_meta,
+			    const struct follow *fl, int64_t t0_ns);
+/* The #target row of a process that joined or exec'ed. */
+int rec_write_follow_target(FILE *f, const struct follow_proc *p, int64_t t0_ns);
 
 #endif

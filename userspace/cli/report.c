@@ -18,6 +18,7 @@
 #include "import.h"
 #include "objects.h"
 #include "report.h"
+#include "report_group.h"
 #include "units.h"
 
 #define CMD "report"
@@ -95,11 +96,14 @@ static void usage(FILE *f)
 "  wss:\n"
 "      --threshold N     a region is in the working set if nr_accesses >= N\n"
 "                        (default 1)\n"
+"      --by pid|comm|cgroup  a table of the working set per process, command\n"
+"                        name or cgroup instead of the series\n"
 "  hot:\n"
 "      --top N           regions to show (default 10)\n"
 "      --at T            the snapshot at this time, within the record (default:\n"
 "                        the last one); snapshots without regions are skipped\n"
 "      --by-label[=1|0]  rank labels by access over the whole record instead\n"
+"      --by pid|comm|cgroup  rank processes, command names or cgroups so\n"
 "  hist:\n"
 "      the average bytes (and share of bytes x time) per access frequency\n"
 "      bucket (0%%, then tens of %%) and per age bucket (how long a region\n"
@@ -113,6 +117,8 @@ static void usage(FILE *f)
 "      --sort KEYS       address (default), size, freq, age, temperature;\n"
 "                        comma separated, '-' before one: descending\n"
 "      --top N           list at most N regions (default: all)\n"
+"      --by pid|comm|cgroup  and a table of the matched bytes per process,\n"
+"                        command name or cgroup\n"
 "      --temperature-weights S,F,A\n"
 "                        temperature = size x S + freq %% x F + age in us x A,\n"
 "                        negative if not accessed (default 0,100,100, damo's)\n"
@@ -164,7 +170,7 @@ static int parse_uint(const char *flag, const char *val, unsigned int lo,
 enum { OPT_PLOT = 256, OPT_PARTIAL, OPT_TIME_BINS, OPT_ADDR_BINS,
        OPT_MAX_BLOCKS, OPT_THRESHOLD, OPT_TOP, OPT_AT, OPT_BY_LABEL, OPT_JSON,
        OPT_SINCE, OPT_UNTIL, OPT_ADDR, OPT_LABEL, OPT_HOT_PCT, OPT_SIZE, OPT_FREQ,
-       OPT_AGE, OPT_SORT, OPT_TEMP_W, OPT_TERMINAL };
+       OPT_AGE, OPT_SORT, OPT_TEMP_W, OPT_BY, OPT_TERMINAL };
 
 static const struct option longopts[] = {
 	{ "output",	required_argument, NULL, 'o' },
@@ -189,6 +195,7 @@ static const struct option longopts[] = {
 	{ "age",	required_argument, NULL, OPT_AGE },
 	{ "sort",	required_argument, NULL, OPT_SORT },
 	{ "temperature-weights", required_argument, NULL, OPT_TEMP_W },
+	{ "by",		required_argument, NULL, OPT_BY },
 	{ "terminal",	optional_argument, NULL, OPT_TERMINAL },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -217,6 +224,7 @@ static const struct {
 	{ OPT_SORT, M_ACCESS, "access" },
 	{ OPT_TEMP_W, M_ACCESS, "access" },
 	{ OPT_BY_LABEL, M_HOT, "hot" },
+	{ OPT_BY, M_WSS | M_HOT | M_ACCESS, "wss, hot and access" },
 };
 
 static const char *opt_name(int opt)
@@ -496,6 +504,14 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 		case OPT_BY_LABEL:
 			err = parse_bool("--by-label", optarg, &o->by_label);
 			break;
+		case OPT_BY: {
+			enum report_by by;
+
+			if (report_by_parse(optarg, &by))
+				return bad_value(CMD, "--by", optarg, "expected pid, comm or cgroup");
+			o->by = by;
+			break;
+		}
 		case OPT_JSON:
 			o->json = 1;
 			break;
@@ -570,6 +586,13 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 	if (o->by_label && given[OPT_AT - OPT_PLOT])
 		return usage_error(CMD, "--at picks one snapshot, --by-label ranks over the "
 				   "whole record (use --since/--until for a part): choose one");
+	if (o->by && mode_bit == M_HOT && given[OPT_AT - OPT_PLOT])
+		return usage_error(CMD, "--at picks one snapshot, hot --by ranks over the "
+				   "whole record (use --since/--until for a part): choose one");
+	if (o->by && o->by_label)
+		return usage_error(CMD, "--by and --by-label: choose one");
+	if (o->by && o->plot)
+		return usage_error(CMD, "--by makes a table, which --plot does not draw");
 	if (o->terminal)
 		terminal_size(o, !given[OPT_TIME_BINS - OPT_PLOT],
 			      !given[OPT_ADDR_BINS - OPT_PLOT]);

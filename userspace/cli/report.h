@@ -70,6 +70,7 @@ struct report_opts {
 	int sort_desc[NR_SORT_KEYS];
 	int nr_sort;
 	double temp_w[3];		/* access: temperature weights of size, freq, age */
+	int by;				/* wss, hot, access: enum report_by, 0: none */
 };
 
 /*
@@ -83,7 +84,7 @@ int report_regions(const struct report_opts *o, FILE *out, FILE *tics);
 int report_hot(const struct report_opts *o, FILE *out, FILE *tics);
 int report_raw(const struct report_opts *o, FILE *out, FILE *tics);
 int report_hist(const struct report_opts *o, FILE *out, FILE *tics);
-/* report hot's table for one snapshot (daptrace top). */
+/* report hot's table for one snapshot (daptrace top); @info names the targets. */
 int report_hot_snapshot(const struct report_opts *o, const struct rec_snapshot *s,
 			const struct rec_info *info, FILE *out);
 int report_objects(const struct report_opts *o, FILE *out, FILE *tics);

@@ -27,6 +27,7 @@
 #include "cli.h"
 #include "json_out.h"
 #include "report.h"
+#include "report_group.h"
 #include "report_pick.h"
 #include "units.h"
 
@@ -157,6 +158,96 @@ static size_t tail_steps(double from_s, double to_s, double *steps, size_t max)
 	return n;
 }
 
+/* --by, in rgroup.u[]: */
+enum { A_MATCHED, A_OBSERVED, A_UNOBS, A_REGIONS, A_LAST_PID };
+
+static int cmp_group(const void *a, const void *b)
+{
+	const struct rgroup *x = a, *y = b;
+
+	if (x->u[A_MATCHED] != y->u[A_MATCHED])
+		return x->u[A_MATCHED] < y->u[A_MATCHED] ? 1 : -1;
+	return strcmp(x->key, y->key);
+}
+
+/*
+ * --by: the snapshot's bytes per process, command name or cgroup: how
+ * many match the pattern, of how many observed, and those not observable.
+ */
+static int tally_groups(const struct pick *p, const struct match *m, size_t n,
+			struct rgroups *gs)
+{
+	for (uint32_t i = 0; i < p->nr; i++) {
+		const struct picked_region *pr = &p->regions[i];
+		struct rgroup *g = rgroups_get(gs, pr->group ? pr->group : "?");
+
+		if (!g)
+			return fail("report", "out of memory");
+		if (!g->nr_procs || g->u[A_LAST_PID] != (uint64_t)pr->r.pid) {
+			/* a target's regions come together in a snapshot */
+			g->nr_procs++;
+			g->u[A_LAST_PID] = (uint64_t)pr->r.pid;
+		}
+		if (!strcmp(pr->r.label, "[unmapped]"))
+			continue;
+		if (pr->freq < 0)
+			g->u[A_UNOBS] = u64_add_sat(g->u[A_UNOBS], pr->r.end - pr->r.start);
+		else
+			g->u[A_OBSERVED] = u64_add_sat(g->u[A_OBSERVED], pr->r.end - pr->r.start);
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct rgroup *g = rgroups_get(gs, m[i].p->group ? m[i].p->group : "?");
+
+		if (!g)
+			return fail("report", "out of memory");
+		g->u[A_MATCHED] = u64_add_sat(g->u[A_MATCHED], bytes_of(&m[i]));
+		g->u[A_REGIONS]++;
+	}
+	qsort(gs->g, gs->n, sizeof(*gs->g), cmp_group);
+	return 0;
+}
+
+static void print_groups_text(const struct report_opts *o, const struct rgroups *gs,
+			      FILE *out)
+{
+	const char *by = report_by_name((enum report_by)o->by);
+	char a[32], b[32], c[32];
+
+	fprintf(out, "# matched bytes by %s\n", by);
+	fprintf(out, "%-24s %6s %8s %11s %11s %8s %11s\n", by, "procs", "regions", "matched",
+		"observed", "share_%", "not_obs");
+	for (size_t i = 0; i < gs->n; i++) {
+		const struct rgroup *g = &gs->g[i];
+
+		fprintf(out, "%-24s %6" PRIu64 " %8" PRIu64 " %11s %11s %8.1f %11s\n", g->key,
+			g->nr_procs, g->u[A_REGIONS], fmt_bytes(g->u[A_MATCHED], a, sizeof(a)),
+			fmt_bytes(g->u[A_OBSERVED], b, sizeof(b)),
+			g->u[A_OBSERVED] ? 100.0 * (double)g->u[A_MATCHED] /
+					   (double)g->u[A_OBSERVED] : 0,
+			fmt_bytes(g->u[A_UNOBS], c, sizeof(c)));
+	}
+}
+
+static struct json_object *groups_json(const struct rgroups *gs)
+{
+	struct json_object *arr = json_object_new_array();
+
+	for (size_t i = 0; i < gs->n; i++) {
+		const struct rgroup *g = &gs->g[i];
+		struct json_object *e = json_object_new_object();
+
+		json_object_object_add(e, "group", json_object_new_string(g->key));
+		json_object_object_add(e, "processes", json_object_new_uint64(g->nr_procs));
+		json_object_object_add(e, "matched_regions", json_object_new_uint64(g->u[A_REGIONS]));
+		json_object_object_add(e, "matched_bytes", json_object_new_uint64(g->u[A_MATCHED]));
+		json_object_object_add(e, "observed_bytes", json_object_new_uint64(g->u[A_OBSERVED]));
+		json_object_object_add(e, "not_observable_bytes",
+				       json_object_new_uint64(g->u[A_UNOBS]));
+		json_object_array_add(arr, e);
+	}
+	return arr;
+}
+
 static void print_pattern(const struct report_opts *o, FILE *out)
 {
 	const struct access_pattern *ap = &o->pattern;
@@ -171,7 +262,8 @@ static void print_pattern(const struct report_opts *o, FILE *out)
 }
 
 static void print_text(const struct report_opts *o, const struct pick *p, struct match *m,
-		       size_t n, uint64_t matched, uint64_t observed, uint64_t unobs, FILE *out)
+		       size_t n, uint64_t matched, uint64_t observed, uint64_t unobs,
+		       const struct rgroups *gs, FILE *out)
 {
 	double rec[NR_PCT], temp[NR_PCT], steps[32], max_idle = 0;
 	char sz[32], age[32], idle[32];
@@ -195,6 +287,8 @@ static void print_text(const struct report_opts *o, const struct pick *p, struct
 			fmt_secs(m[i].idle_ns, idle, sizeof(idle)), m[i].temp, m[i].p->r.label);
 	if (n > o->top)
 		fprintf(out, "# ... %zu more (--top)\n", n - o->top);
+	if (o->by)
+		print_groups_text(o, gs, out);
 	if (!n)
 		return;
 	for (size_t i = 0; i < n; i++)
@@ -220,7 +314,8 @@ static void print_text(const struct report_opts *o, const struct pick *p, struct
 }
 
 static void print_json(const struct report_opts *o, const struct pick *p, struct match *m,
-		       size_t n, uint64_t matched, uint64_t observed, uint64_t unobs, FILE *out)
+		       size_t n, uint64_t matched, uint64_t observed, uint64_t unobs,
+		       const struct rgroups *gs, FILE *out)
 {
 	const struct access_pattern *ap = &o->pattern;
 	struct json_object *j = json_object_new_object(), *arr = json_object_new_array();
@@ -260,6 +355,11 @@ static void print_json(const struct report_opts *o, const struct pick *p, struct
 		json_object_array_add(arr, e);
 	}
 	json_object_object_add(j, "regions", arr);
+	if (o->by) {
+		json_object_object_add(j, "by", json_object_new_string(
+				       report_by_name((enum report_by)o->by)));
+		json_object_object_add(j, "groups", groups_json(gs));
+	}
 	if (n) {
 		for (size_t i = 0; i < n; i++)
 			if ((double)m[i].idle_ns / 1e9 > max_idle)
@@ -295,13 +395,13 @@ static void print_json(const struct report_opts *o, const struct pick *p, struct
 
 static int on_snapshot(void *arg, const struct rec_snapshot *s, const struct rec_info *info)
 {
-	(void)info;
-	return pick_offer(arg, s);
+	return pick_offer(arg, s, info);
 }
 
 int report_access(const struct report_opts *o, FILE *out, FILE *tics)
 {
 	struct pick p = { .o = o };
+	struct rgroups gs = { 0 };
 	uint64_t matched = 0, observed = 0, unobs = 0;
 	struct rec_info info;
 	struct match *m = NULL;
@@ -339,11 +439,17 @@ int report_access(const struct report_opts *o, FILE *out, FILE *tics)
 		n++;
 	}
 	qsort_r(m, n, sizeof(*m), cmp_match, (void *)o);
+	if (o->by) {
+		ret = tally_groups(&p, m, n, &gs);
+		if (ret)
+			goto out;
+	}
 	if (o->json)
-		print_json(o, &p, m, n, matched, observed, unobs, out);
+		print_json(o, &p, m, n, matched, observed, unobs, &gs, out);
 	else
-		print_text(o, &p, m, n, matched, observed, unobs, out);
+		print_text(o, &p, m, n, matched, observed, unobs, &gs, out);
 out:
+	rgroups_free(&gs);
 	free(m);
 	pick_free(&p);
 	rec_info_free(&info);

@@ -12,74 +12,46 @@
 #include "cli.h"
 #include "json_out.h"
 #include "report.h"
+#include "report_group.h"
 #include "report_pick.h"
 #include "units.h"
 
-struct label_stat {
-	char *label;
-	double weighted;		/* sum of freq x bytes x seconds */
-	double byte_s;			/* sum of bytes x seconds, observable */
-	double unobservable;		/* bytes x seconds not observable */
-	uint64_t max_bytes;
-};
+/* Per label (--by-label) or group (--by), in rgroup.v[] / u[]: */
+enum { L_WEIGHTED, L_BYTE_S, L_UNOBS };	/* freq x bytes x s, bytes x s (observable), n/o */
+enum { L_MAX_BYTES };
 
 struct hot {
 	const struct report_opts *o;
 	struct pick pick;		/* snapshot mode */
-	/* label mode */
-	struct label_stat *labels;
-	size_t nl, lcap;
+	struct rgroups labels;		/* label or group mode */
+	uint64_t span_ns;		/* the windows read, end to end */
 };
-
-static struct label_stat *label_find(struct hot *h, const char *label)
-{
-	struct label_stat *l;
-
-	for (size_t i = 0; i < h->nl; i++)
-		if (!strcmp(h->labels[i].label, label))
-			return &h->labels[i];
-	if (h->nl == h->lcap) {
-		size_t cap = h->lcap ? h->lcap * 2 : 64;
-
-		l = realloc(h->labels, cap * sizeof(*l));
-		if (!l)
-			return NULL;
-		h->labels = l;
-		h->lcap = cap;
-	}
-	l = &h->labels[h->nl];
-	memset(l, 0, sizeof(*l));
-	l->label = strdup(label);
-	if (!l->label)
-		return NULL;
-	h->nl++;
-	return l;
-}
 
 static int by_label(struct hot *h, const struct rec_snapshot *s,
 		    const struct rec_info *info)
 {
 	double secs = (double)(s->end_ns - s->start_ns) / 1e9;
 
-	(void)info;
+	h->span_ns += s->end_ns - s->start_ns;
 	for (uint32_t i = 0; i < s->nr_regions; i++) {
 		const struct rec_region *r = &s->regions[i];
 		uint64_t bytes = r->end - r->start;
-		struct label_stat *l;
+		struct rgroup *l;
 
 		if (h->o->pid && r->pid != h->o->pid)
 			continue;
-		l = label_find(h, r->label);
+		l = h->o->by ? rgroups_of(&h->labels, (enum report_by)h->o->by, info, r->pid) :
+			       rgroups_get(&h->labels, r->label);
 		if (!l)
 			return fail("report", "out of memory");
 		if (!rec_observable(r)) {
-			l->unobservable += (double)bytes * secs;
+			l->v[L_UNOBS] += (double)bytes * secs;
 		} else {
-			l->weighted += report_freq(s, r) * (double)bytes * secs;
-			l->byte_s += (double)bytes * secs;
+			l->v[L_WEIGHTED] += report_freq(s, r) * (double)bytes * secs;
+			l->v[L_BYTE_S] += (double)bytes * secs;
 		}
-		if (bytes > l->max_bytes)
-			l->max_bytes = bytes;
+		if (bytes > l->u[L_MAX_BYTES])
+			l->u[L_MAX_BYTES] = bytes;
 	}
 	return 0;
 }
@@ -89,7 +61,7 @@ static int on_snapshot(void *arg, const struct rec_snapshot *s,
 {
 	struct hot *h = arg;
 
-	return h->o->by_label ? by_label(h, s, info) : pick_offer(&h->pick, s);
+	return h->o->by_label || h->o->by ? by_label(h, s, info) : pick_offer(&h->pick, s, info);
 }
 
 static int cmp_region(const void *a, const void *b)
@@ -103,15 +75,19 @@ static int cmp_region(const void *a, const void *b)
 	return x->r.start < y->r.start ? -1 : x->r.start > y->r.start;
 }
 
+static double mean_freq(const struct rgroup *l)
+{
+	return l->v[L_BYTE_S] > 0 ? l->v[L_WEIGHTED] / l->v[L_BYTE_S] : -1;
+}
+
 static int cmp_label(const void *a, const void *b)
 {
-	const struct label_stat *x = a, *y = b;
-	double fx = x->byte_s > 0 ? x->weighted / x->byte_s : -1;
-	double fy = y->byte_s > 0 ? y->weighted / y->byte_s : -1;
+	const struct rgroup *x = a, *y = b;
+	double fx = mean_freq(x), fy = mean_freq(y);
 
 	if (fx != fy)
 		return fx < fy ? 1 : -1;
-	return strcmp(x->label, y->label);
+	return strcmp(x->key, y->key);
 }
 
 /* "12.34", or "n/o" for memory that cannot be observed (@f < 0) */
@@ -126,39 +102,62 @@ static const char *fmt_freq(double f, char *buf, size_t len)
 
 static void print_labels(const struct report_opts *o, struct hot *h, FILE *out)
 {
+	const char *what = o->by ? report_by_name((enum report_by)o->by) : "label";
 	struct json_object *j = NULL, *arr = NULL;
-	char sz[32], fs[16];
+	char sz[32], fs[16], mb[32];
 
 	if (o->json) {
 		j = json_object_new_object();
 		arr = json_object_new_array();
 		json_object_object_add(j, "record", json_object_new_string(o->input));
-		json_object_object_add(j, "labels", arr);
+		if (o->by)
+			json_object_object_add(j, "by", json_object_new_string(what));
+		json_object_object_add(j, o->by ? "groups" : "labels", arr);
+	} else if (o->by) {
+		fprintf(out, "# %s of %s by access frequency over the record (weighted by "
+			"bytes x time)\n", what, o->input);
+		fprintf(out, "%-10s %-14s %-12s %6s %s\n", "freq_%", "mean_bytes", "max_region",
+			"procs", what);
 	} else {
 		fprintf(out, "# labels of %s by access frequency over the record "
 			"(weighted by bytes x time)\n", o->input);
 		fprintf(out, "%-10s %-12s %s\n", "freq_%", "max_region", "label");
 	}
-	for (size_t i = 0; i < h->nl && i < o->top; i++) {
-		const struct label_stat *l = &h->labels[i];
-		double f = l->byte_s > 0 ? l->weighted / l->byte_s : -1;
+	for (size_t i = 0; i < h->labels.n && i < o->top; i++) {
+		const struct rgroup *l = &h->labels.g[i];
+		double f = mean_freq(l), span = (double)h->span_ns / 1e9;
 		struct json_object *e;
 
+		if (!o->json && o->by) {
+			/* bytes x s over the record's span: its mean observable size */
+			fprintf(out, "%-10s %-14s %-12s %6" PRIu64 " %s%s\n",
+				fmt_freq(f, fs, sizeof(fs)),
+				fmt_bytes(span > 0 ? u64_of(l->v[L_BYTE_S] / span) : 0, mb,
+					  sizeof(mb)),
+				fmt_bytes(l->u[L_MAX_BYTES], sz, sizeof(sz)), l->nr_procs, l->key,
+				l->v[L_UNOBS] > 0 ? " (partly not observable)" : "");
+			continue;
+		}
 		if (!o->json) {
 			fprintf(out, "%-10s %-12s %s%s\n", fmt_freq(f, fs, sizeof(fs)),
-				fmt_bytes(l->max_bytes, sz, sizeof(sz)), l->label,
-				l->unobservable > 0 && f >= 0 ? " (partly not observable)" : "");
+				fmt_bytes(l->u[L_MAX_BYTES], sz, sizeof(sz)), l->key,
+				l->v[L_UNOBS] > 0 && f >= 0 ? " (partly not observable)" : "");
 			continue;
 		}
 		e = json_object_new_object();
-		json_object_object_add(e, "label", json_object_new_string(l->label));
+		json_object_object_add(e, o->by ? "group" : "label", json_object_new_string(l->key));
+		if (o->by) {
+			json_object_object_add(e, "processes", json_object_new_uint64(l->nr_procs));
+			json_object_object_add(e, "mean_bytes", json_bytes(span > 0 ?
+					       l->v[L_BYTE_S] / span : 0));
+		}
 		/* null: none of it could be observed */
 		json_object_object_add(e, "freq_percent", f < 0 ? NULL : json_percent(f));
 		json_object_object_add(e, "not_observable_share_percent",
-				       json_percent(100 * l->unobservable /
-						    (l->unobservable + l->byte_s)));
+				       json_percent(100 * l->v[L_UNOBS] /
+						    (l->v[L_UNOBS] + l->v[L_BYTE_S])));
 		json_object_object_add(e, "max_region_bytes",
-				       json_object_new_uint64(l->max_bytes));
+				       json_object_new_uint64(l->u[L_MAX_BYTES]));
 		json_object_array_add(arr, e);
 	}
 	if (j)
@@ -227,9 +226,12 @@ int report_hot(const struct report_opts *o, FILE *out, FILE *tics)
 	ret = report_read(o, on_snapshot, &h, &info);
 	if (ret)
 		goto out;
-	if (o->by_label) {
-		if (h.nl)
-			qsort(h.labels, h.nl, sizeof(*h.labels), cmp_label);
+	if (o->by_label || o->by) {
+		if (!h.labels.n) {
+			ret = report_nothing(o, "regions");
+			goto out;
+		}
+		qsort(h.labels.g, h.labels.n, sizeof(*h.labels.g), cmp_label);
 		print_labels(o, &h, out);
 		goto out;
 	}
@@ -240,9 +242,7 @@ int report_hot(const struct report_opts *o, FILE *out, FILE *tics)
 	print_regions(o, &h.pick, out);
 out:
 	pick_free(&h.pick);
-	for (size_t i = 0; i < h.nl; i++)
-		free(h.labels[i].label);
-	free(h.labels);
+	rgroups_free(&h.labels);
 	rec_info_free(&info);
 	return ret;
 }
@@ -251,9 +251,8 @@ int report_hot_snapshot(const struct report_opts *o, const struct rec_snapshot *
 			const struct rec_info *info, FILE *out)
 {
 	struct pick p = { .o = o };
-	int ret = pick_offer(&p, s);
+	int ret = pick_offer(&p, s, info);
 
-	(void)info;
 	if (!ret) {
 		if (p.nr)
 			qsort(p.regions, p.nr, sizeof(*p.regions), cmp_region);

@@ -4,12 +4,15 @@
 #include <string.h>
 
 #include "cli.h"
+#include "report_group.h"
 #include "report_pick.h"
 
 static void drop(struct pick *p)
 {
-	for (uint32_t i = 0; i < p->nr; i++)
+	for (uint32_t i = 0; i < p->nr; i++) {
 		free(p->regions[i].r.label);
+		free(p->regions[i].group);
+	}
 	free(p->regions);
 	p->regions = NULL;
 	p->nr = 0;
@@ -19,7 +22,7 @@ static void drop(struct pick *p)
  * A snapshot without regions (of --pid) is only kept if all are empty:
  * the window closed as a command exited may have lost its targets' regions.
  */
-int pick_offer(struct pick *p, const struct rec_snapshot *s)
+int pick_offer(struct pick *p, const struct rec_snapshot *s, const struct rec_info *info)
 {
 	const struct report_opts *o = p->o;
 	double t = (double)s->end_ns / 1e9;
@@ -49,8 +52,15 @@ int pick_offer(struct pick *p, const struct rec_snapshot *s)
 			continue;
 		pr->r = *r;
 		pr->r.label = strdup(r->label);
-		if (!pr->r.label) {
-			p->nr = n;
+		pr->group = NULL;
+		if (o->by) {
+			char buf[16];
+
+			pr->group = strdup(report_group_key((enum report_by)o->by, info, r->pid,
+							    buf, sizeof(buf)));
+		}
+		if (!pr->r.label || (o->by && !pr->group)) {
+			p->nr = n + 1;
 			return fail("report", "out of memory");
 		}
 		pr->freq = rec_observable(r) ? report_freq(s, r) : -1;

@@ -13,6 +13,7 @@
 
 struct picked_region {
 	struct rec_region r;		/* label owned */
+	char *group;			/* --by: its group then (owned), else NULL */
 	double freq;			/* % of the window's samples, < 0: not observable */
 	uint64_t age_ns;		/* how long at this level */
 	uint64_t window_ns;		/* the length of its window */
@@ -30,8 +31,11 @@ struct pick {
 	int seen;
 };
 
-/* Offer snapshot @s (read in order); keeps it if it is the better one. */
-int pick_offer(struct pick *p, const struct rec_snapshot *s);
+/*
+ * Offer snapshot @s (read in order); keeps it if it is the better one,
+ * with each region's --by group as @info names its target.
+ */
+int pick_offer(struct pick *p, const struct rec_snapshot *s, const struct rec_info *info);
 /*
  * After the read: 0 if a snapshot with regions was picked, else an error
  * saying why (nothing read, --at far from the record, no regions).

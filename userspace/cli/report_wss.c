@@ -11,11 +11,26 @@
 #include <json-c/json.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 #include "json_out.h"
 #include "report.h"
+#include "report_group.h"
 #include "units.h"
+
+/* A target's last footprint, carried until its next one or its exit. */
+struct fp_last {
+	pid_t pid;
+	uint64_t rss, vsz;
+};
+
+/* Per group (--by), in rgroup.v[] (over the record) and u[] (bytes now): */
+enum { G_WSS_SUM, G_WSS_MAX, G_OBS_MAX, G_UNOBS_MAX, G_RSS_MAX };
+enum {
+	G_SNAPSHOTS, G_WSS_LAST, G_TOUCHED, G_HAS_RSS, G_WSS_NOW, G_OBS_NOW, G_UNOBS_NOW,
+	G_RSS_NOW,
+};
 
 struct series {
 	const struct report_opts *o;
@@ -26,7 +41,150 @@ struct series {
 	double *rss, *vsz;		/* NaN: no footprint in that window */
 	size_t n, cap;
 	int has_unobs, has_fp;
+	/* footprints=latest records: each target's last one holds */
+	struct fp_last *fp;
+	size_t nr_fp, fp_cap;
+	/* --by */
+	struct rgroups groups;
+	size_t *touched;		/* groups with regions in this snapshot */
+	size_t nr_touched, touched_cap;
 };
+
+static struct fp_last *fp_find(struct series *ser, pid_t pid, int add)
+{
+	size_t lo = 0, hi = ser->nr_fp;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (ser->fp[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < ser->nr_fp && ser->fp[lo].pid == pid)
+		return &ser->fp[lo];
+	if (!add)
+		return NULL;
+	if (ser->nr_fp == ser->fp_cap) {
+		size_t cap = ser->fp_cap ? 2 * ser->fp_cap : 64;
+		struct fp_last *n = realloc(ser->fp, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		ser->fp = n;
+		ser->fp_cap = cap;
+	}
+	memmove(&ser->fp[lo + 1], &ser->fp[lo], (ser->nr_fp - lo) * sizeof(*ser->fp));
+	ser->nr_fp++;
+	ser->fp[lo] = (struct fp_last){ .pid = pid };
+	return &ser->fp[lo];
+}
+
+/*
+ * The footprints in force at @s: its own rows, and in a footprints=latest
+ * record every live target's last one.  Targets that left are dropped.
+ */
+static int update_footprints(struct series *ser, const struct rec_snapshot *s,
+			     const struct rec_info *info, int latest)
+{
+	size_t k = 0;
+
+	if (!latest)
+		ser->nr_fp = 0;
+	for (uint32_t i = 0; i < s->nr_footprints; i++) {
+		const struct rec_footprint *f = &s->footprints[i];
+		struct fp_last *l = fp_find(ser, f->pid, 1);
+
+		if (!l)
+			return fail("report", "out of memory");
+		l->rss = f->rss;
+		l->vsz = f->vsz;
+	}
+	for (size_t i = 0; i < ser->nr_fp; i++) {
+		const struct rec_target *t = rec_info_target(info, ser->fp[i].pid);
+
+		if (!latest || (t && t->exit_ns == REC_NO_EXIT))
+			ser->fp[k++] = ser->fp[i];
+	}
+	ser->nr_fp = k;
+	return 0;
+}
+
+/* --by: this snapshot's numbers of one group, kept and folded in at its end. */
+static struct rgroup *touch(struct series *ser, const struct rec_info *info, pid_t pid)
+{
+	struct rgroup *g = rgroups_of(&ser->groups, (enum report_by)ser->o->by, info, pid);
+
+	if (!g || g->u[G_TOUCHED])
+		return g;
+	if (ser->nr_touched == ser->touched_cap) {
+		size_t cap = ser->touched_cap ? 2 * ser->touched_cap : 64;
+		size_t *n = realloc(ser->touched, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		ser->touched = n;
+		ser->touched_cap = cap;
+	}
+	ser->touched[ser->nr_touched++] = (size_t)(g - ser->groups.g);
+	g->u[G_TOUCHED] = 1;
+	return g;
+}
+
+static int add_groups(struct series *ser, const struct rec_snapshot *s,
+		      const struct rec_info *info)
+{
+	for (uint32_t i = 0; i < s->nr_regions; i++) {
+		const struct rec_region *r = &s->regions[i];
+		uint64_t bytes = r->end - r->start;
+		struct rgroup *g;
+
+		if (ser->o->pid && r->pid != ser->o->pid)
+			continue;
+		g = touch(ser, info, r->pid);
+		if (!g)
+			return fail("report", "out of memory");
+		if (!rec_observable(r))
+			g->u[G_UNOBS_NOW] = u64_add_sat(g->u[G_UNOBS_NOW], bytes);
+		else if (r->nr_accesses >= ser->o->threshold)
+			g->u[G_WSS_NOW] = u64_add_sat(g->u[G_WSS_NOW], bytes);
+		if (rec_observable(r) && strcmp(r->label, "[unmapped]"))
+			g->u[G_OBS_NOW] = u64_add_sat(g->u[G_OBS_NOW], bytes);
+	}
+	/* the footprints of the group's live targets, now */
+	for (size_t i = 0; i < ser->nr_fp; i++) {
+		struct rgroup *g;
+
+		if (ser->o->pid && ser->fp[i].pid != ser->o->pid)
+			continue;
+		g = touch(ser, info, ser->fp[i].pid);
+		if (!g)
+			return fail("report", "out of memory");
+		g->u[G_RSS_NOW] = u64_add_sat(g->u[G_RSS_NOW], ser->fp[i].rss);
+		g->u[G_HAS_RSS] = 1;
+	}
+	for (size_t k = 0; k < ser->nr_touched; k++) {
+		struct rgroup *g = &ser->groups.g[ser->touched[k]];
+		double wss = (double)g->u[G_WSS_NOW];
+
+		g->u[G_SNAPSHOTS]++;
+		g->v[G_WSS_SUM] += wss;
+		g->u[G_WSS_LAST] = g->u[G_WSS_NOW];
+		if (wss > g->v[G_WSS_MAX])
+			g->v[G_WSS_MAX] = wss;
+		if ((double)g->u[G_OBS_NOW] > g->v[G_OBS_MAX])
+			g->v[G_OBS_MAX] = (double)g->u[G_OBS_NOW];
+		if ((double)g->u[G_UNOBS_NOW] > g->v[G_UNOBS_MAX])
+			g->v[G_UNOBS_MAX] = (double)g->u[G_UNOBS_NOW];
+		if ((double)g->u[G_RSS_NOW] > g->v[G_RSS_MAX])
+			g->v[G_RSS_MAX] = (double)g->u[G_RSS_NOW];
+		g->u[G_WSS_NOW] = g->u[G_OBS_NOW] = g->u[G_UNOBS_NOW] = g->u[G_RSS_NOW] = 0;
+		g->u[G_TOUCHED] = 0;
+	}
+	ser->nr_touched = 0;
+	return 0;
+}
 
 static int grow(void **p, size_t cap, size_t size)
 {
@@ -41,12 +199,15 @@ static int add_point(void *arg, const struct rec_snapshot *s,
 		     const struct rec_info *info)
 {
 	struct series *ser = arg;
-	uint64_t v = 0;
-
-	(void)info;
-	uint64_t unobs = 0;
+	const char *fps = rec_info_get(info, "footprints");
+	uint64_t v = 0, unobs = 0;
 	double rss = 0, vsz = 0;
 	int fp = 0;
+
+	if (ser->wss && update_footprints(ser, s, info, fps && !strcmp(fps, "latest")))
+		return EXIT_FAIL;
+	if (ser->o->by && add_groups(ser, s, info))
+		return EXIT_FAIL;
 
 	if (ser->n == ser->cap) {
 		size_t cap = ser->cap ? ser->cap * 2 : 1024;
@@ -72,8 +233,8 @@ static int add_point(void *arg, const struct rec_snapshot *s,
 		else if (r->nr_accesses >= ser->o->threshold)
 			v += r->end - r->start;
 	}
-	for (uint32_t i = 0; i < s->nr_footprints; i++) {
-		const struct rec_footprint *f = &s->footprints[i];
+	for (size_t i = 0; i < ser->nr_fp; i++) {
+		const struct fp_last *f = &ser->fp[i];
 
 		if (ser->o->pid && f->pid != ser->o->pid)
 			continue;
@@ -123,13 +284,13 @@ static void print_footprint(const struct series *ser, FILE *out)
 	}
 	if (ser->has_fp)
 		fprintf(out, "# footprint: rss max %s, vsz max %s (last: rss %s)\n",
-			fmt_bytes((uint64_t)max_rss, a, sizeof(a)),
-			fmt_bytes((uint64_t)max_vsz, b, sizeof(b)),
+			fmt_bytes(u64_of(max_rss), a, sizeof(a)),
+			fmt_bytes(u64_of(max_vsz), b, sizeof(b)),
 			fmt_bytes(isnan(ser->rss[ser->n - 1]) ? 0 :
-				  (uint64_t)ser->rss[ser->n - 1], c, sizeof(c)));
+				  u64_of(ser->rss[ser->n - 1]), c, sizeof(c)));
 	if (ser->has_unobs)
 		fprintf(out, "# not observable (never in the working set): max %s\n",
-			fmt_bytes((uint64_t)max_unobs, a, sizeof(a)));
+			fmt_bytes(u64_of(max_unobs), a, sizeof(a)));
 }
 
 static int print_json(const struct report_opts *o, const struct series *ser,
@@ -176,6 +337,88 @@ static int print_json(const struct report_opts *o, const struct series *ser,
 	return 0;
 }
 
+static int cmp_group(const void *a, const void *b)
+{
+	const struct rgroup *x = a, *y = b;
+	double mx = x->u[G_SNAPSHOTS] ? x->v[G_WSS_SUM] / (double)x->u[G_SNAPSHOTS] : 0;
+	double my = y->u[G_SNAPSHOTS] ? y->v[G_WSS_SUM] / (double)y->u[G_SNAPSHOTS] : 0;
+
+	if (mx != my)
+		return mx < my ? 1 : -1;
+	return strcmp(x->key, y->key);
+}
+
+/*
+ * --by: one row per group, the busiest first: its working set over the
+ * snapshots it had regions in (mean, max, last), the most memory it had
+ * monitored, not observable, and resident (its live targets' footprints).
+ */
+static int print_groups(const struct report_opts *o, struct series *ser, uint64_t missed,
+			FILE *out)
+{
+	struct rgroups *gs = &ser->groups;
+	const char *by = report_by_name((enum report_by)o->by);
+	struct json_object *j = NULL, *arr = NULL;
+	double all = 0;
+	char b[6][32];
+
+	qsort(gs->g, gs->n, sizeof(*gs->g), cmp_group);
+	for (size_t i = 0; i < ser->n; i++)
+		all += (double)ser->v[i];
+	all = ser->n ? all / (double)ser->n : 0;
+	if (o->json) {
+		j = json_object_new_object();
+		arr = json_object_new_array();
+		json_object_object_add(j, "record", json_object_new_string(o->input));
+		json_object_object_add(j, "by", json_object_new_string(by));
+		json_object_object_add(j, "threshold", json_object_new_uint64(o->threshold));
+		json_object_object_add(j, "snapshots", json_object_new_uint64(ser->n));
+		json_object_object_add(j, "missed", json_object_new_uint64(missed));
+		json_object_object_add(j, "wss_mean_bytes", json_bytes(all));
+		json_object_object_add(j, "groups", arr);
+	} else {
+		fprintf(out, "# working set size of %s by %s (regions with nr_accesses >= %"
+			PRIu64 "%s)\n", o->input, by, o->threshold, o->pid ? ", one pid" : "");
+		fprintf(out, "# snapshots %zu, missed %" PRIu64 "; all: wss mean %s\n", ser->n,
+			missed, fmt_bytes(u64_of(all), b[0], sizeof(b[0])));
+		fprintf(out, "%-24s %6s %9s %11s %11s %11s %11s %11s %11s\n", by, "procs",
+			"snapshots", "wss_mean", "wss_max", "wss_last", "monitored", "not_obs",
+			"rss_max");
+	}
+	for (size_t i = 0; i < gs->n; i++) {
+		const struct rgroup *g = &gs->g[i];
+		double mean = g->u[G_SNAPSHOTS] ? g->v[G_WSS_SUM] / (double)g->u[G_SNAPSHOTS] : 0;
+		struct json_object *e;
+
+		if (!o->json) {
+			fprintf(out, "%-24s %6" PRIu64 " %9" PRIu64 " %11s %11s %11s %11s %11s "
+				"%11s\n", g->key, g->nr_procs, g->u[G_SNAPSHOTS],
+				fmt_bytes(u64_of(mean), b[0], 32),
+				fmt_bytes(u64_of(g->v[G_WSS_MAX]), b[1], 32),
+				fmt_bytes(g->u[G_WSS_LAST], b[2], 32),
+				fmt_bytes(u64_of(g->v[G_OBS_MAX]), b[3], 32),
+				fmt_bytes(u64_of(g->v[G_UNOBS_MAX]), b[4], 32),
+				g->u[G_HAS_RSS] ? fmt_bytes(u64_of(g->v[G_RSS_MAX]), b[5], 32) : "-");
+			continue;
+		}
+		e = json_object_new_object();
+		json_object_object_add(e, "group", json_object_new_string(g->key));
+		json_object_object_add(e, "processes", json_object_new_uint64(g->nr_procs));
+		json_object_object_add(e, "snapshots", json_object_new_uint64(g->u[G_SNAPSHOTS]));
+		json_object_object_add(e, "wss_mean_bytes", json_bytes(mean));
+		json_object_object_add(e, "wss_max_bytes", json_bytes(g->v[G_WSS_MAX]));
+		json_object_object_add(e, "wss_last_bytes", json_object_new_uint64(g->u[G_WSS_LAST]));
+		json_object_object_add(e, "monitored_max_bytes", json_bytes(g->v[G_OBS_MAX]));
+		json_object_object_add(e, "not_observable_max_bytes", json_bytes(g->v[G_UNOBS_MAX]));
+		json_object_object_add(e, "rss_max_bytes", g->u[G_HAS_RSS] ?
+				       json_bytes(g->v[G_RSS_MAX]) : NULL);
+		json_object_array_add(arr, e);
+	}
+	if (j)
+		json_out(out, j, 1);
+	return 0;
+}
+
 static int run(const struct report_opts *o, FILE *out, FILE *tics, int wss)
 {
 	struct series ser = { .o = o, .wss = wss };
@@ -201,6 +444,10 @@ static int run(const struct report_opts *o, FILE *out, FILE *tics, int wss)
 		missed += ser.missed[i];
 	}
 	qsort(sorted, ser.n, sizeof(*sorted), cmp_u64);
+	if (o->by) {
+		ret = print_groups(o, &ser, missed, out);
+		goto out;
+	}
 	if (o->json) {
 		ret = print_json(o, &ser, sorted, missed, wss, out);
 		goto out;
@@ -266,6 +513,9 @@ out:
 	free(ser.unobs);
 	free(ser.rss);
 	free(ser.vsz);
+	free(ser.fp);
+	free(ser.touched);
+	rgroups_free(&ser.groups);
 	return ret;
 }
 

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * A monitoring session, shared by record, top and policy: the monitor
- * attributes from flags, the targets from -p or a launched command held
- * until monitoring is on, start/stop with libdaptrace, and the signals
- * that end it.  Each subcommand keeps only what it does with snapshots.
+ * A monitoring session, shared by record, top, policy and stat: the
+ * monitor attributes from flags, the targets (-p, a launched command held
+ * until monitoring is on, --cgroup, or the whole machine) and the
+ * follower that keeps them in step with the processes (follow.h),
+ * start/stop with libdaptrace, and the signals that end it.  Each
+ * subcommand keeps only what it does with snapshots.
  */
 #ifndef DAPTRACE_SESSION_H
 #define DAPTRACE_SESSION_H
@@ -14,6 +16,7 @@
 #include <sys/types.h>
 
 #include "daptrace.h"
+#include "follow.h"
 #include "units.h"
 #include "workload.h"
 
@@ -34,13 +37,26 @@ struct session_opts {
 	int nr_pids;
 	char **cmd;			/* the command after the options */
 	uint64_t duration_us;		/* 0: until the targets exit */
+	int inherit;			/* -i: -p's descendants too */
+	int no_inherit;			/* --no-inherit: the command alone */
+	const char *cgroup;		/* --cgroup */
+	int machine;			/* every user process (daptrace stat) */
 	int phys_addr;			/* --phys-addr */
 };
 
-/* The session flags: -p, -s, -a, -u, -r, -t and -d, for getopt_long(). */
-#define SESSION_SHORTOPTS "p:s:a:u:r:t:d:"
+/*
+ * The session flags: -p, -i, --no-inherit, --cgroup, -s, -a, -u, -r, -t,
+ * -d and --phys-addr, for getopt_long().
+ */
+#define SESSION_SHORTOPTS "p:is:a:u:r:t:d:"
+#define SESSION_OPT_NO_INHERIT	0x101
+#define SESSION_OPT_CGROUP	0x102
+#define SESSION_OPT_PHYS_ADDR	0x103
 #define SESSION_LONGOPTS						\
 	{ "pid",	required_argument, NULL, 'p' },			\
+	{ "inherit",	no_argument,	   NULL, 'i' },			\
+	{ "no-inherit",	no_argument,	   NULL, SESSION_OPT_NO_INHERIT },	\
+	{ "cgroup",	required_argument, NULL, SESSION_OPT_CGROUP },	\
 	{ "sample",	required_argument, NULL, 's' },			\
 	{ "aggr",	required_argument, NULL, 'a' },			\
 	{ "update",	required_argument, NULL, 'u' },			\
@@ -48,9 +64,6 @@ struct session_opts {
 	{ "tlb-flush",	required_argument, NULL, 't' },			\
 	{ "duration",	required_argument, NULL, 'd' },			\
 	{ "phys-addr",	no_argument,	   NULL, SESSION_OPT_PHYS_ADDR }
-
-/* Long-only session flags. */
-#define SESSION_OPT_PHYS_ADDR	0x1000
 
 void session_opts_default(struct session_opts *so);
 /*
@@ -60,21 +73,38 @@ void session_opts_default(struct session_opts *so);
 int session_opt(const char *cmd, int c, const char *arg, struct session_opts *so);
 /*
  * After the options: the command at argv[optind] if any, exactly one of
- * it and --pid (@verb: "monitor", "act on"), consistent attributes.
+ * it, --pid and --cgroup (@verb: "monitor", "act on"), the follow flags
+ * that fit, consistent attributes.
  */
 int session_opts_finish(const char *cmd, struct session_opts *so, int argc, char **argv,
 			const char *verb);
 /* Print the help lines of -s/-a/-u/-r/-t; @aggr says what a window is for. */
 void session_attr_help(FILE *f, const char *aggr);
+/* --phys-addr's line, for the commands that record. */
+void session_phys_help(FILE *f);
+/* Print the help lines of -p, -i, --no-inherit and --cgroup; @verb as above. */
+void session_target_help(FILE *f, const char *verb);
+
+/*
+ * What a subcommand does when a process becomes a target, exec()s or
+ * leaves, and when its entry is freed (struct follow_ops' user part).
+ */
+struct session_hooks {
+	void (*joined)(void *user, struct follow_proc *p, int exec);
+	void (*left)(void *user, struct follow_proc *p);
+	void (*forget)(void *user, struct follow_proc *p);
+	void *user;
+};
 
 struct session {
 	const char *cmd;		/* the subcommand, for messages */
 	struct daptrace *d;
 	struct workload w;		/* the launched command, if any */
 	const char *argv0;		/* its name, for messages */
-	pid_t pids[DAPTRACE_MAX_TARGETS];
-	int nr_targets;
-	int nr_added;			/* targets added to the monitor */
+	struct session_hooks hooks;	/* set before session_add_targets() */
+	struct follow f;		/* the targets */
+	pid_t root;			/* the command, or the first --pid */
+	int following;			/* the follower is set up */
 	int64_t t0;			/* CLOCK_MONOTONIC ns at "on" */
 };
 
@@ -83,9 +113,14 @@ struct session {
  * targets, set the attributes.
  */
 int session_open(struct session *s, const struct session_opts *so, const char *busy_hint);
-/* Fork the command (held until session_release()) or take the pids as targets. */
+/* Fork the command (held until session_release()). */
 int session_launch(struct session *s, const struct session_opts *so);
-int session_add_targets(struct session *s);
+/*
+ * The first targets: the command or the pids (their descendants too with
+ * inheritance), the cgroup's processes, or every user process; listen to
+ * process events from here on.
+ */
+int session_add_targets(struct session *s, const struct session_opts *so);
 /* Position the reader (the first snapshot is not missed), note t0, turn on. */
 int session_start(struct session *s);
 /* Let the launched command run; EXIT_FAIL if it could not be exec'ed. */
@@ -94,6 +129,17 @@ int session_release(struct session *s);
 const char *session_should_stop(struct session *s, uint64_t duration_us, int64_t now);
 /* The poll timeout for an aggregation interval: 10 to 250 ms. */
 int session_wait_ms(const struct daptrace_attrs *a);
+/*
+ * Wait up to @timeout_ms for a snapshot or a process event, then let the
+ * follower act on events and scans due.  As daptrace_wait().
+ */
+int session_wait(struct session *s, int timeout_ms);
+/* The follower's summary keys for a record's trailer: at most SESSION_FOLLOW_KV. */
+#define SESSION_FOLLOW_KV	16
+struct rec_kv;
+void session_follow_kv(const struct session *s, struct rec_kv *kv, int *n);
+/* One line on what happened to processes, for the end of a run; NULL if nothing. */
+const char *session_follow_summary(const struct session *s, char *buf, size_t len);
 /* Turn monitoring off if on; returns the "on" state read (<0: unknown). */
 int session_stop(struct session *s, int *ret);
 /* Remove our targets and end the command; keep the monitor open. */

@@ -26,12 +26,12 @@ int cmd_status(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct daptrace_target t[DAPTRACE_MAX_TARGETS];
+	static struct daptrace_target t[DAPTRACE_MAX_TARGETS];
 	struct daptrace_counters c;
 	struct daptrace_attrs a;
 	struct daptrace *d;
 	char b1[32], b2[32], b3[32];
-	int on, n, c_opt;
+	int on, n, total, c_opt;
 
 	opterr = 0;
 	optind = 1;
@@ -51,7 +51,8 @@ int cmd_status(int argc, char **argv)
 	on = daptrace_is_on(d);
 	if (on < 0 || daptrace_get_attrs(d, &a) < 0 ||
 	    daptrace_get_counters(d, &c) < 0 ||
-	    (n = daptrace_get_targets(d, t, DAPTRACE_MAX_TARGETS)) < 0) {
+	    (n = daptrace_get_targets(d, t, DAPTRACE_MAX_TARGETS)) < 0 ||
+	    (total = daptrace_nr_targets(d)) < 0) {
 		fail(CMD, "%s", daptrace_last_error());
 		daptrace_close(d);
 		return EXIT_FAIL;
@@ -63,9 +64,12 @@ int cmd_status(int argc, char **argv)
 	       fmt_us(a.update_us, b3, sizeof(b3)));
 	printf("            regions %" PRIu64 "-%" PRIu64 ", tlb_flush %s\n",
 	       a.min_nr_regions, a.max_nr_regions, daptrace_tlb_flush_name(a.tlb_flush));
-	printf("targets:    %d\n", n);
+	printf("targets:    %d\n", total > n ? total : n);
 	for (int i = 0; i < n && i < DAPTRACE_MAX_TARGETS; i++)
 		printf("  %-8d %s\n", (int)t[i].pid, daptrace_target_state_name(t[i].state));
+	/* the module lists a page of them */
+	if (total > n)
+		printf("  ... %d more\n", total - n);
 	printf("counters (since the last 'on'):\n");
 	printf("  regions             %" PRIu64 "\n", c.nr_regions);
 	printf("  samples             %" PRIu64 "\n", c.nr_samples);

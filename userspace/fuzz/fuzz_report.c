@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "report.h"
+#include "report_group.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -66,6 +67,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.sort[0] = SORT_TEMPERATURE;
 	o.temp_w[1] = o.temp_w[2] = 100;
 	run(&o, report_access);
+	/* grouped by process, command name and cgroup */
+	o.by = BY_CGROUP;
+	run(&o, report_access);
+	run(&o, report_wss);
+	o.by = BY_COMM;
+	run(&o, report_hot);
+	o.by = BY_NONE;
 	o.by_label = 1;
 	o.json = 1;
 	run(&o, report_hot);

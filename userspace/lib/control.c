@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* Targets, on/off and counters. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -16,7 +18,7 @@ static const char *const target_states[] = {
 
 const char *daptrace_target_state_name(enum daptrace_target_state s)
 {
-	return (unsigned int)s <= DAPTRACE_TARGET_EXITED ? target_states[s] : "?";
+	return (unsigned int)s <= DAPTRACE_TARGET_JOINING ? target_states[s] : "?";
 }
 
 int daptrace_add_target(struct daptrace *d, pid_t pid)
@@ -39,12 +41,18 @@ int daptrace_remove_target(struct daptrace *d, pid_t pid)
  */
 int daptrace_get_targets(struct daptrace *d, struct daptrace_target *t, int max)
 {
-	char buf[DAPTRACE_MAX_TARGETS * 32 + 64], *line, *save = NULL;
+	/* a sysfs file is at most one page; room for a larger page too */
+	size_t len = 64 * 1024;
+	char *buf = malloc(len), *line, *save = NULL;
 	int n = 0, err;
 
-	err = dt_read_str(d, "target_status", buf, sizeof(buf));
-	if (err < 0)
+	if (!buf)
+		return dt_fail(ENOMEM, "reading %s/target_status", d->root);
+	err = dt_read_str(d, "target_status", buf, len);
+	if (err < 0) {
+		free(buf);
 		return err;
+	}
 	for (line = strtok_r(buf, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		char word[16];
@@ -52,22 +60,47 @@ int daptrace_get_targets(struct daptrace *d, struct daptrace_target *t, int max)
 
 		if (line[0] == '#')
 			continue;
-		if (sscanf(line, "%d %15s", &pid, word) != 2 || pid <= 0)
-			return dt_fail(EPROTO, "%s/target_status: bad line '%s'",
-				       d->root, line);
+		if (sscanf(line, "%d %15s", &pid, word) != 2 || pid <= 0) {
+			err = dt_fail(EPROTO, "%s/target_status: bad line '%.64s'",
+				      d->root, line);
+			break;
+		}
 		for (s = 0; s <= DAPTRACE_TARGET_JOINING; s++)
 			if (!strcmp(word, target_states[s]))
 				break;
-		if (s > DAPTRACE_TARGET_JOINING)
-			return dt_fail(EPROTO, "%s/target_status: unknown state '%s'",
-				       d->root, word);
+		if (s > DAPTRACE_TARGET_JOINING) {
+			err = dt_fail(EPROTO, "%s/target_status: unknown state '%s'",
+				      d->root, word);
+			break;
+		}
 		if (n < max) {
 			t[n].pid = pid;
 			t[n].state = s;
 		}
 		n++;
 	}
-	return n;
+	free(buf);
+	return err < 0 ? err : n;
+}
+
+int daptrace_nr_targets(struct daptrace *d)
+{
+	char path[PATH_MAX + 64];
+	uint64_t v;
+	int err;
+
+	err = dt_path(d, "nr_targets", path, sizeof(path));
+	if (err)
+		return err;
+	if (access(path, F_OK))
+		return daptrace_get_targets(d, NULL, 0);
+	err = dt_read_u64(d, "nr_targets", &v);
+	if (err)
+		return err;
+	if (v > INT_MAX)
+		return dt_fail(EPROTO, "%s/nr_targets: %llu targets", d->root,
+			       (unsigned long long)v);
+	return (int)v;
 }
 
 int daptrace_set_phys_addr(struct daptrace *d, int on)

@@ -55,7 +55,12 @@ extern "C" {
 #endif
 
 #define DAPTRACE_SYSFS_DEFAULT	"/sys/kernel/daptrace"
-#define DAPTRACE_MAX_TARGETS	64
+/*
+ * The module's limit on targets, live and exited (an exited target counts
+ * until it is removed with daptrace_remove_target()).  Modules before the
+ * limit was raised took 64 and refused more with ENOSPC.
+ */
+#define DAPTRACE_MAX_TARGETS	4096
 
 /* Values of the tlb_flush attribute. */
 enum daptrace_tlb_flush {
@@ -131,11 +136,22 @@ struct daptrace_region {
 	uint32_t nr_present;
 	uint32_t node_samples[DAPTRACE_NR_NODES];
 	uint64_t phys_addr;
+	/*
+	 * Sampling rounds of the window whose page could not be observed
+	 * (secondary MMU, PFN/IO mapping, shared hugetlb); nr_accesses counts
+	 * among the others.  Equal to the snapshot's nr_samples: the region
+	 * is not observable at all, which is not "not accessed".  0 from
+	 * modules that predate it.
+	 */
+	uint32_t nr_unobserved;
 };
 
 /* Flags in daptrace_snapshot.flags (same values as the kernel's). */
-#define DAPTRACE_SNAPSHOT_TARGET_EXITED	0x1U
-#define DAPTRACE_SNAPSHOT_LAST		0x2U
+#define DAPTRACE_SNAPSHOT_TARGET_EXITED	0x1U	/* a target exited in the window */
+#define DAPTRACE_SNAPSHOT_LAST		0x2U	/* the last before the worker stopped */
+#define DAPTRACE_SNAPSHOT_TRUNCATED	0x4U	/* more regions than the slot holds */
+#define DAPTRACE_SNAPSHOT_TARGET_EXEC	0x8U	/* a target exec()ed in the window */
+#define DAPTRACE_SNAPSHOT_TARGET_JOINED	0x10U	/* targets joined at its start */
 
 /**
  * struct daptrace_snapshot - one aggregation window, all targets.
@@ -264,8 +280,18 @@ int daptrace_set_intervals_goal(struct daptrace *d,
 /* Targets. */
 int daptrace_add_target(struct daptrace *d, pid_t pid);
 int daptrace_remove_target(struct daptrace *d, pid_t pid);
-/* Fills up to @max entries; returns the number of targets. */
+/*
+ * Fills up to @max entries from target_status; returns the number of
+ * targets listed there.  A module lists at most one page of targets (then
+ * a line "# N more", skipped here): with many targets, the list is the
+ * first few, and daptrace_nr_targets() says how many there are.
+ */
 int daptrace_get_targets(struct daptrace *d, struct daptrace_target *t, int max);
+/*
+ * The number of targets, live and exited (the module's nr_targets file;
+ * with a module that has none, the targets listed in target_status).
+ */
+int daptrace_nr_targets(struct daptrace *d);
 const char *daptrace_target_state_name(enum daptrace_target_state s);
 
 /* State. */

@@ -305,6 +305,8 @@ static int read_slot(struct daptrace *d, uint64_t seq,
 			r->node_samples[n] = n < DAPTRACE_REC_NODES ?
 					     rec.node_samples[n] : 0;
 		r->phys_addr = rec.phys_addr;
+		/* "reserved" (zero) in the layout of older modules */
+		r->nr_unobserved = rec.nr_unobserved;
 	}
 	s->placement = d->region_size >= DAPTRACE_REGION_REC_SIZE_PLACEMENT;
 	s->seq = h.seq;

@@ -46,13 +46,9 @@ int pol_engine_init(struct pol_engine *e, struct pol_scheme *s, int nr_schemes,
 	e->act = act_syscall;
 	e->maps_refresh = maps_refresh;
 	e->act_chunk = POL_ACT_CHUNK;
-	for (int i = 0; i < nr_pids && i < DAPTRACE_MAX_TARGETS; i++) {
-		e->t[i].pid = pids[i];
-		e->t[i].maps.pid = pids[i];
-		/* a pidfd keeps naming this process even if the pid is reused */
-		e->t[i].pidfd = pol_pidfd_open(pids[i]);
-		e->nr_targets++;
-	}
+	for (int i = 0; i < nr_pids; i++)
+		if (pol_engine_add_target(e, pids[i]) < 0)
+			return -ENOMEM;
 	for (int i = 0; i < nr_schemes; i++) {
 		/* "<i>:" and any name fit; the real ones ("migrate_cold:N") are short */
 		char name[sizeof("-2147483648:") + sizeof(s[i].name)];
@@ -66,24 +62,69 @@ int pol_engine_init(struct pol_engine *e, struct pol_scheme *s, int nr_schemes,
 	return 0;
 }
 
+static int target_index(struct pol_engine *e, pid_t pid)
+{
+	/* a snapshot lists a target's regions together */
+	if (e->last_target < e->nr_targets && e->t[e->last_target].pid == pid)
+		return e->last_target;
+	for (int i = 0; i < e->nr_targets; i++)
+		if (e->t[i].pid == pid)
+			return e->last_target = i;
+	return -1;
+}
+
+int pol_engine_add_target(struct pol_engine *e, pid_t pid)
+{
+	struct pol_target *t;
+	int i = target_index(e, pid);
+
+	if (i >= 0)
+		return i;
+	if (e->nr_targets == e->cap_targets) {
+		int cap = e->cap_targets ? 2 * e->cap_targets : 16;
+
+		t = realloc(e->t, cap * sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		e->t = t;
+		e->cap_targets = cap;
+	}
+	t = &e->t[e->nr_targets];
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	t->maps.pid = pid;
+	/* a pidfd keeps naming this process even if the pid is reused */
+	t->pidfd = pol_pidfd_open(pid);
+	return e->nr_targets++;
+}
+
+static void target_free(struct pol_target *t)
+{
+	if (t->pidfd >= 0)
+		close(t->pidfd);
+	maps_free(&t->maps);
+}
+
+void pol_engine_remove_target(struct pol_engine *e, pid_t pid)
+{
+	int i = target_index(e, pid);
+
+	if (i < 0)
+		return;
+	target_free(&e->t[i]);
+	e->t[i] = e->t[--e->nr_targets];
+}
+
 void pol_engine_free(struct pol_engine *e)
 {
-	for (int i = 0; i < e->nr_targets; i++) {
-		if (e->t[i].pidfd >= 0)
-			close(e->t[i].pidfd);
-		maps_free(&e->t[i].maps);
-	}
+	for (int i = 0; i < e->nr_targets; i++)
+		target_free(&e->t[i]);
+	free(e->t);
+	e->t = NULL;
+	e->nr_targets = e->cap_targets = 0;
 	free(e->cand);
 	e->cand = NULL;
 	pol_iset_free(&e->accessed);
-}
-
-static int target_index(const struct pol_engine *e, pid_t pid)
-{
-	for (int i = 0; i < e->nr_targets; i++)
-		if (e->t[i].pid == pid)
-			return i;
-	return -1;
 }
 
 static int add_cand(struct pol_engine *e, uint64_t start, uint64_t end, int t,

@@ -234,8 +234,9 @@ struct pol_cand {
 struct pol_engine {
 	struct pol_scheme *s;
 	int nr_schemes;
-	struct pol_target t[DAPTRACE_MAX_TARGETS];
-	int nr_targets;
+	struct pol_target *t;		/* pol_engine_add_target() */
+	int nr_targets, cap_targets;
+	int last_target;		/* the last target a region was found in */
 	struct pol_cand *cand;
 	size_t nr_cand, cap_cand;
 	struct pol_iset accessed;	/* when each range was last seen accessed */
@@ -256,6 +257,13 @@ struct pol_engine {
 
 int pol_engine_init(struct pol_engine *e, struct pol_scheme *s, int nr_schemes,
 		    const pid_t *pids, int nr_pids);
+/*
+ * A target that joins while running (a process tree's new member, a
+ * cgroup's): its index, or -ENOMEM.  An existing one is not added twice.
+ */
+int pol_engine_add_target(struct pol_engine *e, pid_t pid);
+/* Target @pid left: nothing more is done to it, its slot is reused. */
+void pol_engine_remove_target(struct pol_engine *e, pid_t pid);
 /* Apply every scheme to one snapshot at time @now_ns (CLOCK_MONOTONIC). */
 void pol_engine_apply(struct pol_engine *e, const struct daptrace_snapshot *snap,
 		      int64_t now_ns);

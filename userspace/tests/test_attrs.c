@@ -312,7 +312,7 @@ TEST_F(tree, targets_state_counters)
 {
 	struct daptrace_target t[4];
 	struct daptrace_counters c;
-	char buf[64];
+	char buf[64], path[512];
 
 	ASSERT_EQ(0, daptrace_add_target(self->d, 1234));
 	ASSERT_GT(fake_read(self->dir, "target", buf, sizeof(buf)), 0);
@@ -332,6 +332,20 @@ TEST_F(tree, targets_state_counters)
 	ASSERT_EQ(0, fake_write(self->dir, "target_status", "12 sleeping\n"));
 	EXPECT_EQ(-EPROTO, daptrace_get_targets(self->d, t, 4));
 	EXPECT_NE(NULL, strstr(daptrace_last_error(), "unknown state 'sleeping'"));
+	/* a page of them, then how many more: the count comes from nr_targets */
+	ASSERT_EQ(0, fake_write(self->dir, "target_status",
+				"12 monitoring\n13 exited\n14 joining\n# 4000 more\n"));
+	ASSERT_EQ(3, daptrace_get_targets(self->d, t, 4));
+	EXPECT_EQ(13, t[1].pid);
+	EXPECT_EQ(DAPTRACE_TARGET_JOINING, t[2].state);
+	/* a module without nr_targets: the targets listed */
+	snprintf(path, sizeof(path), "%s/nr_targets", self->dir);
+	unlink(path);
+	EXPECT_EQ(3, daptrace_nr_targets(self->d));
+	ASSERT_EQ(0, fake_write(self->dir, "nr_targets", "4002\n"));
+	EXPECT_EQ(4002, daptrace_nr_targets(self->d));
+	ASSERT_EQ(0, fake_write(self->dir, "nr_targets", "many\n"));
+	EXPECT_EQ(-EINVAL, daptrace_nr_targets(self->d));
 
 	EXPECT_EQ(0, daptrace_is_on(self->d));
 	ASSERT_EQ(0, daptrace_start(self->d));

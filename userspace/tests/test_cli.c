@@ -29,7 +29,7 @@ static const struct {
 	{ A("record", "-p", "0"), 2, "--pid: invalid value '0'" },
 	{ A("record", "-p", "abc"), 2, "--pid: invalid value 'abc'" },
 	{ A("record", "-p", "1,1"), 2, "a pid is listed twice" },
-	{ A("record", "-p", "1", "--", "true"), 2, "either --pid or a command" },
+	{ A("record", "-p", "1", "--", "true"), 2, "either --pid, --cgroup or a command" },
 	{ A("record", "-p", "1", "--sample", "5xs"), 2, "--sample: invalid value '5xs'" },
 	{ A("record", "-p", "1", "--sample", "-5ms"), 2, "--sample: invalid value '-5ms'" },
 	{ A("record", "-p", "1", "--aggr", "99999999999999999999s"), 2, "--aggr: invalid value" },
@@ -53,6 +53,14 @@ static const struct {
 	{ A("record", "-p", "1,2", "-p", "2"), 2, "--pid: invalid value '2' (a pid is listed twice)" },
 	{ A("record", "-p", "1", "--heatmap=h.bmp"), 2, "--heatmap: invalid value 'h.bmp' (the file name must end in .png or .svg)" },
 	{ A("record", "-p", "1", "-o", "-", "--heatmap"), 2, "--heatmap needs --output" },
+	/* which processes */
+	{ A("record", "-i", "--", "true"), 2, "--inherit goes with --pid" },
+	{ A("record", "--no-inherit", "-p", "1"), 2, "--no-inherit goes with a command" },
+	{ A("record", "--cgroup", ""), 2, "--cgroup: invalid value ''" },
+	{ A("record", "--cgroup", "/tmp", "-p", "1"), 2, "either --pid, --cgroup or a command" },
+	{ A("record", "--cgroup", "/tmp"), 2, "--cgroup /tmp is not a cgroup v2 directory" },
+	{ A("top", "--cgroup", "/proc/self/status"), 2, "is not a directory" },
+	{ A("record", "--objects", "--cgroup", "/x"), 2, "--objects traces a command or --pid" },
 	/* report */
 	{ A("report"), 2, "missing mode" },
 	{ A("report", "--help"), 0, "Modes:" },

@@ -377,6 +377,41 @@ static struct pol_scheme parsed(const char *spec)
 }
 
 /*
+ * Targets join and leave while the engine runs (process trees, cgroups):
+ * a joined one's regions are acted on from the next snapshot, a removed
+ * one's never again, and one added twice is one target.
+ */
+TEST(engine_targets_join_and_leave)
+{
+	struct pol_scheme s = parsed("stat freq=0-0");
+	struct daptrace_snapshot snap;
+	struct pol_engine e;
+	uint64_t before;
+
+	engine_of(&e, &s, 1);
+	regs[0] = REGION(0, 32 * MiB, 0, 5);
+	regs[1] = REGION(32 * MiB, 64 * MiB, 0, 5);
+	regs[1].pid = 43;
+	snap_of(&snap, 2);
+	pol_engine_apply(&e, &snap, 1000);
+	EXPECT_EQ(32 * MiB, s.st.sz_tried);
+	ASSERT_EQ(1, pol_engine_add_target(&e, 43));
+	EXPECT_EQ(1, pol_engine_add_target(&e, 43));
+	EXPECT_EQ(2, e.nr_targets);
+	pol_engine_apply(&e, &snap, 2000);
+	EXPECT_EQ(32 * MiB + 64 * MiB, s.st.sz_tried);
+	pol_engine_remove_target(&e, 42);
+	EXPECT_EQ(1, e.nr_targets);
+	before = s.st.sz_tried;
+	pol_engine_apply(&e, &snap, 3000);
+	EXPECT_EQ(32 * MiB, s.st.sz_tried - before);
+	pol_engine_remove_target(&e, 42);	/* not a target: nothing */
+	EXPECT_EQ(1, e.nr_targets);
+	pol_engine_free(&e);
+	pol_scheme_free(&s);
+}
+
+/*
  * freq= bounds are exact, whatever the window's sample count: 0-0 is "no
  * access at all", even when 1 in 1001 samples rounds down to 0 permille.
  */

@@ -6,6 +6,7 @@
 
 #include "kselftest_harness.h"
 #include "recfile.h"
+#include "record_rows.h"
 
 static const char *const awkward[] = {
 	"/usr/lib/libc.so.6",
@@ -60,7 +61,7 @@ static void write_sample(FILE *f, int with_trailer)
 		{ "kernel", "6.12.0" },
 		{ "command", "sh -c 'echo \"a,b\"\nexit'" },
 	};
-	struct rec_target t[] = { { 42, "we,ird \"comm\"" } };
+	struct rec_target t[] = { { .pid = 42, .comm = "we,ird \"comm\"" } };
 	struct rec_region regs[NR_AWKWARD];
 	struct rec_snapshot s = {
 		.seq = 7, .start_ns = 0, .end_ns = 100, .nr_regions = NR_AWKWARD,
@@ -149,7 +150,11 @@ TEST(partial_file_with_flag)
 	"age,nr_samples,nr_present,node0,node1,node2,node3,phys_addr,label\n"
 #define ROW2_1 "100,1,42,4096,8192,3,0,20,10,4,6,0,0,8192,[heap]\n"
 #define SNAP1 "#snap,1,0,100,2,20,0,0\n"
-#define HDR2A "# daptrace-record v2\n#target,42,x\n" REC_COLUMNS "\n"
+/* the columns before nr_unobserved: such records stay readable */
+#define HDR2A "# daptrace-record v2\n#target,42,x\ntime_ns,seq,pid,start,end,nr_accesses," \
+	"age,nr_samples,nr_present,node0,node1,node2,node3,phys_addr,flags,label\n"
+/* as written now: with nr_unobserved */
+#define HDR3 "# daptrace-record v2\n#target,42,x\n" REC_COLUMNS "\n"
 #define ROW1 "100,1,42,4096,8192,3,0,[heap]\n"
 #define ROW2 "100,1,42,8192,12288,0,1,\"a,b\"\n"
 #define END "#end,missed,0\n#eof\n"
@@ -210,6 +215,13 @@ static const struct {
 	{ "footprint rss > vsz", HDR "#footprint,42,5,4096,8192\n", "t.csv:5: footprint rss 8192 is more than its vsz 4096" },
 	{ "footprint short", HDR "#footprint,42,5,4096\n", "t.csv:5: #footprint row needs 5 fields, got 4" },
 	{ "bad flags", HDR2A SNAP1 "100,1,42,4096,8192,3,0,20,,,,,,,x,[heap]\n", "t.csv:5: bad flags 'x'" },
+	{ "unobserved over samples", HDR3 SNAP1 "100,1,42,4096,8192,3,0,20,,,,,,,0,21,x\n", "t.csv:5: bad nr_unobserved '21'" },
+	{ "bad target ppid", HDR "#target,43,y,z\n", "t.csv:5: bad target ppid 'z'" },
+	{ "bad target time", HDR "#target,43,y,1,/a,soon\n", "t.csv:5: bad target time_ns 'soon'" },
+	{ "exit of no target", HDR "#exit,43,5\n", "t.csv:5: #exit row of pid 43, which no #target row names" },
+	{ "exit short", HDR "#exit,42\n", "t.csv:5: #exit row needs at least 3 fields, got 2" },
+	{ "exit bad time", HDR "#exit,42,x\n", "t.csv:5: bad exit time_ns 'x'" },
+	{ "exit inside a snapshot", HDR SNAP1 ROW1 "#exit,42,5\n", "t.csv:7: #exit row, but snapshot seq 1" },
 	{ "short meta", "# daptrace-record v1\n#meta,key\n", "t.csv:2: #meta row needs 3 fields, got 2" },
 	{ "nan interval", "# daptrace-record v1\n#meta,aggr_us,nan\n", "t.csv:2: bad #meta aggr_us 'nan'" },
 	{ "zero interval", "# daptrace-record v1\n#meta,sample_us,0\n", "t.csv:2: bad #meta sample_us '0'" },
@@ -278,7 +290,7 @@ TEST(placement_round_trip_and_versions)
 	FILE *f = tmpfile();
 
 	ASSERT_NE(NULL, f);
-	rec_write_header(f, NULL, 0, &(struct rec_target){ 42, "t" }, 1);
+	rec_write_header(f, NULL, 0, &(struct rec_target){ .pid = 42, .comm = "t" }, 1);
 	rec_write_snapshot(f, &s);
 	rec_write_trailer(f, NULL, 0);
 	rewind(f);
@@ -356,7 +368,7 @@ TEST(intervals_flags_and_footprints_round_trip)
 	FILE *f = tmpfile();
 
 	ASSERT_NE(NULL, f);
-	rec_write_header(f, meta, 2, &(struct rec_target){ 42, "t" }, 1);
+	rec_write_header(f, meta, 2, &(struct rec_target){ .pid = 42, .comm = "t" }, 1);
 	rec_write_snapshot(f, &s);
 	/* tuned: 10 ms sampling in the next window */
 	s.seq = 2;
@@ -471,6 +483,193 @@ TEST(callback_stops)
 	ASSERT_NE(NULL, f);
 	EXPECT_EQ(99, rec_read(f, "t.csv", 0, collect, &c, &info, err, sizeof(err)));
 	rec_info_free(&info);
+	fclose(f);
+}
+
+struct unobs {
+	int nr;
+	uint32_t count[2], flags[2];
+};
+
+static int see_unobs(void *arg, const struct rec_snapshot *s, const struct rec_info *info)
+{
+	struct unobs *u = arg;
+
+	(void)info;
+	for (uint32_t i = 0; i < s->nr_regions && i < 2; i++) {
+		u->count[i] = s->regions[i].nr_unobserved;
+		u->flags[i] = s->regions[i].flags;
+	}
+	u->nr++;
+	return 0;
+}
+
+/*
+ * nr_unobserved round trips; a region the module could not observe at all
+ * in its window is flagged not observable by the writer's caller
+ * (rec_rows_fill), and the flag and the count read back.
+ */
+static const char *label_x(void *ctx, const struct daptrace_region *r)
+{
+	(void)ctx;
+	(void)r;
+	return "x";
+}
+
+TEST(unobserved_round_trip)
+{
+	struct daptrace_region dregs[2] = {
+		{ .start = 4096, .end = 8192, .nr_accesses = 3, .pid = 42, .nr_unobserved = 5 },
+		{ .start = 8192, .end = 12288, .pid = 42, .nr_unobserved = 20 },
+	};
+	struct daptrace_snapshot ds = { .seq = 1, .end_ns = 100, .nr_samples = 20,
+					.nr_regions = 2, .regions = dregs };
+	struct rec_rows rows = { 0 };
+	struct rec_snapshot s;
+	struct unobs u = { 0 };
+	struct rec_info info;
+	char err[512];
+	FILE *f = tmpfile();
+
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(0, rec_rows_fill(&rows, &s, &ds, 0, label_x, NULL));
+	rec_write_header(f, NULL, 0, &(struct rec_target){ .pid = 42, .comm = "t" }, 1);
+	rec_write_snapshot(f, &s);
+	rec_write_trailer(f, NULL, 0);
+	rec_rows_free(&rows);
+	rewind(f);
+	ASSERT_EQ(0, rec_read(f, "t.csv", 0, see_unobs, &u, &info, err, sizeof(err)))
+		TH_LOG("%s", err);
+	ASSERT_EQ(1, u.nr);
+	EXPECT_EQ(5, u.count[0]);
+	EXPECT_EQ(0, u.flags[0]);
+	EXPECT_EQ(20, u.count[1]);
+	EXPECT_EQ(REC_REGION_NOT_OBSERVABLE, u.flags[1]);
+	rec_info_free(&info);
+	fclose(f);
+}
+
+struct names {
+	char comm[4][16];
+	int nr;
+};
+
+static int name_of_43(void *arg, const struct rec_snapshot *s, const struct rec_info *info)
+{
+	struct names *n = arg;
+	const struct rec_target *t = rec_info_target(info, 43);
+
+	(void)s;
+	if (n->nr < 4)
+		snprintf(n->comm[n->nr++], 16, "%s", t ? t->comm : "-");
+	return 0;
+}
+
+/*
+ * A target's life in the record: it joins with its parent, cgroup and
+ * time; execs (a new comm, the same process); exits; its pid is reused by
+ * another process, which is a new target.  Each snapshot sees the names
+ * as they were at its time.
+ */
+TEST(targets_join_exec_exit_and_reuse)
+{
+	struct rec_target child = { .pid = 43, .comm = "sh", .ppid = 42, .cgroup = "/a b",
+				    .time_ns = 150 };
+	struct rec_snapshot s = { .seq = 1, .end_ns = 100, .nr_samples = 20 };
+	const struct rec_target *t;
+	struct names n = { 0 };
+	struct rec_info info;
+	char err[512];
+	FILE *f = tmpfile();
+
+	ASSERT_NE(NULL, f);
+	rec_write_header(f, NULL, 0, &(struct rec_target){ .pid = 42, .comm = "make" }, 1);
+	rec_write_snapshot(f, &s);
+	rec_write_target(f, &child);
+	s.seq = 2;
+	rec_write_snapshot(f, &s);
+	child.comm = "cc1";
+	rec_write_target(f, &child);
+	s.seq = 3;
+	rec_write_snapshot(f, &s);
+	rec_write_exit(f, 43, 350, 0);
+	s.seq = 4;
+	rec_write_snapshot(f, &s);
+	child.comm = "ld";
+	child.time_ns = 450;
+	rec_write_target(f, &child);
+	rec_write_exit(f, 42, 460, 1);
+	rec_write_trailer(f, NULL, 0);
+	rewind(f);
+	ASSERT_EQ(0, rec_read(f, "t.csv", 0, name_of_43, &n, &info, err, sizeof(err)))
+		TH_LOG("%s", err);
+	ASSERT_EQ(4, n.nr);
+	EXPECT_STREQ("-", n.comm[0]);
+	EXPECT_STREQ("sh", n.comm[1]);
+	EXPECT_STREQ("cc1", n.comm[2]);
+	EXPECT_STREQ("cc1", n.comm[3]);
+	/* make, the child that exec'ed, the process that got its pid later */
+	ASSERT_EQ(3, info.nr_targets);
+	t = &info.targets[1];
+	EXPECT_EQ(43, t->pid);
+	EXPECT_STREQ("cc1", t->comm);
+	EXPECT_EQ(42, t->ppid);
+	EXPECT_STREQ("/a b", t->cgroup);
+	EXPECT_EQ(150, t->time_ns);
+	EXPECT_EQ(350, t->exit_ns);
+	EXPECT_FALSE(t->moved);
+	t = rec_info_target(&info, 43);
+	EXPECT_EQ(&info.targets[2], t);
+	EXPECT_STREQ("ld", t->comm);
+	EXPECT_EQ(450, t->time_ns);
+	EXPECT_EQ(REC_NO_EXIT, t->exit_ns);
+	/* moved out of the cgroup, not exited */
+	EXPECT_EQ(460, info.targets[0].exit_ns);
+	EXPECT_TRUE(info.targets[0].moved);
+	EXPECT_EQ(0, info.targets[0].ppid);
+	EXPECT_EQ(NULL, info.targets[0].cgroup);
+	rec_info_free(&info);
+	fclose(f);
+}
+
+/* Thousands of targets: each region row finds its own. */
+TEST(many_targets)
+{
+	enum { N = 5000 };
+	struct rec_region *regs = calloc(N, sizeof(*regs));
+	struct rec_snapshot s = { .seq = 1, .end_ns = 100, .nr_regions = N, .nr_samples = 20 };
+	struct collected c = { 0 };
+	struct rec_info info;
+	char err[512], comm[16];
+	FILE *f = tmpfile();
+
+	ASSERT_NE(NULL, f);
+	ASSERT_NE(NULL, regs);
+	rec_write_header(f, NULL, 0, NULL, 0);
+	for (int i = 0; i < N; i++) {
+		snprintf(comm, sizeof(comm), "p%d", i);
+		rec_write_target(f, &(struct rec_target){ .pid = 1000 + 7 * i, .comm = comm });
+		regs[i] = (struct rec_region){ .start = 4096, .end = 8192, .pid = 1000 + 7 * i,
+					       .label = "x" };
+	}
+	s.regions = regs;
+	rec_write_snapshot(f, &s);
+	rec_write_trailer(f, NULL, 0);
+	rewind(f);
+	ASSERT_EQ(0, rec_read(f, "t.csv", 0, collect, &c, &info, err, sizeof(err)))
+		TH_LOG("%s", err);
+	ASSERT_EQ(N, info.nr_targets);
+	for (int i = 0; i < N; i += 499) {
+		const struct rec_target *t = rec_info_target(&info, 1000 + 7 * i);
+
+		ASSERT_NE(NULL, t);
+		snprintf(comm, sizeof(comm), "p%d", i);
+		EXPECT_STREQ(comm, t->comm);
+	}
+	EXPECT_EQ(NULL, rec_info_target(&info, 999));
+	rec_info_free(&info);
+	collected_free(&c);
+	free(regs);
 	fclose(f);
 }
 

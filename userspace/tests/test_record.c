@@ -212,6 +212,71 @@ TEST_F(rec, command_until_target_exits)
 	rec_info_free(&info);
 }
 
+/* Play the kernel while monitoring is on: a snapshot of @pid every 100 ms. */
+static int fake_kernel_until_off(const char *dir, pid_t pid, int max)
+{
+	struct fake_ring r = { .nr_slots = 8, .max_regions = 16, .generation = 1 };
+	char buf[16];
+	int seq = 0;
+
+	if (wait_for(dir, "state", "on", 5000) || fake_ring_init(dir, &r))
+		return -1;
+	while (seq < max && fake_read(dir, "state", buf, sizeof(buf)) > 0 &&
+	       !strncmp(buf, "on", 2)) {
+		if (fake_publish(dir, &r, ++seq, 4, pid))
+			return -1;
+		sleep_ms(100);
+	}
+	return seq;
+}
+
+/*
+ * A command's children join while it runs (#target rows with their parent,
+ * their comm once they exec'ed and their cgroup) and leave when they exit
+ * (#exit rows); the record ends when the last of the tree has exited.
+ * --update 200ms: without process events the scan finds them too.
+ */
+TEST_F(rec, command_tree_children_join_and_leave)
+{
+	struct counted c = { 0 };
+	struct rec_info info;
+	char err[512], buf[64];
+	const struct rec_target *root;
+	int sleeps = 0, seq;
+
+	self->recorder = start_recorder(self->out, A("-a", "100ms", "-u", "200ms", "--",
+						     "sh", "-c", "sleep 1 & sleep 1 & wait"));
+	ASSERT_EQ(0, wait_for(self->dir, "state", "on", 5000));
+	ASSERT_GT(fake_read(self->dir, "target", buf, sizeof(buf)), 0);
+	seq = fake_kernel_until_off(self->dir, atoi(buf), 100);
+	ASSERT_GT(seq, 5);
+	ASSERT_EQ(0, recorder_exit(self->recorder));
+	ASSERT_EQ(0, rec_read_path(self->out, 0, count, &c, &info, err, sizeof(err)))
+		TH_LOG("%s", err);
+	EXPECT_STREQ("command exited", rec_info_trailer(&info, "reason"));
+	EXPECT_STREQ("tree", rec_info_get(&info, "follow"));
+	ASSERT_GE(info.nr_targets, 3);
+	root = &info.targets[0];
+	EXPECT_STREQ("sh", root->comm);
+	EXPECT_EQ(0, root->time_ns);
+	for (int i = 1; i < info.nr_targets; i++) {
+		const struct rec_target *t = &info.targets[i];
+
+		if (t->ppid != root->pid)
+			continue;
+		sleeps += !strcmp(t->comm, "sleep");
+		EXPECT_GT(t->time_ns, 0);
+		/* joined while monitoring, left before the end */
+		EXPECT_NE(REC_NO_EXIT, t->exit_ns);
+		EXPECT_GT(t->exit_ns, t->time_ns);
+		EXPECT_NE(NULL, t->cgroup);
+	}
+	EXPECT_EQ(2, sleeps);
+	EXPECT_STREQ("2", rec_info_trailer(&info, "targets_joined"));
+	EXPECT_STREQ("3", rec_info_trailer(&info, "targets_exited"));
+	rec_info_free(&info);
+}
+
 TEST_F(rec, pid_attributes_and_overrun)
 {
 	struct rec_info info;
@@ -444,6 +509,19 @@ static int file_is(const char *path, const char *text)
  * and the existing record stays where it was: whether the command is not
  * found up front or its exec fails (a script with a missing interpreter).
  */
+/* status with more targets than the module lists: the count from nr_targets */
+TEST_F(rec, status_counts_targets_beyond_the_page)
+{
+	char out[4096];
+
+	ASSERT_EQ(0, fake_write(self->dir, "target_status",
+				"12 monitoring\n13 exited\n# 4998 more\n"));
+	ASSERT_EQ(0, fake_write(self->dir, "nr_targets", "5000\n"));
+	ASSERT_EQ(0, run_daptrace(A("status"), out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "targets:    5000\n  12       monitoring\n"
+			       "  13       exited\n  ... 4998 more\n")) TH_LOG("%s", out);
+}
+
 TEST_F(rec, command_that_cannot_run_fails)
 {
 	char out[4096], old[600], script[600];

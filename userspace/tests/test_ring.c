@@ -198,7 +198,7 @@ TEST_F(ring, larger_records_from_a_newer_kernel)
 	unsigned char buf[64 + 2 * (48 + 192)] = { 0 };
 	struct daptrace_snap_hdr sh = { .seq = 1, .nr_regions = 2, .nr_samples = 20 };
 	struct daptrace_region_rec rec = { .start = 8192, .end = 12288,
-					   .nr_accesses = 7, .pid = 42,
+					   .nr_accesses = 7, .pid = 42, .nr_unobserved = 4,
 					   .nr_present = 5, .node_samples = { 2, 3 } };
 	char path[300];
 	FILE *f;
@@ -223,6 +223,8 @@ TEST_F(ring, larger_records_from_a_newer_kernel)
 	EXPECT_EQ(7, self->s.regions[1].nr_accesses);
 	EXPECT_EQ(1, self->s.placement);
 	EXPECT_EQ(3, self->s.regions[1].node_samples[1]);
+	/* checks that could not observe the page, carried as they came */
+	EXPECT_EQ(4, self->s.regions[1].nr_unobserved);
 }
 
 TEST_F(ring, bad_magic_is_an_error)

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * daptrace stat: the numbers of a canned snapshot (DAMON_STAT's idle-time
+ * percentiles, resident weighting, memory that cannot be observed, cgroups
+ * folded by depth), and the command end to end on a fake sysfs tree.
+ */
+#include <errno.h>
+#include <json-c/json.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "kselftest_harness.h"
+#include "fake_sysfs.h"
+#include "run_cmd.h"
+#include "stat_model.h"
+
+#define MiB	(1ULL << 20)
+
+TEST(percentiles_walk_as_damon_stat)
+{
+	struct stat_idle v[] = { { 1, 100 }, { 2, 100 }, { 3, 100 }, { 4, 100 } };
+	struct stat_idle one[] = { { 7, 1 } };
+	int64_t p[STAT_PERCENTILES];
+
+	stat_percentiles(v, 4, p);
+	EXPECT_EQ(1, p[0]);
+	EXPECT_EQ(1, p[25]);
+	EXPECT_EQ(2, p[26]);
+	EXPECT_EQ(2, p[50]);
+	EXPECT_EQ(3, p[75]);
+	EXPECT_EQ(4, p[76]);
+	EXPECT_EQ(4, p[100]);
+	stat_percentiles(one, 1, p);
+	EXPECT_EQ(7, p[0]);
+	EXPECT_EQ(7, p[100]);
+	/* nothing to weigh: zeros */
+	stat_percentiles(v, 0, p);
+	EXPECT_EQ(0, p[50]);
+}
+
+static const char *cg_of(void *ctx, pid_t pid)
+{
+	(void)ctx;
+	return pid == 10 ? "/a/x" : pid == 11 ? "/a/y" : pid == 12 ? "/b" : NULL;
+}
+
+/*
+ * 10: 4 MiB accessed for 3 windows (-3 s), 4 MiB half resident idle for 10
+ * windows (+10 s); 11: 2 MiB idle for 1 window, 2 MiB not observable; 12:
+ * 8 MiB reserved, never present (no weight, though idle for a minute).
+ */
+static void canned(struct daptrace_snapshot *s, struct daptrace_region *r)
+{
+	r[0] = (struct daptrace_region){ .start = 0, .end = 4 * MiB, .nr_accesses = 5,
+					 .age = 2, .pid = 10, .nr_present = 20 };
+	r[1] = (struct daptrace_region){ .start = 4 * MiB, .end = 8 * MiB, .age = 9,
+					 .pid = 10, .nr_present = 10 };
+	r[2] = (struct daptrace_region){ .start = 0, .end = 2 * MiB, .pid = 11,
+					 .nr_present = 20 };
+	r[3] = (struct daptrace_region){ .start = 2 * MiB, .end = 4 * MiB, .pid = 11,
+					 .nr_unobserved = 20 };
+	r[4] = (struct daptrace_region){ .start = 0, .end = 8 * MiB, .age = 59, .pid = 12 };
+	*s = (struct daptrace_snapshot){ .seq = 1, .nr_samples = 20, .sample_us = 50000,
+					 .aggr_us = 1000000, .nr_regions = 5, .regions = r,
+					 .placement = 1 };
+}
+
+TEST(model_of_a_snapshot)
+{
+	struct daptrace_region r[5];
+	struct daptrace_snapshot s;
+	struct stat_model m;
+
+	canned(&s, r);
+	ASSERT_EQ(0, stat_model_compute(&m, &s, cg_of, NULL, 0));
+	EXPECT_TRUE(m.resident_weighted);
+	EXPECT_EQ(3, m.all.nr_procs);
+	EXPECT_EQ(8 * MiB, m.all.resident);
+	EXPECT_EQ(4 * MiB, m.all.wss);
+	EXPECT_EQ(2 * MiB, m.all.unobserved);
+	EXPECT_EQ(20 * MiB, m.all.bandwidth);
+	EXPECT_EQ(-3000, m.all.idle_ms[0]);
+	EXPECT_EQ(-3000, m.all.idle_ms[50]);
+	EXPECT_EQ(1000, m.all.idle_ms[51]);
+	EXPECT_EQ(1000, m.all.idle_ms[75]);
+	EXPECT_EQ(10000, m.all.idle_ms[76]);
+	/* the reserved, never present range weighs nothing */
+	EXPECT_EQ(10000, m.all.idle_ms[100]);
+	ASSERT_EQ(3, m.nr_cg);
+	EXPECT_STREQ("/a/x", m.cg[0].key);
+	EXPECT_EQ(6 * MiB, m.cg[0].resident);
+	EXPECT_EQ(-3000, m.cg[0].idle_ms[66]);
+	EXPECT_EQ(10000, m.cg[0].idle_ms[67]);
+	EXPECT_EQ(20 * MiB, m.cg[0].bandwidth);
+	EXPECT_STREQ("/a/y", m.cg[1].key);
+	EXPECT_EQ(2 * MiB, m.cg[1].resident);
+	EXPECT_EQ(2 * MiB, m.cg[1].unobserved);
+	EXPECT_EQ(1000, m.cg[1].idle_ms[0]);
+	EXPECT_STREQ("/b", m.cg[2].key);
+	EXPECT_EQ(0, m.cg[2].resident);
+	stat_model_free(&m);
+
+	/* folded to depth 1: /a holds both */
+	ASSERT_EQ(0, stat_model_compute(&m, &s, cg_of, NULL, 1));
+	ASSERT_EQ(2, m.nr_cg);
+	EXPECT_STREQ("/a", m.cg[0].key);
+	EXPECT_EQ(2, m.cg[0].nr_procs);
+	EXPECT_EQ(8 * MiB, m.cg[0].resident);
+	stat_model_free(&m);
+
+	/* a module without placement counts: virtual bytes */
+	s.placement = 0;
+	ASSERT_EQ(0, stat_model_compute(&m, &s, NULL, NULL, 0));
+	EXPECT_FALSE(m.resident_weighted);
+	EXPECT_EQ(18 * MiB, m.all.resident);
+	EXPECT_EQ(0, m.nr_cg);
+	/* now the reserved range is most of the bytes: idle a minute */
+	EXPECT_EQ(60000, m.all.idle_ms[100]);
+	EXPECT_EQ(60000, m.all.idle_ms[70]);
+	stat_model_free(&m);
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/*
+ * Run `daptrace stat @args` on a fake sysfs tree while playing the kernel:
+ * three windows of this test's own memory (4 MiB accessed for 2 windows,
+ * 4 MiB idle for 5).  Its output in @out; its exit status returned.
+ */
+static int run_stat(const char *dir, char *const *args, char *out, size_t len)
+{
+	struct fake_ring ring = { .nr_slots = 8, .max_regions = 16, .generation = 1 };
+	struct daptrace_region_rec regs[2] = {
+		{ .start = 0x10000000, .end = 0x10400000, .nr_accesses = 4, .age = 1,
+		  .pid = getpid(), .nr_present = 20 },
+		{ .start = 0x10400000, .end = 0x10800000, .age = 4, .pid = getpid(),
+		  .nr_present = 20 },
+	};
+	char *argv[16] = { "daptrace", "stat" }, buf[32];
+	int fds[2], status, k = 2;
+	uint64_t base = 0;
+	size_t got = 0;
+	ssize_t n;
+	pid_t pid;
+
+	while (*args && k < 15)
+		argv[k++] = *args++;
+	argv[k] = NULL;
+	setenv("DAPTRACE_SYSFS", dir, 1);
+	/* sequence numbers go on across runs, as the module's do */
+	if (fake_read(dir, "snapshot_seq", buf, sizeof(buf)) > 0)
+		base = strtoull(buf, NULL, 10);
+	if (pipe(fds))
+		return -1;
+	pid = fork();
+	if (!pid) {
+		dup2(fds[1], 1);
+		close(fds[0]);
+		execv(daptrace_bin(), argv);
+		_exit(126);
+	}
+	close(fds[1]);
+	for (int i = 0; i < 5000; i++) {
+		if (fake_read(dir, "state", buf, sizeof(buf)) > 0 && !strncmp(buf, "on", 2))
+			break;
+		sleep_ms(1);
+	}
+	if (fake_ring_init(dir, &ring))
+		return -1;
+	for (uint64_t seq = base + 1; seq <= base + 3; seq++) {
+		struct daptrace_snap_hdr h = { .nr_regions = 2, .nr_samples = 20,
+					       .sample_us = 50000, .aggr_us = 1000000 };
+
+		if (fake_slot_write(dir, &ring, seq, seq, &h, regs) ||
+		    fake_write(dir, "snapshot_seq", "%020llu\n", (unsigned long long)seq))
+			return -1;
+		sleep_ms(100);
+	}
+	while (got + 1 < len && (n = read(fds[0], out + got, len - 1 - got)) > 0)
+		got += (size_t)n;
+	out[got] = '\0';
+	close(fds[0]);
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+/*
+ * End to end on a fake sysfs: every process of this machine becomes a
+ * target; stat prints the newest window once at the end of --duration as
+ * one JSON line, or as text.
+ */
+TEST(stat_prints_the_machine_once)
+{
+	struct json_object *j, *v;
+	char dir[256], out[1 << 16];
+
+	if (!daptrace_bin())
+		SKIP(return, "DAPTRACE_BIN not set to the daptrace binary");
+	ASSERT_EQ(0, fake_tree_create(dir, sizeof(dir)));
+	ASSERT_EQ(0, run_stat(dir, (char *[]){ "--json", "-d", "1500ms", NULL }, out,
+			      sizeof(out))) TH_LOG("%s", out);
+	/* one line, one report */
+	ASSERT_NE(NULL, strchr(out, '\n'));
+	EXPECT_EQ(NULL, strchr(strchr(out, '\n') + 1, '\n')) TH_LOG("%s", out);
+	j = json_tokener_parse(out);
+	ASSERT_NE(NULL, j) TH_LOG("%s", out);
+	ASSERT_TRUE(json_object_object_get_ex(j, "seq", &v));
+	EXPECT_EQ(3, json_object_get_uint64(v));
+	ASSERT_TRUE(json_object_object_get_ex(j, "resident_bytes", &v));
+	EXPECT_EQ(8 * MiB, json_object_get_uint64(v));
+	ASSERT_TRUE(json_object_object_get_ex(j, "wss_bytes", &v));
+	EXPECT_EQ(4 * MiB, json_object_get_uint64(v));
+	ASSERT_TRUE(json_object_object_get_ex(j, "memory_idle_ms_percentiles", &v));
+	ASSERT_EQ(101, json_object_array_length(v));
+	EXPECT_EQ(-2000, json_object_get_int64(json_object_array_get_idx(v, 0)));
+	EXPECT_EQ(5000, json_object_get_int64(json_object_array_get_idx(v, 100)));
+	/* every process of the machine was taken, this one's cgroup listed */
+	ASSERT_TRUE(json_object_object_get_ex(j, "targets", &v));
+	EXPECT_GT(json_object_get_int(v), 1);
+	ASSERT_TRUE(json_object_object_get_ex(j, "cgroups", &v));
+	EXPECT_EQ(1, json_object_array_length(v));
+	json_object_put(j);
+
+	ASSERT_EQ(0, run_stat(dir, (char *[]){ "-d", "1500ms", "--percentiles", "0,50,100",
+					       NULL }, out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, " idle_p0  idle_p50 idle_p100\n")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\nall ")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "    -2000     -2000      5000\n")) TH_LOG("%s", out);
+	fake_tree_destroy(dir);
+}
+
+TEST_HARNESS_MAIN

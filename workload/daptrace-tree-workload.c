@@ -1,0 +1,468 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * daptrace-tree-workload: workloads with known ground truth for following
+ * processes (process trees, cgroups, the whole machine).
+ *
+ * tree (the default): a parent starts --workers processes, --stagger
+ * apart, each mapping its own --size of memory, populating it and then
+ * touching its own hot range (--size/8 at offset (i % 4) x --size/8, so a
+ * mix-up between processes shows) until --lifetime has passed; they exit
+ * one after the other.  With --exec a worker exec()s this program again
+ * first (the monitor must follow the exec), with --threads each worker
+ * touches its hot range from one more thread as well (a thread is never a
+ * target of its own), with --vfork N the parent also runs N short commands
+ * through vfork() and exec.
+ *
+ * aging: one process maps --size, populates it and splits it into --areas
+ * equal areas; area k stays hot (touched continuously) until k x --step
+ * after the start and is idle after that, so at any time the idle age of
+ * every byte is known: the ground truth of idle-time percentiles.
+ *
+ * idle: --workers processes that each populate --size and then sleep
+ * (a machine with many mostly idle processes).
+ *
+ * Truth (--truth-dir DIR):
+ *   DIR/tree.txt: "worker <i> pid <pid> fork_ns <ns>" as each starts,
+ *     "exit <i> pid <pid> exit_ns <ns>" as each is reaped, "end <ns>";
+ *   DIR/worker-<i>.truth: that worker in daptrace-workload's truth format
+ *     (pid, map, phase 0, hot range, end), for daptrace-score;
+ *   DIR/worker-<i>.thread: with --threads, its thread's id;
+ *   DIR/aging.txt: "pid", "map", "area <k> <start> <end> idle_from_ns <ns>".
+ * Times are CLOCK_MONOTONIC ns, the clock of daptrace's snapshots.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PAGE_SZ		4096UL
+#define MAX_WORKERS	4096
+
+struct opts {
+	const char *pattern;
+	unsigned int workers;
+	size_t size;
+	uint64_t stagger_ns, lifetime_ns, step_ns;
+	unsigned int areas;
+	int exec, threads;
+	unsigned int vforks;
+	const char *dir;
+	int worker;		/* >= 0: run as worker #worker (after --exec) */
+};
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: daptrace-tree-workload [options]\n"
+"  -p, --pattern NAME    tree | aging | idle (default tree)\n"
+"  -w, --workers N       processes to start (default 4; at most 4096)\n"
+"  -s, --size SIZE       memory per process, e.g. 64M (default 32M)\n"
+"      --stagger DUR     between two starts (default 200ms)\n"
+"  -l, --lifetime DUR    how long a worker runs (default 10s)\n"
+"      --exec            workers exec() this program again first\n"
+"      --threads         each worker touches its hot range from two threads\n"
+"      --vfork N         also run N commands through vfork()+exec\n"
+"      --areas N         aging: areas (default 4)\n"
+"      --step DUR        aging: area k goes idle k x DUR after the start (default 10s)\n"
+"  -t, --truth-dir DIR   write the ground truth here (default .)\n"
+"DUR needs a unit: ns, us, ms, s or m.\n");
+}
+
+static int parse_size(const char *s, size_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	if (*s == '-')
+		return -1;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -1;
+	switch (*end) {
+	case 'k': case 'K': v <<= 10; end++; break;
+	case 'm': case 'M': v <<= 20; end++; break;
+	case 'g': case 'G': v <<= 30; end++; break;
+	default: break;
+	}
+	if (*end || !v)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_dur(const char *s, uint64_t *out)
+{
+	static const struct { const char *u; uint64_t mul; } units[] = {
+		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000ULL },
+		{ "m", 60000000000ULL },
+	};
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || v < 0)
+		return -1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].u)) {
+			*out = (uint64_t)(v * (double)units[i].mul);
+			return 0;
+		}
+	return -1;
+}
+
+static int parse_uint(const char *s, unsigned int max, unsigned int *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || *s == '-' || v > max)
+		return -1;
+	*out = (unsigned int)v;
+	return 0;
+}
+
+static char *map_populated(size_t size)
+{
+	char *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED) {
+		perror("mmap");
+		exit(1);
+	}
+	/* small pages: the ranges are exact, whatever THP would round */
+	madvise(p, size, MADV_NOHUGEPAGE);
+	for (size_t off = 0; off < size; off += PAGE_SZ)
+		p[off] = 1;
+	return p;
+}
+
+/* One pass over [p, p + len): every page, a write so it stays resident. */
+static void touch(volatile char *p, size_t len)
+{
+	for (size_t off = 0; off < len; off += PAGE_SZ)
+		p[off]++;
+}
+
+struct hot {
+	char *p;
+	size_t len;
+	uint64_t until_ns;
+	volatile pid_t tid;		/* the thread's, once it runs */
+};
+
+static void *toucher(void *arg)
+{
+	struct hot *h = arg;
+
+	h->tid = gettid();
+	while (!stop && now_ns() < h->until_ns)
+		touch(h->p, h->len);
+	return NULL;
+}
+
+static FILE *truth_open(const struct opts *o, const char *name)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", o->dir, name);
+	f = fopen(path, "w");
+	if (!f) {
+		perror(path);
+		exit(1);
+	}
+	setvbuf(f, NULL, _IOLBF, 0);
+	return f;
+}
+
+static int run_worker(const struct opts *o, unsigned int i)
+{
+	size_t hot = o->size / 8 / PAGE_SZ * PAGE_SZ;
+	uint64_t start = now_ns();
+	struct hot h;
+	char name[64];
+	pthread_t th;
+	int threaded;
+	FILE *t, *tf;
+	char *p;
+
+	p = map_populated(o->size);
+	h = (struct hot){ p + (i % 4) * hot, hot, start + o->lifetime_ns, 0 };
+	snprintf(name, sizeof(name), "worker-%u.truth", i);
+	t = truth_open(o, name);
+	fprintf(t, "# daptrace-workload truth v1\npid %d\npattern tree\n", (int)getpid());
+	fprintf(t, "map %" PRIxPTR " %" PRIxPTR "\n", (uintptr_t)p, (uintptr_t)p + o->size);
+	fprintf(t, "phase 0 %" PRIu64 "\n", now_ns());
+	fprintf(t, "hot 0 %" PRIxPTR " %" PRIxPTR "\n", (uintptr_t)h.p, (uintptr_t)h.p + hot);
+	threaded = o->threads && !pthread_create(&th, NULL, toucher, &h);
+	/* the thread's id: the monitor must never take it for a process */
+	while (threaded && !h.tid)
+		usleep(1000);
+	if (threaded) {
+		snprintf(name, sizeof(name), "worker-%u.thread", i);
+		tf = truth_open(o, name);
+		fprintf(tf, "%d\n", (int)h.tid);
+		fclose(tf);
+	}
+	toucher(&h);
+	if (threaded)
+		pthread_join(th, NULL);
+	fprintf(t, "end %" PRIu64 " touched 0\n", now_ns());
+	fclose(t);
+	return 0;
+}
+
+/* posix_spawn's way: the child shares our memory until it execs */
+static void vfork_one(void)
+{
+	pid_t pid = vfork();
+
+	if (!pid) {
+		execl("/bin/true", "true", (char *)NULL);
+		execl("/bin/busybox", "true", (char *)NULL);
+		_exit(0);
+	}
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+}
+
+static int run_tree(const struct opts *o, char **argv)
+{
+	FILE *t = truth_open(o, "tree.txt");
+	pid_t pids[MAX_WORKERS];
+	unsigned int started = 0, left = 0;
+
+	for (unsigned int i = 0; i < o->workers && !stop; i++) {
+		uint64_t t0 = now_ns();
+		pid_t pid = fork();
+
+		if (pid < 0) {
+			perror("fork");
+			break;
+		}
+		if (!pid) {
+			if (o->exec) {
+				char n[16], *args[32];
+				int k = 0;
+
+				snprintf(n, sizeof(n), "%u", i);
+				for (; argv[k] && k < 28; k++)
+					args[k] = argv[k];
+				args[k++] = "--worker";
+				args[k++] = n;
+				args[k] = NULL;
+				execv("/proc/self/exe", args);
+				_exit(127);
+			}
+			_exit(run_worker(o, i));
+		}
+		pids[i] = pid;
+		started++;
+		fprintf(t, "worker %u pid %d fork_ns %" PRIu64 "\n", i, (int)pid, t0);
+		for (unsigned int k = 0; k < o->vforks && i == 0; k++)
+			vfork_one();
+		while (!stop && now_ns() < t0 + o->stagger_ns)
+			usleep(1000);
+	}
+	while (left < started) {
+		int status;
+		pid_t pid = waitpid(-1, &status, 0);
+
+		if (pid < 0) {
+			if (errno == EINTR) {
+				/* asked to stop: so are the workers */
+				for (unsigned int i = 0; i < started; i++)
+					kill(pids[i], SIGTERM);
+				continue;
+			}
+			break;
+		}
+		for (unsigned int i = 0; i < started; i++)
+			if (pids[i] == pid) {
+				fprintf(t, "exit %u pid %d exit_ns %" PRIu64 "\n", i, (int)pid, now_ns());
+				left++;
+			}
+	}
+	fprintf(t, "end %" PRIu64 "\n", now_ns());
+	fclose(t);
+	return 0;
+}
+
+static int run_aging(const struct opts *o)
+{
+	size_t area = o->size / o->areas / PAGE_SZ * PAGE_SZ;
+	FILE *t = truth_open(o, "aging.txt");
+	uint64_t start;
+	char *p = map_populated(area * o->areas);
+
+	start = now_ns();
+	fprintf(t, "pid %d\nmap %" PRIxPTR " %" PRIxPTR "\nstart_ns %" PRIu64 "\n", (int)getpid(),
+		(uintptr_t)p, (uintptr_t)p + area * o->areas, start);
+	for (unsigned int k = 0; k < o->areas; k++)
+		fprintf(t, "area %u %" PRIxPTR " %" PRIxPTR " idle_from_ns %" PRIu64 "\n", k,
+			(uintptr_t)p + k * area, (uintptr_t)p + (k + 1) * area,
+			start + k * o->step_ns);
+	/* each round touches the areas still hot; a later area stays hot longer */
+	while (!stop && now_ns() < start + o->lifetime_ns) {
+		uint64_t now = now_ns();
+		int any = 0;
+
+		for (unsigned int k = 0; k < o->areas; k++)
+			if (now < start + k * o->step_ns) {
+				touch(p + k * area, area);
+				any = 1;
+			}
+		if (!any)
+			usleep(10000);
+	}
+	fprintf(t, "end %" PRIu64 "\n", now_ns());
+	fclose(t);
+	return 0;
+}
+
+static int run_idle(const struct opts *o)
+{
+	FILE *t = truth_open(o, "tree.txt");
+	pid_t *pids = calloc(o->workers ? o->workers : 1, sizeof(*pids));
+	unsigned int started = 0, left = 0;
+
+	if (!pids)
+		return 1;
+	for (unsigned int i = 0; i < o->workers && !stop; i++) {
+		pid_t pid = fork();
+
+		if (!pid) {
+			uint64_t end = now_ns() + o->lifetime_ns;
+
+			map_populated(o->size);
+			while (!stop && now_ns() < end)
+				usleep(100000);
+			_exit(0);
+		}
+		if (pid < 0)
+			break;
+		pids[started++] = pid;
+		fprintf(t, "worker %u pid %d fork_ns %" PRIu64 "\n", i, (int)pid, now_ns());
+	}
+	while (left < started) {
+		if (wait(NULL) > 0) {
+			left++;
+			continue;
+		}
+		if (errno != EINTR)
+			break;
+		/* asked to stop: so are the workers */
+		for (unsigned int i = 0; i < started; i++)
+			kill(pids[i], SIGTERM);
+	}
+	fprintf(t, "end %" PRIu64 "\n", now_ns());
+	fclose(t);
+	free(pids);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "pattern", required_argument, NULL, 'p' },
+		{ "workers", required_argument, NULL, 'w' },
+		{ "size", required_argument, NULL, 's' },
+		{ "stagger", required_argument, NULL, 'S' },
+		{ "lifetime", required_argument, NULL, 'l' },
+		{ "exec", no_argument, NULL, 'E' },
+		{ "threads", no_argument, NULL, 'T' },
+		{ "vfork", required_argument, NULL, 'V' },
+		{ "areas", required_argument, NULL, 'A' },
+		{ "step", required_argument, NULL, 'P' },
+		{ "truth-dir", required_argument, NULL, 't' },
+		{ "worker", required_argument, NULL, 'W' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct opts o = {
+		.pattern = "tree", .workers = 4, .size = 32UL << 20,
+		.stagger_ns = 200000000ULL, .lifetime_ns = 10000000000ULL,
+		.step_ns = 10000000000ULL, .areas = 4, .dir = ".", .worker = -1,
+	};
+	struct sigaction sa = { .sa_handler = on_signal };
+	unsigned int v;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "p:w:s:l:t:h", longopts, NULL)) != -1) {
+		int bad = 0;
+
+		switch (c) {
+		case 'p': o.pattern = optarg; break;
+		case 'w': bad = parse_uint(optarg, MAX_WORKERS, &o.workers); break;
+		case 's': bad = parse_size(optarg, &o.size); break;
+		case 'S': bad = parse_dur(optarg, &o.stagger_ns); break;
+		case 'l': bad = parse_dur(optarg, &o.lifetime_ns); break;
+		case 'E': o.exec = 1; break;
+		case 'T': o.threads = 1; break;
+		case 'V': bad = parse_uint(optarg, 1000, &o.vforks); break;
+		case 'A': bad = parse_uint(optarg, 64, &o.areas) || !o.areas; break;
+		case 'P': bad = parse_dur(optarg, &o.step_ns); break;
+		case 't': o.dir = optarg; break;
+		case 'W': bad = parse_uint(optarg, MAX_WORKERS - 1, &v); o.worker = (int)v; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+		if (bad) {
+			const struct option *l = longopts;
+
+			while (l->name && l->val != c)
+				l++;
+			fprintf(stderr, "daptrace-tree-workload: --%s: bad value '%s'\n",
+				l->name ? l->name : "?", optarg);
+			return 2;
+		}
+	}
+	if (o.size < 8 * PAGE_SZ) {
+		fprintf(stderr, "daptrace-tree-workload: --size must be at least 32K\n");
+		return 2;
+	}
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	if (o.worker >= 0)
+		return run_worker(&o, (unsigned int)o.worker);
+	if (!strcmp(o.pattern, "tree"))
+		return run_tree(&o, argv);
+	if (!strcmp(o.pattern, "aging"))
+		return run_aging(&o);
+	if (!strcmp(o.pattern, "idle"))
+		return run_idle(&o);
+	fprintf(stderr, "daptrace-tree-workload: unknown pattern '%s' (tree, aging or idle)\n",
+		o.pattern);
+	return 2;
+}
