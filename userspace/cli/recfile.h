@@ -15,7 +15,8 @@
  *
  * Times are ns since the recording started (CLOCK_MONOTONIC); time_ns of a
  * region row is its window's end.  Addresses are decimal, [start, end).
- * Other '#' rows are comments and ignored.
+ * Other '#' rows are comments and ignored (a policy's record has #goal
+ * rows between the snapshots: the quota tuner's steps, policy_record.h).
  *
  * Columns.  v2 files name them in the header row and a reader finds them by
  * name (REC_COLUMNS is what this version writes; unknown columns are

@@ -45,6 +45,7 @@ int pol_engine_init(struct pol_engine *e, struct pol_scheme *s, int nr_schemes,
 	e->nr_schemes = nr_schemes;
 	e->act = act_syscall;
 	e->maps_refresh = maps_refresh;
+	e->goal_read = pol_goal_read;
 	e->act_chunk = POL_ACT_CHUNK;
 	for (int i = 0; i < nr_pids && i < DAPTRACE_MAX_TARGETS; i++) {
 		e->t[i].pid = pids[i];
@@ -62,6 +63,8 @@ int pol_engine_init(struct pol_engine *e, struct pol_scheme *s, int nr_schemes,
 		snprintf(name, sizeof(name), "%d:%s", i, s[i].name);
 		memcpy(s[i].name, name, sizeof(s[i].name) - 1);
 		s[i].name[sizeof(s[i].name) - 1] = '\0';
+		/* with goals, start from the floor: the tuner raises it as they allow */
+		s[i].quota_eff = s[i].nr_goals ? pol_tune_floor(&s[i]) : s[i].quota_sz;
 	}
 	return 0;
 }
@@ -272,10 +275,13 @@ static void apply_scheme(struct pol_engine *e, struct pol_scheme *s,
 	}
 	if (s->quota_sz) {
 		if (!s->quota_reset_ns || now - s->quota_reset_ns >= (int64_t)s->quota_us * 1000) {
+			/* the window that ends sets the next one's quota */
+			if (s->nr_goals)
+				pol_tune_window(e, s, now);
 			s->quota_reset_ns = now;
 			s->quota_used = 0;
 		}
-		budget = s->quota_sz > s->quota_used ? s->quota_sz - s->quota_used : 0;
+		budget = s->quota_eff > s->quota_used ? s->quota_eff - s->quota_used : 0;
 	}
 	if (s->reapply_us)
 		pol_iset_expire(&s->acted, now - (int64_t)s->reapply_us * 1000);

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The quota tuner: at the end of every quota window, each goal of a scheme
+ * reads its metric and proposes a quota for the next window; the scheme
+ * takes the smallest proposal, so that no goal is pushed past its target
+ * by another (DAMOS, in its terms, follows the highest score).
+ *
+ * Two laws, because the metrics answer the action in two ways.
+ *
+ * Rate metrics (psi, user) measure what the action does *per window*:
+ * pressure comes from the refaults of what was paged out lately.  Their law
+ * is DAMOS's feedback loop made gentler.  With the score s = current /
+ * target (s < 1: short of the goal) and b the quota the window really used,
+ *
+ *	q' = clamp(b * clamp(s^(-1/4), 1/2, 2), q_min, q_max)
+ *
+ * In log space this is an integrator, ln q' = ln q - K ln s, with K = 1/4
+ * (DAMOS: q' = q (2 - s), K = 1 near the goal).  For a plant whose metric
+ * grows like q^e and answers after d windows, the loop z^(d+1) - z^d + K e
+ * is stable for K e < 2 (d = 0), < 1 (d = 1), < 0.62 (d = 2).  Pressure
+ * answers paging with about a window of delay (a page comes back when it is
+ * next used) and roughly in proportion (e ~ 1): K = 1 is then on the edge
+ * and rings; K = 1/4 is critically damped at d = 1, e = 1, and stays stable
+ * up to e = 4 there.  The step is bounded (at most x2 up, x1/2 down), so a
+ * metric at 0 (no pressure at all yet) doubles the quota each window.
+ *
+ * Windup: the quota is a ceiling, and when the scheme found less to do the
+ * law would keep raising a ceiling that changes nothing, to then release a
+ * burst when candidates appear.  So the law starts from b = min(q,
+ * max(used, q_min)): it never goes above twice what was really used
+ * (conditional integration), and q stays inside [q_min, q_max] (q_min is
+ * q_max / 1024, at least a page).  A goal that cannot be reached leaves the
+ * quota at a bound, counted (tune.at_max), ready to move at once when the
+ * metric comes back.  At q_min with the metric still twice the target, the
+ * scheme pauses (quota 0) until it comes down.
+ *
+ * Level metrics (free, used, memcg, rss) are a stock that the action moves
+ * byte for byte: paging out 10 MiB lowers RSS by 10 MiB.  An integrating
+ * law on an integrating plant overshoots, so these use the gap itself: with
+ * gap the bytes still to move towards the target (<= 0: reached),
+ *
+ *	q' = clamp(gap / 2 + I, 0, q_max),  I' = clamp(I + gap / 16, 0, q_max)
+ *
+ * a PI law whose closed loop on x' = x - q (z^2 - 1.5 z + 0.5625) has a
+ * double pole at 0.75: no overshoot, no ringing, and the integral takes out
+ * the offset a steady regrowth (refaults) would leave.  I only grows while
+ * the window used its quota (conditional integration, as above).  Past the
+ * target the proposal is 0: the scheme pauses.
+ *
+ * A metric that cannot be read is counted (nr_errors, last_err) and holds
+ * its goal's proposal for POL_TUNE_MISS_HOLD windows; after that the
+ * proposal halves each window, so a goal that went blind winds the action
+ * down rather than acting on a stale value.
+ */
+#include <errno.h>
+#include <math.h>
+#include <unistd.h>
+
+#include "policy.h"
+
+#define POL_TUNE_K		0.25
+#define POL_TUNE_MISS_HOLD	3
+
+static uint64_t page_size(void)
+{
+	return (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+uint64_t pol_tune_floor(const struct pol_scheme *s)
+{
+	uint64_t f = s->quota_sz / 1024;
+
+	return f > page_size() ? f : page_size();
+}
+
+uint64_t pol_tune_rate(uint64_t q, uint64_t used, double score, uint64_t qmin, uint64_t qmax)
+{
+	uint64_t u = used > qmin ? used : qmin;
+	double b, f, n;
+
+	if (score < 0)
+		return q;
+	b = (double)(q < u ? q : u);
+	f = score > 0 ? pow(score, -POL_TUNE_K) : 2;
+	f = f > 2 ? 2 : f < 0.5 ? 0.5 : f;
+	n = b * f;
+	if (n < (double)qmin)
+		return qmin;
+	return n > (double)qmax ? qmax : (uint64_t)n;
+}
+
+uint64_t pol_tune_level(double gap, uint64_t qmax)
+{
+	if (gap <= 0)
+		return 0;
+	return gap >= (double)qmax ? qmax : (uint64_t)gap;
+}
+
+/* The metric now, normalised to a window of the scheme's quota_us. */
+int pol_goal_read(struct pol_engine *e, struct pol_goal *g, double *v)
+{
+	uint64_t u, total, free_b;
+	int err = 0;
+
+	switch (g->metric) {
+	case POL_GOAL_PSI:
+		err = pol_psi_some_total(g->path, &u);
+		if (err)
+			return err;
+		if (!g->have_total || u < g->last_total) {
+			/* the first window (or a counter that went back): a baseline */
+			g->last_total = u;
+			g->have_total = 1;
+			return -EAGAIN;
+		}
+		*v = (double)(u - g->last_total);
+		g->last_total = u;
+		return 0;
+	case POL_GOAL_FREE:
+	case POL_GOAL_USED:
+		err = pol_meminfo(g->src == POL_SRC_NODE ? g->node : -1, &total, &free_b);
+		if (err)
+			return err;
+		g->total_bytes = total;
+		u = g->metric == POL_GOAL_FREE ? free_b : total - free_b;
+		*v = (double)u * 100 / (double)total;
+		return 0;
+	case POL_GOAL_MEMCG:
+		err = pol_read_u64(g->path, &u);
+		*v = (double)u;
+		return err;
+	case POL_GOAL_RSS: {
+		double sum = 0;
+		int alive = 0;
+
+		for (int i = 0; i < e->nr_targets; i++) {
+			if (e->t[i].gone || pol_pid_rss(e->t[i].pid, &u))
+				continue;
+			sum += (double)u;
+			alive++;
+		}
+		*v = sum;
+		return alive ? 0 : -ESRCH;
+	}
+	case POL_GOAL_USER:
+		return pol_read_number(g->path, v);
+	default:
+		return -EINVAL;
+	}
+}
+
+/* Bytes still to move for a level goal (> 0: acting more gets closer). */
+static double level_gap(const struct pol_goal *g)
+{
+	double d = g->direction > 0 ? g->target - g->current : g->current - g->target;
+
+	if (g->metric == POL_GOAL_FREE || g->metric == POL_GOAL_USED)
+		d = d / 100 * (double)g->total_bytes;
+	return d;
+}
+
+/* How far along a rate goal is: 1 at the target, < 1 short of it. */
+static double rate_score(const struct pol_goal *g)
+{
+	if (g->direction > 0)
+		return g->current / g->target;
+	return g->current > 0 ? g->target / g->current : 1e9;
+}
+
+/* One goal's proposal for the next window; updates its state. */
+static uint64_t propose(struct pol_engine *e, struct pol_scheme *s, struct pol_goal *g,
+			double window_scale, uint64_t used)
+{
+	uint64_t qmin = pol_tune_floor(s), qmax = s->quota_sz;
+	double v, gap;
+	int err = e->goal_read(e, g, &v);
+
+	if (err == -EAGAIN)
+		return g->level ? g->q : (g->q = g->q ? g->q : qmin);
+	if (err) {
+		g->nr_errors++;
+		g->last_err = -err;
+		if (++g->misses > POL_TUNE_MISS_HOLD) {
+			g->q /= 2;
+			g->integral /= 2;
+			if (!g->level && g->q < qmin)
+				return 0;	/* blind and at the floor: stop */
+		}
+		return g->q;
+	}
+	g->misses = 0;
+	g->nr_reads++;
+	g->current = g->metric == POL_GOAL_PSI ? v * window_scale : v;
+	if (g->level) {
+		gap = level_gap(g);
+		/* integrate only while the action took what it was given */
+		if (gap < 0 || used >= s->quota_eff)
+			g->integral += gap / 16;
+		g->integral = g->integral < 0 ? 0 : g->integral > (double)qmax ? (double)qmax :
+			      g->integral;
+		return g->q = pol_tune_level(gap / 2 + g->integral, qmax);
+	}
+	g->q = pol_tune_rate(g->q ? g->q : qmin, used, rate_score(g), qmin, qmax);
+	/* far past the goal even at the floor: pause until it comes down */
+	return g->q <= qmin && rate_score(g) >= 2 ? 0 : g->q;
+}
+
+void pol_tune_window(struct pol_engine *e, struct pol_scheme *s, int64_t now_ns)
+{
+	uint64_t q = s->quota_sz, used = s->quota_used, psz = page_size();
+	double scale = 1;
+
+	/* pressure per window of quota_us, whatever the window really lasted */
+	if (s->quota_reset_ns && now_ns > s->quota_reset_ns)
+		scale = (double)s->quota_us * 1000 / (double)(now_ns - s->quota_reset_ns);
+	for (int i = 0; i < s->nr_goals; i++) {
+		uint64_t p = propose(e, s, &s->goals[i], scale, used);
+
+		q = p < q ? p : q;
+	}
+	s->quota_eff = q & ~(psz - 1);
+	if (!s->quota_reset_ns)
+		return;		/* the first window only takes the baselines */
+	s->tune.windows++;
+	if (!s->quota_eff)
+		s->tune.paused++;
+	else if (s->quota_eff >= (s->quota_sz & ~(psz - 1)))
+		s->tune.at_max++;
+	if (e->on_tune)
+		e->on_tune(e, s, now_ns);
+}
