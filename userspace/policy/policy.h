@@ -304,10 +304,18 @@ int pol_iset_first_gap(const struct pol_iset *s, uint64_t start, uint64_t end,
 /* The same, counting only ranges with t_ns >= @since_ns as covering. */
 int pol_iset_first_gap_since(const struct pol_iset *s, uint64_t start, uint64_t end,
 			     int64_t since_ns, uint64_t *ps, uint64_t *pe);
+/*
+ * The piece of [start, end) that begins at @start and is uniformly covered
+ * or not: its end in *@pe; 1 and its range's time in *@t_ns if covered.
+ */
+int pol_iset_piece(const struct pol_iset *s, uint64_t start, uint64_t end, uint64_t *pe,
+		   int64_t *t_ns);
 void pol_iset_free(struct pol_iset *s);
 
 /* quota.c: prioritisation */
 #define POL_MAX_SCORE	99
+/* Idle (or busy) time past which the score's age part no longer grows. */
+#define POL_IDLE_SCORE_US	(2048ULL * 100000)
 /* Score 0..99 of a region: higher = acted on first. */
 unsigned int pol_score(const struct pol_scheme *s, uint32_t nr_accesses,
 		       uint32_t nr_samples, uint64_t age_us);
@@ -378,6 +386,8 @@ struct pol_engine {
 	struct pol_iset accessed;	/* when each range was last seen accessed */
 	int64_t t0_ns;			/* first snapshot applied */
 	uint64_t max_idle_us;
+	/* how long @accessed remembers: the longest idle= or POL_IDLE_SCORE_US */
+	uint64_t track_us;
 	/* time one snapshot's actions may take, 0 = no limit (see engine.c) */
 	int64_t work_budget_ns;
 	int64_t apply_start_ns;

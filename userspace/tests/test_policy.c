@@ -652,6 +652,37 @@ TEST(engine_quota_coldest_first)
 	pol_scheme_free(&s);
 }
 
+/*
+ * Under a quota, cold candidates rank by how long each range was idle, by
+ * address, not by the age of the region they fall in: a merge with a range
+ * touched lately makes a young region of memory that was never touched.
+ */
+TEST(engine_quota_ranks_by_idle_time)
+{
+	struct pol_scheme s = parsed("pageout freq=0-0 size=20M-max quota=8M/1s");
+	struct daptrace_snapshot snap;
+	struct pol_engine e;
+
+	engine_of(&e, &s, 1);
+	/* both halves touched at 1 s, the first again at 6 s (too small to match) */
+	regs[0] = REGION(0, 16 * MiB, 3, 1);
+	regs[1] = REGION(16 * MiB, 32 * MiB, 3, 1);
+	snap_of(&snap, 2);
+	pol_engine_apply(&e, &snap, 1000000000LL);
+	regs[1].nr_accesses = 0;
+	pol_engine_apply(&e, &snap, 6000000000LL);
+	EXPECT_EQ(0, nr_calls);
+	/* merged into one young region: the half idle since 1 s goes first */
+	regs[0] = REGION(0, 32 * MiB, 0, 1);
+	snap_of(&snap, 1);
+	pol_engine_apply(&e, &snap, 10000000000LL);
+	ASSERT_EQ(1, nr_calls);
+	EXPECT_EQ(16 * MiB, calls[0].start);
+	EXPECT_EQ(8 * MiB, calls[0].len);
+	pol_engine_free(&e);
+	pol_scheme_free(&s);
+}
+
 TEST(engine_work_budget)
 {
 	struct pol_scheme s = parsed("pageout freq=0-0");
