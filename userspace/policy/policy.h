@@ -94,6 +94,22 @@ enum pol_goal_src {
 	POL_SRC_FILE,		/* a file (user@FILE) */
 };
 
+/* Windows a rate goal's score is averaged over (tuner.c). */
+#define POL_TUNE_AVG	5
+
+/**
+ * struct pol_rate_tuner - the state of a rate goal's law (tuner.c).
+ * @v/@n/@pos:	the last @n scores, a ring
+ * @mean:	their mean, as the last step used it
+ * @settled:	the metric reached half its target once: the ramp is over
+ */
+struct pol_rate_tuner {
+	double v[POL_TUNE_AVG];
+	int n, pos;
+	double mean;
+	int settled;
+};
+
 /**
  * struct pol_goal - one goal of a scheme's quota.
  * @spec:	as written after "goal=", for messages and the stats
@@ -109,6 +125,7 @@ enum pol_goal_src {
  * @current:	the last value read (valid once @nr_reads > 0)
  * @q:		the quota this goal asks for next (bytes per window)
  * @integral:	level goals: the integral term of the law, bytes
+ * @rt:		rate goals: the state of the law
  * @last_total/@have_total: psi: the cumulative stall at the window's start
  * @nr_reads/@nr_errors/@last_err: reads, failed reads, the last -errno
  * @misses:	failed reads in a row
@@ -128,6 +145,7 @@ struct pol_goal {
 	double current;
 	uint64_t q;
 	double integral;
+	struct pol_rate_tuner rt;
 	uint64_t last_total;
 	int have_total;
 	uint64_t nr_reads, nr_errors;
@@ -332,10 +350,12 @@ unsigned int pol_score_cutoff(const uint64_t *hist, uint64_t budget);
 uint64_t pol_tune_floor(const struct pol_scheme *s);
 /*
  * The next quota one rate goal asks for: from its last @q, what the window
- * really used (@used), its score @score (current / target, as the action
- * raises it; < 0: unknown), the bounds.  Pure, for the tests' plants.
+ * really used (@used), this window's score @score (current / target, as
+ * the action raises it; < 0: unknown, the quota is held), the bounds; @t
+ * keeps the average and the ramp.  No I/O, for the tests' plants.
  */
-uint64_t pol_tune_rate(uint64_t q, uint64_t used, double score, uint64_t qmin, uint64_t qmax);
+uint64_t pol_tune_rate(struct pol_rate_tuner *t, uint64_t q, uint64_t used, double score,
+		       uint64_t qmin, uint64_t qmax);
 /* The next quota a level goal asks for: @gap bytes still to move (<= 0: there). */
 uint64_t pol_tune_level(double gap, uint64_t qmax);
 

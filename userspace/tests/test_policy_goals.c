@@ -359,52 +359,56 @@ static double noise(double sigma)
 /*
  * Pressure as reclaim causes it: paged-out memory that is still in use comes
  * back a window or two later, and each refault stalls.  psi(k) =
- * c * max(0, q(k - delay) - free_q), free_q the part of the quota that
- * costs nothing (cold memory).  Returns the windows from the start until
- * the 5-window mean of psi first comes within ±20 % of the target, and the
- * share of the windows after @settle whose 5-window mean stayed within
- * ±20 %, and the swing of q after @settle (max/min of its 5-window mean).
+ * c * max(0, q(k - delay) - free_q) * noise, free_q the part of the quota
+ * that costs nothing (cold memory).  The noise is log-normal (@spike 0) or
+ * spiky: 0 in most windows, 1/@spike times the mean in a share @spike of
+ * them, as pressure in the test VM looks.  Reports the windows until the
+ * 5-window mean of psi first comes within +-20 % of the target, the share
+ * of the windows after @settle whose 5-window mean stayed within +-20 %,
+ * the mean psi after @settle over the target, and the swing of q after
+ * @settle (max/min of its 10-window mean).
  */
 struct sim {
 	int reach;
-	double within, swing;
-	uint64_t qmax_seen;
+	double within, mean, swing;
 };
 
-static struct sim simulate(int delay, double free_frac, double sigma, int windows, int settle)
+static struct sim simulate(int delay, double free_frac, double sigma, double spike,
+			   int windows, int settle)
 {
 	const uint64_t qmax = 256 * MiB, qmin = qmax / 1024, qstar = 48 * MiB;
 	const double target = 1000, free_q = free_frac * (double)qstar;
 	const double c = target / ((double)qstar - free_q);
+	struct pol_rate_tuner rt = { 0 };
 	uint64_t q = qmin, hist[8] = { 0 };
-	double psi[512], qs[512], lo = 1e300, hi = 0;
+	double psi[1024], qs[1024], lo = 1e300, hi = 0, sum = 0;
 	struct sim r = { -1, 0, 0, 0 };
 	int in = 0, n = 0;
 
 	for (int k = 0; k < windows; k++) {
+		double p, noisef;
 		uint64_t qd;
-		double p;
 
 		hist[k % 8] = q;
 		qd = k >= delay ? hist[(k - delay) % 8] : qmin;
-		p = c * fmax(0, (double)qd - free_q) * noise(sigma);
+		noisef = spike > 0 ? (uniform() < spike ? 1 / spike : 0) : noise(sigma);
+		p = c * fmax(0, (double)qd - free_q) * noisef;
 		psi[k] = p;
 		qs[k] = (double)q;
-		if (q > r.qmax_seen)
-			r.qmax_seen = q;
 		/* the scheme uses all it is given (plenty of candidates) */
-		q = pol_tune_rate(q, q, p / target, qmin, qmax);
-		if (k >= 4) {
+		q = pol_tune_rate(&rt, q, q, p / target, qmin, qmax);
+		if (k >= 9) {
 			double m = 0, mq = 0;
 
-			for (int j = k - 4; j <= k; j++) {
+			for (int j = k - 4; j <= k; j++)
 				m += psi[j] / 5;
-				mq += qs[j] / 5;
-			}
+			for (int j = k - 9; j <= k; j++)
+				mq += qs[j] / 10;
 			if (r.reach < 0 && fabs(m / target - 1) <= 0.2)
 				r.reach = k;
 			if (k >= settle) {
 				in += fabs(m / target - 1) <= 0.2;
+				sum += psi[k];
 				n++;
 				lo = fmin(lo, mq);
 				hi = fmax(hi, mq);
@@ -412,6 +416,7 @@ static struct sim simulate(int delay, double free_frac, double sigma, int window
 		}
 	}
 	r.within = (double)in / n;
+	r.mean = sum / n / target;
 	r.swing = hi / lo;
 	return r;
 }
@@ -420,34 +425,59 @@ TEST(tuner_converges_and_holds)
 {
 	/* pressure in proportion to paging, now or a window or two later */
 	for (int delay = 0; delay <= 2; delay++) {
-		struct sim r = simulate(delay, 0, 0.1, 200, 40);
+		struct sim r = simulate(delay, 0, 0.1, 0, 300, 60);
 
-		TH_LOG("delay %d: reached in %d windows, %.2f held, q swing %.2f", delay, r.reach,
-		       r.within, r.swing);
+		TH_LOG("delay %d: reached in %d windows, %.2f held, mean %.2f, q swing %.2f",
+		       delay, r.reach, r.within, r.mean, r.swing);
 		/* from the floor (1/1024) to the goal: 10 doublings and the approach */
 		EXPECT_LE(0, r.reach);
 		EXPECT_GE(25, r.reach);
-		/* held within ±20 % (5-window means) and no ringing of the quota */
+		/* held within +-20 % (5-window means) and no ringing of the quota */
 		EXPECT_LE(0.95, r.within);
-		EXPECT_GE(1.5, r.swing);
+		EXPECT_GE(1.3, r.swing);
 	}
 	/* half the quota pages out cold memory for free: a steeper plant */
 	{
-		struct sim r = simulate(1, 0.5, 0.1, 200, 40);
+		struct sim r = simulate(1, 0.5, 0.1, 0, 300, 60);
 
-		TH_LOG("knee: reached in %d windows, %.2f held, q swing %.2f", r.reach, r.within,
-		       r.swing);
+		TH_LOG("knee: reached in %d windows, %.2f held, mean %.2f, q swing %.2f", r.reach,
+		       r.within, r.mean, r.swing);
 		EXPECT_GE(25, r.reach);
 		EXPECT_LE(0.9, r.within);
-		EXPECT_GE(1.5, r.swing);
+		EXPECT_GE(1.3, r.swing);
 	}
 }
 
 /*
+ * Spiky pressure (0 in 70 % of the windows): no law holds each 5-window
+ * mean within +-20 % of a signal that noisy, but the mean pressure must
+ * sit on the target, not above it (a law in log s settles at several times
+ * the target here), and the quota must not swing by more than the noise.
+ */
+TEST(tuner_tracks_the_mean_of_spiky_pressure)
+{
+	double mean = 0, swing = 0;
+
+	for (int seed = 0; seed < 8; seed++) {
+		struct sim r;
+
+		rng = 0x2545f4914f6cdd1dULL + (uint64_t)seed * 7919;
+		r = simulate(1, 0, 0, 0.3, 1000, 100);
+		mean += r.mean / 8;
+		swing += r.swing / 8;
+	}
+	TH_LOG("spiky: mean pressure %.2f of the target, q swing %.2f", mean, swing);
+	EXPECT_LE(0.8, mean);
+	EXPECT_GE(1.2, mean);
+	EXPECT_GE(6, swing);
+}
+
+/*
  * For contrast, DAMOS's law (q' = q (2 - s), K = 1 in the terms of
- * tuner.c) and ours on the same noiseless plant with a window of delay:
- * after 100 windows ours has settled, DAMOS's still rings (its loop has
- * poles on the unit circle there), the reason for the gentler gain.
+ * tuner.c, on one window) and ours on the same noiseless plant with a
+ * window of delay: after 100 windows ours has settled, DAMOS's still rings
+ * (its loop has poles on the unit circle there), the reason for the gentler
+ * gain.
  */
 TEST(tuner_settles_where_damos_law_rings)
 {
@@ -456,6 +486,7 @@ TEST(tuner_settles_where_damos_law_rings)
 	double lo[2] = { 1e300, 1e300 }, hi[2] = { 0, 0 };
 
 	for (int law = 0; law < 2; law++) {
+		struct pol_rate_tuner rt = { 0 };
 		uint64_t q = qmin, prev = qmin;
 
 		for (int k = 0; k < 200; k++) {
@@ -466,7 +497,7 @@ TEST(tuner_settles_where_damos_law_rings)
 				n = s >= 2 ? (double)qmin : (double)q * (2 - s);
 				q = n < qmin ? qmin : n > qmax ? qmax : (uint64_t)n;
 			} else {
-				q = pol_tune_rate(q, q, s, qmin, qmax);
+				q = pol_tune_rate(&rt, q, q, s, qmin, qmax);
 			}
 			if (k >= 100) {
 				lo[law] = fmin(lo[law], (double)q);
@@ -481,44 +512,52 @@ TEST(tuner_settles_where_damos_law_rings)
 TEST(tuner_unreachable_goals)
 {
 	const uint64_t qmax = 256 * MiB, qmin = qmax / 1024;
+	struct pol_rate_tuner rt = { 0 };
 	uint64_t q = qmin;
 	int k;
 
-	/* pressure never reaches the goal (little in use): up to the cap, no further */
+	/* paging costs next to no pressure (a tenth of the goal): up to the cap, no further */
 	for (k = 0; k < 30; k++)
-		q = pol_tune_rate(q, q, 0.3, qmin, qmax);
+		q = pol_tune_rate(&rt, q, q, 0.1, qmin, qmax);
 	EXPECT_EQ(qmax, q);
-	/* it becomes reachable (the goal sits at a quarter of the cap): no windup to unwind */
+	/*
+	 * It becomes reachable (the goal sits at a quarter of the cap): no windup
+	 * to unwind, the quota comes down from the first window on; x0.81 per
+	 * window at 4x the goal, plus the average's lag, is under 20 windows.
+	 */
 	for (k = 0; k < 40; k++) {
 		double s = (double)q / (double)(qmax / 4);
 
-		q = pol_tune_rate(q, q, s, qmin, qmax);
+		q = pol_tune_rate(&rt, q, q, s, qmin, qmax);
+		if (!k)
+			EXPECT_GT(qmax, q);
 		if (fabs((double)q / (double)(qmax / 4) - 1) <= 0.2)
 			break;
 	}
-	EXPECT_GE(12, k) TH_LOG("took %d windows", k);
+	EXPECT_GE(20, k) TH_LOG("took %d windows", k);
 	/* pressure from elsewhere, 5x the goal whatever we do: down to the floor */
 	for (k = 0; k < 60; k++)
-		q = pol_tune_rate(q, q, 5, qmin, qmax);
+		q = pol_tune_rate(&rt, q, q, 5, qmin, qmax);
 	EXPECT_EQ(qmin, q);
 }
 
 TEST(tuner_no_windup_when_the_quota_is_not_used)
 {
 	const uint64_t qmax = 256 * MiB, qmin = qmax / 1024;
+	struct pol_rate_tuner rt = { 0 };
 	uint64_t q = qmin;
 
 	/* no pressure, but only 1 MiB per window to act on: the ceiling follows use */
 	for (int k = 0; k < 30; k++) {
 		uint64_t used = q < MiB ? q : MiB;
 
-		q = pol_tune_rate(q, used, 0, qmin, qmax);
+		q = pol_tune_rate(&rt, q, used, 0, qmin, qmax);
 		EXPECT_GE(2 * MiB, q);
 	}
 	/* a window without any use goes back to the floor's double */
-	EXPECT_EQ(2 * qmin, pol_tune_rate(q, 0, 0, qmin, qmax));
+	EXPECT_EQ(2 * qmin, pol_tune_rate(&rt, q, 0, 0, qmin, qmax));
 	/* unknown metric: held */
-	EXPECT_EQ(q, pol_tune_rate(q, 0, -1, qmin, qmax));
+	EXPECT_EQ(q, pol_tune_rate(&rt, q, 0, -1, qmin, qmax));
 }
 
 /* ---- the tuner in the engine ------------------------------------------ */
