@@ -299,6 +299,16 @@ static uint64_t act_chunked(struct pol_engine *e, const struct pol_scheme *s,
 	return done;
 }
 
+/* The first candidate at or after where the last share stopped (0: wrap). */
+static size_t share_start(const struct pol_engine *e, const struct pol_scheme *s)
+{
+	for (size_t i = 0; i < e->nr_cand; i++)
+		if (e->cand[i].target > s->share_t ||
+		    (e->cand[i].target == s->share_t && e->cand[i].end > s->share_addr))
+			return i;
+	return 0;
+}
+
 static void apply_scheme(struct pol_engine *e, struct pol_scheme *s,
 			 const struct daptrace_snapshot *snap, int64_t now)
 {
@@ -306,6 +316,7 @@ static void apply_scheme(struct pol_engine *e, struct pol_scheme *s,
 	uint64_t psz = (uint64_t)sysconf(_SC_PAGESIZE);
 	unsigned int cutoff = 0;
 	int exceeded = 0;
+	size_t first;
 
 	/* accessed again: acting on it again is a new decision (also while off) */
 	for (uint32_t i = 0; i < snap->nr_regions && !s->hottest_first; i++)
@@ -345,10 +356,17 @@ static void apply_scheme(struct pol_engine *e, struct pol_scheme *s,
 	}
 	/*
 	 * Two passes: everything above the cut-off fits, then the cut-off
-	 * score's regions share what is left.  Address order within a pass.
+	 * score's regions share what is left.  Address order within the first;
+	 * the second starts where the last window's share stopped, so that
+	 * equal candidates take turns: starting from the lowest address each
+	 * window spent a small quota on the same few ranges, and where the
+	 * monitor had missed that those were in use (it samples), on the same
+	 * mistakes.
 	 */
+	first = share_start(e, s);
 	for (size_t k = 0; k < 2 * e->nr_cand; k++) {
-		struct pol_cand *c = &e->cand[k % e->nr_cand];
+		size_t i = k < e->nr_cand ? k : (first + k - e->nr_cand) % e->nr_cand;
+		struct pol_cand *c = &e->cand[i];
 		struct pol_target *t = &e->t[c->target];
 		uint64_t len = c->end - c->start, done, tried;
 		int err;
@@ -403,6 +421,10 @@ static void apply_scheme(struct pol_engine *e, struct pol_scheme *s,
 		if (s->action != POL_STAT && tried) {
 			pol_iset_add(&s->acted, c->start, c->start + tried, now);
 			forget_elsewhere(e, s, c->start, c->start + tried);
+		}
+		if (k >= e->nr_cand && tried) {
+			s->share_t = c->target;
+			s->share_addr = c->start + tried;
 		}
 	}
 	if (exceeded)

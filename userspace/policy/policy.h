@@ -101,13 +101,14 @@ enum pol_goal_src {
  * struct pol_rate_tuner - the state of a rate goal's law (tuner.c).
  * @v/@n/@pos:	the last @n scores, a ring
  * @mean:	their mean, as the last step used it
- * @settled:	the metric reached half its target once: the ramp is over
+ * @ramp:	doubling each window (at the start, and after a quiet spell)
+ * @quiet:	windows in a row without any of the metric
  */
 struct pol_rate_tuner {
 	double v[POL_TUNE_AVG];
 	int n, pos;
 	double mean;
-	int settled;
+	int ramp, quiet;
 };
 
 /**
@@ -226,6 +227,8 @@ struct pol_scheme {
 	int64_t quota_reset_ns;		/* start of the current quota window */
 	uint64_t quota_used;		/* bytes charged in the window */
 	uint64_t quota_eff;
+	int share_t;			/* where the cut-off score's share stopped */
+	uint64_t share_addr;
 	struct {
 		uint64_t windows, at_max, paused;
 	} tune;

@@ -30,11 +30,14 @@
  * same plant).  Spiky pressure makes the quota a random walk around its
  * level; K = 1/16 keeps that walk within a few times (1/8 let it wander
  * 20-fold in simulation).  The price is speed: at most x1.0625 per window.
- * So until the metric first reaches half its target the quota doubles each
- * window (a start from q_min = q_max / 1024 reaches q_max in 10 windows);
- * half, not the target, because with a window of delay the doubling goes
- * on one window past what it sees.  The average then starts afresh, not
- * over the ramp's windows at 0.
+ * So the quota doubles each window at the start (from q_min = q_max / 1024
+ * it reaches q_max in 10 windows) until the metric reaches half the target
+ * (half, because with a window of delay the doubling goes on one window
+ * past what it sees), and again after 20 windows without any of the metric
+ * at all: no stall in 20 s is no noise to be careful of (a start can end
+ * the ramp on one spike, while the monitor has not yet told warm memory
+ * from cold, and leave the quota to climb x1.06 a window).  The average
+ * then starts afresh.
  *
  * Windup: the quota is a ceiling, and when the scheme found less to do the
  * law would keep raising a ceiling that changes nothing, to then release a
@@ -72,6 +75,8 @@
 
 #define POL_TUNE_K		0.0625
 #define POL_TUNE_MISS_HOLD	3
+/* Windows without any of the metric (psi: no stall at all) that restart the ramp. */
+#define POL_TUNE_QUIET		20
 
 static uint64_t page_size(void)
 {
@@ -93,18 +98,23 @@ uint64_t pol_tune_rate(struct pol_rate_tuner *t, uint64_t q, uint64_t used, doub
 
 	if (score < 0)
 		return q;
-	if (!t->settled && score >= 0.5) {
-		/* the ramp is over: average from here, not over its windows at 0 */
-		t->settled = 1;
-		t->n = t->pos = 0;
-	}
 	t->v[t->pos] = score;
 	t->pos = (t->pos + 1) % POL_TUNE_AVG;
 	if (t->n < POL_TUNE_AVG)
 		t->n++;
 	for (int i = 0; i < t->n; i++)
 		mean += t->v[i] / t->n;
-	f = t->settled ? 1 + POL_TUNE_K * (1 - mean) : 2;
+	t->quiet = score > 0 ? 0 : t->quiet + 1;
+	if (t->ramp && score >= 0.5) {
+		/* the ramp is over: average from here, not over its windows at 0 */
+		t->ramp = 0;
+		t->n = 1;
+		t->pos = 0;
+		t->v[t->pos++] = mean = score;
+	} else if (t->quiet >= POL_TUNE_QUIET) {
+		t->ramp = 1;
+	}
+	f = t->ramp ? 2 : 1 + POL_TUNE_K * (1 - mean);
 	f = f > 2 ? 2 : f < 0.5 ? 0.5 : f;
 	t->mean = mean;
 	n = b * f;
@@ -224,6 +234,8 @@ static uint64_t propose(struct pol_engine *e, struct pol_scheme *s, struct pol_g
 			      g->integral;
 		return g->q = pol_tune_level(gap / 2 + g->integral, qmax);
 	}
+	if (!g->q)
+		g->rt.ramp = 1;		/* the first window */
 	g->q = pol_tune_rate(&g->rt, g->q ? g->q : qmin, used, rate_score(g), qmin, qmax);
 	/* far past the goal even at the floor: pause until it comes down */
 	return g->q <= qmin && g->rt.mean >= 2 ? 0 : g->q;

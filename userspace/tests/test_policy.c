@@ -683,6 +683,28 @@ TEST(engine_quota_ranks_by_idle_time)
 	pol_scheme_free(&s);
 }
 
+/* Equal candidates under a quota take turns, window after window. */
+TEST(engine_quota_share_takes_turns)
+{
+	struct pol_scheme s = parsed("stat freq=0-0 quota=16M/1s");
+	struct daptrace_snapshot snap;
+	struct pol_engine e;
+	const uint64_t want[] = { 0, 16 * MiB, 0 };
+
+	engine_of(&e, &s, 1);
+	regs[0] = REGION(0, 16 * MiB, 0, 5);
+	regs[1] = REGION(16 * MiB, 32 * MiB, 0, 5);
+	snap_of(&snap, 2);
+	for (int w = 0; w < 3; w++) {
+		pol_engine_apply(&e, &snap, (w + 1) * 1000000000LL);
+		ASSERT_EQ(w + 1, nr_calls);
+		EXPECT_EQ(want[w], calls[w].start) TH_LOG("window %d", w);
+		EXPECT_EQ(16 * MiB, calls[w].len);
+	}
+	pol_engine_free(&e);
+	pol_scheme_free(&s);
+}
+
 TEST(engine_work_budget)
 {
 	struct pol_scheme s = parsed("pageout freq=0-0");

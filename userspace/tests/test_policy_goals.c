@@ -379,7 +379,7 @@ static struct sim simulate(int delay, double free_frac, double sigma, double spi
 	const uint64_t qmax = 256 * MiB, qmin = qmax / 1024, qstar = 48 * MiB;
 	const double target = 1000, free_q = free_frac * (double)qstar;
 	const double c = target / ((double)qstar - free_q);
-	struct pol_rate_tuner rt = { 0 };
+	struct pol_rate_tuner rt = { .ramp = 1 };
 	uint64_t q = qmin, hist[8] = { 0 };
 	double psi[1024], qs[1024], lo = 1e300, hi = 0, sum = 0;
 	struct sim r = { -1, 0, 0, 0 };
@@ -486,7 +486,7 @@ TEST(tuner_settles_where_damos_law_rings)
 	double lo[2] = { 1e300, 1e300 }, hi[2] = { 0, 0 };
 
 	for (int law = 0; law < 2; law++) {
-		struct pol_rate_tuner rt = { 0 };
+		struct pol_rate_tuner rt = { .ramp = 1 };
 		uint64_t q = qmin, prev = qmin;
 
 		for (int k = 0; k < 200; k++) {
@@ -512,7 +512,7 @@ TEST(tuner_settles_where_damos_law_rings)
 TEST(tuner_unreachable_goals)
 {
 	const uint64_t qmax = 256 * MiB, qmin = qmax / 1024;
-	struct pol_rate_tuner rt = { 0 };
+	struct pol_rate_tuner rt = { .ramp = 1 };
 	uint64_t q = qmin;
 	int k;
 
@@ -541,10 +541,36 @@ TEST(tuner_unreachable_goals)
 	EXPECT_EQ(qmin, q);
 }
 
+/*
+ * Once settled the quota climbs at most x1.0625 a window; after 20 windows
+ * without any pressure at all it doubles again, until pressure comes back.
+ */
+TEST(tuner_quiet_spell_restarts_the_ramp)
+{
+	const uint64_t qmax = 256 * MiB, qmin = qmax / 1024;
+	struct pol_rate_tuner rt = { .ramp = 1 };
+	uint64_t q = qmin, prev;
+	int k;
+
+	q = pol_tune_rate(&rt, q, q, 1, qmin, qmax);	/* at the goal: settled */
+	for (k = 1; k <= 19; k++) {
+		prev = q;
+		q = pol_tune_rate(&rt, q, q, 0, qmin, qmax);
+		EXPECT_GE(prev * 1.0625 + 1, q) TH_LOG("window %d", k);
+	}
+	prev = q;
+	q = pol_tune_rate(&rt, q, q, 0, qmin, qmax);
+	EXPECT_EQ(2 * prev, q);
+	/* pressure again, at the goal: back to small steps */
+	prev = q;
+	q = pol_tune_rate(&rt, q, q, 1, qmin, qmax);
+	EXPECT_GE(prev * 1.0625 + 1, q);
+}
+
 TEST(tuner_no_windup_when_the_quota_is_not_used)
 {
 	const uint64_t qmax = 256 * MiB, qmin = qmax / 1024;
-	struct pol_rate_tuner rt = { 0 };
+	struct pol_rate_tuner rt = { .ramp = 1 };
 	uint64_t q = qmin;
 
 	/* no pressure, but only 1 MiB per window to act on: the ceiling follows use */
