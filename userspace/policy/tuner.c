@@ -37,7 +37,12 @@
  * at all: no stall in 20 s is no noise to be careful of (a start can end
  * the ramp on one spike, while the monitor has not yet told warm memory
  * from cold, and leave the quota to climb x1.06 a window).  The average
- * then starts afresh.
+ * then starts afresh.  A ramp that ends past the target (not just past
+ * half of it) doubled too often while the pressure was on its way: the
+ * quota goes back x1/4 at once.
+ * In the test VM a ramp that paged out all 128 MiB of never-read memory in
+ * 10 s went on into memory read each second, and the x1/2 steps of the
+ * law took 6 windows of 8-150 ms of stall to come down.
  *
  * Windup: the quota is a ceiling, and when the scheme found less to do the
  * law would keep raising a ceiling that changes nothing, to then release a
@@ -95,6 +100,7 @@ uint64_t pol_tune_rate(struct pol_rate_tuner *t, uint64_t q, uint64_t used, doub
 {
 	uint64_t u = used > qmin ? used : qmin;
 	double b = (double)(q < u ? q : u), f, n, mean = 0;
+	int ended = 0;
 
 	if (score < 0)
 		return q;
@@ -107,6 +113,7 @@ uint64_t pol_tune_rate(struct pol_rate_tuner *t, uint64_t q, uint64_t used, doub
 	t->quiet = score > 0 ? 0 : t->quiet + 1;
 	if (t->ramp && score >= 0.5) {
 		/* the ramp is over: average from here, not over its windows at 0 */
+		ended = 1;
 		t->ramp = 0;
 		t->n = 1;
 		t->pos = 0;
@@ -116,6 +123,9 @@ uint64_t pol_tune_rate(struct pol_rate_tuner *t, uint64_t q, uint64_t used, doub
 	}
 	f = t->ramp ? 2 : 1 + POL_TUNE_K * (1 - mean);
 	f = f > 2 ? 2 : f < 0.5 ? 0.5 : f;
+	/* the ramp ran past the goal: undo the doublings the delay hid */
+	if (ended && score >= 1)
+		f = 0.25;
 	t->mean = mean;
 	n = b * f;
 	if (n < (double)qmin)

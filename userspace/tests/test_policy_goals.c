@@ -543,7 +543,8 @@ TEST(tuner_unreachable_goals)
 
 /*
  * Once settled the quota climbs at most x1.0625 a window; after 20 windows
- * without any pressure at all it doubles again, until pressure comes back.
+ * without any pressure at all it doubles again, until pressure comes back;
+ * if that is past the goal, the doublings the delay hid are undone.
  */
 TEST(tuner_quiet_spell_restarts_the_ramp)
 {
@@ -561,10 +562,17 @@ TEST(tuner_quiet_spell_restarts_the_ramp)
 	prev = q;
 	q = pol_tune_rate(&rt, q, q, 0, qmin, qmax);
 	EXPECT_EQ(2 * prev, q);
-	/* pressure again, at the goal: back to small steps */
+	/* pressure again, at half the goal: back to small steps */
 	prev = q;
-	q = pol_tune_rate(&rt, q, q, 1, qmin, qmax);
+	q = pol_tune_rate(&rt, q, q, 0.5, qmin, qmax);
 	EXPECT_GE(prev * 1.0625 + 1, q);
+	EXPECT_LT(prev, q);
+	/* a ramp that runs past the goal undoes two doublings at once */
+	for (k = 0; k < 20; k++)
+		q = pol_tune_rate(&rt, q, q, 0, qmin, qmax);
+	prev = q;
+	q = pol_tune_rate(&rt, q, q, 150, qmin, qmax);
+	EXPECT_EQ(prev / 4, q);
 }
 
 TEST(tuner_no_windup_when_the_quota_is_not_used)
