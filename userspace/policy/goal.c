@@ -13,6 +13,8 @@
  *   memcg@targets|@CGROUP:BYTES    a cgroup's memory.current
  *   rss:BYTES                      the targets' resident set
  *   user@FILE:NUMBER               a number the user writes to FILE
+ *   refault:N                      the targets' major faults (pages read
+ *                                  back in) per quota window
  *
  * A goal says where a metric should be, not which way to push it: the
  * action decides that (pageout raises free memory and pressure, lowers RSS;
@@ -41,6 +43,7 @@ static const struct {
 	[POL_GOAL_MEMCG] = { "memcg", "bytes", 1 },
 	[POL_GOAL_RSS] = { "rss", "bytes", 1 },
 	[POL_GOAL_USER] = { "user", "number", 0 },
+	[POL_GOAL_REFAULT] = { "refault", "faults", 0 },
 };
 
 const char *pol_goal_metric_name(enum pol_goal_metric m)
@@ -122,12 +125,13 @@ static int direction(const struct pol_scheme *s, const struct pol_goal *g, const
 			return g->node == s->node ? 1 : -1;
 		return g->node == s->node ? -1 : 1;
 	}
-	if (!reclaim && g->metric == POL_GOAL_PSI) {
-		*why = "only pageout and cold raise memory pressure";
+	if (!reclaim && (g->metric == POL_GOAL_PSI || g->metric == POL_GOAL_REFAULT)) {
+		*why = "only pageout and cold raise memory pressure and refaults";
 		return 0;
 	}
 	switch (g->metric) {
 	case POL_GOAL_PSI:
+	case POL_GOAL_REFAULT:
 	case POL_GOAL_FREE:
 		return reclaim ? 1 : -1;
 	default:
@@ -170,10 +174,11 @@ static int parse_source(const char *src, struct pol_goal *g, char *err, size_t e
 		g->node = (int)node;
 		break;
 	case POL_GOAL_RSS:
+	case POL_GOAL_REFAULT:
 		if (src)
-			return gerr(err, errlen, "rss takes no @SOURCE: it is the targets' "
-				    "resident set");
-		g->src = POL_SRC_SYSTEM;
+			return gerr(err, errlen, "%s takes no @SOURCE: it is the targets' own",
+				    metrics[g->metric].name);
+		g->src = POL_SRC_TARGETS;
 		break;
 	case POL_GOAL_USER:
 		if (!src)
@@ -230,9 +235,10 @@ static int parse_target(const char *t, const struct pol_scheme *s, struct pol_go
 		g->target = (double)x;
 		break;
 	case POL_GOAL_USER:
+	case POL_GOAL_REFAULT:
 		if (parse_decimal(t, &v) || v <= 0)
-			return gerr(err, errlen, "user target '%s': expected a number above 0",
-				    t);
+			return gerr(err, errlen, "%s target '%s': expected a number above 0",
+				    metrics[g->metric].name, t);
 		g->target = v;
 		break;
 	default:
@@ -269,8 +275,8 @@ int pol_goal_parse(const char *val, const struct pol_scheme *s, struct pol_goal 
 		if (!strcmp(buf, metrics[m].name))
 			break;
 	if (m == POL_NR_GOAL_METRICS)
-		return gerr(err, errlen, "unknown metric '%s' (psi, free, used, memcg, rss, user)",
-			    buf);
+		return gerr(err, errlen, "unknown metric '%s' (psi, free, used, memcg, rss, user, "
+			    "refault)", buf);
 	g->metric = m;
 	g->level = metrics[m].level;
 	ret = parse_source(src, g, err, errlen);

@@ -221,3 +221,25 @@ int pol_pid_rss(pid_t pid, uint64_t *bytes)
 	*bytes = (uint64_t)res * (uint64_t)sysconf(_SC_PAGESIZE);
 	return 0;
 }
+
+int pol_pid_majflt(pid_t pid, uint64_t *n)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long v;
+	size_t len;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = open_sys(path);
+	if (!f)
+		return errno == ENOENT ? -ESRCH : -errno;
+	len = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[len] = '\0';
+	/* "PID (COMM) STATE PPID ... MINFLT CMINFLT MAJFLT": COMM may hold ") " */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu", &v) != 1)
+		return -EINVAL;
+	*n = v;
+	return 0;
+}

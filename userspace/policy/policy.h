@@ -82,6 +82,7 @@ enum pol_goal_metric {
 	POL_GOAL_MEMCG,		/* a cgroup's memory.current, bytes */
 	POL_GOAL_RSS,		/* the targets' resident set, bytes */
 	POL_GOAL_USER,		/* a number the user writes to a file */
+	POL_GOAL_REFAULT,	/* the targets' major faults per quota window */
 	POL_NR_GOAL_METRICS,
 };
 
@@ -118,7 +119,8 @@ struct pol_rate_tuner {
  *		cgroup or file as written)
  * @path:	the file actually read, once resolved (pol_scheme_check_goals)
  * @target:	in the metric's unit: µs per quota window (psi), percent
- *		(free, used), bytes (memcg, rss), a number (user)
+ *		(free, used), bytes (memcg, rss), a number (user), faults per
+ *		quota window (refault)
  * @direction:	+1 if acting more raises the metric, -1 if it lowers it
  * @level:	the metric is a level the action moves byte for byte (free,
  *		used, memcg, rss), not a rate (psi, user): see tuner.c
@@ -127,7 +129,7 @@ struct pol_rate_tuner {
  * @q:		the quota this goal asks for next (bytes per window)
  * @integral:	level goals: the integral term of the law, bytes
  * @rt:		rate goals: the state of the law
- * @last_total/@have_total: psi: the cumulative stall at the window's start
+ * @last_total/@have_total: psi, refault: the cumulative count at the window's start
  * @nr_reads/@nr_errors/@last_err: reads, failed reads, the last -errno
  * @misses:	failed reads in a row
  */
@@ -148,7 +150,7 @@ struct pol_goal {
 	double integral;
 	struct pol_rate_tuner rt;
 	uint64_t last_total;
-	int have_total;
+	int have_total, alive;
 	uint64_t nr_reads, nr_errors;
 	int last_err;
 	int misses;
@@ -309,6 +311,8 @@ int pol_read_number(const char *path, double *v);
 int pol_read_u64(const char *path, uint64_t *v);
 /* Resident bytes of @pid (/proc/PID/statm), or -errno. */
 int pol_pid_rss(pid_t pid, uint64_t *bytes);
+/* Major faults of @pid so far (/proc/PID/stat), or -errno. */
+int pol_pid_majflt(pid_t pid, uint64_t *n);
 
 /* identity.c */
 void pol_iset_add(struct pol_iset *s, uint64_t start, uint64_t end, int64_t t_ns);

@@ -7,7 +7,7 @@
  *
  * Two laws, because the metrics answer the action in two ways.
  *
- * Rate metrics (psi, user) measure what the action does *per window*:
+ * Rate metrics (psi, refault, user) measure what the action does *per window*:
  * pressure comes from the refaults of what was paged out lately.  Their law
  * is DAMOS's feedback loop with a lower gain.  With s the score (current /
  * target, < 1: short of the goal) averaged over the last 5 windows and b the
@@ -188,6 +188,29 @@ int pol_goal_read(struct pol_engine *e, struct pol_goal *g, double *v)
 	}
 	case POL_GOAL_USER:
 		return pol_read_number(g->path, v);
+	case POL_GOAL_REFAULT: {
+		uint64_t sum = 0;
+		int alive = 0;
+
+		for (int i = 0; i < e->nr_targets; i++) {
+			if (e->t[i].gone || pol_pid_majflt(e->t[i].pid, &u))
+				continue;
+			sum += u;
+			alive++;
+		}
+		if (!alive)
+			return -ESRCH;
+		if (!g->have_total || sum < g->last_total || alive != g->alive) {
+			/* the first window, or a target gone: a new baseline */
+			g->last_total = sum;
+			g->have_total = 1;
+			g->alive = alive;
+			return -EAGAIN;
+		}
+		*v = (double)(sum - g->last_total);
+		g->last_total = sum;
+		return 0;
+	}
 	default:
 		return -EINVAL;
 	}
@@ -234,7 +257,8 @@ static uint64_t propose(struct pol_engine *e, struct pol_scheme *s, struct pol_g
 	}
 	g->misses = 0;
 	g->nr_reads++;
-	g->current = g->metric == POL_GOAL_PSI ? v * window_scale : v;
+	g->current = g->metric == POL_GOAL_PSI || g->metric == POL_GOAL_REFAULT ?
+		     v * window_scale : v;
 	if (g->level) {
 		gap = level_gap(g);
 		/* integrate only while the action took what it was given */

@@ -38,10 +38,11 @@ static const struct {
 	{ "pageout quota=1M/1s goal=free:10%", POL_GOAL_FREE, POL_SRC_SYSTEM, 10, 1 },
 	{ "pageout quota=1M/1s goal=used@node1:99.5%", POL_GOAL_USED, POL_SRC_NODE, 99.5,
 	  -1 },
-	{ "pageout quota=1M/1s goal=rss:512M", POL_GOAL_RSS, POL_SRC_SYSTEM, 512 * MiB, -1 },
+	{ "pageout quota=1M/1s goal=rss:512M", POL_GOAL_RSS, POL_SRC_TARGETS, 512 * MiB, -1 },
+	{ "pageout quota=1M/1s goal=refault:100", POL_GOAL_REFAULT, POL_SRC_TARGETS, 100, 1 },
 	{ "pageout quota=1M/1s goal=memcg@targets:1G", POL_GOAL_MEMCG, POL_SRC_TARGETS,
 	  1024 * MiB, -1 },
-	{ "willneed quota=1M/1s goal=rss:1G", POL_GOAL_RSS, POL_SRC_SYSTEM, 1024 * MiB, 1 },
+	{ "willneed quota=1M/1s goal=rss:1G", POL_GOAL_RSS, POL_SRC_TARGETS, 1024 * MiB, 1 },
 	{ "pageout quota=1M/1s goal=user@/tmp/x:0.25", POL_GOAL_USER, POL_SRC_FILE, 0.25,
 	  1 },
 	/* a migration to N fills N and empties the node the pages leave */
@@ -81,6 +82,10 @@ static const struct {
 	{ "pageout quota=1M/1s goal=rss:0", "rss target '0'" },
 	{ "pageout quota=1M/1s goal=rss:1X", "rss target '1X'" },
 	{ "pageout quota=1M/1s goal=rss@targets:1G", "rss takes no @SOURCE" },
+	{ "pageout quota=1M/1s goal=refault@/a:1", "refault takes no @SOURCE" },
+	{ "pageout quota=1M/1s goal=refault:0", "refault target '0'" },
+	{ "migrate_hot 0 quota=1M/1s goal=refault:10", "refault does not suit migrate_hot" },
+	{ "willneed quota=1M/1s goal=refault:10", "only pageout and cold raise" },
 	{ "pageout quota=1M/1s goal=memcg:1G", "memcg needs @targets or @CGROUP" },
 	{ "pageout quota=1M/1s goal=user:1", "user needs @FILE" },
 	{ "pageout quota=1M/1s goal=user@/tmp/x:0", "above 0" },
@@ -163,6 +168,8 @@ static void fake_tree(void)
 	put("proc/104/cgroup", "0::/\n");
 	put("proc/105/cgroup", "4:memory:/v1only\n");
 	put("proc/101/statm", "1000 300 10 1 0 200 0\n");
+	/* a comm with ") " in it: fields are counted from the last ')' */
+	put("proc/101/stat", "101 (wl) x) S 1 1 1 0 -1 4194304 10 0 7 0 5 6\n");
 	put("sys/fs/cgroup/a/memory.pressure", "some avg10=1.00 avg60=0.00 avg300=0.00 total=5000\n"
 	    "full avg10=0.00 avg60=0.00 avg300=0.00 total=10\n");
 	put("sys/fs/cgroup/a/memory.current", "104857600\n");
@@ -310,11 +317,14 @@ TEST(metrics_read)
 	struct pol_scheme s;
 	pid_t pid = 101;
 	char err[POL_ERRMSG_LEN];
+	uint64_t u;
 	double v;
 
 	fake_tree();
 	ASSERT_EQ(0, check("pageout quota=1M/1s goal=used@node0:50% goal=free:10% goal=rss:1M "
 			   "goal=psi:1ms", &pid, 1, err, &s)) TH_LOG("%s", err);
+	ASSERT_EQ(0, pol_pid_majflt(101, &u));
+	EXPECT_EQ(7, u);
 	pol_engine_init(&e, &s, 1, &pid, 1);
 	e.t[0].pidfd = -1;
 	ASSERT_EQ(0, pol_goal_read(&e, &s.goals[0], &v));
@@ -331,6 +341,16 @@ TEST(metrics_read)
 	/* an exited target: rss cannot be read */
 	e.t[0].gone = 1;
 	EXPECT_EQ(-ESRCH, pol_goal_read(&e, &s.goals[2], &v));
+	pol_engine_free(&e);
+	pol_scheme_free(&s);
+
+	/* refaults: the targets' major faults since the last window */
+	ASSERT_EQ(0, check("pageout quota=1M/1s goal=refault:10", &pid, 1, err, &s)) TH_LOG("%s", err);
+	pol_engine_init(&e, &s, 1, &pid, 1);
+	EXPECT_EQ(-EAGAIN, pol_goal_read(&e, &s.goals[0], &v));
+	put("proc/101/stat", "101 (wl) x) S 1 1 1 0 -1 4194304 10 0 19 0 5 6\n");
+	ASSERT_EQ(0, pol_goal_read(&e, &s.goals[0], &v));
+	EXPECT_EQ(12, v);
 	pol_engine_free(&e);
 	pol_scheme_free(&s);
 	rm_tree();
