@@ -54,7 +54,11 @@ static void usage(FILE *f)
 "  -f, --scheme-file FILE  schemes, one per line ('#' comments)\n"
 "  -P, --preset NAME       reclaim: page out memory idle >= 10 s, 128M/s, while\n"
 "                          free memory is 20-50%% (like DAMON_RECLAIM);\n"
-"                          tiering: hot to node 0, idle >= 5 s to node 1\n"
+"                          tmo: page out the coldest memory as fast as the\n"
+"                          targets' memory pressure stays at 0.1%% and their\n"
+"                          refaults at 100/s (Senpai's idea);\n"
+"                          tiering: hot to node 0 until it is 95%% full, idle\n"
+"                          to node 1 while node 0 has less than 7%% free\n"
 "  -p, --pid PIDS          act on these processes (comma separated)\n", prog, prog);
 	session_attr_help(f, "aggregation interval: schemes apply each");
 	fputs(
@@ -86,6 +90,7 @@ static void usage(FILE *f)
 "                   psi[@targets|@CGROUP]:DUR|P%  memory stall per window\n"
 "                   free[@nodeN]:P%  used[@nodeN]:P%  rss:BYTES\n"
 "                   memcg@targets|@CGROUP:BYTES  user@FILE:NUMBER\n"
+"                   refault:N (the targets' major faults per window)\n"
 "Example: -S 'pageout freq=0-0 idle=5s quota=64M/1s'\n", f);
 }
 
@@ -183,7 +188,8 @@ static int parse_opts(int argc, char **argv, struct policy_opts *o)
 		case 'P':
 			preset = pol_preset(optarg);
 			if (!preset)
-				return bad_value(CMD, "--preset", optarg, "expected reclaim or tiering");
+				return bad_value(CMD, "--preset", optarg,
+						 "expected reclaim, tiering or tmo");
 			snprintf(origin, sizeof(origin), "--preset %s", optarg);
 			for (; *preset && !ret; preset++)
 				ret = add_scheme(o, "--preset", *preset, origin);

@@ -41,10 +41,25 @@ static const char *const preset_reclaim[] = {
 	NULL,
 };
 
-/* Two tiers: node 0 fast, node 1 slow. */
+/*
+ * Two tiers, node 0 fast and node 1 slow, with a fill goal for the fast one
+ * (DAMON's node_mem_used_bp/free_bp goals): promote hot memory until node 0
+ * is 95 % used, demote idle memory while it has less than 7 % free, so hot
+ * memory replaces cold between the two.
+ */
 static const char *const preset_tiering[] = {
-	"migrate_hot 0 freq=80-100 quota=256M/1s",
-	"migrate_cold 1 freq=0-0 idle=5s quota=256M/1s",
+	"migrate_hot 0 freq=80-100 quota=256M/1s goal=used@node0:95%",
+	"migrate_cold 1 freq=0-0 idle=5s quota=256M/1s goal=free@node0:7%",
+	NULL,
+};
+
+/*
+ * Senpai's idea (TMO, ASPLOS '22) on any kernel: page out the coldest
+ * memory as fast as the targets' memory pressure stays at 0.1 % of the time
+ * (the PSI threshold of TMO's Senpai): no age or size threshold to guess.
+ */
+static const char *const preset_tmo[] = {
+	"pageout freq=0-0 idle=2s quota=256M/1s reapply=60s goal=psi@targets:0.1% goal=refault:100",
 	NULL,
 };
 
@@ -59,6 +74,8 @@ const char *const *pol_preset(const char *name)
 		return preset_reclaim;
 	if (!strcmp(name, "tiering"))
 		return preset_tiering;
+	if (!strcmp(name, "tmo"))
+		return preset_tmo;
 	return NULL;
 }
 

@@ -29,7 +29,7 @@ static const struct {
 	{ RUN("-S", "pageout wmarks=node4095,50,40,20"), 2, "wmarks: node 4095 does not exist" },
 	{ RUN("-S", "pageout quota=0/1s"), 2, "a quota of 0 acts on nothing" },
 	{ RUN("-S", "pageout freq=0-200"), 2, "freq=0-200: expected MIN-MAX percent" },
-	{ RUN("-P", "fast"), 2, "--preset: invalid value 'fast'" },
+	{ RUN("-P", "fast"), 2, "--preset: invalid value 'fast' (expected reclaim, tiering or tmo)" },
 	{ RUN("-f", "/nonexistent/schemes"), 2, "--scheme-file /nonexistent/schemes: No such file" },
 	{ RUN("-S", "stat", "--aggr", "1ms"), 2, "aggregation interval must be >= sample" },
 	{ RUN("-S", "stat", "--duration", "0"), 2, "--duration: invalid value '0'" },
@@ -56,6 +56,8 @@ static const struct {
 	{ RUN("-S", "pageout quota=1M/1s goal=free@node4095:10%"), 2, "node 4095 does not exist" },
 	{ A("policy", "-S", "pageout quota=1M/1s goal=psi@targets:1ms", "-p", "2147483646"), 2,
 	  "goal=psi@targets:1ms: no such process: 2147483646" },
+	{ A("policy", "-P", "tmo", "-p", "2147483646"), 2,
+	  "--preset tmo (pageout): goal=psi@targets:0.1%: no such process: 2147483646" },
 };
 
 TEST(argument_errors)
