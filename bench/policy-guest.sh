@@ -21,6 +21,30 @@
 # DAMON users do: 6.12 implements migrate_hot/migrate_cold only there (with
 # vaddr the write of "on" fails with EPERM).  It then sees every process, but
 # the workload is nearly all of the guest's memory.
+#
+# Reclaim to a pressure goal (SCEN phases or kv, MON tmo, senpai or
+# damos_psi): the program runs in a cgroup v2 of its own, its memory on zram
+# swap, and three ways of holding that cgroup's memory pressure ("some"
+# stall) at 0.1 % of the time (1 ms per 1 s) try to save its memory:
+#   tmo       daptrace policy -P tmo -p PID (the goal: the cgroup's pressure,
+#             and refaults at 100/s)
+#   senpai    the loop of Meta's TMO paper (ASPLOS '22, "Senpai"), every 1 s:
+#             reclaim = memory.current x ratio x max(0, 1 - pressure/target),
+#             written to the cgroup's memory.reclaim; ratio 5 % a second
+#             (the paper's production ratio would reclaim 0.1 MiB a second
+#             here, nothing within a run: 5 % of ~200 MiB is about the 10
+#             MiB/s zram takes under TCG, as daptrace's ceiling is)
+#   damos_psi a DAMOS pageout scheme (vaddr, the program's pid) with a
+#             some_mem_psi_us quota goal of 1000 us per 1 s interval
+#             (6.12: DAMOS's pressure is the system's, the same here: the
+#             program is all that runs), not accessed for >= 2 s like
+#             -P tmo's idle=2s, at most 256 MiB/s like -P tmo
+# SCEN phases: daptrace-policy-workload phases (hot, warm and cold sets that
+# change size every 15 s); kv: memcached (Debian's, copied in by
+# bench/policy.sh) under daptrace-kv-client's Zipf load.  Sampled once a
+# second: the cgroup's memory.current and stall, its refaults
+# (workingset_refault_* in memory.stat), the program's VmSwap; the
+# program's own throughput; every value checked at the end.
 
 . "$(dirname "$0")/../lib/ktap.sh"
 
@@ -169,6 +193,161 @@ reclaim() {
 	ROW="$ROW cpu_ms=$cpu verify=$(grep -q '^verify ok' $TMP/out && [ $wst = 0 ] && echo ok || echo FAILED)"
 }
 
+cgroup_on() {
+	grep -q ' cgroup2 ' /proc/mounts || mount -t cgroup2 none /sys/fs/cgroup || return 1
+	echo +memory > /sys/fs/cgroup/cgroup.subtree_control || return 1
+	CG=/sys/fs/cgroup/bench
+	mkdir -p $CG
+}
+
+cg_psi() { sed -n 's/^some .*total=\([0-9]*\).*/\1/p' $CG/memory.pressure; }
+cg_refaults() { awk '$1 ~ /^workingset_refault_/ { n += $2 } END { print n + 0 }' $CG/memory.stat; }
+# CPU of a process and of the children it waited for, ms
+cpu_all_ms() { awk '{ print ($14 + $15 + $16 + $17) * 10 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+
+# The Senpai loop (TMO, ASPLOS '22): every second, reclaim a share of the
+# cgroup's memory scaled down as the pressure nears the target.
+senpai_loop() {
+	target=1000 ratio_pm=50 last=$(cg_psi)
+	while [ ! -e $TMP/stop ]; do
+		sleep 1
+		now=$(cg_psi)
+		d=$((now - last))
+		last=$now
+		[ $d -lt $target ] || continue
+		cur=$(cat $CG/memory.current)
+		r=$((cur / 1000 * ratio_pm / 1000 * (target - d) / target))
+		[ $r -lt 4096 ] || echo $r > $CG/memory.reclaim 2>/dev/null || :
+	done
+}
+
+damos_psi_on() { # PID
+	damos_common "$1"
+	echo 1 > $D/contexts/0/schemes/nr_schemes
+	damos_scheme 0 pageout 0 0 20 268435456
+	g=$D/contexts/0/schemes/0/quotas/goals
+	echo 1 > $g/nr_goals
+	echo some_mem_psi_us > $g/0/target_metric
+	echo 1000 > $g/0/target_value
+	echo on > $D/state || ktap_exit_fail_msg "DAMOS refused the scheme (echo on > state)"
+}
+
+# The effective quota of the goal-driven policy now, bytes ("" if none).
+eff_quota() {
+	case $MON in
+	damos_psi)
+		echo update_schemes_effective_quotas > $D/state 2>/dev/null &&
+			cat $D/contexts/0/schemes/0/quotas/effective_bytes ;;
+	tmo)
+		sed -n 's/.*quota \([0-9.]*\) \([KMG]*i*B\)\/.*/\1 \2/p' $TMP/mon 2>/dev/null | tail -n 1 |
+			awk '{ m = $2 == "KiB" ? 1024 : $2 == "MiB" ? 1048576 : $2 == "GiB" ? 1073741824 : 1
+			       printf "%d", $1 * m }' ;;
+	esac
+}
+
+# goal_reclaim: the program is running in $CG as $pid; run MON on it and
+# sample until $TMP/done appears.  Sets the ROW fields common to both.
+goal_reclaim() {
+	cur0=$(cat $CG/memory.current)
+	psi0=$(cg_psi)
+	rf0=$(cg_refaults)
+	case $MON in
+	tmo)
+		daptrace policy -P tmo -p "$pid" --progress 1s > $TMP/mon 2>&1 &
+		mon=$! ;;
+	senpai)
+		senpai_loop &
+		mon=$! ;;
+	damos_psi)
+		damos_psi_on "$pid" ;;
+	esac
+	t=0
+	: > $TMP/series
+	while [ ! -e $TMP/done ] && [ -e /proc/$pid/status ]; do
+		sleep 1
+		t=$((t + 1))
+		# not once the program's own run is over (its check reads all back)
+		[ ! -e $TMP/done ] || break
+		echo "t=$t cur=$(cat $CG/memory.current) psi=$(($(cg_psi) - psi0))" \
+		     "rf=$(($(cg_refaults) - rf0)) swap=$(status_kb "$pid" VmSwap) q=$(eff_quota)" >> $TMP/series
+	done
+	case $MON in
+	tmo) cpu=$(cpu_ms "$mon") ;;
+	senpai) cpu=$(cpu_all_ms "$mon") ;;
+	damos_psi) cpu=$(kdamond_cpu) ;;
+	esac
+	touch $TMP/stop
+	case $MON in
+	tmo) kill -INT "$mon"; wait "$mon"
+	     cpu=$((cpu + $(cat /sys/kernel/daptrace/worker_cpu_us) / 1000)) ;;
+	senpai) wait "$mon" ;;
+	damos_psi) echo off > $D/state ;;
+	esac
+	sed 's/^/# /' $TMP/series
+	[ "$MON" != tmo ] || sed 's/^/# tmo: /' $TMP/mon | tail -n 6
+	sed -n 's/^/# smaps: /p' /proc/$pid/smaps_rollup 2>/dev/null | grep -i 'rss\|swap\|huge'
+	# saved: the cgroup's memory below where it started; pressure per second
+	ROW="$ROW $(awk -v c0="$cur0" -v tgt=1000 '
+		{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		  n++; t[n] = v["t"]; sv[n] = (c0 - v["cur"]) / 1048576; p[n] = v["psi"]; rf = v["rf"] }
+		END {
+			for (i = 11; i <= n; i++) { s += sv[i]; m++ }
+			# pressure over 10 s windows: when it first came within 20 % of the
+			# goal, and the share of later windows within +-20 %
+			reach = -1
+			for (i = 10; i <= n; i++) {
+				w = (p[i] - (i > 10 ? p[i - 10] : 0)) / 10 / tgt
+				if (reach < 0 && w >= 0.8) reach = t[i]
+				if (reach >= 0) { k++; if (w >= 0.8 && w <= 1.2) held++ }
+			}
+			printf "saved_mb=%.0f saved_end_mb=%.0f psi_pct=%.3f refaults=%d reach_s=%s held=%s",
+			       m ? s / m : 0, sv[n], n ? p[n] / n / 1e4 : 0, rf,
+			       reach < 0 ? "never" : reach, k ? sprintf("%.2f", held / k) : "none"
+		}' $TMP/series) cpu_ms=$cpu"
+}
+
+phases() {
+	swap_on || ktap_exit_fail_msg "no zram swap"
+	cgroup_on || ktap_exit_fail_msg "no cgroup v2 with the memory controller"
+	sh -c 'echo $$ > /sys/fs/cgroup/bench/cgroup.procs && exec "$@"' sh \
+		daptrace-policy-workload phases --hot 32M --warm 32M --cold 128M --phase 15 \
+		--pidfile $TMP/pid > $TMP/out 2>&1 &
+	wl=$!
+	while [ ! -s $TMP/pid ]; do sleep 0.1; done
+	pid=$(cat $TMP/pid)
+	( wait_pid=$pid; while grep -q . /proc/$wait_pid/status 2>/dev/null &&
+		! grep -q '^touch bad=' $TMP/out; do sleep 0.2; done; touch $TMP/done ) &
+	goal_reclaim
+	wait "$wl"
+	wst=$?
+	ROW="$ROW $(awk -F'[= ]' '/^phase=[0-9] hot_pages_per_s=/ { s += $4; n++ } END {
+		printf "tput=%.0f", n ? s / n : 0 }' $TMP/out)"
+	ROW="$ROW verify=$(grep -q '^verify ok' $TMP/out && [ $wst = 0 ] && echo ok || echo FAILED)"
+}
+
+kv() {
+	swap_on || ktap_exit_fail_msg "no zram swap"
+	cgroup_on || ktap_exit_fail_msg "no cgroup v2 with the memory controller"
+	command -v memcached > /dev/null || ktap_exit_fail_msg "memcached is not in the guest"
+	sh -c 'echo $$ > /sys/fs/cgroup/bench/cgroup.procs && exec "$@"' sh \
+		memcached -u root -s $TMP/mc.sock -m 1024 -M -t 2 > $TMP/mc.log 2>&1 &
+	mc=$!
+	while [ ! -S $TMP/mc.sock ]; do sleep 0.1; done
+	daptrace-kv-client --socket $TMP/mc.sock --keys 40000 --value 4000 --zipf 0.99 \
+		--duration 60 --ready $TMP/ready > $TMP/out 2>&1 &
+	cl=$!
+	while [ ! -e $TMP/ready ] && kill -0 $cl 2>/dev/null; do sleep 0.1; done
+	pid=$mc
+	( while kill -0 $cl 2>/dev/null && ! grep -q '^ops_per_s=' $TMP/out; do sleep 0.2; done
+	  touch $TMP/done ) &
+	goal_reclaim
+	wait "$cl"
+	wst=$?
+	kill "$mc"
+	ROW="$ROW tput=$(sed -n 's/^ops_per_s=\([0-9]*\).*/\1/p' $TMP/out)"
+	ROW="$ROW verify=$(grep -q '^verify ok' $TMP/out && [ $wst = 0 ] && echo ok || echo FAILED)"
+}
+
 tiering() {
 	echo 0 > /proc/sys/kernel/numa_balancing 2>/dev/null
 	daptrace-policy-workload tiering --hot 16M --cold 64M --phase 14 --fast-node 0 \
@@ -215,7 +394,9 @@ mkdir -p $TMP
 case $SCEN in
 reclaim) reclaim ;;
 tiering) tiering ;;
-*) ktap_exit_fail_msg "bench.policy='$spec': expected MON-reclaim or MON-tiering" ;;
+phases) phases ;;
+kv) kv ;;
+*) ktap_exit_fail_msg "bench.policy='$spec': expected MON-reclaim, MON-tiering, MON-phases or MON-kv" ;;
 esac
 sed 's/^/# /' $TMP/out
 echo "BENCH mon=$MON scen=$SCEN kernel=$(uname -r) $ROW"

@@ -13,6 +13,14 @@ TIERING = [("conv1_s", "hot set >= 95 % on node 0, from start (s)"),
            ("end_hotB_fast", "hot set B on node 0 at end"), ("end_A_slow", "idle set A on node 1 at end"),
            ("end_cold_slow", "cold on node 1 at end"), ("migrated_mb", "migrated (MiB, pgmigrate_success)"),
            ("cpu_ms", "policy CPU (ms)")]
+GOAL = [("saved_mb", "memory saved, mean after the first 10 s (MiB)"),
+        ("saved_end_mb", "memory saved at the end (MiB)"),
+        ("psi_pct", "cgroup pressure, mean (% of the time; goal 0.1)"),
+        ("reach_s", "goal reached: 10-s pressure >= 80 % of it (s)"),
+        ("held", "then 10-s windows within +-20 % of the goal (share)"),
+        ("refaults", "refaults (pages, the cgroup's workingset_refault_*)"),
+        ("tput", "throughput (phases: hot pages read/s; kv: gets/s)"),
+        ("cpu_ms", "policy CPU (ms)")]
 SCALE = {"swap_kb": 1024, "refault_kb": 1024}
 
 
@@ -56,7 +64,7 @@ def main():
     print("`%s` (%d s), kernel %s, one boot per run, policies alternating within a round; "
           "median [min–max] over the rounds. Measured on the target (VmSwap, the workload's "
           "mincore/move_pages, /proc/vmstat), not by either tool's counters.\n" % (a.command, a.duration, kernel))
-    for scen, metrics in (("reclaim", RECLAIM), ("tiering", TIERING)):
+    for scen, metrics in (("reclaim", RECLAIM), ("tiering", TIERING), ("phases", GOAL), ("kv", GOAL)):
         mons = [m for (s, m) in sorted(runs) if s == scen]
         if not mons:
             continue

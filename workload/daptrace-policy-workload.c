@@ -20,6 +20,18 @@
  *	the end, per phase, how long the hot set took to reach 95 % on the
  *	fast node ("converge phase=N secs=S" or "secs=never").
  *
+ *   daptrace-policy-workload phases [options]
+ *	one pool of --hot + --warm + --cold bytes whose sets change size every
+ *	--phase seconds: four phases with the hot and warm sets at x1, x2,
+ *	x1/2 and x1 of --hot and --warm, the rest cold.  The sets sit side by
+ *	side from the start of the pool, so a set that grows takes memory that
+ *	was cold (and may be paged out) and one that shrinks leaves cold memory
+ *	behind.  Hot pages are read continuously, warm ones every
+ *	--warm-period.  Prints a line a second ("t=T phase=P ... out_hot=N
+ *	out_warm=N out_cold=N": pages of each set not resident) and at the
+ *	end per phase the hot pages read per second (its throughput) and the
+ *	pages found swapped out before use.
+ *
  * Options: --hot SIZE --warm SIZE --cold SIZE (sizes with K/M/G),
  * --duration SECS, --warm-period SECS, --phase SECS, --fast-node N,
  * --slow-node N, --pidfile FILE (written once the memory is ready),
@@ -295,6 +307,80 @@ static int run_reclaim(const struct opts *o)
 	return verify_all(s, 3) || bad;
 }
 
+/* The part [first, first + pages) of @s, as a set of its own. */
+static struct set set_part(const struct set *s, const char *name, size_t first, size_t pages)
+{
+	struct set p = { name, s->base + first * psz, pages };
+
+	if (first > s->pages)
+		p.pages = 0;
+	else if (p.pages > s->pages - first)
+		p.pages = s->pages - first;
+	return p;
+}
+
+static int run_phases(const struct opts *o)
+{
+	static const double scale[] = { 1, 2, 0.5, 1 };
+	enum { NPHASE = sizeof(scale) / sizeof(scale[0]) };
+	size_t hot_pages = o->hot / psz, warm_pages = o->warm / psz, bad = 0;
+	size_t evicted[NPHASE][2] = { { 0 } };
+	uint64_t touched[NPHASE] = { 0 };
+	int64_t t0, end, next_warm, next_report;
+	struct set pool;
+
+	if (2 * (hot_pages + warm_pages) > (o->hot + o->warm + o->cold) / psz) {
+		fprintf(stderr, "phases: --cold must be at least --hot + --warm (the sets double)\n");
+		return 2;
+	}
+	if (set_alloc(&pool, "pool", o->hot + o->warm + o->cold))
+		return 1;
+	set_fill(&pool);
+	ready(o);
+	t0 = now_ns();
+	end = t0 + (int64_t)(NPHASE * o->phase * 1e9);
+	next_warm = t0;
+	next_report = t0 + 1000000000LL;
+	while (now_ns() < end) {
+		int64_t t = now_ns();
+		int p = (int)((double)(t - t0) / 1e9 / o->phase);
+		size_t h, w;
+		struct set hot, warm;
+
+		p = p < NPHASE ? p : NPHASE - 1;
+		h = (size_t)((double)hot_pages * scale[p]);
+		w = (size_t)((double)warm_pages * scale[p]);
+		hot = set_part(&pool, "hot", 0, h);
+		warm = set_part(&pool, "warm", h, w);
+		evicted[p][0] += set_evicted(&hot);
+		bad += set_touch(&hot);
+		touched[p] += hot.pages;
+		if (t >= next_warm) {
+			evicted[p][1] += set_evicted(&warm);
+			bad += set_touch(&warm);
+			next_warm += (int64_t)(o->warm_period * 1e9);
+		}
+		if (t >= next_report) {
+			struct set cold = set_part(&pool, "cold", h + w, pool.pages);
+
+			/* where the policy's paging went: pages not resident, per set */
+			printf("t=%.0f phase=%d hot_mb=%zu warm_mb=%zu touched=%llu out_hot=%zu "
+			       "out_warm=%zu out_cold=%zu\n", (double)(t - t0) / 1e9, p + 1,
+			       h * psz >> 20, w * psz >> 20, (unsigned long long)touched[p],
+			       set_evicted(&hot), set_evicted(&warm), set_evicted(&cold));
+			next_report += 1000000000LL;
+		}
+	}
+	for (int p = 0; p < NPHASE; p++)
+		printf("phase=%d hot_pages_per_s=%.0f evicted_hot=%zu evicted_warm=%zu\n", p + 1,
+		       (double)touched[p] / o->phase, evicted[p][0], evicted[p][1]);
+	printf("touch bad=%zu\n", bad);
+	print_status_line("VmRSS:");
+	print_status_line("VmSwap:");
+	fflush(stdout);
+	return verify_all(&pool, 1) || bad;
+}
+
 static int run_tiering(const struct opts *o)
 {
 	unsigned long mask = 1UL << o->slow;
@@ -398,7 +484,7 @@ int main(int argc, char **argv)
 	}
 	if (bad || optind != argc - 1 || o.duration <= 0 || o.warm_period <= 0 ||
 	    o.phase <= 0 || o.slow < 0 || o.slow > 63) {
-		fprintf(stderr, "usage: %s reclaim|tiering [--hot SIZE] [--warm SIZE] "
+		fprintf(stderr, "usage: %s reclaim|tiering|phases [--hot SIZE] [--warm SIZE] "
 			"[--cold SIZE] [--duration S] [--warm-period S] [--phase S] "
 			"[--fast-node N] [--slow-node N] [--pidfile FILE] [--go FILE]\n", argv[0]);
 		return 2;
@@ -408,6 +494,8 @@ int main(int argc, char **argv)
 		return run_reclaim(&o);
 	if (!strcmp(argv[optind], "tiering"))
 		return run_tiering(&o);
+	if (!strcmp(argv[optind], "phases"))
+		return run_phases(&o);
 	fprintf(stderr, "%s: unknown mode '%s'\n", argv[0], argv[optind]);
 	return 2;
 }

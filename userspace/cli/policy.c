@@ -54,7 +54,11 @@ static void usage(FILE *f)
 "  -f, --scheme-file FILE  schemes, one per line ('#' comments)\n"
 "  -P, --preset NAME       reclaim: page out memory idle >= 10 s, 128M/s, while\n"
 "                          free memory is 20-50%% (like DAMON_RECLAIM);\n"
-"                          tiering: hot to node 0, idle >= 5 s to node 1\n",
+"                          tmo: page out the coldest memory as fast as the\n"
+"                          targets' memory pressure stays at 0.1%% and their\n"
+"                          refaults at 100/s (Senpai's idea);\n"
+"                          tiering: hot to node 0 until it is 95%% full, idle\n"
+"                          to node 1 while node 0 has less than 7%% free\n",
 		prog, prog);
 	session_target_help(f, "act on");
 	session_attr_help(f, "aggregation interval: schemes apply each");
@@ -83,17 +87,27 @@ static void usage(FILE *f)
 "  type=anon|file   label=TEXT (a mapping label contains TEXT)   addr=START-END\n"
 "  reapply=DUR      act on an acted-on, still idle range again after DUR\n"
 "                   (default 2s for hot actions, 10s for cold ones; 0s: never)\n"
+"  goal=METRIC[@SOURCE]:TARGET  tune the quota (needs quota=MAX/DUR, tuned\n"
+"                   every DUR) so that METRIC reaches TARGET; repeatable:\n"
+"                   psi[@targets|@CGROUP]:DUR|P%  memory stall per window\n"
+"                   free[@nodeN]:P%  used[@nodeN]:P%  rss:BYTES\n"
+"                   memcg@targets|@CGROUP:BYTES  user@FILE:NUMBER\n"
+"                   refault:N (the targets' major faults per window)\n"
 "Example: -S 'pageout freq=0-0 idle=5s quota=64M/1s'\n", f);
 }
 
-static int add_scheme(struct policy_opts *o, const char *flag, const char *spec)
+/* @origin names the scheme in the checks made after parsing (goals). */
+static int add_scheme(struct policy_opts *o, const char *flag, const char *spec,
+		      const char *origin)
 {
 	char err[POL_ERRMSG_LEN];
+	struct pol_scheme *s = &o->schemes[o->nr_schemes];
 
 	if (o->nr_schemes >= POL_MAX_SCHEMES)
 		return usage_error(CMD, "%s: more than %d schemes", flag, POL_MAX_SCHEMES);
-	if (pol_scheme_parse(spec, &o->schemes[o->nr_schemes], err, sizeof(err)))
+	if (pol_scheme_parse(spec, s, err, sizeof(err)))
 		return usage_error(CMD, "%s '%s': %s", flag, spec, err);
+	snprintf(s->origin, sizeof(s->origin), "%s", origin);
 	o->nr_schemes++;
 	return 0;
 }
@@ -151,7 +165,7 @@ static int parse_opts(int argc, char **argv, struct policy_opts *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *const *preset;
-	char err[POL_ERRMSG_LEN];
+	char err[POL_ERRMSG_LEN], origin[sizeof(o->schemes[0].origin)];
 	int c, ret, progress_set = 0;
 
 	o->progress_us = isatty(STDERR_FILENO) ? 1000000 : 0;
@@ -167,7 +181,8 @@ static int parse_opts(int argc, char **argv, struct policy_opts *o)
 		ret = 0;
 		switch (c) {
 		case 'S':
-			ret = add_scheme(o, "--scheme", optarg);
+			snprintf(origin, sizeof(origin), "--scheme '%s'", optarg);
+			ret = add_scheme(o, "--scheme", optarg, origin);
 			break;
 		case 'f':
 			ret = add_file(o, optarg);
@@ -175,9 +190,11 @@ static int parse_opts(int argc, char **argv, struct policy_opts *o)
 		case 'P':
 			preset = pol_preset(optarg);
 			if (!preset)
-				return bad_value(CMD, "--preset", optarg, "expected reclaim or tiering");
+				return bad_value(CMD, "--preset", optarg,
+						 "expected reclaim, tiering or tmo");
+			snprintf(origin, sizeof(origin), "--preset %s", optarg);
 			for (; *preset && !ret; preset++)
-				ret = add_scheme(o, "--preset", *preset);
+				ret = add_scheme(o, "--preset", *preset, origin);
 			break;
 		case 'G':
 			if (parse_duration_us(optarg, &o->progress_us) || o->progress_us < 10000)
@@ -222,7 +239,19 @@ static int parse_opts(int argc, char **argv, struct policy_opts *o)
 	for (int i = 0; i < o->nr_schemes; i++)
 		if (pol_scheme_check_nodes(&o->schemes[i], err, sizeof(err)))
 			return usage_error(CMD, "%s", err);
-	return session_opts_finish(CMD, &o->so, argc, argv, "act on");
+	ret = session_opts_finish(CMD, &o->so, argc, argv, "act on");
+	if (ret)
+		return ret;
+	/*
+	 * Goals read files (PSI, cgroups, meminfo): each is found and read once
+	 * now, so that PSI turned off or a cgroup without the file is refused
+	 * before anything starts.  A command is launched into our own cgroup.
+	 */
+	for (int i = 0; i < o->nr_schemes; i++)
+		if (pol_scheme_check_goals(&o->schemes[i], o->so.pids, o->so.nr_pids, err,
+					   sizeof(err)))
+			return usage_error(CMD, "%s", err);
+	return 0;
 }
 
 struct policy_run {
@@ -266,6 +295,24 @@ static int save_stats(struct policy_run *r)
 	return ret;
 }
 
+/* ", quota 8.0 MiB/1s, psi 0.9 ms/1.0 ms": the tuner's state, if it has goals. */
+static void progress_goals(const struct pol_scheme *s)
+{
+	char a[32], b[32], c[32];
+
+	if (!s->nr_goals)
+		return;
+	fprintf(stderr, ", quota %s/%s", fmt_bytes(s->quota_eff, a, sizeof(a)),
+		fmt_us(s->quota_us, b, sizeof(b)));
+	for (int k = 0; k < s->nr_goals; k++) {
+		const struct pol_goal *g = &s->goals[k];
+
+		fprintf(stderr, ", %s %s/%s%s", pol_goal_metric_name(g->metric),
+			g->nr_reads ? pol_goal_fmt(g, g->current, a, sizeof(a)) : "-",
+			pol_goal_fmt(g, g->target, c, sizeof(c)), g->misses ? " (unreadable)" : "");
+	}
+}
+
 static void progress(struct policy_run *r)
 {
 	char a[32];
@@ -276,12 +323,39 @@ static void progress(struct policy_run *r)
 	for (int i = 0; i < r->e.nr_schemes; i++) {
 		const struct pol_scheme *s = &r->e.s[i];
 
-		fprintf(stderr, "  | %s %s applied%s, %" PRIu64 " err", s->name,
-			fmt_bytes(s->st.sz_applied, a, sizeof(a)), s->active ? "" : " (off)",
-			errs_of(s));
+		fprintf(stderr, "  | %s %s applied%s", s->name,
+			fmt_bytes(s->st.sz_applied, a, sizeof(a)), s->active ? "" : " (off)");
+		progress_goals(s);
+		fprintf(stderr, ", %" PRIu64 " err", errs_of(s));
 	}
 	fputs(isatty(STDERR_FILENO) ? "" : "\n", stderr);
 	fflush(stderr);
+}
+
+/* Under a scheme's row: its quota's tuning and each goal, errors included. */
+static void print_goals(const struct pol_scheme *s)
+{
+	char a[32], b[32], c[32];
+
+	if (!s->nr_goals)
+		return;
+	printf("%-20s quota %s of %s per %s; %" PRIu64 " windows tuned, %" PRIu64
+	       " at the largest quota, %" PRIu64 " paused\n", "",
+	       fmt_bytes(s->quota_eff, a, sizeof(a)), fmt_bytes(s->quota_sz, b, sizeof(b)),
+	       fmt_us(s->quota_us, c, sizeof(c)), s->tune.windows, s->tune.at_max,
+	       s->tune.paused);
+	for (int k = 0; k < s->nr_goals; k++) {
+		const struct pol_goal *g = &s->goals[k];
+
+		printf("%-20s goal %s (%s): target %s, last %s", "", g->spec,
+		       g->path ? g->path : pol_goal_metric_name(g->metric),
+		       pol_goal_fmt(g, g->target, a, sizeof(a)),
+		       g->nr_reads ? pol_goal_fmt(g, g->current, b, sizeof(b)) : "never read");
+		if (g->nr_errors)
+			printf("; %" PRIu64 " reads failed (last: %s)", g->nr_errors,
+			       strerror(g->last_err));
+		putchar('\n');
+	}
 }
 
 static void print_stats(struct policy_run *r)
@@ -315,6 +389,7 @@ static void print_stats(struct policy_run *r)
 				printf(" (last other: %s)", strerror(s->st.other_errno));
 			putchar('\n');
 		}
+		print_goals(s);
 	}
 	fflush(stdout);
 }
@@ -351,6 +426,15 @@ static void target_left(void *ctx, struct follow_proc *p)
 		policy_rec_exit(r->rec, p, r->s.t0);
 }
 
+static void record_tune(struct pol_engine *e, const struct pol_scheme *s, int64_t now_ns)
+{
+	struct policy_run *r = e->on_tune_ctx;
+
+	/* a failed write shows in the snapshot written next, which checks ferror */
+	if (r->rec)
+		policy_rec_tune(r->rec, s, now_ns - r->s.t0);
+}
+
 static int setup(struct policy_run *r)
 {
 	const struct policy_opts *o = r->o;
@@ -380,6 +464,9 @@ static int setup(struct policy_run *r)
 			return err;
 		if (policy_rec_header(r->rec, &o->so.attrs, &r->e, &r->s.f, r->s.t0))
 			err = fail(CMD, "writing %s: %s", o->record, strerror(errno));
+		/* the tuner's steps go to the record as #goal rows */
+		r->e.on_tune = record_tune;
+		r->e.on_tune_ctx = r;
 	}
 	if (!err)
 		err = session_release(&r->s);

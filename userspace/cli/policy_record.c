@@ -5,8 +5,10 @@
  * monitor's only reader, so recording from it loses nothing that the
  * policy did not also miss, and the trailer says how many that was.
  */
+#include <csv.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "policy_record.h"
 #include "recfile.h"
@@ -15,14 +17,19 @@
 int policy_rec_header(FILE *f, const struct daptrace_attrs *a, const struct pol_engine *e,
 		      const struct follow *fl, int64_t t0_ns)
 {
-	struct rec_kv kv[16 + POL_MAX_SCHEMES];
-	char key[POL_MAX_SCHEMES][24];
+	struct rec_kv kv[16 + POL_MAX_SCHEMES * (1 + POL_MAX_GOALS)];
+	char key[POL_MAX_SCHEMES][24], gkey[POL_MAX_SCHEMES][POL_MAX_GOALS][32];
 	int n = 0, err;
 
 	rec_kv_add_run(kv, &n, a, t0_ns);
 	for (int i = 0; i < e->nr_schemes; i++) {
 		snprintf(key[i], sizeof(key[i]), "scheme%d", i);
 		rec_kv_add(kv, &n, key[i], "%s", e->s[i].name);
+		/* with goals, what they were: the #goal rows name them so */
+		for (int k = 0; k < e->s[i].nr_goals; k++) {
+			snprintf(gkey[i][k], sizeof(gkey[i][k]), "scheme%d_goal%d", i, k + 1);
+			rec_kv_add(kv, &n, gkey[i][k], "%s", e->s[i].goals[k].spec);
+		}
 	}
 	err = rec_write_follow_header(f, kv, n, fl, t0_ns);
 	rec_kv_free(kv, n);
@@ -58,6 +65,23 @@ int policy_rec_snapshot(FILE *f, const struct daptrace_snapshot *s, const struct
 	int err = rec_rows_fill(&rows, &rs, s, t0_ns, label_of, (void *)e);
 
 	return err ? err : rec_write_snapshot(f, &rs);
+}
+
+int policy_rec_tune(FILE *f, const struct pol_scheme *s, int64_t time_ns)
+{
+	for (int k = 0; k < s->nr_goals; k++) {
+		const struct pol_goal *g = &s->goals[k];
+
+		fprintf(f, "#goal,%" PRId64 ",", time_ns);
+		csv_fwrite(f, s->name, strlen(s->name));
+		fputc(',', f);
+		csv_fwrite(f, g->spec, strlen(g->spec));
+		fprintf(f, ",%.17g,", g->target);
+		if (g->nr_reads && !g->misses)
+			fprintf(f, "%.17g", g->current);
+		fprintf(f, ",%" PRIu64 "\n", s->quota_eff);
+	}
+	return ferror(f) ? -1 : 0;
 }
 
 int policy_rec_trailer(FILE *f, const char *reason, int64_t duration_ns,

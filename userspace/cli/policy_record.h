@@ -18,6 +18,12 @@ int policy_rec_exit(FILE *f, const struct follow_proc *p, int64_t t0_ns);
 /* Labels come from the engine's maps: call after pol_engine_apply(). */
 int policy_rec_snapshot(FILE *f, const struct daptrace_snapshot *s, const struct pol_engine *e,
 			int64_t t0_ns);
+/*
+ * After the tuner set @s's quota: one row per goal,
+ * "#goal,TIME_NS,SCHEME,GOAL,TARGET,CURRENT,QUOTA_BYTES" (CURRENT empty when
+ * the metric could not be read).  A reader takes it for a comment.
+ */
+int policy_rec_tune(FILE *f, const struct pol_scheme *s, int64_t time_ns);
 int policy_rec_trailer(FILE *f, const char *reason, int64_t duration_ns,
 		       const struct pol_engine *e, const struct session *s);
 

@@ -19,8 +19,9 @@
  *
  * Times are ns since the recording started (CLOCK_MONOTONIC); time_ns of a
  * region row is its window's end.  Addresses are decimal, [start, end).
- * Other '#' rows (comments, rows of later versions) are ignored; so are
- * fields after the ones a row is known to have.
+ * Other '#' rows (comments, rows of later versions, a policy record's
+ * #goal rows: the quota tuner's steps, policy_record.h) are ignored; so
+ * are fields after the ones a row is known to have.
  *
  * Targets.  Every region row's pid must be named by a #target row before
  * it: in the header, or between snapshots for a process that joined the

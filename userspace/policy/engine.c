@@ -45,6 +45,7 @@ int pol_engine_init(struct pol_engine *e, struct pol_scheme *s, int nr_schemes,
 	e->nr_schemes = nr_schemes;
 	e->act = act_syscall;
 	e->maps_refresh = maps_refresh;
+	e->goal_read = pol_goal_read;
 	e->act_chunk = POL_ACT_CHUNK;
 	for (int i = 0; i < nr_pids; i++)
 		if (pol_engine_add_target(e, pids[i]) < 0)
@@ -55,9 +56,16 @@ int pol_engine_init(struct pol_engine *e, struct pol_scheme *s, int nr_schemes,
 
 		if (s[i].idle_us > e->max_idle_us)
 			e->max_idle_us = s[i].idle_us;
+		/* cold schemes rank by how long each byte was idle (collect()) */
+		if (!s[i].hottest_first && s[i].quota_sz && e->track_us < POL_IDLE_SCORE_US)
+			e->track_us = POL_IDLE_SCORE_US;
+		if (e->track_us < e->max_idle_us)
+			e->track_us = e->max_idle_us;
 		snprintf(name, sizeof(name), "%d:%s", i, s[i].name);
 		memcpy(s[i].name, name, sizeof(s[i].name) - 1);
 		s[i].name[sizeof(s[i].name) - 1] = '\0';
+		/* with goals, start from the floor: the tuner raises it as they allow */
+		s[i].quota_eff = s[i].nr_goals ? pol_tune_floor(&s[i]) : s[i].quota_sz;
 	}
 	return 0;
 }
@@ -173,10 +181,6 @@ static int label_allowed(const struct pol_scheme *s, const char *label)
 	return !s->flabel || strstr(label, s->flabel);
 }
 
-/*
- * The candidates of one matching region: its mapped pieces the filters
- * allow, minus what identity says was already done.
- */
 /* Candidates in [a, b) the scheme has not acted on yet. */
 static void add_unacted(struct pol_engine *e, struct pol_scheme *s, uint64_t a, uint64_t b,
 			int ti, unsigned int score)
@@ -191,12 +195,53 @@ static void add_unacted(struct pol_engine *e, struct pol_scheme *s, uint64_t a, 
 }
 
 /*
+ * The same, each piece scored with how long it was idle by address when
+ * that is longer than the region's age.  A region's age restarts whenever
+ * its access count moves, and a merge with a neighbour that was touched
+ * drags a never-touched range along; under a small quota (a tuned one
+ * starts at 1/1024th) that put memory read every second ahead of memory
+ * never read, and the pressure of its refaults held the quota down.
+ */
+static void add_by_idle(struct pol_engine *e, struct pol_scheme *s, uint64_t a, uint64_t b,
+			int ti, const struct daptrace_region *r, uint32_t nr_samples,
+			uint64_t age_us, int64_t now)
+{
+	/* not seen accessed while watched: idle at least since then */
+	int64_t horizon = now - (int64_t)e->track_us * 1000;
+	int64_t since = e->t0_ns > horizon ? e->t0_ns : horizon;
+
+	while (a < b) {
+		uint64_t pe, idle_us;
+		int64_t t;
+
+		if (!pol_iset_piece(&e->accessed, a, b, &pe, &t))
+			t = since;
+		idle_us = now > t ? (uint64_t)(now - t) / 1000 : 0;
+		add_unacted(e, s, a, pe, ti, pol_score(s, r->nr_accesses, nr_samples,
+						       idle_us > age_us ? idle_us : age_us));
+		a = pe;
+	}
+}
+
+/* Scored by the region, or for cold schemes under a quota by idle time. */
+static void add_scored(struct pol_engine *e, struct pol_scheme *s, uint64_t a, uint64_t b,
+		       int ti, const struct daptrace_region *r, uint32_t nr_samples,
+		       uint64_t age_us, int64_t now)
+{
+	if (!s->hottest_first && s->quota_sz && e->track_us)
+		add_by_idle(e, s, a, b, ti, r, nr_samples, age_us, now);
+	else
+		add_unacted(e, s, a, b, ti, pol_score(s, r->nr_accesses, nr_samples, age_us));
+}
+
+/*
  * The candidates of one matching region: its mapped pieces the filters
  * allow, idle long enough if the scheme asks so, minus what identity says
  * was already done.
  */
 static void collect(struct pol_engine *e, struct pol_scheme *s,
-		    const struct daptrace_region *r, int ti, unsigned int score, int64_t now)
+		    const struct daptrace_region *r, int ti, uint32_t nr_samples,
+		    uint64_t age_us, int64_t now)
 {
 	const struct maps *m = &e->t[ti].maps;
 	uint64_t rs = r->start, re = r->end;
@@ -218,7 +263,7 @@ static void collect(struct pol_engine *e, struct pol_scheme *s,
 		s->st.nr_tried++;
 		s->st.sz_tried += b - a;
 		if (s->action == POL_STAT) {
-			add_cand(e, a, b, ti, score);
+			add_cand(e, a, b, ti, pol_score(s, r->nr_accesses, nr_samples, age_us));
 			continue;
 		}
 		if (pol_iset_covered(&s->acted, a, b)) {
@@ -226,14 +271,14 @@ static void collect(struct pol_engine *e, struct pol_scheme *s,
 			s->st.sz_identity_skip += pol_iset_covered(&s->acted, a, b);
 		}
 		if (!s->idle_us) {
-			add_unacted(e, s, a, b, ti, score);
+			add_scored(e, s, a, b, ti, r, nr_samples, age_us, now);
 			continue;
 		}
 		/* nothing has been watched that long yet */
 		if (since < e->t0_ns)
 			continue;
 		while (a < b && pol_iset_first_gap_since(&e->accessed, a, b, since, &ps, &pe)) {
-			add_unacted(e, s, ps, pe, ti, score);
+			add_scored(e, s, ps, pe, ti, r, nr_samples, age_us, now);
 			a = pe;
 		}
 	}
@@ -295,6 +340,16 @@ static uint64_t act_chunked(struct pol_engine *e, const struct pol_scheme *s,
 	return done;
 }
 
+/* The first candidate at or after where the last share stopped (0: wrap). */
+static size_t share_start(const struct pol_engine *e, const struct pol_scheme *s)
+{
+	for (size_t i = 0; i < e->nr_cand; i++)
+		if (e->cand[i].target > s->share_t ||
+		    (e->cand[i].target == s->share_t && e->cand[i].end > s->share_addr))
+			return i;
+	return 0;
+}
+
 static void apply_scheme(struct pol_engine *e, struct pol_scheme *s,
 			 const struct daptrace_snapshot *snap, int64_t now)
 {
@@ -302,6 +357,7 @@ static void apply_scheme(struct pol_engine *e, struct pol_scheme *s,
 	uint64_t psz = (uint64_t)sysconf(_SC_PAGESIZE);
 	unsigned int cutoff = 0;
 	int exceeded = 0;
+	size_t first;
 
 	/* accessed again: acting on it again is a new decision (also while off) */
 	for (uint32_t i = 0; i < snap->nr_regions && !s->hottest_first; i++)
@@ -313,10 +369,13 @@ static void apply_scheme(struct pol_engine *e, struct pol_scheme *s,
 	}
 	if (s->quota_sz) {
 		if (!s->quota_reset_ns || now - s->quota_reset_ns >= (int64_t)s->quota_us * 1000) {
+			/* the window that ends sets the next one's quota */
+			if (s->nr_goals)
+				pol_tune_window(e, s, now);
 			s->quota_reset_ns = now;
 			s->quota_used = 0;
 		}
-		budget = s->quota_sz > s->quota_used ? s->quota_sz - s->quota_used : 0;
+		budget = s->quota_eff > s->quota_used ? s->quota_eff - s->quota_used : 0;
 	}
 	if (s->reapply_us)
 		pol_iset_expire(&s->acted, now - (int64_t)s->reapply_us * 1000);
@@ -329,7 +388,7 @@ static void apply_scheme(struct pol_engine *e, struct pol_scheme *s,
 
 		if (ti < 0 || e->t[ti].gone || !matches(s, r, snap->nr_samples, age_us))
 			continue;
-		collect(e, s, r, ti, pol_score(s, r->nr_accesses, snap->nr_samples, age_us), now);
+		collect(e, s, r, ti, snap->nr_samples, age_us, now);
 	}
 	if (s->quota_sz) {
 		for (size_t i = 0; i < e->nr_cand; i++)
@@ -338,10 +397,17 @@ static void apply_scheme(struct pol_engine *e, struct pol_scheme *s,
 	}
 	/*
 	 * Two passes: everything above the cut-off fits, then the cut-off
-	 * score's regions share what is left.  Address order within a pass.
+	 * score's regions share what is left.  Address order within the first;
+	 * the second starts where the last window's share stopped, so that
+	 * equal candidates take turns: starting from the lowest address each
+	 * window spent a small quota on the same few ranges, and where the
+	 * monitor had missed that those were in use (it samples), on the same
+	 * mistakes.
 	 */
+	first = share_start(e, s);
 	for (size_t k = 0; k < 2 * e->nr_cand; k++) {
-		struct pol_cand *c = &e->cand[k % e->nr_cand];
+		size_t i = k < e->nr_cand ? k : (first + k - e->nr_cand) % e->nr_cand;
+		struct pol_cand *c = &e->cand[i];
 		struct pol_target *t = &e->t[c->target];
 		uint64_t len = c->end - c->start, done, tried;
 		int err;
@@ -397,6 +463,10 @@ static void apply_scheme(struct pol_engine *e, struct pol_scheme *s,
 			pol_iset_add(&s->acted, c->start, c->start + tried, now);
 			forget_elsewhere(e, s, c->start, c->start + tried);
 		}
+		if (k >= e->nr_cand && tried) {
+			s->share_t = c->target;
+			s->share_addr = c->start + tried;
+		}
 	}
 	if (exceeded)
 		s->st.qt_exceeds++;
@@ -433,7 +503,7 @@ static void after_gap(struct pol_engine *e, const struct daptrace_snapshot *snap
 		if (!r->nr_accesses && r->age > snap->missed_before)
 			continue;
 		/* (accessed now: pol_engine_apply() marks it as usual) */
-		if (e->max_idle_us && !r->nr_accesses)
+		if (e->track_us && !r->nr_accesses)
 			pol_iset_add(&e->accessed, r->start, r->end,
 				     now_ns - age_ns_of(r, snap->aggr_us));
 		for (int k = 0; k < e->nr_schemes; k++)
@@ -451,9 +521,9 @@ void pol_engine_apply(struct pol_engine *e, const struct daptrace_snapshot *snap
 		e->t0_ns = now_ns;
 	if (snap->missed_before)
 		after_gap(e, snap, now_ns);
-	if (e->max_idle_us) {
-		/* older than every idle= condition: blocks nothing, forget it */
-		pol_iset_expire(&e->accessed, now_ns - (int64_t)e->max_idle_us * 1000);
+	if (e->track_us) {
+		/* older than every idle= condition and the score's cap: forget it */
+		pol_iset_expire(&e->accessed, now_ns - (int64_t)e->track_us * 1000);
 		for (uint32_t i = 0; i < snap->nr_regions; i++)
 			if (snap->regions[i].nr_accesses)
 				pol_iset_add(&e->accessed, snap->regions[i].start,

@@ -145,6 +145,20 @@ int pol_iset_first_gap(const struct pol_iset *s, uint64_t start, uint64_t end,
 	return pol_iset_first_gap_since(s, start, end, INT64_MIN, ps, pe);
 }
 
+int pol_iset_piece(const struct pol_iset *s, uint64_t start, uint64_t end, uint64_t *pe,
+		   int64_t *t_ns)
+{
+	size_t i = first_after(s, start);
+
+	if (i < s->n && s->r[i].start <= start) {
+		*pe = s->r[i].end < end ? s->r[i].end : end;
+		*t_ns = s->r[i].t_ns;
+		return 1;
+	}
+	*pe = i < s->n && s->r[i].start < end ? s->r[i].start : end;
+	return 0;
+}
+
 void pol_iset_free(struct pol_iset *s)
 {
 	free(s->r);

@@ -70,6 +70,94 @@ struct pol_stats {
 	int other_errno;
 };
 
+/*
+ * Quota goals (goal.c, metrics.c, tuner.c): goal=METRIC[@SOURCE]:TARGET on
+ * a scheme with a quota; a feedback tuner sets the effective quota every
+ * quota window so that the metric reaches TARGET (law in tuner.c).
+ */
+enum pol_goal_metric {
+	POL_GOAL_PSI,		/* memory "some" stall, µs per quota window */
+	POL_GOAL_FREE,		/* MemFree, percent of MemTotal (system or node) */
+	POL_GOAL_USED,		/* MemTotal - MemFree, percent (system or node) */
+	POL_GOAL_MEMCG,		/* a cgroup's memory.current, bytes */
+	POL_GOAL_RSS,		/* the targets' resident set, bytes */
+	POL_GOAL_USER,		/* a number the user writes to a file */
+	POL_GOAL_REFAULT,	/* the targets' major faults per quota window */
+	POL_NR_GOAL_METRICS,
+};
+
+/* Where a goal's metric is read. */
+enum pol_goal_src {
+	POL_SRC_SYSTEM,		/* the whole machine */
+	POL_SRC_NODE,		/* one NUMA node (@nodeN) */
+	POL_SRC_CGROUP,		/* a cgroup v2 directory (@PATH) */
+	POL_SRC_TARGETS,	/* the cgroup holding all the targets (@targets) */
+	POL_SRC_FILE,		/* a file (user@FILE) */
+};
+
+/* Windows a rate goal's score is averaged over (tuner.c). */
+#define POL_TUNE_AVG	5
+
+/**
+ * struct pol_rate_tuner - the state of a rate goal's law (tuner.c).
+ * @v/@n/@pos:	the last @n scores, a ring
+ * @mean:	their mean, as the last step used it
+ * @ramp:	doubling each window (at the start, and after a quiet spell)
+ * @quiet:	windows in a row without any of the metric
+ */
+struct pol_rate_tuner {
+	double v[POL_TUNE_AVG];
+	int n, pos;
+	double mean;
+	int ramp, quiet;
+};
+
+/**
+ * struct pol_goal - one goal of a scheme's quota.
+ * @spec:	as written after "goal=", for messages and the stats
+ * @metric/@src: what is read, and where (@node for POL_SRC_NODE, @arg the
+ *		cgroup or file as written)
+ * @path:	the file actually read, once resolved (pol_scheme_check_goals)
+ * @target:	in the metric's unit: µs per quota window (psi), percent
+ *		(free, used), bytes (memcg, rss), a number (user), faults per
+ *		quota window (refault)
+ * @direction:	+1 if acting more raises the metric, -1 if it lowers it
+ * @level:	the metric is a level the action moves byte for byte (free,
+ *		used, memcg, rss), not a rate (psi, user): see tuner.c
+ * @total_bytes: free/used: the memory the percentages are of
+ * @current:	the last value read (valid once @nr_reads > 0)
+ * @q:		the quota this goal asks for next (bytes per window)
+ * @integral:	level goals: the integral term of the law, bytes
+ * @rt:		rate goals: the state of the law
+ * @last_total/@have_total: psi, refault: the cumulative count at the window's start
+ * @nr_reads/@nr_errors/@last_err: reads, failed reads, the last -errno
+ * @misses:	failed reads in a row
+ */
+struct pol_goal {
+	char *spec;
+	enum pol_goal_metric metric;
+	enum pol_goal_src src;
+	int node;
+	char *arg;
+	char *path;
+	double target;
+	int direction;
+	int level;
+	uint64_t total_bytes;
+	/* run-time state */
+	double current;
+	uint64_t q;
+	double integral;
+	struct pol_rate_tuner rt;
+	uint64_t last_total;
+	int have_total, alive;
+	uint64_t nr_reads, nr_errors;
+	int last_err;
+	int misses;
+};
+
+#define POL_MAX_GOALS	4
+
 /* One acted-on address range of region identity. */
 struct pol_range {
 	uint64_t start, end;
@@ -106,6 +194,14 @@ struct pol_iset {
  *		long (0: no such condition).  Unlike @min_age_us this does not
  *		depend on how the monitor merges and splits regions, and a
  *		range read now and then (every second, say) is never idle.
+ * @origin:	where the scheme was given ("--scheme 2", "--preset tmo",
+ *		"FILE:LINE"), for the messages of checks made after parsing
+ * @goals/@nr_goals: quota goals; with any, @quota_sz is the largest quota
+ *		the tuner may set and @quota_eff the one in force
+ * @quota_eff:	effective quota, bytes per @quota_us (= @quota_sz without
+ *		goals; 0: paused by the goals)
+ * @tune:	tuner counters: windows tuned, windows ending at the largest
+ *		quota while a goal still asked for more, windows paused
  */
 struct pol_scheme {
 	char name[32];
@@ -124,11 +220,20 @@ struct pol_scheme {
 	uint64_t faddr_start, faddr_end;
 	uint64_t reapply_us;
 	uint64_t idle_us;
+	char origin[128];
+	struct pol_goal goals[POL_MAX_GOALS];
+	int nr_goals;
 
 	/* run-time state */
 	int active;			/* watermarks let it run */
 	int64_t quota_reset_ns;		/* start of the current quota window */
 	uint64_t quota_used;		/* bytes charged in the window */
+	uint64_t quota_eff;
+	int share_t;			/* where the cut-off score's share stopped */
+	uint64_t share_addr;
+	struct {
+		uint64_t windows, at_max, paused;
+	} tune;
 	struct pol_iset acted;		/* region identity */
 	struct pol_stats st;
 };
@@ -164,6 +269,51 @@ void pol_scheme_free(struct pol_scheme *s);
 /* Strict "123", "4K", "64M", "1G" (binary units) to bytes. */
 int pol_parse_bytes(const char *str, uint64_t *v);
 
+/* goal.c: the goal= grammar and the checks made before anything starts */
+const char *pol_goal_metric_name(enum pol_goal_metric m);
+/* The metric's unit, as the stats files give @target and @current. */
+const char *pol_goal_unit(enum pol_goal_metric m);
+/*
+ * Parse "METRIC[@SOURCE]:TARGET" into @g for scheme @s (its action and
+ * quota decide the direction and a psi target in percent); -EINVAL with a
+ * message in @err.  Call once the scheme's other keys are parsed.
+ */
+int pol_goal_parse(const char *val, const struct pol_scheme *s, struct pol_goal *g,
+		   char *err, size_t errlen);
+void pol_goal_free(struct pol_goal *g);
+/*
+ * Resolve every goal of @s to the file it reads and read it once: a missing
+ * file, PSI disabled, a cgroup without memory.pressure, a node that does
+ * not exist fail here, before anything is started, with a message naming
+ * the scheme's origin and the goal.  @pids/@nr: the processes the policy
+ * will act on (for @targets and rss; a command to be launched is in our
+ * own cgroup: pass getpid()).
+ */
+int pol_scheme_check_goals(struct pol_scheme *s, const pid_t *pids, int nr, char *err,
+			   size_t errlen);
+/* Human form of a goal value: "1.2 ms", "95.0 %", "64.0 MiB", "0.75". */
+const char *pol_goal_fmt(const struct pol_goal *g, double v, char *buf, size_t len);
+
+/* metrics.c: what the goals and watermarks read */
+/* Prefix for every /proc and /sys path (tests point it at a fake tree). */
+extern const char *pol_sysroot;
+/* MemTotal and MemFree in bytes, of the system (@node < 0) or one node. */
+int pol_meminfo(int node, uint64_t *total, uint64_t *free_b);
+/* The cumulative "some" stall in µs of a PSI file (/proc/pressure/memory, memory.pressure). */
+int pol_psi_some_total(const char *path, uint64_t *us);
+/* The cgroup v2 mount point, or -ENOENT. */
+int pol_cgroup2_mount(char *buf, size_t len);
+/* The cgroup v2 path of @pid ("/a/b"), relative to the mount. */
+int pol_pid_cgroup(pid_t pid, char *buf, size_t len);
+/* The first number in @path (user goals), or -errno (-EINVAL: no number). */
+int pol_read_number(const char *path, double *v);
+/* A single unsigned number in @path (memory.current), or -errno. */
+int pol_read_u64(const char *path, uint64_t *v);
+/* Resident bytes of @pid (/proc/PID/statm), or -errno. */
+int pol_pid_rss(pid_t pid, uint64_t *bytes);
+/* Major faults of @pid so far (/proc/PID/stat), or -errno. */
+int pol_pid_majflt(pid_t pid, uint64_t *n);
+
 /* identity.c */
 void pol_iset_add(struct pol_iset *s, uint64_t start, uint64_t end, int64_t t_ns);
 void pol_iset_remove(struct pol_iset *s, uint64_t start, uint64_t end);
@@ -179,10 +329,18 @@ int pol_iset_first_gap(const struct pol_iset *s, uint64_t start, uint64_t end,
 /* The same, counting only ranges with t_ns >= @since_ns as covering. */
 int pol_iset_first_gap_since(const struct pol_iset *s, uint64_t start, uint64_t end,
 			     int64_t since_ns, uint64_t *ps, uint64_t *pe);
+/*
+ * The piece of [start, end) that begins at @start and is uniformly covered
+ * or not: its end in *@pe; 1 and its range's time in *@t_ns if covered.
+ */
+int pol_iset_piece(const struct pol_iset *s, uint64_t start, uint64_t end, uint64_t *pe,
+		   int64_t *t_ns);
 void pol_iset_free(struct pol_iset *s);
 
 /* quota.c: prioritisation */
 #define POL_MAX_SCORE	99
+/* Idle (or busy) time past which the score's age part no longer grows. */
+#define POL_IDLE_SCORE_US	(2048ULL * 100000)
 /* Score 0..99 of a region: higher = acted on first. */
 unsigned int pol_score(const struct pol_scheme *s, uint32_t nr_accesses,
 		       uint32_t nr_samples, uint64_t age_us);
@@ -193,6 +351,20 @@ unsigned int pol_score(const struct pol_scheme *s, uint32_t nr_accesses,
  * 0 when everything fits.
  */
 unsigned int pol_score_cutoff(const uint64_t *hist, uint64_t budget);
+
+/* tuner.c: the feedback law that sets the effective quota from the goals */
+/* Bounds of a rate goal's quota: the floor is the quota's 1/1024th. */
+uint64_t pol_tune_floor(const struct pol_scheme *s);
+/*
+ * The next quota one rate goal asks for: from its last @q, what the window
+ * really used (@used), this window's score @score (current / target, as
+ * the action raises it; < 0: unknown, the quota is held), the bounds; @t
+ * keeps the average and the ramp.  No I/O, for the tests' plants.
+ */
+uint64_t pol_tune_rate(struct pol_rate_tuner *t, uint64_t q, uint64_t used, double score,
+		       uint64_t qmin, uint64_t qmax);
+/* The next quota a level goal asks for: @gap bytes still to move (<= 0: there). */
+uint64_t pol_tune_level(double gap, uint64_t qmax);
 
 /* watermark.c: free memory in permille, or -errno. */
 int pol_free_permille(enum pol_wmark_metric m, int node);
@@ -242,6 +414,8 @@ struct pol_engine {
 	struct pol_iset accessed;	/* when each range was last seen accessed */
 	int64_t t0_ns;			/* first snapshot applied */
 	uint64_t max_idle_us;
+	/* how long @accessed remembers: the longest idle= or POL_IDLE_SCORE_US */
+	uint64_t track_us;
 	/* time one snapshot's actions may take, 0 = no limit (see engine.c) */
 	int64_t work_budget_ns;
 	int64_t apply_start_ns;
@@ -253,6 +427,11 @@ struct pol_engine {
 	uint64_t (*act)(struct pol_engine *e, const struct pol_scheme *s,
 			struct pol_target *t, uint64_t start, uint64_t len, int *err);
 	int (*maps_refresh)(struct maps *m);
+	/* reads a goal's metric (tests: a simulated plant); 0 or -errno */
+	int (*goal_read)(struct pol_engine *e, struct pol_goal *g, double *v);
+	/* called after each tuning of a scheme's quota (the record's #goal rows) */
+	void (*on_tune)(struct pol_engine *e, const struct pol_scheme *s, int64_t now_ns);
+	void *on_tune_ctx;
 };
 
 int pol_engine_init(struct pol_engine *e, struct pol_scheme *s, int nr_schemes,
@@ -264,6 +443,14 @@ int pol_engine_init(struct pol_engine *e, struct pol_scheme *s, int nr_schemes,
 int pol_engine_add_target(struct pol_engine *e, pid_t pid);
 /* Target @pid left: nothing more is done to it, its slot is reused. */
 void pol_engine_remove_target(struct pol_engine *e, pid_t pid);
+/*
+ * tuner.c: a quota window of @s ended at @now_ns: read its goals and set
+ * s->quota_eff for the next one (the first call only takes the baselines).
+ */
+void pol_tune_window(struct pol_engine *e, struct pol_scheme *s, int64_t now_ns);
+/* The real metric reader (engine's default goal_read). */
+int pol_goal_read(struct pol_engine *e, struct pol_goal *g, double *v);
+
 /* Apply every scheme to one snapshot at time @now_ns (CLOCK_MONOTONIC). */
 void pol_engine_apply(struct pol_engine *e, const struct daptrace_snapshot *snap,
 		      int64_t now_ns);

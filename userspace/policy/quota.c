@@ -7,7 +7,7 @@
  */
 #include "policy.h"
 
-/* Age in 100 ms units, log2, capped at 2^11 (~200 s): 0..11 -> 0..99. */
+/* Age in 100 ms units, log2, capped at 2^11 (POL_IDLE_SCORE_US): 0..11 -> 0..99. */
 static unsigned int age_score(uint64_t age_us)
 {
 	uint64_t units = age_us / 100000;

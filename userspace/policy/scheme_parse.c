@@ -13,6 +13,8 @@
  *   wmarks=METRIC,HIGH,MID,LOW  METRIC free or nodeN; percent of free memory
  *   idle=DUR         not seen accessed for DUR (by address, across windows)
  *   type=anon|file   label=TEXT   addr=START-END   reapply=DUR
+ *   goal=METRIC[@SOURCE]:TARGET  quota tuned to reach TARGET (goal.c);
+ *                    repeatable, needs quota= (the largest quota)
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -39,10 +41,25 @@ static const char *const preset_reclaim[] = {
 	NULL,
 };
 
-/* Two tiers: node 0 fast, node 1 slow. */
+/*
+ * Two tiers, node 0 fast and node 1 slow, with a fill goal for the fast one
+ * (DAMON's node_mem_used_bp/free_bp goals): promote hot memory until node 0
+ * is 95 % used, demote idle memory while it has less than 7 % free, so hot
+ * memory replaces cold between the two.
+ */
 static const char *const preset_tiering[] = {
-	"migrate_hot 0 freq=80-100 quota=256M/1s",
-	"migrate_cold 1 freq=0-0 idle=5s quota=256M/1s",
+	"migrate_hot 0 freq=80-100 quota=256M/1s goal=used@node0:95%",
+	"migrate_cold 1 freq=0-0 idle=5s quota=256M/1s goal=free@node0:7%",
+	NULL,
+};
+
+/*
+ * Senpai's idea (TMO, ASPLOS '22) on any kernel: page out the coldest
+ * memory as fast as the targets' memory pressure stays at 0.1 % of the time
+ * (the PSI threshold of TMO's Senpai): no age or size threshold to guess.
+ */
+static const char *const preset_tmo[] = {
+	"pageout freq=0-0 idle=2s quota=256M/1s reapply=60s goal=psi@targets:0.1% goal=refault:100",
 	NULL,
 };
 
@@ -57,6 +74,8 @@ const char *const *pol_preset(const char *name)
 		return preset_reclaim;
 	if (!strcmp(name, "tiering"))
 		return preset_tiering;
+	if (!strcmp(name, "tmo"))
+		return preset_tmo;
 	return NULL;
 }
 
@@ -86,6 +105,9 @@ void pol_scheme_free(struct pol_scheme *s)
 {
 	free(s->flabel);
 	s->flabel = NULL;
+	for (int i = 0; i < s->nr_goals; i++)
+		pol_goal_free(&s->goals[i]);
+	s->nr_goals = 0;
 	pol_iset_free(&s->acted);
 }
 
@@ -277,7 +299,7 @@ static int parse_kv(char *kv, struct pol_scheme *s, char *err, size_t errlen)
 		s->reapply_us = x;
 	} else {
 		return fmt_err(err, errlen, "unknown key '%s' (size, freq, age, idle, quota, "
-			       "prio, wmarks, type, label, addr, reapply)", kv);
+			       "prio, wmarks, type, label, addr, reapply, goal)", kv);
 	}
 	return 0;
 }
@@ -285,9 +307,9 @@ static int parse_kv(char *kv, struct pol_scheme *s, char *err, size_t errlen)
 int pol_scheme_parse(const char *spec, struct pol_scheme *s, char *err, size_t errlen)
 {
 	char *buf = strdup(spec), *save = NULL, *tok;
-	const char *keys[16];
+	const char *keys[16], *goals[POL_MAX_GOALS];
 	struct pol_scheme tmp;
-	int a, nk = 0, ret = 0;
+	int a, nk = 0, ng = 0, ret = 0;
 	long node;
 
 	if (!buf)
@@ -320,6 +342,17 @@ int pol_scheme_parse(const char *spec, struct pol_scheme *s, char *err, size_t e
 	while ((tok = strtok_r(NULL, " \t", &save))) {
 		size_t klen = strcspn(tok, "=");
 
+		/* goals come last: their targets depend on the action and quota */
+		if (!strncmp(tok, "goal=", 5)) {
+			if (ng == POL_MAX_GOALS) {
+				ret = fmt_err(err, errlen, "more than %d goal= in a scheme",
+					      POL_MAX_GOALS);
+				goto out;
+			}
+			goals[ng++] = tok + 5;
+			continue;
+		}
+
 		/* parse_kv() ends each key at its '=': keys[] are the keys. */
 		for (int i = 0; i < nk; i++)
 			if (strlen(keys[i]) == klen && !strncmp(keys[i], tok, klen)) {
@@ -331,6 +364,20 @@ int pol_scheme_parse(const char *spec, struct pol_scheme *s, char *err, size_t e
 			goto out;
 		if (nk < (int)(sizeof(keys) / sizeof(keys[0])))
 			keys[nk++] = tok;
+	}
+	if (ng && !tmp.quota_sz) {
+		ret = fmt_err(err, errlen, "goal=%s needs quota=MAX/INTERVAL: the largest "
+			      "quota the tuner may set, and how often it tunes it", goals[0]);
+		goto out;
+	}
+	for (int i = 0; i < ng; i++) {
+		char msg[POL_ERRMSG_LEN];
+
+		if (pol_goal_parse(goals[i], &tmp, &tmp.goals[i], msg, sizeof(msg))) {
+			ret = fmt_err(err, errlen, "goal=%s: %s", goals[i], msg);
+			goto out;
+		}
+		tmp.nr_goals++;
 	}
 out:
 	free(buf);
@@ -390,6 +437,7 @@ int pol_scheme_file_parse(FILE *f, const char *fname, struct pol_scheme *s, int 
 			fmt_err(err, errlen, "%s:%d: %s", fname, lineno, msg);
 			goto fail;
 		}
+		snprintf(s[*n].origin, sizeof(s[*n].origin), "%s:%d", fname, lineno);
 		(*n)++;
 	}
 	if (ferror(f)) {

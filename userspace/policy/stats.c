@@ -17,6 +17,42 @@
 	X(nr_identity_skip) X(sz_identity_skip)			\
 	X(qt_exceeds) X(wmark_inactive)
 
+/*
+ * Quota and goals: the effective quota (empty without a quota), the tuner's
+ * counters, and POL_MAX_GOALS groups of goal columns (empty when unused).
+ */
+static void csv_goal_header(FILE *f)
+{
+	fputs(",quota_bytes,tune_windows,tune_at_max,tune_paused", f);
+	for (int k = 1; k <= POL_MAX_GOALS; k++)
+		fprintf(f, ",goal%d,goal%d_unit,goal%d_target,goal%d_current,goal%d_errors",
+			k, k, k, k, k);
+}
+
+static void csv_goal_row(FILE *f, const struct pol_scheme *s)
+{
+	if (s->quota_sz)
+		fprintf(f, ",%" PRIu64, s->quota_eff);
+	else
+		fputc(',', f);
+	fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, s->tune.windows, s->tune.at_max,
+		s->tune.paused);
+	for (int k = 0; k < POL_MAX_GOALS; k++) {
+		const struct pol_goal *g = &s->goals[k];
+
+		if (k >= s->nr_goals) {
+			fputs(",,,,,", f);
+			continue;
+		}
+		fputc(',', f);
+		csv_fwrite(f, g->spec, strlen(g->spec));
+		fprintf(f, ",%s,%.17g,", pol_goal_unit(g->metric), g->target);
+		if (g->nr_reads)
+			fprintf(f, "%.17g", g->current);
+		fprintf(f, ",%" PRIu64, g->nr_errors);
+	}
+}
+
 int pol_stats_write_csv(FILE *f, const struct pol_engine *e)
 {
 	fputs("scheme,action,node", f);
@@ -25,6 +61,7 @@ int pol_stats_write_csv(FILE *f, const struct pol_engine *e)
 #undef X
 	for (int k = 0; k < POL_NR_ERRS; k++)
 		fprintf(f, ",err_%s", pol_err_name(k));
+	csv_goal_header(f);
 	fputc('\n', f);
 	for (int i = 0; i < e->nr_schemes; i++) {
 		const struct pol_scheme *s = &e->s[i];
@@ -36,9 +73,53 @@ int pol_stats_write_csv(FILE *f, const struct pol_engine *e)
 #undef X
 		for (int k = 0; k < POL_NR_ERRS; k++)
 			fprintf(f, ",%" PRIu64, s->st.errs[k]);
+		csv_goal_row(f, s);
 		fputc('\n', f);
 	}
 	return ferror(f) ? -EIO : 0;
+}
+
+static struct json_object *json_goals(const struct pol_scheme *s)
+{
+	struct json_object *arr = json_object_new_array();
+
+	for (int k = 0; k < s->nr_goals; k++) {
+		const struct pol_goal *g = &s->goals[k];
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "goal", json_object_new_string(g->spec));
+		json_object_object_add(o, "metric",
+				       json_object_new_string(pol_goal_metric_name(g->metric)));
+		json_object_object_add(o, "source", g->path ? json_object_new_string(g->path) :
+				       NULL);
+		json_object_object_add(o, "unit", json_object_new_string(pol_goal_unit(g->metric)));
+		json_object_object_add(o, "target", json_object_new_double(g->target));
+		json_object_object_add(o, "current", g->nr_reads ?
+				       json_object_new_double(g->current) : NULL);
+		json_object_object_add(o, "reads", json_object_new_uint64(g->nr_reads));
+		json_object_object_add(o, "errors", json_object_new_uint64(g->nr_errors));
+		json_object_object_add(o, "last_error", g->nr_errors ?
+				       json_object_new_string(strerror(g->last_err)) : NULL);
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
+static void json_quota(struct json_object *o, const struct pol_scheme *s)
+{
+	struct json_object *t = json_object_new_object();
+
+	json_object_object_add(o, "quota_bytes", s->quota_sz ?
+			       json_object_new_uint64(s->quota_eff) : NULL);
+	json_object_object_add(o, "quota_max_bytes", s->quota_sz ?
+			       json_object_new_uint64(s->quota_sz) : NULL);
+	json_object_object_add(o, "quota_interval_us", s->quota_sz ?
+			       json_object_new_uint64(s->quota_us) : NULL);
+	json_object_object_add(t, "windows", json_object_new_uint64(s->tune.windows));
+	json_object_object_add(t, "at_max", json_object_new_uint64(s->tune.at_max));
+	json_object_object_add(t, "paused", json_object_new_uint64(s->tune.paused));
+	json_object_object_add(o, "tune", t);
+	json_object_object_add(o, "goals", json_goals(s));
 }
 
 int pol_stats_write_json(FILE *f, const struct pol_engine *e, double elapsed_s)
@@ -70,6 +151,7 @@ int pol_stats_write_json(FILE *f, const struct pol_engine *e, double elapsed_s)
 			json_object_object_add(errs, pol_err_name(k),
 					       json_object_new_uint64(s->st.errs[k]));
 		json_object_object_add(o, "errors", errs);
+		json_quota(o, s);
 		json_object_array_add(arr, o);
 	}
 	json_object_object_add(root, "schemes", arr);

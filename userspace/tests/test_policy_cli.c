@@ -30,7 +30,7 @@ static const struct {
 	{ RUN("-S", "pageout wmarks=node4095,50,40,20"), 2, "wmarks: node 4095 does not exist" },
 	{ RUN("-S", "pageout quota=0/1s"), 2, "a quota of 0 acts on nothing" },
 	{ RUN("-S", "pageout freq=0-200"), 2, "freq=0-200: expected MIN-MAX percent" },
-	{ RUN("-P", "fast"), 2, "--preset: invalid value 'fast'" },
+	{ RUN("-P", "fast"), 2, "--preset: invalid value 'fast' (expected reclaim, tiering or tmo)" },
 	{ RUN("-f", "/nonexistent/schemes"), 2, "--scheme-file /nonexistent/schemes: No such file" },
 	{ RUN("-S", "stat", "--aggr", "1ms"), 2, "aggregation interval must be >= sample" },
 	{ RUN("-S", "stat", "--duration", "0"), 2, "--duration: invalid value '0'" },
@@ -44,6 +44,21 @@ static const struct {
 	{ RUN("-S", "stat", "--stats-csv", ""), 2, "--stats-csv: invalid value '' (empty file name)" },
 	{ RUN("-S", "stat", "-o", "/nonexistent/r.csv"), 2, "--record /nonexistent/r.csv: No such" },
 	{ RUN("-S", "stat", "-o", "-"), 2, "--record: invalid value '-'" },
+	/* goals: the grammar, then the files they read, before anything starts */
+	{ RUN("-S", "pageout quota=1M/1s goal=stall:1ms"), 2,
+	  "--scheme 'pageout quota=1M/1s goal=stall:1ms': goal=stall:1ms: unknown metric 'stall'" },
+	{ RUN("-S", "pageout quota=1M/1s goal=psi:5s"), 2, "at most the window" },
+	{ RUN("-S", "pageout quota=1M/1s goal=free:150%"), 2, "free target '150%'" },
+	{ RUN("-S", "pageout goal=rss:1G"), 2, "goal=rss:1G needs quota=" },
+	{ RUN("-S", "pageout quota=1M/1s goal=psi@/daptrace-no-such-cgroup:1ms"), 2,
+	  "(pageout): goal=psi@/daptrace-no-such-cgroup:1ms: " },
+	{ RUN("-S", "pageout quota=1M/1s goal=user@/nonexistent/v:1"), 2,
+	  "goal=user@/nonexistent/v:1: /nonexistent/v: No such file" },
+	{ RUN("-S", "pageout quota=1M/1s goal=free@node4095:10%"), 2, "node 4095 does not exist" },
+	{ A("policy", "-S", "pageout quota=1M/1s goal=psi@targets:1ms", "-p", "2147483646"), 2,
+	  "goal=psi@targets:1ms: no such process: 2147483646" },
+	{ A("policy", "-P", "tmo", "-p", "2147483646"), 2,
+	  "--preset tmo (pageout): goal=psi@targets:0.1%: no such process: 2147483646" },
 };
 
 TEST(argument_errors)

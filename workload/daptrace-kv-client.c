@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * daptrace-kv-client: a skewed load on memcached (text protocol, a unix
+ * socket), for the policy benchmark: a real program's memory under a load
+ * whose popularity follows a Zipf law, with every value checked.
+ *
+ *   daptrace-kv-client --socket PATH [--keys N] [--value BYTES]
+ *                      [--zipf S] [--duration SECS] [--ready FILE]
+ *
+ * 1. sets N keys ("k<i>"), each value BYTES long and derived from its key;
+ * 2. touches FILE (the benchmark starts the policy then), and for SECS
+ *    seconds gets keys drawn by a Zipf law of exponent S over their
+ *    popularity rank, the ranks spread over the keys by a fixed shuffle
+ *    (so that hot items are not all in the first slab pages); prints
+ *    "t=T ops=N" once a second;
+ * 3. gets every key once more.
+ * Every value read is compared with what was set: a missing key or a wrong
+ * byte is counted, never skipped ("bad=N"; exit status 1 if any).  Last
+ * lines: "ops_per_s=X gets=N bad=N" and "verify ok" or "verify FAILED".
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+struct conn {
+	int fd;
+	char buf[1 << 16];
+	size_t len, off;
+};
+
+static uint64_t rng = 0x9e3779b97f4a7c15ULL;
+
+static uint64_t next_rand(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The value of key @k: bytes that depend on the key and the position. */
+static void value_of(uint64_t k, char *v, size_t len)
+{
+	uint64_t x = k * 0xff51afd7ed558ccdULL + 1;
+
+	for (size_t i = 0; i < len; i++) {
+		if (!(i % 8)) {
+			x ^= x >> 33;
+			x *= 0xc4ceb9fe1a85ec53ULL;
+		}
+		v[i] = (char)('a' + (x >> ((i % 8) * 8)) % 26);
+	}
+}
+
+static int send_all(int fd, const char *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Make sure @need bytes are buffered; returns 0 or -1. */
+static int fill(struct conn *c, size_t need)
+{
+	if (c->off) {
+		memmove(c->buf, c->buf + c->off, c->len - c->off);
+		c->len -= c->off;
+		c->off = 0;
+	}
+	while (c->len < need) {
+		ssize_t n;
+
+		if (need > sizeof(c->buf))
+			return -1;
+		n = read(c->fd, c->buf + c->len, sizeof(c->buf) - c->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		c->len += (size_t)n;
+	}
+	return 0;
+}
+
+/* One line without its "\r\n" into @line; returns its length or -1. */
+static int read_line(struct conn *c, char *line, size_t max)
+{
+	for (;;) {
+		char *end = memmem(c->buf + c->off, c->len - c->off, "\r\n", 2);
+
+		if (end) {
+			size_t n = (size_t)(end - (c->buf + c->off));
+
+			if (n >= max)
+				return -1;
+			memcpy(line, c->buf + c->off, n);
+			line[n] = '\0';
+			c->off += n + 2;
+			return (int)n;
+		}
+		if (fill(c, c->len - c->off + 1))
+			return -1;
+	}
+}
+
+static int kv_set(struct conn *c, uint64_t k, const char *v, size_t len)
+{
+	char hdr[96], line[128];
+	int n = snprintf(hdr, sizeof(hdr), "set k%llu 0 0 %zu\r\n", (unsigned long long)k, len);
+
+	if (send_all(c->fd, hdr, (size_t)n) || send_all(c->fd, v, len) ||
+	    send_all(c->fd, "\r\n", 2) || read_line(c, line, sizeof(line)) < 0)
+		return -1;
+	return strcmp(line, "STORED") ? 1 : 0;
+}
+
+/* 0: the value read is @want; 1: missing or different; -1: I/O error. */
+static int kv_get_check(struct conn *c, uint64_t k, const char *want, size_t len)
+{
+	char req[64], line[256];
+	unsigned long flags, got;
+	int n = snprintf(req, sizeof(req), "get k%llu\r\n", (unsigned long long)k), bad;
+
+	if (send_all(c->fd, req, (size_t)n) || read_line(c, line, sizeof(line)) < 0)
+		return -1;
+	if (!strcmp(line, "END"))
+		return 1;
+	if (sscanf(line, "VALUE %*s %lu %lu", &flags, &got) != 2 || fill(c, got + 2))
+		return -1;
+	bad = got != len || memcmp(c->buf + c->off, want, len);
+	c->off += got + 2;
+	if (read_line(c, line, sizeof(line)) < 0 || strcmp(line, "END"))
+		return -1;
+	return bad;
+}
+
+/* Cumulative Zipf distribution over @n ranks. */
+static double *zipf_cdf(uint64_t n, double s)
+{
+	double *cdf = malloc(n * sizeof(*cdf)), sum = 0;
+
+	if (!cdf)
+		return NULL;
+	for (uint64_t i = 0; i < n; i++)
+		cdf[i] = sum += 1 / pow((double)(i + 1), s);
+	for (uint64_t i = 0; i < n; i++)
+		cdf[i] /= sum;
+	return cdf;
+}
+
+static uint64_t zipf_rank(const double *cdf, uint64_t n)
+{
+	double u = (double)(next_rand() >> 11) / 9007199254740992.0;
+	uint64_t lo = 0, hi = n - 1;
+
+	while (lo < hi) {
+		uint64_t mid = (lo + hi) / 2;
+
+		if (cdf[mid] < u)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "socket", required_argument, NULL, 's' },
+		{ "keys", required_argument, NULL, 'k' },
+		{ "value", required_argument, NULL, 'v' },
+		{ "zipf", required_argument, NULL, 'z' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "ready", required_argument, NULL, 'r' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *path = NULL, *ready = NULL;
+	uint64_t nkeys = 50000, *perm, gets = 0, ops = 0, bad = 0;
+	size_t vlen = 4000;
+	double theta = 0.99, duration = 60, t0, next;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	static struct conn c;
+	char *val;
+	double *cdf;
+	int opt, r;
+
+	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 's': path = optarg; break;
+		case 'k': nkeys = strtoull(optarg, NULL, 10); break;
+		case 'v': vlen = strtoull(optarg, NULL, 10); break;
+		case 'z': theta = atof(optarg); break;
+		case 'd': duration = atof(optarg); break;
+		case 'r': ready = optarg; break;
+		default: return 2;
+		}
+	}
+	if (!path || !nkeys || !vlen || vlen > 60000 || theta <= 0 || duration <= 0 ||
+	    strlen(path) >= sizeof(sa.sun_path)) {
+		fprintf(stderr, "usage: %s --socket PATH [--keys N] [--value BYTES<=60000] "
+			"[--zipf S] [--duration SECS] [--ready FILE]\n", argv[0]);
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	strcpy(sa.sun_path, path);
+	c.fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (c.fd < 0 || connect(c.fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		perror(path);
+		return 1;
+	}
+	val = malloc(vlen);
+	cdf = zipf_cdf(nkeys, theta);
+	perm = malloc(nkeys * sizeof(*perm));
+	if (!val || !cdf || !perm)
+		return 1;
+	/* rank -> key: a fixed shuffle, so popularity is not address order */
+	for (uint64_t i = 0; i < nkeys; i++)
+		perm[i] = i;
+	for (uint64_t i = nkeys - 1; i > 0; i--) {
+		uint64_t j = next_rand() % (i + 1), t = perm[i];
+
+		perm[i] = perm[j];
+		perm[j] = t;
+	}
+	t0 = now_s();
+	for (uint64_t k = 0; k < nkeys; k++) {
+		value_of(k, val, vlen);
+		r = kv_set(&c, k, val, vlen);
+		if (r < 0) {
+			fprintf(stderr, "set k%llu: connection lost\n", (unsigned long long)k);
+			return 1;
+		}
+		bad += r;
+	}
+	printf("load keys=%llu value=%zu secs=%.1f bad=%llu\n", (unsigned long long)nkeys, vlen,
+	       now_s() - t0, (unsigned long long)bad);
+	if (ready) {
+		FILE *f = fopen(ready, "w");
+
+		if (f)
+			fclose(f);
+	}
+	t0 = now_s();
+	next = t0 + 1;
+	while (now_s() - t0 < duration) {
+		uint64_t k = perm[zipf_rank(cdf, nkeys)];
+
+		value_of(k, val, vlen);
+		r = kv_get_check(&c, k, val, vlen);
+		if (r < 0) {
+			fprintf(stderr, "get k%llu: connection lost\n", (unsigned long long)k);
+			return 1;
+		}
+		bad += r;
+		ops++;
+		if (now_s() >= next) {
+			printf("t=%.0f ops=%llu\n", next - t0, (unsigned long long)ops);
+			next += 1;
+		}
+	}
+	gets = ops;
+	printf("ops_per_s=%.0f gets=%llu bad=%llu\n", (double)ops / (now_s() - t0),
+	       (unsigned long long)gets, (unsigned long long)bad);
+	for (uint64_t k = 0; k < nkeys; k++) {
+		value_of(k, val, vlen);
+		r = kv_get_check(&c, k, val, vlen);
+		if (r < 0)
+			return 1;
+		bad += r;
+	}
+	printf("verify %s keys=%llu bad=%llu\n", bad ? "FAILED" : "ok", (unsigned long long)nkeys,
+	       (unsigned long long)bad);
+	return bad ? 1 : 0;
+}
