@@ -57,6 +57,8 @@ tune() {
 	# tune in between.
 	cat $D/snapshot > "$TMP/snapshot"
 	echo off > $D/state
+	# One line: the two values, for the caller to split.
+	# shellcheck disable=SC2046
 	echo $(sed -n 's/^\(sample\|aggr\)_us //p' "$TMP/snapshot")
 }
 
@@ -67,6 +69,7 @@ else
 	# The goal is 0.1 %: however far the heap lies from the program
 	# (up to a GiB of never-accessed gap inside the first range), the
 	# hot 16 MiB are far more of what the checks see.
+	# shellcheck disable=SC2046
 	set -- $(tune "$WL_PID" 10 1000 5000 4)
 	ktap_print_msg "all accessed: sample_us $1, aggr_us $2"
 	if [ "$1" = 1000 ] && [ "$2" = 20000 ]; then
@@ -82,6 +85,7 @@ fi
 # A stopped process: nothing accessed.
 sleep 120 &
 IDLE=$!
+# shellcheck disable=SC2046
 set -- $(tune "$IDLE" 400 5000 40000 6)
 ktap_print_msg "nothing accessed: sample_us $1, aggr_us $2"
 if [ "$1" = 40000 ] && [ "$2" = 800000 ]; then

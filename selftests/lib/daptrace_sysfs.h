@@ -541,4 +541,95 @@ static DT_UNUSED int dt_snapshot_has_pid(__u64 seq, pid_t pid, __u32 *flags)
 	return ret;
 }
 
+/*
+ * What the snapshots say of [lo, hi) of a target, over some windows: the
+ * bytes by the regions overlapping it, the checks by the regions inside it
+ * (one straddling its edge may have checked a page outside).
+ */
+struct dt_tally {
+	unsigned long lo, hi;
+	double hot_seen, hot_bytes;	/* bytes in regions with an access */
+	unsigned long long checks, unobserved, accesses;
+};
+
+static DT_UNUSED void dt_tally_region(struct dt_tally *t,
+				      const struct daptrace_region_rec *r,
+				      unsigned int nr_samples)
+{
+	unsigned long s = r->start > t->lo ? r->start : t->lo;
+	unsigned long e = r->end < t->hi ? r->end : t->hi;
+
+	if (s >= e)
+		return;
+	if (r->start >= t->lo && r->end <= t->hi) {
+		t->checks += nr_samples;
+		t->unobserved += r->nr_unobserved;
+		t->accesses += r->nr_accesses;
+	}
+	t->hot_bytes += e - s;
+	if (r->nr_accesses)
+		t->hot_seen += e - s;
+}
+
+/*
+ * dt_tally_ranges() - monitor from a fresh start (state on), let the
+ * regions adapt for @skip snapshots, then tally the regions of @pid in each
+ * of the @n ranges of @t (lo and hi set) over the next @windows snapshots
+ * (a minute at most); state off.  Returns the snapshots tallied, or -1.
+ */
+static DT_UNUSED int dt_tally_ranges(pid_t pid, struct dt_tally *t,
+				     unsigned int n, unsigned int skip,
+				     unsigned int windows)
+{
+	struct daptrace_ring_hdr rh;
+	struct daptrace_snap_hdr *sh;
+	long long seq, newest;
+	double t0 = dt_now_ms();
+	unsigned int seen = 0;
+	void *buf;
+	int fd;
+
+	for (unsigned int k = 0; k < n; k++) {
+		unsigned long lo = t[k].lo, hi = t[k].hi;
+
+		memset(&t[k], 0, sizeof(t[k]));
+		t[k].lo = lo;
+		t[k].hi = hi;
+	}
+	if (dt_write("state", "on"))
+		return -1;
+	seq = dt_read_ll("snapshot_seq") + 1 + skip;
+	fd = open(DT_SYSFS "/snapshots", O_RDONLY);
+	if (fd < 0 || dt_ring_hdr(fd, &rh)) {
+		if (fd >= 0)
+			close(fd);
+		dt_write("state", "off");
+		return -1;
+	}
+	buf = malloc(rh.slot_size);
+	sh = buf;
+	while (buf && seen < windows && dt_now_ms() - t0 < 60000) {
+		newest = dt_read_ll("snapshot_seq");
+		if (newest < seq) {
+			dt_sleep_ms(20);
+			continue;
+		}
+		if (dt_read_slot(fd, &rh, seq++, buf))
+			continue;
+		seen++;
+		for (unsigned int i = 0; i < sh->nr_regions; i++) {
+			const struct daptrace_region_rec *r = dt_slot_rec(&rh, buf, i);
+
+			if (r->pid != pid)
+				continue;
+			for (unsigned int k = 0; k < n; k++)
+				dt_tally_region(&t[k], r, sh->nr_samples);
+		}
+	}
+	free(buf);
+	close(fd);
+	dt_write("state", "off");
+	return buf ? (int)seen : -1;
+}
+
 #endif /* DAPTRACE_SYSFS_H */
