@@ -142,7 +142,8 @@ add_suite() {
 for dir in "$TOP"/selftests/*/; do
 	dir=${dir%/}
 	suite=${dir##*/}
-	case $suite in vm | lib) continue ;; esac
+	# "final": tests that change the boot for good (Yama scope 3), last.
+	case $suite in vm | lib | final) continue ;; esac
 	add_suite "$dir" "$suite"
 done
 cp -p "$TOP"/selftests/lib/* "$ROOT/selftests/lib/"
@@ -166,7 +167,10 @@ for f in ${EXTRA[@]+"${EXTRA[@]}"}; do
 	esac
 done
 
-# Run order: suites by name, tests by name (find | sort), then extras.
+add_suite "$TOP/selftests/final" final
+
+# Run order: suites by name, tests by name (find | sort), then extras, then
+# the final suite.
 printf '%s\n' ${TESTS[@]+"${TESTS[@]}"} > "$ROOT/selftests/TESTS"
 for want in ${FILTER[@]+"${FILTER[@]}"}; do
 	grep -q "^$want " "$ROOT/selftests/TESTS" || die "no test named $want"
