@@ -244,6 +244,12 @@ int daptrace_stop(struct daptrace *d);
 /* Returns 1 if on, 0 if off. */
 int daptrace_is_on(struct daptrace *d);
 int daptrace_get_counters(struct daptrace *d, struct daptrace_counters *c);
+/*
+ * One counter file by name (e.g. "nr_samples_late", "nr_samples_busy"): a
+ * counter that struct daptrace_counters does not carry, or one added by a
+ * later module, without changing the struct.  -EINVAL for a name with '/'.
+ */
+int daptrace_read_counter(struct daptrace *d, const char *name, uint64_t *v);
 
 /*
  * Snapshot reader.  daptrace_reader_init() positions the reader after the
