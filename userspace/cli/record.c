@@ -243,22 +243,6 @@ static int parse_opts(int argc, char **argv, struct record_opts *o, int top)
 	return EXIT_OK;
 }
 
-static char *read_comm(pid_t pid)
-{
-	char path[64], buf[64] = "";
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	f = fopen(path, "re");
-	if (f) {
-		if (!fgets(buf, sizeof(buf), f))
-			buf[0] = '\0';
-		fclose(f);
-	}
-	buf[strcspn(buf, "\n")] = '\0';
-	return strdup(buf);
-}
-
 static int find_target(const struct recorder *r, pid_t pid)
 {
 	for (int i = 0; i < r->s.nr_targets; i++)
@@ -532,7 +516,7 @@ static int setup(struct recorder *r)
 	if (err)
 		return err;
 	for (int i = 0; i < r->s.nr_targets; i++)
-		r->comms[i] = o->so.cmd ? strdup(o->so.cmd[0]) : read_comm(o->so.pids[i]);
+		r->comms[i] = o->so.cmd ? strdup(o->so.cmd[0]) : session_read_comm(o->so.pids[i]);
 	err = add_targets(r);
 	if (err)
 		return err;

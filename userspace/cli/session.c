@@ -70,6 +70,22 @@ void session_opts_default(struct session_opts *so)
 	daptrace_attrs_default(&so->attrs);
 }
 
+char *session_read_comm(pid_t pid)
+{
+	char path[64], buf[64] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = fopen(path, "re");
+	if (f) {
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = '\0';
+		fclose(f);
+	}
+	buf[strcspn(buf, "\n")] = '\0';
+	return strdup(buf);
+}
+
 int session_opt(const char *cmd, int c, const char *arg, struct session_opts *so)
 {
 	struct daptrace_attrs *a = &so->attrs;

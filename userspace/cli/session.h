@@ -26,6 +26,8 @@ extern volatile sig_atomic_t session_stop_signal;
 /* SIGINT/SIGTERM set session_stop_signal and wake poll(); SIGPIPE ignored. */
 void session_catch_signals(void);
 int64_t session_now_ns(void);
+/* A process's name from /proc/PID/comm (malloc'd; "" if it is gone). */
+char *session_read_comm(pid_t pid);
 
 /* What the session flags set. */
 struct session_opts {
