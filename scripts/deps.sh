@@ -56,6 +56,11 @@ PKGS+=(debhelper dh-dkms dpkg-dev lintian pkgconf man-db mandoc)
 PKGS+=(libdw-dev zlib1g-dev liblzma-dev libbz2-dev libzstd-dev)	# record --objects (static CLI)
 # the policy engine: move_pages(2) through libnuma
 PKGS+=(libnuma-dev)
+# the exporter: libmicrohttpd serves /metrics; its tests scrape it with a real
+# Prometheus (the package enables its own service on :9090 where systemd runs;
+# the tests start their own on another port), lint it with promtool, and
+# parse OpenMetrics with the reference client's strict parser
+PKGS+=(libmicrohttpd-dev prometheus python3-prometheus-client curl)
 
 missing=()
 for p in "${PKGS[@]}"; do

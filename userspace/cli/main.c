@@ -11,6 +11,7 @@ static const struct subcommand subcommands[] = {
 	{ "status", cmd_status, "show the kernel monitor's state, attributes, targets and counters" },
 	{ "top", cmd_top, "live view of the hottest regions while monitoring (like perf top)" },
 	{ "policy", cmd_policy, "apply DAMOS-style schemes (reclaim, tiering) to the targets" },
+	{ "exporter", cmd_exporter, "serve the snapshots as Prometheus/OpenMetrics metrics" },
 };
 
 #define NR_SUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))

@@ -1,0 +1,790 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * daptrace exporter: serve the monitor's snapshots as Prometheus /
+ * OpenMetrics metrics on /metrics, and/or write them for node_exporter's
+ * textfile collector (docs/exporter.md).
+ *
+ * Two ways to get snapshots:
+ *   - its own session, like record: -p PIDS or a command, attributes as
+ *     flags; monitoring is turned off and the targets removed on exit;
+ *   - --attach: read the monitor someone else runs (record, policy, a
+ *     script writing sysfs, the systemd unit's boot-time setup), never
+ *     changing it; off/on cycles and a reloaded module are followed.
+ * Either way this is one more lossless reader of the snapshot ring: every
+ * snapshot is read (missed ones are counted), and the metrics are rendered
+ * by this thread; a scrape only copies the newest text.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <linux/daptrace.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "daptrace.h"
+#include "exporter.h"
+#include "session.h"
+#include "units.h"
+
+#define CMD		"exporter"
+#define NS_PER_MS	1000000LL
+#define DEFAULT_LISTEN	"127.0.0.1:9798"
+/* at most one render per this; one per second while nothing comes */
+#define RENDER_MIN_NS	(100 * NS_PER_MS)
+#define RENDER_IDLE_NS	(1000 * NS_PER_MS)
+#define REOPEN_NS	(1000 * NS_PER_MS)
+#define WAIT_MS		250
+
+struct exp_opts {
+	struct session_opts so;		/* -p, -s, -a, -u, -r, -t, -d, command */
+	int attrs_given;		/* any of -s -a -u -r -t */
+	int attach;
+	const char *listen;
+	int no_http;
+	const char *textfile;
+	uint64_t textfile_us;
+	struct exp_config cfg;
+	const char *policy_stats;
+};
+
+struct exporter {
+	struct exp_opts *o;
+	int own;			/* our own session, not --attach */
+	struct session s;		/* s.d: the handle, NULL while the module is gone */
+	struct daptrace_snapshot snap;
+	struct exp_view view;
+	struct exp_health health;
+	struct exp_counts n;
+	struct exp_policy pol;
+	struct exp_http *http;
+	struct exp_textfile tf;
+	char *text;			/* the newest text-format render */
+	size_t text_len;
+	uint64_t missed_before;		/* by handles closed since */
+	pid_t counted_exits[DAPTRACE_MAX_TARGETS];
+	int nr_counted_exits;
+	int exit_pending;		/* a snapshot said a target exited */
+	struct exp_comm { pid_t pid; char comm[EXP_COMM_LEN]; } *comm;
+	int nr_comm, cap_comm;
+	int64_t t0, rendered_ns, textfile_ns, reopen_ns;
+	int cmd_exited_said;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: %s exporter [options] --attach\n"
+"       %s exporter [options] -p pid[,pid...]\n"
+"       %s exporter [options] [--] command [args...]\n"
+"\n"
+"Serve the monitor's snapshots as Prometheus metrics (OpenMetrics when the\n"
+"scraper asks for it) on http://ADDRESS:PORT/metrics, and/or write them to\n"
+"DIR/daptrace.prom for node_exporter's textfile collector.  Every snapshot\n"
+"is read; a scrape only copies the newest render.  Runs until Ctrl-C,\n"
+"SIGTERM or --duration; a target that exits is counted, and the exporter\n"
+"keeps serving.  See docs/exporter.md for the metrics.\n"
+"\n"
+"      --attach            read the monitor someone else runs (record, policy,\n"
+"                          sysfs); never changes it\n"
+"  -p, --pid PIDS          monitor these processes (comma separated, max %d)\n",
+		prog, prog, prog, DAPTRACE_MAX_TARGETS);
+	session_attr_help(f, "aggregation interval, one snapshot each");
+	fprintf(f,
+"  -d, --duration DUR      stop after this long\n"
+"  -l, --listen ADDR:PORT  where to serve (default " DEFAULT_LISTEN "; another\n"
+"                          address only when given; PORT 0 picks a free one)\n"
+"      --no-http           no HTTP server (with --textfile)\n"
+"      --textfile DIR      also write DIR/daptrace.prom atomically\n"
+"      --textfile-interval DUR  how often (default 5s)\n"
+"  -n, --top N             targets with series of their own, by size; the\n"
+"                          rest are summed as target=\"other\" (default 10)\n"
+"      --idle-buckets LIST durations for daptrace_idle_bytes (default\n"
+"                          1s,10s,1m,10m,60m)\n"
+"      --idle-percentiles LIST  percentiles for daptrace_idle_time_seconds\n"
+"                          (default 10,25,50,75,90,99)\n"
+"      --policy-stats FILE also export this 'daptrace policy --stats-json' file\n"
+"  -c, --config FILE       options from FILE, one per line: 'NAME [VALUE]' with\n"
+"                          NAME a long option ('#' comments); the command line\n"
+"                          wins over it\n"
+"  -h, --help              this help\n"
+"\n"
+"DUR is a number with a unit: us, ms, s or m (\"1.5ms\", \"30s\").\n");
+}
+
+enum {
+	OPT_ATTACH = 256, OPT_NO_HTTP, OPT_TEXTFILE, OPT_TEXTFILE_INTERVAL,
+	OPT_IDLE_BUCKETS, OPT_IDLE_PCT, OPT_POLICY_STATS,
+};
+
+static const struct option longopts[] = {
+	SESSION_LONGOPTS,
+	{ "attach",		no_argument,	   NULL, OPT_ATTACH },
+	{ "listen",		required_argument, NULL, 'l' },
+	{ "no-http",		no_argument,	   NULL, OPT_NO_HTTP },
+	{ "textfile",		required_argument, NULL, OPT_TEXTFILE },
+	{ "textfile-interval",	required_argument, NULL, OPT_TEXTFILE_INTERVAL },
+	{ "top",		required_argument, NULL, 'n' },
+	{ "idle-buckets",	required_argument, NULL, OPT_IDLE_BUCKETS },
+	{ "idle-percentiles",	required_argument, NULL, OPT_IDLE_PCT },
+	{ "policy-stats",	required_argument, NULL, OPT_POLICY_STATS },
+	{ "config",		required_argument, NULL, 'c' },
+	{ "help",		no_argument,	   NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+#define SHORTOPTS "+:" SESSION_SHORTOPTS "l:n:c:h"
+
+/* "1s,10s,1m": increasing durations > 0. */
+static int parse_buckets(const char *arg, struct exp_config *c)
+{
+	char buf[512], *save = NULL, *tok;
+	int n = 0;
+
+	if (strlen(arg) >= sizeof(buf))
+		return -1;
+	strcpy(buf, arg);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		uint64_t us;
+
+		if (n == EXP_MAX_BUCKETS || parse_duration_us(tok, &us) || !us ||
+		    (n && us <= c->idle_us[n - 1]))
+			return -1;
+		c->idle_us[n++] = us;
+	}
+	if (!n || arg[strlen(arg) - 1] == ',' || strstr(arg, ",,") || *arg == ',')
+		return -1;
+	c->nr_idle = n;
+	return 0;
+}
+
+/* "10,50,99": increasing whole percents 0-100. */
+static int parse_pcts(const char *arg, struct exp_config *c)
+{
+	char buf[512], *save = NULL, *tok;
+	int n = 0;
+
+	if (strlen(arg) >= sizeof(buf))
+		return -1;
+	strcpy(buf, arg);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		uint64_t p;
+
+		if (n == EXP_MAX_PERCENTILES || parse_u64_dec(tok, &p) || p > 100 ||
+		    (n && p <= c->pct[n - 1]))
+			return -1;
+		c->pct[n++] = (unsigned int)p;
+	}
+	if (!n || arg[strlen(arg) - 1] == ',' || strstr(arg, ",,") || *arg == ',')
+		return -1;
+	c->nr_pct = n;
+	return 0;
+}
+
+/* One option, from the command line or a config line; 0 or an exit code. */
+static int apply_opt(struct exp_opts *o, int c, const char *arg)
+{
+	uint64_t v;
+	int ret;
+
+	ret = session_opt(CMD, c, arg, &o->so);
+	if (ret >= 0) {
+		if (strchr("saurt", c))
+			o->attrs_given = 1;
+		return ret;
+	}
+	switch (c) {
+	case OPT_ATTACH:
+		o->attach = 1;
+		return 0;
+	case 'l':
+		if (!*arg)
+			return bad_value(CMD, "--listen", arg, "empty address");
+		o->listen = arg;
+		return 0;
+	case OPT_NO_HTTP:
+		o->no_http = 1;
+		return 0;
+	case OPT_TEXTFILE:
+		o->textfile = arg;
+		return 0;
+	case OPT_TEXTFILE_INTERVAL:
+		if (parse_duration_us(arg, &o->textfile_us) || o->textfile_us < 100000)
+			return bad_value(CMD, "--textfile-interval", arg,
+					 "expected a duration of at least 100ms, e.g. 5s");
+		return 0;
+	case 'n':
+		if (parse_u64_dec(arg, &v) || !v || v > 10000)
+			return bad_value(CMD, "--top", arg,
+					 "expected a whole number from 1 to 10000");
+		o->cfg.top_n = (unsigned int)v;
+		return 0;
+	case OPT_IDLE_BUCKETS:
+		if (parse_buckets(arg, &o->cfg))
+			return bad_value(CMD, "--idle-buckets", arg,
+					 "expected up to 16 increasing durations, e.g. 1s,10s,1m");
+		return 0;
+	case OPT_IDLE_PCT:
+		if (parse_pcts(arg, &o->cfg))
+			return bad_value(CMD, "--idle-percentiles", arg,
+					 "expected up to 16 increasing whole numbers 0-100, "
+					 "e.g. 50,90,99");
+		return 0;
+	case OPT_POLICY_STATS:
+		if (!*arg)
+			return bad_value(CMD, "--policy-stats", arg, "empty file name");
+		o->policy_stats = arg;
+		return 0;
+	}
+	return -1;
+}
+
+/* Config values, pointed at by the options until the command returns. */
+static char **cfg_values;
+static size_t nr_cfg_values;
+
+static char *keep_value(const char *v)
+{
+	char **n = realloc(cfg_values, (nr_cfg_values + 1) * sizeof(*n));
+
+	if (!n)
+		return NULL;
+	cfg_values = n;
+	cfg_values[nr_cfg_values] = strdup(v);
+	return cfg_values[nr_cfg_values] ? cfg_values[nr_cfg_values++] : NULL;
+}
+
+static void free_values(void)
+{
+	for (size_t i = 0; i < nr_cfg_values; i++)
+		free(cfg_values[i]);
+	free(cfg_values);
+	cfg_values = NULL;
+	nr_cfg_values = 0;
+}
+
+/*
+ * --config FILE: "NAME [VALUE]" per line, NAME a long option (a leading
+ * "--" is allowed), '#' starting a comment line.
+ */
+static int read_config(struct exp_opts *o, const char *path)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	unsigned int lineno = 0;
+	FILE *f;
+	int ret = 0;
+
+	f = fopen(path, "re");
+	if (!f)
+		return usage_error(CMD, "--config %s: %s", path, strerror(errno));
+	while (!ret && getline(&line, &cap, f) > 0) {
+		const struct option *opt;
+		char *name, *value, *end;
+
+		lineno++;
+		name = line + strspn(line, " \t");
+		name[strcspn(name, "\r\n")] = '\0';
+		if (!*name || *name == '#')
+			continue;
+		value = name + strcspn(name, " \t");
+		if (*value)
+			*value++ = '\0';
+		value += strspn(value, " \t");
+		for (end = value + strlen(value); end > value && strchr(" \t", end[-1]); end--)
+			end[-1] = '\0';
+		if (!strncmp(name, "--", 2))
+			name += 2;
+		for (opt = longopts; opt->name && strcmp(opt->name, name); opt++)
+			;
+		if (!opt->name || !strcmp(name, "config") || !strcmp(name, "help")) {
+			ret = usage_error(CMD, "%s:%u: unknown option '%s'", path, lineno, name);
+		} else if (opt->has_arg == required_argument && !*value) {
+			ret = usage_error(CMD, "%s:%u: option '%s' needs a value", path, lineno,
+					  name);
+		} else if (opt->has_arg == no_argument && *value) {
+			ret = usage_error(CMD, "%s:%u: option '%s' takes no value", path, lineno,
+					  name);
+		} else {
+			char *v = keep_value(value);
+
+			if (!v) {
+				ret = fail(CMD, "out of memory");
+				break;
+			}
+			ret = apply_opt(o, opt->val, v);
+			if (ret)
+				fprintf(stderr, "%s %s: (in %s:%u)\n", prog, CMD, path, lineno);
+		}
+	}
+	free(line);
+	fclose(f);
+	return ret;
+}
+
+static int parse_opts(int argc, char **argv, struct exp_opts *o)
+{
+	const char *config = NULL;
+	int c, ret;
+
+	memset(o, 0, sizeof(*o));
+	session_opts_default(&o->so);
+	o->listen = DEFAULT_LISTEN;
+	o->textfile_us = 5000000;
+	o->cfg.top_n = 10;
+	parse_buckets("1s,10s,1m,10m,60m", &o->cfg);
+	parse_pcts("10,25,50,75,90,99", &o->cfg);
+	opterr = 0;
+	/* --config first, so that the command line wins over the file */
+	optind = 1;
+	while ((c = getopt_long(argc, argv, SHORTOPTS, longopts, NULL)) != -1) {
+		if (c == 'c')
+			config = optarg;
+		else if (c == 'h') {
+			usage(stdout);
+			exit(EXIT_OK);
+		} else if (c == ':' || c == '?')
+			return opt_error(CMD, argv, c);
+	}
+	if (config) {
+		ret = read_config(o, config);
+		if (ret)
+			return ret;
+	}
+	optind = 1;
+	while ((c = getopt_long(argc, argv, SHORTOPTS, longopts, NULL)) != -1) {
+		if (c == 'c')
+			continue;
+		ret = apply_opt(o, c, optarg);
+		if (ret > 0)
+			return ret;
+		if (ret < 0)
+			return opt_error(CMD, argv, c);
+	}
+	if (o->no_http && !o->textfile)
+		return usage_error(CMD, "--no-http needs --textfile: nothing would be exported");
+	if (o->attach) {
+		if (o->so.nr_pids || optind < argc)
+			return usage_error(CMD, "--attach reads the running monitor: give no "
+					   "--pid and no command");
+		if (o->attrs_given)
+			return usage_error(CMD, "--attach never changes the monitor: the "
+					   "attributes are its owner's (no -s, -a, -u, -r, -t)");
+		return 0;
+	}
+	return session_opts_finish(CMD, &o->so, argc, argv, "monitor (or --attach)");
+}
+
+/* ---- the reader thread's work ------------------------------------------ */
+
+static const char *comm_of(void *ctx, pid_t pid)
+{
+	struct exporter *x = ctx;
+	struct exp_comm *c;
+	char *name;
+
+	for (int i = 0; i < x->nr_comm; i++)
+		if (x->comm[i].pid == pid)
+			return x->comm[i].comm;
+	if (x->nr_comm == x->cap_comm) {
+		int cap = x->cap_comm ? 2 * x->cap_comm : 16;
+
+		c = realloc(x->comm, (size_t)cap * sizeof(*c));
+		if (!c)
+			return NULL;
+		x->comm = c;
+		x->cap_comm = cap;
+	}
+	c = &x->comm[x->nr_comm++];
+	name = session_read_comm(pid);
+	c->pid = pid;
+	snprintf(c->comm, sizeof(c->comm), "%s", name ? name : "");
+	free(name);
+	return c->comm;
+}
+
+/*
+ * Keep the names of the targets shown and of those the monitor still lists
+ * (an exited one is named in its message); a pid seen again is read again.
+ */
+static void comm_trim(struct exporter *x, const struct daptrace_target *t, int n)
+{
+	int k = 0;
+
+	for (int i = 0; i < x->nr_comm; i++) {
+		int keep = 0;
+
+		for (int g = 0; g < x->view.nr_groups; g++)
+			keep |= x->view.g[g].pid == x->comm[i].pid;
+		for (int j = 0; j < n; j++)
+			keep |= t[j].pid == x->comm[i].pid;
+		if (keep)
+			x->comm[k++] = x->comm[i];
+	}
+	x->nr_comm = k;
+}
+
+static int exit_counted(const struct exporter *x, pid_t pid)
+{
+	for (int i = 0; i < x->nr_counted_exits; i++)
+		if (x->counted_exits[i] == pid)
+			return 1;
+	return 0;
+}
+
+/*
+ * Targets from target_status: the states for the metrics, and each exit
+ * counted once (a pid leaves the counted set when its owner removes it,
+ * so that a reused pid counts again).  A snapshot that said a target
+ * exited with no exited target left to see (its owner removed it first)
+ * still counts one.
+ */
+static void note_targets(struct exporter *x, const struct daptrace_target *t, int n)
+{
+	int k = 0, found = 0;
+
+	memset(x->health.targets_by_state, 0, sizeof(x->health.targets_by_state));
+	for (int i = 0; i < n; i++) {
+		if ((unsigned int)t[i].state <= DAPTRACE_TARGET_EXITED)
+			x->health.targets_by_state[t[i].state]++;
+		if (t[i].state != DAPTRACE_TARGET_EXITED)
+			continue;
+		if (!exit_counted(x, t[i].pid)) {
+			const char *name = comm_of(x, t[i].pid);
+
+			x->n.target_exits++;
+			found = 1;
+			warn_msg(CMD, "target %d (%s) exited; still serving", (int)t[i].pid,
+				 name && *name ? name : "name unknown");
+		}
+	}
+	for (int i = 0; i < n; i++)
+		if (t[i].state == DAPTRACE_TARGET_EXITED && k < DAPTRACE_MAX_TARGETS)
+			x->counted_exits[k++] = t[i].pid;
+	x->nr_counted_exits = k;
+	if (x->exit_pending && !found) {
+		x->n.target_exits++;
+		warn_msg(CMD, "a target exited (already removed by the monitor's owner); "
+			 "still serving");
+	}
+	x->exit_pending = 0;
+}
+
+/* The handle failed: the module is gone (or going).  Reopened later. */
+static void lost_interface(struct exporter *x, const char *what)
+{
+	x->n.read_errors++;
+	warn_msg(CMD, "%s: %s; serving what is known, retrying every second", what,
+		 daptrace_last_error());
+	x->missed_before += daptrace_reader_missed(x->s.d);
+	daptrace_close(x->s.d);
+	x->s.d = NULL;
+	x->health = (struct exp_health){ .on = -1 };
+	x->reopen_ns = session_now_ns();
+}
+
+static void try_reopen(struct exporter *x, int64_t now)
+{
+	struct daptrace *d;
+
+	if (now - x->reopen_ns < REOPEN_NS)
+		return;
+	x->reopen_ns = now;
+	if (daptrace_open(&d) < 0)
+		return;
+	if (daptrace_reader_init(d) < 0) {
+		daptrace_close(d);
+		return;
+	}
+	x->s.d = d;
+	warn_msg(CMD, "the kernel interface is back (%s)", daptrace_root(d));
+}
+
+static void refresh_health(struct exporter *x)
+{
+	struct daptrace_target t[DAPTRACE_MAX_TARGETS];
+	struct exp_health *h = &x->health;
+	struct daptrace *d = x->s.d;
+	int n;
+
+	if (!d) {
+		*h = (struct exp_health){ .on = -1 };
+		return;
+	}
+	h->module_loaded = 1;
+	h->on = daptrace_is_on(d);
+	if (h->on < 0) {
+		lost_interface(x, "reading the state");
+		return;
+	}
+	h->have_counters = !daptrace_get_counters(d, &h->c);
+	/* optional counters: an older module may not have them */
+	h->have_late = !daptrace_read_counter(d, "nr_samples_late", &h->samples_late);
+	h->have_busy = !daptrace_read_counter(d, "nr_samples_busy", &h->samples_busy);
+	h->have_attrs = !daptrace_get_attrs(d, &h->a);
+	n = daptrace_get_targets(d, t, DAPTRACE_MAX_TARGETS);
+	if (n < 0) {
+		x->n.read_errors++;
+		return;
+	}
+	n = n < DAPTRACE_MAX_TARGETS ? n : DAPTRACE_MAX_TARGETS;
+	note_targets(x, t, n);
+	comm_trim(x, t, n);
+}
+
+static char *render_text(const struct metric_set *m, int openmetrics, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+
+	if (!f)
+		return NULL;
+	if (mset_write(m, openmetrics, f)) {
+		fclose(f);
+		free(buf);
+		return NULL;
+	}
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static void render(struct exporter *x, int64_t now)
+{
+	struct metric_set m;
+	char *text, *om;
+	size_t text_len, om_len;
+
+	x->rendered_ns = now;
+	refresh_health(x);
+	exp_policy_refresh(&x->pol, &x->n, now);
+	if (x->http)
+		x->n.scrapes = exp_http_scrapes(x->http);
+	mset_init(&m);
+	exp_metrics_build(&m, &x->o->cfg, &x->view, &x->health, &x->n, &x->pol);
+	x->n.series_dropped = m.dropped;
+	text = render_text(&m, 0, &text_len);
+	om = x->http ? render_text(&m, 1, &om_len) : NULL;
+	mset_free(&m);
+	if (!text || (x->http && !om)) {
+		free(text);
+		free(om);
+		warn_msg(CMD, "out of memory rendering the metrics");
+		return;
+	}
+	free(x->text);
+	x->text = text;
+	x->text_len = text_len;
+	if (x->http) {
+		char *copy = malloc(text_len + 1);
+
+		if (!copy) {
+			free(om);
+			return;
+		}
+		memcpy(copy, text, text_len + 1);
+		exp_http_publish(x->http, copy, text_len, om, om_len);
+	}
+}
+
+static void on_snapshot(struct exporter *x)
+{
+	const struct daptrace_snapshot *s = &x->snap;
+
+	x->n.snapshots_read++;
+	if (s->flags & DAPTRACE_SNAP_TRUNCATED)
+		x->n.snapshots_truncated++;
+	if (s->flags & DAPTRACE_SNAPSHOT_TARGET_EXITED)
+		x->exit_pending = 1;
+	if (exp_view_update(&x->view, &x->o->cfg, s, comm_of, x))
+		warn_msg(CMD, "out of memory folding snapshot %" PRIu64, s->seq);
+}
+
+/* Read every snapshot published so far; 1 if any. */
+static int drain(struct exporter *x)
+{
+	int ret, got = 0;
+
+	while (x->s.d && (ret = daptrace_read_next(x->s.d, &x->snap)) != 0) {
+		if (ret < 0) {
+			lost_interface(x, "reading snapshots");
+			break;
+		}
+		on_snapshot(x);
+		got = 1;
+	}
+	if (x->s.d)
+		x->n.snapshots_missed = x->missed_before + daptrace_reader_missed(x->s.d);
+	return got;
+}
+
+static const char *should_stop(struct exporter *x, int64_t now)
+{
+	if (session_stop_signal)
+		return session_stop_signal == SIGINT ? "interrupted (SIGINT)" :
+						       "terminated (SIGTERM)";
+	if (x->o->so.duration_us && now - x->t0 >= (int64_t)x->o->so.duration_us * 1000)
+		return "duration reached";
+	if (x->s.w.pid && !x->cmd_exited_said && workload_poll(&x->s.w)) {
+		x->cmd_exited_said = 1;
+		warn_msg(CMD, "the command exited; still serving until SIGTERM or --duration");
+	}
+	return NULL;
+}
+
+static void run_loop(struct exporter *x)
+{
+	const char *why;
+
+	for (;;) {
+		int64_t now;
+		int got;
+
+		if (x->s.d) {
+			int err = daptrace_wait(x->s.d, WAIT_MS);
+
+			if (err < 0 && err != -EINTR)
+				lost_interface(x, "waiting for snapshots");
+		} else {
+			struct timespec ts = { 0, WAIT_MS * NS_PER_MS };
+
+			nanosleep(&ts, NULL);
+			try_reopen(x, session_now_ns());
+		}
+		got = drain(x);
+		now = session_now_ns();
+		if ((got && now - x->rendered_ns >= RENDER_MIN_NS) ||
+		    now - x->rendered_ns >= RENDER_IDLE_NS || x->exit_pending)
+			render(x, now);
+		if (x->tf.path && now - x->textfile_ns >= (int64_t)x->o->textfile_us * 1000) {
+			/* fresh, with the previous writes' outcome in it */
+			x->textfile_ns = now;
+			render(x, now);
+			if (x->text)
+				exp_textfile_write(&x->tf, x->text, x->text_len, &x->n);
+		}
+		why = should_stop(x, now);
+		if (why)
+			break;
+	}
+	warn_msg(CMD, "stopping: %s", why);
+}
+
+/* ---- setup and teardown ------------------------------------------------- */
+
+static int start_monitor(struct exporter *x)
+{
+	const struct exp_opts *o = x->o;
+	int err;
+
+	x->s.cmd = CMD;
+	if (!x->own) {
+		if (daptrace_open(&x->s.d) < 0)
+			return fail(CMD, "cannot open the kernel interface: %s",
+				    daptrace_last_error());
+		if (daptrace_reader_init(x->s.d) < 0)
+			return fail(CMD, "%s", daptrace_last_error());
+		return 0;
+	}
+	err = session_open(&x->s, &o->so, "use --attach to read it");
+	if (!err)
+		err = session_launch(&x->s, &o->so);
+	if (!err)
+		err = session_add_targets(&x->s);
+	if (!err)
+		err = session_start(&x->s);
+	if (!err)
+		err = session_release(&x->s);
+	return err;
+}
+
+/* SIGINT/SIGTERM for this thread only: the server's thread inherits the mask. */
+static int start_http(struct exporter *x)
+{
+	sigset_t block, old;
+	char bound[128];
+	int err;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	err = exp_http_start(&x->http, x->o->listen, "--listen", bound, sizeof(bound));
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!err)
+		fprintf(stderr, "%s %s: serving http://%s/metrics\n", prog, CMD, bound);
+	return err;
+}
+
+static int run(struct exporter *x)
+{
+	const struct exp_opts *o = x->o;
+	int err;
+
+	if (o->textfile) {
+		err = exp_textfile_open(&x->tf, o->textfile);
+		if (err)
+			return err;
+	}
+	x->pol.path = o->policy_stats;
+	session_catch_signals();
+	/* a port in use or a bad address fails before any monitoring starts */
+	if (!o->no_http) {
+		err = start_http(x);
+		if (err)
+			return err;
+	}
+	err = start_monitor(x);
+	if (err)
+		return err;
+	x->t0 = session_now_ns();
+	if (o->textfile)
+		fprintf(stderr, "%s %s: writing %s every %.3g s\n", prog, CMD, x->tf.path,
+			(double)o->textfile_us / 1e6);
+	render(x, x->t0);
+	run_loop(x);
+	drain(x);
+	render(x, session_now_ns());
+	return 0;
+}
+
+static int teardown(struct exporter *x, int ret)
+{
+	if (x->own) {
+		int on = session_stop(&x->s, &ret);
+
+		session_end(&x->s, on);
+	}
+	exp_http_stop(x->http);
+	exp_textfile_close(&x->tf);
+	exp_policy_free(&x->pol);
+	exp_view_free(&x->view);
+	daptrace_snapshot_free(&x->snap);
+	free(x->text);
+	free(x->comm);
+	session_close(&x->s);
+	return ret;
+}
+
+int cmd_exporter(int argc, char **argv)
+{
+	struct exp_opts o;
+	struct exporter x = { .o = &o };
+	int ret;
+
+	ret = parse_opts(argc, argv, &o);
+	if (!ret) {
+		x.own = !o.attach;
+		x.health.on = -1;
+		ret = teardown(&x, run(&x));
+	}
+	free_values();
+	return ret;
+}
