@@ -251,7 +251,13 @@ void exp_metrics_build(struct metric_set *m, const struct exp_config *c,
 		       const struct exp_view *v, const struct exp_health *h,
 		       const struct exp_counts *n, const struct exp_policy *p)
 {
-	targets(m, c, v);
+	/*
+	 * Target series describe the monitor's present: once it is off (the
+	 * last target exited, its owner stopped) or gone, they end, and a
+	 * scraper marks them stale instead of repeating the last window.
+	 */
+	if (h->on == 1)
+		targets(m, c, v);
 	snapshot(m, v);
 	monitor(m, h);
 	if (p)

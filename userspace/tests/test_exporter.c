@@ -229,6 +229,17 @@ TEST(catalogue_from_a_view)
 	free(text);
 	mset_free(&m);
 
+	/* monitoring off: no target series (they would repeat the last window) */
+	h.on = 0;
+	mset_init(&m);
+	exp_metrics_build(&m, &c, &v, &h, &n, NULL);
+	text = render(&m, 0);
+	EXPECT_EQ(NULL, strstr(text, "daptrace_working_set_bytes"));
+	EXPECT_EQ(0, sample(text, "daptrace_last_snapshot_seq", &x));
+	EXPECT_EQ(7, x);
+	free(text);
+	mset_free(&m);
+
 	/* the module gone: that, and the exporter's own, only */
 	h = (struct exp_health){ .on = -1 };
 	v.valid = 0;
