@@ -35,9 +35,12 @@
 #define CMD		"exporter"
 #define NS_PER_MS	1000000LL
 #define DEFAULT_LISTEN	"127.0.0.1:9798"
-/* at most one render per this; one per second while nothing comes */
-#define RENDER_MIN_NS	(100 * NS_PER_MS)
-#define RENDER_IDLE_NS	(1000 * NS_PER_MS)
+/*
+ * One render a second (and one when a target exits): scrapes come every 5 s
+ * or more, and rendering each window (10 a second by default) cost the
+ * exporter ~8 % of a TCG vCPU for nothing (bench/exporter.sh).
+ */
+#define RENDER_NS	(1000 * NS_PER_MS)
 #define REOPEN_NS	(1000 * NS_PER_MS)
 #define WAIT_MS		250
 
@@ -57,7 +60,9 @@ struct exporter {
 	struct exp_opts *o;
 	int own;			/* our own session, not --attach */
 	struct session s;		/* s.d: the handle, NULL while the module is gone */
-	struct daptrace_snapshot snap;
+	/* read into snap[cur]; the newest read is folded at the next render */
+	struct daptrace_snapshot snap[2];
+	int cur, have_newest;
 	struct exp_view view;
 	struct exp_health health;
 	struct exp_counts n;
@@ -537,6 +542,32 @@ static void refresh_health(struct exporter *x)
 	comm_trim(x, t, n);
 }
 
+/* Every snapshot is counted; only the newest is folded, at the next render. */
+static void on_snapshot(struct exporter *x)
+{
+	const struct daptrace_snapshot *s = &x->snap[x->cur];
+
+	x->n.snapshots_read++;
+	if (s->flags & DAPTRACE_SNAP_TRUNCATED)
+		x->n.snapshots_truncated++;
+	if (s->flags & DAPTRACE_SNAPSHOT_TARGET_EXITED)
+		x->exit_pending = 1;
+	x->have_newest = 1;
+	x->cur ^= 1;
+}
+
+/* Fold the newest snapshot read since the last render into the view. */
+static void fold_newest(struct exporter *x)
+{
+	const struct daptrace_snapshot *s = &x->snap[x->cur ^ 1];
+
+	if (!x->have_newest)
+		return;
+	x->have_newest = 0;
+	if (exp_view_update(&x->view, &x->o->cfg, s, comm_of, x))
+		warn_msg(CMD, "out of memory folding snapshot %" PRIu64, s->seq);
+}
+
 static char *render_text(const struct metric_set *m, int openmetrics, size_t *len)
 {
 	char *buf = NULL;
@@ -563,6 +594,7 @@ static void render(struct exporter *x, int64_t now)
 	size_t text_len, om_len;
 
 	x->rendered_ns = now;
+	fold_newest(x);
 	refresh_health(x);
 	exp_policy_refresh(&x->pol, &x->n, now);
 	if (x->http)
@@ -594,35 +626,20 @@ static void render(struct exporter *x, int64_t now)
 	}
 }
 
-static void on_snapshot(struct exporter *x)
+/* Read every snapshot published so far. */
+static void drain(struct exporter *x)
 {
-	const struct daptrace_snapshot *s = &x->snap;
+	int ret;
 
-	x->n.snapshots_read++;
-	if (s->flags & DAPTRACE_SNAP_TRUNCATED)
-		x->n.snapshots_truncated++;
-	if (s->flags & DAPTRACE_SNAPSHOT_TARGET_EXITED)
-		x->exit_pending = 1;
-	if (exp_view_update(&x->view, &x->o->cfg, s, comm_of, x))
-		warn_msg(CMD, "out of memory folding snapshot %" PRIu64, s->seq);
-}
-
-/* Read every snapshot published so far; 1 if any. */
-static int drain(struct exporter *x)
-{
-	int ret, got = 0;
-
-	while (x->s.d && (ret = daptrace_read_next(x->s.d, &x->snap)) != 0) {
+	while (x->s.d && (ret = daptrace_read_next(x->s.d, &x->snap[x->cur])) != 0) {
 		if (ret < 0) {
 			lost_interface(x, "reading snapshots");
 			break;
 		}
 		on_snapshot(x);
-		got = 1;
 	}
 	if (x->s.d)
 		x->n.snapshots_missed = x->missed_before + daptrace_reader_missed(x->s.d);
-	return got;
 }
 
 static const char *should_stop(struct exporter *x, int64_t now)
@@ -645,7 +662,6 @@ static void run_loop(struct exporter *x)
 
 	for (;;) {
 		int64_t now;
-		int got;
 
 		if (x->s.d) {
 			int err = daptrace_wait(x->s.d, WAIT_MS);
@@ -658,10 +674,9 @@ static void run_loop(struct exporter *x)
 			nanosleep(&ts, NULL);
 			try_reopen(x, session_now_ns());
 		}
-		got = drain(x);
+		drain(x);
 		now = session_now_ns();
-		if ((got && now - x->rendered_ns >= RENDER_MIN_NS) ||
-		    now - x->rendered_ns >= RENDER_IDLE_NS || x->exit_pending)
+		if (now - x->rendered_ns >= RENDER_NS || x->exit_pending)
 			render(x, now);
 		if (x->tf.path && now - x->textfile_ns >= (int64_t)x->o->textfile_us * 1000) {
 			/* fresh, with the previous writes' outcome in it */
@@ -766,7 +781,8 @@ static int teardown(struct exporter *x, int ret)
 	exp_textfile_close(&x->tf);
 	exp_policy_free(&x->pol);
 	exp_view_free(&x->view);
-	daptrace_snapshot_free(&x->snap);
+	daptrace_snapshot_free(&x->snap[0]);
+	daptrace_snapshot_free(&x->snap[1]);
 	free(x->text);
 	free(x->comm);
 	session_close(&x->s);
