@@ -75,6 +75,7 @@ struct exporter {
 	pid_t counted_exits[DAPTRACE_MAX_TARGETS];
 	int nr_counted_exits;
 	int exit_pending;		/* a snapshot said a target exited */
+	int targets_known;		/* target_status read since (re)opening */
 	struct exp_comm { pid_t pid; char comm[EXP_COMM_LEN]; } *comm;
 	int nr_comm, cap_comm;
 	int64_t t0, rendered_ns, textfile_ns, reopen_ns;
@@ -459,7 +460,8 @@ static void note_targets(struct exporter *x, const struct daptrace_target *t, in
 			x->health.targets_by_state[t[i].state]++;
 		if (t[i].state != DAPTRACE_TARGET_EXITED)
 			continue;
-		if (!exit_counted(x, t[i].pid)) {
+		/* exits from before we looked (at start, after a reopen) are not ours */
+		if (x->targets_known && !exit_counted(x, t[i].pid)) {
 			const char *name = comm_of(x, t[i].pid);
 
 			x->n.target_exits++;
@@ -472,6 +474,7 @@ static void note_targets(struct exporter *x, const struct daptrace_target *t, in
 		if (t[i].state == DAPTRACE_TARGET_EXITED && k < DAPTRACE_MAX_TARGETS)
 			x->counted_exits[k++] = t[i].pid;
 	x->nr_counted_exits = k;
+	x->targets_known = 1;
 	if (x->exit_pending && !found) {
 		x->n.target_exits++;
 		warn_msg(CMD, "a target exited (already removed by the monitor's owner); "
@@ -491,6 +494,7 @@ static void lost_interface(struct exporter *x, const char *what)
 	x->s.d = NULL;
 	x->health = (struct exp_health){ .on = -1 };
 	x->reopen_ns = session_now_ns();
+	x->targets_known = 0;
 }
 
 static void try_reopen(struct exporter *x, int64_t now)

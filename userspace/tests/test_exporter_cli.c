@@ -373,11 +373,17 @@ TEST_F(exp, a_target_that_exits_is_counted_and_serving_goes_on)
 	char *argv[] = { "--attach", "--listen", "127.0.0.1:0", NULL };
 	double v;
 
+	/* c exited before the exporter looked: not an exit it saw */
+	ASSERT_EQ(0, fake_write(self->dir, "target_status", "%d monitoring\n%d monitoring\n"
+				"%d exited\n", self->a, self->b, self->c));
 	ASSERT_EQ(0, exporter_start(&self->e, self->dir, argv, NULL));
 	ASSERT_EQ(0, publish(self->dir, &self->r, 1, 0, both, 2));
 	EXPECT_EQ(1, wait_sample(self->e.port, self->body, "daptrace_last_snapshot_seq", 1));
 	series(s, sizeof(s), "daptrace_working_set_bytes", self->b, "dt-beta");
 	EXPECT_EQ(2 << 20, sample(self->body, s));
+	EXPECT_EQ(0, sample(self->body, "daptrace_target_exits_total"));
+	ASSERT_EQ(0, fake_write(self->dir, "target_status", "%d monitoring\n%d monitoring\n",
+				self->a, self->b));
 
 	/* b exits: the kernel marks it, flags the window, then leaves it out */
 	kill(self->b, SIGKILL);
