@@ -146,48 +146,60 @@ static const struct option longopts[] = {
 
 #define SHORTOPTS "+:" SESSION_SHORTOPTS "l:n:c:h"
 
-/* "1s,10s,1m": increasing durations > 0. */
-static int parse_buckets(const char *arg, struct exp_config *c)
+/* A duration > 0, in µs. */
+static int one_duration(const char *s, uint64_t *v)
+{
+	return parse_duration_us(s, v) || !*v ? -1 : 0;
+}
+
+/* A whole percent, 0-100. */
+static int one_percent(const char *s, uint64_t *v)
+{
+	return parse_u64_dec(s, v) || *v > 100 ? -1 : 0;
+}
+
+/*
+ * "A,B,C" into @out: at most @max strictly increasing values, each read by
+ * @one, nothing empty.  The count, or -1.
+ */
+static int parse_increasing(const char *arg, uint64_t *out, int max,
+			    int (*one)(const char *, uint64_t *))
 {
 	char buf[512], *save = NULL, *tok;
+	size_t len = strlen(arg);
 	int n = 0;
 
-	if (strlen(arg) >= sizeof(buf))
+	if (!len || len >= sizeof(buf) || *arg == ',' || arg[len - 1] == ',' ||
+	    strstr(arg, ",,"))
 		return -1;
 	strcpy(buf, arg);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		uint64_t us;
-
-		if (n == EXP_MAX_BUCKETS || parse_duration_us(tok, &us) || !us ||
-		    (n && us <= c->idle_us[n - 1]))
+		if (n == max || one(tok, &out[n]) || (n && out[n] <= out[n - 1]))
 			return -1;
-		c->idle_us[n++] = us;
+		n++;
 	}
-	if (!n || arg[strlen(arg) - 1] == ',' || strstr(arg, ",,") || *arg == ',')
+	return n;
+}
+
+static int parse_buckets(const char *arg, struct exp_config *c)
+{
+	int n = parse_increasing(arg, c->idle_us, EXP_MAX_BUCKETS, one_duration);
+
+	if (n < 0)
 		return -1;
 	c->nr_idle = n;
 	return 0;
 }
 
-/* "10,50,99": increasing whole percents 0-100. */
 static int parse_pcts(const char *arg, struct exp_config *c)
 {
-	char buf[512], *save = NULL, *tok;
-	int n = 0;
+	uint64_t v[EXP_MAX_PERCENTILES];
+	int n = parse_increasing(arg, v, EXP_MAX_PERCENTILES, one_percent);
 
-	if (strlen(arg) >= sizeof(buf))
+	if (n < 0)
 		return -1;
-	strcpy(buf, arg);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		uint64_t p;
-
-		if (n == EXP_MAX_PERCENTILES || parse_u64_dec(tok, &p) || p > 100 ||
-		    (n && p <= c->pct[n - 1]))
-			return -1;
-		c->pct[n++] = (unsigned int)p;
-	}
-	if (!n || arg[strlen(arg) - 1] == ',' || strstr(arg, ",,") || *arg == ',')
-		return -1;
+	for (int i = 0; i < n; i++)
+		c->pct[i] = (unsigned int)v[i];
 	c->nr_pct = n;
 	return 0;
 }
