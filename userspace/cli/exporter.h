@@ -18,6 +18,7 @@
 
 #include "daptrace.h"
 #include "metric_set.h"
+#include "session.h"
 
 #define EXP_MAX_BUCKETS		16	/* --idle-buckets */
 #define EXP_MAX_PERCENTILES	16	/* --idle-percentiles */
@@ -68,6 +69,25 @@ struct exp_view {
 	size_t r_cap;
 	size_t g_cap;
 };
+
+/* exporter_opts.c: the command line and --config FILE. */
+struct exp_opts {
+	struct session_opts so;		/* -p, -s, -a, -u, -r, -t, -d, command */
+	int attrs_given;		/* any of -s -a -u -r -t */
+	int attach;
+	const char *listen;
+	int no_http;
+	const char *textfile;
+	uint64_t textfile_us;
+	struct exp_config cfg;
+	const char *policy_stats;
+	char **values;			/* --config's, owned */
+	size_t nr_values;
+};
+
+/* 0, or an exit code after the message naming the flag (or FILE:LINE). */
+int exp_parse_opts(int argc, char **argv, struct exp_opts *o);
+void exp_opts_free(struct exp_opts *o);
 
 /* The name of @pid for its label ("" if unknown). */
 typedef const char *(*exp_comm_fn)(void *ctx, pid_t pid);
