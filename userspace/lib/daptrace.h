@@ -266,6 +266,12 @@ int daptrace_wait(struct daptrace *d, int timeout_ms);
 int daptrace_read_next(struct daptrace *d, struct daptrace_snapshot *s);
 uint64_t daptrace_reader_missed(const struct daptrace *d);
 uint64_t daptrace_reader_next_seq(const struct daptrace *d);
+/*
+ * Snapshots the kernel's ring holds, once the reader has read one (0
+ * before): a reader that drains at least every slots / 2 windows misses
+ * none, without waking for each one.
+ */
+uint32_t daptrace_reader_slots(const struct daptrace *d);
 void daptrace_snapshot_free(struct daptrace_snapshot *s);
 
 /*
