@@ -34,6 +34,7 @@
 
 #define CMD		"exporter"
 #define NS_PER_MS	1000000LL
+#define NS_PER_S	1000000000LL
 /*
  * One render a second (and one when a target exits): scrapes come every 5 s
  * or more, and rendering each window (10 a second by default) cost the
@@ -344,14 +345,39 @@ static const char *should_stop(struct exporter *x, int64_t now)
 	return NULL;
 }
 
+/*
+ * How long to sleep between drains, 0 to wait for each snapshot.  The ring
+ * holds daptrace_reader_slots() windows: draining every quarter of them
+ * misses none and leaves three quarters for a late wake-up, so the exporter
+ * need not wake for every snapshot (10 a second by default).  Under TCG each
+ * wake-up switches address spaces on a vCPU, which empties QEMU's software
+ * TLB and makes the monitor's next rounds there dearer (bench/exporter.sh).
+ * Until a snapshot was read, the window and the ring are not known: wait.
+ */
+static int64_t batch_ns(const struct exporter *x)
+{
+	const struct daptrace_snapshot *last = &x->snap[x->cur ^ 1];
+	uint32_t slots = x->s.d ? daptrace_reader_slots(x->s.d) : 0;
+	int64_t ns;
+
+	if (!slots || !x->n.snapshots_read)
+		return 0;
+	ns = (int64_t)last->aggr_us * 1000 * (slots / 4);
+	return ns < RENDER_NS ? ns : RENDER_NS;
+}
+
 static void run_loop(struct exporter *x)
 {
 	const char *why;
 
 	for (;;) {
-		int64_t now;
+		int64_t now, batch = batch_ns(x);
 
-		if (x->s.d) {
+		if (x->s.d && batch) {
+			struct timespec ts = { batch / NS_PER_S, batch % NS_PER_S };
+
+			nanosleep(&ts, NULL);
+		} else if (x->s.d) {
 			int err = daptrace_wait(x->s.d, WAIT_MS);
 
 			if (err < 0 && err != -EINTR)
