@@ -347,12 +347,13 @@ static const char *should_stop(struct exporter *x, int64_t now)
 
 /*
  * How long to sleep between drains, 0 to wait for each snapshot.  The ring
- * holds daptrace_reader_slots() windows: draining every quarter of them
- * misses none and leaves three quarters for a late wake-up, so the exporter
- * need not wake for every snapshot (10 a second by default).  Under TCG each
- * wake-up switches address spaces on a vCPU, which empties QEMU's software
- * TLB and makes the monitor's next rounds there dearer (bench/exporter.sh).
- * Until a snapshot was read, the window and the ring are not known: wait.
+ * holds daptrace_reader_slots() windows: draining every half of them (and
+ * at least once a second, for the render) misses none and leaves the other
+ * half for a late wake-up, so the exporter need not wake for every snapshot
+ * (10 a second by default).  Under TCG each wake-up switches address spaces
+ * on a vCPU, which empties QEMU's software TLB and makes the monitor's next
+ * rounds there dearer (bench/exporter.sh).  Until a snapshot was read, the
+ * window and the ring are not known: wait for one.
  */
 static int64_t batch_ns(const struct exporter *x)
 {
@@ -362,7 +363,7 @@ static int64_t batch_ns(const struct exporter *x)
 
 	if (!slots || !x->n.snapshots_read)
 		return 0;
-	ns = (int64_t)last->aggr_us * 1000 * (slots / 4);
+	ns = (int64_t)last->aggr_us * 1000 * (slots / 2);
 	return ns < RENDER_NS ? ns : RENDER_NS;
 }
 
