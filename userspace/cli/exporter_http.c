@@ -68,6 +68,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 			      size_t *upload_len, void **req_cls)
 {
 	static const char plain[] = "text/plain; charset=utf-8";
+	static const char method_msg[] = "GET or HEAD only\n";
+	static const char missing_msg[] = "not found: try /metrics\n";
 	struct exp_http *h = cls;
 	struct MHD_Response *r;
 	enum MHD_Result ret;
@@ -80,12 +82,13 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	if (*upload_len)
 		return MHD_NO;		/* a body: not a scraper */
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
-		return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, plain, "GET or HEAD only\n", 17);
+		return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, plain, method_msg,
+			     sizeof(method_msg) - 1);
 	if (!strcmp(url, "/"))
 		return reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", index_page,
 			     sizeof(index_page) - 1);
 	if (strcmp(url, "/metrics"))
-		return reply(c, MHD_HTTP_NOT_FOUND, plain, "not found: try /metrics\n", 24);
+		return reply(c, MHD_HTTP_NOT_FOUND, plain, missing_msg, sizeof(missing_msg) - 1);
 	accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
 	om = mset_accept_openmetrics(accept);
 	pthread_mutex_lock(&h->lock);
