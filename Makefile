@@ -6,6 +6,7 @@
 #   make check        everything: setup, build, style, sparse, host + VM tests,
 #                     the VM tests on the debug kernel too (CHECK_DEBUG=0: not)
 #   make check-debug  only the VM tests on a debug kernel (KASAN, lockdep, kmemleak)
+#   make check-exporter  the exporter in the VM scraped by a real Prometheus
 #   make demo         the main job: record workloads in the VM, write heatmaps
 #   make module KVER=6.12.117+deb12-amd64 (or KDIR=...)
 #   make install      module for KVER + tools, library, man pages (PREFIX, DESTDIR)
@@ -51,8 +52,8 @@ KSFT_INC := $(BUILD)/kselftest
 CHECKPATCH := $(LINUX_SRC)/scripts/checkpatch.pl
 
 .PHONY: all help deps module modules-all userspace unit unit-run userspace-check \
-	style shellcheck sparse check check-vm check-debug demo bench install install-module \
-	install-tools uninstall uninstall-module uninstall-tools dkms-source dkms-install \
+	style shellcheck sparse check check-vm check-debug check-exporter demo bench install \
+	install-module install-tools uninstall uninstall-module uninstall-tools dkms-source dkms-install \
 	dkms-uninstall dkms-test deb deb-test clean
 
 all: modules-all userspace
@@ -60,6 +61,7 @@ all: modules-all userspace
 help:
 	@sed -n 's/^#   //p' Makefile
 	@echo "targets: all deps module modules-all userspace unit style sparse check check-vm"
+	@echo "         check-exporter"
 	@echo "         check-debug demo bench install uninstall dkms-install dkms-uninstall"
 	@echo "         dkms-test deb deb-test clean"
 
@@ -137,6 +139,10 @@ check:
 
 check-vm: modules-all
 	selftests/vm/run.sh $(VMFLAGS)
+
+# One boot with a NIC: the guest's exporter scraped by Prometheus on the host.
+check-exporter: modules-all
+	tests/exporter/prometheus.sh
 
 # The VM tests on a KASAN/lockdep/kmemleak kernel (built once, cached).
 check-debug:

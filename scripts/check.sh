@@ -9,7 +9,8 @@
 # kernel (W=1, -Werror), style (checkpatch), shellcheck, sparse, host unit tests
 # (tests/unit), userspace tests (userspace/), DKMS, the Debian packages
 # (scripts/deb.sh test), the VM tests
-# (selftests/vm/run.sh; extra options in $VMFLAGS), and the VM tests once more
+# (selftests/vm/run.sh; extra options in $VMFLAGS), the exporter under a real
+# Prometheus (tests/exporter/prometheus.sh), and the VM tests once more
 # on the debug kernel (scripts/check-debug.sh; CHECK_DEBUG=0 leaves that out,
 # counted as a skip).  Each step's output goes
 # to build/logs/<step>.log.  A step that prints KTAP contributes its results,
@@ -163,6 +164,10 @@ ktap_step deb "$LOGS/deb.log" "$TOP/scripts/deb.sh" test
 
 # shellcheck disable=SC2086 # VMFLAGS is a list of options
 ktap_step vm "$LOGS/vm.log" "$TOP/selftests/vm/run.sh" ${VMFLAGS:-}
+
+# The exporter scraped by a real Prometheus on the host: one boot of the
+# newest kernel with a NIC, about a minute.
+ktap_step exporter "$LOGS/exporter.log" "$TOP/tests/exporter/prometheus.sh"
 
 # KASAN, lockdep and kmemleak see what the stock kernels cannot.  The kernel
 # is built once and cached outside the clone: measured 5-16 min to build,

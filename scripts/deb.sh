@@ -9,7 +9,9 @@
 #                           dpkg-buildpackage, then run lintian on them: any
 #                           error or warning fails
 #   scripts/deb.sh test     build, then (KTAP) install them with dpkg, check
-#                           what lands where, and purge them again
+#                           what lands where (binary, library, pc file,
+#                           header, man pages, the exporter's service and
+#                           settings, DKMS source), and purge them again
 #
 # The test changes the system while it runs (dpkg -i, DKMS builds the module
 # for the supported kernels) and leaves nothing behind.  It will not touch a
@@ -155,7 +157,8 @@ EOF
 check_man() {
 	local page sect f warn
 	for page in daptrace.1 daptrace-record.1 daptrace-report.1 daptrace-status.1 \
-		    daptrace-policy.1 daptrace-top.1 daptrace-stat.1 libdaptrace.3; do
+		    daptrace-policy.1 daptrace-top.1 daptrace-stat.1 \
+		    daptrace-exporter.1 libdaptrace.3; do
 		sect=${page##*.}
 		f=$(man -w "$sect" "${page%.*}" 2>/dev/null) ||
 			{ echo "man -w $sect ${page%.*}: not found"; return 1; }
@@ -201,12 +204,49 @@ check_install_uninstall() {
 	local dest=$1 ma=$2 left
 	local vars=(PREFIX=/usr "LIBDIR=/usr/lib/$ma" "O=$OUT/daptrace-$VERSION/debian/build"
 		    "DESTDIR=$dest")
+	local conf=$dest/etc/daptrace/exporter.conf
 	make -s -C "$TOP" install-tools "${vars[@]}" > /dev/null || return 1
 	[ -x "$dest/usr/bin/daptrace" ] && [ -L "$dest/usr/lib/$ma/libdaptrace.so.0" ] ||
 		{ echo "install-tools installed no daptrace or libdaptrace.so.0"; return 1; }
+	[ -f "$dest/lib/systemd/system/daptrace-exporter.service" ] && [ -f "$conf" ] ||
+		{ echo "install-tools installed no exporter unit or settings"; return 1; }
+	grep -qx 'ExecStart=/usr/bin/daptrace exporter --config /etc/daptrace/exporter.conf' \
+		"$dest/lib/systemd/system/daptrace-exporter.service" ||
+		{ echo "unit: $(grep ExecStart= "$dest/lib/systemd/system/daptrace-exporter.service")"; return 1; }
+	# the admin's settings survive install and uninstall
+	echo "top 3" >> "$conf"
+	make -s -C "$TOP" install-tools "${vars[@]}" > /dev/null || return 1
+	[ "$(tail -n 1 "$conf")" = "top 3" ] || { echo "install replaced changed settings"; return 1; }
 	make -s -C "$TOP" uninstall-tools "${vars[@]}" > /dev/null || return 1
+	[ -f "$conf" ] || { echo "uninstall removed changed settings"; return 1; }
+	rm -f "$conf"
 	left=$(find "$dest" ! -type d)
 	[ -z "$left" ] || { echo "left behind: $left"; return 1; }
+}
+
+# The exporter's service: installed, off, its settings a conffile that parses.
+check_exporter_service() {
+	local unit=/lib/systemd/system/daptrace-exporter.service conf=/etc/daptrace/exporter.conf
+	local out rc
+	[ -f "$unit" ] || { echo "$unit missing"; return 1; }
+	grep -qx 'ExecStartPre=/sbin/modprobe daptrace' "$unit" ||
+		{ echo "$unit does not load the module"; return 1; }
+	grep -qx 'ExecStart=/usr/bin/daptrace exporter --config /etc/daptrace/exporter.conf' "$unit" ||
+		{ grep ExecStart= "$unit"; return 1; }
+	dpkg-query -W -f='${Conffiles}\n' daptrace | grep -q "^ $conf " ||
+		{ echo "$conf is not a conffile"; return 1; }
+	# off until enabled: nothing wants it
+	out=$(find /etc/systemd/system -name daptrace-exporter.service 2>/dev/null)
+	[ -z "$out" ] || { echo "enabled: $out"; return 1; }
+	if command -v systemd-analyze > /dev/null; then
+		out=$(systemd-analyze verify "$unit" 2>&1) || { echo "$out"; return 1; }
+	fi
+	# the settings shipped parse; the kernel interface is all that is missing
+	out=$(DAPTRACE_SYSFS=/nonexistent/daptrace /usr/bin/daptrace exporter \
+		--config "$conf" --listen 127.0.0.1:0 2>&1)
+	rc=$?
+	[ "$rc" = 1 ] && grep -q "cannot open the kernel interface" <<< "$out" ||
+		{ echo "exit status $rc: $out"; return 1; }
 }
 
 # mandoc's lint on the sources, and a page for every subcommand of the CLI.
@@ -235,7 +275,8 @@ check_purged() {
 	left=$(installed_pkgs)
 	[ -z "$left" ] || { echo "still installed: $left"; return 1; }
 	for f in /usr/bin/daptrace "/usr/lib/$ma/libdaptrace.so.0" /usr/include/daptrace \
-		 /usr/src/daptrace-"$VERSION" /usr/share/daptrace /usr/share/man/man1/daptrace.1.gz; do
+		 /usr/src/daptrace-"$VERSION" /usr/share/daptrace /usr/share/man/man1/daptrace.1.gz \
+		 /lib/systemd/system/daptrace-exporter.service /etc/daptrace; do
 		[ ! -e "$f" ] || { echo "left behind: $f"; return 1; }
 	done
 	[ -z "$(dkms status -m daptrace)" ] || { dkms status -m daptrace; return 1; }
@@ -292,6 +333,8 @@ run_test() {
 	check "exported symbols are exactly the API of daptrace/daptrace.h" check_exports "$lib"
 	check "pkg-config daptrace builds and links a program" check_pkg_config "$tmp" "$ma"
 	check "man pages installed, render without warnings" check_man
+	check "daptrace-exporter.service installed disabled, settings a conffile that parses" \
+		check_exporter_service
 	check "dkms source in /usr/src/daptrace-$VERSION" check_dkms_source
 	if [ ${#KERNELS[@]} = 0 ]; then
 		skip "module built and installed through DKMS" "no supported kernel with headers"

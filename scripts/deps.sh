@@ -97,6 +97,11 @@ PKGS+=(debootstrap)
 PKGS+=(libpng-dev)
 # report's memory test measures with GNU time
 PKGS+=(time)
+# the exporter: libmicrohttpd serves /metrics; its tests scrape it with a real
+# Prometheus (the package enables its own service on :9090 where systemd runs;
+# the tests start their own on another port), lint it with promtool, and
+# parse OpenMetrics with the reference client's strict parser
+PKGS+=(libmicrohttpd-dev prometheus python3-prometheus-client curl)
 
 missing=()
 for p in "${PKGS[@]}"; do

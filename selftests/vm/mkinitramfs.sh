@@ -11,6 +11,11 @@
 #                      tests are compiled; --extra-test ones always run)
 #   --extra-test FILE  add FILE (.sh, .c or a static binary) as test
 #                      extra/NAME (repeatable)
+#   --file SRC:DEST    copy SRC to DEST in the image, and the libraries a
+#                      dynamically linked SRC needs (repeatable)
+#   --kmod NAME        add kernel module NAME and the modules it depends on
+#                      to /lib/modules (listed in /lib/modules/order; the
+#                      test loads them), e.g. virtio_net (repeatable)
 #
 # Contents: busybox-static with its applet links, /init (selftests/vm/init),
 # the module, the bad/allowed kernel log patterns, sysfs-docs/ (as
@@ -43,11 +48,15 @@ usage() {
 MODULE=
 FILTER=()
 EXTRA=()
+FILES=()
+KMODS=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--module) MODULE=$2; shift 2 ;;
 	--test) FILTER+=("$2"); shift 2 ;;
 	--extra-test) EXTRA+=("$2"); shift 2 ;;
+	--file) FILES+=("$2"); shift 2 ;;
+	--kmod) KMODS+=("$2"); shift 2 ;;
 	-h | --help) usage ;;
 	-*) die "unknown option $1" ;;
 	*) break ;;
@@ -224,7 +233,16 @@ for so in ${DAPTRACE_CLI:+"$(dirname "$DAPTRACE_CLI")/libdaptrace-objtrace.so"} 
 	cp "$so" "$ROOT/usr/lib/daptrace/"
 	break
 done
-for f in "$ROOT"/usr/bin/* "$ROOT"/usr/lib/daptrace/*.so; do
+# --file SRC:DEST: given files, their libraries too (below).
+ADDED=()
+for spec in ${FILES[@]+"${FILES[@]}"}; do
+	src=${spec%%:*} dest=${spec#*:}
+	[ -f "$src" ] && [ "$dest" != "$spec" ] && [ "${dest#/}" != "$dest" ] ||
+		die "--file $spec: expected SRC:DEST, SRC a file, DEST absolute"
+	install -D -m 0755 "$src" "$ROOT$dest"
+	ADDED+=("$ROOT$dest")
+done
+for f in "$ROOT"/usr/bin/* "$ROOT"/usr/lib/daptrace/*.so ${ADDED[@]+"${ADDED[@]}"}; do
 	if [ -L "$f" ] || [ ! -f "$f" ] || ! LC_ALL=C readelf -d "$f" 2>/dev/null | grep -q NEEDED; then
 		continue
 	fi
@@ -254,6 +272,10 @@ add_kmod() {
 }
 mkdir -p "$ROOT/lib/modules"
 add_kmod zram
+for m in ${KMODS[@]+"${KMODS[@]}"}; do
+	modinfo -k "$KVER" "$m" > /dev/null 2>&1 || die "--kmod $m: no such module for $KVER"
+	add_kmod "$m"
+done
 
 mkdir -p "$(dirname "$OUT")"
 (cd "$ROOT" && find . -print0 | sort -z |

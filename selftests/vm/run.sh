@@ -36,6 +36,10 @@
 #   --test-timeout SECS per-test limit inside the guest, 0 = none (default 600)
 #   --append ARGS       extra kernel command line
 #   --qemu-args ARGS    extra QEMU arguments
+#   --guest-file SRC:DEST  copy SRC into the guest as DEST, with the
+#                       libraries a dynamically linked SRC needs (repeatable)
+#   --guest-kmod NAME   put kernel module NAME (and its dependencies) in the
+#                       guest's /lib/modules for a test to load (repeatable)
 #
 # The module must be built first (`make modules-all`, which `make check-vm`
 # does).  A boot that died before /init even tried to load the module (the
@@ -81,6 +85,8 @@ TIMEOUT=1200
 TEST_TIMEOUT=600
 APPEND=
 QEMU_ARGS=
+GUEST_FILES=()
+GUEST_KMODS=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) KERNELS+=("$2"); shift ;;
@@ -102,6 +108,8 @@ while [ $# -gt 0 ]; do
 	--test-timeout) TEST_TIMEOUT=$2; shift ;;
 	--append) APPEND=$2; shift ;;
 	--qemu-args) QEMU_ARGS=$2; shift ;;
+	--guest-file) GUEST_FILES+=("$2"); shift ;;
+	--guest-kmod) GUEST_KMODS+=("$2"); shift ;;
 	-h | --help) usage ;;
 	*) die "unknown option '$1' (--help lists them)" ;;
 	esac
@@ -438,6 +446,8 @@ run_boot() {
 	local mk=(--module "$ko")
 	for t in ${TESTS[@]+"${TESTS[@]}"}; do mk+=(--test "$t"); done
 	for t in ${EXTRA[@]+"${EXTRA[@]}"}; do mk+=(--extra-test "$t"); done
+	for t in ${GUEST_FILES[@]+"${GUEST_FILES[@]}"}; do mk+=(--file "$t"); done
+	for t in ${GUEST_KMODS[@]+"${GUEST_KMODS[@]}"}; do mk+=(--kmod "$t"); done
 	if ! "$TOP/selftests/vm/mkinitramfs.sh" "${mk[@]}" "$k" "$dir/initramfs.cpio.gz" \
 		> "$dir/mkinitramfs.log" 2>&1; then
 		diag_file "$dir/mkinitramfs.log" 20

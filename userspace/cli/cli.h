@@ -33,6 +33,7 @@ int cmd_status(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_policy(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
+int cmd_exporter(int argc, char **argv);
 
 /* report.c: render the heatmap of @record into @out (png/svg). */
 int report_heatmap_plot(const char *record, const char *out);

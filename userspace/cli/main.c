@@ -15,6 +15,7 @@ static const struct subcommand subcommands[] = {
 	{ "policy", cmd_policy, "apply DAMOS-style schemes (reclaim, tiering) to the targets" },
 	{ "stat", cmd_stat, "the machine's (or a cgroup's) working set and idle-time\n"
 	  "           percentiles, always on (like DAMON_STAT)" },
+	{ "exporter", cmd_exporter, "serve the snapshots as Prometheus/OpenMetrics metrics" },
 };
 
 #define NR_SUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))

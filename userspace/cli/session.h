@@ -49,9 +49,10 @@ struct session_opts {
  * -d and --phys-addr, for getopt_long().
  */
 #define SESSION_SHORTOPTS "p:is:a:u:r:t:d:"
-#define SESSION_OPT_NO_INHERIT	0x101
-#define SESSION_OPT_CGROUP	0x102
-#define SESSION_OPT_PHYS_ADDR	0x103
+/* Long-only: from 0x1000, above the commands' own (which count from 256). */
+#define SESSION_OPT_NO_INHERIT	0x1001
+#define SESSION_OPT_CGROUP	0x1002
+#define SESSION_OPT_PHYS_ADDR	0x1003
 #define SESSION_LONGOPTS						\
 	{ "pid",	required_argument, NULL, 'p' },			\
 	{ "inherit",	no_argument,	   NULL, 'i' },			\

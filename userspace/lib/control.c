@@ -157,3 +157,10 @@ int daptrace_get_counters(struct daptrace *d, struct daptrace_counters *c)
 	}
 	return 0;
 }
+
+int daptrace_read_counter(struct daptrace *d, const char *name, uint64_t *v)
+{
+	if (!name || !*name || strchr(name, '/') || name[0] == '.')
+		return dt_fail(EINVAL, "counter name '%s'", name ? name : "(null)");
+	return dt_read_u64(d, name, v);
+}

@@ -305,6 +305,12 @@ int daptrace_stop(struct daptrace *d);
 /* Returns 1 if on, 0 if off. */
 int daptrace_is_on(struct daptrace *d);
 int daptrace_get_counters(struct daptrace *d, struct daptrace_counters *c);
+/*
+ * One counter file by name (e.g. "nr_samples_late", "nr_samples_busy"): a
+ * counter that struct daptrace_counters does not carry, or one added by a
+ * later module, without changing the struct.  -EINVAL for a name with '/'.
+ */
+int daptrace_read_counter(struct daptrace *d, const char *name, uint64_t *v);
 
 /*
  * Snapshot reader.  daptrace_reader_init() positions the reader after the
@@ -321,6 +327,12 @@ int daptrace_wait(struct daptrace *d, int timeout_ms);
 int daptrace_read_next(struct daptrace *d, struct daptrace_snapshot *s);
 uint64_t daptrace_reader_missed(const struct daptrace *d);
 uint64_t daptrace_reader_next_seq(const struct daptrace *d);
+/*
+ * Snapshots the kernel's ring holds, once the reader has read one (0
+ * before): a reader that drains at least every slots / 2 windows misses
+ * none, without waking for each one.
+ */
+uint32_t daptrace_reader_slots(const struct daptrace *d);
 void daptrace_snapshot_free(struct daptrace_snapshot *s);
 
 /*

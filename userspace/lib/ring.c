@@ -97,6 +97,11 @@ uint64_t daptrace_reader_missed(const struct daptrace *d)
 	return d->missed;
 }
 
+uint32_t daptrace_reader_slots(const struct daptrace *d)
+{
+	return d->have_geometry ? d->nr_slots : 0;
+}
+
 uint64_t daptrace_reader_next_seq(const struct daptrace *d)
 {
 	return d->next_seq;

@@ -362,4 +362,25 @@ TEST_F(tree, targets_state_counters)
 	EXPECT_EQ(3, c.nr_snapshots_missed);
 }
 
+TEST(library_reads_a_counter_by_name)
+{
+	char dir[256];
+	struct daptrace *d;
+	uint64_t v = 0;
+
+	ASSERT_EQ(0, fake_tree_create(dir, sizeof(dir)));
+	ASSERT_EQ(0, fake_write(dir, "nr_samples_late", "17\n"));
+	ASSERT_EQ(0, daptrace_open_root(&d, dir));
+	EXPECT_EQ(0, daptrace_read_counter(d, "nr_samples_late", &v));
+	EXPECT_EQ(17, v);
+	EXPECT_EQ(-ENOENT, daptrace_read_counter(d, "nr_samples_busy", &v));
+	EXPECT_EQ(-EINVAL, daptrace_read_counter(d, "../state", &v));
+	EXPECT_EQ(-EINVAL, daptrace_read_counter(d, "", &v));
+	ASSERT_EQ(0, fake_write(dir, "nr_samples_busy", "x\n"));
+	EXPECT_EQ(-EINVAL, daptrace_read_counter(d, "nr_samples_busy", &v));
+	EXPECT_NE(NULL, strstr(daptrace_last_error(), "nr_samples_busy"));
+	daptrace_close(d);
+	fake_tree_destroy(dir);
+}
+
 TEST_HARNESS_MAIN

@@ -93,6 +93,7 @@ TEST(every_flag_of_every_command_is_in_its_page)
 		{ "record", "daptrace-record.1" }, { "report", "daptrace-report.1" },
 		{ "policy", "daptrace-policy.1" }, { "top", "daptrace-top.1" },
 		{ "status", "daptrace-status.1" }, { "stat", "daptrace-stat.1" },
+		{ "exporter", "daptrace-exporter.1" },
 	};
 	char missing[1024];
 

@@ -42,6 +42,7 @@ TEST_F(ring, reads_in_order)
 {
 	for (uint64_t seq = 1; seq <= 3; seq++)
 		ASSERT_EQ(0, fake_publish(self->dir, &self->r, seq, 5, 42));
+	EXPECT_EQ(0, daptrace_reader_slots(self->d));	/* nothing read yet */
 	for (uint64_t seq = 1; seq <= 3; seq++) {
 		ASSERT_EQ(1, daptrace_read_next(self->d, &self->s)) TH_LOG("%s", daptrace_last_error());
 		EXPECT_EQ(seq, self->s.seq);
@@ -59,6 +60,7 @@ TEST_F(ring, reads_in_order)
 			EXPECT_EQ(20 - i, self->s.regions[i].node_samples[1]);
 			EXPECT_EQ(0x40000000ULL + i * 4096ULL, self->s.regions[i].phys_addr);
 		}
+		EXPECT_EQ(4, daptrace_reader_slots(self->d));
 		EXPECT_EQ(1, self->s.placement);
 		/* 4 KiB regions: i/20 of the pages on node 0 */
 		EXPECT_EQ(4096ULL * 3 / 20,

@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * daptrace exporter's pieces on their own: the model (top N + other, working set, idle buckets, DAMON_STAT percentiles worked
+ * out by hand), the metric catalogue built from them, and the policy stats
+ * file written by the policy's own writer.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "exporter.h"
+#include "metric_set.h"
+#include "policy.h"
+
+static char *render(const struct metric_set *m, int om)
+{
+	char *buf = NULL;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	mset_write(m, om, f);
+	fclose(f);
+	return buf;
+}
+
+/* A snapshot of regions given as {pid, size, nr_accesses, age}. */
+struct reg {
+	pid_t pid;
+	uint64_t size;
+	uint32_t nr_accesses, age;
+};
+
+static void make_snapshot(struct daptrace_snapshot *s, struct daptrace_region *r,
+			  const struct reg *in, unsigned int n)
+{
+	uint64_t addr = 0x100000;
+
+	memset(s, 0, sizeof(*s));
+	s->seq = 7;
+	s->aggr_us = 100000;
+	s->sample_us = 5000;
+	s->nr_samples = 20;
+	s->start_ns = 1000000000;
+	s->end_ns = 1100000000;
+	for (unsigned int i = 0; i < n; i++) {
+		r[i] = (struct daptrace_region){
+			.start = addr, .end = addr + in[i].size, .pid = in[i].pid,
+			.nr_accesses = in[i].nr_accesses, .age = in[i].age,
+		};
+		addr += in[i].size;
+	}
+	s->regions = r;
+	s->nr_regions = n;
+}
+
+static const char *names(void *ctx, pid_t pid)
+{
+	(void)ctx;
+	return pid == 10 ? "big" : pid == 20 ? "mid" : "small";
+}
+
+TEST(model_top_n_and_other)
+{
+	/* pid 10: 10 MiB, 20: 6 MiB, 30: 2 MiB, 40: 2 MiB (a tie: 30 first) */
+	static const struct reg in[] = {
+		{ 20, 4 << 20, 3, 0 }, { 20, 2 << 20, 0, 99 },		/* idle 10 s */
+		{ 10, 8 << 20, 0, 9 }, { 10, 2 << 20, 1, 5 },		/* idle 1 s */
+		{ 40, 1 << 20, 0, 0 }, { 30, 2 << 20, 0, 599 },		/* 0.1 s; 60 s */
+		{ 40, 1 << 20, 5, 2 },
+	};
+	struct exp_config c = { .top_n = 2, .idle_us = { 1000000, 10000000, 60000000 },
+				.nr_idle = 3 };
+	struct daptrace_region r[8];
+	struct daptrace_snapshot s;
+	struct exp_view v = { 0 };
+
+	make_snapshot(&s, r, in, sizeof(in) / sizeof(in[0]));
+	ASSERT_EQ(0, exp_view_update(&v, &c, &s, names, NULL));
+	ASSERT_EQ(3, v.nr_groups);
+	EXPECT_EQ(4, v.nr_targets);
+	EXPECT_EQ(7, v.seq);
+	EXPECT_EQ(10, v.g[0].pid);
+	EXPECT_STREQ("big", v.g[0].comm);
+	EXPECT_EQ(10 << 20, v.g[0].bytes);
+	EXPECT_EQ(2 << 20, v.g[0].wss_bytes);
+	EXPECT_EQ(8 << 20, v.g[0].idle_bytes[0]);	/* (9 + 1) x 100 ms = 1 s */
+	EXPECT_EQ(0, v.g[0].idle_bytes[1]);
+	EXPECT_EQ(2, v.g[0].nr_regions);
+	EXPECT_EQ(20, v.g[1].pid);
+	EXPECT_EQ(6 << 20, v.g[1].bytes);
+	EXPECT_EQ(4 << 20, v.g[1].wss_bytes);
+	EXPECT_EQ(2 << 20, v.g[1].idle_bytes[1]);
+	EXPECT_EQ(0, v.g[1].idle_bytes[2]);
+	/* other: 30 and 40 summed */
+	EXPECT_EQ(0, v.g[2].pid);
+	EXPECT_STREQ("", v.g[2].comm);
+	EXPECT_EQ(2, v.g[2].nr_targets);
+	EXPECT_EQ(4 << 20, v.g[2].bytes);
+	EXPECT_EQ(1 << 20, v.g[2].wss_bytes);
+	EXPECT_EQ(2 << 20, v.g[2].idle_bytes[0]);
+	EXPECT_EQ(2 << 20, v.g[2].idle_bytes[2]);
+	EXPECT_EQ(3, v.g[2].nr_regions);
+	for (int i = 0; i < 3; i++) {
+		EXPECT_EQ(0, v.g[i].unobservable_bytes);
+	}
+
+	/* fewer targets than N: each its own, and an empty other */
+	c.top_n = 10;
+	ASSERT_EQ(0, exp_view_update(&v, &c, &s, names, NULL));
+	ASSERT_EQ(5, v.nr_groups);
+	EXPECT_EQ(30, v.g[2].pid);	/* 2 MiB each: the lower pid first */
+	EXPECT_EQ(40, v.g[3].pid);
+	EXPECT_EQ(0, v.g[4].pid);
+	EXPECT_EQ(0, v.g[4].nr_targets);
+	EXPECT_EQ(0, v.g[4].bytes);
+
+	/* no regions at all: just other */
+	s.nr_regions = 0;
+	ASSERT_EQ(0, exp_view_update(&v, &c, &s, names, NULL));
+	EXPECT_EQ(1, v.nr_groups);
+	EXPECT_EQ(0, v.g[0].nr_regions);
+	exp_view_free(&v);
+}
+
+TEST(model_percentiles_as_damon_stat)
+{
+	/*
+	 * One target, 100 bytes: sorted by DAMON_STAT's idle time (windows of
+	 * 100 ms, accessed ones negative):
+	 *   30 B accessed, age 4: -0.5 s     cumulative 30 %
+	 *   20 B accessed, age 0: -0.1 s     50 %
+	 *   10 B idle, age 0:      0.1 s     60 %
+	 *   40 B idle, age 29:     3 s       100 %
+	 * P is the time of the first region where cumulative % >= P.
+	 */
+	static const struct reg in[] = {
+		{ 5, 10, 0, 0 }, { 5, 40, 0, 29 }, { 5, 30, 2, 4 }, { 5, 20, 1, 0 },
+	};
+	struct exp_config c = { .top_n = 1, .pct = { 0, 25, 30, 31, 50, 55, 60, 99, 100 },
+				.nr_pct = 9 };
+	static const int64_t want[] = { -500000, -500000, -500000, -100000, -100000,
+					100000, 100000, 3000000, 3000000 };
+	struct daptrace_region r[4];
+	struct daptrace_snapshot s;
+	struct exp_view v = { 0 };
+
+	make_snapshot(&s, r, in, 4);
+	ASSERT_EQ(0, exp_view_update(&v, &c, &s, NULL, NULL));
+	ASSERT_EQ(2, v.nr_groups);
+	for (int i = 0; i < c.nr_pct; i++) {
+		EXPECT_EQ(want[i], v.g[0].idle_pct_us[i]) TH_LOG("p%u", c.pct[i]);
+	}
+	EXPECT_EQ(50, v.g[0].wss_bytes);
+	exp_view_free(&v);
+}
+
+/* Value of the sample line that starts with @series ("name{labels}"). */
+static int sample(const char *text, const char *series, double *v)
+{
+	size_t n = strlen(series);
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (!strncmp(p, series, n) && p[n] == ' ')
+			return sscanf(p + n + 1, "%lf", v) == 1 ? 0 : -1;
+	return -1;
+}
+
+TEST(catalogue_from_a_view)
+{
+	static const struct reg in[] = { { 10, 8 << 20, 0, 9 }, { 10, 2 << 20, 1, 5 } };
+	struct exp_config c = { .top_n = 10, .idle_us = { 500000, 1000000 }, .nr_idle = 2,
+				.pct = { 50 }, .nr_pct = 1 };
+	struct exp_health h = { .module_loaded = 1, .on = 1, .have_counters = 1,
+				.c = { .nr_snapshots = 12, .worker_cpu_us = 2500000 },
+				.have_late = 1, .samples_late = 3 };
+	struct exp_counts n = { .snapshots_read = 11, .snapshots_missed = 1 };
+	struct daptrace_region r[2];
+	struct daptrace_snapshot s;
+	struct exp_view v = { 0 };
+	struct metric_set m;
+	double x;
+	char *text;
+
+	make_snapshot(&s, r, in, 2);
+	ASSERT_EQ(0, exp_view_update(&v, &c, &s, names, NULL));
+	mset_init(&m);
+	exp_metrics_build(&m, &c, &v, &h, &n, NULL);
+	EXPECT_EQ(0, m.dropped);
+	text = render(&m, 0);
+	ASSERT_NE(NULL, text);
+	EXPECT_EQ(0, sample(text, "daptrace_working_set_bytes{target=\"10\",comm=\"big\"}", &x));
+	EXPECT_EQ(2 << 20, x);
+	EXPECT_EQ(0, sample(text, "daptrace_target_bytes{target=\"other\",comm=\"\"}", &x));
+	EXPECT_EQ(0, x);
+	EXPECT_EQ(0, sample(text, "daptrace_idle_bytes{target=\"10\",comm=\"big\","
+			    "min_idle_seconds=\"0.5\"}", &x));
+	EXPECT_EQ(8 << 20, x);
+	EXPECT_EQ(0, sample(text, "daptrace_idle_bytes{target=\"10\",comm=\"big\","
+			    "min_idle_seconds=\"1\"}", &x));
+	EXPECT_EQ(8 << 20, x);
+	/* 2 MiB accessed (age 5: -0.6 s) of 10: the median is in the idle 8 */
+	EXPECT_EQ(0, sample(text, "daptrace_idle_time_seconds{target=\"10\",comm=\"big\","
+			    "percentile=\"50\"}", &x));
+	EXPECT_EQ(1, x);
+	/* other has no regions: no percentile */
+	EXPECT_EQ(-1, sample(text, "daptrace_idle_time_seconds{target=\"other\",comm=\"\","
+			     "percentile=\"50\"}", &x));
+	EXPECT_EQ(0, sample(text, "daptrace_not_observable_bytes{target=\"10\",comm=\"big\"}",
+			    &x));
+	EXPECT_EQ(0, x);
+	EXPECT_EQ(0, sample(text, "daptrace_last_snapshot_seq", &x));
+	EXPECT_EQ(7, x);
+	EXPECT_EQ(0, sample(text, "daptrace_worker_cpu_seconds_total", &x));
+	EXPECT_EQ(2.5, x);
+	EXPECT_EQ(0, sample(text, "daptrace_samples_late_total", &x));
+	EXPECT_EQ(3, x);
+	/* a counter the module did not have is left out, not made 0 */
+	EXPECT_EQ(-1, sample(text, "daptrace_samples_busy_total", &x));
+	EXPECT_EQ(0, sample(text, "daptrace_exporter_snapshots_missed_total", &x));
+	EXPECT_EQ(1, x);
+	EXPECT_EQ(0, sample(text, "daptrace_monitor_on", &x));
+	EXPECT_EQ(1, x);
+	free(text);
+	mset_free(&m);
+
+	/* monitoring off: no target series (they would repeat the last window) */
+	h.on = 0;
+	mset_init(&m);
+	exp_metrics_build(&m, &c, &v, &h, &n, NULL);
+	text = render(&m, 0);
+	EXPECT_EQ(NULL, strstr(text, "daptrace_working_set_bytes"));
+	EXPECT_EQ(0, sample(text, "daptrace_last_snapshot_seq", &x));
+	EXPECT_EQ(7, x);
+	free(text);
+	mset_free(&m);
+
+	/* the module gone: that, and the exporter's own, only */
+	h = (struct exp_health){ .on = -1 };
+	v.valid = 0;
+	mset_init(&m);
+	exp_metrics_build(&m, &c, &v, &h, &n, NULL);
+	text = render(&m, 0);
+	EXPECT_EQ(0, sample(text, "daptrace_module_loaded", &x));
+	EXPECT_EQ(0, x);
+	EXPECT_EQ(-1, sample(text, "daptrace_monitor_on", &x));
+	EXPECT_EQ(NULL, strstr(text, "daptrace_working_set_bytes"));
+	EXPECT_NE(NULL, strstr(text, "daptrace_exporter_snapshots_read_total 11\n"));
+	free(text);
+	mset_free(&m);
+	exp_view_free(&v);
+}
+
+TEST(policy_stats_known_and_generic_fields)
+{
+	char path[] = "/tmp/daptrace-exp-policy-XXXXXX";
+	struct pol_scheme sc[2];
+	struct pol_engine e = { .s = sc, .nr_schemes = 2, .nr_snapshots = 40, .nr_missed = 2 };
+	struct exp_policy p = { .path = path };
+	struct exp_counts n = { 0 };
+	struct metric_set m;
+	double x;
+	char *text;
+	FILE *f;
+	int fd;
+
+	memset(sc, 0, sizeof(sc));
+	pol_scheme_init(&sc[0], POL_PAGEOUT);
+	pol_scheme_init(&sc[1], POL_MIGRATE_HOT);
+	snprintf(sc[0].name, sizeof(sc[0].name), "pageout \"idle\"");
+	snprintf(sc[1].name, sizeof(sc[1].name), "migrate_hot 0");
+	sc[1].node = 0;
+	sc[0].st.sz_tried = 1 << 20;
+	sc[0].st.nr_applied = 3;
+	sc[0].st.errs[0] = 2;
+	fd = mkstemp(path);
+	ASSERT_LE(0, fd);
+	close(fd);
+	/* the policy's own writer, so the two cannot drift apart */
+	ASSERT_EQ(0, pol_stats_save(path, &e, 12.5, 1));
+	exp_policy_refresh(&p, &n, 1);
+	EXPECT_EQ(1, p.up);
+	EXPECT_EQ(0, n.policy_errors);
+	mset_init(&m);
+	exp_policy_metrics(&p, &m);
+	text = render(&m, 0);
+	EXPECT_EQ(0, m.dropped) TH_LOG("%s", text);
+	EXPECT_EQ(0, sample(text, "daptrace_policy_stats_up", &x));
+	EXPECT_EQ(1, x);
+	EXPECT_EQ(0, sample(text, "daptrace_policy_snapshots_total", &x));
+	EXPECT_EQ(40, x);
+	EXPECT_EQ(0, sample(text, "daptrace_policy_elapsed_seconds", &x));
+	EXPECT_EQ(12.5, x);
+	EXPECT_EQ(0, sample(text, "daptrace_policy_tried_bytes_total{scheme=\"0\","
+			    "action=\"pageout\",node=\"-1\"}", &x)) TH_LOG("%s", text);
+	EXPECT_EQ(1 << 20, x);
+	EXPECT_EQ(0, sample(text, "daptrace_policy_applied_regions_total{scheme=\"0\","
+			    "action=\"pageout\",node=\"-1\"}", &x));
+	EXPECT_EQ(3, x);
+	EXPECT_EQ(0, sample(text, "daptrace_policy_errors_total{scheme=\"0\","
+			    "action=\"pageout\",node=\"-1\",error=\"eperm\"}", &x)) TH_LOG("%s", text);
+	EXPECT_EQ(2, x);
+	EXPECT_EQ(0, sample(text, "daptrace_policy_scheme_info{scheme=\"1\","
+			    "action=\"migrate_hot\",node=\"0\",text=\"migrate_hot 0\"}", &x));
+	EXPECT_NE(NULL, strstr(text, "text=\"pageout \\\"idle\\\"\""));
+	free(text);
+	mset_free(&m);
+
+	/* fields this exporter has no table row for show up all the same */
+	f = fopen(path, "w");
+	ASSERT_NE(NULL, f);
+	fputs("{\"elapsed_s\": 3, \"quota_tuner\": \"temporal\", \"enabled\": true,"
+	      " \"schemes\": [{\"scheme\": \"s\", \"action\": \"pageout\", \"node\": -1,"
+	      "  \"sz_tried\": 5, \"effective_quota_bytes\": 1048576,"
+	      "  \"esz_total\": 9, \"tuning\": {\"score\": 0.25, \"bad\": [1]},"
+	      "  \"goals\": [{\"metric\": \"some_mem_psi_us\", \"target_value\": 1000,"
+	      "              \"current_value\": 250.5}, 7],"
+	      "  \"deep\": {\"a\": {\"b\": 1}}}]}\n", f);
+	fclose(f);
+	p.checked_ns = 0;
+	exp_policy_refresh(&p, &n, 2);
+	EXPECT_EQ(1, p.up);
+	mset_init(&m);
+	exp_policy_metrics(&p, &m);
+	text = render(&m, 0);
+	EXPECT_EQ(0, sample(text, "daptrace_policy_enabled", &x)) TH_LOG("%s", text);
+	EXPECT_EQ(1, x);
+	EXPECT_EQ(0, sample(text, "daptrace_policy_effective_quota_bytes{scheme=\"0\","
+			    "action=\"pageout\",node=\"-1\"}", &x)) TH_LOG("%s", text);
+	EXPECT_EQ(1048576, x);
+	/* a gauge may not end in _total */
+	EXPECT_EQ(0, sample(text, "daptrace_policy_esz{scheme=\"0\",action=\"pageout\","
+			    "node=\"-1\"}", &x));
+	EXPECT_EQ(9, x);
+	EXPECT_EQ(0, sample(text, "daptrace_policy_tuning{scheme=\"0\",action=\"pageout\","
+			    "node=\"-1\",key=\"score\"}", &x));
+	EXPECT_EQ(0.25, x);
+	EXPECT_EQ(0, sample(text, "daptrace_policy_goals_target_value{scheme=\"0\","
+			    "action=\"pageout\",node=\"-1\",index=\"0\","
+			    "metric=\"some_mem_psi_us\"}", &x)) TH_LOG("%s", text);
+	EXPECT_EQ(1000, x);
+	EXPECT_EQ(0, sample(text, "daptrace_policy_goals_current_value{scheme=\"0\","
+			    "action=\"pageout\",node=\"-1\",index=\"0\","
+			    "metric=\"some_mem_psi_us\"}", &x));
+	EXPECT_EQ(250.5, x);
+	/* tuning.bad (an array), goals[1] (no object), deep.a (an object): counted */
+	EXPECT_EQ(3, m.dropped) TH_LOG("%s", text);
+	free(text);
+	mset_free(&m);
+
+	/* broken, then gone: counted once each, and the series go */
+	f = fopen(path, "w");
+	ASSERT_NE(NULL, f);
+	fputs("{\"schemes\": [", f);
+	fclose(f);
+	p.checked_ns = 0;
+	exp_policy_refresh(&p, &n, 3);
+	EXPECT_EQ(0, p.up);
+	EXPECT_EQ(1, n.policy_errors);
+	unlink(path);
+	for (int i = 0; i < 3; i++) {
+		p.checked_ns = 0;
+		exp_policy_refresh(&p, &n, 4 + i);
+	}
+	EXPECT_EQ(2, n.policy_errors);
+	mset_init(&m);
+	exp_policy_metrics(&p, &m);
+	text = render(&m, 0);
+	EXPECT_STREQ("# HELP daptrace_policy_stats_up 1 if the policy stats file "
+		     "(--policy-stats) was read and parsed.\n"
+		     "# TYPE daptrace_policy_stats_up gauge\n"
+		     "daptrace_policy_stats_up 0\n", text);
+	free(text);
+	mset_free(&m);
+	exp_policy_free(&p);
+}
+
+TEST_HARNESS_MAIN
