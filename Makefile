@@ -5,6 +5,8 @@
 #
 #   make check        everything: setup, build, style, sparse, host + VM tests,
 #                     the VM tests on the debug kernel too (CHECK_DEBUG=0: not)
+#   make check-full   make check with every test on the 5-level-paging boot
+#                     and on the debug kernel too (longer: README, "Tests")
 #   make check-debug  only the VM tests on a debug kernel (KASAN, lockdep, kmemleak)
 #   make check-exporter  the exporter in the VM scraped by a real Prometheus
 #   make demo         the main job: record workloads in the VM, write heatmaps
@@ -52,7 +54,7 @@ KSFT_INC := $(BUILD)/kselftest
 CHECKPATCH := $(LINUX_SRC)/scripts/checkpatch.pl
 
 .PHONY: all help deps module modules-all userspace unit unit-run userspace-check \
-	style shellcheck sparse check check-vm check-debug check-exporter demo bench install \
+	style shellcheck sparse check check-full check-vm check-debug check-exporter demo bench install \
 	install-module install-tools uninstall uninstall-module uninstall-tools dkms-source dkms-install \
 	dkms-uninstall dkms-test deb deb-test clean
 
@@ -136,6 +138,10 @@ sparse:
 
 check:
 	@scripts/check.sh
+
+# make check, with every test on the 5-level-paging boot and the debug kernel.
+check-full:
+	@CHECK_FULL=1 scripts/check.sh
 
 check-vm: modules-all
 	selftests/vm/run.sh $(VMFLAGS)

@@ -9,6 +9,10 @@
 #                      from `make module KVER=KVER`)
 #   --test SUITE/NAME  include only this test (repeatable; only the selected
 #                      tests are compiled; --extra-test ones always run)
+#   --skip SUITE/NAME  leave this test out (repeatable)
+#   --unselected FILE  write to FILE the suites' tests left out by --test or
+#                      --skip, one SUITE/NAME a line (for the caller to
+#                      count as skipped)
 #   --extra-test FILE  add FILE (.sh, .c or a static binary) as test
 #                      extra/NAME (repeatable)
 #   --file SRC:DEST    copy SRC to DEST in the image, and the libraries a
@@ -47,6 +51,9 @@ usage() {
 
 MODULE=
 FILTER=()
+SKIP=()
+UNSELECTED_FILE=
+UNSELECTED=()
 EXTRA=()
 FILES=()
 KMODS=()
@@ -54,6 +61,8 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--module) MODULE=$2; shift 2 ;;
 	--test) FILTER+=("$2"); shift 2 ;;
+	--skip) SKIP+=("$2"); shift 2 ;;
+	--unselected) UNSELECTED_FILE=$2; shift 2 ;;
 	--extra-test) EXTRA+=("$2"); shift 2 ;;
 	--file) FILES+=("$2"); shift 2 ;;
 	--kmod) KMODS+=("$2"); shift 2 ;;
@@ -95,9 +104,13 @@ compile() {
 
 TESTS=()	# "suite/name path-in-image", in run order
 
-# selected SUITE/NAME: is this test wanted?  (With no --test, all are.)
+# selected SUITE/NAME: is this test wanted?  (With no --test, all but the
+# --skip ones are.)
 selected() {
 	local want
+	for want in ${SKIP[@]+"${SKIP[@]}"}; do
+		[ "$1" != "$want" ] || return 1
+	done
 	[ ${#FILTER[@]} -gt 0 ] || return 0
 	for want in "${FILTER[@]}"; do
 		[ "$1" != "$want" ] || return 0
@@ -115,18 +128,35 @@ suite_selected() {
 	return 1
 }
 
+# unselected SUITE/NAME: note a test left out, for --unselected.
+unselected() {
+	UNSELECTED+=("$1")
+	return 1
+}
+
 # add_suite DIR SUITE: copy the suite, compile its C files (only the tests
 # selected), list its selected tests.
 add_suite() {
 	local dir=$1 suite=$2 f rel name img
 	local -A seen=()
-	suite_selected "$suite" || return 0
+	if ! suite_selected "$suite"; then
+		while IFS= read -r -d '' f; do
+			rel=${f#"$dir"/}
+			case $rel in
+			*/*) ;;
+			*.c) unselected "$suite/${rel%.c}" || true ;;
+			*.sh) [ ! -x "$f" ] || unselected "$suite/${rel%.sh}" || true ;;
+			esac
+		done < <(find "$dir" -type f ! -name '*~' ! -name '.*' -print0 | sort -z)
+		return 0
+	fi
 	while IFS= read -r -d '' f; do
 		rel=${f#"$dir"/}
 		case $rel in
 		*.c)
 			name=${rel%.c}
-			[[ $rel == */* ]] || selected "$suite/$name" || continue
+			[[ $rel == */* ]] || selected "$suite/$name" || unselected "$suite/$name" ||
+				continue
 			compile "$f" "$BUILD/selftests/$suite/$name"
 			mkdir -p "$(dirname "$ROOT/selftests/$suite/$name")"
 			cp "$BUILD/selftests/$suite/$name" "$ROOT/selftests/$suite/$name"
@@ -138,7 +168,7 @@ add_suite() {
 			cp -p "$f" "$ROOT/selftests/$suite/$rel"
 			[[ $rel != */* && $rel == *.sh && -x $f ]] || continue
 			name=${rel%.sh}
-			selected "$suite/$name" || continue
+			selected "$suite/$name" || unselected "$suite/$name" || continue
 			img=/selftests/$suite/$rel
 			;;
 		esac
@@ -184,6 +214,12 @@ printf '%s\n' ${TESTS[@]+"${TESTS[@]}"} > "$ROOT/selftests/TESTS"
 for want in ${FILTER[@]+"${FILTER[@]}"}; do
 	grep -q "^$want " "$ROOT/selftests/TESTS" || die "no test named $want"
 done
+for want in ${SKIP[@]+"${SKIP[@]}"}; do
+	printf '%s\n' ${UNSELECTED[@]+"${UNSELECTED[@]}"} | grep -qx "$want" ||
+		die "--skip $want: no test of that name"
+done
+[ -z "$UNSELECTED_FILE" ] ||
+	printf '%s\n' ${UNSELECTED[@]+"${UNSELECTED[@]}"} > "$UNSELECTED_FILE"
 
 # busybox and its applets; /init and its pattern files; the module.
 cp "$BUSYBOX" "$ROOT/bin/busybox"

@@ -15,6 +15,11 @@
 #   --la57-cpu MODEL    its QEMU CPU model (default max; +la57 is added),
 #                       booted with pti=on
 #   --test SUITE/NAME   run only this test (repeatable)
+#   --skip SUITE/NAME   leave this test out of every boot, counted as a skip
+#                       (repeatable)
+#   --la57-test SUITE/NAME  the 5-level-paging boot runs only these tests
+#                       (repeatable; the others count as skips); without it,
+#                       all
 #   --extra-test FILE   also run FILE (.sh, .c or static binary) as extra/NAME
 #   --module KO         load KO instead of build/kmod/<kernel>/daptrace.ko;
 #                       "%k" in KO is replaced by the kernel release
@@ -71,6 +76,8 @@ LA57=1
 LA57_KERNEL=
 LA57_CPU=max
 TESTS=()
+SKIP_TESTS=()
+LA57_TESTS=()
 EXTRA=()
 MODULE=
 VMLINUZ=
@@ -94,6 +101,8 @@ while [ $# -gt 0 ]; do
 	--la57-kernel) LA57_KERNEL=$2; shift ;;
 	--la57-cpu) LA57_CPU=$2; shift ;;
 	--test) TESTS+=("$2"); shift ;;
+	--skip) SKIP_TESTS+=("$2"); shift ;;
+	--la57-test) LA57_TESTS+=("$2"); shift ;;
 	--extra-test) EXTRA+=("$(realpath "$2")"); shift ;;
 	--module) MODULE=$2; shift ;;
 	--vmlinuz) VMLINUZ=$2; shift ;;
@@ -443,8 +452,16 @@ run_boot() {
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	t0=$(date +%s.%N)
-	local mk=(--module "$ko")
+	local mk=(--module "$ko") subset=0
 	for t in ${TESTS[@]+"${TESTS[@]}"}; do mk+=(--test "$t"); done
+	# A subset of the suite: what it leaves out is counted as skipped.
+	if [ ${#TESTS[@]} = 0 ]; then
+		for t in ${SKIP_TESTS[@]+"${SKIP_TESTS[@]}"}; do mk+=(--skip "$t") subset=1; done
+		if [[ $label == *-la57 ]]; then
+			for t in ${LA57_TESTS[@]+"${LA57_TESTS[@]}"}; do mk+=(--test "$t") subset=1; done
+		fi
+		[ "$subset" = 0 ] || mk+=(--unselected "$dir/unselected")
+	fi
 	for t in ${EXTRA[@]+"${EXTRA[@]}"}; do mk+=(--extra-test "$t"); done
 	for t in ${GUEST_FILES[@]+"${GUEST_FILES[@]}"}; do mk+=(--file "$t"); done
 	for t in ${GUEST_KMODS[@]+"${GUEST_KMODS[@]}"}; do mk+=(--kmod "$t"); done
@@ -472,6 +489,11 @@ run_boot() {
 		boot "$dir" "$k" "$cpu" "$extra"
 	fi
 	parse "$label" "$dir"
+	if [ "$subset" = 1 ]; then
+		while read -r t; do
+			[ -z "$t" ] || skip "$label: $t" "not in this boot's subset (make check-full runs it)"
+		done < "$dir/unselected"
+	fi
 	if [ "$BOOT_RC" = 124 ]; then
 		diag "guest killed after $TIMEOUT s; console tail:"
 		diag_file "$dir/console.log" 15
