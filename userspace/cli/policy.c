@@ -87,6 +87,9 @@ static void usage(FILE *f)
 "  type=anon|file   label=TEXT (a mapping label contains TEXT)   addr=START-END\n"
 "  reapply=DUR      act on an acted-on, still idle range again after DUR\n"
 "                   (default 2s for hot actions, 10s for cold ones; 0s: never)\n"
+"  unobserved=skip|act  a region the module could not observe (a secondary\n"
+"                   MMU's, a PFN mapping's) has no known access level: no\n"
+"                   action by default (skip)\n"
 "  goal=METRIC[@SOURCE]:TARGET  tune the quota (needs quota=MAX/DUR, tuned\n"
 "                   every DUR) so that METRIC reaches TARGET; repeatable:\n"
 "                   psi[@targets|@CGROUP]:DUR|P%  memory stall per window\n"
@@ -369,16 +372,17 @@ static void print_stats(struct policy_run *r)
 	       r->reason ? r->reason : "error");
 	if (session_follow_summary(&r->s, b[0], sizeof(b)))
 		printf("targets: %" PRIu64 "%s\n", r->s.f.st.targets, b[0]);
-	printf("%-20s %10s %10s %10s %10s %9s %9s %7s\n", "scheme", "tried", "applied",
-	       "quota-skip", "ident-skip", "qt-exceed", "wmark-off", "errors");
+	printf("%-20s %10s %10s %10s %10s %10s %9s %9s %7s\n", "scheme", "tried", "applied",
+	       "quota-skip", "ident-skip", "unobs-skip", "qt-exceed", "wmark-off", "errors");
 	for (int i = 0; i < r->e.nr_schemes; i++) {
 		const struct pol_scheme *s = &r->e.s[i];
 
-		printf("%-20s %10s %10s %10s %10s %9" PRIu64 " %9" PRIu64 " %7" PRIu64 "\n",
+		printf("%-20s %10s %10s %10s %10s %10s %9" PRIu64 " %9" PRIu64 " %7" PRIu64 "\n",
 		       s->name, fmt_bytes(s->st.sz_tried, b[0], 32),
 		       fmt_bytes(s->st.sz_applied, b[1], 32),
 		       fmt_bytes(s->st.sz_quota_skip, b[2], 32),
 		       fmt_bytes(s->st.sz_identity_skip, b[3], 32),
+		       fmt_bytes(s->st.sz_unobserved_skip, b[4], 32),
 		       s->st.qt_exceeds, s->st.wmark_inactive, errs_of(s));
 		if (errs_of(s)) {
 			printf("%-20s errors:", "");

@@ -262,6 +262,16 @@ static void collect(struct pol_engine *e, struct pol_scheme *s,
 		b = m->e[i].end < re ? m->e[i].end : re;
 		s->st.nr_tried++;
 		s->st.sz_tried += b - a;
+		/*
+		 * Accesses the module could not see (a secondary MMU, a PFN
+		 * mapping) read as none: the region is not known to be cold,
+		 * its access level is not known at all.
+		 */
+		if (r->nr_unobserved && !s->act_unobserved) {
+			s->st.nr_unobserved_skip++;
+			s->st.sz_unobserved_skip += b - a;
+			continue;
+		}
 		if (s->action == POL_STAT) {
 			add_cand(e, a, b, ti, pol_score(s, r->nr_accesses, nr_samples, age_us));
 			continue;

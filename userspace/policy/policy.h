@@ -54,6 +54,9 @@ enum pol_err {
  * @nr_quota_skip/@sz_quota_skip: matched but left out by the quota
  * @nr_identity_skip/@sz_identity_skip: matched but already acted on and not
  *			accessed since (region identity)
+ * @nr_unobserved_skip/@sz_unobserved_skip: matched, but some of the
+ *			window's checks could not observe the region: its
+ *			access level is not known (without unobserved=act)
  * @qt_exceeds:		windows in which the quota ran out
  * @wmark_inactive:	snapshots skipped because of the watermarks
  * @errs:		failed syscalls by errno class (enum pol_err)
@@ -64,6 +67,7 @@ struct pol_stats {
 	uint64_t nr_applied, sz_applied;
 	uint64_t nr_quota_skip, sz_quota_skip;
 	uint64_t nr_identity_skip, sz_identity_skip;
+	uint64_t nr_unobserved_skip, sz_unobserved_skip;
 	uint64_t qt_exceeds;
 	uint64_t wmark_inactive;
 	uint64_t errs[POL_NR_ERRS];
@@ -219,6 +223,7 @@ struct pol_scheme {
 	char *flabel;
 	uint64_t faddr_start, faddr_end;
 	uint64_t reapply_us;
+	int act_unobserved;		/* unobserved=act */
 	uint64_t idle_us;
 	char origin[128];
 	struct pol_goal goals[POL_MAX_GOALS];

@@ -13,6 +13,7 @@
  *   wmarks=METRIC,HIGH,MID,LOW  METRIC free or nodeN; percent of free memory
  *   idle=DUR         not seen accessed for DUR (by address, across windows)
  *   type=anon|file   label=TEXT   addr=START-END   reapply=DUR
+ *   unobserved=skip|act  regions the module could not fully observe
  *   goal=METRIC[@SOURCE]:TARGET  quota tuned to reach TARGET (goal.c);
  *                    repeatable, needs quota= (the largest quota)
  */
@@ -297,9 +298,13 @@ static int parse_kv(char *kv, struct pol_scheme *s, char *err, size_t errlen)
 			return fmt_err(err, errlen, "reapply=%s: expected a duration up to "
 				       DURATION_MAX_STR, val);
 		s->reapply_us = x;
+	} else if (!strcmp(kv, "unobserved")) {
+		if (strcmp(val, "skip") && strcmp(val, "act"))
+			return fmt_err(err, errlen, "unobserved=%s: expected skip or act", val);
+		s->act_unobserved = !strcmp(val, "act");
 	} else {
 		return fmt_err(err, errlen, "unknown key '%s' (size, freq, age, idle, quota, "
-			       "prio, wmarks, type, label, addr, reapply, goal)", kv);
+			       "prio, wmarks, type, label, addr, reapply, unobserved, goal)", kv);
 	}
 	return 0;
 }

@@ -15,6 +15,7 @@
 	X(nr_tried) X(sz_tried) X(nr_applied) X(sz_applied)	\
 	X(nr_quota_skip) X(sz_quota_skip)			\
 	X(nr_identity_skip) X(sz_identity_skip)			\
+	X(nr_unobserved_skip) X(sz_unobserved_skip)		\
 	X(qt_exceeds) X(wmark_inactive)
 
 /*

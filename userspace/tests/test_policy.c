@@ -30,6 +30,8 @@ static const struct {
 	{ "pageout type=anon label=[heap] addr=0x1000-0x2000 reapply=10s", NULL },
 	{ "  pageout\tfreq=0-10  ", NULL },
 	{ "pageout idle=5s", NULL },
+	{ "pageout unobserved=act", NULL },
+	{ "pageout unobserved=yes", "unobserved=yes: expected skip or act" },
 	{ "pageout idle=0", "idle=0: expected a duration > 0" },
 	/* in ns these wrapped: an idle time of -1 ns made everything idle */
 	{ "pageout idle=18446744073709551615us", "<= 1000000000s" },
@@ -475,6 +477,36 @@ TEST(engine_clips_to_mappings_and_filters)
 	EXPECT_EQ(64 * MiB, calls[3].len);
 	EXPECT_EQ(128 * MiB, s[0].st.sz_applied);
 	EXPECT_EQ(64 * MiB, s[1].st.sz_applied);
+	pol_engine_free(&e);
+	pol_scheme_free(&s[0]);
+	pol_scheme_free(&s[1]);
+}
+
+/* What the module could not observe is not cold: no action unless asked. */
+TEST(engine_leaves_unobserved_regions_alone)
+{
+	struct pol_scheme s[2] = { parsed("pageout freq=0-0"),
+				   parsed("cold freq=0-0 unobserved=act") };
+	struct daptrace_snapshot snap;
+	struct pol_engine e;
+
+	/* the heap: every check unobserved; the anon map: observed, idle */
+	regs[0] = REGION(32 * MiB, 64 * MiB, 0, 5);
+	regs[0].nr_unobserved = 20;
+	regs[1] = REGION(192 * MiB, 224 * MiB, 0, 5);
+	snap_of(&snap, 2);
+	engine_of(&e, s, 2);
+	pol_engine_apply(&e, &snap, 1000);
+	EXPECT_EQ(32 * MiB, s[0].st.sz_applied);
+	EXPECT_EQ(1, s[0].st.nr_unobserved_skip);
+	EXPECT_EQ(32 * MiB, s[0].st.sz_unobserved_skip);
+	EXPECT_EQ(64 * MiB, s[1].st.sz_applied);
+	EXPECT_EQ(0, s[1].st.nr_unobserved_skip);
+	/* the schemes in order: pageout the anon map; cold both */
+	ASSERT_EQ(3, nr_calls);
+	EXPECT_EQ(192 * MiB, calls[0].start);
+	EXPECT_EQ(32 * MiB, calls[1].start);
+	EXPECT_EQ(192 * MiB, calls[2].start);
 	pol_engine_free(&e);
 	pol_scheme_free(&s[0]);
 	pol_scheme_free(&s[1]);
