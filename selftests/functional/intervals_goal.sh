@@ -20,7 +20,7 @@ D=/sys/kernel/daptrace
 TMP=${TMPDIR:-/tmp}/intervals_goal.$$
 
 ktap_print_header
-ktap_set_plan 3
+ktap_set_plan 4
 mkdir -p "$TMP"
 
 reset() {
@@ -101,6 +101,27 @@ if grep -qx 'sample_us 40000' "$TMP/snapshot" && grep -qx 'aggr_us 800000' "$TMP
 else
 	ktap_test_fail "snapshots carry their intervals" \
 		"$(grep -E '^(seq|sample_us|aggr_us|nr_samples) ' "$TMP/snapshot" | tr '\n' ' ')"
+fi
+
+# The CLI: record --auto-intervals on the stopped process, then record
+# without it, which must leave the module's goal off.
+if daptrace record -q --auto-intervals=4%,2,5ms-40ms -s 5ms -a 100ms -p "$IDLE" -d 8s \
+	-o "$TMP/auto.csv" > "$TMP/auto.log" 2>&1 &&
+   daptrace record -q -s 5ms -a 100ms -p "$IDLE" -d 1s -o "$TMP/fixed.csv" >> "$TMP/auto.log" 2>&1; then
+	# a #snap row ends with the window's sample_us and aggr_us
+	last=$(grep '^#snap,' "$TMP/auto.csv" | tail -n 1 | awk -F, '{ print $(NF - 1) "/" $NF }')
+	first=$(grep '^#snap,' "$TMP/fixed.csv" | head -n 1 | awk -F, '{ print $(NF - 1) "/" $NF }')
+	ktap_print_msg "record --auto-intervals: last window $last; then without: $first," \
+		"goal windows $(cat $D/intervals_goal_aggrs)"
+	if [ "$last" = 40000/800000 ] && [ "$first" = 5000/100000 ] &&
+	   [ "$(cat $D/intervals_goal_aggrs)" = 0 ]; then
+		ktap_test_pass "record --auto-intervals tunes, and a run without it does not"
+	else
+		ktap_test_fail "record --auto-intervals tunes, and a run without it does not"
+	fi
+else
+	ktap_test_fail "record --auto-intervals tunes, and a run without it does not" \
+		"$(tail -n 5 "$TMP/auto.log")"
 fi
 kill "$IDLE" 2>/dev/null
 wait "$IDLE" 2>/dev/null

@@ -148,7 +148,8 @@ static int apply_opt(struct exp_opts *o, int c, const char *arg)
 
 	ret = session_opt(CMD, c, arg, &o->so);
 	if (ret >= 0) {
-		if (strchr("saurt", c))
+		if ((c < 256 && strchr("saurt", c)) || c == SESSION_OPT_AUTO ||
+		    c == SESSION_OPT_NO_AUTO)
 			o->attrs_given = 1;
 		return ret;
 	}
@@ -325,7 +326,8 @@ int exp_parse_opts(int argc, char **argv, struct exp_opts *o)
 					   "--pid, no --cgroup and no command");
 		if (o->attrs_given)
 			return usage_error(CMD, "--attach never changes the monitor: the "
-					   "attributes are its owner's (no -s, -a, -u, -r, -t)");
+					   "attributes are its owner's (no -s, -a, -u, -r, -t, "
+					   "--auto-intervals)");
 		return 0;
 	}
 	return session_opts_finish(CMD, &o->so, argc, argv, "monitor (or --attach)");

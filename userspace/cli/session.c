@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -72,10 +73,65 @@ static int pid_opt(const char *cmd, const char *arg, struct session_opts *so)
 	return 0;
 }
 
+/*
+ * --auto-intervals[=SHARE[,WINDOWS[,MIN-MAX]]]: SHARE in percent ("4%",
+ * "0.5%") or basis points ("400"), then what the library's default leaves.
+ */
+static int auto_opt(const char *cmd, const char *arg, struct daptrace_intervals_goal *g)
+{
+	char buf[128], *share, *aggrs, *range, *dash, *end;
+	const char *why;
+	double pct;
+
+	daptrace_intervals_goal_default(g);
+	if (!arg)
+		return 0;
+	if (snprintf(buf, sizeof(buf), "%s", arg) >= (int)sizeof(buf))
+		goto bad;
+	share = buf;
+	aggrs = strchr(share, ',');
+	if (aggrs)
+		*aggrs++ = '\0';
+	range = aggrs ? strchr(aggrs, ',') : NULL;
+	if (range)
+		*range++ = '\0';
+	if (share[0] && share[strlen(share) - 1] == '%') {
+		share[strlen(share) - 1] = '\0';
+		errno = 0;
+		pct = strtod(share, &end);
+		if (!share[0] || *end || errno || !(pct > 0 && pct <= 100))
+			goto bad;
+		g->access_bp = (uint64_t)(pct * 100 + 0.5);
+	} else if (parse_u64_dec(share, &g->access_bp)) {
+		goto bad;
+	}
+	if (aggrs && parse_u64_dec(aggrs, &g->aggrs))
+		goto bad;
+	if (range) {
+		dash = strchr(range, '-');
+		if (!dash)
+			goto bad;
+		*dash = '\0';
+		if (parse_duration_us(range, &g->min_sample_us) ||
+		    parse_duration_us(dash + 1, &g->max_sample_us))
+			goto bad;
+	}
+	if (!g->aggrs)
+		goto bad;
+	if (daptrace_intervals_goal_validate(g, &why))
+		return bad_value(cmd, "--auto-intervals", arg, why);
+	return 0;
+bad:
+	return bad_value(cmd, "--auto-intervals", arg,
+			 "expected SHARE[,WINDOWS[,MIN-MAX]], e.g. 4%,3,5ms-10s");
+}
+
 void session_opts_default(struct session_opts *so)
 {
 	memset(so, 0, sizeof(*so));
 	daptrace_attrs_default(&so->attrs);
+	daptrace_intervals_goal_default(&so->goal);
+	so->goal.aggrs = 0;		/* off unless asked (daptrace stat: on) */
 }
 
 int session_opt(const char *cmd, int c, const char *arg, struct session_opts *so)
@@ -123,6 +179,11 @@ int session_opt(const char *cmd, int c, const char *arg, struct session_opts *so
 	case SESSION_OPT_PHYS_ADDR:
 		so->phys_addr = 1;
 		return 0;
+	case SESSION_OPT_AUTO:
+		return auto_opt(cmd, arg, &so->goal);
+	case SESSION_OPT_NO_AUTO:
+		so->goal.aggrs = 0;
+		return 0;
 	}
 	return -1;
 }
@@ -151,7 +212,13 @@ void session_attr_help(FILE *f, const char *aggr)
 "  -a, --aggr DUR          %s (default %s)\n"
 "  -u, --update DUR        memory map update interval (default %s)\n"
 "  -r, --regions MIN-MAX   region count bounds (default %" PRIu64 "-%" PRIu64 ")\n"
-"  -t, --tlb-flush POLICY  none, round or mm (default %s)\n",
+"  -t, --tlb-flush POLICY  none, round or mm (default %s)\n"
+"      --auto-intervals[=SHARE[,WINDOWS[,MIN-MAX]]]  tune the sampling\n"
+"                          interval so that the checks see SHARE of the\n"
+"                          accesses over WINDOWS windows, within MIN-MAX (the\n"
+"                          aggregation interval keeps its ratio; default\n"
+"                          4%%,3,5ms-10s, DAMON's)\n"
+"      --no-auto-intervals keep -s and -a as given\n",
 		dur(a.sample_us, s, sizeof(s)), aggr, dur(a.aggr_us, g, sizeof(g)),
 		dur(a.update_us, u, sizeof(u)), a.min_nr_regions, a.max_nr_regions,
 		daptrace_tlb_flush_name(a.tlb_flush));
@@ -194,6 +261,12 @@ int session_opts_finish(const char *cmd, struct session_opts *so, int argc, char
 				   "are followed unless --no-inherit)");
 	if (so->no_inherit && !so->cmd)
 		return usage_error(cmd, "--no-inherit goes with a command");
+	if (so->goal.aggrs && (a->sample_us < so->goal.min_sample_us ||
+			       a->sample_us > so->goal.max_sample_us))
+		return usage_error(cmd, "--sample %s lies outside --auto-intervals' %s-%s",
+				   fmt_us(a->sample_us, s, sizeof(s)),
+				   fmt_us(so->goal.min_sample_us, g, sizeof(g)),
+				   fmt_us(so->goal.max_sample_us, u, sizeof(u)));
 	if (!daptrace_attrs_validate(a, &why))
 		return 0;
 	return usage_error(cmd, "invalid attributes: %s (--sample %s, --aggr %s, "
@@ -273,7 +346,9 @@ int session_open(struct session *s, const struct session_opts *so, const char *b
 	err = clear_stale_targets(s);
 	if (err)
 		return err;
+	/* the goal too when off: a goal an earlier run left would tune this one */
 	if (daptrace_set_attrs(s->d, &so->attrs) < 0 ||
+	    daptrace_set_intervals_goal(s->d, &so->goal) < 0 ||
 	    daptrace_set_phys_addr(s->d, so->phys_addr) < 0)
 		return fail(s->cmd, "setting attributes: %s", daptrace_last_error());
 	return 0;

@@ -42,17 +42,22 @@ struct session_opts {
 	const char *cgroup;		/* --cgroup */
 	int machine;			/* every user process (daptrace stat) */
 	int phys_addr;			/* --phys-addr */
+	/* --auto-intervals (goal.aggrs 0: off, written so to the module) */
+	struct daptrace_intervals_goal goal;
 };
 
 /*
  * The session flags: -p, -i, --no-inherit, --cgroup, -s, -a, -u, -r, -t,
- * -d and --phys-addr, for getopt_long().
+ * -d, --phys-addr, --auto-intervals and --no-auto-intervals, for
+ * getopt_long().
  */
 #define SESSION_SHORTOPTS "p:is:a:u:r:t:d:"
 /* Long-only: from 0x1000, above the commands' own (which count from 256). */
 #define SESSION_OPT_NO_INHERIT	0x1001
 #define SESSION_OPT_CGROUP	0x1002
 #define SESSION_OPT_PHYS_ADDR	0x1003
+#define SESSION_OPT_AUTO	0x1004
+#define SESSION_OPT_NO_AUTO	0x1005
 #define SESSION_LONGOPTS						\
 	{ "pid",	required_argument, NULL, 'p' },			\
 	{ "inherit",	no_argument,	   NULL, 'i' },			\
@@ -64,7 +69,9 @@ struct session_opts {
 	{ "regions",	required_argument, NULL, 'r' },			\
 	{ "tlb-flush",	required_argument, NULL, 't' },			\
 	{ "duration",	required_argument, NULL, 'd' },			\
-	{ "phys-addr",	no_argument,	   NULL, SESSION_OPT_PHYS_ADDR }
+	{ "phys-addr",	no_argument,	   NULL, SESSION_OPT_PHYS_ADDR },	\
+	{ "auto-intervals", optional_argument, NULL, SESSION_OPT_AUTO },	\
+	{ "no-auto-intervals", no_argument, NULL, SESSION_OPT_NO_AUTO }
 
 void session_opts_default(struct session_opts *so);
 /*

@@ -137,6 +137,8 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 	a->sample_us = STAT_SAMPLE_US;
 	a->aggr_us = STAT_AGGR_US;
 	a->update_us = STAT_UPDATE_US;
+	/* the machine's intervals tune themselves, as DAMON_STAT's do */
+	daptrace_intervals_goal_default(&o->so.goal);
 	o->interval_us = 10000000;
 	o->top = 20;
 	o->nr_pct = 5;
