@@ -111,16 +111,26 @@ static ssize_t state_store(struct kobject *kobj, struct kobj_attribute *attr,
  * and the flags is under @mon->targets_lock.
  */
 
-/* By the number listed in target; with @gone, only a target that exited. */
+/*
+ * By the number listed in target; with @gone, only a target that exited.
+ * Pending ones too (@pending says which): a process may join and exit
+ * before the worker's next aggregation.
+ */
 static struct daptrace_target *__find_target(struct daptrace_mon *mon,
-					     int pid_nr, bool gone)
+					     int pid_nr, bool gone, bool *pending)
 {
 	struct daptrace_target *t;
 
+	*pending = false;
 	daptrace_for_each_target(t, &mon->ctx)
 		if (t->pid_nr == pid_nr && !t->remove &&
 		    (!gone || READ_ONCE(t->exited) || !mon->ops->target_valid(t)))
 			return t;
+	list_for_each_entry(t, &mon->pending, list)
+		if (t->pid_nr == pid_nr && (!gone || !mon->ops->target_valid(t))) {
+			*pending = true;
+			return t;
+		}
 	return NULL;
 }
 
@@ -363,11 +373,11 @@ static ssize_t target_remove_store(struct kobject *kobj,
 	 */
 	mutex_lock(&mon->lock);
 	mutex_lock(&mon->targets_lock);
-	t = __find_target(mon, pid_nr, true);
+	t = __find_target(mon, pid_nr, true, &pending);
 	if (!t && priv)
 		t = __find_target_priv(mon, priv, &pending);
 	else if (!t && tgid <= 0)
-		t = __find_target(mon, pid_nr, false);
+		t = __find_target(mon, pid_nr, false, &pending);
 	if (t)
 		__remove_target(mon, t, pending);
 	else

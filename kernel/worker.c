@@ -510,9 +510,16 @@ out:
 	 * reaps us on the next "off", "on" or module unload.  Release, paired
 	 * with the acquire in daptrace_running(): whoever reads "off" also
 	 * sees every target marked exited above (the CLI tells "all targets
-	 * exited" from "turned off" by that).
+	 * exited" from "turned off" by that).  Removals written while we ran
+	 * are applied here, under targets_lock with the release: a writer who
+	 * reads "off" removes at once, and "off" may never be written (the
+	 * reader saw it already), so no flagged target may outlive us.
 	 */
+	mutex_lock(&mon->targets_lock);
+	__worker_apply_targets(mon);
+	/* Pairs with the acquire in daptrace_running(), as said above. */
 	smp_store_release(&mon->worker_done, true);
+	mutex_unlock(&mon->targets_lock);
 	if (mon->notify_state)
 		mon->notify_state(mon);
 	return 0;
