@@ -45,6 +45,11 @@ left_off() {
 		ktap_test_pass "$1: module left off, no stale target"
 	else
 		ktap_test_fail "$1: module left off, no stale target" "state $state, targets '$targets'"
+		ktap_print_msg "target_status: $(tr '\n' ' ' < $D/target_status)"
+		for t in $targets; do
+			ktap_print_msg "$t: $(grep -E "^#(target|exit),$t," "$REC" | tr '\n' ' ')"
+		done
+		ktap_print_msg "log: $(tail -n 5 "$TMP/rec.log" | tr '\n' ' ')"
 	fi
 }
 

@@ -309,7 +309,8 @@ add_kmod() {
 mkdir -p "$ROOT/lib/modules"
 add_kmod zram
 for m in ${KMODS[@]+"${KMODS[@]}"}; do
-	modinfo -k "$KVER" "$m" > /dev/null 2>&1 || die "--kmod $m: no such module for $KVER"
+	modinfo -b "$KROOT" -k "$KVER" "$m" > /dev/null 2>&1 ||
+		die "--kmod $m: no such module for $KVER (in $KROOT)"
 	add_kmod "$m"
 done
 
