@@ -5,12 +5,15 @@
 #
 #   bench/ab.sh [--rounds N] [--wl "hotcold moving smallhot"]
 #               [--settings "default fast"] [--mons "daptrace damon"]
-#               [--smp N] [--tag NAME] [--lock FILE] [--out FILE]
+#               [--smp N] [--kernel SERIES] [--tag NAME] [--lock FILE]
+#               [--out FILE]
 #
 # Under TCG a monitor's TLB flushes change the emulator's own software TLB
 # and with it the speed of everything that runs later in the same boot
 # (selftests/vm/README.md), so runs sharing a boot are not comparable.  Each run
-# (bench/guest.sh "bench.one=...") gets a fresh boot of the 6.12 kernel; the
+# (bench/guest.sh "bench.one=...") gets a fresh boot of one kernel (--kernel:
+# a series of scripts/kernels.sh, default 6.12, "newest" the trixie root's;
+# DAMON only where it is built: not 5.10's); the
 # monitors take turns, and which one goes first rotates every round.  The
 # workload runs for a fixed time (10 s), so CPU shares compare like with
 # like.  With "none" among --mons the section also gives each monitor's
@@ -26,7 +29,7 @@ set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 ROUNDS=3 WLS="hotcold moving smallhot" SETTINGS="default fast"
-MONS="daptrace damon" SMP=2 TAG=
+MONS="daptrace damon" SMP=2 SERIES=6.12 TAG=
 LOCK=/tmp/daptrace-vm.lock OUT=/dev/stdout
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -35,6 +38,7 @@ while [ $# -gt 0 ]; do
 	--settings) SETTINGS=$2; shift ;;
 	--mons) MONS=$2; shift ;;
 	--smp) SMP=$2; shift ;;
+	--kernel) SERIES=$2; shift ;;
 	--tag) TAG=-$2; shift ;;
 	--lock) LOCK=$2; shift ;;
 	--out) OUT=$2; shift ;;
@@ -68,8 +72,8 @@ for w in $WLS; do
 done
 [[ $TAG =~ ^(-[A-Za-z0-9_]+)?$ ]] || { echo "bench/ab.sh: --tag: letters, digits and _ only: '${TAG#-}'" >&2; exit 2; }
 
-K=$("$TOP/scripts/kernels.sh" 6.12)
-[ -n "$K" ] || { echo "bench: no 6.12 kernel installed (it carries DAMON)" >&2; exit 1; }
+K=$("$TOP/scripts/kernels.sh" "$SERIES")
+[ -n "$K" ] || { echo "bench/ab.sh: --kernel $SERIES: no such kernel installed (scripts/kernels.sh)" >&2; exit 1; }
 DIR=$TOP/build/bench
 mkdir -p "$DIR"
 ROWS=$DIR/ab-smp$SMP$TAG-rows.txt
@@ -95,7 +99,7 @@ done
 {
 	echo "## daptrace vs DAMON, one boot per run, $SMP vCPU(s)${TAG:+, ${TAG#-}}"
 	echo
-	echo "    bench/ab.sh --rounds $ROUNDS --wl \"$WLS\" --settings \"$SETTINGS\" --mons \"$MONS\" --smp $SMP"
+	echo "    bench/ab.sh --rounds $ROUNDS --wl \"$WLS\" --settings \"$SETTINGS\" --mons \"$MONS\" --smp $SMP --kernel $SERIES"
 	echo
 	echo "Each run in its own boot of $K ($SMP vCPUs, qemu64), the monitors taking turns"
 	echo "and the first one rotating every round, 10 s fixed-time phases; CPU is the"

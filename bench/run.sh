@@ -3,8 +3,8 @@
 #
 # `make bench`: daptrace against the in-kernel DAMON, same VM boot, same
 # workloads, same attributes; then the sections measured with one boot per
-# run (bench/ab.sh, idle.sh, policy.sh on 6.12 and 6.1, placement.sh,
-# follow.sh) and
+# run (bench/ab.sh on 6.12, 5.10 and the newest kernel, idle.sh, policy.sh
+# on 6.12 and 6.1, placement.sh, follow.sh, exporter.sh) and
 # on the host (objtrace.sh); writes BENCHMARKS.md.  What BENCHMARKS.md holds
 # above the line "<!-- make bench: generated below -->" (hand-written
 # analysis and one-off measurements, each with its command) is kept.
@@ -82,6 +82,15 @@ append ab-bare
 "$TOP/bench/ab.sh" --rounds $rounds --wl "hotcold256M hotcold4G" --settings default \
 	--tag scale --out "$DIR/ab-scale.md"
 append ab-scale
+# The oldest and the newest supported kernel next to 6.12: 5.10 has no
+# DAMON (the unmonitored boots give the slowdown instead); the newest runs
+# DAMON_STAT from boot in every run, whichever monitor is measured.
+"$TOP/bench/ab.sh" --rounds $rounds --wl hotcold --settings default --kernel 5.10 \
+	--mons "none daptrace" --tag k5_10 --out "$DIR/ab-5.10.md"
+append ab-5.10
+"$TOP/bench/ab.sh" --rounds $rounds --wl hotcold --settings default --kernel newest \
+	--tag newest --out "$DIR/ab-newest.md"
+append ab-newest
 "$TOP/bench/idle.sh" --rounds $rounds --out "$DIR/idle.md"
 append idle
 "$TOP/bench/policy.sh" --rounds $rounds --kernel "$K" --output "$DIR/policy-6.12.md"
@@ -93,6 +102,8 @@ append policy-6.1
 append placement
 "$TOP/bench/follow.sh" --rounds $rounds --out "$DIR/follow.md"
 append follow
+"$TOP/bench/exporter.sh" --rounds $rounds --out "$DIR/exporter.md"
+append exporter
 "$TOP/bench/objtrace.sh" --out "$DIR/objtrace.md"
 append objtrace
 mv "$OUT.tmp" "$OUT"
