@@ -162,9 +162,15 @@ run() {
 
 ktap_print_header
 [ -d $DT ] || die "daptrace module not loaded"
-[ -d $DAMON ] || die "no DAMON sysfs interface (needs the 6.12 kernel)"
-[ -d $TRACE/events/damon ] || mount -t tracefs nodev $TRACE 2>/dev/null
-[ -d $TRACE/events/damon ] || die "no damon trace events"
+# DAMON only for its own runs: 5.10 has none, and daptrace runs need none.
+one=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^bench\.one=//p')
+case ${one:-damon} in
+damon*)
+	[ -d $DAMON ] || die "no DAMON sysfs interface (this kernel has no DAMON)"
+	[ -d $TRACE/events/damon ] || mount -t tracefs nodev $TRACE 2>/dev/null
+	[ -d $TRACE/events/damon ] || die "no damon trace events"
+	;;
+esac
 ktap_set_plan 1
 
 # wl_args NAME: the workload's arguments.
@@ -180,7 +186,6 @@ wl_args() {
 
 # "bench.one=MONITOR,SETTING,WORKLOAD,ROUND": just that run, so that every
 # monitored run has a boot of its own (bench/ab.sh); tlb_flush is the default.
-one=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^bench\.one=//p')
 if [ -n "$one" ]; then
 	IFS=, read -r mon setting wlname round <<-EOF
 	$one
