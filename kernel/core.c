@@ -101,6 +101,8 @@ void daptrace_ctx_init(struct daptrace_ctx *ctx, unsigned long min_region_sz,
 	ctx->nr_targets = 0;
 	INIT_LIST_HEAD(&ctx->targets);
 	ctx->last_nr_regions = 0;
+	ctx->nr_passes = 0;
+	memset(&ctx->tuner, 0, sizeof(ctx->tuner));
 }
 
 /**
