@@ -499,7 +499,13 @@ static int daptrace_worker_fn(void *data)
 			WRITE_ONCE(mon->cnt.nr_late, mon->cnt.nr_late + late);
 	}
 
-	/* The partial window, so a recorder that keeps up loses nothing. */
+	/*
+	 * The partial window, so a recorder that keeps up loses nothing; and
+	 * with the targets that exited in it marked, as at a boundary: an
+	 * owner that turns monitoring off as soon as its command exits must
+	 * not hide that exit from target_status and the snapshot's flags.
+	 */
+	worker_find_exited(mon, &clk);
 	worker_publish(mon, &clk, ktime_get(), DAPTRACE_SNAP_LAST);
 	worker_update_counters(mon, &clk);
 	return 0;

@@ -8,7 +8,8 @@
  * it is written, a number that names a live non-target removes nothing even
  * if a target from another namespace is listed under it, and an exec() in
  * a target starts its regions afresh.  Memory that a CLONE_VM child uses
- * while the target sleeps is seen as accessed.
+ * while the target sleeps is seen as accessed.  An exit in the window that
+ * "off" ends is reported like one at a boundary.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -351,6 +352,38 @@ TEST_F_TIMEOUT(targets, removal_applied_when_the_last_target_exits, 60)
 	ASSERT_LE(0, dt_read("target", buf, sizeof(buf)));
 	EXPECT_STREQ("", buf) TH_LOG("the removed target is still listed");
 	EXPECT_EQ(0, dt_read_ll("nr_targets"));
+}
+
+/*
+ * A target that exits in the window that "off" ends is marked exited, and
+ * that last snapshot says so: an owner that turns monitoring off as soon as
+ * its command exits (daptrace record) must not hide the exit from readers
+ * of target_status and of the snapshots (the exporter counts it).
+ */
+TEST_F_TIMEOUT(targets, exit_in_the_window_off_ends_is_reported, 60)
+{
+	char buf[64];
+	long long seq;
+	__u32 flags = 0;
+	pid_t pid;
+
+	pid = dt_spawn(8 << 20, 4096);
+	ASSERT_LT(0, pid);
+	self->child[self->nr++] = pid;
+	/* a long window: "off" comes well before its boundary */
+	ASSERT_EQ(0, dt_set_attrs(5000, 2000000, 2000000, 10, 1000));
+	ASSERT_EQ(0, dt_add_target(pid));
+	ASSERT_EQ(0, dt_write("state", "on"));
+	dt_reap(pid);
+	ASSERT_EQ(0, dt_write("state", "off"));
+	ASSERT_EQ(0, dt_target_status(pid, buf, sizeof(buf)));
+	EXPECT_STREQ("exited", buf) TH_LOG("the exit before off is not reported");
+	seq = dt_read_ll("snapshot_seq");
+	ASSERT_LT(0, seq) TH_LOG("no window published at off");
+	ASSERT_LE(0, dt_snapshot_has_pid(seq, pid, &flags));
+	EXPECT_TRUE(flags & DAPTRACE_SNAP_LAST) TH_LOG("flags %#x", flags);
+	EXPECT_TRUE(flags & DAPTRACE_SNAP_TARGET_EXITED)
+		TH_LOG("the last window does not say its target exited: flags %#x", flags);
 }
 
 /* A target that joins and exits before the next boundary can be removed. */
