@@ -97,6 +97,8 @@ PKGS+=(debootstrap)
 PKGS+=(libpng-dev)
 # report's memory test measures with GNU time
 PKGS+=(time)
+# the unit tests' memcheck run: reads of memory nobody wrote
+PKGS+=(valgrind)
 # the exporter: libmicrohttpd serves /metrics; its tests scrape it with a real
 # Prometheus (the package enables its own service on :9090 where systemd runs;
 # the tests start their own on another port), lint it with promtool, and

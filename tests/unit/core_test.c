@@ -13,6 +13,16 @@
 
 #include "kselftest_harness.h"
 
+#ifdef DAPTRACE_MEMCHECK
+/*
+ * The memcheck build runs under valgrind, some 30 times slower: the
+ * statistical tests (100 simulated runs each) need more than the harness's
+ * 30 s.  The timeout only catches a hang; no bound of a test changes.
+ */
+#undef TEST_TIMEOUT_DEFAULT
+#define TEST_TIMEOUT_DEFAULT 900
+#endif
+
 #include <linux/minmax.h>
 #include <linux/slab.h>
 #include <linux/daptrace.h>
