@@ -11,8 +11,11 @@
  * own sampling interval (sample_interval_us, as damo records interval
  * tuning); times are CLOCK_MONOTONIC when the record says where it started
  * (monotonic_start_ns), as DAMON's are.  damo has no labels, placement nor
- * a way to say memory cannot be observed: such regions are left out and
- * counted on stderr rather than shown to damo as idle.
+ * a way to say memory cannot be observed or is not there: regions that
+ * cannot be observed and "[unmapped]" ones (holes between mappings, which
+ * daptrace's own reports leave out) are left out and counted on stderr
+ * rather than shown to damo as idle memory; so daptrace -> damo ->
+ * daptrace gives the same hist and access numbers.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -29,6 +32,7 @@ struct damo_out {
 	FILE *out;
 	pid_t pid;			/* the target being written */
 	uint64_t t0, nsnap, unobs;
+	uint64_t unmapped, unmapped_bytes;
 };
 
 /* zlib (not gzip: damo reads zlib.decompress()) over a FILE *. */
@@ -117,6 +121,11 @@ static int snapshot(void *arg, const struct rec_snapshot *s, const struct rec_in
 			d->unobs++;
 			continue;
 		}
+		if (!strcmp(r->label, "[unmapped]")) {
+			d->unmapped++;
+			d->unmapped_bytes += r->end - r->start;
+			continue;
+		}
 		fprintf(d->out, "%s{\"start\": \"%" PRIu64 "\", \"end\": \"%" PRIu64 "\", "
 			"\"nr_accesses\": {\"samples\": %u, \"percent\": null}, \"age\": "
 			"{\"usec\": null, \"aggr_intervals\": \"%u\"}, \"probe_hits\": [], "
@@ -194,6 +203,14 @@ int report_damo(const struct report_opts *o, FILE *out, FILE *tics)
 	if (d.unobs)
 		warn_msg("report", "%s: %" PRIu64 " regions that cannot be observed left out "
 			 "(damo would show them as idle)", o->input, d.unobs);
+	if (d.unmapped) {
+		char b[32];
+
+		warn_msg("report", "%s: %" PRIu64 " [unmapped] regions (%s summed over the "
+			 "windows) left out: holes between mappings, damo would count them as "
+			 "idle memory", o->input, d.unmapped,
+			 fmt_bytes(d.unmapped_bytes, b, sizeof(b)));
+	}
 out:
 	if (z && fclose(z) && !ret)
 		ret = fail("report", "compressing the damo record: %s", strerror(errno));

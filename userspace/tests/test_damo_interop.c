@@ -157,4 +157,75 @@ TEST(kernel_pointer_target_ids_stay_apart)
 	rm_rf(dir);
 }
 
+/*
+ * A daptrace record whose middle region is a hole between mappings
+ * ("[unmapped]", idle as a hole is): 1 MiB heap, 285 MiB gap, 1 MiB stack.
+ */
+static const char with_gap[] =
+	"# daptrace-record v2\n#meta,sample_us,5000\n#meta,aggr_us,100000\n"
+	"#meta,update_us,1000000\n#meta,monotonic_start_ns,5000000000\n#target,7,app\n"
+	"time_ns,seq,pid,start,end,nr_accesses,age,nr_samples,flags,label\n"
+	"#snap,1,0,100000000,3,20,0,0,5000,100000\n"
+	"100000000,1,7,4096,1052672,20,0,20,0,[heap]\n"
+	"100000000,1,7,1052672,300000256,0,0,20,0,[unmapped]\n"
+	"100000000,1,7,300000256,301048832,0,0,20,0,[stack]\n"
+	"#snap,2,100000000,200000000,3,20,0,0,5000,100000\n"
+	"200000000,2,7,4096,1052672,10,1,20,0,[heap]\n"
+	"200000000,2,7,1052672,300000256,0,1,20,0,[unmapped]\n"
+	"200000000,2,7,300000256,301048832,0,1,20,0,[stack]\n#eof\n";
+
+/* The members @keys of report @mode --json on @rec, as one string. */
+static void numbers(struct __test_metadata *_metadata, const char *mode, const char *rec,
+		    const char *const *keys, char *buf, size_t len)
+{
+	struct json_object *j = report_json(_metadata, A("report", (char *)mode, "--json",
+							 (char *)rec));
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (; j && *keys; keys++)
+		n += snprintf(buf + n, n < len ? len - n : 0, "%s=%s ", *keys,
+			      json_object_to_json_string(at(j, *keys)));
+	json_object_put(j);
+}
+
+TEST(damo_export_leaves_holes_out)
+{
+	static const char *const hist[] = { "access_frequency", "age", NULL };
+	static const char *const access[] = {
+		"matched_bytes", "observed_bytes", "recency_s_percentiles",
+		"temperature_percentiles", "cold_tail", NULL,
+	};
+	static const char *const wss[] = { "wss_bytes", NULL };
+	static const struct {
+		const char *mode;
+		const char *const *keys;
+	} reports[] = { { "hist", hist }, { "access", access }, { "wss", wss } };
+	char dir[] = "/tmp/daptrace-damo37-XXXXXX", damo[300], a[4096], b[4096];
+	struct json_object *j;
+	const char *rec;
+
+	NEED();
+	ASSERT_NE(NULL, mkdtemp(dir));
+	rec = fixture(dir, "gap.csv", with_gap, 0);
+	ASSERT_NE(NULL, rec);
+	snprintf(damo, sizeof(damo), "%s/gap.json", dir);
+	ASSERT_EQ(0, run_daptrace(A("report", "damo", "-o", damo, (char *)rec), out,
+				  sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "2 [unmapped] regions")) TH_LOG("%s", out);
+	/* damo sees the heap and the stack only: 2 MiB, not 287 MiB */
+	j = json_object_from_file(damo);
+	ASSERT_NE(NULL, j);
+	EXPECT_EQ(2, json_object_array_length(at(j, "0.snapshots.1.regions")));
+	EXPECT_STREQ("2097152", json_object_get_string(at(j, "0.snapshots.1.total_bytes")));
+	json_object_put(j);
+	/* and the round trip gives daptrace's own numbers back */
+	for (size_t i = 0; i < sizeof(reports) / sizeof(reports[0]); i++) {
+		numbers(_metadata, reports[i].mode, rec, reports[i].keys, a, sizeof(a));
+		numbers(_metadata, reports[i].mode, damo, reports[i].keys, b, sizeof(b));
+		EXPECT_STREQ(a, b) TH_LOG("report %s", reports[i].mode);
+	}
+	rm_rf(dir);
+}
+
 TEST_HARNESS_MAIN
