@@ -228,4 +228,87 @@ TEST(damo_export_leaves_holes_out)
 	rm_rf(dir);
 }
 
+#define PL(t, id, nr, range, acc) \
+	"  kdamond.0  99 [000]  " t ": damon:damon_aggregated: target_id=" id \
+	" nr_regions=" nr " " range ": " acc " 0\n"
+
+/* Two windows of two targets, traced at the same microsecond. */
+static const char *const two_targets[] = {
+	PL("10.100000", "1", "2", "4096-8192", "3"),
+	PL("10.100000", "1", "2", "8192-12288", "0"),
+	PL("10.100000", "2", "1", "65536-69632", "1"),
+	PL("10.200000", "1", "2", "4096-8192", "2"),
+	PL("10.200000", "1", "2", "8192-12288", "0"),
+	PL("10.200000", "2", "1", "65536-69632", "1"),
+	NULL,
+};
+
+/* Two windows of one target, at the same microsecond. */
+static const char *const one_target[] = {
+	PL("10.100000", "1", "2", "4096-8192", "3"),
+	PL("10.100000", "1", "2", "8192-12288", "0"),
+	PL("10.100000", "1", "2", "4096-8192", "2"),
+	PL("10.100000", "1", "2", "8192-12288", "0"),
+	NULL,
+};
+
+static const char *perf_without(const char *dir, const char *const *lines, size_t drop)
+{
+	static char text[4096];
+	size_t n = 0;
+
+	for (size_t i = 0; lines[i]; i++)
+		if (i != drop)
+			n += snprintf(text + n, sizeof(text) - n, "%s", lines[i]);
+	return fixture(dir, "perf.txt", text, 0);
+}
+
+TEST(perf_script_missing_a_line)
+{
+	static const struct {
+		const char *const *lines;
+		size_t drop;
+		const char *msg;
+	} cut[] = {
+		/* target 1's first window short: target 2's region comes */
+		{ two_targets, 1, "line 2: another target's region, but the window opened at "
+		  "line 1 (target_id=1 nr_regions=2) has only 1 regions, the last at line 1: "
+		  "a line is missing" },
+		{ two_targets, 4, "line 5: another target's region, but the window opened at "
+		  "line 4" },
+		/* the next window's first region is below the last one's end */
+		{ one_target, 1, "line 2: a region below the previous one's end, but the "
+		  "window opened at line 1" },
+		{ one_target, 0, "line 2: a region below the previous one's end" },
+	};
+	char dir[] = "/tmp/daptrace-damo37-XXXXXX", cmd[600];
+	struct json_object *j;
+	const char *rec;
+
+	NEED();
+	ASSERT_NE(NULL, mkdtemp(dir));
+	for (int k = 0; k < 2; k++) {
+		rec = perf_without(dir, k ? one_target : two_targets, SIZE_MAX);
+		j = report_json(_metadata, A("report", "raw", "--json", (char *)rec));
+		ASSERT_NE(NULL, j);
+		EXPECT_EQ(2, json_object_array_length(at(j, "snapshots")));
+		json_object_put(j);
+	}
+	for (size_t i = 0; i < sizeof(cut) / sizeof(cut[0]); i++) {
+		rec = perf_without(dir, cut[i].lines, cut[i].drop);
+		EXPECT_EQ(1, run_daptrace(A("report", "wss", (char *)rec), out, sizeof(out)));
+		EXPECT_NE(NULL, strstr(out, cut[i].msg)) TH_LOG("want '%s': %s", cut[i].msg, out);
+	}
+	/* damo's own trace without its third line: the next window's time */
+	snprintf(cmd, sizeof(cmd), "gzip -dc '%s/perf.data.script.gz' | sed 3d > '%s/cut.txt'",
+		 getenv("DAPTRACE_TESTDATA") ? getenv("DAPTRACE_TESTDATA") : "tests/data", dir);
+	ASSERT_EQ(0, system(cmd));
+	snprintf(cmd, sizeof(cmd), "%s/cut.txt", dir);
+	EXPECT_EQ(1, run_daptrace(A("report", "hot", cmd), out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "line 8: a region traced later, but the window opened at "
+			       "line 1 (target_id=18446623435582458880 nr_regions=8) has only 7 "
+			       "regions, the last at line 7: a line is missing")) TH_LOG("%s", out);
+	rm_rf(dir);
+}
+
 TEST_HARNESS_MAIN
