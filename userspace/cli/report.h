@@ -71,6 +71,8 @@ struct report_opts {
 	int nr_sort;
 	double temp_w[3];		/* access: temperature weights of size, freq, age */
 	int by;				/* wss, hot, access: enum report_by, 0: none */
+	unsigned int skip;		/* wss, regions: first snapshots left out */
+	int pct_damo;			/* wss, regions: damo's percentile (floor index) */
 };
 
 /*

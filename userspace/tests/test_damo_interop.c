@@ -311,4 +311,73 @@ TEST(perf_script_missing_a_line)
 	rm_rf(dir);
 }
 
+/* damo's "<percentile> <value> |***|" lines of @name: value by percentile */
+static int damo_dist(const char *name, unsigned long long *v)
+{
+	char path[512], line[256];
+	const char *dir = getenv("DAPTRACE_TESTDATA");
+	unsigned long long val;
+	unsigned int p;
+	int n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir && *dir ? dir : "tests/data", name);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%u %llu", &p, &val) == 2 && p <= 100) {
+			v[p] = val;
+			n++;
+		}
+	fclose(f);
+	return n;
+}
+
+/*
+ * damo's `report wss` and `report nr_regions` on damon.data leave out the
+ * first 20 snapshots and take sorted[int(p / 100.0 * n)]: with --skip 20
+ * and --percentile-method damo daptrace's numbers are damo's; by default
+ * (nearest rank, nothing skipped) they are not.
+ */
+TEST(wss_and_regions_percentiles_as_damo)
+{
+	static const struct {
+		const char *mode, *expects, *key;
+	} r[] = {
+		{ "wss", "damo-report-wss", "wss_bytes" },
+		{ "regions", "damo-report-nr_regions", "nr_regions" },
+	};
+	char rec[512], key[64];
+	const char *dir = getenv("DAPTRACE_TESTDATA");
+	unsigned long long want[101];
+	struct json_object *j;
+
+	NEED();
+	snprintf(rec, sizeof(rec), "%s/damon.data.json_compressed", dir && *dir ? dir : "tests/data");
+	for (size_t i = 0; i < sizeof(r) / sizeof(r[0]); i++) {
+		ASSERT_EQ(100, damo_dist(r[i].expects, want)) TH_LOG("%s", r[i].expects);
+		j = report_json(_metadata, A("report", (char *)r[i].mode, "--json", "--skip", "20",
+					     "--percentile-method", "damo", rec));
+		ASSERT_NE(NULL, j);
+		EXPECT_EQ(523, json_object_get_int(at(j, "snapshots")));
+		EXPECT_EQ(20, json_object_get_int(at(j, "skipped_snapshots")));
+		for (unsigned int p = 10; p <= 100; p += p == 90 ? 9 : p == 99 ? 1 : 10) {
+			snprintf(key, sizeof(key), "%s.p%u", r[i].key, p);
+			EXPECT_EQ(want[p], json_object_get_uint64(at(j, key))) TH_LOG("%s", key);
+		}
+		json_object_put(j);
+	}
+	/* nearest rank on the same 523: p99 is the 518th, damo's the 517th */
+	j = report_json(_metadata, A("report", "wss", "--json", "--skip", "20", rec));
+	ASSERT_NE(NULL, j);
+	EXPECT_NE(want[99], json_object_get_uint64(at(j, "wss_bytes.p99")));
+	EXPECT_STREQ("nearest", json_object_get_string(at(j, "percentile_method")));
+	json_object_put(j);
+	EXPECT_EQ(2, run_daptrace(A("report", "wss", "--percentile-method", "mean", rec), out,
+				  sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "expected nearest or damo")) TH_LOG("%s", out);
+	EXPECT_EQ(2, run_daptrace(A("report", "hot", "--skip", "2", rec), out, sizeof(out)));
+}
+
 TEST_HARNESS_MAIN
