@@ -825,6 +825,18 @@ static int filtered(void *arg, const struct rec_snapshot *s, const struct rec_in
 
 	if (note_window(in, s))
 		return EXIT_FAIL;
+	/*
+	 * An imported record without intervals (damo's "intervals": null, a
+	 * trace without tune events): access frequencies and ages rest on
+	 * an assumed sampling interval.  damo refuses such a record for
+	 * report access; every report here says so instead, on stderr,
+	 * before its first line.
+	 */
+	if (!in->warned_assumed && rec_info_get(info, "sample_us_assumed")) {
+		in->warned_assumed = 1;
+		warn_msg(CMD, "%s: %s; access frequencies and ages rest on it", o->input,
+			 rec_info_get(info, "sample_us_assumed"));
+	}
 	if (t < o->since_s || (o->until_s >= 0 && t > o->until_s))
 		return 0;
 	in->nr_kept++;

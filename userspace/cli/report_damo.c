@@ -33,6 +33,7 @@ struct damo_out {
 	pid_t pid;			/* the target being written */
 	uint64_t t0, nsnap, unobs;
 	uint64_t unmapped, unmapped_bytes;
+	int assumed;			/* the record's intervals were assumed */
 };
 
 /* zlib (not gzip: damo reads zlib.decompress()) over a FILE *. */
@@ -134,7 +135,7 @@ static int snapshot(void *arg, const struct rec_snapshot *s, const struct rec_in
 		total += r->end - r->start;
 	}
 	fprintf(d->out, "], \"total_bytes\": \"%" PRIu64 "\", \"damos_stats\": null", total);
-	if (s->sample_us)
+	if (s->sample_us && !d->assumed)
 		fprintf(d->out, ", \"sample_interval_us\": \"%u\"", s->sample_us);
 	fputs("}", d->out);
 	return 0;
@@ -171,6 +172,7 @@ int report_damo(const struct report_opts *o, FILE *out, FILE *tics)
 		goto out;
 	if (parse_u64_dec(meta_or(&info, "monotonic_start_ns", "0"), &d.t0))
 		d.t0 = 0;
+	d.assumed = rec_info_get(&info, "sample_us_assumed") != NULL;
 	/* damo's default: zlib; a .json name or stdout: plain */
 	if (o->output && !(ext && !strcmp(ext, ".json"))) {
 		z = zlib_writer(out);
@@ -189,12 +191,18 @@ int report_damo(const struct report_opts *o, FILE *out, FILE *tics)
 			continue;
 		d.pid = info.targets[i].pid;
 		d.nsnap = 0;
-		fprintf(f, "%s\n    {\"kdamond_idx\": null, \"context_idx\": null, "
-			"\"intervals\": {\"sample_us\": \"%s\", \"aggr_us\": \"%s\", "
-			"\"ops_update_us\": \"%s\"}, \"scheme_idx\": null, \"target_id\": %d, "
-			"\"scheme_filters\": [], \"snapshots\": [", written++ ? "," : "",
-			meta_or(&info, "sample_us", "5000"), meta_or(&info, "aggr_us", "100000"),
-			meta_or(&info, "update_us", "1000000"), (int)d.pid);
+		fprintf(f, "%s\n    {\"kdamond_idx\": null, \"context_idx\": null, ",
+			written++ ? "," : "");
+		/* assumed intervals stay unknown: damo then refuses what needs them */
+		if (d.assumed)
+			fputs("\"intervals\": null, ", f);
+		else
+			fprintf(f, "\"intervals\": {\"sample_us\": \"%s\", \"aggr_us\": \"%s\", "
+				"\"ops_update_us\": \"%s\"}, ", meta_or(&info, "sample_us", "5000"),
+				meta_or(&info, "aggr_us", "100000"),
+				meta_or(&info, "update_us", "1000000"));
+		fprintf(f, "\"scheme_idx\": null, \"target_id\": %d, \"scheme_filters\": [], "
+			"\"snapshots\": [", (int)d.pid);
 		ret = report_read(o, snapshot, &d, &pass);
 		rec_info_free(&pass);
 		fputs("\n        ], \"data_source\": \"unknown\"}", f);

@@ -380,4 +380,49 @@ TEST(wss_and_regions_percentiles_as_damo)
 	EXPECT_EQ(2, run_daptrace(A("report", "hot", "--skip", "2", rec), out, sizeof(out)));
 }
 
+/*
+ * A record without intervals (damo's "intervals": null): every report says
+ * on stderr that its frequencies rest on an assumed sampling interval, and
+ * the damo export keeps the intervals unknown rather than writing the
+ * assumed ones as the record's.
+ */
+TEST(record_without_intervals_is_said_so)
+{
+	static const char *const modes[] = {
+		"wss", "regions", "hot", "raw", "hist", "access", "heatmap", NULL,
+	};
+	char dir[] = "/tmp/daptrace-damo37-XXXXXX", damo[300];
+	char *text = strdup(two_pointers), *iv;
+	struct json_object *j;
+	const char *rec;
+
+	NEED();
+	ASSERT_NE(NULL, mkdtemp(dir));
+	ASSERT_NE(NULL, text);
+	/* both records' intervals: null, padded to the same length */
+	while ((iv = strstr(text, "{\"sample_us\": 5000, \"aggr_us\": 100000, "
+				  "\"ops_update_us\": 1000000}")))
+		memcpy(iv, "null                                                                ",
+		       strlen("{\"sample_us\": 5000, \"aggr_us\": 100000, \"ops_update_us\": 1000000}"));
+	rec = fixture(dir, "noiv.damon.data", text, 1);
+	free(text);
+	ASSERT_NE(NULL, rec);
+	for (const char *const *m = modes; *m; m++) {
+		EXPECT_EQ(0, run_daptrace(A("report", (char *)*m, (char *)rec), out, sizeof(out)))
+			TH_LOG("%s: %.300s", *m, out);
+		EXPECT_NE(NULL, strstr(out, "noiv.damon.data: the file has no sampling interval: "
+				       "DAMON's default, 5000 us; access frequencies and ages "
+				       "rest on it")) TH_LOG("report %s: %.300s", *m, out);
+	}
+	snprintf(damo, sizeof(damo), "%s/back.json", dir);
+	ASSERT_EQ(0, run_daptrace(A("report", "damo", "-o", damo, (char *)rec), out, sizeof(out)));
+	j = json_object_from_file(damo);
+	ASSERT_NE(NULL, j);
+	EXPECT_TRUE(json_object_object_get_ex(at(j, "0"), "intervals", NULL));
+	EXPECT_EQ(NULL, at(j, "0.intervals"));
+	EXPECT_EQ(NULL, at(j, "0.snapshots.0.sample_interval_us"));
+	json_object_put(j);
+	rm_rf(dir);
+}
+
 TEST_HARNESS_MAIN
