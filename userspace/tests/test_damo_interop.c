@@ -225,6 +225,14 @@ TEST(damo_export_leaves_holes_out)
 		numbers(_metadata, reports[i].mode, damo, reports[i].keys, b, sizeof(b));
 		EXPECT_STREQ(a, b) TH_LOG("report %s", reports[i].mode);
 	}
+	/* the base time too: exported again, the same CLOCK_MONOTONIC times */
+	snprintf(a, sizeof(a), "%s/again.json", dir);
+	ASSERT_EQ(0, run_daptrace(A("report", "damo", "-o", a, damo), out, sizeof(out)));
+	j = json_object_from_file(a);
+	ASSERT_NE(NULL, j);
+	EXPECT_STREQ("5100000000", json_object_get_string(at(j, "0.snapshots.1.start_time")));
+	EXPECT_STREQ("5200000000", json_object_get_string(at(j, "0.snapshots.1.end_time")));
+	json_object_put(j);
 	rm_rf(dir);
 }
 
