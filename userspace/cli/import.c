@@ -297,7 +297,7 @@ static int emit(struct imp *m, FILE *out)
 	char vals[8][256], (*comms)[48] = NULL, end[3][64];
 	struct rec_target *t = NULL;
 	struct rec_region *buf = NULL;
-	struct rec_kv meta[8], trailer[3];
+	struct rec_kv meta[9], trailer[3];
 	size_t *idx = NULL, nr = 0, *group = NULL;
 	uint64_t t0 = UINT64_MAX, seq = 0;
 	uint32_t cap = 0;
@@ -325,6 +325,8 @@ static int emit(struct imp *m, FILE *out)
 	}
 	meta_add(meta, &nm, "source", vals[0], sizeof(vals[0]), "%s", m->source);
 	meta_add(meta, &nm, "imported_from", vals[1], sizeof(vals[1]), "%s", m->name);
+	/* the base time: report damo writes the source's times back */
+	meta_add(meta, &nm, "monotonic_start_ns", vals[6], sizeof(vals[6]), "%" PRIu64, t0);
 	/* the first window's intervals: the reader's fallback */
 	meta_add(meta, &nm, "sample_us", vals[2], sizeof(vals[2]), "%u",
 		 window_sample_us(m, &m->snaps[idx[0]]));

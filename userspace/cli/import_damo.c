@@ -100,19 +100,34 @@ static int parse_text(const char *s, const struct unit *units, double *out)
 	return 0;
 }
 
+/*
+ * A JSON integer as u64, exactly: json-c (0.14 on) keeps one above
+ * INT64_MAX as unsigned, and json_object_get_int64() saturates it to
+ * INT64_MAX; damo's target ids are kernel pointers (~1.8e19) and region
+ * ends reach 2^64 - 1.  -1 for a negative one.
+ */
+static int json_int_u64(const struct json_object *v, uint64_t *out)
+{
+	if (json_object_get_int64(v) < 0)
+		return -1;
+	*out = json_object_get_uint64(v);
+	return 0;
+}
+
 /* A damo number of @kind (for K_US, in us); -1 if it is none (or null). */
 static int damo_num(const struct json_object *v, enum damo_kind kind, double *out)
 {
 	const char *s;
+	uint64_t u;
 
 	if (!v)
 		return -1;
 	switch (json_object_get_type(v)) {
 	case json_type_int:
-		*out = (double)json_object_get_int64(v);
-		/* large values (a kernel pointer as target_id) are unsigned */
-		if (*out < 0 && json_object_get_uint64(v) > INT64_MAX)
-			*out = (double)json_object_get_uint64(v);
+		if (json_int_u64(v, &u))
+			*out = (double)json_object_get_int64(v);
+		else
+			*out = (double)u;
 		return 0;
 	case json_type_double:
 		*out = json_object_get_double(v);
@@ -150,12 +165,8 @@ static int damo_u64(const struct json_object *v, enum damo_kind kind, uint64_t *
 {
 	double d;
 
-	if (json_object_is_type(v, json_type_int)) {
-		int64_t i = json_object_get_int64(v);
-
-		*out = i < 0 ? json_object_get_uint64(v) : (uint64_t)i;
-		return i < 0 && *out <= INT64_MAX ? -1 : 0;
-	}
+	if (json_object_is_type(v, json_type_int))
+		return json_int_u64(v, out);
 	if (json_object_is_type(v, json_type_string)) {
 		const char *s = json_object_get_string((struct json_object *)v);
 		char digits[32];

@@ -14,6 +14,14 @@
  * skipped and counted; a damon_aggregated line that does not parse is an
  * error naming its line.  A window the trace cut short at its end is
  * dropped and counted.
+ *
+ * Windows are counted out by nr_regions, so one lost line would slide
+ * every later region into the wrong window.  DAMON traces a target's
+ * regions in address order, all in one go, before the next target's: a
+ * region below the previous one's end, another target's region from the
+ * same kdamond, or a gap in time longer than half a sampling interval
+ * (at least 1 ms) before a window has its nr_regions lines is an error
+ * naming both lines.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -29,7 +37,21 @@ struct open_window {
 	size_t snap;			/* index in m->snaps, or SIZE_MAX: none */
 	uint32_t want;			/* nr_regions */
 	unsigned long line;		/* of its first region */
+	unsigned long last_line;	/* of its latest region */
+	uint64_t last_t_ns;		/* that line's timestamp */
+	uint64_t last_end;		/* that region's end */
+	char thread[64];		/* the kdamond that traced it */
 };
+
+/* A window still waiting for regions, and the line that opened it. */
+static int incomplete(struct imp *m, const struct open_window *w, unsigned long line,
+		      const char *what)
+{
+	return imp_fail(m, "line %lu: %s, but the window opened at line %lu (target_id=%"
+			PRIu64 " nr_regions=%u) has only %u regions, the last at line %lu: a "
+			"line is missing", line, what, w->line, m->target_ids[w->target], w->want,
+			m->snaps[w->snap].nr, w->last_line);
+}
 
 static int is_event(const char *tok, const char *name)
 {
@@ -95,14 +117,30 @@ static struct open_window *window_of(struct open_window **w, int *nw, int target
 	return &n[(*nw)++];
 }
 
+/*
+ * Who traced the line: the fields before the timestamp but the CPU ("comm
+ * pid" of perf script, "comm-pid" of trace-cmd report); a kdamond may move
+ * to another CPU within a window.
+ */
+static void thread_of(char **tok, int e, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < e - 1 && n < len; i++)
+		if (tok[i][0] != '[')
+			n += snprintf(buf + n, len - n, "%s ", tok[i]);
+}
+
 static int region_line(struct imp *m, char **tok, int nt, int e, uint64_t t_ns,
 		       unsigned long line, struct open_window **wins, int *nw, uint32_t sample_us)
 {
+	uint64_t gap_ns = (sample_us ? sample_us : 5000) * 500ULL;
 	struct imp_region r = { 0 };
 	struct open_window *w;
 	struct imp_snapshot *s;
 	uint64_t id, nr;
-	char *dash;
+	char *dash, thread[64];
 	int target;
 
 	/* target_id=N nr_regions=N START-END: NR [AGE] */
@@ -123,9 +161,21 @@ static int region_line(struct imp *m, char **tok, int nt, int e, uint64_t t_ns,
 	target = imp_target(m, id);
 	if (target < 0)
 		return -1;
+	thread_of(tok, e, thread, sizeof(thread));
+	if (gap_ns < 1000000)
+		gap_ns = 1000000;
+	/* another target of the same kdamond while one's window is open */
+	for (int i = 0; i < *nw; i++)
+		if ((*wins)[i].target != target && (*wins)[i].snap != SIZE_MAX &&
+		    !strcmp((*wins)[i].thread, thread))
+			return incomplete(m, &(*wins)[i], line, "another target's region");
 	w = window_of(wins, nw, target);
 	if (!w)
 		return imp_fail(m, "out of memory");
+	if (w->snap != SIZE_MAX && t_ns > w->last_t_ns + gap_ns)
+		return incomplete(m, w, line, "a region traced later");
+	if (w->snap != SIZE_MAX && r.start < w->last_end)
+		return incomplete(m, w, line, "a region below the previous one's end");
 	if (w->snap == SIZE_MAX) {
 		s = imp_snapshot(m, target);
 		if (!s)
@@ -142,6 +192,10 @@ static int region_line(struct imp *m, char **tok, int nt, int e, uint64_t t_ns,
 	s = &m->snaps[w->snap];
 	if (imp_region(m, s, &r))
 		return -1;
+	w->last_line = line;
+	w->last_t_ns = t_ns;
+	w->last_end = r.end;
+	snprintf(w->thread, sizeof(w->thread), "%s", thread);
 	if (s->nr == w->want)
 		w->snap = SIZE_MAX;	/* complete */
 	return 0;

@@ -96,6 +96,12 @@ static void usage(FILE *f)
 "  wss:\n"
 "      --threshold N     a region is in the working set if nr_accesses >= N\n"
 "                        (default 1)\n"
+"      --skip N          leave out the first N snapshots (default 0; damo's\n"
+"                        report wss and nr_regions leave out 20 by default,\n"
+"                        --skip 20 compares with them; also for regions)\n"
+"      --percentile-method nearest|damo\n"
+"                        nearest rank (default: p50 of 4 values is the 2nd)\n"
+"                        or damo's floor index (the 3rd); also for regions\n"
 "      --by pid|comm|cgroup  a table of the working set per process, command\n"
 "                        name or cgroup instead of the series\n"
 "  hot:\n"
@@ -170,7 +176,8 @@ static int parse_uint(const char *flag, const char *val, unsigned int lo,
 enum { OPT_PLOT = 256, OPT_PARTIAL, OPT_TIME_BINS, OPT_ADDR_BINS,
        OPT_MAX_BLOCKS, OPT_THRESHOLD, OPT_TOP, OPT_AT, OPT_BY_LABEL, OPT_JSON,
        OPT_SINCE, OPT_UNTIL, OPT_ADDR, OPT_LABEL, OPT_HOT_PCT, OPT_SIZE, OPT_FREQ,
-       OPT_AGE, OPT_SORT, OPT_TEMP_W, OPT_BY, OPT_TERMINAL };
+       OPT_AGE, OPT_SORT, OPT_TEMP_W, OPT_BY, OPT_TERMINAL, OPT_SKIP, OPT_PCT_METHOD,
+       OPT_LAST = OPT_PCT_METHOD };
 
 static const struct option longopts[] = {
 	{ "output",	required_argument, NULL, 'o' },
@@ -197,6 +204,8 @@ static const struct option longopts[] = {
 	{ "temperature-weights", required_argument, NULL, OPT_TEMP_W },
 	{ "by",		required_argument, NULL, OPT_BY },
 	{ "terminal",	optional_argument, NULL, OPT_TERMINAL },
+	{ "skip",	required_argument, NULL, OPT_SKIP },
+	{ "percentile-method", required_argument, NULL, OPT_PCT_METHOD },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -216,6 +225,8 @@ static const struct {
 	{ OPT_MAX_BLOCKS, M_HEATMAP | M_OBJECTS, "heatmap and objects" },
 	{ OPT_TERMINAL, M_HEATMAP, "heatmap" },
 	{ OPT_THRESHOLD, M_WSS | M_OBJECTS, "wss and objects" },
+	{ OPT_SKIP, M_WSS | M_REGIONS, "wss and regions" },
+	{ OPT_PCT_METHOD, M_WSS | M_REGIONS, "wss and regions" },
 	{ OPT_TOP, M_HOT | M_OBJECTS | M_ACCESS, "hot, objects and access" },
 	{ OPT_AT, M_HOT | M_ACCESS, "hot and access" },
 	{ OPT_SIZE, M_ACCESS, "access" },
@@ -420,7 +431,7 @@ static void terminal_size(struct report_opts *o, int set_cols, int set_rows)
 static int parse_opts(int argc, char **argv, struct report_opts *o,
 		      const struct report_mode **mode)
 {
-	char given[OPT_TERMINAL - OPT_PLOT + 1] = { 0 };
+	char given[OPT_LAST - OPT_PLOT + 1] = { 0 };
 	unsigned int pid, mode_bit = 0;
 	int c, err;
 
@@ -460,7 +471,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 	argv++;
 	while ((c = getopt_long(argc, argv, ":o:p:h", longopts, NULL)) != -1) {
 		err = 0;
-		if (c >= OPT_PLOT && c <= OPT_TERMINAL)
+		if (c >= OPT_PLOT && c <= OPT_LAST)
 			given[c - OPT_PLOT] = 1;
 		switch (c) {
 		case 'o':
@@ -497,6 +508,15 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 			break;
 		case OPT_TOP:
 			err = parse_uint("--top", optarg, 1, 1000000, &o->top);
+			break;
+		case OPT_SKIP:
+			err = parse_uint("--skip", optarg, 0, 1000000000, &o->skip);
+			break;
+		case OPT_PCT_METHOD:
+			if (strcmp(optarg, "nearest") && strcmp(optarg, "damo"))
+				return bad_value(CMD, "--percentile-method", optarg,
+						 "expected nearest or damo");
+			o->pct_damo = !strcmp(optarg, "damo");
 			break;
 		case OPT_AT:
 			err = parse_seconds("--at", optarg, &o->at_s);
@@ -805,6 +825,18 @@ static int filtered(void *arg, const struct rec_snapshot *s, const struct rec_in
 
 	if (note_window(in, s))
 		return EXIT_FAIL;
+	/*
+	 * An imported record without intervals (damo's "intervals": null, a
+	 * trace without tune events): access frequencies and ages rest on
+	 * an assumed sampling interval.  damo refuses such a record for
+	 * report access; every report here says so instead, on stderr,
+	 * before its first line.
+	 */
+	if (!in->warned_assumed && rec_info_get(info, "sample_us_assumed")) {
+		in->warned_assumed = 1;
+		warn_msg(CMD, "%s: %s; access frequencies and ages rest on it", o->input,
+			 rec_info_get(info, "sample_us_assumed"));
+	}
 	if (t < o->since_s || (o->until_s >= 0 && t > o->until_s))
 		return 0;
 	in->nr_kept++;

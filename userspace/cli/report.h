@@ -24,6 +24,7 @@ struct report_input {
 	FILE *spool;			/* NULL: reopen the path for each pass */
 	int spooled;
 	int warned;			/* of an incomplete record, once */
+	int warned_assumed;		/* of an assumed sampling interval, once */
 	uint64_t nr_read, nr_kept;	/* snapshots, and those --since/--until kept */
 	uint64_t first_ns, last_ns;	/* the span of the snapshots read */
 	uint64_t regions_read, regions_kept;	/* in kept snapshots; --addr/--label */
@@ -71,6 +72,8 @@ struct report_opts {
 	int nr_sort;
 	double temp_w[3];		/* access: temperature weights of size, freq, age */
 	int by;				/* wss, hot, access: enum report_by, 0: none */
+	unsigned int skip;		/* wss, regions: first snapshots left out */
+	int pct_damo;			/* wss, regions: damo's percentile (floor index) */
 };
 
 /*

@@ -11,8 +11,11 @@
  * own sampling interval (sample_interval_us, as damo records interval
  * tuning); times are CLOCK_MONOTONIC when the record says where it started
  * (monotonic_start_ns), as DAMON's are.  damo has no labels, placement nor
- * a way to say memory cannot be observed: such regions are left out and
- * counted on stderr rather than shown to damo as idle.
+ * a way to say memory cannot be observed or is not there: regions that
+ * cannot be observed and "[unmapped]" ones (holes between mappings, which
+ * daptrace's own reports leave out) are left out and counted on stderr
+ * rather than shown to damo as idle memory; so daptrace -> damo ->
+ * daptrace gives the same hist and access numbers.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -29,6 +32,8 @@ struct damo_out {
 	FILE *out;
 	pid_t pid;			/* the target being written */
 	uint64_t t0, nsnap, unobs;
+	uint64_t unmapped, unmapped_bytes;
+	int assumed;			/* the record's intervals were assumed */
 };
 
 /* zlib (not gzip: damo reads zlib.decompress()) over a FILE *. */
@@ -117,6 +122,11 @@ static int snapshot(void *arg, const struct rec_snapshot *s, const struct rec_in
 			d->unobs++;
 			continue;
 		}
+		if (!strcmp(r->label, "[unmapped]")) {
+			d->unmapped++;
+			d->unmapped_bytes += r->end - r->start;
+			continue;
+		}
 		fprintf(d->out, "%s{\"start\": \"%" PRIu64 "\", \"end\": \"%" PRIu64 "\", "
 			"\"nr_accesses\": {\"samples\": %u, \"percent\": null}, \"age\": "
 			"{\"usec\": null, \"aggr_intervals\": \"%u\"}, \"probe_hits\": [], "
@@ -125,7 +135,7 @@ static int snapshot(void *arg, const struct rec_snapshot *s, const struct rec_in
 		total += r->end - r->start;
 	}
 	fprintf(d->out, "], \"total_bytes\": \"%" PRIu64 "\", \"damos_stats\": null", total);
-	if (s->sample_us)
+	if (s->sample_us && !d->assumed)
 		fprintf(d->out, ", \"sample_interval_us\": \"%u\"", s->sample_us);
 	fputs("}", d->out);
 	return 0;
@@ -162,6 +172,7 @@ int report_damo(const struct report_opts *o, FILE *out, FILE *tics)
 		goto out;
 	if (parse_u64_dec(meta_or(&info, "monotonic_start_ns", "0"), &d.t0))
 		d.t0 = 0;
+	d.assumed = rec_info_get(&info, "sample_us_assumed") != NULL;
 	/* damo's default: zlib; a .json name or stdout: plain */
 	if (o->output && !(ext && !strcmp(ext, ".json"))) {
 		z = zlib_writer(out);
@@ -180,12 +191,18 @@ int report_damo(const struct report_opts *o, FILE *out, FILE *tics)
 			continue;
 		d.pid = info.targets[i].pid;
 		d.nsnap = 0;
-		fprintf(f, "%s\n    {\"kdamond_idx\": null, \"context_idx\": null, "
-			"\"intervals\": {\"sample_us\": \"%s\", \"aggr_us\": \"%s\", "
-			"\"ops_update_us\": \"%s\"}, \"scheme_idx\": null, \"target_id\": %d, "
-			"\"scheme_filters\": [], \"snapshots\": [", written++ ? "," : "",
-			meta_or(&info, "sample_us", "5000"), meta_or(&info, "aggr_us", "100000"),
-			meta_or(&info, "update_us", "1000000"), (int)d.pid);
+		fprintf(f, "%s\n    {\"kdamond_idx\": null, \"context_idx\": null, ",
+			written++ ? "," : "");
+		/* assumed intervals stay unknown: damo then refuses what needs them */
+		if (d.assumed)
+			fputs("\"intervals\": null, ", f);
+		else
+			fprintf(f, "\"intervals\": {\"sample_us\": \"%s\", \"aggr_us\": \"%s\", "
+				"\"ops_update_us\": \"%s\"}, ", meta_or(&info, "sample_us", "5000"),
+				meta_or(&info, "aggr_us", "100000"),
+				meta_or(&info, "update_us", "1000000"));
+		fprintf(f, "\"scheme_idx\": null, \"target_id\": %d, \"scheme_filters\": [], "
+			"\"snapshots\": [", (int)d.pid);
 		ret = report_read(o, snapshot, &d, &pass);
 		rec_info_free(&pass);
 		fputs("\n        ], \"data_source\": \"unknown\"}", f);
@@ -194,6 +211,14 @@ int report_damo(const struct report_opts *o, FILE *out, FILE *tics)
 	if (d.unobs)
 		warn_msg("report", "%s: %" PRIu64 " regions that cannot be observed left out "
 			 "(damo would show them as idle)", o->input, d.unobs);
+	if (d.unmapped) {
+		char b[32];
+
+		warn_msg("report", "%s: %" PRIu64 " [unmapped] regions (%s summed over the "
+			 "windows) left out: holes between mappings, damo would count them as "
+			 "idle memory", o->input, d.unmapped,
+			 fmt_bytes(d.unmapped_bytes, b, sizeof(b)));
+	}
 out:
 	if (z && fclose(z) && !ret)
 		ret = fail("report", "compressing the damo record: %s", strerror(errno));

@@ -4,7 +4,11 @@
  * WSS of a snapshot = bytes of the regions with nr_accesses >= --threshold
  * (all targets, or --pid); memory that cannot be observed is never in it
  * and is counted apart.  Next to it the targets' footprints, RSS and VSZ,
- * when the record has them.  Percentiles use the nearest-rank method; the
+ * when the record has them.  Percentiles use the nearest-rank method, or
+ * with --percentile-method damo damo's floor index (its _damo_dist.py:
+ * sorted[int(p / 100.0 * n)], the last one for p100); they differ when
+ * n * p / 100 is whole.  --skip N leaves out the first N snapshots as
+ * damo's --exclude_samples does (20 by default in damo, 0 here).  The
  * distribution table lists every tenth one (damo report wss style).
  */
 #include <inttypes.h>
@@ -40,6 +44,7 @@ struct series {
 	uint64_t *unobs;		/* bytes not observable */
 	double *rss, *vsz;		/* NaN: no footprint in that window */
 	size_t n, cap;
+	uint64_t seen;			/* snapshots read, --skip ones too */
 	int has_unobs, has_fp;
 	/* footprints=latest records: each target's last one holds */
 	struct fp_last *fp;
@@ -206,6 +211,8 @@ static int add_point(void *arg, const struct rec_snapshot *s,
 
 	if (ser->wss && update_footprints(ser, s, info, fps && !strcmp(fps, "latest")))
 		return EXIT_FAIL;
+	if (ser->seen++ < ser->o->skip)
+		return 0;
 	if (ser->o->by && add_groups(ser, s, info))
 		return EXIT_FAIL;
 
@@ -261,11 +268,28 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static uint64_t percentile(const uint64_t *sorted, size_t n, unsigned int p)
+static uint64_t percentile(const struct report_opts *o, const uint64_t *sorted, size_t n,
+			   unsigned int p)
 {
 	size_t rank = (n * p + 99) / 100;	/* nearest rank, 1-based */
 
+	if (o->pct_damo) {
+		/* damo's float arithmetic, so p29 of 100 is its 28th index too */
+		size_t idx = (size_t)((double)p / 100.0 * (double)n);
+
+		return sorted[idx < n ? idx : n - 1];
+	}
 	return sorted[rank ? rank - 1 : 0];
+}
+
+/* What the percentiles are, for the header. */
+static void print_method(const struct report_opts *o, const struct series *ser, FILE *out)
+{
+	fprintf(out, "# percentiles: %s", o->pct_damo ? "damo's (floor index)" : "nearest rank");
+	if (o->skip)
+		fprintf(out, "; the first %" PRIu64 " snapshots left out (--skip)",
+			ser->seen < o->skip ? ser->seen : (uint64_t)o->skip);
+	fputc('\n', out);
 }
 
 /* The footprints' and the unobservable memory's headline, if the record has them. */
@@ -303,6 +327,10 @@ static int print_json(const struct report_opts *o, const struct series *ser,
 	json_object_object_add(j, "missed", json_object_new_uint64(missed));
 	if (wss)
 		json_object_object_add(j, "threshold", json_object_new_uint64(o->threshold));
+	json_object_object_add(j, "percentile_method",
+			       json_object_new_string(o->pct_damo ? "damo" : "nearest"));
+	json_object_object_add(j, "skipped_snapshots",
+			       json_object_new_uint64(ser->seen - ser->n));
 	dist = json_object_new_object();
 	/* in order: p0 ... p90, p99, p100 */
 	for (unsigned int p = 0; p <= 100; p += p == 90 ? 9 : p == 99 ? 1 : 10) {
@@ -310,7 +338,7 @@ static int print_json(const struct report_opts *o, const struct series *ser,
 
 		snprintf(key, sizeof(key), "p%u", p);
 		json_object_object_add(dist, key, json_object_new_uint64(p ?
-				       percentile(sorted, ser->n, p) : sorted[0]));
+				       percentile(o, sorted, ser->n, p) : sorted[0]));
 	}
 	json_object_object_add(j, wss ? "wss_bytes" : "nr_regions", dist);
 	pts = json_object_new_array_ext((int)ser->n);
@@ -457,17 +485,18 @@ static int run(const struct report_opts *o, FILE *out, FILE *tics, int wss)
 			PRIu64 "%s)\n", o->input, o->threshold,
 			o->pid ? ", one pid" : ", all targets");
 		fprintf(out, "# snapshots %zu, missed %" PRIu64 "\n", ser.n, missed);
+		print_method(o, &ser, out);
 		fprintf(out, "# p50 %s  p90 %s  p99 %s  max %s\n",
-			fmt_bytes(percentile(sorted, ser.n, 50), b[0], sizeof(b[0])),
-			fmt_bytes(percentile(sorted, ser.n, 90), b[1], sizeof(b[1])),
-			fmt_bytes(percentile(sorted, ser.n, 99), b[2], sizeof(b[2])),
+			fmt_bytes(percentile(o, sorted, ser.n, 50), b[0], sizeof(b[0])),
+			fmt_bytes(percentile(o, sorted, ser.n, 90), b[1], sizeof(b[1])),
+			fmt_bytes(percentile(o, sorted, ser.n, 99), b[2], sizeof(b[2])),
 			fmt_bytes(sorted[ser.n - 1], b[3], sizeof(b[3])));
 		fprintf(out, "# p50_bytes %" PRIu64 " p90_bytes %" PRIu64
-			" p99_bytes %" PRIu64 "\n", percentile(sorted, ser.n, 50),
-			percentile(sorted, ser.n, 90), percentile(sorted, ser.n, 99));
+			" p99_bytes %" PRIu64 "\n", percentile(o, sorted, ser.n, 50),
+			percentile(o, sorted, ser.n, 90), percentile(o, sorted, ser.n, 99));
 		fprintf(out, "# distribution: percentile wss\n");
 		for (unsigned int p = 0; p <= 100; p += 10)
-			fprintf(out, "#   %3u%% %s\n", p, fmt_bytes(p ? percentile(sorted,
+			fprintf(out, "#   %3u%% %s\n", p, fmt_bytes(p ? percentile(o, sorted,
 				ser.n, p) : sorted[0], b[3], sizeof(b[3])));
 		fmt_bytes(sorted[ser.n - 1], b[3], sizeof(b[3]));
 		print_footprint(&ser, out);
@@ -476,8 +505,9 @@ static int run(const struct report_opts *o, FILE *out, FILE *tics, int wss)
 	} else {
 		fprintf(out, "# regions per snapshot in %s; snapshots %zu, missed %"
 			PRIu64 "\n", o->input, ser.n, missed);
+		print_method(o, &ser, out);
 		fprintf(out, "# min %" PRIu64 " p50 %" PRIu64 " max %" PRIu64 "\n",
-			sorted[0], percentile(sorted, ser.n, 50), sorted[ser.n - 1]);
+			sorted[0], percentile(o, sorted, ser.n, 50), sorted[ser.n - 1]);
 		fprintf(out, "# columns: time_s nr_regions missed_before\n");
 	}
 	for (size_t i = 0; i < ser.n; i++) {
@@ -493,8 +523,8 @@ static int run(const struct report_opts *o, FILE *out, FILE *tics, int wss)
 	}
 	if (tics && wss)
 		fprintf(tics, "p50=%" PRIu64 "; p90=%" PRIu64 "; p99=%" PRIu64 "\n"
-			"has_fp=%d; has_unobs=%d\n", percentile(sorted, ser.n, 50),
-			percentile(sorted, ser.n, 90), percentile(sorted, ser.n, 99),
+			"has_fp=%d; has_unobs=%d\n", percentile(o, sorted, ser.n, 50),
+			percentile(o, sorted, ser.n, 90), percentile(o, sorted, ser.n, 99),
 			ser.has_fp, ser.has_unobs);
 	/* the data went to a file: still tell the user the headline */
 	if ((o->plot || o->output) && wss)
@@ -503,7 +533,7 @@ static int run(const struct report_opts *o, FILE *out, FILE *tics, int wss)
 	else if (o->plot || o->output)
 		printf("%s: %zu snapshots, regions min %" PRIu64 " p50 %" PRIu64
 		       " max %" PRIu64 "\n", o->input, ser.n, sorted[0],
-		       percentile(sorted, ser.n, 50), sorted[ser.n - 1]);
+		       percentile(o, sorted, ser.n, 50), sorted[ser.n - 1]);
 out:
 	rec_info_free(&info);
 	free(sorted);

@@ -1,0 +1,436 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * damo interop, second pass (issue 37): records of our own in damo's
+ * formats (json_compressed with several targets and kernel-pointer ids,
+ * plain JSON, a perf script, unknown ages, no intervals) through every
+ * report, checked against damo's documented semantics (its
+ * _damo_records.py, damo_wss.py, _damo_dist.py):
+ * - target ids are u64 (kernel pointers); two targets never merge;
+ * - `report damo` leaves out what damo would count as idle memory that
+ *   is not there ([unmapped]), and a round trip keeps every number;
+ * - a perf script missing a line is an error naming the line;
+ * - damo's percentile (floor index) and its first-20-snapshots skip on
+ *   request, unknown ages stay unknown, a record without intervals is
+ *   refused where damo refuses it and warned about elsewhere.
+ */
+#include <json-c/json.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "kselftest_harness.h"
+#include "run_cmd.h"
+
+static char out[1 << 20];
+
+#define NEED() do { \
+	if (!daptrace_bin()) \
+		SKIP(return, "DAPTRACE_BIN not set to the daptrace binary"); \
+} while (0)
+
+/* @text as @dir/@name, zlib-compressed (damo's json_compressed) if @z */
+static const char *fixture(const char *dir, const char *name, const char *text, int z)
+{
+	static char path[4][256];
+	static int next;
+	char *p = path[next++ % 4];
+	uLongf zlen = compressBound(strlen(text));
+	unsigned char *buf = malloc(zlen);
+	FILE *f;
+
+	snprintf(p, sizeof(path[0]), "%s/%s", dir, name);
+	f = fopen(p, "w");
+	if (!f || !buf) {
+		free(buf);
+		if (f)
+			fclose(f);
+		return NULL;
+	}
+	if (z && compress2(buf, &zlen, (const unsigned char *)text, strlen(text), 9) == Z_OK)
+		fwrite(buf, 1, zlen, f);
+	else if (!z)
+		fputs(text, f);
+	free(buf);
+	return fclose(f) ? NULL : p;
+}
+
+/* A report's --json output, parsed; NULL (and the output logged) if it failed. */
+static struct json_object *report_json(struct __test_metadata *_metadata, char *const *argv)
+{
+	int rc = run_daptrace(argv, out, sizeof(out));
+	struct json_object *j;
+
+	if (rc) {
+		TH_LOG("exit %d: %.600s", rc, out);
+		return NULL;
+	}
+	/* warnings come first on the shared pipe: the document starts at '{' */
+	j = json_tokener_parse(strchr(out, '{') ? strchr(out, '{') : out);
+	if (!j)
+		TH_LOG("not JSON: %.600s", out);
+	return j;
+}
+
+static struct json_object *at(struct json_object *j, const char *path)
+{
+	char key[64];
+
+	while (j && *path) {
+		size_t n = strcspn(path, ".");
+
+		snprintf(key, sizeof(key), "%.*s", (int)n, path);
+		if (json_object_is_type(j, json_type_array))
+			j = json_object_array_get_idx(j, strtoul(key, NULL, 10));
+		else if (!json_object_object_get_ex(j, key, &j))
+			j = NULL;
+		path += n + (path[n] == '.');
+	}
+	return j;
+}
+
+static void rm_rf(const char *dir)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
+		fprintf(stderr, "# could not remove %s\n", dir);
+}
+
+#define REGION(s, e, acc, age) \
+	"{\"start\": " s ", \"end\": " e ", \"nr_accesses\": {\"samples\": " acc \
+	", \"percent\": null}, \"age\": {\"usec\": null, \"aggr_intervals\": " age "}}"
+#define SNAP(t0, t1, regions) \
+	"{\"start_time\": " t0 ", \"end_time\": " t1 ", \"regions\": [" regions "]}"
+#define INTERVALS \
+	"\"intervals\": {\"sample_us\": 5000, \"aggr_us\": 100000, \"ops_update_us\": 1000000}"
+
+/*
+ * Two targets whose ids (kernel pointers, as DAMON's tracepoint and damo
+ * write them) differ only above 2^63, three windows each; the second
+ * target's last region ends at 2^64 - 1.
+ */
+static const char two_pointers[] =
+	"[{\"target_id\": 18446623435582458880, " INTERVALS ", \"snapshots\": ["
+	SNAP("1000000000", "1100000000", REGION("4096", "8192", "20", "0")) ", "
+	SNAP("1100000000", "1200000000", REGION("4096", "8192", "10", "1")) ", "
+	SNAP("1200000000", "1300000000", REGION("4096", "8192", "0", "2")) "]}, "
+	"{\"target_id\": 18446623435582462976, " INTERVALS ", \"snapshots\": ["
+	SNAP("1000000000", "1100000000", REGION("65536", "73728", "5", "0")) ", "
+	SNAP("1100000000", "1200000000", REGION("65536", "73728", "5", "1")) ", "
+	SNAP("1200000000", "1300000000",
+	     REGION("18446744073709547520", "18446744073709551615", "1", "0")) "]}]";
+
+TEST(kernel_pointer_target_ids_stay_apart)
+{
+	char dir[] = "/tmp/daptrace-damo37-XXXXXX";
+	struct json_object *j;
+	const char *rec;
+
+	NEED();
+	ASSERT_NE(NULL, mkdtemp(dir));
+	for (int z = 0; z < 2; z++) {
+		rec = fixture(dir, z ? "two.damon.data" : "two.json", two_pointers, z);
+		ASSERT_NE(NULL, rec);
+		j = report_json(_metadata, A("report", "raw", "--json", (char *)rec));
+		ASSERT_NE(NULL, j);
+		/* three windows of both targets, not six of one */
+		EXPECT_EQ(2, json_object_array_length(at(j, "targets")));
+		EXPECT_STREQ("target_id 18446623435582458880",
+			     json_object_get_string(at(j, "targets.0.comm")));
+		EXPECT_STREQ("target_id 18446623435582462976",
+			     json_object_get_string(at(j, "targets.1.comm")));
+		EXPECT_EQ(3, json_object_array_length(at(j, "snapshots")));
+		EXPECT_EQ(2, json_object_array_length(at(j, "snapshots.2.regions")));
+		/* the top of the address space, exactly */
+		EXPECT_EQ(18446744073709551615ULL,
+			  json_object_get_uint64(at(j, "snapshots.2.regions.1.end")));
+		json_object_put(j);
+		/* damo's wss (collapsed targets): both targets' bytes per window */
+		j = report_json(_metadata, A("report", "wss", "--json", (char *)rec));
+		ASSERT_NE(NULL, j);
+		EXPECT_EQ(3, json_object_array_length(at(j, "series")));
+		EXPECT_EQ(4096 + 8192, json_object_get_int64(at(j, "series.0.wss_bytes")));
+		EXPECT_EQ(4096 + 8192, json_object_get_int64(at(j, "series.1.wss_bytes")));
+		EXPECT_EQ(4095, json_object_get_int64(at(j, "series.2.wss_bytes")));
+		json_object_put(j);
+	}
+	rm_rf(dir);
+}
+
+/*
+ * A daptrace record whose middle region is a hole between mappings
+ * ("[unmapped]", idle as a hole is): 1 MiB heap, 285 MiB gap, 1 MiB stack.
+ */
+static const char with_gap[] =
+	"# daptrace-record v2\n#meta,sample_us,5000\n#meta,aggr_us,100000\n"
+	"#meta,update_us,1000000\n#meta,monotonic_start_ns,5000000000\n#target,7,app\n"
+	"time_ns,seq,pid,start,end,nr_accesses,age,nr_samples,flags,label\n"
+	"#snap,1,0,100000000,3,20,0,0,5000,100000\n"
+	"100000000,1,7,4096,1052672,20,0,20,0,[heap]\n"
+	"100000000,1,7,1052672,300000256,0,0,20,0,[unmapped]\n"
+	"100000000,1,7,300000256,301048832,0,0,20,0,[stack]\n"
+	"#snap,2,100000000,200000000,3,20,0,0,5000,100000\n"
+	"200000000,2,7,4096,1052672,10,1,20,0,[heap]\n"
+	"200000000,2,7,1052672,300000256,0,1,20,0,[unmapped]\n"
+	"200000000,2,7,300000256,301048832,0,1,20,0,[stack]\n#eof\n";
+
+/* The members @keys of report @mode --json on @rec, as one string. */
+static void numbers(struct __test_metadata *_metadata, const char *mode, const char *rec,
+		    const char *const *keys, char *buf, size_t len)
+{
+	struct json_object *j = report_json(_metadata, A("report", (char *)mode, "--json",
+							 (char *)rec));
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (; j && *keys; keys++)
+		n += snprintf(buf + n, n < len ? len - n : 0, "%s=%s ", *keys,
+			      json_object_to_json_string(at(j, *keys)));
+	json_object_put(j);
+}
+
+TEST(damo_export_leaves_holes_out)
+{
+	static const char *const hist[] = { "access_frequency", "age", NULL };
+	static const char *const access[] = {
+		"matched_bytes", "observed_bytes", "recency_s_percentiles",
+		"temperature_percentiles", "cold_tail", NULL,
+	};
+	static const char *const wss[] = { "wss_bytes", NULL };
+	static const struct {
+		const char *mode;
+		const char *const *keys;
+	} reports[] = { { "hist", hist }, { "access", access }, { "wss", wss } };
+	char dir[] = "/tmp/daptrace-damo37-XXXXXX", damo[300], a[4096], b[4096];
+	struct json_object *j;
+	const char *rec;
+
+	NEED();
+	ASSERT_NE(NULL, mkdtemp(dir));
+	rec = fixture(dir, "gap.csv", with_gap, 0);
+	ASSERT_NE(NULL, rec);
+	snprintf(damo, sizeof(damo), "%s/gap.json", dir);
+	ASSERT_EQ(0, run_daptrace(A("report", "damo", "-o", damo, (char *)rec), out,
+				  sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "2 [unmapped] regions")) TH_LOG("%s", out);
+	/* damo sees the heap and the stack only: 2 MiB, not 287 MiB */
+	j = json_object_from_file(damo);
+	ASSERT_NE(NULL, j);
+	EXPECT_EQ(2, json_object_array_length(at(j, "0.snapshots.1.regions")));
+	EXPECT_STREQ("2097152", json_object_get_string(at(j, "0.snapshots.1.total_bytes")));
+	json_object_put(j);
+	/* and the round trip gives daptrace's own numbers back */
+	for (size_t i = 0; i < sizeof(reports) / sizeof(reports[0]); i++) {
+		numbers(_metadata, reports[i].mode, rec, reports[i].keys, a, sizeof(a));
+		numbers(_metadata, reports[i].mode, damo, reports[i].keys, b, sizeof(b));
+		EXPECT_STREQ(a, b) TH_LOG("report %s", reports[i].mode);
+	}
+	/* the base time too: exported again, the same CLOCK_MONOTONIC times */
+	snprintf(a, sizeof(a), "%s/again.json", dir);
+	ASSERT_EQ(0, run_daptrace(A("report", "damo", "-o", a, damo), out, sizeof(out)));
+	j = json_object_from_file(a);
+	ASSERT_NE(NULL, j);
+	EXPECT_STREQ("5100000000", json_object_get_string(at(j, "0.snapshots.1.start_time")));
+	EXPECT_STREQ("5200000000", json_object_get_string(at(j, "0.snapshots.1.end_time")));
+	json_object_put(j);
+	rm_rf(dir);
+}
+
+#define PL(t, id, nr, range, acc) \
+	"  kdamond.0  99 [000]  " t ": damon:damon_aggregated: target_id=" id \
+	" nr_regions=" nr " " range ": " acc " 0\n"
+
+/* Two windows of two targets, traced at the same microsecond. */
+static const char *const two_targets[] = {
+	PL("10.100000", "1", "2", "4096-8192", "3"),
+	PL("10.100000", "1", "2", "8192-12288", "0"),
+	PL("10.100000", "2", "1", "65536-69632", "1"),
+	PL("10.200000", "1", "2", "4096-8192", "2"),
+	PL("10.200000", "1", "2", "8192-12288", "0"),
+	PL("10.200000", "2", "1", "65536-69632", "1"),
+	NULL,
+};
+
+/* Two windows of one target, at the same microsecond. */
+static const char *const one_target[] = {
+	PL("10.100000", "1", "2", "4096-8192", "3"),
+	PL("10.100000", "1", "2", "8192-12288", "0"),
+	PL("10.100000", "1", "2", "4096-8192", "2"),
+	PL("10.100000", "1", "2", "8192-12288", "0"),
+	NULL,
+};
+
+static const char *perf_without(const char *dir, const char *const *lines, size_t drop)
+{
+	static char text[4096];
+	size_t n = 0;
+
+	for (size_t i = 0; lines[i]; i++)
+		if (i != drop)
+			n += snprintf(text + n, sizeof(text) - n, "%s", lines[i]);
+	return fixture(dir, "perf.txt", text, 0);
+}
+
+TEST(perf_script_missing_a_line)
+{
+	static const struct {
+		const char *const *lines;
+		size_t drop;
+		const char *msg;
+	} cut[] = {
+		/* target 1's first window short: target 2's region comes */
+		{ two_targets, 1, "line 2: another target's region, but the window opened at "
+		  "line 1 (target_id=1 nr_regions=2) has only 1 regions, the last at line 1: "
+		  "a line is missing" },
+		{ two_targets, 4, "line 5: another target's region, but the window opened at "
+		  "line 4" },
+		/* the next window's first region is below the last one's end */
+		{ one_target, 1, "line 2: a region below the previous one's end, but the "
+		  "window opened at line 1" },
+		{ one_target, 0, "line 2: a region below the previous one's end" },
+	};
+	char dir[] = "/tmp/daptrace-damo37-XXXXXX", cmd[600];
+	struct json_object *j;
+	const char *rec;
+
+	NEED();
+	ASSERT_NE(NULL, mkdtemp(dir));
+	for (int k = 0; k < 2; k++) {
+		rec = perf_without(dir, k ? one_target : two_targets, SIZE_MAX);
+		j = report_json(_metadata, A("report", "raw", "--json", (char *)rec));
+		ASSERT_NE(NULL, j);
+		EXPECT_EQ(2, json_object_array_length(at(j, "snapshots")));
+		json_object_put(j);
+	}
+	for (size_t i = 0; i < sizeof(cut) / sizeof(cut[0]); i++) {
+		rec = perf_without(dir, cut[i].lines, cut[i].drop);
+		EXPECT_EQ(1, run_daptrace(A("report", "wss", (char *)rec), out, sizeof(out)));
+		EXPECT_NE(NULL, strstr(out, cut[i].msg)) TH_LOG("want '%s': %s", cut[i].msg, out);
+	}
+	/* damo's own trace without its third line: the next window's time */
+	snprintf(cmd, sizeof(cmd), "gzip -dc '%s/perf.data.script.gz' | sed 3d > '%s/cut.txt'",
+		 getenv("DAPTRACE_TESTDATA") ? getenv("DAPTRACE_TESTDATA") : "tests/data", dir);
+	ASSERT_EQ(0, system(cmd));
+	snprintf(cmd, sizeof(cmd), "%s/cut.txt", dir);
+	EXPECT_EQ(1, run_daptrace(A("report", "hot", cmd), out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "line 8: a region traced later, but the window opened at "
+			       "line 1 (target_id=18446623435582458880 nr_regions=8) has only 7 "
+			       "regions, the last at line 7: a line is missing")) TH_LOG("%s", out);
+	rm_rf(dir);
+}
+
+/* damo's "<percentile> <value> |***|" lines of @name: value by percentile */
+static int damo_dist(const char *name, unsigned long long *v)
+{
+	char path[512], line[256];
+	const char *dir = getenv("DAPTRACE_TESTDATA");
+	unsigned long long val;
+	unsigned int p;
+	int n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir && *dir ? dir : "tests/data", name);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%u %llu", &p, &val) == 2 && p <= 100) {
+			v[p] = val;
+			n++;
+		}
+	fclose(f);
+	return n;
+}
+
+/*
+ * damo's `report wss` and `report nr_regions` on damon.data leave out the
+ * first 20 snapshots and take sorted[int(p / 100.0 * n)]: with --skip 20
+ * and --percentile-method damo daptrace's numbers are damo's; by default
+ * (nearest rank, nothing skipped) they are not.
+ */
+TEST(wss_and_regions_percentiles_as_damo)
+{
+	static const struct {
+		const char *mode, *expects, *key;
+	} r[] = {
+		{ "wss", "damo-report-wss", "wss_bytes" },
+		{ "regions", "damo-report-nr_regions", "nr_regions" },
+	};
+	char rec[512], key[64];
+	const char *dir = getenv("DAPTRACE_TESTDATA");
+	unsigned long long want[101];
+	struct json_object *j;
+
+	NEED();
+	snprintf(rec, sizeof(rec), "%s/damon.data.json_compressed", dir && *dir ? dir : "tests/data");
+	for (size_t i = 0; i < sizeof(r) / sizeof(r[0]); i++) {
+		ASSERT_EQ(100, damo_dist(r[i].expects, want)) TH_LOG("%s", r[i].expects);
+		j = report_json(_metadata, A("report", (char *)r[i].mode, "--json", "--skip", "20",
+					     "--percentile-method", "damo", rec));
+		ASSERT_NE(NULL, j);
+		EXPECT_EQ(523, json_object_get_int(at(j, "snapshots")));
+		EXPECT_EQ(20, json_object_get_int(at(j, "skipped_snapshots")));
+		for (unsigned int p = 10; p <= 100; p += p == 90 ? 9 : p == 99 ? 1 : 10) {
+			snprintf(key, sizeof(key), "%s.p%u", r[i].key, p);
+			EXPECT_EQ(want[p], json_object_get_uint64(at(j, key))) TH_LOG("%s", key);
+		}
+		json_object_put(j);
+	}
+	/* nearest rank on the same 523: p99 is the 518th, damo's the 517th */
+	j = report_json(_metadata, A("report", "wss", "--json", "--skip", "20", rec));
+	ASSERT_NE(NULL, j);
+	EXPECT_NE(want[99], json_object_get_uint64(at(j, "wss_bytes.p99")));
+	EXPECT_STREQ("nearest", json_object_get_string(at(j, "percentile_method")));
+	json_object_put(j);
+	EXPECT_EQ(2, run_daptrace(A("report", "wss", "--percentile-method", "mean", rec), out,
+				  sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "expected nearest or damo")) TH_LOG("%s", out);
+	EXPECT_EQ(2, run_daptrace(A("report", "hot", "--skip", "2", rec), out, sizeof(out)));
+}
+
+/*
+ * A record without intervals (damo's "intervals": null): every report says
+ * on stderr that its frequencies rest on an assumed sampling interval, and
+ * the damo export keeps the intervals unknown rather than writing the
+ * assumed ones as the record's.
+ */
+TEST(record_without_intervals_is_said_so)
+{
+	static const char *const modes[] = {
+		"wss", "regions", "hot", "raw", "hist", "access", "heatmap", NULL,
+	};
+	char dir[] = "/tmp/daptrace-damo37-XXXXXX", damo[300];
+	char *text = strdup(two_pointers), *iv;
+	struct json_object *j;
+	const char *rec;
+
+	NEED();
+	ASSERT_NE(NULL, mkdtemp(dir));
+	ASSERT_NE(NULL, text);
+	/* both records' intervals: null, padded to the same length */
+	while ((iv = strstr(text, "{\"sample_us\": 5000, \"aggr_us\": 100000, "
+				  "\"ops_update_us\": 1000000}")))
+		memcpy(iv, "null                                                                ",
+		       strlen("{\"sample_us\": 5000, \"aggr_us\": 100000, \"ops_update_us\": 1000000}"));
+	rec = fixture(dir, "noiv.damon.data", text, 1);
+	free(text);
+	ASSERT_NE(NULL, rec);
+	for (const char *const *m = modes; *m; m++) {
+		EXPECT_EQ(0, run_daptrace(A("report", (char *)*m, (char *)rec), out, sizeof(out)))
+			TH_LOG("%s: %.300s", *m, out);
+		EXPECT_NE(NULL, strstr(out, "noiv.damon.data: the file has no sampling interval: "
+				       "DAMON's default, 5000 us; access frequencies and ages "
+				       "rest on it")) TH_LOG("report %s: %.300s", *m, out);
+	}
+	snprintf(damo, sizeof(damo), "%s/back.json", dir);
+	ASSERT_EQ(0, run_daptrace(A("report", "damo", "-o", damo, (char *)rec), out, sizeof(out)));
+	j = json_object_from_file(damo);
+	ASSERT_NE(NULL, j);
+	EXPECT_TRUE(json_object_object_get_ex(at(j, "0"), "intervals", NULL));
+	EXPECT_EQ(NULL, at(j, "0.intervals"));
+	EXPECT_EQ(NULL, at(j, "0.snapshots.0.sample_interval_us"));
+	json_object_put(j);
+	rm_rf(dir);
+}
+
+TEST_HARNESS_MAIN
