@@ -323,6 +323,24 @@ TEST_F_TIMEOUT(targets, targets_join_and_leave_while_on, 90)
 }
 
 /*
+ * Monitoring one target in 2 s windows, which has just exited: what is
+ * written next comes long before the window's boundary.
+ */
+static pid_t on_with_target_gone(struct __test_metadata *_metadata,
+				 FIXTURE_DATA(targets) *self)
+{
+	pid_t pid = dt_spawn(8 << 20, 4096);
+
+	ASSERT_LT(0, pid);
+	self->child[self->nr++] = pid;
+	ASSERT_EQ(0, dt_set_attrs(5000, 2000000, 2000000, 10, 1000));
+	ASSERT_EQ(0, dt_add_target(pid));
+	ASSERT_EQ(0, dt_write("state", "on"));
+	dt_reap(pid);
+	return pid;
+}
+
+/*
  * A target removed while on, whose exit then ends the worker: the removal
  * is applied as the worker ends.  Nobody writes "off" after reading it, so
  * a removal left for the next aggregation stayed listed for good.
@@ -333,14 +351,8 @@ TEST_F_TIMEOUT(targets, removal_applied_when_the_last_target_exits, 60)
 	pid_t pid;
 	int i;
 
-	pid = dt_spawn(8 << 20, 4096);
-	ASSERT_LT(0, pid);
-	self->child[self->nr++] = pid;
-	/* a long window: the removal lands well before its boundary */
-	ASSERT_EQ(0, dt_set_attrs(5000, 2000000, 2000000, 10, 1000));
-	ASSERT_EQ(0, dt_add_target(pid));
-	ASSERT_EQ(0, dt_write("state", "on"));
-	dt_reap(pid);
+	/* the removal lands well before the window's boundary */
+	pid = on_with_target_gone(_metadata, self);
 	ASSERT_EQ(0, dt_remove_target(pid)) TH_LOG("remove while on");
 	for (i = 0; i < 100; i++) {
 		ASSERT_LT(0, dt_read("state", buf, sizeof(buf)));
@@ -367,14 +379,8 @@ TEST_F_TIMEOUT(targets, exit_in_the_window_off_ends_is_reported, 60)
 	__u32 flags = 0;
 	pid_t pid;
 
-	pid = dt_spawn(8 << 20, 4096);
-	ASSERT_LT(0, pid);
-	self->child[self->nr++] = pid;
-	/* a long window: "off" comes well before its boundary */
-	ASSERT_EQ(0, dt_set_attrs(5000, 2000000, 2000000, 10, 1000));
-	ASSERT_EQ(0, dt_add_target(pid));
-	ASSERT_EQ(0, dt_write("state", "on"));
-	dt_reap(pid);
+	/* "off" comes well before the window's boundary */
+	pid = on_with_target_gone(_metadata, self);
 	ASSERT_EQ(0, dt_write("state", "off"));
 	ASSERT_EQ(0, dt_target_status(pid, buf, sizeof(buf)));
 	EXPECT_STREQ("exited", buf) TH_LOG("the exit before off is not reported");
