@@ -20,6 +20,9 @@
 #   --la57-test SUITE/NAME  the 5-level-paging boot runs only these tests
 #                       (repeatable; the others count as skips); without it,
 #                       all
+#   --kernel-skip K:SUITE/NAME  leave this test out of kernel K's own boot
+#                       (not its 5-level-paging one), counted as a skip
+#                       (repeatable)
 #   --extra-test FILE   also run FILE (.sh, .c or static binary) as extra/NAME
 #   --module KO         load KO instead of build/kmod/<kernel>/daptrace.ko;
 #                       "%k" in KO is replaced by the kernel release
@@ -77,6 +80,7 @@ LA57_KERNEL=
 LA57_CPU=max
 TESTS=()
 SKIP_TESTS=()
+KERNEL_SKIPS=()
 LA57_TESTS=()
 EXTRA=()
 MODULE=
@@ -103,6 +107,9 @@ while [ $# -gt 0 ]; do
 	--test) TESTS+=("$2"); shift ;;
 	--skip) SKIP_TESTS+=("$2"); shift ;;
 	--la57-test) LA57_TESTS+=("$2"); shift ;;
+	--kernel-skip)
+		[[ $2 == ?*:?*/?* ]] || die "--kernel-skip takes KERNEL:SUITE/NAME, not '$2'"
+		KERNEL_SKIPS+=("$2"); shift ;;
 	--extra-test) EXTRA+=("$(realpath "$2")"); shift ;;
 	--module) MODULE=$2; shift ;;
 	--vmlinuz) VMLINUZ=$2; shift ;;
@@ -457,6 +464,10 @@ run_boot() {
 	# A subset of the suite: what it leaves out is counted as skipped.
 	if [ ${#TESTS[@]} = 0 ]; then
 		for t in ${SKIP_TESTS[@]+"${SKIP_TESTS[@]}"}; do mk+=(--skip "$t") subset=1; done
+		for t in ${KERNEL_SKIPS[@]+"${KERNEL_SKIPS[@]}"}; do
+			[ "${t%%:*}" = "$label" ] || continue
+			mk+=(--skip "${t#*:}") subset=1
+		done
 		if [[ $label == *-la57 ]]; then
 			for t in ${LA57_TESTS[@]+"${LA57_TESTS[@]}"}; do mk+=(--test "$t") subset=1; done
 		fi
