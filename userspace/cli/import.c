@@ -263,7 +263,9 @@ static int write_window(struct imp *m, FILE *out, const size_t *idx, size_t nr,
 			rs.regions[rs.nr_regions++] = (struct rec_region){
 				.start = s->regions[i].start, .end = s->regions[i].end,
 				.nr_accesses = s->regions[i].nr_accesses,
-				.age = s->regions[i].age, .pid = s->target + 1, .label = "",
+				.age = s->regions[i].age,
+				.age_unknown = s->regions[i].age_unknown,
+				.pid = s->target + 1, .label = "",
 				.phys_addr = REC_PHYS_NONE,
 			};
 	}

@@ -11,7 +11,8 @@
  * aggregation window (one per target) become one, times count from the
  * first window's start, pids are numbered from 1 in the order the targets
  * appear (neither damo nor the tracepoints carry the pid: the comm names
- * the original target id).  Labels and placement are not in those
+ * the original target id).  An age the source does not know (a trace of
+ * a kernel before 5.16, damo's null or -1) stays unknown.  Labels and placement are not in those
  * formats; a window's sample count is its aggregation interval over its
  * sampling interval, from the record (damo), the tune events (perf), or
  * DAMON's defaults (5 ms) when the file has none, and never less than the
@@ -39,6 +40,7 @@ const char *rec_format_name(enum rec_format fmt);
 struct imp_region {
 	uint64_t start, end;
 	uint32_t nr_accesses, age;
+	int age_unknown;		/* the source has none (damo's null, old traces) */
 };
 
 struct imp_snapshot {

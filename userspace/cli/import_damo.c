@@ -237,11 +237,16 @@ static int add_region(struct imp *m, struct imp_snapshot *s, const struct json_o
 		reg.nr_accesses = (uint32_t)lround(v * samples / 100);
 	else
 		return bad(m, w, 2, "no nr_accesses (samples or percent)");
-	/* age in windows, or in us; damo writes null where it did not know it */
+	/*
+	 * Age in windows, or in us; damo writes null where it did not know
+	 * it (a trace without ages) and -1 in its placeholder: unknown.
+	 */
 	if (!damo_num(get(age, "aggr_intervals"), K_NR, &v) && v >= 0 && v <= UINT32_MAX)
 		reg.age = (uint32_t)v;
 	else if (!damo_num(get(age, "usec"), K_US, &v) && v >= 0 && aggr_us)
 		reg.age = v / aggr_us > UINT32_MAX ? UINT32_MAX : (uint32_t)(v / aggr_us);
+	else
+		reg.age_unknown = 1;
 	if (reg.start >= reg.end)
 		return bad(m, w, 2, "start is not below end");
 	return imp_region(m, s, &reg);

@@ -129,9 +129,14 @@ static int snapshot(void *arg, const struct rec_snapshot *s, const struct rec_in
 		}
 		fprintf(d->out, "%s{\"start\": \"%" PRIu64 "\", \"end\": \"%" PRIu64 "\", "
 			"\"nr_accesses\": {\"samples\": %u, \"percent\": null}, \"age\": "
-			"{\"usec\": null, \"aggr_intervals\": \"%u\"}, \"probe_hits\": [], "
-			"\"sz_filter_passed\": \"0\"}", n++ ? ", " : "", r->start, r->end,
-			r->nr_accesses, r->age);
+			"{\"usec\": null, \"aggr_intervals\": ", n++ ? ", " : "", r->start, r->end,
+			r->nr_accesses);
+		/* an unknown age as damo writes one it read from a trace without: null */
+		if (r->age_unknown)
+			fputs("null", d->out);
+		else
+			fprintf(d->out, "\"%u\"", r->age);
+		fputs("}, \"probe_hits\": [], \"sz_filter_passed\": \"0\"}", d->out);
 		total += r->end - r->start;
 	}
 	fprintf(d->out, "], \"total_bytes\": \"%" PRIu64 "\", \"damos_stats\": null", total);

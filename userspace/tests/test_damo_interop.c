@@ -433,4 +433,169 @@ TEST(record_without_intervals_is_said_so)
 	rm_rf(dir);
 }
 
+/*
+ * Ages a source does not know: a perf script of a kernel before 5.16 (no
+ * age field), damo's null and its -1, and a daptrace record's empty age
+ * field.  Every report says "unknown" (null in JSON), none counts them as
+ * 0 windows nor as idle for a time; the damo export writes null back.
+ */
+#define PN(t, range, acc) \
+	"  kdamond.0  99 [000]  " t ": damon:damon_aggregated: target_id=1 nr_regions=2 " \
+	range ": " acc "\n"
+
+static const char perf_no_age[] =
+	PN("10.100000", "4096-8192", "3") PN("10.100000", "8192-16384", "0")
+	PN("10.200000", "4096-8192", "2") PN("10.200000", "8192-16384", "0");
+
+static const char damo_null_age[] =
+	"[{\"target_id\": 1, " INTERVALS ", \"snapshots\": ["
+	SNAP("1000000000", "1100000000", REGION("4096", "8192", "3", "null") ", "
+	     REGION("8192", "16384", "0", "-1")) ", "
+	SNAP("1100000000", "1200000000", REGION("4096", "8192", "2", "null") ", "
+	     REGION("8192", "16384", "0", "-1")) "]}]";
+
+static const char csv_empty_age[] =
+	"# daptrace-record v2\n#meta,sample_us,5000\n#meta,aggr_us,100000\n#target,7,app\n"
+	"time_ns,seq,pid,start,end,nr_accesses,age,nr_samples,label\n"
+	"#snap,1,0,100000000,2,20,0,0\n"
+	"100000000,1,7,4096,8192,3,,20,a\n100000000,1,7,8192,16384,0,,20,b\n"
+	"#snap,2,100000000,200000000,2,20,0,0\n"
+	"200000000,2,7,4096,8192,2,,20,a\n200000000,2,7,8192,16384,0,,20,b\n#eof\n";
+
+TEST(unknown_ages_stay_unknown)
+{
+	static const struct {
+		const char *name, *text;
+	} src[] = {
+		{ "noage.perf.txt", perf_no_age }, { "nullage.json", damo_null_age },
+		{ "emptyage.csv", csv_empty_age },
+	};
+	char dir[] = "/tmp/daptrace-damo37-XXXXXX", damo[300];
+	struct json_object *j, *v;
+	const char *rec;
+
+	NEED();
+	ASSERT_NE(NULL, mkdtemp(dir));
+	for (size_t i = 0; i < sizeof(src) / sizeof(src[0]); i++) {
+		rec = fixture(dir, src[i].name, src[i].text, 0);
+		ASSERT_NE(NULL, rec);
+		j = report_json(_metadata, A("report", "raw", "--json", (char *)rec));
+		ASSERT_NE(NULL, j);
+		for (int k = 0; k < 2; k++) {
+			char key[64];
+
+			snprintf(key, sizeof(key), "snapshots.1.regions.%d", k);
+			v = at(j, key);
+			ASSERT_NE(NULL, v) TH_LOG("%s: %s", src[i].name, key);
+			EXPECT_TRUE(json_object_object_get_ex(v, "age_windows", NULL));
+			EXPECT_EQ(NULL, at(v, "age_windows")) TH_LOG("%s", src[i].name);
+			EXPECT_EQ(NULL, at(v, "age_s")) TH_LOG("%s", src[i].name);
+		}
+		json_object_put(j);
+		EXPECT_EQ(0, run_daptrace(A("report", "raw", (char *)rec), out, sizeof(out)));
+		EXPECT_NE(NULL, strstr(out, "age unknown")) TH_LOG("%s", out);
+		EXPECT_EQ(NULL, strstr(out, "windows (")) TH_LOG("%s", out);
+		/* hist: no age bucket, all 12 KiB "unknown" */
+		j = report_json(_metadata, A("report", "hist", "--json", (char *)rec));
+		ASSERT_NE(NULL, j);
+		EXPECT_EQ(0, json_object_array_length(at(j, "age"))) TH_LOG("%s", src[i].name);
+		EXPECT_EQ(100, json_object_get_double(at(j, "age_unknown_share_percent")));
+		EXPECT_EQ(12288, json_object_get_double(at(j, "age_unknown_avg_bytes")));
+		json_object_put(j);
+		EXPECT_EQ(0, run_daptrace(A("report", "hist", (char *)rec), out, sizeof(out)));
+		EXPECT_NE(NULL, strstr(out, "\nunknown        12.0 KiB     100.00%")) TH_LOG("%s", out);
+		EXPECT_EQ(NULL, strstr(out, "\n0 s ")) TH_LOG("%s", out);
+		/* hot: the age column says so */
+		j = report_json(_metadata, A("report", "hot", "--json", (char *)rec));
+		ASSERT_NE(NULL, j);
+		EXPECT_NE(NULL, at(j, "regions.1"));
+		EXPECT_EQ(NULL, at(j, "regions.0.age_s"));
+		EXPECT_EQ(NULL, at(j, "regions.1.age_windows"));
+		json_object_put(j);
+		EXPECT_EQ(0, run_daptrace(A("report", "hot", (char *)rec), out, sizeof(out)));
+		EXPECT_NE(NULL, strstr(out, "# age unknown (the source has none) for 12.0 KiB"))
+			TH_LOG("%s", out);
+		/*
+		 * access: the idle 8 KiB has no idle time (not "0.1 s"), the
+		 * accessed 4 KiB has (0 s); no temperature is known
+		 */
+		j = report_json(_metadata, A("report", "access", "--json", "--sort", "size",
+					     (char *)rec));
+		ASSERT_NE(NULL, j);
+		EXPECT_EQ(12288, json_object_get_int64(at(j, "age_unknown_bytes")));
+		EXPECT_EQ(12288, json_object_get_int64(at(j, "age_unknown_matched_bytes")));
+		EXPECT_EQ(4096, json_object_get_int64(at(j, "idle_known_bytes")));
+		EXPECT_EQ(0, json_object_get_double(at(j, "regions.0.idle_s")));
+		EXPECT_NE(NULL, at(j, "regions.0.idle_s"));
+		EXPECT_EQ(NULL, at(j, "regions.1.idle_s"));
+		EXPECT_EQ(NULL, at(j, "regions.1.temperature"));
+		EXPECT_EQ(NULL, at(j, "temperature_percentiles.p50"));
+		EXPECT_EQ(0, json_object_get_double(at(j, "recency_s_percentiles.p100")));
+		/* no bytes idle for 0.1 s: the one that might be is not known */
+		EXPECT_EQ(0, json_object_get_int64(at(j, "cold_tail.0.bytes")));
+		json_object_put(j);
+		/* an age range matches no unknown age */
+		j = report_json(_metadata, A("report", "access", "--json", "--age", "0s-10s",
+					     (char *)rec));
+		ASSERT_NE(NULL, j);
+		EXPECT_EQ(0, json_object_get_int64(at(j, "matched_regions")));
+		json_object_put(j);
+		/* damo gets null back, and reads as daptrace did */
+		snprintf(damo, sizeof(damo), "%s/%s.back.json", dir, src[i].name);
+		ASSERT_EQ(0, run_daptrace(A("report", "damo", "-o", damo, (char *)rec), out,
+					  sizeof(out))) TH_LOG("%s", out);
+		j = json_object_from_file(damo);
+		ASSERT_NE(NULL, j);
+		v = at(j, "0.snapshots.1.regions.1.age");
+		ASSERT_NE(NULL, v);
+		EXPECT_TRUE(json_object_object_get_ex(v, "aggr_intervals", NULL));
+		EXPECT_EQ(NULL, at(v, "aggr_intervals"));
+		EXPECT_EQ(NULL, at(v, "usec"));
+		json_object_put(j);
+		j = report_json(_metadata, A("report", "raw", "--json", damo));
+		ASSERT_NE(NULL, j);
+		EXPECT_EQ(NULL, at(j, "snapshots.0.regions.0.age_s"));
+		EXPECT_NE(NULL, at(j, "snapshots.0.regions.0.nr_accesses"));
+		json_object_put(j);
+	}
+	rm_rf(dir);
+}
+
+/* Known ages read as before: 0 is 0, and an age field that is no number is an error. */
+TEST(known_ages_and_bad_ages)
+{
+	char dir[] = "/tmp/daptrace-damo37-XXXXXX";
+	char text[] = "# daptrace-record v2\n#meta,sample_us,5000\n#meta,aggr_us,100000\n"
+		"#target,7,app\ntime_ns,seq,pid,start,end,nr_accesses,age,nr_samples,label\n"
+		"#snap,1,0,100000000,1,20,0,0\n100000000,1,7,4096,8192,0,0,20,a\n"
+		"#snap,2,100000000,200000000,1,20,0,0\n200000000,2,7,4096,8192,0,1,20,a\n#eof\n";
+	struct json_object *j;
+	const char *rec;
+	char *p;
+
+	NEED();
+	ASSERT_NE(NULL, mkdtemp(dir));
+	rec = fixture(dir, "known.csv", text, 0);
+	ASSERT_NE(NULL, rec);
+	j = report_json(_metadata, A("report", "raw", "--json", (char *)rec));
+	ASSERT_NE(NULL, j);
+	EXPECT_NE(NULL, at(j, "snapshots.0.regions.0.age_windows"));
+	EXPECT_EQ(0, json_object_get_int(at(j, "snapshots.0.regions.0.age_windows")));
+	EXPECT_EQ(1, json_object_get_int(at(j, "snapshots.1.regions.0.age_windows")));
+	json_object_put(j);
+	j = report_json(_metadata, A("report", "access", "--json", (char *)rec));
+	ASSERT_NE(NULL, j);
+	EXPECT_EQ(0, json_object_get_int64(at(j, "age_unknown_bytes")));
+	EXPECT_NE(NULL, at(j, "temperature_percentiles.p50"));
+	EXPECT_EQ(0.2, json_object_get_double(at(j, "recency_s_percentiles.p50")));
+	json_object_put(j);
+	p = strstr(text, ",1,20,a\n#eof");
+	ASSERT_NE(NULL, p);
+	p[1] = 'x';			/* the last age */
+	rec = fixture(dir, "bad.csv", text, 0);
+	EXPECT_EQ(1, run_daptrace(A("report", "raw", (char *)rec), out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "bad.csv:9: bad age 'x'")) TH_LOG("%s", out);
+	rm_rf(dir);
+}
+
 TEST_HARNESS_MAIN
