@@ -44,18 +44,21 @@ static const struct report_mode modes[] = {
 	  "histograms of the memory by access frequency and by age" },
 	{ "objects", report_objects, "heatmap.gp",
 	  "data structures (record --objects) ranked by access; .csv output: CSV;\n"
-	  "           --plot: the heatmap with the structures drawn on it" },
+	  "             --plot: the heatmap with the structures drawn on it" },
 	{ "nodes", report_nodes, "nodes.gp",
 	  "bytes of hot, warm and cold memory per NUMA node over time" },
 	{ "pheatmap", report_pheatmap, "pheatmap.gp",
 	  "time x physical address x access frequency (root records)" },
 	{ "access", report_access, NULL,
 	  "regions of one snapshot by access pattern (size, frequency, age),\n"
-	  "           sorted, with recency and temperature percentiles and the\n"
-	  "           cold tail (damo report access)" },
+	  "             sorted, with recency and temperature percentiles and the\n"
+	  "             cold tail (damo report access)" },
 	{ "damo", report_damo, NULL,
 	  "the record in damo's format: -o FILE zlib-compressed JSON (damo's\n"
-	  "           default; plain if FILE ends in .json), stdout plain JSON" },
+	  "             default; plain if FILE ends in .json), stdout plain JSON" },
+	{ "footprints", report_footprints, NULL,
+	  "the distribution of the targets' VSZ and RSS over the windows\n"
+	  "             (damo report footprints)" },
 };
 
 #define NR_MODES (sizeof(modes) / sizeof(modes[0]))
@@ -64,7 +67,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "Usage: %s report <mode> [options] [RECORD]\n\nModes:\n", prog);
 	for (size_t i = 0; i < NR_MODES; i++)
-		fprintf(f, "  %-8s %s\n", modes[i].name, modes[i].description);
+		fprintf(f, "  %-10s %s\n", modes[i].name, modes[i].description);
 	fprintf(f,
 "\n"
 "RECORD defaults to daptrace.csv; '-' is stdin, gzip-compressed records are\n"
@@ -132,7 +135,14 @@ static void usage(FILE *f)
 "      --hot-pct N       hot: accessed in >= N%% of the window's samples\n"
 "                        (default 50; 1..100); cold: no access seen\n"
 "  pheatmap:\n"
-"      --time-bins N, --addr-bins N   as for heatmap\n");
+"      --time-bins N, --addr-bins N   as for heatmap\n"
+"  footprints:\n"
+"      --metric vsz|rss|all  which footprint (default all: vsz, then rss)\n"
+"      --sortby size|time    percentiles of the values sorted by size (default)\n"
+"                        or in time order (the value at that share of the run)\n"
+"      --all-footprints  every window's value instead of the percentiles\n"
+"      --raw-number      sizes in bytes, not damo's \"1.500 MiB\"\n"
+"      --percentile-method nearest|damo   as for wss\n");
 }
 
 /* "heatmap, wss, ... or access": the modes, from the table */
@@ -172,12 +182,13 @@ static int parse_uint(const char *flag, const char *val, unsigned int lo,
 #define M_PHEATMAP	(1u << 8)
 #define M_ACCESS	(1u << 9)
 #define M_DAMO		(1u << 10)
+#define M_FOOTPRINTS	(1u << 11)
 
 enum { OPT_PLOT = 256, OPT_PARTIAL, OPT_TIME_BINS, OPT_ADDR_BINS,
        OPT_MAX_BLOCKS, OPT_THRESHOLD, OPT_TOP, OPT_AT, OPT_BY_LABEL, OPT_JSON,
        OPT_SINCE, OPT_UNTIL, OPT_ADDR, OPT_LABEL, OPT_HOT_PCT, OPT_SIZE, OPT_FREQ,
        OPT_AGE, OPT_SORT, OPT_TEMP_W, OPT_BY, OPT_TERMINAL, OPT_SKIP, OPT_PCT_METHOD,
-       OPT_LAST = OPT_PCT_METHOD };
+       OPT_METRIC, OPT_SORTBY, OPT_ALL_FP, OPT_RAW_NUMBER, OPT_LAST = OPT_RAW_NUMBER };
 
 static const struct option longopts[] = {
 	{ "output",	required_argument, NULL, 'o' },
@@ -206,6 +217,10 @@ static const struct option longopts[] = {
 	{ "terminal",	optional_argument, NULL, OPT_TERMINAL },
 	{ "skip",	required_argument, NULL, OPT_SKIP },
 	{ "percentile-method", required_argument, NULL, OPT_PCT_METHOD },
+	{ "metric",	required_argument, NULL, OPT_METRIC },
+	{ "sortby",	required_argument, NULL, OPT_SORTBY },
+	{ "all-footprints", no_argument,  NULL, OPT_ALL_FP },
+	{ "raw-number",	no_argument,	   NULL, OPT_RAW_NUMBER },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -226,7 +241,11 @@ static const struct {
 	{ OPT_TERMINAL, M_HEATMAP, "heatmap" },
 	{ OPT_THRESHOLD, M_WSS | M_OBJECTS, "wss and objects" },
 	{ OPT_SKIP, M_WSS | M_REGIONS, "wss and regions" },
-	{ OPT_PCT_METHOD, M_WSS | M_REGIONS, "wss and regions" },
+	{ OPT_PCT_METHOD, M_WSS | M_REGIONS | M_FOOTPRINTS, "wss, regions and footprints" },
+	{ OPT_METRIC, M_FOOTPRINTS, "footprints" },
+	{ OPT_SORTBY, M_FOOTPRINTS, "footprints" },
+	{ OPT_ALL_FP, M_FOOTPRINTS, "footprints" },
+	{ OPT_RAW_NUMBER, M_FOOTPRINTS, "footprints" },
 	{ OPT_TOP, M_HOT | M_OBJECTS | M_ACCESS, "hot, objects and access" },
 	{ OPT_AT, M_HOT | M_ACCESS, "hot and access" },
 	{ OPT_SIZE, M_ACCESS, "access" },
@@ -451,6 +470,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 	};
 	o->nr_sort = 1;
 	o->temp_w[1] = o->temp_w[2] = 100;
+	o->fp_metrics = 3;
 	opterr = 0;
 	optind = 1;
 	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
@@ -517,6 +537,26 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 				return bad_value(CMD, "--percentile-method", optarg,
 						 "expected nearest or damo");
 			o->pct_damo = !strcmp(optarg, "damo");
+			break;
+		case OPT_METRIC:
+			if (!strcmp(optarg, "vsz") || !strcmp(optarg, "rss"))
+				o->fp_metrics = !strcmp(optarg, "vsz") ? 1 : 2;
+			else if (!strcmp(optarg, "all"))
+				o->fp_metrics = 3;
+			else
+				return bad_value(CMD, "--metric", optarg, "expected vsz, rss or all "
+						 "(damo's sys_used is not in a daptrace record)");
+			break;
+		case OPT_SORTBY:
+			if (strcmp(optarg, "size") && strcmp(optarg, "time"))
+				return bad_value(CMD, "--sortby", optarg, "expected size or time");
+			o->fp_by_time = !strcmp(optarg, "time");
+			break;
+		case OPT_ALL_FP:
+			o->fp_all = 1;
+			break;
+		case OPT_RAW_NUMBER:
+			o->raw_number = 1;
 			break;
 		case OPT_AT:
 			err = parse_seconds("--at", optarg, &o->at_s);

@@ -59,6 +59,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	run(&o, report_hist);
 	run(&o, report_nodes);
 	run(&o, report_pheatmap);
+	o.fp_metrics = 3;
+	run(&o, report_footprints);
+	o.fp_by_time = o.fp_all = o.pct_damo = 1;
+	run(&o, report_footprints);
 	o.pattern = (struct access_pattern){
 		.size_min = 4096, .size_max = UINT64_MAX, .freq_max = 50,
 		.age_max_ns = UINT64_MAX,

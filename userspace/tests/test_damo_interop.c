@@ -598,4 +598,98 @@ TEST(known_ages_and_bad_ages)
 	rm_rf(dir);
 }
 
+/*
+ * report footprints in damo's shape: two targets' footprints over four
+ * windows (a fifth has none); the expected text is what damo's own
+ * _damo_dist.fmt_dists() and format_sz() print for the same values.
+ */
+#define MIB "1048576"
+#define FP(pid, t, vsz, rss) "#footprint," pid "," t "," vsz "," rss "\n"
+#define W(seq, t0, t1) "#snap," seq "," t0 "," t1 ",1,20,0,0\n" t1 "," seq ",7,4096,8192,1,0,20,x\n"
+
+static const char with_footprints[] =
+	"# daptrace-record v2\n#meta,sample_us,5000\n#meta,aggr_us,100000\n#target,7,a\n"
+	"#target,8,b\ntime_ns,seq,pid,start,end,nr_accesses,age,nr_samples,label\n"
+	FP("7", "100000000", "10485760", "1048576") FP("8", "100000000", "20971520", "2097152")
+	W("1", "0", "100000000")
+	FP("7", "200000000", "10485760", "4194304") FP("8", "200000000", "20971520", "4194304")
+	W("2", "100000000", "200000000")
+	FP("7", "300000000", "12582912", "2097152")
+	W("3", "200000000", "300000000")
+	FP("7", "400000000", "16777216", "6291456") FP("8", "400000000", "20971520", "1048576")
+	W("4", "300000000", "400000000")
+	W("5", "400000000", "500000000") "#eof\n";
+
+static const char damo_footprints[] =
+	"# <percentile> <vsz>\n# avr:\t27.000 MiB\n"
+	"  0      12.000 MiB |*******************                                        |\n"
+	" 25      30.000 MiB |*************************************************          |\n"
+	" 50      30.000 MiB |*************************************************          |\n"
+	" 75      36.000 MiB |********************************************************** |\n"
+	"100      36.000 MiB |********************************************************** |\n"
+	"# <percentile> <rss>\n# avr:\t5.000 MiB\n"
+	"  0       2.000 MiB |**************                                             |\n"
+	" 25       3.000 MiB |**********************                                     |\n"
+	" 50       7.000 MiB |***************************************************        |\n"
+	" 75       8.000 MiB |***********************************************************|\n"
+	"100       8.000 MiB |***********************************************************|\n";
+
+static const char damo_rss_by_time_raw[] =
+	"# <percentile> <rss>\n# avr:\t5242880\n"
+	"  0         3145728 |**********************                                     |\n"
+	" 25         8388608 |***********************************************************|\n"
+	" 50         2097152 |**************                                             |\n"
+	" 75         7340032 |***************************************************        |\n"
+	"100         7340032 |***************************************************        |\n";
+
+TEST(footprints_as_damo_reports_them)
+{
+	char dir[] = "/tmp/daptrace-damo37-XXXXXX";
+	struct json_object *j;
+	const char *rec;
+
+	NEED();
+	ASSERT_NE(NULL, mkdtemp(dir));
+	rec = fixture(dir, "fp.csv", with_footprints, 0);
+	ASSERT_NE(NULL, rec);
+	EXPECT_EQ(0, run_daptrace(A("report", "footprints", "--percentile-method", "damo",
+				    (char *)rec), out, sizeof(out)));
+	EXPECT_STREQ(damo_footprints, out);
+	EXPECT_EQ(0, run_daptrace(A("report", "footprints", "--percentile-method", "damo",
+				    "--metric", "rss", "--sortby", "time", "--raw-number",
+				    (char *)rec), out, sizeof(out)));
+	EXPECT_STREQ(damo_rss_by_time_raw, out);
+	EXPECT_EQ(0, run_daptrace(A("report", "footprints", "--metric", "rss",
+				    "--all-footprints", (char *)rec), out, sizeof(out)));
+	EXPECT_STREQ("# <percentile> <rss>\n# avr:\t5.000 MiB\n0 2.000 MiB\n1 3.000 MiB\n"
+		     "2 7.000 MiB\n3 8.000 MiB\n", out);
+	/* nearest rank by default: p25 of 4 is the 1st, p50 the 2nd */
+	j = report_json(_metadata, A("report", "footprints", "--json", (char *)rec));
+	ASSERT_NE(NULL, j);
+	EXPECT_EQ(4, json_object_get_int(at(j, "windows")));
+	EXPECT_EQ(1, json_object_get_int(at(j, "windows_without_footprint")));
+	EXPECT_EQ(5242880, json_object_get_int64(at(j, "metrics.rss.avg_bytes")));
+	EXPECT_EQ(2097152, json_object_get_int64(at(j, "metrics.rss.percentiles.p25")));
+	EXPECT_EQ(3145728, json_object_get_int64(at(j, "metrics.rss.percentiles.p50")));
+	EXPECT_EQ(37748736, json_object_get_int64(at(j, "metrics.vsz.percentiles.p100")));
+	json_object_put(j);
+	/* one target: its own */
+	j = report_json(_metadata, A("report", "footprints", "--json", "-p", "8", (char *)rec));
+	ASSERT_NE(NULL, j);
+	EXPECT_EQ(3, json_object_get_int(at(j, "windows")));
+	EXPECT_EQ(4194304, json_object_get_int64(at(j, "metrics.rss.percentiles.p100")));
+	json_object_put(j);
+	/* bad flags, and records without footprints, say so */
+	EXPECT_EQ(2, run_daptrace(A("report", "footprints", "--metric", "sys_used", (char *)rec),
+				  out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "--metric: invalid value 'sys_used'")) TH_LOG("%s", out);
+	EXPECT_EQ(2, run_daptrace(A("report", "wss", "--sortby", "time", (char *)rec), out,
+				  sizeof(out)));
+	rec = fixture(dir, "two.json", two_pointers, 0);
+	EXPECT_EQ(1, run_daptrace(A("report", "footprints", (char *)rec), out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "no footprints in its 3 windows")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, ".mem_footprint")) TH_LOG("%s", out);
+	rm_rf(dir);
+}
+
 TEST_HARNESS_MAIN
