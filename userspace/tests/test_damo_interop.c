@@ -692,4 +692,91 @@ TEST(footprints_as_damo_reports_them)
 	rm_rf(dir);
 }
 
+/*
+ * daptrace -> damo -> daptrace keeps pids, comms and labels (in keys damo
+ * ignores: its from_kvpairs() reads the ones it knows), damo -> daptrace
+ * -> damo keeps damo's target ids, and what damo's format has no place for
+ * is said on stderr.
+ */
+static const char labelled[] =
+	"# daptrace-record v2\n#meta,sample_us,5000\n#meta,aggr_us,100000\n"
+	"#target,4242,\"my \"\"app\"\"\"\n#target,77,other,1,/sys/fs/cgroup/x,0\n"
+	"time_ns,seq,pid,start,end,nr_accesses,age,nr_samples,nr_present,node0,node1,"
+	"node2,node3,phys_addr,label\n"
+	"#footprint,4242,100000000,16384,8192\n"
+	"#snap,1,0,100000000,3,20,0,0\n"
+	"100000000,1,4242,4096,8192,3,2,20,20,20,0,0,0,4096,/usr/lib/libc.so.6\n"
+	"100000000,1,4242,8192,16384,0,5,20,20,20,0,0,0,8192,\"[heap] \"\"q\"\"\"\n"
+	"100000000,1,77,65536,69632,1,1,20,20,20,0,0,0,12288,[stack]\n"
+	"#snap,2,100000000,200000000,2,20,0,3\n"
+	"200000000,2,4242,4096,8192,0,3,20,20,20,0,0,0,4096,/usr/lib/libc.so.6\n"
+	"200000000,2,77,65536,69632,1,2,20,20,20,0,0,0,12288,[stack]\n#eof\n";
+
+TEST(round_trip_keeps_pids_comms_labels_and_target_ids)
+{
+	char dir[] = "/tmp/daptrace-damo37-XXXXXX", damo[300], again[300];
+	struct json_object *j;
+	const char *rec;
+
+	NEED();
+	ASSERT_NE(NULL, mkdtemp(dir));
+	rec = fixture(dir, "lab.csv", labelled, 0);
+	ASSERT_NE(NULL, rec);
+	snprintf(damo, sizeof(damo), "%s/lab.damon.data", dir);
+	ASSERT_EQ(0, run_daptrace(A("report", "damo", "-o", damo, (char *)rec), out, sizeof(out)))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "lab.csv: damo's format has no place for the placement of "
+			       "2 windows, 1 footprint rows, the count of 3 missed windows, the "
+			       "targets' parents, cgroups and join and exit times: left out"))
+		TH_LOG("%s", out);
+	j = report_json(_metadata, A("report", "raw", "--json", damo));
+	ASSERT_NE(NULL, j);
+	EXPECT_EQ(4242, json_object_get_int(at(j, "targets.0.pid")));
+	EXPECT_STREQ("my \"app\"", json_object_get_string(at(j, "targets.0.comm")));
+	EXPECT_EQ(77, json_object_get_int(at(j, "targets.1.pid")));
+	EXPECT_STREQ("other", json_object_get_string(at(j, "targets.1.comm")));
+	EXPECT_EQ(4242, json_object_get_int(at(j, "snapshots.0.regions.0.pid")));
+	EXPECT_STREQ("/usr/lib/libc.so.6",
+		     json_object_get_string(at(j, "snapshots.0.regions.0.label")));
+	EXPECT_STREQ("[heap] \"q\"", json_object_get_string(at(j, "snapshots.0.regions.1.label")));
+	EXPECT_STREQ("[stack]", json_object_get_string(at(j, "snapshots.1.regions.1.label")));
+	EXPECT_EQ(3, json_object_get_int(at(j, "snapshots.1.regions.0.age_windows")));
+	json_object_put(j);
+	/* --label and --by comm work on it as on the record */
+	j = report_json(_metadata, A("report", "hot", "--json", "--label", "heap", damo));
+	ASSERT_NE(NULL, j);
+	EXPECT_EQ(1, json_object_array_length(at(j, "regions")));
+	EXPECT_EQ(8192, json_object_get_int(at(j, "regions.0.start")));
+	json_object_put(j);
+	j = report_json(_metadata, A("report", "hot", "--json", "--by", "comm", damo));
+	ASSERT_NE(NULL, j);
+	EXPECT_STREQ("other", json_object_get_string(at(j, "groups.0.group")));
+	json_object_put(j);
+	/* damo's kernel-pointer ids survive damo -> daptrace -> damo */
+	rec = fixture(dir, "two.damon.data", two_pointers, 1);
+	ASSERT_NE(NULL, rec);
+	snprintf(again, sizeof(again), "%s/again.json", dir);
+	ASSERT_EQ(0, run_daptrace(A("report", "damo", "-o", again, (char *)rec), out,
+				  sizeof(out))) TH_LOG("%s", out);
+	j = json_object_from_file(again);
+	ASSERT_NE(NULL, j);
+	EXPECT_EQ(18446623435582458880ULL, json_object_get_uint64(at(j, "0.target_id")));
+	EXPECT_EQ(18446623435582462976ULL, json_object_get_uint64(at(j, "1.target_id")));
+	EXPECT_EQ(2, json_object_get_int(at(j, "1.daptrace_pid")));
+	json_object_put(j);
+	/* a key of ours that is wrong is an error naming it */
+	rec = fixture(dir, "bad.json", "[{\"target_id\": 1, \"daptrace_pid\": -4, \"snapshots\": "
+		      "[" SNAP("1", "2", REGION("4096", "8192", "0", "0")) "]}]", 0);
+	EXPECT_EQ(1, run_daptrace(A("report", "raw", (char *)rec), out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "bad.json: records[0]: daptrace_pid is not a pid"))
+		TH_LOG("%s", out);
+	rec = fixture(dir, "bad.json", "[{\"target_id\": 1, \"snapshots\": [" SNAP("1", "2",
+		      "{\"start\": 4096, \"end\": 8192, \"nr_accesses\": {\"samples\": 0}, "
+		      "\"age\": null, \"daptrace_label\": 5}") "]}]", 0);
+	EXPECT_EQ(1, run_daptrace(A("report", "raw", (char *)rec), out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "records[0].snapshots[0].regions[0]: daptrace_label is "
+			       "not a string")) TH_LOG("%s", out);
+	rm_rf(dir);
+}
+
 TEST_HARNESS_MAIN
