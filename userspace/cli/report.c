@@ -59,6 +59,9 @@ static const struct report_mode modes[] = {
 	{ "footprints", report_footprints, NULL,
 	  "the distribution of the targets' VSZ and RSS over the windows\n"
 	  "             (damo report footprints)" },
+	{ "adjust", report_adjust, NULL,
+	  "the record with its windows merged into windows of --aggr, a\n"
+	  "             record every mode reads (damo adjust)" },
 };
 
 #define NR_MODES (sizeof(modes) / sizeof(modes[0]))
@@ -142,7 +145,10 @@ static void usage(FILE *f)
 "                        or in time order (the value at that share of the run)\n"
 "      --all-footprints  every window's value instead of the percentiles\n"
 "      --raw-number      sizes in bytes, not damo's \"1.500 MiB\"\n"
-"      --percentile-method nearest|damo   as for wss\n");
+"      --percentile-method nearest|damo   as for wss\n"
+"  adjust:\n"
+"      --aggr DUR        merge consecutive windows until they span DUR (needed)\n"
+"      --skip N          leave out the first N windows (damo adjust: 20)\n");
 }
 
 /* "heatmap, wss, ... or access": the modes, from the table */
@@ -183,12 +189,14 @@ static int parse_uint(const char *flag, const char *val, unsigned int lo,
 #define M_ACCESS	(1u << 9)
 #define M_DAMO		(1u << 10)
 #define M_FOOTPRINTS	(1u << 11)
+#define M_ADJUST	(1u << 12)
 
 enum { OPT_PLOT = 256, OPT_PARTIAL, OPT_TIME_BINS, OPT_ADDR_BINS,
        OPT_MAX_BLOCKS, OPT_THRESHOLD, OPT_TOP, OPT_AT, OPT_BY_LABEL, OPT_JSON,
        OPT_SINCE, OPT_UNTIL, OPT_ADDR, OPT_LABEL, OPT_HOT_PCT, OPT_SIZE, OPT_FREQ,
        OPT_AGE, OPT_SORT, OPT_TEMP_W, OPT_BY, OPT_TERMINAL, OPT_SKIP, OPT_PCT_METHOD,
-       OPT_METRIC, OPT_SORTBY, OPT_ALL_FP, OPT_RAW_NUMBER, OPT_LAST = OPT_RAW_NUMBER };
+       OPT_METRIC, OPT_SORTBY, OPT_ALL_FP, OPT_RAW_NUMBER, OPT_AGGR,
+       OPT_LAST = OPT_AGGR };
 
 static const struct option longopts[] = {
 	{ "output",	required_argument, NULL, 'o' },
@@ -221,6 +229,7 @@ static const struct option longopts[] = {
 	{ "sortby",	required_argument, NULL, OPT_SORTBY },
 	{ "all-footprints", no_argument,  NULL, OPT_ALL_FP },
 	{ "raw-number",	no_argument,	   NULL, OPT_RAW_NUMBER },
+	{ "aggr",	required_argument, NULL, OPT_AGGR },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -233,14 +242,16 @@ static const struct {
 } flag_modes[] = {
 	{ OPT_PLOT, M_HEATMAP | M_WSS | M_REGIONS | M_OBJECTS | M_NODES | M_PHEATMAP,
 	  "heatmap, wss, regions, objects, nodes and pheatmap" },
-	{ OPT_JSON, ~M_DAMO, "the modes other than damo, whose format is JSON" },
+	{ OPT_JSON, ~(M_DAMO | M_ADJUST), "the modes other than damo and adjust, which "
+	  "write records" },
 	{ OPT_TIME_BINS, M_HEATMAP | M_OBJECTS | M_PHEATMAP, "heatmap, objects and pheatmap" },
 	{ OPT_ADDR_BINS, M_HEATMAP | M_OBJECTS | M_PHEATMAP, "heatmap, objects and pheatmap" },
 	{ OPT_HOT_PCT, M_NODES, "nodes" },
 	{ OPT_MAX_BLOCKS, M_HEATMAP | M_OBJECTS, "heatmap and objects" },
 	{ OPT_TERMINAL, M_HEATMAP, "heatmap" },
 	{ OPT_THRESHOLD, M_WSS | M_OBJECTS, "wss and objects" },
-	{ OPT_SKIP, M_WSS | M_REGIONS, "wss and regions" },
+	{ OPT_SKIP, M_WSS | M_REGIONS | M_ADJUST, "wss, regions and adjust" },
+	{ OPT_AGGR, M_ADJUST, "adjust" },
 	{ OPT_PCT_METHOD, M_WSS | M_REGIONS | M_FOOTPRINTS, "wss, regions and footprints" },
 	{ OPT_METRIC, M_FOOTPRINTS, "footprints" },
 	{ OPT_SORTBY, M_FOOTPRINTS, "footprints" },
@@ -555,6 +566,13 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 		case OPT_ALL_FP:
 			o->fp_all = 1;
 			break;
+		case OPT_AGGR:
+			if (parse_duration_us(optarg, &o->adjust_aggr_us) || !o->adjust_aggr_us ||
+			    o->adjust_aggr_us > UINT32_MAX)
+				return bad_value(CMD, "--aggr", optarg, "expected a duration with a "
+						 "unit, us, ms, s or m, above 0 and below 71 minutes "
+						 "(e.g. 1s)");
+			break;
 		case OPT_RAW_NUMBER:
 			o->raw_number = 1;
 			break;
@@ -640,6 +658,8 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 	err = check_flag_modes(given, mode_bit, o->mode);
 	if (err)
 		return err;
+	if (mode_bit == M_ADJUST && !o->adjust_aggr_us)
+		return usage_error(CMD, "report adjust needs --aggr, the merged windows' length");
 	if (o->json + !!o->plot + !!o->terminal > 1)
 		return usage_error(CMD, "--json, --plot and --terminal: choose one");
 	/* --by-label ranks over the whole record: no one snapshot to pick */

@@ -78,6 +78,7 @@ struct report_opts {
 	int fp_by_time;			/* footprints: in time order, not by size */
 	int fp_all;			/* footprints: every window's value */
 	int raw_number;			/* footprints: sizes in bytes */
+	uint64_t adjust_aggr_us;	/* adjust: the merged windows' length */
 };
 
 /*
@@ -100,6 +101,7 @@ int report_pheatmap(const struct report_opts *o, FILE *out, FILE *tics);
 int report_access(const struct report_opts *o, FILE *out, FILE *tics);
 int report_damo(const struct report_opts *o, FILE *out, FILE *tics);
 int report_footprints(const struct report_opts *o, FILE *out, FILE *tics);
+int report_adjust(const struct report_opts *o, FILE *out, FILE *tics);
 /* report damo of @record into @out (record --damo). */
 int report_damo_write(const char *record, const char *out);
 

@@ -779,4 +779,144 @@ TEST(round_trip_keeps_pids_comms_labels_and_target_ids)
 	rm_rf(dir);
 }
 
+/*
+ * Ten windows of 100 ms (20 samples each) of one target: A (8 KiB)
+ * accessed 2k times in window k <= 5, then split in two, A1 accessed once
+ * and A2 idle; B only in windows 1 to 3 (always accessed); C idle since
+ * long before the record (age 10 + k); D of unknown age, 5 accesses.
+ */
+static char *fine_record(void)
+{
+	static char buf[8192];
+	size_t n = 0;
+
+	n += snprintf(buf + n, sizeof(buf) - n, "# daptrace-record v2\n#meta,sample_us,5000\n"
+		      "#meta,aggr_us,100000\n#target,7,app\n"
+		      "time_ns,seq,pid,start,end,nr_accesses,age,nr_samples,label\n");
+	for (int k = 1; k <= 10; k++) {
+		unsigned long long t1 = k * 100000000ULL;
+
+		if (k == 2 || k == 4)
+			n += snprintf(buf + n, sizeof(buf) - n, "#footprint,7,%llu,%d,%d\n", t1,
+				      1000000 * k, 100000 * k);
+		n += snprintf(buf + n, sizeof(buf) - n, "#snap,%d,%llu,%llu,%d,20,0,0\n", k,
+			      t1 - 100000000, t1, (k <= 5 ? 1 : 2) + (k <= 3) + 2);
+		if (k <= 5)
+			n += snprintf(buf + n, sizeof(buf) - n, "%llu,%d,7,4096,12288,%d,%d,20,A\n",
+				      t1, k, 2 * k, k);
+		else
+			n += snprintf(buf + n, sizeof(buf) - n, "%llu,%d,7,4096,8192,1,%d,20,A1\n"
+				      "%llu,%d,7,8192,12288,0,%d,20,A2\n", t1, k, k - 6, t1, k,
+				      k - 1);
+		if (k <= 3)
+			n += snprintf(buf + n, sizeof(buf) - n, "%llu,%d,7,65536,69632,20,%d,20,B\n",
+				      t1, k, k - 1);
+		n += snprintf(buf + n, sizeof(buf) - n, "%llu,%d,7,1048576,1052672,0,%d,20,C\n"
+			      "%llu,%d,7,2097152,2101248,5,,20,D\n", t1, k, 10 + k, t1, k);
+	}
+	snprintf(buf + n, sizeof(buf) - n, "#end,reason,done\n#eof\n");
+	return buf;
+}
+
+/*
+ * report adjust --aggr 500ms: two windows of 100 samples; counts added
+ * (A: 2+4+6+8+10), B's 60 over its 3 windows scaled to the 5 (100 %),
+ * ages counted in the new windows (C began 1 s before the start: 3 then 4
+ * windows of 0.5 s, 1.5 and 2 s as before; A2's 0.9 s rounds down to one
+ * window), D's unknown; every report reads the result.
+ */
+TEST(adjust_merges_windows)
+{
+	static const struct {
+		const char *key;
+		long long v;
+	} want[] = {
+		{ "snapshots.0.nr_samples", 100 }, { "snapshots.0.end_ns", 500000000 },
+		{ "snapshots.0.regions.0.nr_accesses", 30 },
+		{ "snapshots.0.regions.0.age_windows", 1 },
+		{ "snapshots.0.regions.1.nr_accesses", 100 },
+		{ "snapshots.0.regions.1.age_windows", 0 },
+		{ "snapshots.0.regions.2.age_windows", 3 },
+		{ "snapshots.0.regions.3.nr_accesses", 25 },
+		{ "snapshots.1.regions.0.start", 4096 }, { "snapshots.1.regions.0.end", 8192 },
+		{ "snapshots.1.regions.0.nr_accesses", 5 },
+		{ "snapshots.1.regions.1.start", 8192 }, { "snapshots.1.regions.1.nr_accesses", 0 },
+		{ "snapshots.1.regions.1.age_windows", 1 },
+		{ "snapshots.1.regions.2.age_windows", 4 },
+		{ "snapshots.0.footprints.0.vsz", 4000000 },
+	};
+	static const char *const modes[] = {
+		"raw", "hist", "wss", "regions", "hot", "access", "heatmap", "footprints", NULL,
+	};
+	char dir[] = "/tmp/daptrace-damo37-XXXXXX", coarse[300];
+	struct json_object *j;
+	const char *rec;
+	FILE *f;
+
+	NEED();
+	ASSERT_NE(NULL, mkdtemp(dir));
+	rec = fixture(dir, "fine.csv", fine_record(), 0);
+	ASSERT_NE(NULL, rec);
+	snprintf(coarse, sizeof(coarse), "%s/coarse.csv", dir);
+	ASSERT_EQ(0, run_daptrace(A("report", "adjust", "--aggr", "500ms", "-o", coarse,
+				    (char *)rec), out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_STREQ("", out);
+	j = report_json(_metadata, A("report", "raw", "--json", coarse));
+	ASSERT_NE(NULL, j);
+	EXPECT_EQ(2, json_object_array_length(at(j, "snapshots")));
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		EXPECT_NE(NULL, at(j, want[i].key)) TH_LOG("%s", want[i].key);
+		EXPECT_EQ(want[i].v, json_object_get_int64(at(j, want[i].key)))
+			TH_LOG("%s", want[i].key);
+	}
+	EXPECT_EQ(4, json_object_array_length(at(j, "snapshots.1.regions")));
+	EXPECT_EQ(1.5, json_object_get_double(at(j, "snapshots.0.regions.2.age_s")));
+	EXPECT_EQ(2.0, json_object_get_double(at(j, "snapshots.1.regions.2.age_s")));
+	EXPECT_EQ(NULL, at(j, "snapshots.1.regions.3.age_windows"));
+	EXPECT_STREQ("A2", json_object_get_string(at(j, "snapshots.1.regions.1.label")));
+	json_object_put(j);
+	/* the same memory over the same time: hist's unknown-age bytes too */
+	j = report_json(_metadata, A("report", "hist", "--json", coarse));
+	ASSERT_NE(NULL, j);
+	EXPECT_EQ(1.0, json_object_get_double(at(j, "seconds")));
+	EXPECT_EQ(4096, json_object_get_double(at(j, "age_unknown_avg_bytes")));
+	json_object_put(j);
+	for (const char *const *m = modes; *m; m++) {
+		EXPECT_EQ(0, run_daptrace(A("report", (char *)*m, coarse), out, sizeof(out)))
+			TH_LOG("report %s: %.300s", *m, out);
+	}
+	/* windows left that span less: a last, shorter one, said */
+	EXPECT_EQ(0, run_daptrace(A("report", "adjust", "--aggr", "300ms", "-o", coarse,
+				    (char *)rec), out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "the last 1 windows span 0.10 s, less than --aggr"))
+		TH_LOG("%s", out);
+	j = report_json(_metadata, A("report", "raw", "--json", coarse));
+	ASSERT_NE(NULL, j);
+	EXPECT_EQ(4, json_object_array_length(at(j, "snapshots")));
+	EXPECT_EQ(60, json_object_get_int(at(j, "snapshots.0.nr_samples")));
+	EXPECT_EQ(20, json_object_get_int(at(j, "snapshots.3.nr_samples")));
+	json_object_put(j);
+	/* usage and record errors change nothing */
+	EXPECT_EQ(2, run_daptrace(A("report", "adjust", (char *)rec), out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "report adjust needs --aggr")) TH_LOG("%s", out);
+	EXPECT_EQ(2, run_daptrace(A("report", "adjust", "--aggr", "500", (char *)rec), out,
+				  sizeof(out)));
+	EXPECT_EQ(2, run_daptrace(A("report", "hot", "--aggr", "1s", (char *)rec), out,
+				  sizeof(out)));
+	EXPECT_EQ(1, run_daptrace(A("report", "adjust", "--aggr", "1s", "--skip", "10", "-o",
+				    coarse, (char *)rec), out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "--skip 10 leaves none of its 10 windows")) TH_LOG("%s", out);
+	rec = fixture(dir, "bad.csv", "# daptrace-record v2\n#target,7,a\n"
+		      "time_ns,seq,pid,start,end,nr_accesses,age,label\n"
+		      "#snap,1,0,100,1,20,0,0\n100,1,7,4096,8192,1,zz,x\n#eof\n", 0);
+	EXPECT_EQ(1, run_daptrace(A("report", "adjust", "--aggr", "1s", "-o", coarse,
+				    (char *)rec), out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "bad.csv:5: bad age 'zz'")) TH_LOG("%s", out);
+	f = fopen(coarse, "r");
+	ASSERT_NE(NULL, f);
+	EXPECT_EQ(1, fread(out, 1, 20, f) > 0 && !strncmp(out, "# daptrace-record v2", 20));
+	fclose(f);
+	rm_rf(dir);
+}
+
 TEST_HARNESS_MAIN
