@@ -11,7 +11,10 @@
  * - a perf script missing a line is an error naming the line;
  * - damo's percentile (floor index) and its first-20-snapshots skip on
  *   request, unknown ages stay unknown, a record without intervals is
- *   refused where damo refuses it and warned about elsewhere.
+ *   refused where damo refuses it and warned about elsewhere;
+ * - report footprints prints what damo report footprints prints, pids,
+ *   comms, labels and target ids survive a round trip, and report adjust
+ *   merges windows as damo adjust does (damo_adjust.py).
  */
 #include <json-c/json.h>
 #include <string.h>
