@@ -15,6 +15,7 @@
 /* DAMON's default sampling interval, for files that do not say theirs. */
 #define DAMON_SAMPLE_US	5000
 #define MAX_REGIONS	(4U << 20)	/* per window, as recfile_read.c takes */
+#define MAX_TARGETS	4000		/* a #meta row each; a reader takes 4096 */
 
 enum rec_format rec_sniff(const unsigned char *buf, size_t len)
 {
@@ -77,17 +78,24 @@ int imp_fail(struct imp *m, const char *fmt, ...)
 
 int imp_target(struct imp *m, uint64_t id)
 {
+	struct imp_origin *o;
 	uint64_t *t;
 
 	for (int i = 0; i < m->nr_targets; i++)
 		if (m->target_ids[i] == id)
 			return i;
-	if (m->nr_targets >= 4096)
-		return imp_fail(m, "more than 4096 targets");
+	/* with the header's other #meta rows, within what a reader takes */
+	if (m->nr_targets >= MAX_TARGETS)
+		return imp_fail(m, "more than %d targets", MAX_TARGETS);
 	t = realloc(m->target_ids, (m->nr_targets + 1) * sizeof(*t));
 	if (!t)
 		return imp_fail(m, "out of memory");
 	m->target_ids = t;
+	o = realloc(m->origin, (m->nr_targets + 1) * sizeof(*o));
+	if (!o)
+		return imp_fail(m, "out of memory");
+	m->origin = o;
+	o[m->nr_targets] = (struct imp_origin){ 0 };
 	t[m->nr_targets] = id;
 	return m->nr_targets++;
 }
@@ -115,17 +123,23 @@ struct imp_snapshot *imp_snapshot(struct imp *m, int target)
 
 int imp_region(struct imp *m, struct imp_snapshot *s, const struct imp_region *r)
 {
-	if (r->start >= r->end)
+	if (r->start >= r->end) {
+		free(r->label);
 		return imp_fail(m, "a region's start %" PRIu64 " is not below its end %" PRIu64,
 				r->start, r->end);
-	if (s->nr >= MAX_REGIONS)
+	}
+	if (s->nr >= MAX_REGIONS) {
+		free(r->label);
 		return imp_fail(m, "more than %u regions in a snapshot", MAX_REGIONS);
+	}
 	if (s->nr == s->cap) {
 		uint32_t cap = s->cap ? s->cap * 2 : 64;
 		struct imp_region *n = realloc(s->regions, cap * sizeof(*n));
 
-		if (!n)
+		if (!n) {
+			free(r->label);
 			return imp_fail(m, "out of memory");
+		}
 		s->regions = n;
 		s->cap = cap;
 	}
@@ -133,11 +147,39 @@ int imp_region(struct imp *m, struct imp_snapshot *s, const struct imp_region *r
 	return 0;
 }
 
+/*
+ * Each target's pid in the record: the pids a daptrace export kept, if
+ * every target has one and no two share it; else numbered from 1.
+ */
+static int assign_pids(struct imp *m)
+{
+	int kept = 1;
+
+	m->pids = calloc(m->nr_targets, sizeof(*m->pids));
+	if (!m->pids)
+		return imp_fail(m, "out of memory");
+	for (int i = 0; i < m->nr_targets && kept; i++) {
+		kept = m->origin[i].pid > 0;
+		for (int k = 0; k < i && kept; k++)
+			kept = m->origin[k].pid != m->origin[i].pid;
+	}
+	for (int i = 0; i < m->nr_targets; i++)
+		m->pids[i] = kept ? m->origin[i].pid : i + 1;
+	return 0;
+}
+
 static void imp_free(struct imp *m)
 {
-	for (size_t i = 0; i < m->nr_snaps; i++)
+	for (size_t i = 0; i < m->nr_snaps; i++) {
+		for (uint32_t k = 0; k < m->snaps[i].nr; k++)
+			free(m->snaps[i].regions[k].label);
 		free(m->snaps[i].regions);
+	}
 	free(m->snaps);
+	for (int i = 0; i < m->nr_targets; i++)
+		free(m->origin[i].comm);
+	free(m->origin);
+	free(m->pids);
 	free(m->target_ids);
 }
 
@@ -263,7 +305,10 @@ static int write_window(struct imp *m, FILE *out, const size_t *idx, size_t nr,
 			rs.regions[rs.nr_regions++] = (struct rec_region){
 				.start = s->regions[i].start, .end = s->regions[i].end,
 				.nr_accesses = s->regions[i].nr_accesses,
-				.age = s->regions[i].age, .pid = s->target + 1, .label = "",
+				.age = s->regions[i].age,
+				.age_unknown = s->regions[i].age_unknown,
+				.pid = m->pids[s->target],
+				.label = s->regions[i].label ? s->regions[i].label : "",
 				.phys_addr = REC_PHYS_NONE,
 			};
 	}
@@ -294,10 +339,10 @@ static void meta_add(struct rec_kv *kv, int *n, const char *key, char *val, size
 
 static int emit(struct imp *m, FILE *out)
 {
-	char vals[8][256], (*comms)[48] = NULL, end[3][64];
+	char vals[8][256], (*comms)[48] = NULL, end[3][64], (*tid)[2][32] = NULL;
 	struct rec_target *t = NULL;
 	struct rec_region *buf = NULL;
-	struct rec_kv meta[9], trailer[3];
+	struct rec_kv *meta = NULL, trailer[3];
 	size_t *idx = NULL, nr = 0, *group = NULL;
 	uint64_t t0 = UINT64_MAX, seq = 0;
 	uint32_t cap = 0;
@@ -306,11 +351,15 @@ static int emit(struct imp *m, FILE *out)
 	if (!m->nr_snaps)
 		return imp_fail(m, "no snapshots in the %s", m->source);
 	fill_starts(m);
+	if (assign_pids(m))
+		return -1;
 	idx = calloc(m->nr_snaps, sizeof(*idx));
 	group = calloc(m->nr_targets, sizeof(*group));
 	t = calloc(m->nr_targets, sizeof(*t));
 	comms = calloc(m->nr_targets, sizeof(*comms));
-	if (!idx || !group || !t || !comms) {
+	tid = calloc(m->nr_targets, sizeof(*tid));
+	meta = calloc(8 + m->nr_targets, sizeof(*meta));
+	if (!idx || !group || !t || !comms || !tid || !meta) {
 		imp_fail(m, "out of memory");
 		goto out;
 	}
@@ -321,7 +370,9 @@ static int emit(struct imp *m, FILE *out)
 	qsort_r(idx, m->nr_snaps, sizeof(*idx), cmp_end, m->snaps);
 	for (int i = 0; i < m->nr_targets; i++) {
 		snprintf(comms[i], sizeof(comms[i]), "target_id %" PRIu64, m->target_ids[i]);
-		t[i] = (struct rec_target){ .pid = i + 1, .comm = comms[i] };
+		t[i] = (struct rec_target){
+			.pid = m->pids[i], .comm = m->origin[i].comm ? m->origin[i].comm : comms[i],
+		};
 	}
 	meta_add(meta, &nm, "source", vals[0], sizeof(vals[0]), "%s", m->source);
 	meta_add(meta, &nm, "imported_from", vals[1], sizeof(vals[1]), "%s", m->name);
@@ -341,6 +392,12 @@ static int emit(struct imp *m, FILE *out)
 		meta_add(meta, &nm, "sample_us_assumed", vals[5], sizeof(vals[5]),
 			 "the file has no sampling interval: DAMON's default, %d us",
 			 DAMON_SAMPLE_US);
+	/* each target's id in the source, for report damo to write back */
+	for (int i = 0; i < m->nr_targets; i++) {
+		snprintf(tid[i][0], sizeof(tid[i][0]), "target_id.%d", (int)m->pids[i]);
+		meta_add(meta, &nm, tid[i][0], tid[i][1], sizeof(tid[i][1]), "%" PRIu64,
+			 m->target_ids[i]);
+	}
 	if (rec_write_header(out, meta, nm, t, m->nr_targets)) {
 		imp_fail(m, "writing: %s", strerror(EIO));
 		goto out;
@@ -384,6 +441,8 @@ out:
 	free(group);
 	free(t);
 	free(comms);
+	free(tid);
+	free(meta);
 	return ret;
 }
 

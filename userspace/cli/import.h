@@ -11,7 +11,10 @@
  * aggregation window (one per target) become one, times count from the
  * first window's start, pids are numbered from 1 in the order the targets
  * appear (neither damo nor the tracepoints carry the pid: the comm names
- * the original target id).  Labels and placement are not in those
+ * the original target id, and a #meta target_id.<pid> row keeps it for
+ * report damo); a damo record written by daptrace keeps its pids, comms
+ * and labels in keys damo ignores, and they come back.  An age the source does not know (a trace of
+ * a kernel before 5.16, damo's null or -1) stays unknown.  Labels and placement are not in those
  * formats; a window's sample count is its aggregation interval over its
  * sampling interval, from the record (damo), the tune events (perf), or
  * DAMON's defaults (5 ms) when the file has none, and never less than the
@@ -39,6 +42,8 @@ const char *rec_format_name(enum rec_format fmt);
 struct imp_region {
 	uint64_t start, end;
 	uint32_t nr_accesses, age;
+	int age_unknown;		/* the source has none (damo's null, old traces) */
+	char *label;			/* owned; NULL: none (daptrace's, via damo) */
 };
 
 struct imp_snapshot {
@@ -51,10 +56,18 @@ struct imp_snapshot {
 	uint32_t nr, cap;
 };
 
+/* What a damo record written by daptrace (report damo) says of its target. */
+struct imp_origin {
+	int32_t pid;			/* 0: none */
+	char *comm;			/* owned; NULL: none */
+};
+
 struct imp {
 	const char *name;		/* for messages */
 	const char *source;		/* "damo json", ... for the header */
 	uint64_t *target_ids;		/* the source's target ids */
+	struct imp_origin *origin;	/* per target */
+	int32_t *pids;			/* per target, its pid in the record (emit) */
 	int nr_targets;
 	struct imp_snapshot *snaps;
 	size_t nr_snaps, cap;
@@ -69,6 +82,7 @@ struct imp {
 int imp_target(struct imp *m, uint64_t id);
 /* A new snapshot of @target; NULL out of memory. */
 struct imp_snapshot *imp_snapshot(struct imp *m, int target);
+/* Add @r to @s, which takes its label (freed on failure too). */
 int imp_region(struct imp *m, struct imp_snapshot *s, const struct imp_region *r);
 /* Record an error "<name>: <what>"; returns -1. */
 int imp_fail(struct imp *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

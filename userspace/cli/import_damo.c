@@ -13,6 +13,8 @@
  * "4.000 KiB", "1 s 200 ms", "max") is read too, as its text_to_*() do.
  * A record whose one snapshot is damo's placeholder (a single region 0-0
  * with -1 samples, written to give a lone snapshot a start) is skipped.
+ * Keys damo ignores that report damo writes are read back: a record's
+ * "daptrace_pid" and "daptrace_comm", a region's "daptrace_label".
  */
 #include <ctype.h>
 #include <errno.h>
@@ -237,14 +239,51 @@ static int add_region(struct imp *m, struct imp_snapshot *s, const struct json_o
 		reg.nr_accesses = (uint32_t)lround(v * samples / 100);
 	else
 		return bad(m, w, 2, "no nr_accesses (samples or percent)");
-	/* age in windows, or in us; damo writes null where it did not know it */
+	/*
+	 * Age in windows, or in us; damo writes null where it did not know
+	 * it (a trace without ages) and -1 in its placeholder: unknown.
+	 */
 	if (!damo_num(get(age, "aggr_intervals"), K_NR, &v) && v >= 0 && v <= UINT32_MAX)
 		reg.age = (uint32_t)v;
 	else if (!damo_num(get(age, "usec"), K_US, &v) && v >= 0 && aggr_us)
 		reg.age = v / aggr_us > UINT32_MAX ? UINT32_MAX : (uint32_t)(v / aggr_us);
+	else
+		reg.age_unknown = 1;
 	if (reg.start >= reg.end)
 		return bad(m, w, 2, "start is not below end");
+	if (get(r, "daptrace_label")) {
+		if (!json_object_is_type(get(r, "daptrace_label"), json_type_string))
+			return bad(m, w, 2, "daptrace_label is not a string");
+		reg.label = strdup(json_object_get_string((struct json_object *)
+							  get(r, "daptrace_label")));
+		if (!reg.label)
+			return imp_fail(m, "out of memory");
+	}
 	return imp_region(m, s, &reg);
+}
+
+/* The pid and comm of a record report damo wrote, kept for target @t. */
+static int origin(struct imp *m, const struct json_object *rec, int t, const struct where *w)
+{
+	const struct json_object *pid = get(rec, "daptrace_pid"), *comm = get(rec, "daptrace_comm");
+	struct imp_origin *o = &m->origin[t];
+	int64_t v;
+
+	if (pid) {
+		v = json_object_is_type(pid, json_type_int) ? json_object_get_int64(pid) : 0;
+		if (v < 1 || v > INT32_MAX)
+			return bad(m, w, 0, "daptrace_pid is not a pid (a whole number from 1)");
+		o->pid = (int32_t)v;
+	}
+	if (comm) {
+		if (!json_object_is_type(comm, json_type_string))
+			return bad(m, w, 0, "daptrace_comm is not a string");
+		free(o->comm);
+		o->comm = strdup(json_object_get_string((struct json_object *)comm));
+		if (!o->comm)
+			return imp_fail(m, "out of memory");
+	}
+	return 0;
 }
 
 static int add_record(struct imp *m, const struct json_object *rec, struct where *w)
@@ -273,6 +312,8 @@ static int add_record(struct imp *m, const struct json_object *rec, struct where
 	}
 	t = imp_target(m, id);
 	if (t < 0)
+		return -1;
+	if (origin(m, rec, t, w))
 		return -1;
 	for (w->snap = 0; w->snap < json_object_array_length(snaps); w->snap++) {
 		const struct json_object *sn = json_object_array_get_idx(snaps, w->snap);

@@ -158,6 +158,8 @@ static int region_line(struct imp *m, char **tok, int nt, int e, uint64_t t_ns,
 	if (r.start >= r.end)
 		return imp_fail(m, "line %lu: region start %" PRIu64 " is not below its end %"
 				PRIu64, line, r.start, r.end);
+	/* kernels before 5.16 trace no age: unknown, not 0 windows */
+	r.age_unknown = nt - e - 1 == 4;
 	target = imp_target(m, id);
 	if (target < 0)
 		return -1;

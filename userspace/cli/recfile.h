@@ -53,7 +53,8 @@
  * Columns.  v2 files name them in the header row and a reader finds them by
  * name (REC_COLUMNS is what this version writes; unknown columns are
  * skipped, so later versions may add some): time_ns, seq, pid, start, end,
- * nr_accesses, age and label are required; nr_samples (the window's sampling
+ * nr_accesses, age and label are required (an empty age: not known, as in
+ * a trace of a kernel before 5.16 or damo's null); nr_samples (the window's sampling
  * rounds, = the #snap row's), the placement columns nr_present,
  * node0..node3 (sampling rounds that found the page present / on that node)
  * and phys_addr (last present page sampled, empty if none), flags
@@ -117,6 +118,7 @@ struct rec_region {
 	uint64_t phys_addr;		/* REC_PHYS_NONE if none */
 	uint32_t flags;			/* REC_REGION_* */
 	uint32_t nr_unobserved;		/* samples that could not observe (0: none) */
+	int age_unknown;		/* @age is not known (its field was empty) */
 };
 
 static inline int rec_observable(const struct rec_region *r)

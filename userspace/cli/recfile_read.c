@@ -538,8 +538,11 @@ static void region_row(struct parse *p)
 	    num(p, c[C_PID], "pid", INT32_MAX, &pid) ||
 	    num(p, c[C_START], "start", UINT64_MAX, &start) ||
 	    num(p, c[C_END], "end", UINT64_MAX, &end) ||
-	    num(p, c[C_ACC], "nr_accesses", UINT32_MAX, &acc) ||
-	    num(p, c[C_AGE], "age", UINT32_MAX, &age))
+	    num(p, c[C_ACC], "nr_accesses", UINT32_MAX, &acc))
+		return;
+	/* an empty age is an unknown one, never 0 windows */
+	age = 0;
+	if (p->lens[c[C_AGE]] && num(p, c[C_AGE], "age", UINT32_MAX, &age))
 		return;
 	if (c[C_SAMPLES] >= 0) {
 		if (num(p, c[C_SAMPLES], "nr_samples", UINT32_MAX, &v))
@@ -598,6 +601,7 @@ static void region_row(struct parse *p)
 	r->end = end;
 	r->nr_accesses = (uint32_t)acc;
 	r->age = (uint32_t)age;
+	r->age_unknown = !p->lens[c[C_AGE]];
 	r->pid = (pid_t)pid;
 	r->flags = (uint32_t)v;
 	r->nr_unobserved = (uint32_t)unobs;

@@ -82,9 +82,12 @@ int rec_write_snapshot(FILE *f, const struct rec_snapshot *s)
 	for (uint32_t i = 0; i < s->nr_regions; i++) {
 		const struct rec_region *r = &s->regions[i];
 
-		fprintf(f, "%" PRIu64 ",%" PRIu64 ",%d,%" PRIu64 ",%" PRIu64 ",%u,%u,%u,",
-			s->end_ns, s->seq, (int)r->pid, r->start, r->end,
-			r->nr_accesses, r->age, s->nr_samples);
+		fprintf(f, "%" PRIu64 ",%" PRIu64 ",%d,%" PRIu64 ",%" PRIu64 ",%u,",
+			s->end_ns, s->seq, (int)r->pid, r->start, r->end, r->nr_accesses);
+		/* an unknown age stays empty */
+		if (!r->age_unknown)
+			fprintf(f, "%u", r->age);
+		fprintf(f, ",%u,", s->nr_samples);
 		/* placement columns stay empty when the module has none */
 		if (s->placement) {
 			fprintf(f, "%u,", r->nr_present);

@@ -44,18 +44,24 @@ static const struct report_mode modes[] = {
 	  "histograms of the memory by access frequency and by age" },
 	{ "objects", report_objects, "heatmap.gp",
 	  "data structures (record --objects) ranked by access; .csv output: CSV;\n"
-	  "           --plot: the heatmap with the structures drawn on it" },
+	  "             --plot: the heatmap with the structures drawn on it" },
 	{ "nodes", report_nodes, "nodes.gp",
 	  "bytes of hot, warm and cold memory per NUMA node over time" },
 	{ "pheatmap", report_pheatmap, "pheatmap.gp",
 	  "time x physical address x access frequency (root records)" },
 	{ "access", report_access, NULL,
 	  "regions of one snapshot by access pattern (size, frequency, age),\n"
-	  "           sorted, with recency and temperature percentiles and the\n"
-	  "           cold tail (damo report access)" },
+	  "             sorted, with recency and temperature percentiles and the\n"
+	  "             cold tail (damo report access)" },
 	{ "damo", report_damo, NULL,
 	  "the record in damo's format: -o FILE zlib-compressed JSON (damo's\n"
-	  "           default; plain if FILE ends in .json), stdout plain JSON" },
+	  "             default; plain if FILE ends in .json), stdout plain JSON" },
+	{ "footprints", report_footprints, NULL,
+	  "the distribution of the targets' VSZ and RSS over the windows\n"
+	  "             (damo report footprints)" },
+	{ "adjust", report_adjust, NULL,
+	  "the record with its windows merged into windows of --aggr, a\n"
+	  "             record every mode reads (damo adjust)" },
 };
 
 #define NR_MODES (sizeof(modes) / sizeof(modes[0]))
@@ -64,7 +70,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "Usage: %s report <mode> [options] [RECORD]\n\nModes:\n", prog);
 	for (size_t i = 0; i < NR_MODES; i++)
-		fprintf(f, "  %-8s %s\n", modes[i].name, modes[i].description);
+		fprintf(f, "  %-10s %s\n", modes[i].name, modes[i].description);
 	fprintf(f,
 "\n"
 "RECORD defaults to daptrace.csv; '-' is stdin, gzip-compressed records are\n"
@@ -132,7 +138,17 @@ static void usage(FILE *f)
 "      --hot-pct N       hot: accessed in >= N%% of the window's samples\n"
 "                        (default 50; 1..100); cold: no access seen\n"
 "  pheatmap:\n"
-"      --time-bins N, --addr-bins N   as for heatmap\n");
+"      --time-bins N, --addr-bins N   as for heatmap\n"
+"  footprints:\n"
+"      --metric vsz|rss|all  which footprint (default all: vsz, then rss)\n"
+"      --sortby size|time    percentiles of the values sorted by size (default)\n"
+"                        or in time order (the value at that share of the run)\n"
+"      --all-footprints  every window's value instead of the percentiles\n"
+"      --raw-number      sizes in bytes, not damo's \"1.500 MiB\"\n"
+"      --percentile-method nearest|damo   as for wss\n"
+"  adjust:\n"
+"      --aggr DUR        merge consecutive windows until they span DUR (needed)\n"
+"      --skip N          leave out the first N windows (damo adjust: 20)\n");
 }
 
 /* "heatmap, wss, ... or access": the modes, from the table */
@@ -172,12 +188,15 @@ static int parse_uint(const char *flag, const char *val, unsigned int lo,
 #define M_PHEATMAP	(1u << 8)
 #define M_ACCESS	(1u << 9)
 #define M_DAMO		(1u << 10)
+#define M_FOOTPRINTS	(1u << 11)
+#define M_ADJUST	(1u << 12)
 
 enum { OPT_PLOT = 256, OPT_PARTIAL, OPT_TIME_BINS, OPT_ADDR_BINS,
        OPT_MAX_BLOCKS, OPT_THRESHOLD, OPT_TOP, OPT_AT, OPT_BY_LABEL, OPT_JSON,
        OPT_SINCE, OPT_UNTIL, OPT_ADDR, OPT_LABEL, OPT_HOT_PCT, OPT_SIZE, OPT_FREQ,
        OPT_AGE, OPT_SORT, OPT_TEMP_W, OPT_BY, OPT_TERMINAL, OPT_SKIP, OPT_PCT_METHOD,
-       OPT_LAST = OPT_PCT_METHOD };
+       OPT_METRIC, OPT_SORTBY, OPT_ALL_FP, OPT_RAW_NUMBER, OPT_AGGR,
+       OPT_LAST = OPT_AGGR };
 
 static const struct option longopts[] = {
 	{ "output",	required_argument, NULL, 'o' },
@@ -206,6 +225,11 @@ static const struct option longopts[] = {
 	{ "terminal",	optional_argument, NULL, OPT_TERMINAL },
 	{ "skip",	required_argument, NULL, OPT_SKIP },
 	{ "percentile-method", required_argument, NULL, OPT_PCT_METHOD },
+	{ "metric",	required_argument, NULL, OPT_METRIC },
+	{ "sortby",	required_argument, NULL, OPT_SORTBY },
+	{ "all-footprints", no_argument,  NULL, OPT_ALL_FP },
+	{ "raw-number",	no_argument,	   NULL, OPT_RAW_NUMBER },
+	{ "aggr",	required_argument, NULL, OPT_AGGR },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -218,15 +242,21 @@ static const struct {
 } flag_modes[] = {
 	{ OPT_PLOT, M_HEATMAP | M_WSS | M_REGIONS | M_OBJECTS | M_NODES | M_PHEATMAP,
 	  "heatmap, wss, regions, objects, nodes and pheatmap" },
-	{ OPT_JSON, ~M_DAMO, "the modes other than damo, whose format is JSON" },
+	{ OPT_JSON, ~(M_DAMO | M_ADJUST), "the modes other than damo and adjust, which "
+	  "write records" },
 	{ OPT_TIME_BINS, M_HEATMAP | M_OBJECTS | M_PHEATMAP, "heatmap, objects and pheatmap" },
 	{ OPT_ADDR_BINS, M_HEATMAP | M_OBJECTS | M_PHEATMAP, "heatmap, objects and pheatmap" },
 	{ OPT_HOT_PCT, M_NODES, "nodes" },
 	{ OPT_MAX_BLOCKS, M_HEATMAP | M_OBJECTS, "heatmap and objects" },
 	{ OPT_TERMINAL, M_HEATMAP, "heatmap" },
 	{ OPT_THRESHOLD, M_WSS | M_OBJECTS, "wss and objects" },
-	{ OPT_SKIP, M_WSS | M_REGIONS, "wss and regions" },
-	{ OPT_PCT_METHOD, M_WSS | M_REGIONS, "wss and regions" },
+	{ OPT_SKIP, M_WSS | M_REGIONS | M_ADJUST, "wss, regions and adjust" },
+	{ OPT_AGGR, M_ADJUST, "adjust" },
+	{ OPT_PCT_METHOD, M_WSS | M_REGIONS | M_FOOTPRINTS, "wss, regions and footprints" },
+	{ OPT_METRIC, M_FOOTPRINTS, "footprints" },
+	{ OPT_SORTBY, M_FOOTPRINTS, "footprints" },
+	{ OPT_ALL_FP, M_FOOTPRINTS, "footprints" },
+	{ OPT_RAW_NUMBER, M_FOOTPRINTS, "footprints" },
 	{ OPT_TOP, M_HOT | M_OBJECTS | M_ACCESS, "hot, objects and access" },
 	{ OPT_AT, M_HOT | M_ACCESS, "hot and access" },
 	{ OPT_SIZE, M_ACCESS, "access" },
@@ -451,6 +481,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 	};
 	o->nr_sort = 1;
 	o->temp_w[1] = o->temp_w[2] = 100;
+	o->fp_metrics = 3;
 	opterr = 0;
 	optind = 1;
 	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
@@ -517,6 +548,33 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 				return bad_value(CMD, "--percentile-method", optarg,
 						 "expected nearest or damo");
 			o->pct_damo = !strcmp(optarg, "damo");
+			break;
+		case OPT_METRIC:
+			if (!strcmp(optarg, "vsz") || !strcmp(optarg, "rss"))
+				o->fp_metrics = !strcmp(optarg, "vsz") ? 1 : 2;
+			else if (!strcmp(optarg, "all"))
+				o->fp_metrics = 3;
+			else
+				return bad_value(CMD, "--metric", optarg, "expected vsz, rss or all "
+						 "(damo's sys_used is not in a daptrace record)");
+			break;
+		case OPT_SORTBY:
+			if (strcmp(optarg, "size") && strcmp(optarg, "time"))
+				return bad_value(CMD, "--sortby", optarg, "expected size or time");
+			o->fp_by_time = !strcmp(optarg, "time");
+			break;
+		case OPT_ALL_FP:
+			o->fp_all = 1;
+			break;
+		case OPT_AGGR:
+			if (parse_duration_us(optarg, &o->adjust_aggr_us) || !o->adjust_aggr_us ||
+			    o->adjust_aggr_us > UINT32_MAX)
+				return bad_value(CMD, "--aggr", optarg, "expected a duration with a "
+						 "unit, us, ms, s or m, above 0 and below 71 minutes "
+						 "(e.g. 1s)");
+			break;
+		case OPT_RAW_NUMBER:
+			o->raw_number = 1;
 			break;
 		case OPT_AT:
 			err = parse_seconds("--at", optarg, &o->at_s);
@@ -600,6 +658,8 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 	err = check_flag_modes(given, mode_bit, o->mode);
 	if (err)
 		return err;
+	if (mode_bit == M_ADJUST && !o->adjust_aggr_us)
+		return usage_error(CMD, "report adjust needs --aggr, the merged windows' length");
 	if (o->json + !!o->plot + !!o->terminal > 1)
 		return usage_error(CMD, "--json, --plot and --terminal: choose one");
 	/* --by-label ranks over the whole record: no one snapshot to pick */

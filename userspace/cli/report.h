@@ -74,6 +74,11 @@ struct report_opts {
 	int by;				/* wss, hot, access: enum report_by, 0: none */
 	unsigned int skip;		/* wss, regions: first snapshots left out */
 	int pct_damo;			/* wss, regions: damo's percentile (floor index) */
+	unsigned int fp_metrics;	/* footprints: bit 0 vsz, bit 1 rss */
+	int fp_by_time;			/* footprints: in time order, not by size */
+	int fp_all;			/* footprints: every window's value */
+	int raw_number;			/* footprints: sizes in bytes */
+	uint64_t adjust_aggr_us;	/* adjust: the merged windows' length */
 };
 
 /*
@@ -95,6 +100,8 @@ int report_nodes(const struct report_opts *o, FILE *out, FILE *tics);
 int report_pheatmap(const struct report_opts *o, FILE *out, FILE *tics);
 int report_access(const struct report_opts *o, FILE *out, FILE *tics);
 int report_damo(const struct report_opts *o, FILE *out, FILE *tics);
+int report_footprints(const struct report_opts *o, FILE *out, FILE *tics);
+int report_adjust(const struct report_opts *o, FILE *out, FILE *tics);
 /* report damo of @record into @out (record --damo). */
 int report_damo_write(const char *record, const char *out);
 

@@ -16,6 +16,10 @@
  *   by default, --temperature-weights).
  * Memory that cannot be observed never matches: it is counted apart; holes
  * between mappings ("[unmapped]" regions) are not memory and left out.
+ * A region of unknown age (imported from a source without ages) matches no
+ * --age range but the whole one; its idle time (unless it was accessed in
+ * the window) and its temperature (unless the age weighs 0) are unknown,
+ * so it is left out of those distributions, and the bytes are said.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -38,6 +42,23 @@ struct match {
 	const struct picked_region *p;
 	uint64_t idle_ns;
 	double temp;
+	int idle_known, temp_known;
+};
+
+/* Bytes of the snapshot (observed: but "[unmapped]" and not observable) */
+struct totals {
+	uint64_t matched, observed, unobs;
+	uint64_t age_unknown, matched_age_unknown;	/* observed, matched of unknown age */
+};
+
+/* The matched bytes' distributions, of those whose value is known. */
+struct dist {
+	double rec[NR_PCT], temp[NR_PCT];	/* idle s, temperature by percentile */
+	size_t n_idle, n_temp;			/* matches of known idle time, temperature */
+	uint64_t idle_bytes;			/* their bytes (of known idle time) */
+	double steps[32];			/* cold tail: idle for at least steps[k] s */
+	uint64_t tail[32];			/* bytes idle that long */
+	size_t nr_steps;
 };
 
 static uint64_t bytes_of(const struct match *m)
@@ -58,9 +79,13 @@ static int matches(const struct report_opts *o, const struct match *m)
 	const struct access_pattern *ap = &o->pattern;
 	uint64_t size = bytes_of(m);
 
+	/* an unknown age is in no range but the whole one */
+	if (m->p->r.age_unknown && (ap->age_min_ns || ap->age_max_ns != UINT64_MAX))
+		return 0;
 	return size >= ap->size_min && size <= ap->size_max &&
 	       m->p->freq >= ap->freq_min && m->p->freq <= ap->freq_max &&
-	       m->p->age_ns >= ap->age_min_ns && m->p->age_ns <= ap->age_max_ns;
+	       (m->p->r.age_unknown ||
+		(m->p->age_ns >= ap->age_min_ns && m->p->age_ns <= ap->age_max_ns));
 }
 
 static int cmp_key(const struct match *x, const struct match *y, enum access_sort key)
@@ -95,7 +120,14 @@ static int cmp_match(const void *pa, const void *pb, void *arg)
 	const struct match *x = pa, *y = pb;
 
 	for (int i = 0; i < o->nr_sort; i++) {
-		int c = cmp_key(x, y, o->sort[i]);
+		int c;
+
+		/* unknown ages and temperatures last, either way */
+		if (o->sort[i] == SORT_AGE && x->p->r.age_unknown != y->p->r.age_unknown)
+			return x->p->r.age_unknown ? 1 : -1;
+		if (o->sort[i] == SORT_TEMPERATURE && x->temp_known != y->temp_known)
+			return x->temp_known ? -1 : 1;
+		c = cmp_key(x, y, o->sort[i]);
 
 		if (c)
 			return o->sort_desc[i] ? -c : c;
@@ -107,6 +139,8 @@ static int by_idle(const void *pa, const void *pb)
 {
 	const struct match *x = pa, *y = pb;
 
+	if (x->idle_known != y->idle_known)
+		return x->idle_known ? -1 : 1;
 	return x->idle_ns < y->idle_ns ? -1 : x->idle_ns > y->idle_ns;
 }
 
@@ -114,20 +148,22 @@ static int by_temperature(const void *pa, const void *pb)
 {
 	const struct match *x = pa, *y = pb;
 
+	if (x->temp_known != y->temp_known)
+		return x->temp_known ? -1 : 1;
 	return x->temp < y->temp ? -1 : x->temp > y->temp;
 }
 
 /*
- * The idle time (or temperature) at each percentile of the matched bytes,
+ * The idle time (or temperature) at each percentile of the first @n
+ * matches' bytes (those whose value is known: the sort puts them first),
  * least first, as damo counts them: the value of the region in which the
- * bytes reach the percentile.  Reorders @m.
+ * bytes reach the percentile.
  */
-static void byte_percentiles(struct match *m, size_t n, int idle, double *out)
+static void byte_percentiles(const struct match *m, size_t n, int idle, double *out)
 {
 	uint64_t total = 0, sum = 0;
 	size_t i = 0;
 
-	qsort(m, n, sizeof(*m), idle ? by_idle : by_temperature);
 	for (size_t k = 0; k < n; k++)
 		total += bytes_of(&m[k]);
 	for (unsigned int k = 0; k < NR_PCT; k++) {
@@ -156,6 +192,34 @@ static size_t tail_steps(double from_s, double to_s, double *steps, size_t max)
 			break;
 	}
 	return n;
+}
+
+/* Percentiles and the cold tail of the @n matches (reorders @m). */
+static void distributions(struct match *m, size_t n, struct dist *d)
+{
+	double max_idle = 0;
+
+	memset(d, 0, sizeof(*d));
+	if (!n)
+		return;
+	qsort(m, n, sizeof(*m), by_temperature);
+	while (d->n_temp < n && m[d->n_temp].temp_known)
+		d->n_temp++;
+	byte_percentiles(m, d->n_temp, 0, d->temp);
+	qsort(m, n, sizeof(*m), by_idle);
+	while (d->n_idle < n && m[d->n_idle].idle_known) {
+		d->idle_bytes += bytes_of(&m[d->n_idle]);
+		max_idle = (double)m[d->n_idle].idle_ns / 1e9;
+		d->n_idle++;
+	}
+	byte_percentiles(m, d->n_idle, 1, d->rec);
+	if (!d->n_idle)
+		return;
+	d->nr_steps = tail_steps((double)m[0].p->window_ns / 1e9, max_idle, d->steps, 32);
+	for (size_t k = 0; k < d->nr_steps; k++)
+		for (size_t i = 0; i < d->n_idle; i++)
+			d->tail[k] += (double)m[i].idle_ns / 1e9 >= d->steps[k] * 0.999 ?
+				      bytes_of(&m[i]) : 0;
 }
 
 /* --by, in rgroup.u[]: */
@@ -261,68 +325,77 @@ static void print_pattern(const struct report_opts *o, FILE *out)
 		fmt_secs(ap->age_max_ns, b, sizeof(b)));
 }
 
-static void print_text(const struct report_opts *o, const struct pick *p, struct match *m,
-		       size_t n, uint64_t matched, uint64_t observed, uint64_t unobs,
-		       const struct rgroups *gs, FILE *out)
+/* "12 s", or "unknown" when @known is not set */
+static const char *secs_or_unknown(int known, uint64_t ns, char *buf, size_t len)
 {
-	double rec[NR_PCT], temp[NR_PCT], steps[32], max_idle = 0;
-	char sz[32], age[32], idle[32];
-	size_t ns;
+	return known ? fmt_secs(ns, buf, len) : "unknown";
+}
+
+static void print_text(const struct report_opts *o, const struct pick *p, struct match *m,
+		       size_t n, const struct totals *t, const struct rgroups *gs, FILE *out)
+{
+	char sz[32], age[32], idle[32], temp[32];
+	struct dist d;
 
 	fprintf(out, "# access pattern of snapshot seq %" PRIu64 " at %.3f s in %s%s\n",
 		p->seq, (double)p->end_ns / 1e9, o->input, o->pid ? " (one pid)" : "");
 	print_pattern(o, out);
 	fprintf(out, "# matched %zu of %u regions: %s", n, p->nr,
-		fmt_bytes(matched, sz, sizeof(sz)));
-	fprintf(out, " of %s observed (%.1f %%)", fmt_bytes(observed, sz, sizeof(sz)),
-		observed ? 100.0 * (double)matched / (double)observed : 0);
-	fprintf(out, "; not observable: %s\n", fmt_bytes(unobs, sz, sizeof(sz)));
+		fmt_bytes(t->matched, sz, sizeof(sz)));
+	fprintf(out, " of %s observed (%.1f %%)", fmt_bytes(t->observed, sz, sizeof(sz)),
+		t->observed ? 100.0 * (double)t->matched / (double)t->observed : 0);
+	fprintf(out, "; not observable: %s\n", fmt_bytes(t->unobs, sz, sizeof(sz)));
+	if (t->age_unknown)
+		fprintf(out, "# age unknown (the source has none): %s observed, %s matched\n",
+			fmt_bytes(t->age_unknown, sz, sizeof(sz)),
+			fmt_bytes(t->matched_age_unknown, age, sizeof(age)));
 	fprintf(out, "%-8s %-18s %-18s %-11s %-8s %-9s %-9s %-12s %s\n", "pid", "start", "end",
 		"size", "freq_%", "age", "idle", "temperature", "label");
-	for (size_t i = 0; i < n && i < o->top; i++)
+	for (size_t i = 0; i < n && i < o->top; i++) {
+		snprintf(temp, sizeof(temp), m[i].temp_known ? "%.0f" : "unknown", m[i].temp);
 		fprintf(out, "%-8d 0x%-16" PRIx64 " 0x%-16" PRIx64 " %-11s %-8.2f %-9s %-9s "
-			"%-12.0f %s\n", (int)m[i].p->r.pid, m[i].p->r.start, m[i].p->r.end,
+			"%-12s %s\n", (int)m[i].p->r.pid, m[i].p->r.start, m[i].p->r.end,
 			fmt_bytes(bytes_of(&m[i]), sz, sizeof(sz)), m[i].p->freq,
-			fmt_secs(m[i].p->age_ns, age, sizeof(age)),
-			fmt_secs(m[i].idle_ns, idle, sizeof(idle)), m[i].temp, m[i].p->r.label);
+			secs_or_unknown(!m[i].p->r.age_unknown, m[i].p->age_ns, age, sizeof(age)),
+			secs_or_unknown(m[i].idle_known, m[i].idle_ns, idle, sizeof(idle)),
+			temp, m[i].p->r.label);
+	}
 	if (n > o->top)
 		fprintf(out, "# ... %zu more (--top)\n", n - o->top);
 	if (o->by)
 		print_groups_text(o, gs, out);
 	if (!n)
 		return;
-	for (size_t i = 0; i < n; i++)
-		max_idle = (double)m[i].idle_ns / 1e9 > max_idle ? (double)m[i].idle_ns / 1e9 :
-			   max_idle;
-	byte_percentiles(m, n, 1, rec);
-	byte_percentiles(m, n, 0, temp);
+	distributions(m, n, &d);
 	fprintf(out, "# the matched bytes by percentile: idle time (recency) and temperature\n");
-	for (unsigned int k = 0; k < NR_PCT; k++)
-		fprintf(out, "#   p%-4u %-9s %.0f\n", percentiles[k],
-			fmt_secs((uint64_t)(rec[k] * 1e9), idle, sizeof(idle)), temp[k]);
-	fprintf(out, "# cold tail: matched bytes idle for at least\n");
-	ns = tail_steps((double)m[0].p->window_ns / 1e9, max_idle, steps, 32);
-	for (size_t k = 0; k < ns; k++) {
-		uint64_t b = 0;
-
-		for (size_t i = 0; i < n; i++)
-			b += (double)m[i].idle_ns / 1e9 >= steps[k] * 0.999 ? bytes_of(&m[i]) : 0;
-		fprintf(out, "#   %-9s %-11s %5.1f %%\n",
-			fmt_secs((uint64_t)(steps[k] * 1e9), idle, sizeof(idle)),
-			fmt_bytes(b, sz, sizeof(sz)), 100.0 * (double)b / (double)matched);
+	if (d.n_idle < n || d.n_temp < n)
+		fprintf(out, "#   (left out, as unknown: the idle time of %zu regions, the "
+			"temperature of %zu)\n", n - d.n_idle, n - d.n_temp);
+	for (unsigned int k = 0; k < NR_PCT; k++) {
+		snprintf(temp, sizeof(temp), d.n_temp ? "%.0f" : "unknown", d.temp[k]);
+		fprintf(out, "#   p%-4u %-9s %s\n", percentiles[k],
+			secs_or_unknown(d.n_idle, (uint64_t)(d.rec[k] * 1e9), idle, sizeof(idle)),
+			temp);
 	}
+	fprintf(out, "# cold tail: matched bytes idle for at least\n");
+	for (size_t k = 0; k < d.nr_steps; k++)
+		fprintf(out, "#   %-9s %-11s %5.1f %%\n",
+			fmt_secs((uint64_t)(d.steps[k] * 1e9), idle, sizeof(idle)),
+			fmt_bytes(d.tail[k], sz, sizeof(sz)),
+			100.0 * (double)d.tail[k] / (double)d.idle_bytes);
+	if (d.n_idle < n)
+		fprintf(out, "#   (of the %s of known idle time)\n",
+			fmt_bytes(d.idle_bytes, sz, sizeof(sz)));
 }
 
 static void print_json(const struct report_opts *o, const struct pick *p, struct match *m,
-		       size_t n, uint64_t matched, uint64_t observed, uint64_t unobs,
-		       const struct rgroups *gs, FILE *out)
+		       size_t n, const struct totals *t, const struct rgroups *gs, FILE *out)
 {
 	const struct access_pattern *ap = &o->pattern;
 	struct json_object *j = json_object_new_object(), *arr = json_object_new_array();
 	struct json_object *pat = json_object_new_object(), *pr, *pt, *tail;
-	double rec[NR_PCT], temp[NR_PCT], steps[32], max_idle = 0;
+	struct dist d;
 	char key[8];
-	size_t ns;
 
 	json_object_object_add(j, "record", json_object_new_string(o->input));
 	json_object_object_add(j, "seq", json_object_new_uint64(p->seq));
@@ -338,9 +411,12 @@ static void print_json(const struct report_opts *o, const struct pick *p, struct
 	json_object_object_add(j, "pattern", pat);
 	json_object_object_add(j, "regions_in_snapshot", json_object_new_uint64(p->nr));
 	json_object_object_add(j, "matched_regions", json_object_new_uint64(n));
-	json_object_object_add(j, "matched_bytes", json_object_new_uint64(matched));
-	json_object_object_add(j, "observed_bytes", json_object_new_uint64(observed));
-	json_object_object_add(j, "not_observable_bytes", json_object_new_uint64(unobs));
+	json_object_object_add(j, "matched_bytes", json_object_new_uint64(t->matched));
+	json_object_object_add(j, "observed_bytes", json_object_new_uint64(t->observed));
+	json_object_object_add(j, "not_observable_bytes", json_object_new_uint64(t->unobs));
+	json_object_object_add(j, "age_unknown_bytes", json_object_new_uint64(t->age_unknown));
+	json_object_object_add(j, "age_unknown_matched_bytes",
+			       json_object_new_uint64(t->matched_age_unknown));
 	for (size_t i = 0; i < n && i < o->top; i++) {
 		struct json_object *e = json_object_new_object();
 
@@ -348,9 +424,13 @@ static void print_json(const struct report_opts *o, const struct pick *p, struct
 		json_object_object_add(e, "start", json_object_new_uint64(m[i].p->r.start));
 		json_object_object_add(e, "end", json_object_new_uint64(m[i].p->r.end));
 		json_object_object_add(e, "freq_percent", json_percent(m[i].p->freq));
-		json_object_object_add(e, "age_s", json_seconds((double)m[i].p->age_ns / 1e9));
-		json_object_object_add(e, "idle_s", json_seconds((double)m[i].idle_ns / 1e9));
-		json_object_object_add(e, "temperature", json_num(m[i].temp, 0));
+		/* null: not known */
+		json_object_object_add(e, "age_s", m[i].p->r.age_unknown ? NULL :
+				       json_seconds((double)m[i].p->age_ns / 1e9));
+		json_object_object_add(e, "idle_s", m[i].idle_known ?
+				       json_seconds((double)m[i].idle_ns / 1e9) : NULL);
+		json_object_object_add(e, "temperature", m[i].temp_known ?
+				       json_num(m[i].temp, 0) : NULL);
 		json_object_object_add(e, "label", json_object_new_string(m[i].p->r.label));
 		json_object_array_add(arr, e);
 	}
@@ -361,31 +441,23 @@ static void print_json(const struct report_opts *o, const struct pick *p, struct
 		json_object_object_add(j, "groups", groups_json(gs));
 	}
 	if (n) {
-		for (size_t i = 0; i < n; i++)
-			if ((double)m[i].idle_ns / 1e9 > max_idle)
-				max_idle = (double)m[i].idle_ns / 1e9;
-		byte_percentiles(m, n, 1, rec);
-		byte_percentiles(m, n, 0, temp);
+		distributions(m, n, &d);
 		pr = json_object_new_object();
 		pt = json_object_new_object();
 		for (unsigned int k = 0; k < NR_PCT; k++) {
 			snprintf(key, sizeof(key), "p%u", percentiles[k]);
-			json_object_object_add(pr, key, json_seconds(rec[k]));
-			json_object_object_add(pt, key, json_num(temp[k], 0));
+			json_object_object_add(pr, key, d.n_idle ? json_seconds(d.rec[k]) : NULL);
+			json_object_object_add(pt, key, d.n_temp ? json_num(d.temp[k], 0) : NULL);
 		}
 		json_object_object_add(j, "recency_s_percentiles", pr);
 		json_object_object_add(j, "temperature_percentiles", pt);
+		json_object_object_add(j, "idle_known_bytes", json_object_new_uint64(d.idle_bytes));
 		tail = json_object_new_array();
-		ns = tail_steps((double)m[0].p->window_ns / 1e9, max_idle, steps, 32);
-		for (size_t k = 0; k < ns; k++) {
+		for (size_t k = 0; k < d.nr_steps; k++) {
 			struct json_object *e = json_object_new_object();
-			uint64_t b = 0;
 
-			for (size_t i = 0; i < n; i++)
-				b += (double)m[i].idle_ns / 1e9 >= steps[k] * 0.999 ?
-				     bytes_of(&m[i]) : 0;
-			json_object_object_add(e, "idle_s_at_least", json_seconds(steps[k]));
-			json_object_object_add(e, "bytes", json_object_new_uint64(b));
+			json_object_object_add(e, "idle_s_at_least", json_seconds(d.steps[k]));
+			json_object_object_add(e, "bytes", json_object_new_uint64(d.tail[k]));
 			json_object_array_add(tail, e);
 		}
 		json_object_object_add(j, "cold_tail", tail);
@@ -402,7 +474,7 @@ int report_access(const struct report_opts *o, FILE *out, FILE *tics)
 {
 	struct pick p = { .o = o };
 	struct rgroups gs = { 0 };
-	uint64_t matched = 0, observed = 0, unobs = 0;
+	struct totals t = { 0 };
 	struct rec_info info;
 	struct match *m = NULL;
 	size_t n = 0;
@@ -426,16 +498,22 @@ int report_access(const struct report_opts *o, FILE *out, FILE *tics)
 		if (!strcmp(pr->r.label, "[unmapped]"))
 			continue;
 		if (pr->freq < 0) {
-			unobs += pr->r.end - pr->r.start;
+			t.unobs += pr->r.end - pr->r.start;
 			continue;
 		}
-		observed += pr->r.end - pr->r.start;
+		t.observed += pr->r.end - pr->r.start;
 		x->p = pr;
 		x->idle_ns = pr->r.nr_accesses ? 0 : pr->age_ns + pr->window_ns;
+		x->idle_known = pr->r.nr_accesses || !pr->r.age_unknown;
 		x->temp = temperature(o, pr);
+		x->temp_known = !pr->r.age_unknown || !o->temp_w[2];
+		if (pr->r.age_unknown)
+			t.age_unknown += bytes_of(x);
 		if (!matches(o, x))
 			continue;
-		matched += bytes_of(x);
+		t.matched += bytes_of(x);
+		if (pr->r.age_unknown)
+			t.matched_age_unknown += bytes_of(x);
 		n++;
 	}
 	qsort_r(m, n, sizeof(*m), cmp_match, (void *)o);
@@ -445,9 +523,9 @@ int report_access(const struct report_opts *o, FILE *out, FILE *tics)
 			goto out;
 	}
 	if (o->json)
-		print_json(o, &p, m, n, matched, observed, unobs, &gs, out);
+		print_json(o, &p, m, n, &t, &gs, out);
 	else
-		print_text(o, &p, m, n, matched, observed, unobs, &gs, out);
+		print_text(o, &p, m, n, &t, &gs, out);
 out:
 	rgroups_free(&gs);
 	free(m);

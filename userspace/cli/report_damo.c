@@ -10,15 +10,22 @@
  * Each target's windows become its record's snapshots, with the window's
  * own sampling interval (sample_interval_us, as damo records interval
  * tuning); times are CLOCK_MONOTONIC when the record says where it started
- * (monotonic_start_ns), as DAMON's are.  damo has no labels, placement nor
- * a way to say memory cannot be observed or is not there: regions that
- * cannot be observed and "[unmapped]" ones (holes between mappings, which
- * daptrace's own reports leave out) are left out and counted on stderr
- * rather than shown to damo as idle memory; so daptrace -> damo ->
- * daptrace gives the same hist and access numbers.
+ * (monotonic_start_ns), as DAMON's are.  damo reads only the keys it knows
+ * and ignores others (its from_kvpairs()), so each record also carries the
+ * target's pid and comm ("daptrace_pid", "daptrace_comm") and each region
+ * its label ("daptrace_label"), which import_damo.c reads back; the target
+ * id is the one of the record imported (#meta target_id.<pid>), else the
+ * pid.  damo has no placement nor a way to say memory cannot be observed or
+ * is not there: regions that cannot be observed and "[unmapped]" ones
+ * (holes between mappings, which daptrace's own reports leave out) are
+ * left out and counted on stderr rather than shown to damo as idle memory;
+ * so daptrace -> damo -> daptrace gives the same hist and access numbers.
+ * What else has no place in damo's format (placement, footprints, a
+ * target's parent, cgroup and times, missed windows) is said on stderr.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -34,7 +41,18 @@ struct damo_out {
 	uint64_t t0, nsnap, unobs;
 	uint64_t unmapped, unmapped_bytes;
 	int assumed;			/* the record's intervals were assumed */
+	/* dropped, as damo's format has no place for them (first pass) */
+	uint64_t placement, footprints, missed;
 };
+
+/* @str as a JSON string (quoted, escaped) */
+static void put_str(FILE *f, const char *str)
+{
+	struct json_object *j = json_object_new_string(str);
+
+	fputs(json_object_to_json_string_ext(j, JSON_C_TO_STRING_NOSLASHESCAPE), f);
+	json_object_put(j);
+}
 
 /* zlib (not gzip: damo reads zlib.decompress()) over a FILE *. */
 struct zw {
@@ -129,9 +147,19 @@ static int snapshot(void *arg, const struct rec_snapshot *s, const struct rec_in
 		}
 		fprintf(d->out, "%s{\"start\": \"%" PRIu64 "\", \"end\": \"%" PRIu64 "\", "
 			"\"nr_accesses\": {\"samples\": %u, \"percent\": null}, \"age\": "
-			"{\"usec\": null, \"aggr_intervals\": \"%u\"}, \"probe_hits\": [], "
-			"\"sz_filter_passed\": \"0\"}", n++ ? ", " : "", r->start, r->end,
-			r->nr_accesses, r->age);
+			"{\"usec\": null, \"aggr_intervals\": ", n++ ? ", " : "", r->start, r->end,
+			r->nr_accesses);
+		/* an unknown age as damo writes one it read from a trace without: null */
+		if (r->age_unknown)
+			fputs("null", d->out);
+		else
+			fprintf(d->out, "\"%u\"", r->age);
+		fputs("}, \"probe_hits\": [], \"sz_filter_passed\": \"0\"", d->out);
+		if (r->label[0]) {
+			fputs(", \"daptrace_label\": ", d->out);
+			put_str(d->out, r->label);
+		}
+		fputc('}', d->out);
 		total += r->end - r->start;
 	}
 	fprintf(d->out, "], \"total_bytes\": \"%" PRIu64 "\", \"damos_stats\": null", total);
@@ -141,12 +169,57 @@ static int snapshot(void *arg, const struct rec_snapshot *s, const struct rec_in
 	return 0;
 }
 
-static int nothing(void *arg, const struct rec_snapshot *s, const struct rec_info *info)
+/* The first pass: what damo's format cannot carry. */
+static int survey(void *arg, const struct rec_snapshot *s, const struct rec_info *info)
 {
-	(void)arg;
-	(void)s;
+	struct damo_out *d = arg;
+
 	(void)info;
+	d->placement += s->placement && s->nr_regions;
+	d->footprints += s->nr_footprints;
+	d->missed += s->missed_before;
 	return 0;
+}
+
+/* Say on stderr what the export leaves out, besides regions. */
+static void say_dropped(const struct damo_out *d, const struct rec_info *info)
+{
+	char what[512] = "";
+	size_t n = 0;
+	int other = 0;
+
+	for (int i = 0; i < info->nr_targets; i++) {
+		const struct rec_target *t = &info->targets[i];
+
+		other |= t->ppid || t->cgroup || t->time_ns || t->exit_ns != REC_NO_EXIT;
+	}
+	if (d->placement)
+		n += snprintf(what + n, sizeof(what) - n, "%sthe placement of %" PRIu64
+			      " windows", n ? ", " : "", d->placement);
+	if (d->footprints && n < sizeof(what))
+		n += snprintf(what + n, sizeof(what) - n, "%s%" PRIu64 " footprint rows",
+			      n ? ", " : "", d->footprints);
+	if (d->missed && n < sizeof(what))
+		n += snprintf(what + n, sizeof(what) - n, "%sthe count of %" PRIu64
+			      " missed windows", n ? ", " : "", d->missed);
+	if (other && n < sizeof(what))
+		n += snprintf(what + n, sizeof(what) - n, "%sthe targets' parents, cgroups "
+			      "and join and exit times", n ? ", " : "");
+	if (n)
+		warn_msg("report", "%s: damo's format has no place for %s: left out",
+			 d->o->input, what);
+}
+
+/* The target id of @pid: the one of the record imported, else the pid. */
+static uint64_t target_id(const struct rec_info *info, pid_t pid)
+{
+	char key[32];
+	const char *v;
+	uint64_t id;
+
+	snprintf(key, sizeof(key), "target_id.%d", (int)pid);
+	v = rec_info_get(info, key);
+	return v && !parse_u64_dec(v, &id) ? id : (uint64_t)pid;
 }
 
 static const char *meta_or(const struct rec_info *info, const char *key, const char *def)
@@ -167,7 +240,7 @@ int report_damo(const struct report_opts *o, FILE *out, FILE *tics)
 
 	(void)tics;
 	/* every target, also those that joined later */
-	ret = report_read(o, nothing, NULL, &info);
+	ret = report_read(o, survey, &d, &info);
 	if (ret)
 		goto out;
 	if (parse_u64_dec(meta_or(&info, "monotonic_start_ns", "0"), &d.t0))
@@ -201,13 +274,16 @@ int report_damo(const struct report_opts *o, FILE *out, FILE *tics)
 				"\"ops_update_us\": \"%s\"}, ", meta_or(&info, "sample_us", "5000"),
 				meta_or(&info, "aggr_us", "100000"),
 				meta_or(&info, "update_us", "1000000"));
-		fprintf(f, "\"scheme_idx\": null, \"target_id\": %d, \"scheme_filters\": [], "
-			"\"snapshots\": [", (int)d.pid);
+		fprintf(f, "\"scheme_idx\": null, \"target_id\": %" PRIu64 ", \"daptrace_pid\": "
+			"%d, \"daptrace_comm\": ", target_id(&info, d.pid), (int)d.pid);
+		put_str(f, info.targets[i].comm ? info.targets[i].comm : "");
+		fputs(", \"scheme_filters\": [], \"snapshots\": [", f);
 		ret = report_read(o, snapshot, &d, &pass);
 		rec_info_free(&pass);
 		fputs("\n        ], \"data_source\": \"unknown\"}", f);
 	}
 	fputs("\n]\n", f);
+	say_dropped(&d, &info);
 	if (d.unobs)
 		warn_msg("report", "%s: %" PRIu64 " regions that cannot be observed left out "
 			 "(damo would show them as idle)", o->input, d.unobs);

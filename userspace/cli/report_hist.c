@@ -7,6 +7,8 @@
  * ages are in time, as windows may change length while recording).  The
  * "share" columns are of the total bytes x seconds; "[unmapped]" regions
  * (holes between mappings) and memory that cannot be observed are left out.
+ * Memory of unknown age (imported from a source without ages) is in no age
+ * bucket but a row "unknown" of its own, never in "0 s".
  */
 #include <inttypes.h>
 #include <json-c/json.h>
@@ -16,6 +18,7 @@
 #include "cli.h"
 #include "json_out.h"
 #include "report.h"
+#include "report_group.h"
 #include "units.h"
 
 #define FREQ_BUCKETS	11	/* 0 %, then (0,10], (10,20] ... (90,100] */
@@ -29,6 +32,7 @@ struct hist {
 	double seconds;			/* monitored time: the sum of the windows */
 	uint64_t base_ns;		/* the first window's aggregation interval */
 	double unobservable;		/* bytes x seconds not observable */
+	double age_unknown;		/* bytes x seconds of unknown age */
 };
 
 /*
@@ -75,7 +79,10 @@ static int add(void *arg, const struct rec_snapshot *s, const struct rec_info *i
 		f = report_freq(s, r);
 		fb = f <= 0 ? 0 : f >= 100 ? 10 : 1 + (unsigned int)((f - 1e-9) / 10);
 		h->freq[fb] += w;
-		h->age[age_bucket(h, r->age, report_age_ns(h->o, s, r->age))] += w;
+		if (r->age_unknown)
+			h->age_unknown += w;
+		else
+			h->age[age_bucket(h, r->age, report_age_ns(h->o, s, r->age))] += w;
 		h->total += w;
 	}
 	return 0;
@@ -129,9 +136,12 @@ static void print_one(const struct hist *h, FILE *out, int freq, struct json_obj
 			continue;
 		}
 		fprintf(out, "%-14s %-12s %6.2f%%\n", name,
-			fmt_bytes(bytes >= 0x1p64 ? UINT64_MAX : (uint64_t)bytes, avg,
-				  sizeof(avg)), share);
+			fmt_bytes(u64_of(bytes), avg, sizeof(avg)), share);
 	}
+	if (!freq && !arr && h->age_unknown > 0)
+		fprintf(out, "%-14s %-12s %6.2f%%\n", "unknown",
+			fmt_bytes(u64_of(h->age_unknown / h->seconds), avg, sizeof(avg)),
+			h->age_unknown / h->total * 100);
 }
 
 int report_hist(const struct report_opts *o, FILE *out, FILE *tics)
@@ -162,6 +172,10 @@ int report_hist(const struct report_opts *o, FILE *out, FILE *tics)
 		print_one(&h, out, 0, a);
 		json_object_object_add(j, "access_frequency", f);
 		json_object_object_add(j, "age", a);
+		json_object_object_add(j, "age_unknown_avg_bytes",
+				       json_bytes(h.seconds > 0 ? h.age_unknown / h.seconds : 0));
+		json_object_object_add(j, "age_unknown_share_percent",
+				       json_percent(h.total > 0 ? h.age_unknown / h.total * 100 : 0));
 		json_out(out, j, 1);
 		goto out;
 	}

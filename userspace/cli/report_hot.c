@@ -70,6 +70,9 @@ static int cmp_region(const void *a, const void *b)
 
 	if (x->freq != y->freq)
 		return x->freq < y->freq ? 1 : -1;
+	/* an unknown age last: it is no age of 0 */
+	if (x->r.age_unknown != y->r.age_unknown)
+		return x->r.age_unknown ? 1 : -1;
 	if (x->age_ns != y->age_ns)
 		return x->age_ns < y->age_ns ? 1 : -1;
 	return x->r.start < y->r.start ? -1 : x->r.start > y->r.start;
@@ -177,13 +180,20 @@ static void print_regions(const struct report_opts *o, const struct pick *h, FIL
 		json_object_object_add(j, "time_s", json_seconds((double)h->end_ns / 1e9));
 		json_object_object_add(j, "regions", arr);
 	} else {
+		uint64_t unknown = 0;
 		int unobs = 0;
 
-		for (uint32_t i = 0; i < h->nr && i < o->top; i++)
-			unobs |= h->regions[i].freq < 0;
+		for (uint32_t i = 0; i < h->nr; i++) {
+			unobs |= i < o->top && h->regions[i].freq < 0;
+			if (h->regions[i].r.age_unknown)
+				unknown += h->regions[i].r.end - h->regions[i].r.start;
+		}
 		fprintf(out, "# hottest regions of snapshot seq %" PRIu64 " at %.3f s in %s%s\n",
 			h->seq, (double)h->end_ns / 1e9, o->input,
 			unobs ? " (n/o: memory that cannot be observed)" : "");
+		if (unknown)
+			fprintf(out, "# age unknown (the source has none) for %s\n",
+				fmt_bytes(unknown, sz, sizeof(sz)));
 		fprintf(out, "%-8s %-18s %-18s %-11s %-8s %-9s %s\n", "pid", "start", "end",
 			"size", "freq_%", "age", "label");
 	}
@@ -196,7 +206,8 @@ static void print_regions(const struct report_opts *o, const struct pick *h, FIL
 				"%-9s %s\n", (int)r->r.pid, r->r.start, r->r.end,
 				fmt_bytes(r->r.end - r->r.start, sz, sizeof(sz)),
 				fmt_freq(r->freq, fs, sizeof(fs)),
-				fmt_secs(r->age_ns, age, sizeof(age)), r->r.label);
+				r->r.age_unknown ? "unknown" : fmt_secs(r->age_ns, age, sizeof(age)),
+				r->r.label);
 			continue;
 		}
 		e = json_object_new_object();
@@ -207,8 +218,11 @@ static void print_regions(const struct report_opts *o, const struct pick *h, FIL
 		json_object_object_add(e, "freq_percent", r->freq < 0 ? NULL :
 				       json_percent(r->freq));
 		json_object_object_add(e, "observable", json_object_new_boolean(r->freq >= 0));
-		json_object_object_add(e, "age_windows", json_object_new_uint64(r->r.age));
-		json_object_object_add(e, "age_s", json_seconds((double)r->age_ns / 1e9));
+		/* null: not known */
+		json_object_object_add(e, "age_windows", r->r.age_unknown ? NULL :
+				       json_object_new_uint64(r->r.age));
+		json_object_object_add(e, "age_s", r->r.age_unknown ? NULL :
+				       json_seconds((double)r->age_ns / 1e9));
 		json_object_object_add(e, "label", json_object_new_string(r->r.label));
 		json_object_array_add(arr, e);
 	}

@@ -68,9 +68,11 @@ static int json_snapshot(void *arg, const struct rec_snapshot *s,
 		json_object_object_add(e, "freq_percent", rec_observable(r) ?
 				       json_percent(report_freq(s, r)) : NULL);
 		json_object_object_add(e, "flags", json_object_new_uint64(r->flags));
-		json_object_object_add(e, "age_windows", json_object_new_uint64(r->age));
-		json_object_object_add(e, "age_s", json_seconds((double)report_age_ns(raw->o,
-				       s, r->age) / 1e9));
+		/* null: not known (never 0) */
+		json_object_object_add(e, "age_windows", r->age_unknown ? NULL :
+				       json_object_new_uint64(r->age));
+		json_object_object_add(e, "age_s", r->age_unknown ? NULL :
+				       json_seconds((double)report_age_ns(raw->o, s, r->age) / 1e9));
 		json_object_object_add(e, "label", json_object_new_string(r->label));
 		json_object_array_add(regs, e);
 	}
@@ -134,10 +136,15 @@ static int print_snapshot(void *arg, const struct rec_snapshot *s,
 			continue;
 		}
 		fprintf(raw->out, "  %-7d 0x%" PRIx64 "-0x%" PRIx64 " %10s acc %4u "
-			"(%6.2f%%) age %5u windows (%s) %s\n", (int)r->pid, r->start, r->end,
+			"(%6.2f%%) ", (int)r->pid, r->start, r->end,
 			fmt_bytes(r->end - r->start, sz, sizeof(sz)), r->nr_accesses,
-			report_freq(s, r), r->age,
-			fmt_secs(report_age_ns(raw->o, s, r->age), age, sizeof(age)), r->label);
+			report_freq(s, r));
+		if (r->age_unknown)
+			fprintf(raw->out, "age unknown %s\n", r->label);
+		else
+			fprintf(raw->out, "age %5u windows (%s) %s\n", r->age,
+				fmt_secs(report_age_ns(raw->o, s, r->age), age, sizeof(age)),
+				r->label);
 	}
 	return 0;
 }

@@ -20,14 +20,9 @@
 #include "cli.h"
 #include "json_out.h"
 #include "report.h"
+#include "report_fp.h"
 #include "report_group.h"
 #include "units.h"
-
-/* A target's last footprint, carried until its next one or its exit. */
-struct fp_last {
-	pid_t pid;
-	uint64_t rss, vsz;
-};
 
 /* Per group (--by), in rgroup.v[] (over the record) and u[] (bytes now): */
 enum { G_WSS_SUM, G_WSS_MAX, G_OBS_MAX, G_UNOBS_MAX, G_RSS_MAX };
@@ -46,75 +41,12 @@ struct series {
 	size_t n, cap;
 	uint64_t seen;			/* snapshots read, --skip ones too */
 	int has_unobs, has_fp;
-	/* footprints=latest records: each target's last one holds */
-	struct fp_last *fp;
-	size_t nr_fp, fp_cap;
+	struct fp_now fp;		/* the footprints in force */
 	/* --by */
 	struct rgroups groups;
 	size_t *touched;		/* groups with regions in this snapshot */
 	size_t nr_touched, touched_cap;
 };
-
-static struct fp_last *fp_find(struct series *ser, pid_t pid, int add)
-{
-	size_t lo = 0, hi = ser->nr_fp;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (ser->fp[mid].pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < ser->nr_fp && ser->fp[lo].pid == pid)
-		return &ser->fp[lo];
-	if (!add)
-		return NULL;
-	if (ser->nr_fp == ser->fp_cap) {
-		size_t cap = ser->fp_cap ? 2 * ser->fp_cap : 64;
-		struct fp_last *n = realloc(ser->fp, cap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		ser->fp = n;
-		ser->fp_cap = cap;
-	}
-	memmove(&ser->fp[lo + 1], &ser->fp[lo], (ser->nr_fp - lo) * sizeof(*ser->fp));
-	ser->nr_fp++;
-	ser->fp[lo] = (struct fp_last){ .pid = pid };
-	return &ser->fp[lo];
-}
-
-/*
- * The footprints in force at @s: its own rows, and in a footprints=latest
- * record every live target's last one.  Targets that left are dropped.
- */
-static int update_footprints(struct series *ser, const struct rec_snapshot *s,
-			     const struct rec_info *info, int latest)
-{
-	size_t k = 0;
-
-	if (!latest)
-		ser->nr_fp = 0;
-	for (uint32_t i = 0; i < s->nr_footprints; i++) {
-		const struct rec_footprint *f = &s->footprints[i];
-		struct fp_last *l = fp_find(ser, f->pid, 1);
-
-		if (!l)
-			return fail("report", "out of memory");
-		l->rss = f->rss;
-		l->vsz = f->vsz;
-	}
-	for (size_t i = 0; i < ser->nr_fp; i++) {
-		const struct rec_target *t = rec_info_target(info, ser->fp[i].pid);
-
-		if (!latest || (t && t->exit_ns == REC_NO_EXIT))
-			ser->fp[k++] = ser->fp[i];
-	}
-	ser->nr_fp = k;
-	return 0;
-}
 
 /* --by: this snapshot's numbers of one group, kept and folded in at its end. */
 static struct rgroup *touch(struct series *ser, const struct rec_info *info, pid_t pid)
@@ -158,15 +90,15 @@ static int add_groups(struct series *ser, const struct rec_snapshot *s,
 			g->u[G_OBS_NOW] = u64_add_sat(g->u[G_OBS_NOW], bytes);
 	}
 	/* the footprints of the group's live targets, now */
-	for (size_t i = 0; i < ser->nr_fp; i++) {
+	for (size_t i = 0; i < ser->fp.nr; i++) {
 		struct rgroup *g;
 
-		if (ser->o->pid && ser->fp[i].pid != ser->o->pid)
+		if (ser->o->pid && ser->fp.fp[i].pid != ser->o->pid)
 			continue;
-		g = touch(ser, info, ser->fp[i].pid);
+		g = touch(ser, info, ser->fp.fp[i].pid);
 		if (!g)
 			return fail("report", "out of memory");
-		g->u[G_RSS_NOW] = u64_add_sat(g->u[G_RSS_NOW], ser->fp[i].rss);
+		g->u[G_RSS_NOW] = u64_add_sat(g->u[G_RSS_NOW], ser->fp.fp[i].rss);
 		g->u[G_HAS_RSS] = 1;
 	}
 	for (size_t k = 0; k < ser->nr_touched; k++) {
@@ -204,12 +136,11 @@ static int add_point(void *arg, const struct rec_snapshot *s,
 		     const struct rec_info *info)
 {
 	struct series *ser = arg;
-	const char *fps = rec_info_get(info, "footprints");
 	uint64_t v = 0, unobs = 0;
 	double rss = 0, vsz = 0;
 	int fp = 0;
 
-	if (ser->wss && update_footprints(ser, s, info, fps && !strcmp(fps, "latest")))
+	if (ser->wss && fp_now_update(&ser->fp, s, info))
 		return EXIT_FAIL;
 	if (ser->seen++ < ser->o->skip)
 		return 0;
@@ -240,8 +171,8 @@ static int add_point(void *arg, const struct rec_snapshot *s,
 		else if (r->nr_accesses >= ser->o->threshold)
 			v += r->end - r->start;
 	}
-	for (size_t i = 0; i < ser->nr_fp; i++) {
-		const struct fp_last *f = &ser->fp[i];
+	for (size_t i = 0; i < ser->fp.nr; i++) {
+		const struct fp_last *f = &ser->fp.fp[i];
 
 		if (ser->o->pid && f->pid != ser->o->pid)
 			continue;
@@ -271,15 +202,7 @@ static int cmp_u64(const void *a, const void *b)
 static uint64_t percentile(const struct report_opts *o, const uint64_t *sorted, size_t n,
 			   unsigned int p)
 {
-	size_t rank = (n * p + 99) / 100;	/* nearest rank, 1-based */
-
-	if (o->pct_damo) {
-		/* damo's float arithmetic, so p29 of 100 is its 28th index too */
-		size_t idx = (size_t)((double)p / 100.0 * (double)n);
-
-		return sorted[idx < n ? idx : n - 1];
-	}
-	return sorted[rank ? rank - 1 : 0];
+	return report_percentile(o->pct_damo, sorted, n, p);
 }
 
 /* What the percentiles are, for the header. */
@@ -543,7 +466,7 @@ out:
 	free(ser.unobs);
 	free(ser.rss);
 	free(ser.vsz);
-	free(ser.fp);
+	fp_now_free(&ser.fp);
 	free(ser.touched);
 	rgroups_free(&ser.groups);
 	return ret;

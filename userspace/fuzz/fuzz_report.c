@@ -3,8 +3,9 @@
  * libFuzzer harness for the reports: any input record must give a report
  * or a clean error, never a crash (SIGFPE on a crafted region), leak or
  * undefined behaviour.  Every mode but objects (which needs a side file)
- * runs on the input, heatmap at two grid sizes, hot in both rankings, hist
- * as text and JSON.  Build and run: make -C userspace fuzz.
+ * and damo runs on the input, heatmap at two grid sizes, hot in both
+ * rankings, hist as text and JSON, adjust at two lengths.  Build and run:
+ * make -C userspace fuzz.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -59,6 +60,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	run(&o, report_hist);
 	run(&o, report_nodes);
 	run(&o, report_pheatmap);
+	o.fp_metrics = 3;
+	run(&o, report_footprints);
+	o.fp_by_time = o.fp_all = o.pct_damo = 1;
+	run(&o, report_footprints);
+	o.adjust_aggr_us = 250000;
+	run(&o, report_adjust);
+	o.adjust_aggr_us = 1;
+	run(&o, report_adjust);
 	o.pattern = (struct access_pattern){
 		.size_min = 4096, .size_max = UINT64_MAX, .freq_max = 50,
 		.age_max_ns = UINT64_MAX,

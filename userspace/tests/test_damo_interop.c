@@ -11,7 +11,10 @@
  * - a perf script missing a line is an error naming the line;
  * - damo's percentile (floor index) and its first-20-snapshots skip on
  *   request, unknown ages stay unknown, a record without intervals is
- *   refused where damo refuses it and warned about elsewhere.
+ *   refused where damo refuses it and warned about elsewhere;
+ * - report footprints prints what damo report footprints prints, pids,
+ *   comms, labels and target ids survive a round trip, and report adjust
+ *   merges windows as damo adjust does (damo_adjust.py).
  */
 #include <json-c/json.h>
 #include <string.h>
@@ -430,6 +433,492 @@ TEST(record_without_intervals_is_said_so)
 	EXPECT_EQ(NULL, at(j, "0.intervals"));
 	EXPECT_EQ(NULL, at(j, "0.snapshots.0.sample_interval_us"));
 	json_object_put(j);
+	rm_rf(dir);
+}
+
+/*
+ * Ages a source does not know: a perf script of a kernel before 5.16 (no
+ * age field), damo's null and its -1, and a daptrace record's empty age
+ * field.  Every report says "unknown" (null in JSON), none counts them as
+ * 0 windows nor as idle for a time; the damo export writes null back.
+ */
+#define PN(t, range, acc) \
+	"  kdamond.0  99 [000]  " t ": damon:damon_aggregated: target_id=1 nr_regions=2 " \
+	range ": " acc "\n"
+
+static const char perf_no_age[] =
+	PN("10.100000", "4096-8192", "3") PN("10.100000", "8192-16384", "0")
+	PN("10.200000", "4096-8192", "2") PN("10.200000", "8192-16384", "0");
+
+static const char damo_null_age[] =
+	"[{\"target_id\": 1, " INTERVALS ", \"snapshots\": ["
+	SNAP("1000000000", "1100000000", REGION("4096", "8192", "3", "null") ", "
+	     REGION("8192", "16384", "0", "-1")) ", "
+	SNAP("1100000000", "1200000000", REGION("4096", "8192", "2", "null") ", "
+	     REGION("8192", "16384", "0", "-1")) "]}]";
+
+static const char csv_empty_age[] =
+	"# daptrace-record v2\n#meta,sample_us,5000\n#meta,aggr_us,100000\n#target,7,app\n"
+	"time_ns,seq,pid,start,end,nr_accesses,age,nr_samples,label\n"
+	"#snap,1,0,100000000,2,20,0,0\n"
+	"100000000,1,7,4096,8192,3,,20,a\n100000000,1,7,8192,16384,0,,20,b\n"
+	"#snap,2,100000000,200000000,2,20,0,0\n"
+	"200000000,2,7,4096,8192,2,,20,a\n200000000,2,7,8192,16384,0,,20,b\n#eof\n";
+
+TEST(unknown_ages_stay_unknown)
+{
+	static const struct {
+		const char *name, *text;
+	} src[] = {
+		{ "noage.perf.txt", perf_no_age }, { "nullage.json", damo_null_age },
+		{ "emptyage.csv", csv_empty_age },
+	};
+	char dir[] = "/tmp/daptrace-damo37-XXXXXX", damo[300];
+	struct json_object *j, *v;
+	const char *rec;
+
+	NEED();
+	ASSERT_NE(NULL, mkdtemp(dir));
+	for (size_t i = 0; i < sizeof(src) / sizeof(src[0]); i++) {
+		rec = fixture(dir, src[i].name, src[i].text, 0);
+		ASSERT_NE(NULL, rec);
+		j = report_json(_metadata, A("report", "raw", "--json", (char *)rec));
+		ASSERT_NE(NULL, j);
+		for (int k = 0; k < 2; k++) {
+			char key[64];
+
+			snprintf(key, sizeof(key), "snapshots.1.regions.%d", k);
+			v = at(j, key);
+			ASSERT_NE(NULL, v) TH_LOG("%s: %s", src[i].name, key);
+			EXPECT_TRUE(json_object_object_get_ex(v, "age_windows", NULL));
+			EXPECT_EQ(NULL, at(v, "age_windows")) TH_LOG("%s", src[i].name);
+			EXPECT_EQ(NULL, at(v, "age_s")) TH_LOG("%s", src[i].name);
+		}
+		json_object_put(j);
+		EXPECT_EQ(0, run_daptrace(A("report", "raw", (char *)rec), out, sizeof(out)));
+		EXPECT_NE(NULL, strstr(out, "age unknown")) TH_LOG("%s", out);
+		EXPECT_EQ(NULL, strstr(out, "windows (")) TH_LOG("%s", out);
+		/* hist: no age bucket, all 12 KiB "unknown" */
+		j = report_json(_metadata, A("report", "hist", "--json", (char *)rec));
+		ASSERT_NE(NULL, j);
+		EXPECT_EQ(0, json_object_array_length(at(j, "age"))) TH_LOG("%s", src[i].name);
+		EXPECT_EQ(100, json_object_get_double(at(j, "age_unknown_share_percent")));
+		EXPECT_EQ(12288, json_object_get_double(at(j, "age_unknown_avg_bytes")));
+		json_object_put(j);
+		EXPECT_EQ(0, run_daptrace(A("report", "hist", (char *)rec), out, sizeof(out)));
+		EXPECT_NE(NULL, strstr(out, "\nunknown        12.0 KiB     100.00%")) TH_LOG("%s", out);
+		EXPECT_EQ(NULL, strstr(out, "\n0 s ")) TH_LOG("%s", out);
+		/* hot: the age column says so */
+		j = report_json(_metadata, A("report", "hot", "--json", (char *)rec));
+		ASSERT_NE(NULL, j);
+		EXPECT_NE(NULL, at(j, "regions.1"));
+		EXPECT_EQ(NULL, at(j, "regions.0.age_s"));
+		EXPECT_EQ(NULL, at(j, "regions.1.age_windows"));
+		json_object_put(j);
+		EXPECT_EQ(0, run_daptrace(A("report", "hot", (char *)rec), out, sizeof(out)));
+		EXPECT_NE(NULL, strstr(out, "# age unknown (the source has none) for 12.0 KiB"))
+			TH_LOG("%s", out);
+		/*
+		 * access: the idle 8 KiB has no idle time (not "0.1 s"), the
+		 * accessed 4 KiB has (0 s); no temperature is known
+		 */
+		j = report_json(_metadata, A("report", "access", "--json", "--sort", "size",
+					     (char *)rec));
+		ASSERT_NE(NULL, j);
+		EXPECT_EQ(12288, json_object_get_int64(at(j, "age_unknown_bytes")));
+		EXPECT_EQ(12288, json_object_get_int64(at(j, "age_unknown_matched_bytes")));
+		EXPECT_EQ(4096, json_object_get_int64(at(j, "idle_known_bytes")));
+		EXPECT_EQ(0, json_object_get_double(at(j, "regions.0.idle_s")));
+		EXPECT_NE(NULL, at(j, "regions.0.idle_s"));
+		EXPECT_EQ(NULL, at(j, "regions.1.idle_s"));
+		EXPECT_EQ(NULL, at(j, "regions.1.temperature"));
+		EXPECT_EQ(NULL, at(j, "temperature_percentiles.p50"));
+		EXPECT_EQ(0, json_object_get_double(at(j, "recency_s_percentiles.p100")));
+		/* no bytes idle for 0.1 s: the one that might be is not known */
+		EXPECT_EQ(0, json_object_get_int64(at(j, "cold_tail.0.bytes")));
+		json_object_put(j);
+		/* an age range matches no unknown age */
+		j = report_json(_metadata, A("report", "access", "--json", "--age", "0s-10s",
+					     (char *)rec));
+		ASSERT_NE(NULL, j);
+		EXPECT_EQ(0, json_object_get_int64(at(j, "matched_regions")));
+		json_object_put(j);
+		/* damo gets null back, and reads as daptrace did */
+		snprintf(damo, sizeof(damo), "%s/%s.back.json", dir, src[i].name);
+		ASSERT_EQ(0, run_daptrace(A("report", "damo", "-o", damo, (char *)rec), out,
+					  sizeof(out))) TH_LOG("%s", out);
+		j = json_object_from_file(damo);
+		ASSERT_NE(NULL, j);
+		v = at(j, "0.snapshots.1.regions.1.age");
+		ASSERT_NE(NULL, v);
+		EXPECT_TRUE(json_object_object_get_ex(v, "aggr_intervals", NULL));
+		EXPECT_EQ(NULL, at(v, "aggr_intervals"));
+		EXPECT_EQ(NULL, at(v, "usec"));
+		json_object_put(j);
+		j = report_json(_metadata, A("report", "raw", "--json", damo));
+		ASSERT_NE(NULL, j);
+		EXPECT_EQ(NULL, at(j, "snapshots.0.regions.0.age_s"));
+		EXPECT_NE(NULL, at(j, "snapshots.0.regions.0.nr_accesses"));
+		json_object_put(j);
+	}
+	rm_rf(dir);
+}
+
+/* Known ages read as before: 0 is 0, and an age field that is no number is an error. */
+TEST(known_ages_and_bad_ages)
+{
+	char dir[] = "/tmp/daptrace-damo37-XXXXXX";
+	char text[] = "# daptrace-record v2\n#meta,sample_us,5000\n#meta,aggr_us,100000\n"
+		"#target,7,app\ntime_ns,seq,pid,start,end,nr_accesses,age,nr_samples,label\n"
+		"#snap,1,0,100000000,1,20,0,0\n100000000,1,7,4096,8192,0,0,20,a\n"
+		"#snap,2,100000000,200000000,1,20,0,0\n200000000,2,7,4096,8192,0,1,20,a\n#eof\n";
+	struct json_object *j;
+	const char *rec;
+	char *p;
+
+	NEED();
+	ASSERT_NE(NULL, mkdtemp(dir));
+	rec = fixture(dir, "known.csv", text, 0);
+	ASSERT_NE(NULL, rec);
+	j = report_json(_metadata, A("report", "raw", "--json", (char *)rec));
+	ASSERT_NE(NULL, j);
+	EXPECT_NE(NULL, at(j, "snapshots.0.regions.0.age_windows"));
+	EXPECT_EQ(0, json_object_get_int(at(j, "snapshots.0.regions.0.age_windows")));
+	EXPECT_EQ(1, json_object_get_int(at(j, "snapshots.1.regions.0.age_windows")));
+	json_object_put(j);
+	j = report_json(_metadata, A("report", "access", "--json", (char *)rec));
+	ASSERT_NE(NULL, j);
+	EXPECT_EQ(0, json_object_get_int64(at(j, "age_unknown_bytes")));
+	EXPECT_NE(NULL, at(j, "temperature_percentiles.p50"));
+	EXPECT_EQ(0.2, json_object_get_double(at(j, "recency_s_percentiles.p50")));
+	json_object_put(j);
+	p = strstr(text, ",1,20,a\n#eof");
+	ASSERT_NE(NULL, p);
+	p[1] = 'x';			/* the last age */
+	rec = fixture(dir, "bad.csv", text, 0);
+	EXPECT_EQ(1, run_daptrace(A("report", "raw", (char *)rec), out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "bad.csv:9: bad age 'x'")) TH_LOG("%s", out);
+	rm_rf(dir);
+}
+
+/*
+ * report footprints in damo's shape: two targets' footprints over four
+ * windows (a fifth has none); the expected text is what damo's own
+ * _damo_dist.fmt_dists() and format_sz() print for the same values.
+ */
+#define MIB "1048576"
+#define FP(pid, t, vsz, rss) "#footprint," pid "," t "," vsz "," rss "\n"
+#define W(seq, t0, t1) "#snap," seq "," t0 "," t1 ",1,20,0,0\n" t1 "," seq ",7,4096,8192,1,0,20,x\n"
+
+static const char with_footprints[] =
+	"# daptrace-record v2\n#meta,sample_us,5000\n#meta,aggr_us,100000\n#target,7,a\n"
+	"#target,8,b\ntime_ns,seq,pid,start,end,nr_accesses,age,nr_samples,label\n"
+	FP("7", "100000000", "10485760", "1048576") FP("8", "100000000", "20971520", "2097152")
+	W("1", "0", "100000000")
+	FP("7", "200000000", "10485760", "4194304") FP("8", "200000000", "20971520", "4194304")
+	W("2", "100000000", "200000000")
+	FP("7", "300000000", "12582912", "2097152")
+	W("3", "200000000", "300000000")
+	FP("7", "400000000", "16777216", "6291456") FP("8", "400000000", "20971520", "1048576")
+	W("4", "300000000", "400000000")
+	W("5", "400000000", "500000000") "#eof\n";
+
+static const char damo_footprints[] =
+	"# <percentile> <vsz>\n# avr:\t27.000 MiB\n"
+	"  0      12.000 MiB |*******************                                        |\n"
+	" 25      30.000 MiB |*************************************************          |\n"
+	" 50      30.000 MiB |*************************************************          |\n"
+	" 75      36.000 MiB |********************************************************** |\n"
+	"100      36.000 MiB |********************************************************** |\n"
+	"# <percentile> <rss>\n# avr:\t5.000 MiB\n"
+	"  0       2.000 MiB |**************                                             |\n"
+	" 25       3.000 MiB |**********************                                     |\n"
+	" 50       7.000 MiB |***************************************************        |\n"
+	" 75       8.000 MiB |***********************************************************|\n"
+	"100       8.000 MiB |***********************************************************|\n";
+
+static const char damo_rss_by_time_raw[] =
+	"# <percentile> <rss>\n# avr:\t5242880\n"
+	"  0         3145728 |**********************                                     |\n"
+	" 25         8388608 |***********************************************************|\n"
+	" 50         2097152 |**************                                             |\n"
+	" 75         7340032 |***************************************************        |\n"
+	"100         7340032 |***************************************************        |\n";
+
+TEST(footprints_as_damo_reports_them)
+{
+	char dir[] = "/tmp/daptrace-damo37-XXXXXX";
+	struct json_object *j;
+	const char *rec;
+
+	NEED();
+	ASSERT_NE(NULL, mkdtemp(dir));
+	rec = fixture(dir, "fp.csv", with_footprints, 0);
+	ASSERT_NE(NULL, rec);
+	EXPECT_EQ(0, run_daptrace(A("report", "footprints", "--percentile-method", "damo",
+				    (char *)rec), out, sizeof(out)));
+	EXPECT_STREQ(damo_footprints, out);
+	EXPECT_EQ(0, run_daptrace(A("report", "footprints", "--percentile-method", "damo",
+				    "--metric", "rss", "--sortby", "time", "--raw-number",
+				    (char *)rec), out, sizeof(out)));
+	EXPECT_STREQ(damo_rss_by_time_raw, out);
+	EXPECT_EQ(0, run_daptrace(A("report", "footprints", "--metric", "rss",
+				    "--all-footprints", (char *)rec), out, sizeof(out)));
+	EXPECT_STREQ("# <percentile> <rss>\n# avr:\t5.000 MiB\n0 2.000 MiB\n1 3.000 MiB\n"
+		     "2 7.000 MiB\n3 8.000 MiB\n", out);
+	/* nearest rank by default: p25 of 4 is the 1st, p50 the 2nd */
+	j = report_json(_metadata, A("report", "footprints", "--json", (char *)rec));
+	ASSERT_NE(NULL, j);
+	EXPECT_EQ(4, json_object_get_int(at(j, "windows")));
+	EXPECT_EQ(1, json_object_get_int(at(j, "windows_without_footprint")));
+	EXPECT_EQ(5242880, json_object_get_int64(at(j, "metrics.rss.avg_bytes")));
+	EXPECT_EQ(2097152, json_object_get_int64(at(j, "metrics.rss.percentiles.p25")));
+	EXPECT_EQ(3145728, json_object_get_int64(at(j, "metrics.rss.percentiles.p50")));
+	EXPECT_EQ(37748736, json_object_get_int64(at(j, "metrics.vsz.percentiles.p100")));
+	json_object_put(j);
+	/* one target: its own */
+	j = report_json(_metadata, A("report", "footprints", "--json", "-p", "8", (char *)rec));
+	ASSERT_NE(NULL, j);
+	EXPECT_EQ(3, json_object_get_int(at(j, "windows")));
+	EXPECT_EQ(4194304, json_object_get_int64(at(j, "metrics.rss.percentiles.p100")));
+	json_object_put(j);
+	/* bad flags, and records without footprints, say so */
+	EXPECT_EQ(2, run_daptrace(A("report", "footprints", "--metric", "sys_used", (char *)rec),
+				  out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "--metric: invalid value 'sys_used'")) TH_LOG("%s", out);
+	EXPECT_EQ(2, run_daptrace(A("report", "wss", "--sortby", "time", (char *)rec), out,
+				  sizeof(out)));
+	rec = fixture(dir, "two.json", two_pointers, 0);
+	EXPECT_EQ(1, run_daptrace(A("report", "footprints", (char *)rec), out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "no footprints in its 3 windows")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, ".mem_footprint")) TH_LOG("%s", out);
+	rm_rf(dir);
+}
+
+/*
+ * daptrace -> damo -> daptrace keeps pids, comms and labels (in keys damo
+ * ignores: its from_kvpairs() reads the ones it knows), damo -> daptrace
+ * -> damo keeps damo's target ids, and what damo's format has no place for
+ * is said on stderr.
+ */
+static const char labelled[] =
+	"# daptrace-record v2\n#meta,sample_us,5000\n#meta,aggr_us,100000\n"
+	"#target,4242,\"my \"\"app\"\"\"\n#target,77,other,1,/sys/fs/cgroup/x,0\n"
+	"time_ns,seq,pid,start,end,nr_accesses,age,nr_samples,nr_present,node0,node1,"
+	"node2,node3,phys_addr,label\n"
+	"#footprint,4242,100000000,16384,8192\n"
+	"#snap,1,0,100000000,3,20,0,0\n"
+	"100000000,1,4242,4096,8192,3,2,20,20,20,0,0,0,4096,/usr/lib/libc.so.6\n"
+	"100000000,1,4242,8192,16384,0,5,20,20,20,0,0,0,8192,\"[heap] \"\"q\"\"\"\n"
+	"100000000,1,77,65536,69632,1,1,20,20,20,0,0,0,12288,[stack]\n"
+	"#snap,2,100000000,200000000,2,20,0,3\n"
+	"200000000,2,4242,4096,8192,0,3,20,20,20,0,0,0,4096,/usr/lib/libc.so.6\n"
+	"200000000,2,77,65536,69632,1,2,20,20,20,0,0,0,12288,[stack]\n#eof\n";
+
+TEST(round_trip_keeps_pids_comms_labels_and_target_ids)
+{
+	char dir[] = "/tmp/daptrace-damo37-XXXXXX", damo[300], again[300];
+	struct json_object *j;
+	const char *rec;
+
+	NEED();
+	ASSERT_NE(NULL, mkdtemp(dir));
+	rec = fixture(dir, "lab.csv", labelled, 0);
+	ASSERT_NE(NULL, rec);
+	snprintf(damo, sizeof(damo), "%s/lab.damon.data", dir);
+	ASSERT_EQ(0, run_daptrace(A("report", "damo", "-o", damo, (char *)rec), out, sizeof(out)))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "lab.csv: damo's format has no place for the placement of "
+			       "2 windows, 1 footprint rows, the count of 3 missed windows, the "
+			       "targets' parents, cgroups and join and exit times: left out"))
+		TH_LOG("%s", out);
+	j = report_json(_metadata, A("report", "raw", "--json", damo));
+	ASSERT_NE(NULL, j);
+	EXPECT_EQ(4242, json_object_get_int(at(j, "targets.0.pid")));
+	EXPECT_STREQ("my \"app\"", json_object_get_string(at(j, "targets.0.comm")));
+	EXPECT_EQ(77, json_object_get_int(at(j, "targets.1.pid")));
+	EXPECT_STREQ("other", json_object_get_string(at(j, "targets.1.comm")));
+	EXPECT_EQ(4242, json_object_get_int(at(j, "snapshots.0.regions.0.pid")));
+	EXPECT_STREQ("/usr/lib/libc.so.6",
+		     json_object_get_string(at(j, "snapshots.0.regions.0.label")));
+	EXPECT_STREQ("[heap] \"q\"", json_object_get_string(at(j, "snapshots.0.regions.1.label")));
+	EXPECT_STREQ("[stack]", json_object_get_string(at(j, "snapshots.1.regions.1.label")));
+	EXPECT_EQ(3, json_object_get_int(at(j, "snapshots.1.regions.0.age_windows")));
+	json_object_put(j);
+	/* --label and --by comm work on it as on the record */
+	j = report_json(_metadata, A("report", "hot", "--json", "--label", "heap", damo));
+	ASSERT_NE(NULL, j);
+	EXPECT_EQ(1, json_object_array_length(at(j, "regions")));
+	EXPECT_EQ(8192, json_object_get_int(at(j, "regions.0.start")));
+	json_object_put(j);
+	j = report_json(_metadata, A("report", "hot", "--json", "--by", "comm", damo));
+	ASSERT_NE(NULL, j);
+	EXPECT_STREQ("other", json_object_get_string(at(j, "groups.0.group")));
+	json_object_put(j);
+	/* damo's kernel-pointer ids survive damo -> daptrace -> damo */
+	rec = fixture(dir, "two.damon.data", two_pointers, 1);
+	ASSERT_NE(NULL, rec);
+	snprintf(again, sizeof(again), "%s/again.json", dir);
+	ASSERT_EQ(0, run_daptrace(A("report", "damo", "-o", again, (char *)rec), out,
+				  sizeof(out))) TH_LOG("%s", out);
+	j = json_object_from_file(again);
+	ASSERT_NE(NULL, j);
+	EXPECT_EQ(18446623435582458880ULL, json_object_get_uint64(at(j, "0.target_id")));
+	EXPECT_EQ(18446623435582462976ULL, json_object_get_uint64(at(j, "1.target_id")));
+	EXPECT_EQ(2, json_object_get_int(at(j, "1.daptrace_pid")));
+	json_object_put(j);
+	/* a key of ours that is wrong is an error naming it */
+	rec = fixture(dir, "bad.json", "[{\"target_id\": 1, \"daptrace_pid\": -4, \"snapshots\": "
+		      "[" SNAP("1", "2", REGION("4096", "8192", "0", "0")) "]}]", 0);
+	EXPECT_EQ(1, run_daptrace(A("report", "raw", (char *)rec), out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "bad.json: records[0]: daptrace_pid is not a pid"))
+		TH_LOG("%s", out);
+	rec = fixture(dir, "bad.json", "[{\"target_id\": 1, \"snapshots\": [" SNAP("1", "2",
+		      "{\"start\": 4096, \"end\": 8192, \"nr_accesses\": {\"samples\": 0}, "
+		      "\"age\": null, \"daptrace_label\": 5}") "]}]", 0);
+	EXPECT_EQ(1, run_daptrace(A("report", "raw", (char *)rec), out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "records[0].snapshots[0].regions[0]: daptrace_label is "
+			       "not a string")) TH_LOG("%s", out);
+	rm_rf(dir);
+}
+
+/*
+ * Ten windows of 100 ms (20 samples each) of one target: A (8 KiB)
+ * accessed 2k times in window k <= 5, then split in two, A1 accessed once
+ * and A2 idle; B only in windows 1 to 3 (always accessed); C idle since
+ * long before the record (age 10 + k); D of unknown age, 5 accesses.
+ */
+static char *fine_record(void)
+{
+	static char buf[8192];
+	size_t n = 0;
+
+	n += snprintf(buf + n, sizeof(buf) - n, "# daptrace-record v2\n#meta,sample_us,5000\n"
+		      "#meta,aggr_us,100000\n#target,7,app\n"
+		      "time_ns,seq,pid,start,end,nr_accesses,age,nr_samples,label\n");
+	for (int k = 1; k <= 10; k++) {
+		unsigned long long t1 = k * 100000000ULL;
+
+		if (k == 2 || k == 4)
+			n += snprintf(buf + n, sizeof(buf) - n, "#footprint,7,%llu,%d,%d\n", t1,
+				      1000000 * k, 100000 * k);
+		n += snprintf(buf + n, sizeof(buf) - n, "#snap,%d,%llu,%llu,%d,20,0,0\n", k,
+			      t1 - 100000000, t1, (k <= 5 ? 1 : 2) + (k <= 3) + 2);
+		if (k <= 5)
+			n += snprintf(buf + n, sizeof(buf) - n, "%llu,%d,7,4096,12288,%d,%d,20,A\n",
+				      t1, k, 2 * k, k);
+		else
+			n += snprintf(buf + n, sizeof(buf) - n, "%llu,%d,7,4096,8192,1,%d,20,A1\n"
+				      "%llu,%d,7,8192,12288,0,%d,20,A2\n", t1, k, k - 6, t1, k,
+				      k - 1);
+		if (k <= 3)
+			n += snprintf(buf + n, sizeof(buf) - n, "%llu,%d,7,65536,69632,20,%d,20,B\n",
+				      t1, k, k - 1);
+		n += snprintf(buf + n, sizeof(buf) - n, "%llu,%d,7,1048576,1052672,0,%d,20,C\n"
+			      "%llu,%d,7,2097152,2101248,5,,20,D\n", t1, k, 10 + k, t1, k);
+	}
+	snprintf(buf + n, sizeof(buf) - n, "#end,reason,done\n#eof\n");
+	return buf;
+}
+
+/*
+ * report adjust --aggr 500ms: two windows of 100 samples; counts added
+ * (A: 2+4+6+8+10), B's 60 over its 3 windows scaled to the 5 (100 %),
+ * ages counted in the new windows (C began 1 s before the start: 3 then 4
+ * windows of 0.5 s, 1.5 and 2 s as before; A2's 0.9 s rounds down to one
+ * window), D's unknown; every report reads the result.
+ */
+TEST(adjust_merges_windows)
+{
+	static const struct {
+		const char *key;
+		long long v;
+	} want[] = {
+		{ "snapshots.0.nr_samples", 100 }, { "snapshots.0.end_ns", 500000000 },
+		{ "snapshots.0.regions.0.nr_accesses", 30 },
+		{ "snapshots.0.regions.0.age_windows", 1 },
+		{ "snapshots.0.regions.1.nr_accesses", 100 },
+		{ "snapshots.0.regions.1.age_windows", 0 },
+		{ "snapshots.0.regions.2.age_windows", 3 },
+		{ "snapshots.0.regions.3.nr_accesses", 25 },
+		{ "snapshots.1.regions.0.start", 4096 }, { "snapshots.1.regions.0.end", 8192 },
+		{ "snapshots.1.regions.0.nr_accesses", 5 },
+		{ "snapshots.1.regions.1.start", 8192 }, { "snapshots.1.regions.1.nr_accesses", 0 },
+		{ "snapshots.1.regions.1.age_windows", 1 },
+		{ "snapshots.1.regions.2.age_windows", 4 },
+		{ "snapshots.0.footprints.0.vsz", 4000000 },
+	};
+	static const char *const modes[] = {
+		"raw", "hist", "wss", "regions", "hot", "access", "heatmap", "footprints", NULL,
+	};
+	char dir[] = "/tmp/daptrace-damo37-XXXXXX", coarse[300];
+	struct json_object *j;
+	const char *rec;
+	FILE *f;
+
+	NEED();
+	ASSERT_NE(NULL, mkdtemp(dir));
+	rec = fixture(dir, "fine.csv", fine_record(), 0);
+	ASSERT_NE(NULL, rec);
+	snprintf(coarse, sizeof(coarse), "%s/coarse.csv", dir);
+	ASSERT_EQ(0, run_daptrace(A("report", "adjust", "--aggr", "500ms", "-o", coarse,
+				    (char *)rec), out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_STREQ("", out);
+	j = report_json(_metadata, A("report", "raw", "--json", coarse));
+	ASSERT_NE(NULL, j);
+	EXPECT_EQ(2, json_object_array_length(at(j, "snapshots")));
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		EXPECT_NE(NULL, at(j, want[i].key)) TH_LOG("%s", want[i].key);
+		EXPECT_EQ(want[i].v, json_object_get_int64(at(j, want[i].key)))
+			TH_LOG("%s", want[i].key);
+	}
+	EXPECT_EQ(4, json_object_array_length(at(j, "snapshots.1.regions")));
+	EXPECT_EQ(1.5, json_object_get_double(at(j, "snapshots.0.regions.2.age_s")));
+	EXPECT_EQ(2.0, json_object_get_double(at(j, "snapshots.1.regions.2.age_s")));
+	EXPECT_EQ(NULL, at(j, "snapshots.1.regions.3.age_windows"));
+	EXPECT_STREQ("A2", json_object_get_string(at(j, "snapshots.1.regions.1.label")));
+	json_object_put(j);
+	/* the same memory over the same time: hist's unknown-age bytes too */
+	j = report_json(_metadata, A("report", "hist", "--json", coarse));
+	ASSERT_NE(NULL, j);
+	EXPECT_EQ(1.0, json_object_get_double(at(j, "seconds")));
+	EXPECT_EQ(4096, json_object_get_double(at(j, "age_unknown_avg_bytes")));
+	json_object_put(j);
+	for (const char *const *m = modes; *m; m++) {
+		EXPECT_EQ(0, run_daptrace(A("report", (char *)*m, coarse), out, sizeof(out)))
+			TH_LOG("report %s: %.300s", *m, out);
+	}
+	/* windows left that span less: a last, shorter one, said */
+	EXPECT_EQ(0, run_daptrace(A("report", "adjust", "--aggr", "300ms", "-o", coarse,
+				    (char *)rec), out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "the last 1 windows span 0.10 s, less than --aggr"))
+		TH_LOG("%s", out);
+	j = report_json(_metadata, A("report", "raw", "--json", coarse));
+	ASSERT_NE(NULL, j);
+	EXPECT_EQ(4, json_object_array_length(at(j, "snapshots")));
+	EXPECT_EQ(60, json_object_get_int(at(j, "snapshots.0.nr_samples")));
+	EXPECT_EQ(20, json_object_get_int(at(j, "snapshots.3.nr_samples")));
+	json_object_put(j);
+	/* usage and record errors change nothing */
+	EXPECT_EQ(2, run_daptrace(A("report", "adjust", (char *)rec), out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "report adjust needs --aggr")) TH_LOG("%s", out);
+	EXPECT_EQ(2, run_daptrace(A("report", "adjust", "--aggr", "500", (char *)rec), out,
+				  sizeof(out)));
+	EXPECT_EQ(2, run_daptrace(A("report", "hot", "--aggr", "1s", (char *)rec), out,
+				  sizeof(out)));
+	EXPECT_EQ(1, run_daptrace(A("report", "adjust", "--aggr", "1s", "--skip", "10", "-o",
+				    coarse, (char *)rec), out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "--skip 10 leaves none of its 10 windows")) TH_LOG("%s", out);
+	rec = fixture(dir, "bad.csv", "# daptrace-record v2\n#target,7,a\n"
+		      "time_ns,seq,pid,start,end,nr_accesses,age,label\n"
+		      "#snap,1,0,100,1,20,0,0\n100,1,7,4096,8192,1,zz,x\n#eof\n", 0);
+	EXPECT_EQ(1, run_daptrace(A("report", "adjust", "--aggr", "1s", "-o", coarse,
+				    (char *)rec), out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "bad.csv:5: bad age 'zz'")) TH_LOG("%s", out);
+	f = fopen(coarse, "r");
+	ASSERT_NE(NULL, f);
+	EXPECT_EQ(1, fread(out, 1, 20, f) > 0 && !strncmp(out, "# daptrace-record v2", 20));
+	fclose(f);
 	rm_rf(dir);
 }
 

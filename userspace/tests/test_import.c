@@ -236,8 +236,8 @@ TEST(round_trip_through_damo_json)
 			json_object_array_get_idx(g, 0), "freq_percent")));
 		EXPECT_EQ(3, json_object_get_int(json_object_object_get(
 			json_object_array_get_idx(g, 1), "age_windows")));
-		/* two targets, numbered in their order */
-		EXPECT_EQ(2, json_object_get_int(json_object_object_get(
+		/* two targets, their pids kept (daptrace_pid, which damo ignores) */
+		EXPECT_EQ(8, json_object_get_int(json_object_object_get(
 			json_object_array_get_idx(g, 1), "pid")));
 		EXPECT_EQ(2, json_object_array_length(json_object_object_get(j, "targets")));
 		json_object_put(j);
