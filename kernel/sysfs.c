@@ -458,10 +458,12 @@ static ssize_t target_status_show(struct kobject *kobj,
 	mutex_lock(&mon->targets_lock);
 	on = running_lockless(mon);
 	daptrace_for_each_target(t, &mon->ctx) {
-		if (READ_ONCE(t->exited))
-			what = "exited";
-		else
+		if (READ_ONCE(t->exited)) {
+			smp_rmb();	/* pairs with smp_wmb() in worker_revoke() */
+			what = READ_ONCE(t->revoked) ? "revoked" : "exited";
+		} else {
 			what = on ? "monitoring" : "idle";
+		}
 		if (len > PAGE_SIZE - TARGET_LINE_RESERVE)
 			more++;
 		else
