@@ -211,7 +211,8 @@ static bool is_proc_mem_file(struct file *f)
  * namespace?  CAP_SYS_ADMIN alone bypasses the ptrace rules that LSMs
  * (SELinux, AppArmor) and Yama enforce, and the access pattern, the layout
  * and (with phys_addr) the physical addresses of a process are what those
- * rules guard.
+ * rules guard from whoever adds the target (readers are another matter:
+ * every CAP_SYS_ADMIN reader sees every target, see may_read_snapshots()).
  * ptrace_may_access() and mm_access() are not exported, so
  * the writer's context opens the mem file of one of the process's threads
  * for it, which applies exactly them (mem_open(), PTRACE_MODE_ATTACH, with
