@@ -42,7 +42,8 @@ WERROR ?= y
 # DAPTRACE_DEBUG=y adds fault-injection parameters (harness self-tests).
 DAPTRACE_DEBUG ?=
 
-KSRC := Kbuild $(wildcard kernel/*.c kernel/*.h kernel/compat-include/linux/*.h) \
+KSRC := Kbuild $(wildcard kernel/*.c kernel/*.h kernel/compat-include/linux/*.h \
+	kernel/compat-include/linux/sched/*.h) \
 	include/uapi/linux/daptrace.h
 # Test-only helper modules for the VM selftests (never installed).
 TESTMOD_SRC := $(wildcard selftests/vm/testmod/Kbuild selftests/vm/testmod/*.c)

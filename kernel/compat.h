@@ -111,6 +111,24 @@ struct vma_iterator {
 #endif
 
 /*
+ * Dumpability, which decides who may ptrace a process (and whether it dumps
+ * core): a flag of its mm, get_dumpable() and SUID_DUMP_USER, until 7.x
+ * moved it to the task's exec state (task_exec_state_get_dumpable(),
+ * TASK_DUMPABLE_OWNER, same value).  That reader is not exported: its
+ * body, the exec state under RCU (the caller holds rcu_read_lock()), with
+ * the upstream's task and the older kernels' mm both passed in.  Expanded
+ * only after <linux/sched/exec_state.h>.
+ */
+#ifdef DAPTRACE_HAVE_TASK_EXEC_STATE
+#define daptrace_task_exec_state_get_dumpable(__task, __mm) \
+	((void)(__mm), READ_ONCE(rcu_dereference((__task)->exec_state)->dumpable))
+#else
+#define TASK_DUMPABLE_OWNER	SUID_DUMP_USER
+#define daptrace_task_exec_state_get_dumpable(__task, __mm) \
+	((void)(__task), get_dumpable(__mm))
+#endif
+
+/*
  * Binary sysfs attributes: on 7.3 the callbacks take a const struct
  * bin_attribute and a group lists const ones (the change began in 6.13,
  * after 6.12).

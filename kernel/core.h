@@ -128,6 +128,11 @@ struct daptrace_region {
  * @exited:	Set by the worker when the target is gone; its regions are
  *		freed after the window is published and it takes no further
  *		part in monitoring.
+ * @revoked:	Set with @exited when the worker ended the watch because
+ *		the target exec()ed an image the writer's access check may
+ *		no longer admit (&daptrace_ops.target_allowed); its regions
+ *		are dropped before the window is published.  Sticky until
+ *		the target is removed.
  * @exec_id:	The operations' identity of the address space the regions
  *		describe (vaddr: the leader's exec count); a change means
  *		the target exec()ed and its regions start afresh.
@@ -156,6 +161,7 @@ struct daptrace_target {
 	int pid_nr;
 	void *priv;
 	bool exited;
+	bool revoked;
 	bool execed;
 	u64 exec_id;
 	bool quiet;

@@ -82,6 +82,11 @@ struct daptrace_sample_stats {
  * @target_valid:	False once the target process has exited.
  * @target_exec_id:	Identity of the target's current address space; it
  *			changes when the target exec()s.
+ * @target_allowed:	May the target still be watched?  False once it
+ *			exec()ed an image that the writer's access check may
+ *			no longer admit (vaddr: see
+ *			daptrace_va_target_allowed()); sticky for the
+ *			caller, which ends the watch ("revoked").
  * @target_same:	Do two target_get() results name the same process?
  * @window_idle:	At the end of an aggregation window: did every check
  *			of the window find that none of the target's threads
@@ -101,6 +106,7 @@ struct daptrace_ops {
 		       struct daptrace_sample_stats *stats);
 	bool (*target_valid)(struct daptrace_target *t);
 	u64 (*target_exec_id)(struct daptrace_target *t);
+	bool (*target_allowed)(struct daptrace_target *t);
 	bool (*target_same)(const void *a, const void *b);
 	bool (*window_idle)(struct daptrace_target *t);
 };

@@ -20,6 +20,7 @@
 #include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/kobject.h>
+#include <linux/magic.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
@@ -182,40 +183,96 @@ static struct pid *resolve_tgid(int pid_nr, int *tgid)
 }
 
 /*
- * May the writer watch @pid's memory?  CAP_SYS_ADMIN alone bypasses the
- * ptrace rules that LSMs (SELinux, AppArmor) and Yama enforce, and the
- * access pattern, the layout and (with phys_addr) the physical addresses
- * of a process are what those rules guard.  ptrace_may_access() and
- * mm_access() are not exported, so the writer's context opens
- * /proc/<pid>/mem for it, which applies exactly them (mem_open(),
- * PTRACE_MODE_ATTACH, with the LSM hooks and Yama's scope).  The file is
- * looked up in the writer's own /proc: to be sure its number named the same
- * process there as in the writer's pid namespace, the mm the open pinned
- * (mem_open() keeps it as the file's private data) must be the target's;
- * if not (a /proc of another pid namespace), -ESRCH.  Returns 0 or the
- * open's error (-EACCES when the check refuses; -ENOENT without /proc).
+ * Is @f procfs's own mem file (/proc/<pid>/mem or /proc/<pid>/task/<tid>/mem)?
+ * The path is looked up in the writer's mount namespace, which a writer
+ * with CAP_SYS_ADMIN shapes at will (unshare -m): a symlink or a bind mount
+ * at that path can lead to another file.  procfs's environ, auxv and
+ * pagemap hold the same mm after a PTRACE_MODE_READ check only, which
+ * Yama does not restrict and LSMs treat apart from attach, so the mm alone
+ * proves nothing.  mem's dentry is the one whatever led to it (a bind
+ * mount or a symlink resolves to the dentry of the file itself), and in
+ * procfs only mem is a regular file called "mem", with mode 0600 that no
+ * chmod can change (proc_setattr() refuses ATTR_MODE).  Its name cannot
+ * change either (procfs pid entries are never renamed), so d_name is read
+ * without d_lock.  A mem file of another process that shares the target's
+ * mm (CLONE_VM) would pass with the right mm: its check covers that mm.
  */
-static int may_watch(int pid_nr, struct pid *pid)
+static bool is_proc_mem_file(struct file *f)
 {
-	char path[sizeof("/proc//mem") + 11];
-	struct mm_struct *mm;
-	struct task_struct *task;
-	struct file *f;
-	int err = 0;
+	const struct dentry *d = f->f_path.dentry;
 
-	snprintf(path, sizeof(path), "/proc/%d/mem", pid_nr);
+	return d->d_sb->s_magic == PROC_SUPER_MAGIC &&
+	       file_inode(f)->i_mode == (S_IFREG | 0600) &&
+	       d->d_name.len == 3 && !memcmp(d->d_name.name, "mem", 3);
+}
+
+/*
+ * May the writer watch the process @pid, @tgid in the writer's pid
+ * namespace?  CAP_SYS_ADMIN alone bypasses the ptrace rules that LSMs
+ * (SELinux, AppArmor) and Yama enforce, and the access pattern, the layout
+ * and (with phys_addr) the physical addresses of a process are what those
+ * rules guard from whoever adds the target (readers are another matter:
+ * every CAP_SYS_ADMIN reader sees every target, see may_read_snapshots()).
+ * ptrace_may_access() and mm_access() are not exported, so
+ * the writer's context opens the mem file of one of the process's threads
+ * for it, which applies exactly them (mem_open(), PTRACE_MODE_ATTACH, with
+ * the LSM hooks and Yama's scope).  A thread that has the mm: a leader
+ * that called pthread_exit() is a zombie without one, and opening its mem
+ * file checks nothing at all (mm_access() finds no mm and returns none), as
+ * daptrace_va_get_mm() picks the thread too.  The file is looked up in the
+ * writer's own /proc and must be procfs's mem (is_proc_mem_file(), else
+ * -EACCES); to be sure its numbers named the same process there as in the
+ * writer's pid namespace, the mm the open pinned (mem_open() keeps it as
+ * the file's private data) must be the target's; if not (a /proc of
+ * another pid namespace), -ESRCH.  Returns 0 or the open's error (-EACCES
+ * when the check refuses; -ENOENT without /proc).
+ */
+static int may_watch(int tgid, struct pid *pid)
+{
+	char path[sizeof("/proc//task//mem") + 2 * 11];
+	struct task_struct *task, *th, *holder = NULL;
+	struct mm_struct *mm = NULL;
+	struct file *f;
+	int tid = 0, err;
+
+	/* The thread list and a thread's mm word are read under RCU. */
+	rcu_read_lock();
+	task = pid_task(pid, PIDTYPE_PID);
+	if (task) {
+		for_each_thread(task, th) {
+			if (READ_ONCE(th->mm)) {
+				holder = th;
+				get_task_struct(holder);
+				break;
+			}
+		}
+	}
+	rcu_read_unlock();
+	if (holder) {
+		tid = task_pid_vnr(holder);
+		mm = get_task_mm(holder);
+		put_task_struct(holder);
+	}
+	if (!mm || tid <= 0) {
+		err = -ESRCH;	/* exited meanwhile */
+		goto out;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/mem", tgid, tid);
 	f = filp_open(path, O_RDONLY, 0);
-	if (IS_ERR(f))
-		return PTR_ERR(f);
-	task = get_pid_task(pid, PIDTYPE_PID);
-	mm = task ? get_task_mm(task) : NULL;
-	if (!mm || f->private_data != mm)
+	if (IS_ERR(f)) {
+		err = PTR_ERR(f);
+		goto out;
+	}
+	if (!is_proc_mem_file(f))
+		err = -EACCES;
+	else if (f->private_data != mm)
 		err = -ESRCH;
+	else
+		err = 0;
+	filp_close(f, NULL);
+out:
 	if (mm)
 		mmput(mm);
-	if (task)
-		put_task_struct(task);
-	filp_close(f, NULL);
 	return err;
 }
 
@@ -284,7 +341,7 @@ static ssize_t target_store(struct kobject *kobj, struct kobj_attribute *attr,
 	if (!pid)
 		return -ESRCH;
 	priv = mon->ops->target_get(pid);
-	err = IS_ERR(priv) ? PTR_ERR(priv) : may_watch(pid_nr, pid);
+	err = IS_ERR(priv) ? PTR_ERR(priv) : may_watch(tgid, pid);
 	put_pid(pid);
 	if (err) {
 		if (!IS_ERR(priv))
@@ -402,10 +459,12 @@ static ssize_t target_status_show(struct kobject *kobj,
 	mutex_lock(&mon->targets_lock);
 	on = running_lockless(mon);
 	daptrace_for_each_target(t, &mon->ctx) {
-		if (READ_ONCE(t->exited))
-			what = "exited";
-		else
+		if (READ_ONCE(t->exited)) {
+			smp_rmb();	/* pairs with smp_wmb() in worker_revoke() */
+			what = READ_ONCE(t->revoked) ? "revoked" : "exited";
+		} else {
 			what = on ? "monitoring" : "idle";
+		}
 		if (len > PAGE_SIZE - TARGET_LINE_RESERVE)
 			more++;
 		else

@@ -24,11 +24,13 @@
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/exec_state.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/timekeeping.h>
+#include <uapi/linux/auxvec.h>
 
 #include "ops.h"
 #include "tlb.h"
@@ -94,8 +96,13 @@ MODULE_PARM_DESC(placement,
  * @block_shift: log2 of the largest page that one accessed bit covers in
  *		its memory: PMD_SHIFT (THP, 2 MiB hugetlb), or a larger
  *		hugetlb page's shift (see daptrace_va_stop()).
+ * @allowed_exec_id: The leader's exec count (self_exec_id) of the image
+ *		the watch was admitted for: read before the writer's access
+ *		check, then moved on by each exec that
+ *		daptrace_va_target_allowed() lets through.
  *
- * Touched only by the worker.
+ * Touched only by the worker, and by the sysfs writer before the target
+ * is listed or after the worker stopped (monitor lock).
  */
 struct daptrace_va_target {
 	struct pid *pid;
@@ -110,6 +117,7 @@ struct daptrace_va_target {
 	bool idle;
 	u64 maps_runtime;
 	unsigned int block_shift;
+	u64 allowed_exec_id;
 };
 
 /*
@@ -164,6 +172,15 @@ static void *daptrace_va_target_get(struct pid *pid)
 		return ERR_PTR(-ENOMEM);
 	vt->pid = get_pid(pid);
 	vt->block_shift = PMD_SHIFT;
+	/*
+	 * The image the writer's access check (after us) is about: an exec
+	 * between the two is seen as one after it and judged by the rule of
+	 * daptrace_va_target_allowed(), never let through unjudged.
+	 */
+	rcu_read_lock();
+	task = pid_task(pid, PIDTYPE_PID);
+	vt->allowed_exec_id = task ? READ_ONCE(task->self_exec_id) : 0;
+	rcu_read_unlock();
 	return vt;
 }
 
@@ -244,6 +261,106 @@ static u64 daptrace_va_target_exec_id(struct daptrace_target *t)
 		id = t->exec_id;
 	rcu_read_unlock();
 	return id;
+}
+
+/* AT_SECURE in @mm's auxiliary vector: the exec that made it was a secure one. */
+static bool daptrace_va_secureexec(struct mm_struct *mm)
+{
+	unsigned int i;
+
+	/*
+	 * Written by the exec that built @mm (create_elf_tables()), which
+	 * is over, and by prctl(PR_SET_MM_AUXV), which needs
+	 * CAP_SYS_RESOURCE in the process: word by word, a racing prctl
+	 * can only make us see its old or its new vector.
+	 */
+	for (i = 0; i + 1 < ARRAY_SIZE(mm->saved_auxv); i += 2) {
+		unsigned long type = READ_ONCE(mm->saved_auxv[i]);
+
+		if (type == AT_NULL)
+			break;
+		if (type == AT_SECURE)
+			return READ_ONCE(mm->saved_auxv[i + 1]) != 0;
+	}
+	return false;
+}
+
+/*
+ * Who may watch whom, after an exec.  The writer's access check (opening
+ * /proc/<pid>/mem in its context, see the sysfs target file) admitted
+ * the image the target ran then.  An exec can make the target one that the
+ * check would refuse to most writers: a setuid or file-capability binary,
+ * a transition to another LSM domain, an image its user may not read.  A
+ * real /proc/<pid>/mem descriptor stops working then (its mm is gone); the
+ * worker cannot repeat the check (it runs in no writer's context), so it
+ * applies the verdict the kernel itself reached on that exec:
+ *
+ *  - dumpability: begin_new_exec() leaves the new image dumpable by its
+ *    owner (SUID_DUMP_USER, TASK_DUMPABLE_OWNER on 7.x) only if the exec
+ *    changed no ids and the file was readable by the caller
+ *    (would_dump()), and commit_creds() takes it away when ids change or
+ *    capabilities grow; anything else makes ptrace need CAP_SYS_PTRACE
+ *    (__ptrace_may_access()), and perf stops counting such a task;
+ *  - AT_SECURE: set by commoncap for a setuid/setgid or file-capability
+ *    exec also where suid_dumpable keeps the image dumpable, and by LSMs
+ *    on a domain transition (SELinux without noatsecure, Smack).
+ *
+ * An image that fails either ends the watch ("revoked"): the writer may
+ * remove the target and write it again, and then the full check decides.
+ * Returns true while the target may be watched on; called by the worker
+ * (and at "on" and join, under the monitor's locks), never concurrently.
+ */
+static bool daptrace_va_target_allowed(struct daptrace_target *t)
+{
+	struct daptrace_va_target *vt = t->priv;
+	struct task_struct *task, *th;
+	struct mm_struct *mm = NULL;
+	bool allowed = true;
+	int dumpable = 0;
+	u64 id;
+
+	rcu_read_lock();
+	task = pid_task(vt->pid, PIDTYPE_PID);
+	id = task ? READ_ONCE(task->self_exec_id) : vt->allowed_exec_id;
+	if (id == vt->allowed_exec_id) {
+		rcu_read_unlock();
+		return true;
+	}
+	/*
+	 * The count moves early in begin_new_exec(); the dumpability and the
+	 * auxiliary vector are final once in_execve is clear again.  Read in
+	 * that order: x86 (the only architecture, compat.h) keeps exec's
+	 * stores in order, and smp_rmb() our loads.  An exec still running
+	 * is judged at a later call; its window is published as any exec's.
+	 */
+	smp_rmb();
+	/* A bit-field read without a lock: a stale 1 only defers the judgment. */
+	if (data_race(!!task->in_execve)) {
+		rcu_read_unlock();
+		return true;
+	}
+	/* in_execve before what the exec wrote before clearing it: see above. */
+	smp_rmb();
+	/* After the exec, the exec'ing thread leads; any thread with the mm. */
+	for_each_thread(task, th) {
+		mm = get_task_mm(th);
+		if (mm) {
+			dumpable = daptrace_task_exec_state_get_dumpable(th, mm);
+			break;
+		}
+	}
+	rcu_read_unlock();
+	if (!mm)
+		return true;	/* exited: target_valid() says so */
+	allowed = dumpable == TASK_DUMPABLE_OWNER && !daptrace_va_secureexec(mm);
+	mmput(mm);
+	/*
+	 * Another exec after the count was read is judged again: the count
+	 * recorded is the one read first.
+	 */
+	if (allowed)
+		vt->allowed_exec_id = id;
+	return allowed;
 }
 
 /*
@@ -898,6 +1015,7 @@ const struct daptrace_ops daptrace_vaddr_ops = {
 	.sample			= daptrace_va_sample,
 	.target_valid		= daptrace_va_target_valid,
 	.target_exec_id		= daptrace_va_target_exec_id,
+	.target_allowed		= daptrace_va_target_allowed,
 	.target_same		= daptrace_va_target_same,
 	.window_idle		= daptrace_va_window_idle,
 };

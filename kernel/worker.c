@@ -169,10 +169,29 @@ static void worker_publish(struct daptrace_mon *mon, struct worker_clock *clk,
 }
 
 /*
- * Mark targets whose process is gone as exited and flag the window; returns
- * the number still alive.  Their regions stay until worker_free_exited(), so
- * the window in which a target exits is published with what was measured
- * for it.
+ * End the watch of @t, which exec()ed an image the writer's access check
+ * may no longer admit: like an exit, but its regions go before the window
+ * is published, so nothing measured in that window (part of it in the new
+ * image) reaches a reader.  Read by sysfs target_status without the
+ * worker's consent: revoked before exited, so a reader that sees exited
+ * also sees why.
+ */
+static void worker_revoke(struct daptrace_target *t)
+{
+	pr_info("target %d exec()ed a privileged image: no longer watched\n",
+		t->pid_nr);
+	daptrace_free_target_regions(t);
+	WRITE_ONCE(t->revoked, true);
+	smp_wmb();	/* pairs with smp_rmb() in target_status_show() */
+	WRITE_ONCE(t->exited, true);
+}
+
+/*
+ * Mark targets whose process is gone as exited, and those whose watch an
+ * exec ended as revoked, and flag the window; returns the number still
+ * alive.  Exited targets' regions stay until worker_free_exited(), so the
+ * window in which a target exits is published with what was measured for
+ * it; revoked ones' do not (worker_revoke()).
  */
 static unsigned int worker_find_exited(struct daptrace_mon *mon,
 				       struct worker_clock *clk)
@@ -186,6 +205,11 @@ static unsigned int worker_find_exited(struct daptrace_mon *mon,
 		if (t->exited)
 			continue;
 		if (mon->ops->target_valid(t)) {
+			if (!mon->ops->target_allowed(t)) {
+				worker_revoke(t);
+				clk->window_flags |= DAPTRACE_SNAP_TARGET_REVOKED;
+				continue;
+			}
 			alive++;
 			exec_id = mon->ops->target_exec_id(t);
 			if (exec_id != t->exec_id) {
@@ -293,7 +317,12 @@ static bool __worker_apply_targets(struct daptrace_mon *mon)
 
 		list_del(&t->list);
 		mon->nr_pending--;
-		/* Read by sysfs target_status under targets_lock: no race. */
+		/*
+		 * Read by sysfs target_status under targets_lock: no race.
+		 * An exec since the write is judged before it joins.
+		 */
+		t->revoked = valid && !mon->ops->target_allowed(t);
+		valid &= !t->revoked;
 		t->exited = !valid;
 		t->exec_id = valid ? mon->ops->target_exec_id(t) : 0;
 		daptrace_add_target(&mon->ctx, t);
@@ -580,6 +609,14 @@ int daptrace_start(struct daptrace_mon *mon)
 		bool valid = mon->ops->target_valid(t);
 
 		daptrace_free_target_regions(t);
+		/*
+		 * A revoked target stays so until removed, and an exec while
+		 * monitoring was off is judged now (worker stopped: the
+		 * monitor lock serializes target_allowed()).
+		 */
+		if (valid && !t->revoked && !mon->ops->target_allowed(t))
+			WRITE_ONCE(t->revoked, true);
+		valid &= !t->revoked;
 		/* A target found gone stays "exited", also if we fail below. */
 		WRITE_ONCE(t->exited, !valid);
 		t->execed = false;

@@ -478,17 +478,34 @@ int session_release(struct session *s)
 
 /*
  * The module's word on which targets exited (it notices at an aggregation
- * boundary; a zombie whose threads run is exited for it, too).  It lists
- * a page of targets: the others are left to the follower's scans.
+ * boundary; a zombie whose threads run is exited for it, too), and on which
+ * it stopped watching because they exec()ed a privileged image (revoked:
+ * an end like an exit, said once per target).  It lists a page of targets:
+ * the others are left to the follower's scans.  Returns the number of
+ * targets revoked so far that we had.
  */
-static void kernel_exits(struct session *s, int64_t now)
+static int kernel_exits(struct session *s, int64_t now)
 {
 	static struct daptrace_target t[DAPTRACE_MAX_TARGETS];
-	int n = daptrace_get_targets(s->d, t, DAPTRACE_MAX_TARGETS);
+	int n = daptrace_get_targets(s->d, t, DAPTRACE_MAX_TARGETS), revoked = 0;
 
-	for (int i = 0; i < n && i < DAPTRACE_MAX_TARGETS; i++)
-		if (t[i].state == DAPTRACE_TARGET_EXITED)
+	for (int i = 0; i < n && i < DAPTRACE_MAX_TARGETS; i++) {
+		struct follow_proc *p;
+
+		if (t[i].state == DAPTRACE_TARGET_REVOKED) {
+			p = follow_find(&s->f, t[i].pid);
+			revoked += p != NULL;
+			if (p && p->state == FP_TARGET)
+				warn_msg(s->cmd, "target %d exec'ed a privileged image "
+					 "(set-id, file capabilities, an LSM transition or "
+					 "an unreadable file): no longer watched",
+					 (int)t[i].pid);
+		}
+		if (t[i].state == DAPTRACE_TARGET_EXITED ||
+		    t[i].state == DAPTRACE_TARGET_REVOKED)
 			follow_target_exited(&s->f, t[i].pid, now);
+	}
+	return revoked;
 }
 
 /*
@@ -506,7 +523,7 @@ static int command_reaped(struct session *s)
 
 const char *session_should_stop(struct session *s, uint64_t duration_us, int64_t now)
 {
-	int on, done;
+	int on, done, revoked;
 	size_t live;
 
 	if (session_stop_signal)
@@ -525,13 +542,15 @@ const char *session_should_stop(struct session *s, uint64_t duration_us, int64_t
 	 */
 	done = s->w.pid && workload_poll(&s->w);
 	on = daptrace_is_on(s->d);
-	kernel_exits(s, now);
+	revoked = kernel_exits(s, now);
 	live = follow_nr_live(&s->f);
 	/* a command's tree lives on after it: its last process ends the run */
 	if (done && (s->f.mode != FOLLOW_TREE || !live))
 		return "command exited";
 	if (!live && s->f.mode == FOLLOW_CGROUP)
 		return "no process left in the cgroup";
+	if (!live && revoked && !command_reaped(s))
+		return "all targets exited or exec'ed a privileged image";
 	if (!live)
 		return command_reaped(s) ? "command exited" : "all targets exited";
 	if (on == 0)

@@ -14,11 +14,13 @@ static const char *const target_states[] = {
 	[DAPTRACE_TARGET_MONITORING]	= "monitoring",
 	[DAPTRACE_TARGET_EXITED]	= "exited",
 	[DAPTRACE_TARGET_JOINING]	= "joining",
+	[DAPTRACE_TARGET_REVOKED]	= "revoked",
 };
+#define LAST_TARGET_STATE	DAPTRACE_TARGET_REVOKED
 
 const char *daptrace_target_state_name(enum daptrace_target_state s)
 {
-	return (unsigned int)s <= DAPTRACE_TARGET_JOINING ? target_states[s] : "?";
+	return (unsigned int)s <= LAST_TARGET_STATE ? target_states[s] : "?";
 }
 
 int daptrace_add_target(struct daptrace *d, pid_t pid)
@@ -36,7 +38,7 @@ int daptrace_remove_target(struct daptrace *d, pid_t pid)
 }
 
 /*
- * Parse target_status: "<pid> <idle|monitoring|exited|joining>" per line;
+ * Parse target_status: "<pid> <idle|monitoring|exited|joining|revoked>" per line;
  * a page holds only so many, then "# N more".
  */
 int daptrace_get_targets(struct daptrace *d, struct daptrace_target *t, int max)
@@ -65,10 +67,10 @@ int daptrace_get_targets(struct daptrace *d, struct daptrace_target *t, int max)
 				      d->root, line);
 			break;
 		}
-		for (s = 0; s <= DAPTRACE_TARGET_JOINING; s++)
+		for (s = 0; s <= LAST_TARGET_STATE; s++)
 			if (!strcmp(word, target_states[s]))
 				break;
-		if (s > DAPTRACE_TARGET_JOINING) {
+		if (s > LAST_TARGET_STATE) {
 			err = dt_fail(EPROTO, "%s/target_status: unknown state '%s'",
 				      d->root, word);
 			break;

@@ -105,6 +105,13 @@ enum daptrace_target_state {
 	DAPTRACE_TARGET_MONITORING,
 	DAPTRACE_TARGET_EXITED,
 	DAPTRACE_TARGET_JOINING,	/* written while on: joins at the next window */
+	/*
+	 * It exec()ed an image the access check at the write may no longer
+	 * admit (setuid, file capabilities, an LSM transition, unreadable):
+	 * its watch ended, like an exit, and none of its new image's regions
+	 * are published.  Remove it; adding it again checks anew.
+	 */
+	DAPTRACE_TARGET_REVOKED,
 };
 
 struct daptrace_target {
@@ -152,6 +159,7 @@ struct daptrace_region {
 #define DAPTRACE_SNAPSHOT_TRUNCATED	0x4U	/* more regions than the slot holds */
 #define DAPTRACE_SNAPSHOT_TARGET_EXEC	0x8U	/* a target exec()ed in the window */
 #define DAPTRACE_SNAPSHOT_TARGET_JOINED	0x10U	/* targets joined at its start */
+#define DAPTRACE_SNAPSHOT_TARGET_REVOKED 0x20U	/* a target's watch ended at an exec */
 
 /**
  * struct daptrace_snapshot - one aggregation window, all targets.

@@ -84,6 +84,11 @@ struct daptrace_ring_hdr {
  * %DAPTRACE_SNAP_TARGET_EXEC: a target exec()ed in this window.  Its regions
  *	in this snapshot mix the old and the new image; from the next
  *	snapshot on they describe the new image only, started afresh (age 0).
+ * %DAPTRACE_SNAP_TARGET_REVOKED: a target exec()ed an image that the
+ *	writer's access check may no longer admit (see target_status,
+ *	"revoked"): its watch ended, and this snapshot carries no regions of
+ *	it (nor does any later one).  With %DAPTRACE_SNAP_LAST if it was the
+ *	last live target.
  * %DAPTRACE_SNAP_TARGET_JOINED: targets written while monitoring joined at
  *	the start of this window (their regions appear once their memory
  *	map was read, in this window or, if it was busy, a later one); the
@@ -95,6 +100,7 @@ struct daptrace_ring_hdr {
 #define DAPTRACE_SNAP_TRUNCATED		0x4U
 #define DAPTRACE_SNAP_TARGET_EXEC	0x8U
 #define DAPTRACE_SNAP_TARGET_JOINED	0x10U
+#define DAPTRACE_SNAP_TARGET_REVOKED	0x20U
 
 /**
  * struct daptrace_snap_hdr - at the start of each slot.
