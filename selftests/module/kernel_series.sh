@@ -1,0 +1,71 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The module says which kernel series it was built for and whether daptrace
+# is verified on it (kernel_series, kernel_series_verified; Kbuild's
+# daptrace-verified-series), and an unverified build warns once per load.
+#
+# The test VM boots only verified series, so by default the files must read
+# the booted kernel's series and "verified", and a load must log no
+# warning.  dtvm.unverified=1 on the kernel command line (the init exports
+# DAPTRACE_VM_UNVERIFIED=1) says the module under test was built as an
+# unverified series (scripts/unverified-test.sh --boot: the test-only
+# DAPTRACE_SERIES_TEST=9.99 with DAPTRACE_UNVERIFIED=1): then they must
+# read that series and "unverified", and each load must log the warning
+# exactly once.  Needs root and DAPTRACE_KO (the test VM's /init exports it).
+
+# shellcheck source=selftests/lib/ktap.sh
+. "$(dirname "$0")/../lib/ktap.sh"
+
+ROOT=/sys/kernel/daptrace
+WARNING='daptrace: kernel series [0-9]*\.[0-9]* is unverified'
+
+# The kernel log's lines of the unverified warning, counted.
+warnings() {
+	dmesg | grep -c "$WARNING"
+}
+
+ktap_print_header
+[ "$(id -u)" = 0 ] || ktap_skip_all "needs root"
+[ -f "${DAPTRACE_KO:-}" ] || ktap_skip_all "DAPTRACE_KO does not name the module"
+ktap_set_plan 4
+
+if [ "${DAPTRACE_VM_UNVERIFIED:-0}" = 1 ]; then
+	want_series=9.99 want_verdict=unverified want_warnings=1
+else
+	rel=$(uname -r)
+	want_series=$(echo "$rel" | sed -n 's/^\([0-9]*\.[0-9]*\)[.-].*/\1/p')
+	want_verdict=verified want_warnings=0
+fi
+ktap_print_msg "kernel $(uname -r): want series $want_series, $want_verdict"
+
+series=$(cat "$ROOT/kernel_series" 2>&1)
+if [ "$series" = "$want_series" ]; then
+	ktap_test_pass "kernel_series is $want_series"
+else
+	ktap_test_fail "kernel_series is $want_series" "read '$series'"
+fi
+verdict=$(cat "$ROOT/kernel_series_verified" 2>&1)
+if [ "$verdict" = "$want_verdict" ]; then
+	ktap_test_pass "kernel_series_verified is $want_verdict"
+else
+	ktap_test_fail "kernel_series_verified is $want_verdict" "read '$verdict'"
+fi
+
+# A fresh load: the warning is logged once per load, or never.
+before=$(warnings)
+if rmmod daptrace && insmod "$DAPTRACE_KO"; then
+	ktap_test_pass "reloaded"
+else
+	ktap_test_fail "reloaded" "rmmod, insmod $DAPTRACE_KO failed"
+fi
+got=$(($(warnings) - before))
+if [ "$got" = "$want_warnings" ]; then
+	ktap_test_pass "a load logs the unverified warning $want_warnings time(s)"
+else
+	dmesg | grep "$WARNING" | while IFS= read -r l; do ktap_print_msg "$l"; done
+	ktap_test_fail "a load logs the unverified warning $want_warnings time(s)" \
+		"$got time(s)"
+fi
+
+ktap_finished
