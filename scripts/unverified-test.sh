@@ -102,7 +102,7 @@ fi
 if [ "$BOOT" = 0 ]; then
 	ktap_test_skip "booted: module/kernel_series reads unverified" "no --boot"
 elif "$TOP/selftests/vm/run.sh" --kernel "$KVER" --no-la57 --module "$DIR/daptrace.ko" \
-	--append dtvm.unverified=1 --test module/kernel_series > "$DIR.vm.log" 2>&1; then
+	--append "dtvm.unverified=$SERIES" --test module/kernel_series > "$DIR.vm.log" 2>&1; then
 	ktap_test_pass "booted: module/kernel_series reads unverified"
 else
 	tail -n 30 "$DIR.vm.log" | while IFS= read -r l; do ktap_print_msg "| $l"; done

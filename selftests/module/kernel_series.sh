@@ -5,14 +5,14 @@
 # is verified on it (kernel_series, kernel_series_verified; Kbuild's
 # daptrace-verified-series), and an unverified build warns once per load.
 #
-# The test VM boots only verified series, so by default the files must read
-# the booted kernel's series and "verified", and a load must log no
-# warning.  dtvm.unverified=1 on the kernel command line (the init exports
-# DAPTRACE_VM_UNVERIFIED=1) says the module under test was built as an
-# unverified series (scripts/unverified-test.sh --boot: the test-only
-# DAPTRACE_SERIES_TEST=9.99 with DAPTRACE_UNVERIFIED=1): then they must
-# read that series and "unverified", and each load must log the warning
-# exactly once.  Needs root and DAPTRACE_KO (the test VM's /init exports it).
+# The test VM boots verified series, so by default the files must read the
+# booted kernel's series and "verified", and a load must log no warning.
+# dtvm.unverified=SERIES on the kernel command line (the init exports
+# DAPTRACE_VM_UNVERIFIED=SERIES) says the module under test was built for
+# SERIES with DAPTRACE_UNVERIFIED=1: 9.99 for scripts/unverified-test.sh
+# --boot (the test-only DAPTRACE_SERIES_TEST=9.99), or the booted kernel's
+# own series when it is not a verified one.  Then they must read SERIES and
+# "unverified", and each load must log the warning exactly once.  Needs root and DAPTRACE_KO (the test VM's /init exports it).
 
 # shellcheck source=selftests/lib/ktap.sh
 . "$(dirname "$0")/../lib/ktap.sh"
@@ -30,11 +30,10 @@ ktap_print_header
 [ -f "${DAPTRACE_KO:-}" ] || ktap_skip_all "DAPTRACE_KO does not name the module"
 ktap_set_plan 4
 
-if [ "${DAPTRACE_VM_UNVERIFIED:-0}" = 1 ]; then
-	want_series=9.99 want_verdict=unverified want_warnings=1
+if [ -n "${DAPTRACE_VM_UNVERIFIED:-}" ]; then
+	want_series=$DAPTRACE_VM_UNVERIFIED want_verdict=unverified want_warnings=1
 else
-	rel=$(uname -r)
-	want_series=$(echo "$rel" | sed -n 's/^\([0-9]*\.[0-9]*\)[.-].*/\1/p')
+	want_series=$(uname -r | sed -n 's/^\([0-9]*\.[0-9]*\)[.-].*/\1/p')
 	want_verdict=verified want_warnings=0
 fi
 ktap_print_msg "kernel $(uname -r): want series $want_series, $want_verdict"
