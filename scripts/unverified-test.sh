@@ -46,6 +46,7 @@ mkdir -p "$DIR"
 (cd "$TOP" && cp -p --parents Kbuild kernel/*.c kernel/*.h \
 	kernel/compat-include/linux/*.h include/uapi/linux/daptrace.h "$DIR/")
 verified=$(sed -n 's/^daptrace-verified-series := //p' "$TOP/Kbuild")
+[ -n "$verified" ] || ktap_exit_fail_msg "no daptrace-verified-series line in Kbuild"
 
 # build ARGS...: the module for KVER as series $SERIES, W=1 -Werror; the
 # output in $LOG.
