@@ -11,28 +11,28 @@
  * Macros only, so that this file, included before any kernel header,
  * pulls in none.
  *
- * Supported, built and booted in CI (docs/kernel-facts.md says what was
- * checked in each): Debian's 5.10 (bullseye), 6.1 (bookworm), 6.12
- * (bookworm-backports) and 7.3 (trixie-backports), x86-64.
+ * Verified, built and booted in CI (docs/kernel-facts.md says what was
+ * checked in each): the series of Kbuild's daptrace-verified-series, as
+ * Debian ships them, x86-64.
  */
 #ifndef _DAPTRACE_COMPAT_H
 #define _DAPTRACE_COMPAT_H
 
 #ifdef __KERNEL__
 /*
- * Where the walk was verified.  The page walk, the accessed-bit clears and
- * the TLB-generation protocol (vaddr.c, tlb.c) were each checked against
- * the x86-64 sources of these series; anything else needs a new look first.
- * The series is the only signal here: what changes between series is the
- * meaning of page-table and TLB internals, which no probe can see.
+ * Where the walk was verified: x86-64 only, and the series Kbuild lists in
+ * daptrace-verified-series.  Kbuild refuses any other series unless asked
+ * with DAPTRACE_UNVERIFIED=1, and tells this file which series it built for
+ * and whether that one is verified (reported in sysfs, warned about at
+ * load).  What changes between series is the meaning of page-table and TLB
+ * internals, which no probe can see (docs/kernel-facts.md, series).
  */
 #ifndef CONFIG_X86_64
 #error "daptrace: the page walk and TLB handling are verified on x86-64 only"
 #endif
-/* DAPTRACE_SERIES_<version>_<patchlevel>: set by Kbuild from the kernel's Makefile. */
-#if !defined(DAPTRACE_SERIES_5_10) && !defined(DAPTRACE_SERIES_6_1) && \
-	!defined(DAPTRACE_SERIES_6_12) && !defined(DAPTRACE_SERIES_7_3)
-#error "daptrace: the page walk is verified on the 5.10, 6.1, 6.12 and 7.3 series only"
+#if !defined(DAPTRACE_SERIES_MAJOR) || !defined(DAPTRACE_SERIES_MINOR) || \
+	!defined(DAPTRACE_SERIES_VERIFIED)
+#error "daptrace: build through its Kbuild, which names the kernel series"
 #endif
 
 /*

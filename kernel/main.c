@@ -114,6 +114,19 @@ void daptrace_mon_exit(struct daptrace_mon *mon)
 	mutex_destroy(&mon->lock);
 }
 
+/*
+ * A series outside Kbuild's verified list builds only on request
+ * (DAPTRACE_UNVERIFIED=1); say so once per load, in the log an admin reads
+ * (sysfs has it too: kernel_series, kernel_series_verified).
+ */
+static void __init daptrace_warn_unverified(void)
+{
+	if (DAPTRACE_SERIES_VERIFIED)
+		return;
+	pr_warn("kernel series %d.%d is unverified (built with DAPTRACE_UNVERIFIED=1): the page walk, the accessed-bit clears and the TLB flushes were not reviewed against this series' sources, so access counts may be wrong or a flush missed; check the results against a known workload before relying on them\n",
+		DAPTRACE_SERIES_MAJOR, DAPTRACE_SERIES_MINOR);
+}
+
 static int __init daptrace_init(void)
 {
 	int err;
@@ -121,6 +134,7 @@ static int __init daptrace_init(void)
 #ifdef DAPTRACE_DEBUG
 	WARN_ON(inject_warn);
 #endif
+	daptrace_warn_unverified();
 	err = daptrace_mon_init(&daptrace_mon);
 	if (err)
 		return err;

@@ -735,6 +735,22 @@ static ssize_t worker_cpu_us_show(struct kobject *kobj,
 	return sysfs_emit(buf, "%llu\n", div_u64(ns, NSEC_PER_USEC));
 }
 
+/* --- the kernel series built for (Kbuild; compat.h) -------------------- */
+
+static ssize_t kernel_series_show(struct kobject *kobj,
+				  struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d.%d\n", DAPTRACE_SERIES_MAJOR,
+			  DAPTRACE_SERIES_MINOR);
+}
+
+static ssize_t kernel_series_verified_show(struct kobject *kobj,
+					   struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n",
+			  DAPTRACE_SERIES_VERIFIED ? "verified" : "unverified");
+}
+
 static ssize_t snapshot_seq_show(struct kobject *kobj,
 				 struct kobj_attribute *attr, char *buf)
 {
@@ -884,6 +900,10 @@ static struct kobj_attribute worker_cpu_us_attr =
 static struct kobj_attribute snapshot_seq_attr =
 	__ATTR(snapshot_seq, 0400, snapshot_seq_show, NULL);
 static struct kobj_attribute snapshot_attr = __ATTR(snapshot, 0400, snapshot_show, NULL);
+static struct kobj_attribute kernel_series_attr =
+	__ATTR(kernel_series, 0400, kernel_series_show, NULL);
+static struct kobj_attribute kernel_series_verified_attr =
+	__ATTR(kernel_series_verified, 0400, kernel_series_verified_show, NULL);
 
 /* size 0: the ring's size changes with max_nr_regions; reads clamp themselves. */
 static struct bin_attribute snapshots_attr = __BIN_ATTR(snapshots, 0400, snapshots_read, NULL, 0);
@@ -915,6 +935,8 @@ static struct attribute *daptrace_attrs[] = {
 	&worker_cpu_us_attr.attr,
 	&snapshot_seq_attr.attr,
 	&snapshot_attr.attr,
+	&kernel_series_attr.attr,
+	&kernel_series_verified_attr.attr,
 	NULL,
 };
 

@@ -6,9 +6,10 @@
 #   scripts/check.sh
 #
 # Steps, in order: deps (scripts/deps.sh), the module for every supported
-# kernel (W=1, -Werror), style (checkpatch), shellcheck, sparse, host unit tests
-# (tests/unit), userspace tests (userspace/), DKMS, the Debian packages
-# (scripts/deb.sh test), the VM tests
+# kernel (W=1, -Werror), the refusal of an unverified kernel series and its
+# opt-in (scripts/unverified-test.sh: one module build), style
+# (checkpatch), shellcheck, sparse, host unit tests (tests/unit), userspace
+# tests (userspace/), DKMS, the Debian packages (scripts/deb.sh test), the VM tests
 # (selftests/vm/run.sh; extra options in $VMFLAGS), the exporter under a real
 # Prometheus (tests/exporter/prometheus.sh), and the VM tests once more
 # on the debug kernel (scripts/check-debug.sh; CHECK_DEBUG=0 leaves that out,
@@ -142,6 +143,9 @@ mapfile -t KERNELS < <("$TOP/scripts/kernels.sh")
 for k in "${KERNELS[@]}"; do
 	step "build $k" "$LOGS/build-$k.log" "${MAKE[@]}" module KVER="$k" W=1 WERROR=y
 done
+
+# An unverified series: refused, and built on request (one module build).
+ktap_step unverified "$LOGS/unverified.log" "$TOP/scripts/unverified-test.sh"
 
 step style "$LOGS/style.log" "${MAKE[@]}" style
 step shellcheck "$LOGS/shellcheck.log" "${MAKE[@]}" shellcheck

@@ -13,8 +13,10 @@
 # `scripts/kernels.sh --host`, that daptrace.ko appears for each, signed
 # with DKMS's MOK key (DKMS creates /var/lib/dkms/mok.key and mok.pub on its
 # first build if they do not exist, as for any DKMS package: the key a
-# Secure Boot machine enrols with mokutil), and that `dkms remove` cleans
-# up.  Idempotent; exit status 0/1.
+# Secure Boot machine enrols with mokutil), that a kernel series that is
+# not verified is refused unless /etc/dkms/daptrace.conf opts in (the
+# newest kernel's headers, pretending to be series 9.99: see below), and
+# that `dkms remove` cleans up.  Idempotent; exit status 0/1.
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -73,6 +75,57 @@ for k in "${KERNELS[@]}"; do
 	check_signed "$ko"
 	echo "dkms-test: $k: ${ko#"$TREE"/}, signed by '$(modinfo -F signer "$ko")'"
 done
+
+# An unverified series through DKMS (README, "Supported kernels"), on the
+# newest kernel: the test-only DAPTRACE_SERIES_TEST=9.99 in dkms's
+# environment reaches Kbuild through the make it runs (the kernel itself is
+# verified, so BUILD_EXCLUSIVE_KERNEL lets it through).  Refused without
+# the opt-in; built with DAPTRACE_UNVERIFIED=1 in /etc/dkms/daptrace.conf,
+# the file dkms.conf reads.  Each build sees a private copy of /etc/dkms
+# bind-mounted over it in a mount namespace of its own, so neither the
+# host's file nor its absence counts, and nothing on the host changes.
+k=${KERNELS[-1]}
+ETC=$TMP/etc-dkms
+# dkms_in_etc CONF ARGS...: dkms ARGS with /etc/dkms/daptrace.conf CONF
+# ("" for none) and DAPTRACE_SERIES_TEST=9.99 in the environment.
+dkms_in_etc() {
+	local conf=$1
+	shift
+	rm -rf "$ETC"
+	mkdir -p "$ETC"
+	cp -a /etc/dkms/. "$ETC/"
+	rm -f "$ETC/$NAME.conf"
+	[ -z "$conf" ] || echo "$conf" > "$ETC/$NAME.conf"
+	unshare --mount --propagation private sh -c '
+		mount --bind "$1" /etc/dkms || exit 1
+		shift
+		exec env DAPTRACE_SERIES_TEST=9.99 dkms "$@"
+	' sh "$ETC" "$@"
+}
+dkms unbuild -m "$NAME" -v "$VERSION" -k "$k" "${dk[@]}" > /dev/null || fail "dkms unbuild for $k"
+if dkms_in_etc "" build -m "$NAME" -v "$VERSION" -k "$k" "${dk[@]}"; then
+	fail "series 9.99 built through DKMS without DAPTRACE_UNVERIFIED=1"
+fi
+grep -q "series 9.99 is not verified" "$TREE/$NAME/$VERSION/build/make.log" ||
+	fail "series 9.99 refused through DKMS, but not with the message"
+echo "dkms-test: $k as series 9.99: refused without the opt-in"
+if ! dkms_in_etc "DAPTRACE_UNVERIFIED=1" build -m "$NAME" -v "$VERSION" -k "$k" "${dk[@]}"; then
+	cat "$TREE/$NAME/$VERSION/build/make.log" 2>/dev/null || true
+	fail "series 9.99 with DAPTRACE_UNVERIFIED=1 in /etc/dkms/$NAME.conf: dkms build"
+fi
+ko=$(find "$TREE/$NAME/$VERSION/$k" -name "$NAME.ko*" 2>/dev/null | head -n1)
+[ -n "$ko" ] || fail "no $NAME.ko built for $k as series 9.99"
+# (decompressed whole first: grep -q would stop reading, and pipefail fail)
+case $ko in
+*.ko) cp "$ko" "$TMP/unverified.ko" ;;
+*.ko.xz) xz -dc "$ko" > "$TMP/unverified.ko" ;;
+*.ko.zst) zstd -qdc "$ko" > "$TMP/unverified.ko" ;;
+*) fail "$ko: unknown compression" ;;
+esac
+grep -qa "is unverified" "$TMP/unverified.ko" ||
+	fail "$ko: built as series 9.99 but without the unverified warning"
+echo "dkms-test: $k as series 9.99: built with DAPTRACE_UNVERIFIED=1 in /etc/dkms/$NAME.conf"
+
 dkms remove -m "$NAME" -v "$VERSION" --all "${dk[@]}" || fail "dkms remove"
 [ ! -e "$TREE/$NAME/$VERSION" ] || fail "dkms remove left $TREE/$NAME/$VERSION"
 echo "dkms-test: ok"

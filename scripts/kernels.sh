@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Print the kernel releases daptrace supports that are installed here, one per
 # line, oldest first: the newest plain "-amd64" flavour (no -rt, -cloud) of
-# each series installed on this host (5.10 from bullseye, 6.1, 6.12 from
-# bookworm-backports), with both its image in /boot and its headers build
+# each verified series (Kbuild's daptrace-verified-series) installed on this
+# host (5.10 from bullseye, 6.1, 6.12 from bookworm-backports), with both its image in /boot and its headers build
 # tree; then the newest kernel Debian ships, from the trixie root
 # (scripts/trixie-root.sh), if it was created.
 #   scripts/kernels.sh          all of them
@@ -16,11 +16,14 @@
 # ABI numbers (6.1.0-NN, 6.12.NN+deb12) are never hard-coded: Debian bumps them.
 set -euo pipefail
 
-HOST_SERIES="5.10 6.1 6.12"
 BOOT=${DAPTRACE_BOOT_DIR:-/boot}
 MODDIR=${DAPTRACE_MODULES_DIR:-/lib/modules}
 here=$(cd "$(dirname "$0")" && pwd)
 TROOT=$("$here/trixie-root.sh" path)
+# The verified series (Kbuild's list, the one there is); each is looked
+# for on this host, and the newest also in the trixie root.
+HOST_SERIES=$(sed -n 's/^daptrace-verified-series := //p' "$here/../Kbuild")
+[ -n "$HOST_SERIES" ] || { echo "kernels.sh: no daptrace-verified-series in Kbuild" >&2; exit 1; }
 
 # The trixie root's kernel, if the root holds a complete one.
 newest() {

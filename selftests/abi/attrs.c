@@ -477,7 +477,8 @@ TEST_F(attrs, read_only_files_refuse_open_for_write)
 		"nr_samples_late",
 		"nr_samples_busy",
 		"nr_snapshots", "nr_snapshots_missed", "worker_cpu_us",
-		"snapshot_seq", "snapshot", "snapshots",
+		"snapshot_seq", "snapshot", "snapshots", "kernel_series",
+		"kernel_series_verified",
 	};
 	char path[256];
 	size_t i;

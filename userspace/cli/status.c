@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* daptrace status: state, attributes, targets and counters of the monitor. */
+/*
+ * daptrace status: the module's kernel series, state, attributes, targets
+ * and counters of the monitor.
+ */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -16,8 +20,9 @@ static void usage(FILE *f)
 	fprintf(f,
 "Usage: %s status [-h]\n"
 "\n"
-"Show whether monitoring is on, the attributes, the targets with their\n"
-"state, and the counters since the last 'on'.\n", prog);
+"Show the kernel series the module was built for and whether daptrace is\n"
+"verified on it, whether monitoring is on, the attributes, the targets with\n"
+"their state, and the counters since the last 'on'.\n", prog);
 }
 
 int cmd_status(int argc, char **argv)
@@ -30,8 +35,8 @@ int cmd_status(int argc, char **argv)
 	struct daptrace_counters c;
 	struct daptrace_attrs a;
 	struct daptrace *d;
-	char b1[32], b2[32], b3[32];
-	int on, n, total, c_opt;
+	char b1[32], b2[32], b3[32], series[32];
+	int on, n, total, c_opt, verified, err;
 
 	opterr = 0;
 	optind = 1;
@@ -58,6 +63,17 @@ int cmd_status(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	printf("interface:  %s\n", daptrace_root(d));
+	err = daptrace_kernel_series(d, series, sizeof(series), &verified);
+	if (err == -ENOENT)
+		printf("kernel:     series not reported (a module older than kernel_series)\n");
+	else if (err < 0)
+		printf("kernel:     series unknown: %s\n", daptrace_last_error());
+	else if (verified)
+		printf("kernel:     %s, verified\n", series);
+	else
+		printf("kernel:     %s, unverified: built with DAPTRACE_UNVERIFIED=1, the page walk\n"
+		       "            and TLB handling not reviewed for this series (README,\n"
+		       "            \"Supported kernels\")\n", series);
 	printf("state:      %s\n", on ? "on" : "off");
 	printf("attributes: sample %s, aggregation %s, update %s\n",
 	       fmt_us(a.sample_us, b1, sizeof(b1)), fmt_us(a.aggr_us, b2, sizeof(b2)),

@@ -105,6 +105,30 @@ int daptrace_nr_targets(struct daptrace *d)
 	return (int)v;
 }
 
+int daptrace_kernel_series(struct daptrace *d, char *buf, size_t len,
+			   int *verified)
+{
+	char v[32];
+	int err;
+
+	err = dt_read_str(d, "kernel_series", buf, len);
+	if (err < 0)
+		return err;
+	buf[strcspn(buf, "\n")] = '\0';
+	err = dt_read_str(d, "kernel_series_verified", v, sizeof(v));
+	if (err < 0)
+		return err;
+	v[strcspn(v, "\n")] = '\0';
+	if (!strcmp(v, "verified"))
+		*verified = 1;
+	else if (!strcmp(v, "unverified"))
+		*verified = 0;
+	else
+		return dt_fail(EPROTO, "%s/kernel_series_verified: unexpected content '%s'",
+			       d->root, v);
+	return 0;
+}
+
 int daptrace_set_phys_addr(struct daptrace *d, int on)
 {
 	return dt_write_str(d, "phys_addr", on ? "on" : "off");

@@ -215,6 +215,14 @@ int daptrace_open(struct daptrace **dp);
 int daptrace_open_root(struct daptrace **dp, const char *root);
 void daptrace_close(struct daptrace *d);
 const char *daptrace_root(const struct daptrace *d);
+/*
+ * The kernel series the module was built for ("6.12", its kernel_series
+ * file) into @buf, and in @verified whether daptrace is verified on that
+ * series (kernel_series_verified): 1, or 0 for a module built on request
+ * with DAPTRACE_UNVERIFIED=1.  -ENOENT from a module without these files.
+ */
+int daptrace_kernel_series(struct daptrace *d, char *buf, size_t len,
+			   int *verified);
 
 /* Attributes. */
 void daptrace_attrs_default(struct daptrace_attrs *a);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Why /sys/kernel/daptrace is missing, and what to do about it: the module is
- * not installed for the running kernel, the kernel is not one daptrace
- * supports, or it is installed but not loaded -- perhaps because the kernel
+ * not installed for the running kernel, the kernel is not of a series
+ * daptrace is verified on (and no module was built for it anyway), or it
+ * is installed but not loaded -- perhaps because the kernel
  * loads only signed modules (Secure Boot lockdown, module.sig_enforce) and
  * this one is unsigned or signed by a key the machine has not enrolled.
  */
@@ -14,8 +15,24 @@
 
 #include "internal.h"
 
-/* The series kernel/compat.h accepts. */
-static const char *const dt_series[] = { "5.10.", "6.1.", "6.12.", "7.3." };
+/*
+ * Whether @release ("6.12.57+deb13-amd64") is of a series daptrace is
+ * verified on: DAPTRACE_VERIFIED_SERIES, Kbuild's list ("5.10 6.1 ...").
+ */
+static int dt_series_verified(const char *release)
+{
+	const char *s = DAPTRACE_VERIFIED_SERIES;
+
+	while (*s) {
+		size_t n = strcspn(s, " ");
+
+		if (n && !strncmp(release, s, n) && release[n] == '.')
+			return 1;
+		s += n;
+		s += strspn(s, " ");
+	}
+	return 0;
+}
 
 /* DKMS's default signing key (/etc/dkms/framework.conf). */
 #define DT_MOK_CERT	"/var/lib/dkms/mok.pub"
@@ -135,8 +152,7 @@ void dt_module_why(const char *prefix, const char *release, char *buf,
 	char path[PATH_MAX];
 	struct utsname u;
 	const char *enf;
-	size_t i;
-	int supported = 0, sig;
+	int sig;
 
 	if (!release) {
 		if (uname(&u) < 0) {
@@ -149,11 +165,10 @@ void dt_module_why(const char *prefix, const char *release, char *buf,
 		snprintf(buf, len, "daptrace.ko is loaded, but its sysfs directory is missing: is sysfs mounted?");
 		return;
 	}
-	for (i = 0; i < sizeof(dt_series) / sizeof(dt_series[0]); i++)
-		supported |= !strncmp(release, dt_series[i], strlen(dt_series[i]));
-	if (!supported) {
-		snprintf(buf, len, "daptrace.ko is not loaded, and kernel %s is not one it supports (Linux 5.10, 6.1, 6.12 and 7.3)",
-			 release);
+	if (dt_find_module(prefix, release, path, sizeof(path)) &&
+	    !dt_series_verified(release)) {
+		snprintf(buf, len, "daptrace.ko is not loaded, and kernel %s is not of a series daptrace is verified on (Linux %s); to use it anyway, build the module with DAPTRACE_UNVERIFIED=1 ('make install DAPTRACE_UNVERIFIED=1 KVER=%s' in the source, or DAPTRACE_UNVERIFIED=1 in /etc/dkms/daptrace.conf and 'dkms autoinstall'), knowing what that means (README, \"Supported kernels\")",
+			 release, DAPTRACE_VERIFIED_SERIES, release);
 		return;
 	}
 	if (dt_find_module(prefix, release, path, sizeof(path))) {

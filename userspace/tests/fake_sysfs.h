@@ -184,6 +184,7 @@ static inline int fake_tree_create(char *dir, size_t len)
 		{ "nr_samples", "0\n" }, { "nr_snapshots", "0\n" },
 		{ "nr_snapshots_missed", "0\n" }, { "worker_cpu_us", "0\n" },
 		{ "snapshot_seq", "0\n" }, { "snapshot", "" },
+		{ "kernel_series", "6.12\n" }, { "kernel_series_verified", "verified\n" },
 	};
 	struct fake_ring none = { 0 };
 	const char *tmp = getenv("TMPDIR");

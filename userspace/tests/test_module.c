@@ -53,10 +53,31 @@ FIXTURE_TEARDOWN(root)
 	ASSERT_EQ(0, system(cmd));
 }
 
-TEST_F(root, unsupported_kernel)
+/* The verified series are Kbuild's list, passed in by the Makefile. */
+TEST_F(root, unverified_kernel_without_module)
 {
 	dt_module_why(self->dir, "6.8.0-31-generic", self->why, sizeof(self->why));
-	EXPECT_NE(NULL, strstr(self->why, "kernel 6.8.0-31-generic is not one it supports"))
+	EXPECT_NE(NULL, strstr(self->why, "kernel 6.8.0-31-generic is not of a series daptrace is "
+			       "verified on (Linux " DAPTRACE_VERIFIED_SERIES ")"))
+		TH_LOG("%s", self->why);
+	EXPECT_NE(NULL, strstr(self->why, "DAPTRACE_UNVERIFIED=1 in /etc/dkms/daptrace.conf"))
+		TH_LOG("%s", self->why);
+	EXPECT_NE(NULL, strstr(self->why, "make install DAPTRACE_UNVERIFIED=1 KVER=6.8.0-31-generic"))
+		TH_LOG("%s", self->why);
+	/* "6.1" is verified, "6.10" is not */
+	dt_module_why(self->dir, "6.10.3-amd64", self->why, sizeof(self->why));
+	EXPECT_NE(NULL, strstr(self->why, "6.10.3-amd64 is not of a series")) TH_LOG("%s", self->why);
+	dt_module_why(self->dir, "6.1.0-56-amd64", self->why, sizeof(self->why));
+	EXPECT_EQ(NULL, strstr(self->why, "is not of a series")) TH_LOG("%s", self->why);
+}
+
+/* Built anyway (DAPTRACE_UNVERIFIED=1): diagnosed as any installed module. */
+TEST_F(root, unverified_kernel_with_module)
+{
+	ASSERT_EQ(0, put(self->dir, "/lib/modules/6.8.0-31-generic/updates/dkms/daptrace.ko",
+			 "\177ELF..."));
+	dt_module_why(self->dir, "6.8.0-31-generic", self->why, sizeof(self->why));
+	EXPECT_NE(NULL, strstr(self->why, "/updates/dkms/daptrace.ko) but not loaded: run 'modprobe daptrace'"))
 		TH_LOG("%s", self->why);
 }
 

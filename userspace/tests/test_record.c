@@ -522,6 +522,32 @@ TEST_F(rec, status_counts_targets_beyond_the_page)
 			       "  13       exited\n  ... 4998 more\n")) TH_LOG("%s", out);
 }
 
+/* status names the module's kernel series and whether it is verified */
+TEST_F(rec, status_shows_the_kernel_series)
+{
+	char out[4096], path[600];
+
+	ASSERT_EQ(0, run_daptrace(A("status"), out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\nkernel:     6.12, verified\nstate:")) TH_LOG("%s", out);
+
+	ASSERT_EQ(0, fake_write(self->dir, "kernel_series", "9.99\n"));
+	ASSERT_EQ(0, fake_write(self->dir, "kernel_series_verified", "unverified\n"));
+	ASSERT_EQ(0, run_daptrace(A("status"), out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\nkernel:     9.99, unverified: built with "
+			       "DAPTRACE_UNVERIFIED=1")) TH_LOG("%s", out);
+
+	ASSERT_EQ(0, fake_write(self->dir, "kernel_series_verified", "maybe\n"));
+	ASSERT_EQ(0, run_daptrace(A("status"), out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "kernel:     series unknown: ")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "unexpected content 'maybe'")) TH_LOG("%s", out);
+
+	/* a module from before these files */
+	snprintf(path, sizeof(path), "%s/kernel_series", self->dir);
+	ASSERT_EQ(0, unlink(path));
+	ASSERT_EQ(0, run_daptrace(A("status"), out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "kernel:     series not reported")) TH_LOG("%s", out);
+}
+
 TEST_F(rec, command_that_cannot_run_fails)
 {
 	char out[4096], old[600], script[600];
