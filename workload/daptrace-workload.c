@@ -14,6 +14,8 @@
  *	pid <pid>
  *	pattern <name>
  *	map <start> <end>			the monitored mapping
+ *	warm_period_ns <ns>			each warm page's touch period
+ *						(with a warm set only)
  *	phase <index> <start_ns>		a new phase begins
  *	hot <index> <start> <end>		hot range of that phase
  *	warm <index> <start> <end>		warm range of that phase
@@ -384,6 +386,8 @@ int main(int argc, char **argv)
 	fprintf(truth, "# daptrace-workload truth v1\npid %d\npattern %s\n",
 		getpid(), o.pattern);
 	fprintf(truth, "map %#" PRIxPTR " %#" PRIxPTR "\n", base, base + o.size);
+	if (o.warm_size)
+		fprintf(truth, "warm_period_ns %" PRIu64 "\n", o.warm_period_ns);
 
 	warm_pages = o.warm_size / PAGE_SZ;
 	t0 = now_ns();
