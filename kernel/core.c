@@ -1560,6 +1560,7 @@ static u64 daptrace_intervals_adaptation_bp(u64 score_bp)
  * @aggr_us:	Receives the new aggregation interval: the sampling
  *		interval times the samples per window there were, so windows
  *		keep their resolution (at most DAPTRACE_MAX_AGGR_US).
+ * @update_us:	Receives the new update interval: at least @aggr_us.
  *
  * Measures the window (the size-weighted accesses against the most the
  * observed checks could have seen; unobserved checks count in neither),
@@ -1572,7 +1573,8 @@ static u64 daptrace_intervals_adaptation_bp(u64 score_bp)
  * Return: true if the intervals should change (to the values given).
  */
 bool daptrace_tune_intervals(struct daptrace_ctx *ctx, unsigned int nr_samples,
-			     unsigned long *sample_us, unsigned long *aggr_us)
+			     unsigned long *sample_us, unsigned long *aggr_us,
+			     unsigned long *update_us)
 {
 	const struct daptrace_attrs *a = &ctx->attrs;
 	struct daptrace_tuner *tu = &ctx->tuner;
@@ -1610,6 +1612,7 @@ bool daptrace_tune_intervals(struct daptrace_ctx *ctx, unsigned int nr_samples,
 	*sample_us = next;
 	*aggr_us = min_t(u64, next * ratio, DAPTRACE_MAX_AGGR_US);
 	*sample_us = min(*sample_us, *aggr_us);
+	*update_us = max(a->update_us, *aggr_us);
 	return true;
 }
 

@@ -330,7 +330,8 @@ void daptrace_aggregate(struct daptrace_ctx *ctx);
 
 /* The intervals goal: at the end of each window, before its counts reset. */
 bool daptrace_tune_intervals(struct daptrace_ctx *ctx, unsigned int nr_samples,
-			     unsigned long *sample_us, unsigned long *aggr_us);
+			     unsigned long *sample_us, unsigned long *aggr_us,
+			     unsigned long *update_us);
 
 /* Snapshot assembly: fill up to @max records; returns the number written. */
 unsigned int daptrace_snapshot_fill(const struct daptrace_ctx *ctx,

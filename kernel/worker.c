@@ -60,23 +60,22 @@ static void worker_clock_set(struct worker_clock *clk,
  * The intervals goal (daptrace_tune_intervals()), at the end of a window
  * whose counts are still in the regions: new intervals take effect with
  * the next window (the snapshot just published says which it had), and the
- * attribute files show them.  The update interval stays at least the
- * aggregation interval.
+ * attribute files show them.
  */
 static void worker_tune_intervals(struct daptrace_mon *mon,
 				  struct worker_clock *clk,
 				  unsigned int nr_samples)
 {
 	struct daptrace_attrs *attrs = &mon->ctx.attrs;
-	unsigned long sample_us, aggr_us;
+	unsigned long sample_us, aggr_us, update_us;
 
-	if (!daptrace_tune_intervals(&mon->ctx, nr_samples, &sample_us, &aggr_us))
+	if (!daptrace_tune_intervals(&mon->ctx, nr_samples, &sample_us, &aggr_us,
+				     &update_us))
 		return;
 	/* Read by sysfs without the worker's consent. */
 	WRITE_ONCE(attrs->sample_us, sample_us);
 	WRITE_ONCE(attrs->aggr_us, aggr_us);
-	if (attrs->update_us < aggr_us)
-		WRITE_ONCE(attrs->update_us, aggr_us);
+	WRITE_ONCE(attrs->update_us, update_us);
 	worker_clock_set(clk, attrs);
 }
 

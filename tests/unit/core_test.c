@@ -1044,7 +1044,7 @@ TEST(tune_intervals)
 		  true, 2500, 50000 },
 	};
 	static const struct rgn two[] = { { 0, 4096, 0 }, { 4096, 8192, 0 } };
-	unsigned long sample, aggr;
+	unsigned long sample, aggr, update;
 	struct daptrace_region *r;
 	struct daptrace_target *t;
 	struct daptrace_ctx ctx;
@@ -1058,7 +1058,8 @@ TEST(tune_intervals)
 		ctx.attrs.goal_access_bp = 400;
 		ctx.attrs.goal_min_sample_us = cases[i].lo;
 		ctx.attrs.goal_max_sample_us = cases[i].hi;
-		ASSERT_FALSE(daptrace_tune_intervals(&ctx, 20, &sample, &aggr))
+		ASSERT_FALSE(daptrace_tune_intervals(&ctx, 20, &sample, &aggr,
+						     &update))
 			TH_LOG("off: aggrs 0");
 		ctx.attrs.goal_aggrs = 3;
 		for (w = 0; w < 3; w++) {
@@ -1067,7 +1068,8 @@ TEST(tune_intervals)
 				r->nr_accesses = cases[i].acc[j];
 				r->nr_unobserved = cases[i].unobs[j++];
 			}
-			changed = daptrace_tune_intervals(&ctx, 25, &sample, &aggr);
+			changed = daptrace_tune_intervals(&ctx, 25, &sample,
+							  &aggr, &update);
 			if (w < 2)
 				EXPECT_FALSE(changed) TH_LOG("%s: window %u", cases[i].name, w);
 		}
