@@ -199,11 +199,21 @@ struct daptrace_attrs {
  * @events:	Sum of pages * nr_accesses of the windows measured.
  * @max_events:	Sum of pages * observed checks: the most @events could be.
  * @windows:	Windows measured since the last tuning.
+ * @aggr_samples: Samples per window when the tuning started (DAMON's
+ *		aggr_samples): every tuning keeps it, so windows keep their
+ *		resolution however far the intervals travel.  0: not started.
+ * @update_us:	The update interval when the tuning started: the tuned one
+ *		is this or the aggregation interval, whichever is longer.
+ *
+ * Zeroed when monitoring starts (the attributes cannot change while it
+ * runs); the last two are remembered at the first window measured.
  */
 struct daptrace_tuner {
 	u64 events;
 	u64 max_events;
 	unsigned int windows;
+	unsigned long aggr_samples;
+	unsigned long update_us;
 };
 
 /**
