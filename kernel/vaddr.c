@@ -599,6 +599,22 @@ static struct daptrace_region *daptrace_va_after(struct daptrace_target *t,
 }
 
 /*
+ * Regions from @r up to @stop (circular, @stop excluded) whose pending check
+ * a checking pass did not make (the mmap lock was busy, or a later pass
+ * takes it: daptrace_va_stop()): unobserved, not "not accessed".  The
+ * check made later covers the intervals in between, as one.
+ */
+static void daptrace_va_unobserved_from(struct daptrace_target *t,
+					struct daptrace_region *r,
+					struct daptrace_region *stop)
+{
+	while (r != stop) {
+		daptrace_account_unobserved(r);
+		r = daptrace_va_after(t, r);
+	}
+}
+
+/*
  * A target whose mm has MMU notifiers shares it with a secondary MMU (KVM's
  * guest memory, VFIO, SVA devices): accesses through it set no accessed bit
  * in the process's page tables, and the module cannot ask it (its
@@ -639,7 +655,10 @@ static bool daptrace_va_unobservable(struct daptrace_target *t,
  * the rest of the target's pass and count it, rather than wait.  A pass cut
  * short leaves regions checked but not prepared again, or picked but never
  * cleared: later passes do not check those until one prepares them, and
- * check the rest, whose samples are still pending.  When a writer
+ * check the rest, whose samples are still pending.  A check not made, for
+ * any of these reasons, counts as unobserved (daptrace_account_unobserved()),
+ * never as "not accessed": the sample still pending covers its interval,
+ * and the intervals goal leaves it out of its measure.  When a writer
  * waits or the scheduler wants the CPU, the lock is dropped for a moment
  * every DAPTRACE_VA_BATCH regions, so thousands of regions never stall the
  * target; but not for the first DAPTRACE_VA_HOLD_BATCHES batches, nor the
@@ -771,6 +790,9 @@ static void daptrace_va_sample_target(struct daptrace_ctx *ctx,
 				}
 			}
 			checked = true;
+		} else if (check) {
+			/* No prepared sample: nothing to check. */
+			daptrace_account_unobserved(r);
 		}
 		after = daptrace_va_after(t, r);
 		/*
@@ -806,8 +828,10 @@ static void daptrace_va_sample_target(struct daptrace_ctx *ctx,
 		r = after;
 	} while (r != stop);
 	/* The next pass goes on with the regions this one did not visit. */
-	if (check && prepare)
+	if (check && prepare) {
 		vt->resume = stop == s ? 0 : stop->ar.start;
+		daptrace_va_unobserved_from(t, stop, s);
+	}
 unlock:
 	mmap_read_unlock(mm);
 	if (prepare)
@@ -817,6 +841,9 @@ unlock:
 	goto flush;
 
 busy_flush:
+	/* From @r on, this pass checked nothing. */
+	if (check)
+		daptrace_va_unobserved_from(t, r, stop);
 	/* Regions checked or picked but not prepared must not be checked. */
 	if (prepare)
 		daptrace_va_unprepared_from(vt, s, p, r, check);
@@ -833,6 +860,10 @@ flush:
 	return;
 busy:
 	st->nr_busy++;
+	/* No check was made: none of them saw "not accessed". */
+	if (check)
+		daptrace_for_each_region(r, t)
+			daptrace_account_unobserved(r);
 	/*
 	 * None prepared: all regions, round from where the turns are (region
 	 * starts are page aligned, so none starts at @resume - 1).
