@@ -300,15 +300,22 @@ static bool __worker_apply_targets(struct daptrace_mon *mon)
 	return joined;
 }
 
-/* Are there targets written while monitoring, not applied yet? */
-static bool worker_pending(struct daptrace_mon *mon)
+/*
+ * No target alive: does the worker end?  Not if targets were written
+ * meanwhile (they join at this boundary).  Decided under targets_lock
+ * together with @worker_ending, which target_store() tests under the same
+ * lock: a write either comes before, and keeps the worker going, or after,
+ * and is refused; none is accepted to join a worker that has ended.
+ */
+static bool worker_ends(struct daptrace_mon *mon)
 {
-	bool pending;
+	bool end;
 
 	mutex_lock(&mon->targets_lock);
-	pending = !list_empty(&mon->pending);
+	end = list_empty(&mon->pending);
+	mon->worker_ending = end;
 	mutex_unlock(&mon->targets_lock);
-	return pending;
+	return end;
 }
 
 /* At an aggregation boundary, after the publish: see above. */
@@ -406,7 +413,8 @@ static int daptrace_worker_fn(void *data)
 	err = ops->init(ctx);
 	if (err)
 		pr_warn("initial regions: error %d\n", err);
-	if (!worker_find_exited(mon, &clk)) {
+	/* Targets written meanwhile join at the first aggregation. */
+	if (!worker_find_exited(mon, &clk) && worker_ends(mon)) {
 		worker_publish(mon, &clk, ktime_get(), DAPTRACE_SNAP_LAST);
 		goto out;
 	}
@@ -462,7 +470,7 @@ static int daptrace_worker_fn(void *data)
 			now = ktime_get();
 			alive = worker_find_exited(mon, &clk);
 			/* Targets written meanwhile keep the worker going. */
-			if (!alive && worker_pending(mon))
+			if (!alive && !worker_ends(mon))
 				alive = 1;
 			/* With the regions measured, also of exited targets. */
 			worker_publish(mon, &clk, now, alive ? 0 : DAPTRACE_SNAP_LAST);
@@ -602,6 +610,8 @@ int daptrace_start(struct daptrace_mon *mon)
 	memset(&mon->cnt, 0, sizeof(mon->cnt));
 	mon->ctx.last_nr_regions = 0;
 	mon->ctx.nr_passes = 0;
+	/* No worker runs: target_store() reads it under @mon->lock too. */
+	mon->worker_ending = false;
 	/*
 	 * A normal (CFS) thread, like DAMON's kdamond: at RT priority a round
 	 * that takes longer than the sampling interval would starve the target
