@@ -1132,13 +1132,26 @@ void daptrace_repeat_placement(struct daptrace_target *t, unsigned int n)
  */
 void daptrace_repeat_idle(struct daptrace_target *t, unsigned int n)
 {
+	if (!t->unobservable)
+		daptrace_repeat_placement(t, n);
+	else
+		daptrace_repeat_unobserved(t, n);
+}
+
+/**
+ * daptrace_repeat_unobserved() - account @n unobserved checks to all of @t.
+ * @t:		The target.
+ * @n:		Checks of each region that could not be observed.
+ *
+ * For checks skipped as a whole (the target's secondary MMU, or an idle
+ * target's checks which the operations learn later may have seen accesses):
+ * see daptrace_account_unobserved().
+ */
+void daptrace_repeat_unobserved(struct daptrace_target *t, unsigned int n)
+{
 	struct daptrace_region *r;
 	unsigned int room;
 
-	if (!t->unobservable) {
-		daptrace_repeat_placement(t, n);
-		return;
-	}
 	daptrace_for_each_region(r, t) {
 		room = DAPTRACE_MAX_SAMPLES_PER_AGGR - r->nr_unobserved;
 		r->nr_unobserved += min(n, room);

@@ -328,6 +328,7 @@ void daptrace_account_unobserved(struct daptrace_region *r);
 void daptrace_account_placement(struct daptrace_region *r, int nid);
 void daptrace_repeat_placement(struct daptrace_target *t, unsigned int n);
 void daptrace_repeat_idle(struct daptrace_target *t, unsigned int n);
+void daptrace_repeat_unobserved(struct daptrace_target *t, unsigned int n);
 void daptrace_reset_placement(struct daptrace_region *r);
 
 /* Aggregation: called once per aggregation window, after publishing. */

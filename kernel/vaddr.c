@@ -89,6 +89,11 @@ MODULE_PARM_DESC(placement,
  *		daptrace_va_window_idle().
  * @idle:	The last check that asked found that it had not run: it is
  *		asked again only in its turn (daptrace_va_sample()).
+ * @skipped:	Checks of the current window skipped without asking (@idle,
+ *		not its turn), each accounted as "not accessed".  If the next
+ *		ask finds that it ran, it may have run in any of them: they
+ *		become unobserved.  Every window's last pass asks, so they
+ *		never reach into a published window.
  * @maps_runtime: Its threads' summed runtime when its memory map was last
  *		read into the regions; DAPTRACE_VA_RAN to read it again.
  * @block_shift: log2 of the largest page that one accessed bit covers in
@@ -108,6 +113,7 @@ struct daptrace_va_target {
 	bool fresh;
 	bool ran;
 	bool idle;
+	unsigned int skipped;
 	u64 maps_runtime;
 	unsigned int block_shift;
 };
@@ -408,6 +414,9 @@ static int daptrace_va_init(struct daptrace_ctx *ctx)
 
 		if (t->exited)
 			continue;
+		/* A new run: every target is asked at its first check. */
+		vt->idle = false;
+		vt->skipped = 0;
 		vt->maps_runtime = DAPTRACE_VA_RAN;
 		/* Before our pin, which would read as another user of the mm. */
 		runtime = daptrace_va_runtime(vt);
@@ -701,10 +710,17 @@ static void daptrace_va_sample_target(struct daptrace_ctx *ctx,
 	 * regions) must walk, unless the aggregation left the regions of a
 	 * quiet target as they were and it has not run since.
 	 */
-	if (!check && t->quiet && !daptrace_va_unprepared(vt) && !vt->fresh &&
-	    !daptrace_va_ran(vt)) {
-		st->nr_idle++;
-		return;
+	if (!check && t->quiet && !daptrace_va_unprepared(vt) && !vt->fresh) {
+		if (!daptrace_va_ran(vt)) {
+			st->nr_idle++;
+			return;
+		}
+		/*
+		 * It ran since the window's last check asked (the prepare
+		 * below clears only what that check saw, or what was never
+		 * set): the next check asks, not only in its turn.
+		 */
+		vt->idle = false;
 	}
 	if (check) {
 		bool ran;
@@ -713,9 +729,14 @@ static void daptrace_va_sample_target(struct daptrace_ctx *ctx,
 		if (vt->idle && !poll && !vt->fresh) {
 			st->nr_idle++;
 			daptrace_repeat_idle(t, 1);
+			vt->skipped++;
 			return;
 		}
 		ran = daptrace_va_ran(vt);
+		/* It may have run in any check skipped since the last ask. */
+		if (ran && vt->skipped && !t->unobservable)
+			daptrace_repeat_unobserved(t, vt->skipped);
+		vt->skipped = 0;
 		vt->idle = !ran;
 		if (!ran && !vt->fresh) {
 			st->nr_idle++;
@@ -883,14 +904,19 @@ busy:
  * With many targets, most of them idle (a whole machine, a build's waiting
  * processes), asking each whether it ran would cost every sampling pass as
  * much as the targets are many.  So a target found idle is asked again
- * only every @stride passes, its turn coming round with the pass count:
- * at most DAPTRACE_VA_IDLE_POLLS targets are asked per pass whatever their
- * number, and with that many targets or fewer every one is asked every
- * pass, as before.  Meanwhile its checks read "not accessed", as an idle
- * target's do; a target that woke up is walked from its next turn, and the
- * accesses of the passes in between show in that one check (its prepared
- * bits were not cleared again), so a waking target's first window can read
- * colder than it was, by at most @stride - 1 samples.
+ * only every @stride passes, its turn coming round with the pass count,
+ * and in the last pass of every window (the checking one before the
+ * aggregation): DAPTRACE_VA_IDLE_POLLS targets per pass whatever their
+ * number, plus all of them once per window; with that many targets or
+ * fewer every one is asked every pass.  Meanwhile its checks read "not
+ * accessed", as an idle target's do, until an ask finds that it ran: then
+ * those skipped since the last ask are unobserved instead (it may have
+ * woken in any of them, &daptrace_va_target.skipped), and the one check
+ * made then shows what it accessed since it woke (its prepared bits were
+ * not cleared in between).  So a waking target is measured from the first
+ * ask after it woke: at most @stride - 1 passes, and never later than the
+ * end of the window it woke in (at 4096 targets, 64 passes: more than
+ * three default windows), and nothing it did before is read as cold.
  */
 static void daptrace_va_sample(struct daptrace_ctx *ctx, unsigned int what,
 			       enum daptrace_tlb_policy tlb,
@@ -898,12 +924,14 @@ static void daptrace_va_sample(struct daptrace_ctx *ctx, unsigned int what,
 {
 	unsigned int cleared = st->nr_cleared, i = 0;
 	unsigned int stride = DIV_ROUND_UP(ctx->nr_targets, DAPTRACE_VA_IDLE_POLLS);
+	/* Checking only: the window's last pass, which asks every target. */
+	bool all = stride <= 1 || !(what & DAPTRACE_SAMPLE_PREPARE);
 	struct daptrace_target *t;
 
 	daptrace_for_each_target(t, ctx) {
 		if (!t->exited)
 			daptrace_va_sample_target(ctx, t, what, tlb, st,
-						  stride <= 1 ||
+						  all ||
 						  (i + ctx->nr_passes) % stride == 0);
 		i++;
 	}

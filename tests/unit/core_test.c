@@ -998,6 +998,12 @@ TEST(unobserved_accounting)
 
 	daptrace_repeat_idle(t, 3);
 	EXPECT_EQ(1U, r->nr_unobserved) TH_LOG("an observable target idles");
+	daptrace_repeat_unobserved(t, 2);
+	EXPECT_EQ(3U, r->nr_unobserved) TH_LOG("skipped checks found unobserved");
+	EXPECT_EQ(2U, list_last_entry(&t->regions, struct daptrace_region,
+				      list)->nr_unobserved);
+	r->nr_unobserved = 1;
+	list_last_entry(&t->regions, struct daptrace_region, list)->nr_unobserved = 0;
 	t->unobservable = true;
 	daptrace_repeat_idle(t, 3);
 	EXPECT_EQ(4U, r->nr_unobserved);
