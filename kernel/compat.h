@@ -213,8 +213,11 @@ struct vma_iterator {
 	(cpu_feature_enabled(X86_FEATURE_INVLPGB) ?			\
 	 /* pairs with mm_assign_global_asid()'s release */		\
 	 smp_load_acquire(&(__mm)->context.global_asid) : (u16)0)
+/* May processes get global ASIDs here (the kernel's and the CPU's say)? */
+#define daptrace_have_global_asids()	cpu_feature_enabled(X86_FEATURE_INVLPGB)
 #else
 #define daptrace_mm_global_asid(__mm)	((void)(__mm), (u16)0)
+#define daptrace_have_global_asids()	false
 #endif
 
 #endif /* __KERNEL__ */

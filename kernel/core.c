@@ -1134,13 +1134,26 @@ void daptrace_repeat_placement(struct daptrace_target *t, unsigned int n)
  */
 void daptrace_repeat_idle(struct daptrace_target *t, unsigned int n)
 {
+	if (!t->unobservable)
+		daptrace_repeat_placement(t, n);
+	else
+		daptrace_repeat_unobserved(t, n);
+}
+
+/**
+ * daptrace_repeat_unobserved() - account @n unobserved checks to all of @t.
+ * @t:		The target.
+ * @n:		Checks of each region that could not be observed.
+ *
+ * For checks skipped as a whole (the target's secondary MMU, or an idle
+ * target's checks which the operations learn later may have seen accesses):
+ * see daptrace_account_unobserved().
+ */
+void daptrace_repeat_unobserved(struct daptrace_target *t, unsigned int n)
+{
 	struct daptrace_region *r;
 	unsigned int room;
 
-	if (!t->unobservable) {
-		daptrace_repeat_placement(t, n);
-		return;
-	}
 	daptrace_for_each_region(r, t) {
 		room = DAPTRACE_MAX_SAMPLES_PER_AGGR - r->nr_unobserved;
 		r->nr_unobserved += min(n, room);
@@ -1560,8 +1573,13 @@ static u64 daptrace_intervals_adaptation_bp(u64 score_bp)
  * @nr_samples:	The window's sampling rounds.
  * @sample_us:	Receives the new sampling interval.
  * @aggr_us:	Receives the new aggregation interval: the sampling
- *		interval times the samples per window there were, so windows
- *		keep their resolution (at most DAPTRACE_MAX_AGGR_US).
+ *		interval times the samples per window there were when the
+ *		tuning started (&daptrace_tuner.aggr_samples), so windows
+ *		keep their resolution; the sampling interval stops where
+ *		that would pass DAPTRACE_MAX_AGGR_US.
+ * @update_us:	Receives the new update interval: the one there was when
+ *		the tuning started, or @aggr_us if longer, so that it comes
+ *		back down with the aggregation interval.
  *
  * Measures the window (the size-weighted accesses against the most the
  * observed checks could have seen; unobserved checks count in neither),
@@ -1569,22 +1587,32 @@ static u64 daptrace_intervals_adaptation_bp(u64 score_bp)
  * see daptrace_intervals_adaptation_bp(), within goal_min_sample_us and
  * goal_max_sample_us.  A target whose memory shows fewer accesses per check
  * than the goal gets longer intervals, in which a cold-looking region has
- * more time to show an access (DAMON_STAT's default is 4 %).
+ * more time to show an access (DAMON_STAT's default is 4 %).  Windows in
+ * which no check observed anything (every target unobservable or gone, no
+ * region, every check skipped) carry no information: if all of the
+ * measure's windows were such, nothing is tuned (a score of 0 would double
+ * the interval, up to its maximum, for a monitor that saw nothing).
  *
  * Return: true if the intervals should change (to the values given).
  */
 bool daptrace_tune_intervals(struct daptrace_ctx *ctx, unsigned int nr_samples,
-			     unsigned long *sample_us, unsigned long *aggr_us)
+			     unsigned long *sample_us, unsigned long *aggr_us,
+			     unsigned long *update_us)
 {
 	const struct daptrace_attrs *a = &ctx->attrs;
 	struct daptrace_tuner *tu = &ctx->tuner;
 	const struct daptrace_target *t;
 	const struct daptrace_region *r;
-	u64 pages, target, score_bp, next;
-	unsigned int observed, ratio;
+	u64 pages, target, score_bp, next, lo, hi;
+	unsigned int observed;
 
 	if (!a->goal_aggrs)
 		return false;
+	if (!tu->aggr_samples) {
+		/* validated: aggr_us >= sample_us > 0 */
+		tu->aggr_samples = max(a->aggr_us / a->sample_us, 1UL);
+		tu->update_us = a->update_us;
+	}
 	daptrace_for_each_target(t, ctx) {
 		if (t->exited)
 			continue;
@@ -1601,17 +1629,25 @@ bool daptrace_tune_intervals(struct daptrace_ctx *ctx, unsigned int nr_samples,
 
 	target = mul_u64_u64_div_u64(tu->max_events, a->goal_access_bp, 10000);
 	score_bp = mul_u64_u64_div_u64(tu->events, 10000, max_t(u64, target, 1));
-	memset(tu, 0, sizeof(*tu));
+	observed = tu->max_events != 0;
+	tu->events = 0;
+	tu->max_events = 0;
+	tu->windows = 0;
+	if (!observed)
+		return false;
 	next = mul_u64_u64_div_u64(a->sample_us,
 				   daptrace_intervals_adaptation_bp(score_bp),
 				   10000);
-	next = clamp_t(u64, next, a->goal_min_sample_us, a->goal_max_sample_us);
+	/* The aggregation interval's cap bounds the sampling interval. */
+	hi = min_t(u64, a->goal_max_sample_us,
+		   DAPTRACE_MAX_AGGR_US / tu->aggr_samples);
+	lo = min_t(u64, a->goal_min_sample_us, hi);
+	next = clamp_t(u64, next, max_t(u64, lo, 1), max_t(u64, hi, 1));
 	if (next == a->sample_us)
 		return false;
-	ratio = max(a->aggr_us / a->sample_us, 1UL);
 	*sample_us = next;
-	*aggr_us = min_t(u64, next * ratio, DAPTRACE_MAX_AGGR_US);
-	*sample_us = min(*sample_us, *aggr_us);
+	*aggr_us = next * tu->aggr_samples;
+	*update_us = max(tu->update_us, *aggr_us);
 	return true;
 }
 

@@ -205,11 +205,21 @@ struct daptrace_attrs {
  * @events:	Sum of pages * nr_accesses of the windows measured.
  * @max_events:	Sum of pages * observed checks: the most @events could be.
  * @windows:	Windows measured since the last tuning.
+ * @aggr_samples: Samples per window when the tuning started (DAMON's
+ *		aggr_samples): every tuning keeps it, so windows keep their
+ *		resolution however far the intervals travel.  0: not started.
+ * @update_us:	The update interval when the tuning started: the tuned one
+ *		is this or the aggregation interval, whichever is longer.
+ *
+ * Zeroed when monitoring starts (the attributes cannot change while it
+ * runs); the last two are remembered at the first window measured.
  */
 struct daptrace_tuner {
 	u64 events;
 	u64 max_events;
 	unsigned int windows;
+	unsigned long aggr_samples;
+	unsigned long update_us;
 };
 
 /**
@@ -324,6 +334,7 @@ void daptrace_account_unobserved(struct daptrace_region *r);
 void daptrace_account_placement(struct daptrace_region *r, int nid);
 void daptrace_repeat_placement(struct daptrace_target *t, unsigned int n);
 void daptrace_repeat_idle(struct daptrace_target *t, unsigned int n);
+void daptrace_repeat_unobserved(struct daptrace_target *t, unsigned int n);
 void daptrace_reset_placement(struct daptrace_region *r);
 
 /* Aggregation: called once per aggregation window, after publishing. */
@@ -336,7 +347,8 @@ void daptrace_aggregate(struct daptrace_ctx *ctx);
 
 /* The intervals goal: at the end of each window, before its counts reset. */
 bool daptrace_tune_intervals(struct daptrace_ctx *ctx, unsigned int nr_samples,
-			     unsigned long *sample_us, unsigned long *aggr_us);
+			     unsigned long *sample_us, unsigned long *aggr_us,
+			     unsigned long *update_us);
 
 /* Snapshot assembly: fill up to @max records; returns the number written. */
 unsigned int daptrace_snapshot_fill(const struct daptrace_ctx *ctx,

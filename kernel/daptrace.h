@@ -78,6 +78,11 @@ struct daptrace_counters {
  *		held so it can be reaped after exiting on its own.
  * @worker_done: Set by the worker when it leaves its loop on its own
  *		(all targets exited); "state" then reads "off".
+ * @worker_ending: Set by the worker, under @targets_lock, when it found
+ *		every target exited and none pending, and so ends: from then
+ *		on, until "state" reads "off", a target written is refused
+ *		(it would join a worker that samples no more).  Cleared by
+ *		daptrace_start().
  * @worker_started: Completed by the worker when its function starts:
  *		"on" waits for it, so a kthread_stop() cannot come before the
  *		worker runs (kthread() would then skip the function, and with
@@ -116,6 +121,7 @@ struct daptrace_mon {
 	const struct daptrace_ops *ops;
 	struct task_struct *worker;
 	bool worker_done;
+	bool worker_ending;
 	struct completion worker_started;
 	struct mutex ring_lock;		/* see above */
 	struct daptrace_ring *ring;

@@ -361,8 +361,13 @@ static ssize_t target_store(struct kobject *kobj, struct kobj_attribute *attr,
 	} else if (mon->ctx.nr_targets + mon->nr_pending >= DAPTRACE_MAX_TARGETS) {
 		err = -ENOSPC;
 	} else if (daptrace_running(mon)) {
-		list_add_tail(&t->list, &mon->pending);
-		mon->nr_pending++;
+		/* Under targets_lock: see worker_ends(). */
+		if (mon->worker_ending) {
+			err = -EAGAIN;
+		} else {
+			list_add_tail(&t->list, &mon->pending);
+			mon->nr_pending++;
+		}
 	} else {
 		daptrace_add_target(&mon->ctx, t);
 	}

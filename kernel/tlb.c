@@ -68,9 +68,13 @@
  *     broadcast invalidation instead of generations: a CPU switching back
  *     to it reuses its entries without looking at tlb_gen (choose_new_asid()
  *     returns it with need_flush 0), so 2 and 3 do not hold.  Such a target
- *     is flushed on every online CPU, with a flush that covers every ASID
- *     (INVPCID, which every CPU with INVLPGB has).  TCG emulates neither
- *     INVLPGB nor global ASIDs: this case is reasoned, not tested.
+ *     is flushed on every online CPU, with a flush that must cover every
+ *     ASID: __flush_tlb_all() or INVPCID.  Without both (6.19 on, with
+ *     INVPCID off: "noinvpcid", or a hypervisor that hides it) the CR3
+ *     reload drops only the loaded ASID's entries, and a CPU that switches
+ *     back to the target later reuses the stale ones: the flushing
+ *     policies are refused there (daptrace_tlb_init()).  TCG emulates
+ *     neither INVLPGB nor global ASIDs: this case is reasoned, not tested.
  *
  * So no CPU that never ran the target, or only idles since, is interrupted.
  * Risks: this relies on arch/x86/mm/tlb.c internals that are not an API
@@ -149,20 +153,26 @@ static bool daptrace_tlb_not_lazy(int cpu, void *unused)
  * daptrace_tlb_init() - find out whether this kernel and CPU let the
  * flushing policies work.
  *
- * They cannot where the user translations of page-table isolation (PTI)
- * live under their own PCIDs, the CPU has no INVPCID and the kernel does
- * not export __flush_tlb_all() (6.19 on): Intel CPUs from before Haswell
- * with PTI on.  Then only "none" is accepted, and the load says why.
+ * They cannot where the CPU has PCIDs but no INVPCID and the kernel does
+ * not export __flush_tlb_all() (6.19 on), so that a flush drops only the
+ * loaded ASID's entries, and entries live under ASIDs that the tlb_gen
+ * bump does not reach: the user PCIDs of page-table isolation (PTI; Intel
+ * CPUs from before Haswell), or global ASIDs (6. above; INVLPGB with
+ * INVPCID turned off).  Then only "none" is accepted, and the load says
+ * why.
  */
 void daptrace_tlb_init(void)
 {
 	daptrace_tlb_why = NULL;
-	if (!daptrace_tlb_flush_all_asids() &&
-	    cpu_feature_enabled(X86_FEATURE_PTI)) {
+	if (daptrace_tlb_flush_all_asids())
+		return;
+	if (cpu_feature_enabled(X86_FEATURE_PTI))
 		daptrace_tlb_why = "PTI with PCIDs, no INVPCID, no __flush_tlb_all()";
+	else if (daptrace_have_global_asids())
+		daptrace_tlb_why = "global ASIDs with PCIDs, no INVPCID, no __flush_tlb_all()";
+	if (daptrace_tlb_why)
 		pr_info("tlb_flush: only \"none\" on this CPU and kernel: %s\n",
 			daptrace_tlb_why);
-	}
 }
 
 /* Can @policy work here?  "none" always can. */

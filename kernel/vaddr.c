@@ -91,6 +91,11 @@ MODULE_PARM_DESC(placement,
  *		daptrace_va_window_idle().
  * @idle:	The last check that asked found that it had not run: it is
  *		asked again only in its turn (daptrace_va_sample()).
+ * @skipped:	Checks of the current window skipped without asking (@idle,
+ *		not its turn), each accounted as "not accessed".  If the next
+ *		ask finds that it ran, it may have run in any of them: they
+ *		become unobserved.  Every window's last pass asks, so they
+ *		never reach into a published window.
  * @maps_runtime: Its threads' summed runtime when its memory map was last
  *		read into the regions; DAPTRACE_VA_RAN to read it again.
  * @block_shift: log2 of the largest page that one accessed bit covers in
@@ -115,6 +120,7 @@ struct daptrace_va_target {
 	bool fresh;
 	bool ran;
 	bool idle;
+	unsigned int skipped;
 	u64 maps_runtime;
 	unsigned int block_shift;
 	u64 allowed_exec_id;
@@ -525,6 +531,9 @@ static int daptrace_va_init(struct daptrace_ctx *ctx)
 
 		if (t->exited)
 			continue;
+		/* A new run: every target is asked at its first check. */
+		vt->idle = false;
+		vt->skipped = 0;
 		vt->maps_runtime = DAPTRACE_VA_RAN;
 		/* Before our pin, which would read as another user of the mm. */
 		runtime = daptrace_va_runtime(vt);
@@ -716,6 +725,22 @@ static struct daptrace_region *daptrace_va_after(struct daptrace_target *t,
 }
 
 /*
+ * Regions from @r up to @stop (circular, @stop excluded) whose pending check
+ * a checking pass did not make (the mmap lock was busy, or a later pass
+ * takes it: daptrace_va_stop()): unobserved, not "not accessed".  The
+ * check made later covers the intervals in between, as one.
+ */
+static void daptrace_va_unobserved_from(struct daptrace_target *t,
+					struct daptrace_region *r,
+					struct daptrace_region *stop)
+{
+	while (r != stop) {
+		daptrace_account_unobserved(r);
+		r = daptrace_va_after(t, r);
+	}
+}
+
+/*
  * A target whose mm has MMU notifiers shares it with a secondary MMU (KVM's
  * guest memory, VFIO, SVA devices): accesses through it set no accessed bit
  * in the process's page tables, and the module cannot ask it (its
@@ -756,7 +781,10 @@ static bool daptrace_va_unobservable(struct daptrace_target *t,
  * the rest of the target's pass and count it, rather than wait.  A pass cut
  * short leaves regions checked but not prepared again, or picked but never
  * cleared: later passes do not check those until one prepares them, and
- * check the rest, whose samples are still pending.  When a writer
+ * check the rest, whose samples are still pending.  A check not made, for
+ * any of these reasons, counts as unobserved (daptrace_account_unobserved()),
+ * never as "not accessed": the sample still pending covers its interval,
+ * and the intervals goal leaves it out of its measure.  When a writer
  * waits or the scheduler wants the CPU, the lock is dropped for a moment
  * every DAPTRACE_VA_BATCH regions, so thousands of regions never stall the
  * target; but not for the first DAPTRACE_VA_HOLD_BATCHES batches, nor the
@@ -799,10 +827,17 @@ static void daptrace_va_sample_target(struct daptrace_ctx *ctx,
 	 * regions) must walk, unless the aggregation left the regions of a
 	 * quiet target as they were and it has not run since.
 	 */
-	if (!check && t->quiet && !daptrace_va_unprepared(vt) && !vt->fresh &&
-	    !daptrace_va_ran(vt)) {
-		st->nr_idle++;
-		return;
+	if (!check && t->quiet && !daptrace_va_unprepared(vt) && !vt->fresh) {
+		if (!daptrace_va_ran(vt)) {
+			st->nr_idle++;
+			return;
+		}
+		/*
+		 * It ran since the window's last check asked (the prepare
+		 * below clears only what that check saw, or what was never
+		 * set): the next check asks, not only in its turn.
+		 */
+		vt->idle = false;
 	}
 	if (check) {
 		bool ran;
@@ -811,9 +846,14 @@ static void daptrace_va_sample_target(struct daptrace_ctx *ctx,
 		if (vt->idle && !poll && !vt->fresh) {
 			st->nr_idle++;
 			daptrace_repeat_idle(t, 1);
+			vt->skipped++;
 			return;
 		}
 		ran = daptrace_va_ran(vt);
+		/* It may have run in any check skipped since the last ask. */
+		if (ran && vt->skipped && !t->unobservable)
+			daptrace_repeat_unobserved(t, vt->skipped);
+		vt->skipped = 0;
 		vt->idle = !ran;
 		if (!ran && !vt->fresh) {
 			st->nr_idle++;
@@ -888,6 +928,9 @@ static void daptrace_va_sample_target(struct daptrace_ctx *ctx,
 				}
 			}
 			checked = true;
+		} else if (check) {
+			/* No prepared sample: nothing to check. */
+			daptrace_account_unobserved(r);
 		}
 		after = daptrace_va_after(t, r);
 		/*
@@ -923,8 +966,10 @@ static void daptrace_va_sample_target(struct daptrace_ctx *ctx,
 		r = after;
 	} while (r != stop);
 	/* The next pass goes on with the regions this one did not visit. */
-	if (check && prepare)
+	if (check && prepare) {
 		vt->resume = stop == s ? 0 : stop->ar.start;
+		daptrace_va_unobserved_from(t, stop, s);
+	}
 unlock:
 	mmap_read_unlock(mm);
 	if (prepare)
@@ -934,6 +979,9 @@ unlock:
 	goto flush;
 
 busy_flush:
+	/* From @r on, this pass checked nothing. */
+	if (check)
+		daptrace_va_unobserved_from(t, r, stop);
 	/* Regions checked or picked but not prepared must not be checked. */
 	if (prepare)
 		daptrace_va_unprepared_from(vt, s, p, r, check);
@@ -950,6 +998,10 @@ flush:
 	return;
 busy:
 	st->nr_busy++;
+	/* No check was made: none of them saw "not accessed". */
+	if (check)
+		daptrace_for_each_region(r, t)
+			daptrace_account_unobserved(r);
 	/*
 	 * None prepared: all regions, round from where the turns are (region
 	 * starts are page aligned, so none starts at @resume - 1).
@@ -969,14 +1021,19 @@ busy:
  * With many targets, most of them idle (a whole machine, a build's waiting
  * processes), asking each whether it ran would cost every sampling pass as
  * much as the targets are many.  So a target found idle is asked again
- * only every @stride passes, its turn coming round with the pass count:
- * at most DAPTRACE_VA_IDLE_POLLS targets are asked per pass whatever their
- * number, and with that many targets or fewer every one is asked every
- * pass, as before.  Meanwhile its checks read "not accessed", as an idle
- * target's do; a target that woke up is walked from its next turn, and the
- * accesses of the passes in between show in that one check (its prepared
- * bits were not cleared again), so a waking target's first window can read
- * colder than it was, by at most @stride - 1 samples.
+ * only every @stride passes, its turn coming round with the pass count,
+ * and in the last pass of every window (the checking one before the
+ * aggregation): DAPTRACE_VA_IDLE_POLLS targets per pass whatever their
+ * number, plus all of them once per window; with that many targets or
+ * fewer every one is asked every pass.  Meanwhile its checks read "not
+ * accessed", as an idle target's do, until an ask finds that it ran: then
+ * those skipped since the last ask are unobserved instead (it may have
+ * woken in any of them, &daptrace_va_target.skipped), and the one check
+ * made then shows what it accessed since it woke (its prepared bits were
+ * not cleared in between).  So a waking target is measured from the first
+ * ask after it woke: at most @stride - 1 passes, and never later than the
+ * end of the window it woke in (at 4096 targets, 64 passes: more than
+ * three default windows), and nothing it did before is read as cold.
  */
 static void daptrace_va_sample(struct daptrace_ctx *ctx, unsigned int what,
 			       enum daptrace_tlb_policy tlb,
@@ -984,12 +1041,14 @@ static void daptrace_va_sample(struct daptrace_ctx *ctx, unsigned int what,
 {
 	unsigned int cleared = st->nr_cleared, i = 0;
 	unsigned int stride = DIV_ROUND_UP(ctx->nr_targets, DAPTRACE_VA_IDLE_POLLS);
+	/* Checking only: the window's last pass, which asks every target. */
+	bool all = stride <= 1 || !(what & DAPTRACE_SAMPLE_PREPARE);
 	struct daptrace_target *t;
 
 	daptrace_for_each_target(t, ctx) {
 		if (!t->exited)
 			daptrace_va_sample_target(ctx, t, what, tlb, st,
-						  stride <= 1 ||
+						  all ||
 						  (i + ctx->nr_passes) % stride == 0);
 		i++;
 	}

@@ -34,7 +34,7 @@
  *    ptep_test_and_clear_young(), because the hardware sets
  *    accessed/dirty bits concurrently.  pte_offset_map_lock() would do the
  *    same but is not usable: 6.12 does not export __pte_offset_map_lock().
- *  - "Huge" (pmd_trans_huge, pmd_devmap) is tested before pmd_bad(), because
+ *  - "Huge" (daptrace_walk_pmd_leaf()) is tested before pmd_bad(), because
  *    x86's pmd_bad() is true for a leaf pmd; and nothing is ever cleared on a
  *    bad, none or non-present entry: pmd_clear_bad() is not exported on 6.1
  *    and fixing page tables is not our business.
@@ -48,7 +48,13 @@
  *    mmap lock: wherever a pmd table may be shared, the walk stops at the
  *    pud and the sample is unobserved.  Its accessed bits would not be this
  *    process's alone anyway.
- *  - A pud leaf outside hugetlb (1 GiB DAX) is skipped.  PFNMAP and IO
+ *  - Without CONFIG_TRANSPARENT_HUGEPAGE, pmd_trans_huge() is a stub that
+ *    says no, also for a 2 MiB hugetlb page: that one is found as a pmd
+ *    leaf of a hugetlb VMA (daptrace_walk_pmd_leaf()), never left to
+ *    pmd_bad().
+ *  - A pud leaf outside hugetlb (1 GiB DAX) is not walked: its sample is
+ *    unobserved, not "not accessed" (DAX pages have no folio we may mark,
+ *    and the device's own rules for them are not ours).  PFNMAP and IO
  *    VMAs are not walked: their pages are not memory the kernel manages,
  *    and drivers may map them without accessed bits; their samples are
  *    unobserved.
@@ -385,7 +391,20 @@ static int daptrace_walk_prepare_pte(struct mm_struct *mm, pmd_t *pmd,
 	return cleared;
 }
 
-static int daptrace_walk_prepare_pmd(struct mm_struct *mm, pmd_t *pmd,
+/*
+ * A pmd leaf the walk reads as one page: a THP, a DAX page (pmd_devmap), or
+ * a 2 MiB hugetlb page, which is a pmd leaf (pmd_leaf(): the PSE bit) with
+ * or without CONFIG_TRANSPARENT_HUGEPAGE (see above).  A non-present
+ * hugetlb entry (migration, poison) has no PSE bit.
+ */
+static bool daptrace_walk_pmd_leaf(struct vm_area_struct *vma, pmd_t pmdval)
+{
+	return pmd_trans_huge(pmdval) || pmd_devmap(pmdval) ||
+	       (is_vm_hugetlb_page(vma) && pmd_leaf(pmdval));
+}
+
+static int daptrace_walk_prepare_pmd(struct mm_struct *mm,
+				     struct vm_area_struct *vma, pmd_t *pmd,
 				     pmd_t pmdval, unsigned long *state)
 {
 	spinlock_t *ptl;	/* the pmd table's lock, guards *pmd */
@@ -411,7 +430,7 @@ static int daptrace_walk_prepare_pmd(struct mm_struct *mm, pmd_t *pmd,
 	ptl = pmd_lock(mm, pmd);
 	/* Re-check under the lock: split and zap hold it to change the pmd. */
 	pmdval = READ_ONCE(*pmd);
-	if (!pmd_trans_huge(pmdval) && !pmd_devmap(pmdval)) {
+	if (!daptrace_walk_pmd_leaf(vma, pmdval)) {
 		spin_unlock(ptl);
 		return -EAGAIN;
 	}
@@ -530,8 +549,8 @@ daptrace_walk(struct mm_struct *mm, struct vm_area_struct *vma,
 	if (pud_none(pudval))
 		return DAPTRACE_WALK_OLD;
 	if (pud_leaf(pudval)) {
-		if (!is_vm_hugetlb_page(vma))
-			return DAPTRACE_WALK_OLD;	/* 1 GiB DAX: not ours */
+		if (!is_vm_hugetlb_page(vma))	/* 1 GiB DAX: see above */
+			return DAPTRACE_WALK_UNOBSERVED;
 		if (prepare)
 			ret = daptrace_walk_prepare_pud(mm, pud, pudval, state_out);
 		else
@@ -556,9 +575,10 @@ daptrace_walk(struct mm_struct *mm, struct vm_area_struct *vma,
 		pmdval = READ_ONCE(*pmd);
 		if (pmd_none(pmdval))
 			ret = 0;
-		else if (pmd_trans_huge(pmdval) || pmd_devmap(pmdval))
+		else if (daptrace_walk_pmd_leaf(vma, pmdval))
 			ret = prepare ?
-				daptrace_walk_prepare_pmd(mm, pmd, pmdval, state_out) :
+				daptrace_walk_prepare_pmd(mm, vma, pmd, pmdval,
+							  state_out) :
 				daptrace_walk_check_pmd(pmd, pmdval, addr, state,
 							placement, pg);
 		else if (!pmd_present(pmdval) || pmd_bad(pmdval))

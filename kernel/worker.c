@@ -60,23 +60,22 @@ static void worker_clock_set(struct worker_clock *clk,
  * The intervals goal (daptrace_tune_intervals()), at the end of a window
  * whose counts are still in the regions: new intervals take effect with
  * the next window (the snapshot just published says which it had), and the
- * attribute files show them.  The update interval stays at least the
- * aggregation interval.
+ * attribute files show them.
  */
 static void worker_tune_intervals(struct daptrace_mon *mon,
 				  struct worker_clock *clk,
 				  unsigned int nr_samples)
 {
 	struct daptrace_attrs *attrs = &mon->ctx.attrs;
-	unsigned long sample_us, aggr_us;
+	unsigned long sample_us, aggr_us, update_us;
 
-	if (!daptrace_tune_intervals(&mon->ctx, nr_samples, &sample_us, &aggr_us))
+	if (!daptrace_tune_intervals(&mon->ctx, nr_samples, &sample_us, &aggr_us,
+				     &update_us))
 		return;
 	/* Read by sysfs without the worker's consent. */
 	WRITE_ONCE(attrs->sample_us, sample_us);
 	WRITE_ONCE(attrs->aggr_us, aggr_us);
-	if (attrs->update_us < aggr_us)
-		WRITE_ONCE(attrs->update_us, aggr_us);
+	WRITE_ONCE(attrs->update_us, update_us);
 	worker_clock_set(clk, attrs);
 }
 
@@ -330,15 +329,22 @@ static bool __worker_apply_targets(struct daptrace_mon *mon)
 	return joined;
 }
 
-/* Are there targets written while monitoring, not applied yet? */
-static bool worker_pending(struct daptrace_mon *mon)
+/*
+ * No target alive: does the worker end?  Not if targets were written
+ * meanwhile (they join at this boundary).  Decided under targets_lock
+ * together with @worker_ending, which target_store() tests under the same
+ * lock: a write either comes before, and keeps the worker going, or after,
+ * and is refused; none is accepted to join a worker that has ended.
+ */
+static bool worker_ends(struct daptrace_mon *mon)
 {
-	bool pending;
+	bool end;
 
 	mutex_lock(&mon->targets_lock);
-	pending = !list_empty(&mon->pending);
+	end = list_empty(&mon->pending);
+	mon->worker_ending = end;
 	mutex_unlock(&mon->targets_lock);
-	return pending;
+	return end;
 }
 
 /* At an aggregation boundary, after the publish: see above. */
@@ -436,7 +442,8 @@ static int daptrace_worker_fn(void *data)
 	err = ops->init(ctx);
 	if (err)
 		pr_warn("initial regions: error %d\n", err);
-	if (!worker_find_exited(mon, &clk)) {
+	/* Targets written meanwhile join at the first aggregation. */
+	if (!worker_find_exited(mon, &clk) && worker_ends(mon)) {
 		worker_publish(mon, &clk, ktime_get(), DAPTRACE_SNAP_LAST);
 		goto out;
 	}
@@ -492,7 +499,7 @@ static int daptrace_worker_fn(void *data)
 			now = ktime_get();
 			alive = worker_find_exited(mon, &clk);
 			/* Targets written meanwhile keep the worker going. */
-			if (!alive && worker_pending(mon))
+			if (!alive && !worker_ends(mon))
 				alive = 1;
 			/* With the regions measured, also of exited targets. */
 			worker_publish(mon, &clk, now, alive ? 0 : DAPTRACE_SNAP_LAST);
@@ -646,6 +653,8 @@ int daptrace_start(struct daptrace_mon *mon)
 	memset(&mon->cnt, 0, sizeof(mon->cnt));
 	mon->ctx.last_nr_regions = 0;
 	mon->ctx.nr_passes = 0;
+	/* No worker runs: target_store() reads it under @mon->lock too. */
+	mon->worker_ending = false;
 	/*
 	 * A normal (CFS) thread, like DAMON's kdamond: at RT priority a round
 	 * that takes longer than the sampling interval would starve the target

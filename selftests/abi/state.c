@@ -326,4 +326,74 @@ TEST_F_TIMEOUT(state, exit_of_last_target_turns_off, 60)
 	EXPECT_EQ(0, dt_remove_target(a));
 }
 
+/*
+ * A target written while the worker is ending (its last target exited, the
+ * last snapshot is out) is either applied, and monitored, or refused with
+ * EAGAIN; never accepted as "joining" and then left unsampled with state
+ * reading "off".  The write is timed into that moment: woken by the last
+ * snapshot's notification, while the worker frees the exited target's
+ * thousands of regions.  Each round ends one of three ways: the target
+ * joined (state stays on), it was refused, or it came after the worker
+ * ended (a plain write to a stopped monitor, not "joining").
+ */
+TEST_F_TIMEOUT(state, target_written_while_ending, 300)
+{
+	unsigned int round, joined = 0, refused = 0, late = 0, lost = 0;
+	char buf[32], word[32], path[256];
+	struct pollfd pfd;
+	double t0;
+	pid_t a, b;
+	int fd, err;
+
+	ASSERT_EQ(0, dt_set_attrs(FAST_SAMPLE_US, FAST_AGGR_US, DT_DEF_UPDATE_US,
+				  5000, 5000));
+	b = dt_spawn(0, 0);
+	ASSERT_LT(0, b);
+	self->child[self->nr++] = b;
+	for (round = 0; round < 40 && refused + lost < 5; round++) {
+		a = dt_spawn(64 << 20, 4096);
+		ASSERT_LT(0, a);
+		ASSERT_EQ(0, dt_add_target(a));
+		ASSERT_EQ(0, dt_write("state", "on"));
+		t0 = dt_now_ms();
+		while (dt_read_ll("nr_regions") < 1000 && dt_now_ms() - t0 < 5000)
+			dt_sleep_ms(1);
+		fd = open(dt_path("snapshot_seq", path, sizeof(path)), O_RDONLY);
+		ASSERT_LE(0, fd);
+		dt_reap(a);
+		ASSERT_LT(0, pread(fd, buf, sizeof(buf), 0)) TH_LOG("arms poll");
+		pfd = (struct pollfd){ .fd = fd, .events = POLLPRI | POLLERR };
+		poll(&pfd, 1, 5000);
+		err = dt_add_target(b);
+		close(fd);
+		word[0] = 0;
+		if (!err)
+			dt_target_status(b, word, sizeof(word));
+		if (err == -EAGAIN) {
+			refused++;
+		} else if (!err && !strcmp(word, "joining")) {
+			/* Accepted to join: it must be monitored. */
+			t0 = dt_now_ms();
+			while (dt_now_ms() - t0 < 20 * FAST_AGGR_US / 1000 &&
+			       (dt_is_on() && !dt_target_status(b, word, sizeof(word)) &&
+				!strcmp(word, "joining")))
+				dt_sleep_ms(1);
+			dt_sleep_ms(2 * FAST_AGGR_US / 1000);
+			if (dt_is_on())
+				joined++;
+			else
+				lost++;
+		} else {
+			EXPECT_EQ(0, err) TH_LOG("round %u: %s", round, strerror(-err));
+			late++;
+		}
+		dt_write("state", "off");
+		dt_remove_target(a);
+		dt_remove_target(b);
+	}
+	TH_LOG("%u rounds: joined %u, refused %u, after the end %u, "
+	       "accepted and left unsampled %u", round, joined, refused, late, lost);
+	EXPECT_EQ(0U, lost) TH_LOG("accepted as joining, then state off");
+}
+
 TEST_HARNESS_MAIN

@@ -9,6 +9,9 @@
 # parameter still reads Y afterwards), so no step can have waited for it:
 #  - the worker keeps running and counts the target's skipped passes
 #    (nr_samples_busy grows) instead of sleeping on the lock;
+#  - the checks it could not make are unobserved, not "not accessed": a
+#    window taken while the lock is held has every check of every region
+#    unobserved (nr_unobserved = nr_samples);
 #  - attribute reads, "echo off", "echo on" and rmmod return;
 # and once the lock is released the target is monitored again.
 
@@ -23,7 +26,7 @@ TMP=${TMPDIR:-/tmp}/stalled.$$
 ktap_print_header
 [ -f "${DAPTRACE_KO:-}" ] || ktap_exit_fail_msg "DAPTRACE_KO does not name the module"
 [ -f "$HELPER" ] || ktap_exit_fail_msg "$HELPER missing: built by 'make module'"
-ktap_set_plan 7
+ktap_set_plan 8
 mkdir -p "$TMP"
 
 # still_held NAME: pass if the helper still holds the lock after step NAME.
@@ -68,6 +71,18 @@ if [ "$busy1" -gt "$busy0" ] && [ "$samples1" -gt "$samples0" ]; then
 else
 	ktap_test_fail "worker skips the locked target and counts it" \
 		"samples $samples0 -> $samples1, busy $busy0 -> $busy1"
+fi
+
+# The newest window lies inside the 2 s held: no check of it was made.
+cat $D/snapshot > "$TMP/snap"
+bad=$(awk '$1 == "nr_samples" { n = $2 }
+	/^[0-9]+ 0x/ { r++; if ($6 != n) b++ }
+	END { if (!r || !n) print "no regions"; else if (b) print b " of " r " regions" }' "$TMP/snap")
+if [ -z "$bad" ]; then
+	still_held "checks not made are unobserved, not 'not accessed'"
+else
+	ktap_test_fail "checks not made are unobserved, not 'not accessed'" \
+		"$bad with nr_unobserved != nr_samples: $(grep -E '^(seq|nr_samples) |^[0-9]+ 0x' "$TMP/snap" | head -n 6 | tr '\n' ' ')"
 fi
 
 for f in sample_us aggr_us target target_status nr_regions worker_cpu_us state; do

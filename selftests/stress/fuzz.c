@@ -92,9 +92,12 @@ static bool is_one_of(int err, const int *set)
 	return false;
 }
 
-/* Errors a write (open + write) may give, per sysfs-docs. */
+/*
+ * Errors a write (open + write) may give, per sysfs-docs (EAGAIN: a target
+ * written while the worker ends, its last target gone).
+ */
 static const int write_errs[] = { EINVAL, ERANGE, EBUSY, ESRCH, EEXIST, ENOSPC,
-				  ENOENT, ENOMEM, EACCES, 0 };
+				  ENOENT, ENOMEM, EACCES, EAGAIN, 0 };
 /* Reads: EACCES (opening a write-only file), snapshot's EAGAIN/ENOMEM. */
 static const int read_errs[] = { EACCES, EAGAIN, ENOMEM, 0 };
 /* pread of snapshots: negative offsets are refused by the VFS. */

@@ -1008,6 +1008,12 @@ TEST(unobserved_accounting)
 
 	daptrace_repeat_idle(t, 3);
 	EXPECT_EQ(1U, r->nr_unobserved) TH_LOG("an observable target idles");
+	daptrace_repeat_unobserved(t, 2);
+	EXPECT_EQ(3U, r->nr_unobserved) TH_LOG("skipped checks found unobserved");
+	EXPECT_EQ(2U, list_last_entry(&t->regions, struct daptrace_region,
+				      list)->nr_unobserved);
+	r->nr_unobserved = 1;
+	list_last_entry(&t->regions, struct daptrace_region, list)->nr_unobserved = 0;
 	t->unobservable = true;
 	daptrace_repeat_idle(t, 3);
 	EXPECT_EQ(4U, r->nr_unobserved);
@@ -1052,9 +1058,11 @@ TEST(tune_intervals)
 		  true, 8000, 160000 },
 		{ "unobserved count in neither", { 0, 1 }, { 25, 24 }, 100, 10000000,
 		  true, 2500, 50000 },
+		{ "nothing observed: no information, stays", { 0, 0 }, { 25, 25 },
+		  100, 10000000, false },
 	};
 	static const struct rgn two[] = { { 0, 4096, 0 }, { 4096, 8192, 0 } };
-	unsigned long sample, aggr;
+	unsigned long sample, aggr, update;
 	struct daptrace_region *r;
 	struct daptrace_target *t;
 	struct daptrace_ctx ctx;
@@ -1068,7 +1076,8 @@ TEST(tune_intervals)
 		ctx.attrs.goal_access_bp = 400;
 		ctx.attrs.goal_min_sample_us = cases[i].lo;
 		ctx.attrs.goal_max_sample_us = cases[i].hi;
-		ASSERT_FALSE(daptrace_tune_intervals(&ctx, 20, &sample, &aggr))
+		ASSERT_FALSE(daptrace_tune_intervals(&ctx, 20, &sample, &aggr,
+						     &update))
 			TH_LOG("off: aggrs 0");
 		ctx.attrs.goal_aggrs = 3;
 		for (w = 0; w < 3; w++) {
@@ -1077,7 +1086,8 @@ TEST(tune_intervals)
 				r->nr_accesses = cases[i].acc[j];
 				r->nr_unobserved = cases[i].unobs[j++];
 			}
-			changed = daptrace_tune_intervals(&ctx, 25, &sample, &aggr);
+			changed = daptrace_tune_intervals(&ctx, 25, &sample,
+							  &aggr, &update);
 			if (w < 2)
 				EXPECT_FALSE(changed) TH_LOG("%s: window %u", cases[i].name, w);
 		}
@@ -1089,6 +1099,60 @@ TEST(tune_intervals)
 		EXPECT_EQ(0U, ctx.tuner.windows) TH_LOG("restarts the measure");
 		ctx_fini(&ctx);
 	}
+
+	/* No region at all: nothing observed either. */
+	ctx_setup(&ctx, 4096, &p, 1);
+	add_target(&ctx, 1, NULL, 0);
+	ctx.attrs.goal_aggrs = 1;
+	EXPECT_FALSE(daptrace_tune_intervals(&ctx, 20, &sample, &aggr, &update))
+		TH_LOG("no region: no information, stays");
+	ctx_fini(&ctx);
+}
+
+/*
+ * The intervals goal keeps the samples per window it started with (DAMON's
+ * aggr_samples), also where the aggregation interval would pass its cap,
+ * and the update interval, raised to follow the aggregation interval, comes
+ * back down with it.  A workload idle for long, then warm: from 5 ms /
+ * 100 ms / 1 s up to the cap, and back.
+ */
+TEST(tune_intervals_keeps_ratio)
+{
+	static const struct rgn two[] = { { 0, 4096, 0 }, { 4096, 8192, 0 } };
+	unsigned long sample, aggr, update, max_aggr = 0;
+	struct daptrace_region *r;
+	struct daptrace_target *t;
+	struct daptrace_ctx ctx;
+	struct prng p;
+	unsigned int w;
+
+	ctx_setup(&ctx, 4096, &p, 1);
+	t = add_target(&ctx, 1, two, 2);
+	ctx.attrs.goal_aggrs = 1;
+	ctx.attrs.goal_min_sample_us = 5000;
+	ctx.attrs.goal_max_sample_us = DAPTRACE_MAX_SAMPLE_US;
+	for (w = 0; w < 40; w++) {
+		/* 20 windows of nothing accessed, then 20 of all of it. */
+		daptrace_for_each_region(r, t)
+			r->nr_accesses = w < 20 ? 0 : 20;
+		if (!daptrace_tune_intervals(&ctx, 20, &sample, &aggr, &update))
+			continue;
+		EXPECT_EQ(20 * sample, aggr)
+			TH_LOG("window %u: %lu us / %lu us", w, sample, aggr);
+		EXPECT_LE(aggr, update) TH_LOG("window %u", w);
+		max_aggr = max(max_aggr, aggr);
+		ctx.attrs.sample_us = sample;
+		ctx.attrs.aggr_us = aggr;
+		ctx.attrs.update_us = update;
+		EXPECT_EQ(0, daptrace_attrs_validate(&ctx.attrs))
+			TH_LOG("window %u", w);
+	}
+	EXPECT_EQ(DAPTRACE_MAX_AGGR_US, max_aggr) TH_LOG("up to the cap");
+	EXPECT_EQ(5000UL, ctx.attrs.sample_us) TH_LOG("warm: back to the lower bound");
+	EXPECT_EQ(100000UL, ctx.attrs.aggr_us) TH_LOG("at 20 samples per window");
+	EXPECT_EQ(1000000UL, ctx.attrs.update_us)
+		TH_LOG("and the update interval back to where it was");
+	ctx_fini(&ctx);
 }
 
 TEST(update_idle)

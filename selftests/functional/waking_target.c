@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Among many idle targets, one that wakes is measured from the window it
+ * woke in (kernel/vaddr.c, daptrace_va_sample()): with 4096 targets an idle
+ * one is asked whether it ran only every 64 passes, more than three default
+ * windows, and while every target is idle the worker sleeps to the next
+ * aggregation, so its turns came round once per window; until then its
+ * checks read "not accessed".  Now every window's last pass asks every
+ * target, and the checks skipped before a target is found running are
+ * unobserved, not cold.
+ *
+ * 4095 sleeping processes and one stopped process with a 32 MiB hot set
+ * are the 4096 targets; once the windows are quiet, the stopped one is
+ * resumed late in a window, and writes its hot set from then on.
+ * Its recall (hot bytes in regions with an access, over all hot bytes) in
+ * each of the first two windows after the wake must be >= 0.9.
+ */
+#define _GNU_SOURCE
+#include <sys/mman.h>
+#include <poll.h>
+
+#include "kselftest_harness.h"
+#include "daptrace_sysfs.h"
+
+#define HOT_BYTES	(32UL << 20)
+#define NR_SLEEPERS	(DT_MAX_TARGETS - 1)
+
+static pid_t sleepers[NR_SLEEPERS];
+static unsigned int nr_sleepers;
+
+/* A child that writes one byte per page of @HOT_BYTES forever; @addr. */
+static pid_t spawn_hot(unsigned long *addr)
+{
+	int pfd[2];
+	pid_t pid;
+
+	if (pipe(pfd))
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		volatile char *p;
+		size_t off;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		p = mmap(NULL, HOT_BYTES, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			_exit(1);
+		for (off = 0; off < HOT_BYTES; off += 4096)
+			p[off] = 1;
+		*addr = (unsigned long)p;
+		/* Stopped before it goes on (see the caller). */
+		if (write(pfd[1], addr, sizeof(*addr)) != sizeof(*addr))
+			_exit(1);
+		raise(SIGSTOP);
+		for (;;)
+			for (off = 0; off < HOT_BYTES; off += 4096)
+				p[off]++;
+	}
+	close(pfd[1]);
+	if (read(pfd[0], addr, sizeof(*addr)) != sizeof(*addr)) {
+		close(pfd[0]);
+		dt_reap(pid);
+		return -ECHILD;
+	}
+	close(pfd[0]);
+	return pid;
+}
+
+/* Wait until @pid is stopped (state T in /proc/PID/stat). */
+static bool wait_stopped(pid_t pid)
+{
+	char path[64], buf[256], *c;
+	double t0 = dt_now_ms();
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	while (dt_now_ms() - t0 < 5000) {
+		f = fopen(path, "r");
+		if (!f)
+			return false;
+		c = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+		fclose(f);
+		if (c && c[1] == ' ' && c[2] == 'T')
+			return true;
+		dt_sleep_ms(1);
+	}
+	return false;
+}
+
+/* Recall of [lo, hi) of @pid in the copied slot @buf. */
+static double recall(const struct daptrace_ring_hdr *rh, const void *buf,
+		     pid_t pid, unsigned long lo, unsigned long hi,
+		     unsigned long long *unobserved)
+{
+	const struct daptrace_snap_hdr *sh = buf;
+	struct dt_tally t = { .lo = lo, .hi = hi };
+	unsigned int i;
+
+	for (i = 0; i < sh->nr_regions; i++) {
+		const struct daptrace_region_rec *r = dt_slot_rec(rh, buf, i);
+
+		if (r->pid == pid)
+			dt_tally_region(&t, r, sh->nr_samples);
+	}
+	*unobserved = t.unobserved;
+	return t.hot_bytes ? t.hot_seen / t.hot_bytes : -1;
+}
+
+FIXTURE(waking) {
+	pid_t hot;
+};
+
+FIXTURE_SETUP(waking)
+{
+	self->hot = 0;
+	if (getuid())
+		SKIP(return, "needs root");
+	if (!dt_loaded())
+		SKIP(return, "daptrace not loaded (%s missing)", DT_SYSFS);
+	ASSERT_EQ(0, dt_reset()) TH_LOG("cannot reset daptrace to defaults");
+}
+
+FIXTURE_TEARDOWN(waking)
+{
+	dt_reset();
+	if (self->hot > 0) {
+		kill(self->hot, SIGCONT);
+		dt_reap(self->hot);
+	}
+	while (nr_sleepers)
+		dt_reap(sleepers[--nr_sleepers]);
+}
+
+TEST_F_TIMEOUT(waking, one_of_4096_wakes, 900)
+{
+	struct daptrace_ring_hdr rh;
+	struct daptrace_snap_hdr *sh;
+	unsigned long long unobs[2];
+	unsigned long addr;
+	double rec[2], t0;
+	long long seq, from;
+	char path[256], buf[32];
+	struct pollfd pfd;
+	struct timespec ts;
+	__u64 wake_ns;
+	unsigned int got = 0, tries;
+	void *slot;
+	int fd, sfd;
+	pid_t pid;
+
+	self->hot = spawn_hot(&addr);
+	ASSERT_LT(0, self->hot) TH_LOG("fork the hot target");
+	ASSERT_TRUE(wait_stopped(self->hot));
+	ASSERT_EQ(0, dt_add_target(self->hot));
+	while (nr_sleepers < NR_SLEEPERS) {
+		pid = dt_spawn(0, 0);
+		ASSERT_LT(0, pid) TH_LOG("sleeper %u", nr_sleepers);
+		sleepers[nr_sleepers++] = pid;
+		ASSERT_EQ(0, dt_add_target(pid)) TH_LOG("target %u", nr_sleepers);
+	}
+	ASSERT_EQ(DT_MAX_TARGETS, dt_read_ll("nr_targets"));
+
+	ASSERT_EQ(0, dt_write("state", "on"));
+	/* Quiet windows first: every target found idle. */
+	seq = dt_read_ll("snapshot_seq");
+	t0 = dt_now_ms();
+	while (dt_read_ll("snapshot_seq") < seq + 10 && dt_now_ms() - t0 < 120000)
+		dt_sleep_ms(50);
+	ASSERT_LE(seq + 10, dt_read_ll("snapshot_seq")) TH_LOG("10 windows");
+
+	/*
+	 * Resume it late in a window: after the pass that prepares the
+	 * window's samples (which asks every quiet target, so one resumed
+	 * before it is found running there), before the window's last check.
+	 * While every target is idle the worker sleeps from that pass to the
+	 * last check, so: 80 ms into a 100 ms window, timed from its start's
+	 * publish, unless another publish came meanwhile.
+	 */
+	sfd = open(dt_path("snapshot_seq", path, sizeof(path)), O_RDONLY);
+	ASSERT_LE(0, sfd);
+	for (tries = 0; tries < 100; tries++) {
+		ASSERT_LT(0, pread(sfd, buf, sizeof(buf), 0));
+		pfd = (struct pollfd){ .fd = sfd, .events = POLLPRI | POLLERR };
+		ASSERT_EQ(1, poll(&pfd, 1, 10000)) TH_LOG("no window in 10 s");
+		from = dt_read_ll("snapshot_seq");
+		dt_sleep_ms(DT_DEF_AGGR_US / 1000 * 8 / 10);
+		if (dt_read_ll("snapshot_seq") == from)
+			break;
+	}
+	ASSERT_GT(100, tries) TH_LOG("no window longer than 80 ms");
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	wake_ns = ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	kill(self->hot, SIGCONT);
+	close(sfd);
+
+	fd = open(dt_path("snapshots", path, sizeof(path)), O_RDONLY);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, dt_ring_hdr(fd, &rh));
+	slot = malloc(rh.slot_size);
+	ASSERT_NE(NULL, slot);
+	sh = slot;
+	/* Before the wake: stopped, nothing accessed (for the log). */
+	for (seq = from - 2; seq <= from; seq++) {
+		if (dt_read_slot(fd, &rh, seq, slot))
+			continue;
+		rec[0] = recall(&rh, slot, self->hot, addr, addr + HOT_BYTES,
+				&unobs[0]);
+		TH_LOG("window before the wake (seq %llu, %u samples): recall %.3f",
+		       (unsigned long long)sh->seq, sh->nr_samples, rec[0]);
+	}
+	/* The first two windows that end after the wake. */
+	for (seq = from; got < 2 && seq < from + 20; ) {
+		if (dt_read_ll("snapshot_seq") <= seq) {
+			dt_sleep_ms(10);
+			continue;
+		}
+		if (dt_read_slot(fd, &rh, ++seq, slot))
+			continue;
+		if (sh->end_ns <= wake_ns)
+			continue;
+		rec[got] = recall(&rh, slot, self->hot, addr, addr + HOT_BYTES,
+				  &unobs[got]);
+		TH_LOG("window %u after the wake (seq %llu, %u samples, %llu ms): "
+		       "recall %.3f, unobserved checks %llu", got + 1,
+		       (unsigned long long)sh->seq, sh->nr_samples,
+		       (unsigned long long)(sh->end_ns - sh->start_ns) / 1000000,
+		       rec[got], unobs[got]);
+		got++;
+	}
+	free(slot);
+	close(fd);
+	ASSERT_EQ(2U, got) TH_LOG("two windows after the wake");
+	EXPECT_LE(0.9, rec[0]) TH_LOG("first window after the wake");
+	EXPECT_LE(0.9, rec[1]) TH_LOG("second window after the wake");
+}
+
+TEST_HARNESS_MAIN
