@@ -179,7 +179,7 @@ LA57_SUBSET=(module/load module/sysfs_root abi/targets abi/unload
 #  - KASAN, lockdep, kmemleak (the debug kernel): everything but the tests
 #    of how accurate and how well tuned the results are, which measure the
 #    same code as the stock kernels do, and the longest.
-DEBUG_SKIP=(functional/accuracy functional/timing functional/intervals_goal
+DEBUG_SKIP=(functional/accuracy functional/waking_target functional/timing functional/intervals_goal
 	policy/tiering policy/tmo numa/placement cli/report cli/objects follow/stat)
 #  - the series between the oldest and the newest: everything but the same
 #    measurements, whose outcome depends on the page walk and the TLB code
