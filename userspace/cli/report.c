@@ -84,7 +84,7 @@ static void usage(FILE *f)
 "      --json            the report as one JSON document instead (nodes:\n"
 "                        series[].nodes[n].{hot,warm,cold} bytes)\n"
 "      --plot OUT        render OUT (.png or .svg) with gnuplot (heatmap, wss,\n"
-"                        regions, objects, nodes, pheatmap)\n"
+"                        regions, objects, nodes, pheatmap, savings)\n"
 "  -p, --pid PID         only this target of the record (heatmap default: one\n"
 "                        per target, to NAME-PID.EXT with --plot/--output)\n"
 "      --partial         accept a record without its trailer (killed recorder)\n"
