@@ -1013,6 +1013,23 @@ int report_read(const struct report_opts *o, rec_snapshot_cb cb, void *arg,
 	return EXIT_OK;
 }
 
+int report_grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	size_t cap2 = *cap ? *cap : 64;
+	void *n;
+
+	if (need <= *cap)
+		return 0;
+	while (cap2 < need)
+		cap2 *= 2;
+	n = realloc(*p, cap2 * size);
+	if (!n)
+		return -1;
+	*p = n;
+	*cap = cap2;
+	return 0;
+}
+
 void report_input_free(struct report_input *in)
 {
 	if (in->spool)

@@ -111,6 +111,11 @@ int report_savings(const struct report_opts *o, FILE *out, FILE *tics);
 /* report damo of @record into @out (record --damo). */
 int report_damo_write(const char *record, const char *out);
 
+/*
+ * Make *@p hold at least @need items of @size bytes, doubling *@cap (from
+ * 64); 0, or -1 with *@p as it was when out of memory.
+ */
+int report_grow(void **p, size_t *cap, size_t need, size_t size);
 /* Close the spool, free what the reads noted. */
 void report_input_free(struct report_input *in);
 /* Read @o->input, calling @cb per snapshot; prints the error and returns 1. */

@@ -82,23 +82,6 @@ struct savings {
 	size_t nr_touched, touched_cap;
 };
 
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	size_t cap2 = *cap ? *cap : 16;
-	void *n;
-
-	if (need <= *cap)
-		return 0;
-	while (cap2 < need)
-		cap2 *= 2;
-	n = realloc(*p, cap2 * size);
-	if (!n)
-		return -1;
-	*p = n;
-	*cap = cap2;
-	return 0;
-}
-
 static int stats_init(struct sav_stats *st, unsigned int nr_t, const char *key)
 {
 	memset(st, 0, sizeof(*st));
@@ -126,7 +109,7 @@ static struct sav_stats *group_of(struct savings *sv, const struct rec_info *inf
 	if (!g)
 		return NULL;
 	i = (size_t)(g - sv->groups.g);
-	if (grow((void **)&sv->gst, &sv->gst_cap, i + 1, sizeof(*sv->gst)))
+	if (report_grow((void **)&sv->gst, &sv->gst_cap, i + 1, sizeof(*sv->gst)))
 		return NULL;
 	memset(sv->gst + old, 0, (sv->gst_cap - old) * sizeof(*sv->gst));
 	if (!sv->gst[i]) {
@@ -151,12 +134,12 @@ static ssize_t space_of(struct savings *sv, const struct rec_info *info, pid_t p
 	if (!t)
 		return -1;
 	ti = (size_t)(t - info->targets);
-	if (grow((void **)&sv->sp_of_target, &sv->nr_sot, ti + 1, sizeof(size_t)))
+	if (report_grow((void **)&sv->sp_of_target, &sv->nr_sot, ti + 1, sizeof(size_t)))
 		return -1;
 	memset(sv->sp_of_target + old, 0, (sv->nr_sot - old) * sizeof(size_t));
 	if (sv->sp_of_target[ti])
 		return (ssize_t)sv->sp_of_target[ti] - 1;
-	if (grow((void **)&sv->sp, &sv->sp_cap, sv->nr_sp + 1, sizeof(*sv->sp)))
+	if (report_grow((void **)&sv->sp, &sv->sp_cap, sv->nr_sp + 1, sizeof(*sv->sp)))
 		return -1;
 	sp = &sv->sp[sv->nr_sp];
 	memset(sp, 0, sizeof(*sp));
@@ -201,7 +184,7 @@ static int reuse_add(struct sav_reuse *r, uint64_t ns, double bytes)
 			hi = mid;
 	}
 	if (lo == r->n || r->b[lo].idx != idx) {
-		if (grow((void **)&r->b, &r->cap, r->n + 1, sizeof(*r->b)))
+		if (report_grow((void **)&r->b, &r->cap, r->n + 1, sizeof(*r->b)))
 			return -1;
 		memmove(r->b + lo + 1, r->b + lo, (r->n - lo) * sizeof(*r->b));
 		r->b[lo] = (struct sav_bucket){ .idx = idx };
@@ -269,7 +252,7 @@ static int ivl_push(struct ivl_set *s, uint64_t start, uint64_t end, uint64_t t_
 		last->end = end;
 		return 0;
 	}
-	if (grow((void **)&s->v, &s->cap, s->n + 1, sizeof(*s->v)))
+	if (report_grow((void **)&s->v, &s->cap, s->n + 1, sizeof(*s->v)))
 		return -1;
 	s->v[s->n++] = (struct ivl){ start, end, t_ns };
 	return 0;
@@ -455,7 +438,7 @@ static ssize_t window_regions(struct savings *sv, const struct rec_snapshot *s,
 	size_t n = 0, m = 0;
 	int sorted = 1;
 
-	if (grow((void **)&sv->w, &sv->w_cap, s->nr_regions, sizeof(*sv->w)))
+	if (report_grow((void **)&sv->w, &sv->w_cap, s->nr_regions, sizeof(*sv->w)))
 		return -1;
 	for (uint32_t i = 0; i < s->nr_regions; i++) {
 		const struct rec_region *r = &s->regions[i];
@@ -507,7 +490,7 @@ static int on_window(void *arg, const struct rec_snapshot *s, const struct rec_i
 
 	if (n < 0)
 		return fail(CMD, "out of memory");
-	if (grow((void **)&sv->touched, &sv->touched_cap, sv->nr_sp + 1, sizeof(*sv->touched)))
+	if (report_grow((void **)&sv->touched, &sv->touched_cap, sv->nr_sp + 1, sizeof(*sv->touched)))
 		return fail(CMD, "out of memory");
 	for (i = 0; i < (size_t)n; i++)
 		tally(sv, &sv->w[i]);

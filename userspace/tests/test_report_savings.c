@@ -113,36 +113,6 @@ static const char two_procs[] = HDR "#target,7,a\n#target,8,b\n" COLS
 	"4000000000,4,7,524288,540672,0,0,200,0,f\n"
 	"#eof\n";
 
-FIXTURE(rec)
-{
-	char dir[64];
-	char main_rec[128], two[128];
-};
-
-FIXTURE_SETUP(rec)
-{
-	FILE *f;
-
-	strcpy(self->dir, "/tmp/daptrace-savings-XXXXXX");
-	ASSERT_NE(NULL, mkdtemp(self->dir));
-	snprintf(self->main_rec, sizeof(self->main_rec), "%s/main.csv", self->dir);
-	snprintf(self->two, sizeof(self->two), "%s/two.csv", self->dir);
-	write_main(self->main_rec);
-	f = fopen(self->two, "w");
-	ASSERT_NE(NULL, f);
-	fputs(two_procs, f);
-	fclose(f);
-}
-
-FIXTURE_TEARDOWN(rec)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", self->dir);
-	if (system(cmd))
-		TH_LOG("could not remove %s", self->dir);
-}
-
 static struct json_object *savings_json(struct __test_metadata *_metadata, const char *rec,
 					const char *thresholds, const char *by)
 {
@@ -182,65 +152,113 @@ static double num(struct json_object *o, const char *k)
 	return json_object_get_double(get(o, k));
 }
 
+/* One number the curve must have: field @field of threshold @k. */
+struct want {
+	size_t k;
+	const char *field;
+	double v;
+};
+
+static void expect_curve(struct __test_metadata *_metadata, struct json_object *st,
+			 const struct want *w, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		EXPECT_EQ(w[i].v, num(point(st, w[i].k), w[i].field))
+			TH_LOG("curve[%zu].%s", w[i].k, w[i].field);
+	}
+}
+
+#define EXPECT_CURVE(st, ...) do { \
+	static const struct want w_[] = { __VA_ARGS__ }; \
+	expect_curve(_metadata, (st), w_, sizeof(w_) / sizeof(w_[0])); \
+} while (0)
+
+FIXTURE(rec)
+{
+	char dir[64];
+	char main_rec[128], two[128];
+	struct json_object *j;		/* main_rec --thresholds 6s,1s,5s --json */
+	struct json_object *all;	/* its "all" */
+};
+
+FIXTURE_SETUP(rec)
+{
+	FILE *f;
+
+	NEED();
+	strcpy(self->dir, "/tmp/daptrace-savings-XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->dir));
+	snprintf(self->main_rec, sizeof(self->main_rec), "%s/main.csv", self->dir);
+	snprintf(self->two, sizeof(self->two), "%s/two.csv", self->dir);
+	write_main(self->main_rec);
+	f = fopen(self->two, "w");
+	ASSERT_NE(NULL, f);
+	fputs(two_procs, f);
+	fclose(f);
+	/* out of order: they come back sorted */
+	self->j = savings_json(_metadata, self->main_rec, "6s,1s,5s", NULL);
+	ASSERT_NE(NULL, self->j);
+	self->all = get(self->j, "all");
+}
+
+FIXTURE_TEARDOWN(rec)
+{
+	char cmd[128];
+
+	if (self->j)
+		json_object_put(self->j);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", self->dir);
+	if (system(cmd))
+		TH_LOG("could not remove %s", self->dir);
+}
+
 /* A region idle for 5 s and then touched refaults for T <= 5 s, not for 6 s. */
 TEST_F(rec, refaults_and_time_to_reuse)
 {
-	struct json_object *j, *all;
+	struct json_object *all = self->all;
 
-	NEED();
-	j = savings_json(_metadata, self->main_rec, "6s,1s,5s", NULL);
-	ASSERT_NE(NULL, j);
-	all = get(j, "all");
 	/* thresholds come back in order */
-	EXPECT_EQ(1, num(point(all, 0), "threshold_s"));
-	EXPECT_EQ(5, num(point(all, 1), "threshold_s"));
-	EXPECT_EQ(6, num(point(all, 2), "threshold_s"));
-	EXPECT_EQ(4096, num(point(all, 0), "refaulted_bytes"));
-	EXPECT_EQ(5, num(point(all, 0), "reuse_p50_s"));
-	EXPECT_EQ(5, num(point(all, 0), "reuse_p90_s"));
-	EXPECT_EQ(512, num(point(all, 0), "refault_bytes_per_s"));
-	EXPECT_EQ(0.125, num(point(all, 0), "refault_pages_per_s"));
-	EXPECT_EQ(4096, num(point(all, 1), "refaulted_bytes"));
-	EXPECT_EQ(1, num(point(all, 1), "reuse_p50_s"));
-	EXPECT_EQ(20480, num(point(all, 1), "reclaimed_bytes"));
-	EXPECT_EQ(0, num(point(all, 2), "refaulted_bytes"));
-	EXPECT_EQ(0, num(point(all, 2), "refault_pages_per_s"));
+	EXPECT_CURVE(all,
+		{ 0, "threshold_s", 1 },
+		{ 1, "threshold_s", 5 },
+		{ 2, "threshold_s", 6 },
+		{ 0, "refaulted_bytes", 4096 },
+		{ 0, "reuse_p50_s", 5 },
+		{ 0, "reuse_p90_s", 5 },
+		{ 0, "refault_bytes_per_s", 512 },
+		{ 0, "refault_pages_per_s", 0.125 },
+		{ 1, "refaulted_bytes", 4096 },
+		{ 1, "reuse_p50_s", 1 },
+		{ 1, "reclaimed_bytes", 20480 },
+		{ 2, "refaulted_bytes", 0 },
+		{ 2, "refault_pages_per_s", 0 });
 	/* nothing refaulted: no reuse time, not 0 */
 	EXPECT_EQ(NULL, get(point(all, 2), "reuse_p50_s"));
 	EXPECT_TRUE(json_object_object_get_ex(point(all, 2), "reuse_p50_s", NULL));
 	EXPECT_EQ(8, num(all, "seconds"));
 	EXPECT_EQ(8, num(all, "windows"));
-	json_object_put(j);
 }
 
 /* b, unmapped unused: saved, no refault, never reused. */
 TEST_F(rec, memory_never_touched_again)
 {
-	struct json_object *j, *all;
+	struct json_object *all = self->all;
 
-	NEED();
-	j = savings_json(_metadata, self->main_rec, "1s,5s,6s", NULL);
-	ASSERT_NE(NULL, j);
-	all = get(j, "all");
-	EXPECT_EQ(23040, num(point(all, 0), "saved_mean_bytes"));
-	EXPECT_EQ(28672, num(point(all, 0), "reclaimed_bytes"));
-	EXPECT_EQ(8192, num(point(all, 0), "never_reused_bytes"));
-	/* a alone refaults */
-	EXPECT_EQ(4096, num(point(all, 0), "refaulted_bytes"));
-	EXPECT_EQ(16896, num(point(all, 1), "saved_mean_bytes"));
-	EXPECT_EQ(0, num(point(all, 1), "never_reused_bytes"));
-	json_object_put(j);
+	EXPECT_CURVE(all,
+		{ 0, "saved_mean_bytes", 23040 },
+		{ 0, "reclaimed_bytes", 28672 },
+		{ 0, "never_reused_bytes", 8192 },
+		/* a alone refaults */
+		{ 0, "refaulted_bytes", 4096 },
+		{ 1, "saved_mean_bytes", 16896 },
+		{ 1, "never_reused_bytes", 0 });
 }
 
 /* c is still reclaimed when the record ends: unknown, never "never reused". */
 TEST_F(rec, unknown_future_reported_apart)
 {
-	struct json_object *j, *all;
+	struct json_object *all = self->all;
 
-	NEED();
-	j = savings_json(_metadata, self->main_rec, "1s,5s,6s", NULL);
-	ASSERT_NE(NULL, j);
-	all = get(j, "all");
 	for (size_t k = 0; k < 3; k++) {
 		struct json_object *p = point(all, k);
 
@@ -252,25 +270,19 @@ TEST_F(rec, unknown_future_reported_apart)
 	}
 	EXPECT_EQ(57.143, num(point(all, 0), "unknown_future_percent"));
 	EXPECT_EQ(100, num(point(all, 2), "unknown_future_percent"));
-	json_object_put(j);
 }
 
 /* d (not observable) and e (age unknown) are never idle enough; the hole is no memory. */
 TEST_F(rec, unobservable_and_unknown_age_excluded)
 {
-	struct json_object *j, *all;
+	struct json_object *all = self->all;
 
-	NEED();
-	j = savings_json(_metadata, self->main_rec, "1s,5s,6s", NULL);
-	ASSERT_NE(NULL, j);
-	all = get(j, "all");
 	EXPECT_EQ(4096, num(all, "not_observable_mean_bytes"));
 	EXPECT_EQ(4096, num(all, "age_unknown_idle_mean_bytes"));
 	EXPECT_EQ(28672, num(all, "observed_mean_bytes"));
 	/* with d, e or the hole counted these would be larger */
 	EXPECT_EQ(16384, num(point(all, 2), "saved_mean_bytes"));
 	EXPECT_EQ(16384, num(point(all, 2), "reclaimed_bytes"));
-	json_object_put(j);
 	ASSERT_EQ(0, run_daptrace(A("report", "savings", "--thresholds", "1s,5s,6s",
 				    self->main_rec), out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "not observable 4.00 KiB, idle of unknown age 4.00 KiB"))
@@ -282,7 +294,6 @@ TEST_F(rec, text_table_marks_the_knee)
 {
 	const char *knee, *line;
 
-	NEED();
 	ASSERT_EQ(0, run_daptrace(A("report", "savings", "--thresholds", "1s,5s,6s",
 				    self->main_rec), out, sizeof(out))) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "# knee: 6.00 s\n")) TH_LOG("%s", out);
@@ -306,15 +317,15 @@ TEST_F(rec, by_pid_and_byte_ranges)
 {
 	struct json_object *j, *all, *g, *groups;
 
-	NEED();
 	j = savings_json(_metadata, self->two, "1s,3s", "pid");
 	ASSERT_NE(NULL, j);
 	all = get(j, "all");
-	EXPECT_EQ(28672, num(point(all, 0), "reclaimed_bytes"));
-	EXPECT_EQ(4096, num(point(all, 0), "refaulted_bytes"));
-	EXPECT_EQ(8192, num(point(all, 0), "never_reused_bytes"));
-	EXPECT_EQ(16384, num(point(all, 0), "unknown_future_bytes"));
-	EXPECT_EQ(1024, num(point(all, 0), "refault_bytes_per_s"));
+	EXPECT_CURVE(all,
+		{ 0, "reclaimed_bytes", 28672 },
+		{ 0, "refaulted_bytes", 4096 },
+		{ 0, "never_reused_bytes", 8192 },
+		{ 0, "unknown_future_bytes", 16384 },
+		{ 0, "refault_bytes_per_s", 1024 });
 	EXPECT_EQ(3, num(all, "knee_threshold_s"));
 	EXPECT_TRUE(json_object_get_boolean(get(point(all, 1), "knee")));
 	EXPECT_STREQ("pid", json_object_get_string(get(j, "by")));
@@ -324,23 +335,25 @@ TEST_F(rec, by_pid_and_byte_ranges)
 	g = json_object_array_get_idx(groups, 0);
 	EXPECT_STREQ("7", json_object_get_string(get(g, "group")));
 	EXPECT_EQ(1, num(g, "processes"));
-	EXPECT_EQ(20480, num(point(g, 0), "reclaimed_bytes"));
-	EXPECT_EQ(4096, num(point(g, 0), "refaulted_bytes"));
-	EXPECT_EQ(2, num(point(g, 0), "reuse_p50_s"));
-	EXPECT_EQ(16384, num(point(g, 0), "unknown_future_bytes"));
-	EXPECT_EQ(0, num(point(g, 0), "never_reused_bytes"));
-	EXPECT_EQ(15360, num(point(g, 0), "saved_mean_bytes"));
-	EXPECT_EQ(12288, num(point(g, 1), "reclaimed_bytes"));
-	EXPECT_EQ(3072, num(point(g, 1), "saved_mean_bytes"));
-	EXPECT_EQ(0, num(point(g, 1), "saved_last_bytes"));
+	EXPECT_CURVE(g,
+		{ 0, "reclaimed_bytes", 20480 },
+		{ 0, "refaulted_bytes", 4096 },
+		{ 0, "reuse_p50_s", 2 },
+		{ 0, "unknown_future_bytes", 16384 },
+		{ 0, "never_reused_bytes", 0 },
+		{ 0, "saved_mean_bytes", 15360 },
+		{ 1, "reclaimed_bytes", 12288 },
+		{ 1, "saved_mean_bytes", 3072 },
+		{ 1, "saved_last_bytes", 0 });
 	g = json_object_array_get_idx(groups, 1);
 	EXPECT_STREQ("8", json_object_get_string(get(g, "group")));
 	EXPECT_EQ(2, num(g, "windows"));
 	EXPECT_EQ(2, num(g, "seconds"));
-	EXPECT_EQ(8192, num(point(g, 0), "saved_mean_bytes"));
-	EXPECT_EQ(8192, num(point(g, 0), "never_reused_bytes"));
-	EXPECT_EQ(0, num(point(g, 0), "unknown_future_bytes"));
-	EXPECT_EQ(0, num(point(g, 0), "refaulted_bytes"));
+	EXPECT_CURVE(g,
+		{ 0, "saved_mean_bytes", 8192 },
+		{ 0, "never_reused_bytes", 8192 },
+		{ 0, "unknown_future_bytes", 0 },
+		{ 0, "refaulted_bytes", 0 });
 	json_object_put(j);
 	/* as text: a table per process after the record's */
 	ASSERT_EQ(0, run_daptrace(A("report", "savings", "--by", "pid", "--thresholds", "1s,3s",
@@ -372,11 +385,8 @@ TEST_F(rec, json_fields)
 		"reuse_p90_s", "never_reused_bytes", "unknown_future_bytes",
 		"unknown_future_percent", "knee",
 	};
-	struct json_object *j, *all;
+	struct json_object *all, *j = self->j;
 
-	NEED();
-	j = savings_json(_metadata, self->main_rec, "1s,5s,6s", NULL);
-	ASSERT_NE(NULL, j);
 	for (size_t i = 0; i < sizeof(top) / sizeof(top[0]); i++) {
 		EXPECT_NE(NULL, get(j, top[i])) TH_LOG("no %s", top[i]);
 	}
@@ -393,7 +403,6 @@ TEST_F(rec, json_fields)
 		EXPECT_NE(NULL, get(point(all, 0), pt[i])) TH_LOG("no curve[0].%s", pt[i]);
 	}
 	EXPECT_TRUE(json_object_is_type(get(point(all, 0), "knee"), json_type_boolean));
-	json_object_put(j);
 }
 
 /* --plot draws memory saved against refaults/s, with the knee. */
@@ -403,7 +412,6 @@ TEST_F(rec, plot_file_produced)
 	struct stat st;
 	FILE *f;
 
-	NEED();
 	if (system("gnuplot --version >/dev/null 2>&1"))
 		SKIP(return, "gnuplot not installed");
 	snprintf(svg, sizeof(svg), "%s/savings.svg", self->dir);
@@ -437,7 +445,6 @@ TEST_F(rec, bad_flags_and_thresholds)
 		"21s,22s,23s,24s,25s,26s,27s,28s,29s,30s,31s,32s,33s",
 	};
 
-	NEED();
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		EXPECT_EQ(2, run_daptrace(A("report", "savings", "--thresholds", (char *)bad[i],
 					    self->main_rec), out, sizeof(out)))
