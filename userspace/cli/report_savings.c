@@ -353,9 +353,12 @@ static int space_gone(const struct space *sp, const struct rec_info *info)
 static int settle(struct savings *sv, struct space *sp, enum sav_event ev)
 {
 	for (unsigned int k = 0; k < sv->nr_t; k++) {
-		for (size_t i = 0; i < sp->sets[k].n; i++)
-			if (account(sv, sp, k, ev, sp->sets[k].v[i].end - sp->sets[k].v[i].start, 0))
+		for (size_t i = 0; i < sp->sets[k].n; i++) {
+			const struct ivl *v = &sp->sets[k].v[i];
+
+			if (account(sv, sp, k, ev, v->end - v->start, 0))
 				return EXIT_FAIL;
+		}
 		sp->sets[k].n = 0;
 	}
 	sp->done = 1;
@@ -490,7 +493,8 @@ static int on_window(void *arg, const struct rec_snapshot *s, const struct rec_i
 
 	if (n < 0)
 		return fail(CMD, "out of memory");
-	if (report_grow((void **)&sv->touched, &sv->touched_cap, sv->nr_sp + 1, sizeof(*sv->touched)))
+	if (report_grow((void **)&sv->touched, &sv->touched_cap, sv->nr_sp + 1,
+			sizeof(*sv->touched)))
 		return fail(CMD, "out of memory");
 	for (i = 0; i < (size_t)n; i++)
 		tally(sv, &sv->w[i]);
@@ -525,7 +529,7 @@ static int on_window(void *arg, const struct rec_snapshot *s, const struct rec_i
  */
 static void find_knee(const struct savings *sv, struct sav_stats *st)
 {
-	double max = 0;
+	double max = 0, best = 0;
 
 	st->knee = -1;
 	if (!st->windows)
@@ -536,8 +540,10 @@ static void find_knee(const struct savings *sv, struct sav_stats *st)
 	for (unsigned int k = 0; k < sv->nr_t; k++) {
 		if (sav_refault_rate(st, k) > max * SAV_KNEE_PCT / 100)
 			continue;
-		if (st->knee < 0 || sav_saved_mean(st, k) > sav_saved_mean(st, (unsigned int)st->knee))
+		if (st->knee < 0 || sav_saved_mean(st, k) > best) {
 			st->knee = (int)k;
+			best = sav_saved_mean(st, k);
+		}
 	}
 }
 

@@ -160,12 +160,13 @@ void sav_print_plot(const struct sav_result *res, FILE *out, FILE *tics)
 		fprintf(out, "%.6f %.0f %.6f %d\n", (double)res->t_ns[k] / 1e9,
 			sav_saved_mean(st, k), sav_refault_rate(st, k) / (double)res->page_size,
 			(int)k == st->knee);
+	if (tics)
+		fprintf(tics, "page_size=%" PRIu64 "\n", res->page_size);
 	if (tics && st->knee >= 0)
-		fprintf(tics, "knee_s=%.6f; page_size=%" PRIu64 "\n",
-			(double)res->t_ns[st->knee] / 1e9, res->page_size);
+		fprintf(tics, "knee_s=%.6f\n", (double)res->t_ns[st->knee] / 1e9);
 	if (st->knee >= 0)
-		printf("%s: knee at %s: %s saved on average, %.2f pages refaulted/s\n", res->o->input,
-		       fmt_secs(res->t_ns[st->knee], b[0], 32),
+		printf("%s: knee at %s: %s saved on average, %.2f pages refaulted/s\n",
+		       res->o->input, fmt_secs(res->t_ns[st->knee], b[0], 32),
 		       bytes_of(sav_saved_mean(st, (unsigned int)st->knee), b[1], 32),
 		       sav_refault_rate(st, (unsigned int)st->knee) / (double)res->page_size);
 }

@@ -466,7 +466,8 @@ TEST_F(rec, bad_flags_and_thresholds)
 				  sizeof(out)));
 	EXPECT_EQ(2, run_daptrace(A("report", "wss", "--thresholds", "1s", self->main_rec), out,
 				  sizeof(out)));
-	EXPECT_NE(NULL, strstr(out, "--thresholds does not apply to 'report wss' (only to savings)"))
+	EXPECT_NE(NULL, strstr(out, "--thresholds does not apply to 'report wss' "
+			       "(only to savings)"))
 		TH_LOG("%s", out);
 	EXPECT_EQ(2, run_daptrace(A("report", "savings", "--by", "pid", "--plot", "x.svg",
 				    self->main_rec), out, sizeof(out)));
