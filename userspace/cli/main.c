@@ -10,7 +10,8 @@ static const struct subcommand subcommands[] = {
 	{ "report", cmd_report, "views of a record (daptrace's, damo's or a perf script):\n"
 	  "           heatmap, wss, regions, hot, raw, hist, objects, nodes,\n"
 	  "           pheatmap, access (damo report access), footprints (damo report\n"
-	  "           footprints), adjust (damo adjust) or damo (its format)" },
+	  "           footprints), adjust (damo adjust), savings (memory saved\n"
+	  "           against refaults per idle time) or damo (its format)" },
 	{ "status", cmd_status, "show the kernel monitor's state, attributes, targets and counters" },
 	{ "top", cmd_top, "live view of the hottest regions while monitoring (like perf top)" },
 	{ "policy", cmd_policy, "apply DAMOS-style schemes (reclaim, tiering) to the targets" },

@@ -62,6 +62,9 @@ static const struct report_mode modes[] = {
 	{ "adjust", report_adjust, NULL,
 	  "the record with its windows merged into windows of --aggr, a\n"
 	  "             record every mode reads (damo adjust)" },
+	{ "savings", report_savings, "savings.gp",
+	  "per idle-time threshold: the memory reclaiming what is idle that\n"
+	  "             long would save, and the refaults it would cause" },
 };
 
 #define NR_MODES (sizeof(modes) / sizeof(modes[0]))
@@ -81,7 +84,7 @@ static void usage(FILE *f)
 "      --json            the report as one JSON document instead (nodes:\n"
 "                        series[].nodes[n].{hot,warm,cold} bytes)\n"
 "      --plot OUT        render OUT (.png or .svg) with gnuplot (heatmap, wss,\n"
-"                        regions, objects, nodes, pheatmap)\n"
+"                        regions, objects, nodes, pheatmap, savings)\n"
 "  -p, --pid PID         only this target of the record (heatmap default: one\n"
 "                        per target, to NAME-PID.EXT with --plot/--output)\n"
 "      --partial         accept a record without its trailer (killed recorder)\n"
@@ -148,7 +151,17 @@ static void usage(FILE *f)
 "      --percentile-method nearest|damo   as for wss\n"
 "  adjust:\n"
 "      --aggr DUR        merge consecutive windows until they span DUR (needed)\n"
-"      --skip N          leave out the first N windows (damo adjust: 20)\n");
+"      --skip N          leave out the first N windows (damo adjust: 20)\n"
+"  savings:\n"
+"      for each idle time T: the memory a policy reclaiming what is idle for\n"
+"      at least T saves (mean and last window), the refaults the record shows\n"
+"      it would cause (bytes/s, pages/s, time to reuse p50/p90), what it\n"
+"      freed unused, what was still reclaimed at the end (future unknown);\n"
+"      the knee: the most saved while refaults/s stay within 10%% of the most\n"
+"      --thresholds LIST idle times, comma separated (default\n"
+"                        1s,2s,5s,10s,30s,1m,2m,5m,10m; at most 32)\n"
+"      --by pid|comm|cgroup  and the curve per process, command name or cgroup\n"
+"      --plot OUT        memory saved against refaults/s, the knee marked\n");
 }
 
 /* "heatmap, wss, ... or access": the modes, from the table */
@@ -190,13 +203,14 @@ static int parse_uint(const char *flag, const char *val, unsigned int lo,
 #define M_DAMO		(1u << 10)
 #define M_FOOTPRINTS	(1u << 11)
 #define M_ADJUST	(1u << 12)
+#define M_SAVINGS	(1u << 13)
 
 enum { OPT_PLOT = 256, OPT_PARTIAL, OPT_TIME_BINS, OPT_ADDR_BINS,
        OPT_MAX_BLOCKS, OPT_THRESHOLD, OPT_TOP, OPT_AT, OPT_BY_LABEL, OPT_JSON,
        OPT_SINCE, OPT_UNTIL, OPT_ADDR, OPT_LABEL, OPT_HOT_PCT, OPT_SIZE, OPT_FREQ,
        OPT_AGE, OPT_SORT, OPT_TEMP_W, OPT_BY, OPT_TERMINAL, OPT_SKIP, OPT_PCT_METHOD,
-       OPT_METRIC, OPT_SORTBY, OPT_ALL_FP, OPT_RAW_NUMBER, OPT_AGGR,
-       OPT_LAST = OPT_AGGR };
+       OPT_METRIC, OPT_SORTBY, OPT_ALL_FP, OPT_RAW_NUMBER, OPT_AGGR, OPT_THRESHOLDS,
+       OPT_LAST = OPT_THRESHOLDS };
 
 static const struct option longopts[] = {
 	{ "output",	required_argument, NULL, 'o' },
@@ -230,6 +244,7 @@ static const struct option longopts[] = {
 	{ "all-footprints", no_argument,  NULL, OPT_ALL_FP },
 	{ "raw-number",	no_argument,	   NULL, OPT_RAW_NUMBER },
 	{ "aggr",	required_argument, NULL, OPT_AGGR },
+	{ "thresholds",	required_argument, NULL, OPT_THRESHOLDS },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -240,8 +255,8 @@ static const struct {
 	unsigned int modes;
 	const char *which;
 } flag_modes[] = {
-	{ OPT_PLOT, M_HEATMAP | M_WSS | M_REGIONS | M_OBJECTS | M_NODES | M_PHEATMAP,
-	  "heatmap, wss, regions, objects, nodes and pheatmap" },
+	{ OPT_PLOT, M_HEATMAP | M_WSS | M_REGIONS | M_OBJECTS | M_NODES | M_PHEATMAP |
+	  M_SAVINGS, "heatmap, wss, regions, objects, nodes, pheatmap and savings" },
 	{ OPT_JSON, ~(M_DAMO | M_ADJUST), "the modes other than damo and adjust, which "
 	  "write records" },
 	{ OPT_TIME_BINS, M_HEATMAP | M_OBJECTS | M_PHEATMAP, "heatmap, objects and pheatmap" },
@@ -265,7 +280,8 @@ static const struct {
 	{ OPT_SORT, M_ACCESS, "access" },
 	{ OPT_TEMP_W, M_ACCESS, "access" },
 	{ OPT_BY_LABEL, M_HOT, "hot" },
-	{ OPT_BY, M_WSS | M_HOT | M_ACCESS, "wss, hot and access" },
+	{ OPT_BY, M_WSS | M_HOT | M_ACCESS | M_SAVINGS, "wss, hot, access and savings" },
+	{ OPT_THRESHOLDS, M_SAVINGS, "savings" },
 };
 
 static const char *opt_name(int opt)
@@ -415,6 +431,40 @@ static int parse_weights(const char *val, double *w)
 		p = end + 1;
 	}
 	return 0;
+}
+
+/* savings: "1s,2s,5s,1m": distinct durations above 0, kept ascending. */
+static int parse_thresholds(const char *val, struct report_opts *o)
+{
+	char buf[1024], *save = NULL, *tok;
+	uint64_t us;
+
+	o->nr_thresholds = 0;
+	if (strlen(val) >= sizeof(buf))
+		goto bad;
+	strcpy(buf, val);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		unsigned int i = o->nr_thresholds;
+
+		if (i == REPORT_MAX_THRESHOLDS || parse_duration_us(tok, &us) || !us)
+			goto bad;
+		/* insertion in order: a few values */
+		for (; i && o->thresholds_ns[i - 1] > us * 1000; i--)
+			o->thresholds_ns[i] = o->thresholds_ns[i - 1];
+		if (i && o->thresholds_ns[i - 1] == us * 1000)
+			goto bad;
+		o->thresholds_ns[i] = us * 1000;
+		o->nr_thresholds++;
+	}
+	/* a trailing or doubled comma is a mistake, not an empty threshold */
+	if (!o->nr_thresholds || val[strlen(val) - 1] == ',' || strstr(val, ",,") ||
+	    val[0] == ',')
+		goto bad;
+	return 0;
+bad:
+	return bad_value(CMD, "--thresholds", val, "expected up to 32 different idle "
+			 "times above 0, comma separated, each with a unit, us, ms, s or m "
+			 "(e.g. 1s,2s,5s,10s,30s,1m)");
 }
 
 static int parse_bool(const char *flag, const char *val, int *out)
@@ -575,6 +625,9 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 			break;
 		case OPT_RAW_NUMBER:
 			o->raw_number = 1;
+			break;
+		case OPT_THRESHOLDS:
+			err = parse_thresholds(optarg, o);
 			break;
 		case OPT_AT:
 			err = parse_seconds("--at", optarg, &o->at_s);
@@ -958,6 +1011,23 @@ int report_read(const struct report_opts *o, rec_snapshot_cb cb, void *arg,
 		warn_msg(CMD, "%s: incomplete record (no trailer); reporting what "
 			 "is there", o->input);
 	return EXIT_OK;
+}
+
+int report_grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	size_t cap2 = *cap ? *cap : 64;
+	void *n;
+
+	if (need <= *cap)
+		return 0;
+	while (cap2 < need)
+		cap2 *= 2;
+	n = realloc(*p, cap2 * size);
+	if (!n)
+		return -1;
+	*p = n;
+	*cap = cap2;
+	return 0;
 }
 
 void report_input_free(struct report_input *in)

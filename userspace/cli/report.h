@@ -39,6 +39,9 @@ struct access_pattern {
 	uint64_t age_min_ns, age_max_ns;
 };
 
+/* report savings: at most this many --thresholds */
+#define REPORT_MAX_THRESHOLDS	32
+
 enum access_sort { SORT_ADDRESS, SORT_SIZE, SORT_FREQ, SORT_AGE, SORT_TEMPERATURE,
 		   NR_SORT_KEYS };
 
@@ -79,6 +82,8 @@ struct report_opts {
 	int fp_all;			/* footprints: every window's value */
 	int raw_number;			/* footprints: sizes in bytes */
 	uint64_t adjust_aggr_us;	/* adjust: the merged windows' length */
+	uint64_t thresholds_ns[REPORT_MAX_THRESHOLDS];	/* savings: ascending */
+	unsigned int nr_thresholds;	/* savings: 0: the defaults */
 };
 
 /*
@@ -102,9 +107,15 @@ int report_access(const struct report_opts *o, FILE *out, FILE *tics);
 int report_damo(const struct report_opts *o, FILE *out, FILE *tics);
 int report_footprints(const struct report_opts *o, FILE *out, FILE *tics);
 int report_adjust(const struct report_opts *o, FILE *out, FILE *tics);
+int report_savings(const struct report_opts *o, FILE *out, FILE *tics);
 /* report damo of @record into @out (record --damo). */
 int report_damo_write(const char *record, const char *out);
 
+/*
+ * Make *@p hold at least @need items of @size bytes, doubling *@cap (from
+ * 64); 0, or -1 with *@p as it was when out of memory.
+ */
+int report_grow(void **p, size_t *cap, size_t need, size_t size);
 /* Close the spool, free what the reads noted. */
 void report_input_free(struct report_input *in);
 /* Read @o->input, calling @cb per snapshot; prints the error and returns 1. */

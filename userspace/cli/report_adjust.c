@@ -82,23 +82,6 @@ struct adjust {
 	size_t points_cap, out_cap;
 };
 
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	size_t cap2 = *cap ? *cap : 64;
-	void *n;
-
-	if (need <= *cap)
-		return 0;
-	while (cap2 < need)
-		cap2 *= 2;
-	n = realloc(*p, cap2 * size);
-	if (!n)
-		return -1;
-	*p = n;
-	*cap = cap2;
-	return 0;
-}
-
 /* Sampling rounds of a window: its count, else its intervals' ratio. */
 static uint32_t samples_of(const struct rec_snapshot *s)
 {
@@ -171,7 +154,7 @@ static int split(struct adjust *a, const struct fine_region *r, size_t n, uint64
 {
 	size_t np = 0;
 
-	if (grow((void **)&a->points, &a->points_cap, 2 * n, sizeof(*a->points)))
+	if (report_grow((void **)&a->points, &a->points_cap, 2 * n, sizeof(*a->points)))
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		a->points[np++] = r[i].r.start;
@@ -212,7 +195,7 @@ static int split(struct adjust *a, const struct fine_region *r, size_t n, uint64
 			c->last = &r[i];
 		}
 	}
-	if (grow((void **)&a->out_r, &a->out_cap, *k + np, sizeof(*a->out_r)))
+	if (report_grow((void **)&a->out_r, &a->out_cap, *k + np, sizeof(*a->out_r)))
 		return -1;
 	for (size_t p = 0; p + 1 < np; p++) {
 		const struct piece *c = &a->pieces[p];
@@ -271,7 +254,7 @@ static int flush(struct adjust *a)
 	if (total > UINT32_MAX)
 		return fail("report", "%s: a window of %" PRIu64 " samples: --aggr is too long "
 			    "for a window's count", a->o->input, total);
-	if (grow((void **)&a->c_start, &a->c_cap, a->nr_c + 1, sizeof(*a->c_start)))
+	if (report_grow((void **)&a->c_start, &a->c_cap, a->nr_c + 1, sizeof(*a->c_start)))
 		return fail("report", "out of memory");
 	if (!a->nr_c)
 		a->c_first_len = s.end_ns - s.start_ns;
@@ -307,7 +290,7 @@ static int flush(struct adjust *a)
  */
 static int targets_since(struct adjust *a, const struct rec_info *info)
 {
-	if (grow((void **)&a->exited, &a->exited_cap, info->nr_targets + 1, 1))
+	if (report_grow((void **)&a->exited, &a->exited_cap, info->nr_targets + 1, 1))
 		return -1;
 	for (; a->nr_targets < info->nr_targets; a->nr_targets++) {
 		a->exited[a->nr_targets] = 0;
@@ -343,7 +326,7 @@ static int header(struct adjust *a, const struct rec_info *info)
 	ret = rec_write_header(a->out, meta, n, info->targets, info->nr_targets);
 	a->nr_targets = info->nr_targets;
 	free(meta);
-	if (grow((void **)&a->exited, &a->exited_cap, info->nr_targets + 1, 1))
+	if (report_grow((void **)&a->exited, &a->exited_cap, info->nr_targets + 1, 1))
 		ret = -1;
 	else
 		memset(a->exited, 0, info->nr_targets);
@@ -366,8 +349,8 @@ static int add(void *arg, const struct rec_snapshot *s, const struct rec_info *i
 		return fail("report", "%s:%lu: window seq %" PRIu64 " has no sample count nor "
 			    "intervals: its accesses cannot be added to others'", o->input,
 			    s->line, s->seq);
-	if (grow((void **)&a->w, &a->w_cap, a->nr_w + 1, sizeof(*a->w)) ||
-	    grow((void **)&a->r, &a->r_cap, a->nr_r + s->nr_regions, sizeof(*a->r)))
+	if (report_grow((void **)&a->w, &a->w_cap, a->nr_w + 1, sizeof(*a->w)) ||
+	    report_grow((void **)&a->r, &a->r_cap, a->nr_r + s->nr_regions, sizeof(*a->r)))
 		return fail("report", "out of memory");
 	a->w[a->nr_w] = (struct fine_win){
 		.start_ns = s->start_ns, .end_ns = s->end_ns, .missed = s->missed_before,
@@ -396,7 +379,7 @@ static int add(void *arg, const struct rec_snapshot *s, const struct rec_info *i
 		while (k < a->nr_fp && a->fp[k].pid != s->footprints[i].pid)
 			k++;
 		if (k == a->nr_fp &&
-		    grow((void **)&a->fp, &a->fp_cap, ++a->nr_fp, sizeof(*a->fp)))
+		    report_grow((void **)&a->fp, &a->fp_cap, ++a->nr_fp, sizeof(*a->fp)))
 			return fail("report", "out of memory");
 		a->fp[k] = s->footprints[i];
 	}

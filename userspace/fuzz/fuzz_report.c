@@ -4,8 +4,9 @@
  * or a clean error, never a crash (SIGFPE on a crafted region), leak or
  * undefined behaviour.  Every mode but objects (which needs a side file)
  * and damo runs on the input, heatmap at two grid sizes, hot in both
- * rankings, hist as text and JSON, adjust at two lengths.  Build and run:
- * make -C userspace fuzz.
+ * rankings, hist as text and JSON, adjust at two lengths, savings at its
+ * default thresholds and at thresholds as short as the crafted windows.
+ * Build and run: make -C userspace fuzz.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -64,6 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	run(&o, report_footprints);
 	o.fp_by_time = o.fp_all = o.pct_damo = 1;
 	run(&o, report_footprints);
+	run(&o, report_savings);
 	o.adjust_aggr_us = 250000;
 	run(&o, report_adjust);
 	o.adjust_aggr_us = 1;
@@ -80,6 +82,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.by = BY_CGROUP;
 	run(&o, report_access);
 	run(&o, report_wss);
+	/* thresholds of the crafted records' nanosecond windows */
+	o.thresholds_ns[0] = 1;
+	o.thresholds_ns[1] = 100;
+	o.thresholds_ns[2] = 1000000000;
+	o.nr_thresholds = 3;
+	run(&o, report_savings);
 	o.by = BY_COMM;
 	run(&o, report_hot);
 	o.by = BY_NONE;
@@ -88,6 +96,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	run(&o, report_hot);
 	run(&o, report_raw);
 	run(&o, report_hist);
+	run(&o, report_savings);
 	o.terminal = 2;
 	o.json = 0;
 	run(&o, report_heatmap);

@@ -330,7 +330,7 @@ static void check_svg(struct __test_metadata *_metadata, const char *pic, char *
 }
 
 static const char *const modes[] = { "heatmap", "wss", "regions", "nodes", "pheatmap",
-				     "objects" };
+				     "objects", "savings" };
 
 TEST_F(plot, every_mode_renders_png_and_svg)
 {

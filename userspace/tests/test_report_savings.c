@@ -1,0 +1,480 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * report savings (issue 39, part 1) on records small enough to work out
+ * by hand: what reclaiming everything idle for at least T saves, the
+ * refaults it causes and how soon, memory freed unused apart from memory
+ * whose future the record does not know, what is never idle enough (not
+ * observable, unknown age), ranges that split and merge, --by pid, the
+ * knee, JSON, the plot, and the flags it refuses.
+ */
+#include <json-c/json.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "kselftest_harness.h"
+#include "run_cmd.h"
+
+static char out[1 << 18];
+
+#define NEED() do { \
+	if (!daptrace_bin()) \
+		SKIP(return, "DAPTRACE_BIN not set to the daptrace binary"); \
+} while (0)
+
+#define HDR "# daptrace-record v2\n#meta,sample_us,5000\n#meta,aggr_us,1000000\n" \
+	    "#meta,page_size,4096\n"
+#define COLS "time_ns,seq,pid,start,end,nr_accesses,age,nr_samples,flags,label\n"
+
+/*
+ * The main record: pid 7, eight windows of 1 s (window w ends at w s);
+ * a region idle with age g has been idle for g + 1 windows.
+ *   a  0x10000  4 KiB  idle (age w-1) in windows 1-5: idle 1..5 s, then
+ *                      accessed from window 6 on
+ *   b  0x20000  8 KiB  idle (age w-1) in windows 1-4, then unmapped (gone)
+ *   c  0x30000 16 KiB  idle since before the record (age w+8: 10..17 s)
+ *                      to its end: its future is unknown
+ *   d  0x40000  4 KiB  not observable (flags 1), "idle" as long as c
+ *   e  0x50000  4 KiB  idle, age unknown (an empty field)
+ *   a 64 KiB [unmapped] hole, idle: no memory at all
+ *
+ * --thresholds 1s,5s,6s:
+ * T = 1 s: a, b and c reclaimed in window 1 (28 KiB = 28672); a refaults
+ *   in window 6, 5 s later; b is unmapped in window 5: never reused
+ *   (8192); c still reclaimed at the end: unknown (16384, 57.143 % of
+ *   28672).  Saved per window: a 4096 in w1-5, b 8192 in w1-4, c 16384
+ *   in w1-8: (20480 + 32768 + 131072) / 8 = 23040; last window 16384.
+ * T = 5 s: a reclaimed in window 5 (its idle reaches 5 s), refaults in
+ *   window 6, 1 s later; c as before.  Reclaimed 20480, refaulted 4096,
+ *   unknown 16384.  Saved (4096 + 8 x 16384) / 8 = 16896.
+ * T = 6 s: a never reaches 6 s: no refault; c alone, 16384 saved.
+ * Refaults per s of the 8 s: 4096 / 8 = 512 B/s = 0.125 pages/s at 1 s
+ * and 5 s, 0 at 6 s: within 10 % of the most only 6 s, the knee.
+ * Left out each window: d 4096 not observable, e 4096 of unknown age;
+ * observed: a 4096 + b (8192 x 4 / 8) + c 16384 + e 4096 = 28672.
+ */
+static void write_main(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return;
+	fputs(HDR "#target,7,app\n" COLS, f);
+	for (int w = 1; w <= 8; w++) {
+		unsigned long long t = w * 1000000000ULL;
+
+		fprintf(f, "#snap,%d,%llu,%llu,%d,200,0,0\n", w, t - 1000000000ULL, t,
+			w <= 4 ? 6 : 5);
+		if (w <= 5)
+			fprintf(f, "%llu,%d,7,65536,69632,0,%d,200,0,a\n", t, w, w - 1);
+		else
+			fprintf(f, "%llu,%d,7,65536,69632,5,%d,200,0,a\n", t, w, w - 6);
+		if (w <= 4)
+			fprintf(f, "%llu,%d,7,131072,139264,0,%d,200,0,b\n", t, w, w - 1);
+		fprintf(f, "%llu,%d,7,196608,212992,0,%d,200,0,c\n", t, w, w + 8);
+		fprintf(f, "%llu,%d,7,262144,266240,0,%d,200,1,/dev/hugepages/d\n", t, w, w + 8);
+		fprintf(f, "%llu,%d,7,327680,331776,0,,200,0,e\n", t, w);
+		fprintf(f, "%llu,%d,7,393216,458752,0,%d,200,0,[unmapped]\n", t, w, w - 1);
+	}
+	fputs("#eof\n", f);
+	fclose(f);
+}
+
+/*
+ * Two processes, four windows of 1 s, --thresholds 1s,3s.
+ * pid 7: f, 16 KiB at 0x80000, idle in windows 1-2 (1 s, 2 s); in window
+ *   3 split: its first page accessed, the other three idle for 3 s; in
+ *   window 4 merged again, idle for 1 s.
+ *   T = 1 s: 16384 reclaimed in window 1; the first page refaults in
+ *   window 3 (2 s later) and is reclaimed again in window 4: reclaimed
+ *   20480, refaulted 4096, unknown 16384.  Saved 16384, 16384, 12288,
+ *   16384: mean 15360.
+ *   T = 3 s: the three idle pages reclaimed in window 3 (12288), unknown
+ *   at the end; saved 12288 in window 3 alone: mean 3072.
+ * pid 8 (b): g, 4 KiB accessed, and h, 8 KiB idle 1 s, 2 s; exits after
+ *   window 2.  T = 1 s: h reclaimed (8192), never reused: its process
+ *   left.  Saved 8192 in both its windows.
+ * All: T = 1 s reclaimed 28672 = refaulted 4096 + never 8192 + unknown
+ *   16384; 4096 B over 4 s = 1024 B/s; the knee is 3 s (no refaults).
+ */
+static const char two_procs[] = HDR "#target,7,a\n#target,8,b\n" COLS
+	"#snap,1,0,1000000000,3,200,0,0\n"
+	"1000000000,1,7,524288,540672,0,0,200,0,f\n"
+	"1000000000,1,8,589824,593920,5,0,200,0,g\n"
+	"1000000000,1,8,655360,663552,0,0,200,0,h\n"
+	"#snap,2,1000000000,2000000000,3,200,0,0\n"
+	"2000000000,2,7,524288,540672,0,1,200,0,f\n"
+	"2000000000,2,8,589824,593920,5,1,200,0,g\n"
+	"2000000000,2,8,655360,663552,0,1,200,0,h\n"
+	"#exit,8,2500000000\n"
+	"#snap,3,2000000000,3000000000,2,200,0,0\n"
+	"3000000000,3,7,524288,528384,3,0,200,0,f\n"
+	"3000000000,3,7,528384,540672,0,2,200,0,f\n"
+	"#snap,4,3000000000,4000000000,1,200,0,0\n"
+	"4000000000,4,7,524288,540672,0,0,200,0,f\n"
+	"#eof\n";
+
+static struct json_object *savings_json(struct __test_metadata *_metadata, const char *rec,
+					const char *thresholds, const char *by)
+{
+	struct json_object *j;
+	int ret;
+
+	if (by)
+		ret = run_daptrace(A("report", "savings", "--json", "--thresholds",
+				     (char *)thresholds, "--by", (char *)by, (char *)rec),
+				   out, sizeof(out));
+	else
+		ret = run_daptrace(A("report", "savings", "--json", "--thresholds",
+				     (char *)thresholds, (char *)rec), out, sizeof(out));
+	EXPECT_EQ(0, ret) TH_LOG("%s", out);
+	j = json_tokener_parse(out);
+	EXPECT_NE(NULL, j) TH_LOG("not JSON: %.500s", out);
+	return j;
+}
+
+static struct json_object *get(struct json_object *o, const char *k)
+{
+	struct json_object *v = NULL;
+
+	return o && json_object_object_get_ex(o, k, &v) ? v : NULL;
+}
+
+/* threshold @k of the curve of @st ("all" or a group) */
+static struct json_object *point(struct json_object *st, size_t k)
+{
+	struct json_object *c = get(st, "curve");
+
+	return c && k < json_object_array_length(c) ? json_object_array_get_idx(c, k) : NULL;
+}
+
+static double num(struct json_object *o, const char *k)
+{
+	return json_object_get_double(get(o, k));
+}
+
+/* One number the curve must have: field @field of threshold @k. */
+struct want {
+	size_t k;
+	const char *field;
+	double v;
+};
+
+static void expect_curve(struct __test_metadata *_metadata, struct json_object *st,
+			 const struct want *w, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		EXPECT_EQ(w[i].v, num(point(st, w[i].k), w[i].field))
+			TH_LOG("curve[%zu].%s", w[i].k, w[i].field);
+	}
+}
+
+#define EXPECT_CURVE(st, ...) do { \
+	static const struct want w_[] = { __VA_ARGS__ }; \
+	expect_curve(_metadata, (st), w_, sizeof(w_) / sizeof(w_[0])); \
+} while (0)
+
+FIXTURE(rec)
+{
+	char dir[64];
+	char main_rec[128], two[128];
+	struct json_object *j;		/* main_rec --thresholds 6s,1s,5s --json */
+	struct json_object *all;	/* its "all" */
+};
+
+FIXTURE_SETUP(rec)
+{
+	FILE *f;
+
+	NEED();
+	strcpy(self->dir, "/tmp/daptrace-savings-XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->dir));
+	snprintf(self->main_rec, sizeof(self->main_rec), "%s/main.csv", self->dir);
+	snprintf(self->two, sizeof(self->two), "%s/two.csv", self->dir);
+	write_main(self->main_rec);
+	f = fopen(self->two, "w");
+	ASSERT_NE(NULL, f);
+	fputs(two_procs, f);
+	fclose(f);
+	/* out of order: they come back sorted */
+	self->j = savings_json(_metadata, self->main_rec, "6s,1s,5s", NULL);
+	ASSERT_NE(NULL, self->j);
+	self->all = get(self->j, "all");
+}
+
+FIXTURE_TEARDOWN(rec)
+{
+	char cmd[128];
+
+	if (self->j)
+		json_object_put(self->j);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", self->dir);
+	if (system(cmd))
+		TH_LOG("could not remove %s", self->dir);
+}
+
+/* A region idle for 5 s and then touched refaults for T <= 5 s, not for 6 s. */
+TEST_F(rec, refaults_and_time_to_reuse)
+{
+	struct json_object *all = self->all;
+
+	/* thresholds come back in order */
+	EXPECT_CURVE(all,
+		{ 0, "threshold_s", 1 },
+		{ 1, "threshold_s", 5 },
+		{ 2, "threshold_s", 6 },
+		{ 0, "refaulted_bytes", 4096 },
+		{ 0, "reuse_p50_s", 5 },
+		{ 0, "reuse_p90_s", 5 },
+		{ 0, "refault_bytes_per_s", 512 },
+		{ 0, "refault_pages_per_s", 0.125 },
+		{ 1, "refaulted_bytes", 4096 },
+		{ 1, "reuse_p50_s", 1 },
+		{ 1, "reclaimed_bytes", 20480 },
+		{ 2, "refaulted_bytes", 0 },
+		{ 2, "refault_pages_per_s", 0 });
+	/* nothing refaulted: no reuse time, not 0 */
+	EXPECT_EQ(NULL, get(point(all, 2), "reuse_p50_s"));
+	EXPECT_TRUE(json_object_object_get_ex(point(all, 2), "reuse_p50_s", NULL));
+	EXPECT_EQ(8, num(all, "seconds"));
+	EXPECT_EQ(8, num(all, "windows"));
+}
+
+/* b, unmapped unused: saved, no refault, never reused. */
+TEST_F(rec, memory_never_touched_again)
+{
+	struct json_object *all = self->all;
+
+	EXPECT_CURVE(all,
+		{ 0, "saved_mean_bytes", 23040 },
+		{ 0, "reclaimed_bytes", 28672 },
+		{ 0, "never_reused_bytes", 8192 },
+		/* a alone refaults */
+		{ 0, "refaulted_bytes", 4096 },
+		{ 1, "saved_mean_bytes", 16896 },
+		{ 1, "never_reused_bytes", 0 });
+}
+
+/* c is still reclaimed when the record ends: unknown, never "never reused". */
+TEST_F(rec, unknown_future_reported_apart)
+{
+	struct json_object *all = self->all;
+
+	for (size_t k = 0; k < 3; k++) {
+		struct json_object *p = point(all, k);
+
+		EXPECT_EQ(16384, num(p, "unknown_future_bytes")) TH_LOG("threshold %zu", k);
+		/* the three outcomes add up to what was reclaimed */
+		EXPECT_EQ(num(p, "reclaimed_bytes"), num(p, "refaulted_bytes") +
+			  num(p, "never_reused_bytes") + num(p, "unknown_future_bytes"));
+		EXPECT_EQ(16384, num(p, "saved_last_bytes"));
+	}
+	EXPECT_EQ(57.143, num(point(all, 0), "unknown_future_percent"));
+	EXPECT_EQ(100, num(point(all, 2), "unknown_future_percent"));
+}
+
+/* d (not observable) and e (age unknown) are never idle enough; the hole is no memory. */
+TEST_F(rec, unobservable_and_unknown_age_excluded)
+{
+	struct json_object *all = self->all;
+
+	EXPECT_EQ(4096, num(all, "not_observable_mean_bytes"));
+	EXPECT_EQ(4096, num(all, "age_unknown_idle_mean_bytes"));
+	EXPECT_EQ(28672, num(all, "observed_mean_bytes"));
+	/* with d, e or the hole counted these would be larger */
+	EXPECT_EQ(16384, num(point(all, 2), "saved_mean_bytes"));
+	EXPECT_EQ(16384, num(point(all, 2), "reclaimed_bytes"));
+	ASSERT_EQ(0, run_daptrace(A("report", "savings", "--thresholds", "1s,5s,6s",
+				    self->main_rec), out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "not observable 4.00 KiB, idle of unknown age 4.00 KiB"))
+		TH_LOG("%s", out);
+}
+
+/* The table marks the knee: the most saved with refaults/s within 10 % of the most. */
+TEST_F(rec, text_table_marks_the_knee)
+{
+	const char *knee, *line;
+
+	ASSERT_EQ(0, run_daptrace(A("report", "savings", "--thresholds", "1s,5s,6s",
+				    self->main_rec), out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "# knee: 6.00 s\n")) TH_LOG("%s", out);
+	knee = strstr(out, "<- knee");
+	ASSERT_NE(NULL, knee) TH_LOG("%s", out);
+	for (line = knee; line > out && line[-1] != '\n'; line--)
+		;
+	EXPECT_EQ(0, strncmp(line, "6.00 s ", 7)) TH_LOG("knee on: %.80s", line);
+	EXPECT_EQ(knee, strrchr(out, '<')) TH_LOG("more than one knee: %s", out);
+	/* the row of 1 s: its reuse time and the unknown share */
+	EXPECT_NE(NULL, strstr(out, "\n1.00 s ")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "    5.00 s    5.00 s ")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "     57.1\n")) TH_LOG("%s", out);
+}
+
+/*
+ * --by pid, with a range that splits and merges (only its accessed page
+ * refaults) and a process that exits (its reclaimed memory was never reused).
+ */
+TEST_F(rec, by_pid_and_byte_ranges)
+{
+	struct json_object *j, *all, *g, *groups;
+
+	j = savings_json(_metadata, self->two, "1s,3s", "pid");
+	ASSERT_NE(NULL, j);
+	all = get(j, "all");
+	EXPECT_CURVE(all,
+		{ 0, "reclaimed_bytes", 28672 },
+		{ 0, "refaulted_bytes", 4096 },
+		{ 0, "never_reused_bytes", 8192 },
+		{ 0, "unknown_future_bytes", 16384 },
+		{ 0, "refault_bytes_per_s", 1024 });
+	EXPECT_EQ(3, num(all, "knee_threshold_s"));
+	EXPECT_TRUE(json_object_get_boolean(get(point(all, 1), "knee")));
+	EXPECT_STREQ("pid", json_object_get_string(get(j, "by")));
+	groups = get(j, "groups");
+	ASSERT_NE(NULL, groups);
+	ASSERT_EQ(2, json_object_array_length(groups));
+	g = json_object_array_get_idx(groups, 0);
+	EXPECT_STREQ("7", json_object_get_string(get(g, "group")));
+	EXPECT_EQ(1, num(g, "processes"));
+	EXPECT_CURVE(g,
+		{ 0, "reclaimed_bytes", 20480 },
+		{ 0, "refaulted_bytes", 4096 },
+		{ 0, "reuse_p50_s", 2 },
+		{ 0, "unknown_future_bytes", 16384 },
+		{ 0, "never_reused_bytes", 0 },
+		{ 0, "saved_mean_bytes", 15360 },
+		{ 1, "reclaimed_bytes", 12288 },
+		{ 1, "saved_mean_bytes", 3072 },
+		{ 1, "saved_last_bytes", 0 });
+	g = json_object_array_get_idx(groups, 1);
+	EXPECT_STREQ("8", json_object_get_string(get(g, "group")));
+	EXPECT_EQ(2, num(g, "windows"));
+	EXPECT_EQ(2, num(g, "seconds"));
+	EXPECT_CURVE(g,
+		{ 0, "saved_mean_bytes", 8192 },
+		{ 0, "never_reused_bytes", 8192 },
+		{ 0, "unknown_future_bytes", 0 },
+		{ 0, "refaulted_bytes", 0 });
+	json_object_put(j);
+	/* as text: a table per process after the record's */
+	ASSERT_EQ(0, run_daptrace(A("report", "savings", "--by", "pid", "--thresholds", "1s,3s",
+				    self->two), out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\n# pid 7\n")) TH_LOG("%s", out);
+	EXPECT_LT(strstr(out, "\n# pid 7\n"), strstr(out, "\n# pid 8\n")) TH_LOG("%s", out);
+	/* -p keeps one process */
+	j = NULL;
+	ASSERT_EQ(0, run_daptrace(A("report", "savings", "--json", "-p", "8", "--thresholds",
+				    "1s,3s", self->two), out, sizeof(out))) TH_LOG("%s", out);
+	j = json_tokener_parse(out);
+	ASSERT_NE(NULL, j);
+	EXPECT_EQ(8192, num(point(get(j, "all"), 0), "reclaimed_bytes"));
+	json_object_put(j);
+}
+
+/* Every field of the JSON, with its type: null only where documented. */
+TEST_F(rec, json_fields)
+{
+	static const char *const top[] = { "record", "page_size", "knee_percent", "all" };
+	static const char *const st[] = {
+		"processes", "windows", "seconds", "observed_mean_bytes",
+		"not_observable_mean_bytes", "age_unknown_idle_mean_bytes", "knee_threshold_s",
+		"curve",
+	};
+	static const char *const pt[] = {
+		"threshold_s", "saved_mean_bytes", "saved_last_bytes", "reclaimed_bytes",
+		"refaulted_bytes", "refault_bytes_per_s", "refault_pages_per_s", "reuse_p50_s",
+		"reuse_p90_s", "never_reused_bytes", "unknown_future_bytes",
+		"unknown_future_percent", "knee",
+	};
+	struct json_object *all, *j = self->j;
+
+	for (size_t i = 0; i < sizeof(top) / sizeof(top[0]); i++) {
+		EXPECT_NE(NULL, get(j, top[i])) TH_LOG("no %s", top[i]);
+	}
+	/* groups only with --by */
+	EXPECT_FALSE(json_object_object_get_ex(j, "groups", NULL));
+	EXPECT_EQ(4096, num(j, "page_size"));
+	EXPECT_EQ(10, num(j, "knee_percent"));
+	all = get(j, "all");
+	for (size_t i = 0; i < sizeof(st) / sizeof(st[0]); i++) {
+		EXPECT_NE(NULL, get(all, st[i])) TH_LOG("no all.%s", st[i]);
+	}
+	ASSERT_EQ(3, json_object_array_length(get(all, "curve")));
+	for (size_t i = 0; i < sizeof(pt) / sizeof(pt[0]); i++) {
+		EXPECT_NE(NULL, get(point(all, 0), pt[i])) TH_LOG("no curve[0].%s", pt[i]);
+	}
+	EXPECT_TRUE(json_object_is_type(get(point(all, 0), "knee"), json_type_boolean));
+}
+
+/* --plot draws memory saved against refaults/s, with the knee. */
+TEST_F(rec, plot_file_produced)
+{
+	char svg[160], png[160], *text;
+	struct stat st;
+	FILE *f;
+
+	if (system("gnuplot --version >/dev/null 2>&1"))
+		SKIP(return, "gnuplot not installed");
+	snprintf(svg, sizeof(svg), "%s/savings.svg", self->dir);
+	snprintf(png, sizeof(png), "%s/savings.png", self->dir);
+	ASSERT_EQ(0, run_daptrace(A("report", "savings", "--thresholds", "1s,5s,6s", "--plot",
+				    svg, self->main_rec), out, sizeof(out))) TH_LOG("%s", out);
+	/* the headline, as the data went to the picture */
+	EXPECT_NE(NULL, strstr(out, "knee at 6.00 s: 16.0 KiB saved on average")) TH_LOG("%s", out);
+	ASSERT_EQ(0, stat(svg, &st));
+	text = calloc(1, st.st_size + 1);
+	ASSERT_NE(NULL, text);
+	f = fopen(svg, "r");
+	ASSERT_NE(NULL, f);
+	EXPECT_EQ((size_t)st.st_size, fread(text, 1, st.st_size, f));
+	fclose(f);
+	EXPECT_NE(NULL, strstr(text, "knee")) TH_LOG("no knee in the SVG");
+	EXPECT_NE(NULL, strstr(text, "refaults")) TH_LOG("no refaults axis in the SVG");
+	free(text);
+	ASSERT_EQ(0, run_daptrace(A("report", "savings", "--plot", png, self->main_rec), out,
+				  sizeof(out))) TH_LOG("%s", out);
+	ASSERT_EQ(0, stat(png, &st));
+	EXPECT_GT(st.st_size, 1000);
+}
+
+/* Bad flags and thresholds: exit 2, saying what is wrong. */
+TEST_F(rec, bad_flags_and_thresholds)
+{
+	static const char *const bad[] = {
+		"0s", "5", "1s,1s", "1s,", ",1s", "1s,,2s", "-1s", "1h", "abc", "",
+		"1s,2s,3s,4s,5s,6s,7s,8s,9s,10s,11s,12s,13s,14s,15s,16s,17s,18s,19s,20s,"
+		"21s,22s,23s,24s,25s,26s,27s,28s,29s,30s,31s,32s,33s",
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		EXPECT_EQ(2, run_daptrace(A("report", "savings", "--thresholds", (char *)bad[i],
+					    self->main_rec), out, sizeof(out)))
+			TH_LOG("--thresholds '%s': %s", bad[i], out);
+		EXPECT_NE(NULL, strstr(out, "--thresholds")) TH_LOG("%s", out);
+		EXPECT_NE(NULL, strstr(out, "e.g. 1s,2s,5s")) TH_LOG("%s", out);
+	}
+	/* 32 are fine */
+	EXPECT_EQ(0, run_daptrace(A("report", "savings", "--thresholds",
+				    "1s,2s,3s,4s,5s,6s,7s,8s,9s,10s,11s,12s,13s,14s,15s,16s,17s,"
+				    "18s,19s,20s,21s,22s,23s,24s,25s,26s,27s,28s,29s,30s,31s,32s",
+				    self->main_rec), out, sizeof(out))) TH_LOG("%s", out);
+	/* other modes' flags, and --thresholds elsewhere */
+	EXPECT_EQ(2, run_daptrace(A("report", "savings", "--threshold", "3", self->main_rec),
+				  out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "--threshold does not apply to 'report savings'"))
+		TH_LOG("%s", out);
+	EXPECT_EQ(2, run_daptrace(A("report", "savings", "--top", "3", self->main_rec), out,
+				  sizeof(out)));
+	EXPECT_EQ(2, run_daptrace(A("report", "wss", "--thresholds", "1s", self->main_rec), out,
+				  sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "--thresholds does not apply to 'report wss' "
+			       "(only to savings)"))
+		TH_LOG("%s", out);
+	EXPECT_EQ(2, run_daptrace(A("report", "savings", "--by", "pid", "--plot", "x.svg",
+				    self->main_rec), out, sizeof(out)));
+	EXPECT_EQ(2, run_daptrace(A("report", "savings", "--by", "uid", self->main_rec), out,
+				  sizeof(out)));
+	EXPECT_EQ(2, run_daptrace(A("report", "savings", "--plot", "x.jpg", self->main_rec), out,
+				  sizeof(out)));
+}
+
+TEST_HARNESS_MAIN
