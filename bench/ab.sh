@@ -6,7 +6,7 @@
 #   bench/ab.sh [--rounds N] [--wl "hotcold moving smallhot"]
 #               [--settings "default fast"] [--mons "daptrace damon"]
 #               [--smp N] [--kernel SERIES] [--tag NAME] [--lock FILE]
-#               [--out FILE]
+#               [--module KO] [--out FILE]
 #
 # Under TCG a monitor's TLB flushes change the emulator's own software TLB
 # and with it the speed of everything that runs later in the same boot
@@ -24,13 +24,15 @@
 # /tmp/daptrace-vm.lock) for itself only.  Rows go to
 # build/bench/ab-smpN[-NAME]-rows.txt; the summary (medians, per-round
 # ratio spread; bench/ab-report.py) to --out, a Markdown section (default
-# stdout).
+# stdout).  --module KO boots another build of daptrace (run.sh --module,
+# "%k" for the kernel release), to measure one tree against another: tag
+# each and alternate them by hand (bench/fixes-cost.sh).
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 ROUNDS=3 WLS="hotcold moving smallhot" SETTINGS="default fast"
 MONS="daptrace damon" SMP=2 SERIES=6.12 TAG=
-LOCK=/tmp/daptrace-vm.lock OUT=/dev/stdout
+LOCK=/tmp/daptrace-vm.lock OUT=/dev/stdout MODULE_ARGS=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--rounds) ROUNDS=$2; shift ;;
@@ -42,6 +44,7 @@ while [ $# -gt 0 ]; do
 	--tag) TAG=-$2; shift ;;
 	--lock) LOCK=$2; shift ;;
 	--out) OUT=$2; shift ;;
+	--module) MODULE_ARGS=(--module "$2"); shift ;;
 	*) echo "bench/ab.sh: unknown option '$1'" >&2; exit 2 ;;
 	esac
 	shift
@@ -88,6 +91,7 @@ for wl in $WLS; do
 			for mon in "${order[@]}"; do
 				log=$DIR/ab-smp$SMP$TAG-$wl-$setting-$r-$mon.log
 				flock "$LOCK" "$TOP/selftests/vm/run.sh" --kernel "$K" --no-la57 \
+					${MODULE_ARGS[@]+"${MODULE_ARGS[@]}"} \
 					--smp "$SMP" --memory 8G --test extra/guest --extra-test "$TOP/bench/guest.sh" \
 					--append "bench.one=$mon,$setting,$wl,$r" > "$log" 2>&1 ||
 					echo "bench: run $wl $setting $r $mon failed (log: $log)" >&2

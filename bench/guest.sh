@@ -162,6 +162,14 @@ run() {
 
 ktap_print_header
 [ -d $DT ] || die "daptrace module not loaded"
+# Debian's 7.x start DAMON_STAT at boot: a whole-machine kdamond that holds
+# DAMON exclusively (a sysfs kdamond's "on" fails with EBUSY) and takes CPU
+# beside every monitor.  Off in every run, whichever monitor it measures.
+STAT=/sys/module/damon_stat/parameters/enabled
+if [ -w $STAT ] && [ "$(cat $STAT)" = Y ]; then
+	echo N > $STAT || die "cannot turn DAMON_STAT off"
+	echo "# DAMON_STAT turned off for the run"
+fi
 # DAMON only for its own runs: 5.10 has none, and daptrace runs need none.
 one=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^bench\.one=//p')
 case ${one:-damon} in

@@ -4,7 +4,7 @@
 # `make bench`: daptrace against the in-kernel DAMON, same VM boot, same
 # workloads, same attributes; then the sections measured with one boot per
 # run (bench/ab.sh on 6.12, 5.10 and the newest kernel, idle.sh, policy.sh
-# on 6.12 and 6.1, placement.sh, follow.sh, exporter.sh) and
+# on 6.12 and 6.1, placement.sh, follow.sh, exporter.sh, fixes-cost.sh) and
 # on the host (objtrace.sh); writes BENCHMARKS.md.  What BENCHMARKS.md holds
 # above the line "<!-- make bench: generated below -->" (hand-written
 # analysis and one-off measurements, each with its command) is kept.
@@ -83,8 +83,8 @@ append ab-bare
 	--tag scale --out "$DIR/ab-scale.md"
 append ab-scale
 # The oldest and the newest supported kernel next to 6.12: 5.10 has no
-# DAMON (the unmonitored boots give the slowdown instead); the newest runs
-# DAMON_STAT from boot in every run, whichever monitor is measured.
+# DAMON (the unmonitored boots give the slowdown instead); the newest starts
+# DAMON_STAT at boot, which bench/guest.sh turns off in every run.
 "$TOP/bench/ab.sh" --rounds $rounds --wl hotcold --settings default --kernel 5.10 \
 	--mons "none daptrace" --tag k5_10 --out "$DIR/ab-5.10.md"
 append ab-5.10
@@ -104,6 +104,10 @@ append placement
 append follow
 "$TOP/bench/exporter.sh" --rounds $rounds --out "$DIR/exporter.md"
 append exporter
+# What the kernel fixes since the previous wave cost: that wave's module
+# against this tree's, alternating boots.
+"$TOP/bench/fixes-cost.sh" --rounds $rounds --out "$DIR/fixes-cost.md"
+append fixes-cost
 "$TOP/bench/objtrace.sh" --out "$DIR/objtrace.md"
 append objtrace
 mv "$OUT.tmp" "$OUT"
