@@ -54,7 +54,7 @@ LINUX_SRC := $(BUILD)/linux-src
 KSFT_INC := $(BUILD)/kselftest
 CHECKPATCH := $(LINUX_SRC)/scripts/checkpatch.pl
 
-.PHONY: all help deps module modules-all userspace unit unit-run userspace-check \
+.PHONY: all help deps module ksrc modules-all userspace unit unit-run userspace-check \
 	style shellcheck sparse check check-full check-vm check-debug check-exporter demo bench install \
 	install-module install-tools uninstall uninstall-module uninstall-tools dkms-source dkms-install \
 	dkms-uninstall dkms-test deb deb-test clean
@@ -82,6 +82,11 @@ module:
 	@mkdir -p $(KMOD_DIR)/testmod
 	@cp -p $(TESTMOD_SRC) $(KMOD_DIR)/testmod/
 	$(call KBUILD,$(KMOD_DIR)/testmod) W=1 modules
+
+# The module's sources, for scripts that build a copy of their own
+# (scripts/unverified-test.sh): one list, this one.
+ksrc:
+	@echo $(KSRC)
 
 modules-all:
 	@for k in $(KERNELS); do $(MAKE) --no-print-directory module KVER=$$k || exit 1; done
