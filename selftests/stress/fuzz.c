@@ -134,6 +134,7 @@ static const struct num_rule *num_rule(const char *name)
 
 static const char * const state_words[] = { "on", "off", NULL };
 static const char * const tlb_words[] = { "none", "round", "mm", NULL };
+static const char * const verified_words[] = { "verified", "unverified", NULL };
 
 static const char * const *word_set(const char *name)
 {
@@ -142,6 +143,8 @@ static const char * const *word_set(const char *name)
 		return state_words;
 	if (!strcmp(name, "tlb_flush"))
 		return tlb_words;
+	if (!strcmp(name, "kernel_series_verified"))
+		return verified_words;
 	return NULL;
 }
 
@@ -248,6 +251,18 @@ static bool valid_read(const char *name, const char *buf, size_t len)
 			if (len == strlen(*words) + 1 && is_word(buf, len, *words))
 				return true;
 		return false;
+	}
+	if (!strcmp(name, "kernel_series")) {
+		/* "MAJOR.MINOR\n", e.g. "6.12\n": digits, one dot, digits */
+		const char *dot = memchr(buf, '.', len);
+
+		if (len < 4 || buf[len - 1] != '\n' || !dot || dot == buf ||
+		    dot + 1 == buf + len - 1)
+			return false;
+		for (i = 0; i < len - 1; i++)
+			if (buf + i != dot && !isdigit((unsigned char)buf[i]))
+				return false;
+		return true;
 	}
 	if (!strcmp(name, "target") || !strcmp(name, "target_status")) {
 		/*
