@@ -76,8 +76,19 @@ ktap_test_result "running: hot set seen (>= 0.9)" \
 	awk -v s="$seen" 'BEGIN { exit !(s >= 0.9) }'
 
 # Stopped: after two windows, every window (3 s, about 30) shows nothing.
+# Counted from when the kernel says it stopped (a slow kernel, the debug
+# one, takes a while): the window it stopped in may show what it did before,
+# and so may the next, whose samples were prepared before the stop.
 kill -STOP "$WL_PID"
-sleep 0.3
+i=0
+while [ "$(awk '{ print $3 }' /proc/"$WL_PID"/stat)" != T ] && [ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+seq=$(cat $D/snapshot_seq)
+wait_seq "$seq"
+seq=$(cat $D/snapshot_seq)
+wait_seq "$seq"
 seq=$(cat $D/snapshot_seq)
 worst=0 n=0
 while [ $n -lt 30 ]; do
