@@ -36,6 +36,7 @@ struct worker_clock {
 	ktime_t next_aggr;
 	ktime_t next_update;
 	ktime_t window_start;
+	ktime_t pass_start;
 	unsigned int window_samples;
 	u32 window_flags;
 	u64 cpu_start;
@@ -148,7 +149,10 @@ static void worker_publish(struct daptrace_mon *mon, struct worker_clock *clk,
 	slot->flags = flags | clk->window_flags;
 	if (nr < daptrace_nr_regions(ctx))
 		slot->flags |= DAPTRACE_SNAP_TRUNCATED;
-	slot->reserved = 0;
+	slot->last_pass_us = 0;
+	if (clk->pass_start && ktime_after(now, clk->pass_start))
+		slot->last_pass_us = min_t(u64, U32_MAX,
+					   ktime_us_delta(now, clk->pass_start));
 	daptrace_ring_commit(slot, seq);
 
 	/*
@@ -163,6 +167,7 @@ static void worker_publish(struct daptrace_mon *mon, struct worker_clock *clk,
 		mon->notify_snapshot(mon);
 
 	clk->window_start = now;
+	clk->pass_start = 0;
 	clk->window_samples = 0;
 	clk->window_flags = 0;
 }
@@ -481,6 +486,7 @@ static int daptrace_worker_fn(void *data)
 		 * prepared after it; otherwise check and prepare are fused.
 		 */
 		now = ktime_get();
+		clk.pass_start = now;
 		aggr = now >= clk.next_aggr;
 		if (was_idle && now >= clk.next_sample)
 			span += div64_u64(now - clk.next_sample, clk.sample_ns);

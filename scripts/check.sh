@@ -189,13 +189,7 @@ DEBUG_SKIP=(functional/accuracy functional/waking_target functional/timing funct
 MID_SKIP=(functional/timing functional/intervals_goal policy/tiering policy/tmo
 	numa/placement cli/report cli/objects follow/stat)
 VM_SUBSET=() DEBUG_SUBSET=()
-# Known defect, left out of every boot until fixed (counted as a skip; make
-# check-full runs it): functional/waking_target passes alone on every kernel
-# but fails on 7.3 late in the whole suite (the woken target is not seen in
-# its first window although it ran there): the fix of issue 34 item 6 is
-# incomplete.
 if [ "${CHECK_FULL:-0}" = 0 ]; then
-	VM_SUBSET+=(--skip functional/waking_target)
 	for t in "${LA57_SUBSET[@]}"; do VM_SUBSET+=(--la57-test "$t"); done
 	for t in "${DEBUG_SKIP[@]}"; do DEBUG_SUBSET+=(--skip "$t"); done
 	mapfile -t SORTED < <(printf '%s\n' "${KERNELS[@]}" | sort -V)

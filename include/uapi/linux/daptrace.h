@@ -112,7 +112,12 @@ struct daptrace_ring_hdr {
  * @sample_us:	Sampling interval in force for this window.
  * @aggr_us:	Aggregation interval in force for this window.
  * @flags:	DAPTRACE_SNAP_* flags.
- * @reserved:	Zero.
+ * @last_pass_us: Microseconds from the start of the window's last checking
+ *		pass to @end_ns.  A pass checks the targets one after another,
+ *		so a target's accesses in that time before @end_ns may count
+ *		in the next window instead (the window's end is blurred by
+ *		that much, per target).  Zero in files of modules that
+ *		predate it (it was reserved).
  */
 struct daptrace_snap_hdr {
 	__u64 seq;
@@ -123,7 +128,7 @@ struct daptrace_snap_hdr {
 	__u32 sample_us;
 	__u32 aggr_us;
 	__u32 flags;
-	__u32 reserved;
+	__u32 last_pass_us;
 };
 
 /* Per-node sample counts in daptrace_region_rec cover nodes 0..3. */
