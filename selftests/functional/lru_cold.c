@@ -24,8 +24,9 @@
  * next to it, and then no check is the cold set's alone), and at least
  * HOT_MIN of the hot set's checks must see one.  Each runs with the
  * classic LRU and, where the kernel has it, with MGLRU (enabled for the
- * test and put back); with MGLRU the memory is aged before the moves, as
- * any reclaim ages it, so that the cold set lies in older generations.
+ * test and put back); with MGLRU the memory is aged before and during the
+ * moves, as any reclaim ages it, so that the cold set lies in older
+ * generations than where a move puts it.
  * 5.10 has neither the young flag nor MGLRU: there the test only bounds.
  */
 #define _GNU_SOURCE
@@ -188,6 +189,8 @@ struct driver {
 	unsigned long hot, cold;
 	unsigned long rounds;	/* reclaim writes, or move_pages calls */
 	unsigned long moved;	/* pages move_pages placed */
+	bool age;		/* mover: age MGLRU once per lap of the cold set */
+	unsigned long agings;
 	int err;		/* the first errno that is not expected */
 };
 
@@ -232,7 +235,11 @@ static void *reclaimer(void *arg)
 /*
  * Move MOVE_PAGES pages of each set per PERIOD_MS to the other node,
  * cycling through the sets: every page moves about every
- * COLD_BYTES / PAGE / MOVE_PAGES periods, node 0 -> 1 -> 0.
+ * COLD_BYTES / PAGE / MOVE_PAGES periods, node 0 -> 1 -> 0.  With @d->age,
+ * MGLRU ages the memory once before each lap of the cold set, as it does
+ * under any reclaim, so that a cold page moved again lies one generation
+ * older than where the last move put it (the youngest or the second
+ * youngest), and never reaches the oldest, which a forced aging moves.
  */
 static void *mover(void *arg)
 {
@@ -244,6 +251,12 @@ static void *mover(void *arg)
 	unsigned long lap[2] = { 0, 0 };
 
 	while (!d->stop) {
+		if (d->age && !next[0]) {
+			int err = dt_lru_gen_age(&d->agings);
+
+			if (err && !d->err)
+				d->err = err;
+		}
 		for (int s = 0; s < 2; s++) {
 			for (int i = 0; i < MOVE_PAGES; i++) {
 				pages[i] = (void *)(base[s] + next[s]);
@@ -405,9 +418,9 @@ static void measure(struct __test_metadata *_metadata,
 	seen = dt_tally_ranges(self->child, t, 2, 2, WINDOWS);
 	d->stop = true;
 	pthread_join(d->thread, NULL);
-	TH_LOG("%s: %d windows; %lu rounds, %lu pages moved, first error %d; "
-	       "pswpout +%lld, pswpin +%lld",
-	       what, seen, d->rounds, d->moved, d->err,
+	TH_LOG("%s: %d windows; %lu rounds, %lu pages moved, %lu agings, "
+	       "first error %d; pswpout +%lld, pswpin +%lld",
+	       what, seen, d->rounds, d->moved, d->agings, d->err,
 	       vmstat("pswpout") - out0, vmstat("pswpin") - in0);
 	TH_LOG("%s: cold set: %llu checks, %llu accesses, %llu unobserved",
 	       what, t[0].checks, t[0].accesses, t[0].unobserved);
@@ -447,7 +460,7 @@ TEST_F_TIMEOUT(lru_cold, reclaim, 180)
 
 TEST_F_TIMEOUT(lru_cold, migration, 180)
 {
-	struct driver d = { .stop = false };
+	struct driver d = { .stop = false, .age = variant->mglru };
 	int status = -1;
 	void *page = (void *)self->cold;
 
