@@ -270,6 +270,35 @@ static void daptrace_walk_mark_locked(unsigned long pfn, bool young,
 }
 
 /*
+ * Prepare an entry whose bit is clear, without its lock: mark the folio
+ * at @pfn idle and record the sample in @state, if @still_maps says the
+ * entry maps @pfn before the mark and after it.  Migration copies the idle
+ * flag into the new folio (folio_migrate_flags()) only after it cleared
+ * the entry, a full barrier (ptep_clear_flush(), pmdp_invalidate()); with
+ * ours between the mark and the second read, either the copy sees the
+ * flag or we see the entry gone and record nothing, rather than a mark
+ * the folio under the address never got.
+ */
+static void daptrace_walk_mark(unsigned long pfn, unsigned long *state,
+			       bool (*still_maps)(void *, unsigned long),
+			       void *arg)
+{
+	struct folio *folio = daptrace_walk_folio_get(pfn);
+
+	if (!folio)
+		return;
+	if (still_maps(arg, pfn)) {
+		if (daptrace_walk_has_idle())
+			folio_set_idle(folio);
+		/* The mark before the re-read; pairs with the clear's barrier. */
+		smp_mb__after_atomic();
+		if (still_maps(arg, pfn))
+			*state = daptrace_walk_record(folio, pfn, false);
+	}
+	folio_put(folio);
+}
+
+/*
  * Check: the folio of a present entry whose bit says "old", or, for
  * placement, of any present entry.  @still_maps re-reads the entry after
  * the reference is taken.  Returns whether a reference shows.
@@ -409,7 +438,6 @@ static int daptrace_walk_prepare_pte(struct mm_struct *mm, pmd_t *pmd,
 				     unsigned long *state)
 {
 	spinlock_t *ptl;	/* the pte table's lock, guards *pte */
-	struct folio *folio;
 	pte_t *pte, ptent;
 	int ret, cleared = 0;
 
@@ -418,18 +446,9 @@ static int daptrace_walk_prepare_pte(struct mm_struct *mm, pmd_t *pmd,
 		return ret;
 	if (!pte_young(ptent)) {
 		/* Nothing to clear: mark and record, without the lock. */
-		if (!daptrace_walk_pte_normal(ptent))
-			return 0;
-		folio = daptrace_walk_folio_get(pte_pfn(ptent));
-		if (!folio)
-			return 0;
-		if (daptrace_walk_pte_maps(pte, pte_pfn(ptent))) {
-			if (daptrace_walk_has_idle())
-				folio_set_idle(folio);
-			*state = daptrace_walk_record(folio, pte_pfn(ptent),
-						      false);
-		}
-		folio_put(folio);
+		if (daptrace_walk_pte_normal(ptent))
+			daptrace_walk_mark(pte_pfn(ptent), state,
+					   daptrace_walk_pte_maps, pte);
 		return 0;
 	}
 	/* Both from the snapshot: RCU keeps the table and its lock alive. */
@@ -466,24 +485,14 @@ static int daptrace_walk_prepare_pmd(struct mm_struct *mm,
 				     pmd_t pmdval, unsigned long *state)
 {
 	spinlock_t *ptl;	/* the pmd table's lock, guards *pmd */
-	struct folio *folio;
 	int cleared = 0;
 
 	if (!pmd_present(pmdval))
 		return 0;
 	if (!pmd_young(pmdval)) {
-		if (pmd_devmap(pmdval))
-			return 0;
-		folio = daptrace_walk_folio_get(pmd_pfn(pmdval));
-		if (!folio)
-			return 0;
-		if (daptrace_walk_pmd_maps(pmd, pmd_pfn(pmdval))) {
-			if (daptrace_walk_has_idle())
-				folio_set_idle(folio);
-			*state = daptrace_walk_record(folio, pmd_pfn(pmdval),
-						      false);
-		}
-		folio_put(folio);
+		if (!pmd_devmap(pmdval))
+			daptrace_walk_mark(pmd_pfn(pmdval), state,
+					   daptrace_walk_pmd_maps, pmd);
 		return 0;
 	}
 	ptl = pmd_lock(mm, pmd);
@@ -506,22 +515,13 @@ static bool daptrace_walk_prepare_pud(struct mm_struct *mm, pud_t *pud,
 				      pud_t pudval, unsigned long *state)
 {
 	spinlock_t *ptl;	/* the mm's page_table_lock, guards *pud */
-	struct folio *folio;
 	bool cleared = false;
 
 	if (!pud_present(pudval))
 		return false;
 	if (!pud_young(pudval)) {
-		folio = daptrace_walk_folio_get(pud_pfn(pudval));
-		if (!folio)
-			return false;
-		if (daptrace_walk_pud_maps(pud, pud_pfn(pudval))) {
-			if (daptrace_walk_has_idle())
-				folio_set_idle(folio);
-			*state = daptrace_walk_record(folio, pud_pfn(pudval),
-						      false);
-		}
-		folio_put(folio);
+		daptrace_walk_mark(pud_pfn(pudval), state,
+				   daptrace_walk_pud_maps, pud);
 		return false;
 	}
 	ptl = pud_lockptr(mm, pud);
