@@ -83,6 +83,7 @@ struct vma_iterator {
 #define folio_test_idle(__f)	page_is_idle((struct page *)(__f))
 #define folio_set_idle(__f)	set_page_idle((struct page *)(__f))
 #define folio_set_young(__f)	set_page_young((struct page *)(__f))
+#define folio_test_young(__f)	page_is_young((struct page *)(__f))
 #define folio_test_lru(__f)	PageLRU((struct page *)(__f))
 #define folio_test_active(__f)	PageActive((struct page *)(__f))
 #define folio_test_referenced(__f) PageReferenced((struct page *)(__f))

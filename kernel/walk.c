@@ -75,16 +75,19 @@
  * records a reference it took away by setting PG_referenced or activating
  * the folio.  So prepare also records the folio's generation and those two
  * flags (daptrace_walk_lru()), and the check counts a folio whose
- * generation moved or which gained either flag.  What this misses: a folio
- * already in the youngest generation that look-around finds young again;
- * what it counts wrongly: a folio rotated at eviction while under
- * writeback.  Without the idle flag (5.10, 6.1) the LRU record is all
- * there is.  And prepare hands reclaim the reference it takes away, with
- * folio_set_young(), which folio_referenced() counts (an empty stub
- * without the idle flag).  The idle flag is shared with DAMON and
- * /sys/kernel/mm/page_idle, and each of them clears accessed bits the
- * others have not read yet: run together on the same pages, all of them
- * undercount.
+ * generation moved or which gained either flag, unless the move is not a
+ * reference of this sample (daptrace_walk_folio_referenced()).  What this
+ * misses: a folio already in the youngest generation that look-around
+ * finds young again; what it counts wrongly: a folio rotated at eviction
+ * while under writeback or put back after a failed isolation (its folio
+ * and its young flag unchanged).  Without the idle flag (5.10, 6.1) the
+ * LRU record is all there is.  And prepare hands reclaim the reference it
+ * takes away, with folio_set_young(), which folio_referenced() counts (an
+ * empty stub without the idle flag); the check does not count what
+ * reclaim then does with that old reference.  The idle flag is shared
+ * with DAMON and /sys/kernel/mm/page_idle, and each of them clears
+ * accessed bits the others have not read yet: run together on the same
+ * pages, all of them undercount.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -139,16 +142,31 @@ static struct folio *daptrace_walk_folio_get(unsigned long pfn)
 }
 
 /*
- * What a reference moves in a folio's LRU state, packed into the region's
- * sample state: MGLRU's generation + 1 (0: not on an MGLRU list) above the
- * classic LRU's active and referenced flags.  A folio off the LRU (isolated
- * for reclaim or migration, or not LRU memory at all) records 0, and is
- * judged by its accessed bit and idle flag alone.
+ * What prepare records of the sampled page, in the region's sample state
+ * (0: no folio, nothing recorded): the folio it marked idle
+ * (DAPTRACE_WALK_RECORDED, and its pfn as the entry maps it: the page of a
+ * pte, the head of a pmd or pud leaf), whether it handed reclaim a reference
+ * (DAPTRACE_WALK_HANDED_BACK), and what a reference moves in the folio's
+ * LRU state: MGLRU's generation + 1 (0: not on an MGLRU list) above the
+ * classic LRU's active and referenced flags.  A folio off the LRU
+ * (isolated for reclaim or migration, or not LRU memory at all) records
+ * no LRU state, and is judged by its accessed bit and idle flag alone.
  */
 #define DAPTRACE_WALK_LRU_REFERENCED	0x1UL
 #define DAPTRACE_WALK_LRU_ACTIVE	0x2UL
 #define DAPTRACE_WALK_LRU_ON		0x4UL
 #define DAPTRACE_WALK_LRU_GEN_SHIFT	3
+#define DAPTRACE_WALK_LRU_GEN_MASK	0x7UL
+#define DAPTRACE_WALK_HANDED_BACK	0x40UL
+#define DAPTRACE_WALK_RECORDED		0x80UL
+#define DAPTRACE_WALK_PFN_SHIFT		8
+
+/* Every pfn fits above the flags (x86-64: at most 52 physical address bits). */
+static_assert(__PHYSICAL_MASK_SHIFT - PAGE_SHIFT + DAPTRACE_WALK_PFN_SHIFT <=
+	      BITS_PER_LONG);
+#ifdef CONFIG_LRU_GEN
+static_assert(MAX_NR_GENS < DAPTRACE_WALK_LRU_GEN_MASK);
+#endif
 
 static unsigned long daptrace_walk_lru(struct folio *folio)
 {
@@ -165,11 +183,21 @@ static unsigned long daptrace_walk_lru(struct folio *folio)
 	return state;
 }
 
+/* The sample state of @folio, found at @pfn, given reclaim a reference if @young. */
+static unsigned long daptrace_walk_record(struct folio *folio,
+					  unsigned long pfn, bool young)
+{
+	return pfn << DAPTRACE_WALK_PFN_SHIFT | DAPTRACE_WALK_RECORDED |
+	       (young ? DAPTRACE_WALK_HANDED_BACK : 0) | daptrace_walk_lru(folio);
+}
+
 /* Did the LRU state move, from @then to @now, the way a reference moves it? */
 static bool daptrace_walk_lru_referenced(unsigned long then, unsigned long now)
 {
-	unsigned long gen_then = then >> DAPTRACE_WALK_LRU_GEN_SHIFT;
-	unsigned long gen_now = now >> DAPTRACE_WALK_LRU_GEN_SHIFT;
+	unsigned long gen_then = then >> DAPTRACE_WALK_LRU_GEN_SHIFT &
+				 DAPTRACE_WALK_LRU_GEN_MASK;
+	unsigned long gen_now = now >> DAPTRACE_WALK_LRU_GEN_SHIFT &
+				DAPTRACE_WALK_LRU_GEN_MASK;
 
 	if (!(then & DAPTRACE_WALK_LRU_ON) || !(now & DAPTRACE_WALK_LRU_ON))
 		return false;
@@ -179,21 +207,49 @@ static bool daptrace_walk_lru_referenced(unsigned long then, unsigned long now)
 }
 
 /*
- * Was the page of @folio referenced since prepare, although the accessed
- * bit says no?  @state is what prepare recorded.
+ * Was the page of @folio, found at @pfn, referenced since prepare,
+ * although the accessed bit says no?  @state is what prepare recorded.
+ *
+ * Nothing, if prepare marked no folio: an idle flag it did not set says
+ * nothing of this sample (a page migrated meanwhile, its entry a migration
+ * entry when prepare looked, has a folio whose flag an older prepare set,
+ * or none did).  A cleared idle flag is a reference reclaim saw in a page
+ * table, or an access through a file (folio_referenced_one(),
+ * folio_mark_accessed()).  The LRU state moves for more than references,
+ * and these moves are no access of this sample:
+ *  - Another folio than prepare's: migration (or compaction, NUMA
+ *    balancing) copied the page into a new folio, which the LRU placed as
+ *    it places any new one (MGLRU: a generation of its own).  The accessed
+ *    bit and the idle flag moved with the page (6.2 keeps the bit in the
+ *    migration entry; before, the new entry is old), the LRU state did not.
+ *  - The reference prepare handed reclaim (folio_set_young()) was taken:
+ *    folio_referenced_one() consumed the young flag and counted it, so
+ *    reclaim kept or activated the folio (referenced flag, active flag, a
+ *    new MGLRU generation) for an access older than this sample.  Had
+ *    reclaim also seen a page-table reference then, it would have cleared
+ *    the idle flag.  What this misses: a reference MGLRU's aging walk or
+ *    look-around took (a new generation, the idle flag kept) in the same
+ *    sample as reclaim took ours.
  */
 static bool daptrace_walk_folio_referenced(struct folio *folio,
+					   unsigned long pfn,
 					   unsigned long state)
 {
+	if (!(state & DAPTRACE_WALK_RECORDED))
+		return false;
 	if (daptrace_walk_has_idle() && !folio_test_idle(folio))
 		return true;
+	if (state >> DAPTRACE_WALK_PFN_SHIFT != pfn)
+		return false;
+	if ((state & DAPTRACE_WALK_HANDED_BACK) && !folio_test_young(folio))
+		return false;
 	return daptrace_walk_lru_referenced(state, daptrace_walk_lru(folio));
 }
 
 /*
  * Prepare, under the entry's lock (so @pfn's folio stays mapped): mark the
  * folio idle, hand reclaim the reference whose bit we just cleared
- * (@young), and record its LRU state in @state.
+ * (@young), and record the sample in @state.
  */
 static void daptrace_walk_mark_locked(unsigned long pfn, bool young,
 				      unsigned long *state)
@@ -204,12 +260,42 @@ static void daptrace_walk_mark_locked(unsigned long pfn, bool young,
 	if (!page)
 		return;
 	folio = page_folio(page);
+	young = young && daptrace_walk_has_idle();
 	if (daptrace_walk_has_idle()) {
 		if (young)
 			folio_set_young(folio);
 		folio_set_idle(folio);
 	}
-	*state = daptrace_walk_lru(folio);
+	*state = daptrace_walk_record(folio, pfn, young);
+}
+
+/*
+ * Prepare an entry whose bit is clear, without its lock: mark the folio
+ * at @pfn idle and record the sample in @state, if @still_maps says the
+ * entry maps @pfn before the mark and after it.  Migration copies the idle
+ * flag into the new folio (folio_migrate_flags()) only after it cleared
+ * the entry, a full barrier (ptep_clear_flush(), pmdp_invalidate()); with
+ * ours between the mark and the second read, either the copy sees the
+ * flag or we see the entry gone and record nothing, rather than a mark
+ * the folio under the address never got.
+ */
+static void daptrace_walk_mark(unsigned long pfn, unsigned long *state,
+			       bool (*still_maps)(void *, unsigned long),
+			       void *arg)
+{
+	struct folio *folio = daptrace_walk_folio_get(pfn);
+
+	if (!folio)
+		return;
+	if (still_maps(arg, pfn)) {
+		if (daptrace_walk_has_idle())
+			folio_set_idle(folio);
+		/* The mark before the re-read; pairs with the clear's barrier. */
+		smp_mb__after_atomic();
+		if (still_maps(arg, pfn))
+			*state = daptrace_walk_record(folio, pfn, false);
+	}
+	folio_put(folio);
 }
 
 /*
@@ -228,7 +314,7 @@ static bool daptrace_walk_folio_check(unsigned long pfn, bool young,
 	if (!folio)
 		return false;
 	if (!young)
-		referenced = daptrace_walk_folio_referenced(folio, state);
+		referenced = daptrace_walk_folio_referenced(folio, pfn, state);
 	if (still_maps(arg, pfn)) {
 		if (placement)
 			*nid = folio_nid(folio);
@@ -352,7 +438,6 @@ static int daptrace_walk_prepare_pte(struct mm_struct *mm, pmd_t *pmd,
 				     unsigned long *state)
 {
 	spinlock_t *ptl;	/* the pte table's lock, guards *pte */
-	struct folio *folio;
 	pte_t *pte, ptent;
 	int ret, cleared = 0;
 
@@ -361,17 +446,9 @@ static int daptrace_walk_prepare_pte(struct mm_struct *mm, pmd_t *pmd,
 		return ret;
 	if (!pte_young(ptent)) {
 		/* Nothing to clear: mark and record, without the lock. */
-		if (!daptrace_walk_pte_normal(ptent))
-			return 0;
-		folio = daptrace_walk_folio_get(pte_pfn(ptent));
-		if (!folio)
-			return 0;
-		if (daptrace_walk_pte_maps(pte, pte_pfn(ptent))) {
-			if (daptrace_walk_has_idle())
-				folio_set_idle(folio);
-			*state = daptrace_walk_lru(folio);
-		}
-		folio_put(folio);
+		if (daptrace_walk_pte_normal(ptent))
+			daptrace_walk_mark(pte_pfn(ptent), state,
+					   daptrace_walk_pte_maps, pte);
 		return 0;
 	}
 	/* Both from the snapshot: RCU keeps the table and its lock alive. */
@@ -408,23 +485,14 @@ static int daptrace_walk_prepare_pmd(struct mm_struct *mm,
 				     pmd_t pmdval, unsigned long *state)
 {
 	spinlock_t *ptl;	/* the pmd table's lock, guards *pmd */
-	struct folio *folio;
 	int cleared = 0;
 
 	if (!pmd_present(pmdval))
 		return 0;
 	if (!pmd_young(pmdval)) {
-		if (pmd_devmap(pmdval))
-			return 0;
-		folio = daptrace_walk_folio_get(pmd_pfn(pmdval));
-		if (!folio)
-			return 0;
-		if (daptrace_walk_pmd_maps(pmd, pmd_pfn(pmdval))) {
-			if (daptrace_walk_has_idle())
-				folio_set_idle(folio);
-			*state = daptrace_walk_lru(folio);
-		}
-		folio_put(folio);
+		if (!pmd_devmap(pmdval))
+			daptrace_walk_mark(pmd_pfn(pmdval), state,
+					   daptrace_walk_pmd_maps, pmd);
 		return 0;
 	}
 	ptl = pmd_lock(mm, pmd);
@@ -447,21 +515,13 @@ static bool daptrace_walk_prepare_pud(struct mm_struct *mm, pud_t *pud,
 				      pud_t pudval, unsigned long *state)
 {
 	spinlock_t *ptl;	/* the mm's page_table_lock, guards *pud */
-	struct folio *folio;
 	bool cleared = false;
 
 	if (!pud_present(pudval))
 		return false;
 	if (!pud_young(pudval)) {
-		folio = daptrace_walk_folio_get(pud_pfn(pudval));
-		if (!folio)
-			return false;
-		if (daptrace_walk_pud_maps(pud, pud_pfn(pudval))) {
-			if (daptrace_walk_has_idle())
-				folio_set_idle(folio);
-			*state = daptrace_walk_lru(folio);
-		}
-		folio_put(folio);
+		daptrace_walk_mark(pud_pfn(pudval), state,
+				   daptrace_walk_pud_maps, pud);
 		return false;
 	}
 	ptl = pud_lockptr(mm, pud);

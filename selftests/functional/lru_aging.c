@@ -26,14 +26,12 @@
 
 #include "kselftest_harness.h"
 #include "daptrace_sysfs.h"
+#include "dt_lru_gen.h"
 
-#define LRU_GEN_ENABLED	"/sys/kernel/mm/lru_gen/enabled"
-#define LRU_GEN_DEBUGFS	"/sys/kernel/debug/lru_gen"
 #define HOT_BYTES	(8UL << 20)
 #define PERIOD_MS	40	/* of the checks and of the aging */
 #define TOUCH_MS	20
 #define WINDOWS		20
-#define MAX_NODES	64
 
 /* Touch one byte of every page of @p, once per TOUCH_MS, forever. */
 static void toucher(volatile char *p)
@@ -43,43 +41,6 @@ static void toucher(volatile char *p)
 			p[off]++;
 		dt_sleep_ms(TOUCH_MS);
 	}
-}
-
-/*
- * The memcg id of the root, and the newest generation of each node, from
- * debugfs lru_gen: "memcg ID PATH", " node NID", then one line per
- * generation, oldest first, starting with its sequence number.  Returns
- * the number of nodes read, or -1.
- */
-static int read_max_seqs(unsigned int *memcg, int *nid, unsigned long *seq)
-{
-	char line[512];
-	int nodes = -1;
-	bool in_root = false;
-	FILE *f = fopen(LRU_GEN_DEBUGFS, "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long v;
-		int n;
-
-		if (sscanf(line, "memcg %u", memcg) == 1) {
-			if (nodes >= 0)		/* the root memcg comes first */
-				break;
-			in_root = true;
-			nodes = 0;
-		} else if (in_root && sscanf(line, " node %d", &n) == 1) {
-			if (nodes == MAX_NODES)
-				break;
-			nid[nodes++] = n;
-			seq[nodes - 1] = 0;
-		} else if (in_root && nodes > 0 && sscanf(line, " %lu", &v) == 1) {
-			seq[nodes - 1] = v;
-		}
-	}
-	fclose(f);
-	return nodes;
 }
 
 struct ager {
@@ -93,32 +54,14 @@ struct ager {
 static void *age(void *arg)
 {
 	struct ager *a = arg;
-	unsigned long seq[MAX_NODES];
-	int nid[MAX_NODES];
-	unsigned int memcg;
-	char cmd[128];
 
 	while (!a->stop) {
-		int nodes = read_max_seqs(&memcg, nid, seq);
-		int fd = open(LRU_GEN_DEBUGFS, O_WRONLY);
+		int err = dt_lru_gen_age(&a->agings);
 
-		if (nodes <= 0 || fd < 0) {
-			a->err = nodes <= 0 ? EPROTO : errno;
-			if (fd >= 0)
-				close(fd);
+		if (err && !a->err)
+			a->err = err;
+		if (err == EPROTO || err == ENOENT)
 			return NULL;
-		}
-		for (int i = 0; i < nodes; i++) {
-			int len = snprintf(cmd, sizeof(cmd), "+ %u %d %lu 200 1",
-					   memcg, nid[i], seq[i]);
-
-			/* EEXIST (7.x): another aging got there first. */
-			if (write(fd, cmd, len) == len)
-				a->agings++;
-			else if (errno != EEXIST && !a->err)
-				a->err = errno;
-		}
-		close(fd);
 		dt_sleep_ms(PERIOD_MS);
 	}
 	return NULL;

@@ -1,0 +1,490 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Reclaim and migration must not make cold memory read hot, and must not
+ * make hot memory read cold.  The check counts, besides the accessed bit,
+ * what reclaim leaves behind when it takes a reference away (the idle
+ * flag cleared, a new MGLRU generation, the referenced or active flag:
+ * kernel/walk.c).  Two things move those without an access:
+ *
+ *  - prepare hands reclaim the reference whose accessed bit it clears
+ *    (folio_set_young(), 6.12 and 7.3); reclaim's folio_referenced()
+ *    counts it, and keeps or activates the folio: referenced flag, new
+ *    generation, active flag, all inside the sample the bit was cleared for;
+ *  - isolation and putback (migration, compaction, failed reclaim) put a
+ *    folio back into a new MGLRU generation, and migration puts a new
+ *    folio, with another generation, under the sampled address.
+ *
+ * A child maps a cold set (touched once, never after) between two hot sets
+ * (every page touched every TOUCH_MS), in one mapping: the regions over
+ * the cold set do not merge with its neighbours, and those inside it are
+ * its own.  Under memcg reclaim onto zram (memory.reclaim, or memory.high
+ * lowered on kernels without it), or under move_pages(2) back and forth
+ * between two NUMA nodes, at most COLD_MAX of the checks of regions inside
+ * the cold set may see an access, and at least HOT_MIN of those inside the
+ * hot sets must.  Each runs with the classic LRU and, where the kernel has
+ * it, with MGLRU (enabled for the test and put back); with MGLRU the
+ * memory is aged before and during the moves, as any reclaim ages it, so
+ * that the cold set lies in older generations than where a move puts it.
+ * 5.10 has neither the young flag nor MGLRU: there the test only bounds.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <linux/mempolicy.h>
+
+#include "kselftest_harness.h"
+#include "daptrace_sysfs.h"
+#include "dt_lru_gen.h"
+
+#define CG_ROOT		"/sys/fs/cgroup"
+#define CG		CG_ROOT "/daptrace-lru-cold"
+#define PAGE		4096UL
+#define COLD_BYTES	(32UL << 20)
+#define HOT_BYTES	(4UL << 20)
+#define SAMPLE_MS	50	/* a sample: what reclaim may do inside one */
+#define AGGR_MS		1000
+#define TOUCH_MS	20
+#define PERIOD_MS	50	/* of the reclaim and of the moves */
+#define RECLAIM_BYTES	(128UL << 10)
+#define MOVE_PAGES	512	/* per period, cycling through each set */
+#define WINDOWS		12
+#define COLD_MAX	0.01
+#define COLD_MIN_CHECKS	200	/* a region inside the cold set, most windows */
+#define AGINGS		3
+#define HOT_MIN		0.8
+
+/* MPOL_MF_MOVE for move_pages(2), without libnuma in the static build. */
+static long sys_move_pages(pid_t pid, unsigned long n, void **pages,
+			   const int *nodes, int *status, int flags)
+{
+	return syscall(SYS_move_pages, pid, n, pages, nodes, status, flags);
+}
+
+static int put(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY), n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	n = n < 0 ? -errno : 0;
+	close(fd);
+	return n;
+}
+
+static long long get_ll(const char *path)
+{
+	char buf[64];
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	return atoll(buf);
+}
+
+static long long vmstat(const char *key)
+{
+	char k[64];
+	long long v;
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %lld", k, &v) == 2)
+		if (!strcmp(k, key)) {
+			fclose(f);
+			return v;
+		}
+	fclose(f);
+	return -1;
+}
+
+/*
+ * @hot is the first hot set, @cold follows it, the second hot set follows
+ * @cold.  Wait for @start, fault the sets in (charged to the memcg the child is in
+ * by then), say so on @ready, then touch the hot set once per TOUCH_MS,
+ * forever; the cold set never again.
+ */
+static void child(volatile char *hot, volatile char *cold, int start, int ready)
+{
+	char c = 0;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (read(start, &c, 1) != 1)
+		_exit(1);
+	for (size_t off = 0; off < COLD_BYTES; off += PAGE)
+		cold[off] = 1;
+	for (size_t off = 0; off < HOT_BYTES; off += PAGE)
+		hot[off] = hot[HOT_BYTES + COLD_BYTES + off] = 1;
+	if (write(ready, &c, 1) != 1)
+		_exit(1);
+	for (;;) {
+		for (size_t off = 0; off < HOT_BYTES; off += PAGE) {
+			hot[off]++;
+			hot[HOT_BYTES + COLD_BYTES + off]++;
+		}
+		dt_sleep_ms(TOUCH_MS);
+	}
+}
+
+/* zram swap, as policy/reclaim.sh sets it up; 0 or why not. */
+static const char *swap_on(bool *added)
+{
+	*added = false;
+	if (!system("grep -q zram0 /proc/swaps"))
+		return NULL;
+	if (system("if [ -f /lib/modules/order ]; then while read -r m; do "
+		   "grep -q \"^$m \" /proc/modules || insmod /lib/modules/$m.ko || exit 1; "
+		   "done < /lib/modules/order; fi; [ -e /sys/block/zram0 ] && "
+		   "echo 256M > /sys/block/zram0/disksize && "
+		   "mkswap /dev/zram0 > /dev/null && swapon /dev/zram0"))
+		return "no zram swap (zram.ko not in the initramfs or failed to load)";
+	*added = true;
+	return NULL;
+}
+
+static void swap_off(void)
+{
+	if (system("swapoff /dev/zram0 && echo 1 > /sys/block/zram0/reset"))
+		fprintf(stderr, "# swapoff /dev/zram0 failed\n");
+}
+
+/* A memory cgroup for the child; 0 or why not. */
+static const char *cgroup_on(void)
+{
+	struct stat st;
+	char buf[256] = "";
+	int fd;
+
+	if (stat(CG_ROOT "/cgroup.controllers", &st)) {
+		mkdir(CG_ROOT, 0755);
+		if (mount("cgroup2", CG_ROOT, "cgroup2", 0, NULL) && errno != EBUSY)
+			return "cannot mount cgroup2";
+	}
+	fd = open(CG_ROOT "/cgroup.controllers", O_RDONLY);
+	if (fd < 0)
+		return "no cgroup.controllers";
+	if (read(fd, buf, sizeof(buf) - 1) < 0)
+		buf[0] = 0;
+	close(fd);
+	if (!strstr(buf, "memory"))
+		return "no memory controller in cgroup2";
+	if (put(CG_ROOT "/cgroup.subtree_control", "+memory"))
+		return "cannot enable the memory controller";
+	if (mkdir(CG, 0755) && errno != EEXIST)
+		return "cannot create the cgroup";
+	return NULL;
+}
+
+struct driver {
+	pthread_t thread;
+	volatile bool stop;
+	pid_t pid;
+	unsigned long hot, cold;	/* the second hot set follows cold */
+	unsigned long rounds;	/* reclaim writes, or move_pages calls */
+	unsigned long moved;	/* pages move_pages placed */
+	bool age;		/* mover: age MGLRU once per lap of the cold set */
+	unsigned long agings;
+	int err;		/* the first errno that is not expected */
+};
+
+/*
+ * Reclaim RECLAIM_BYTES from the child's memcg per PERIOD_MS: with
+ * memory.reclaim (5.19) if there is one, else by lowering memory.high
+ * below the usage (the write reclaims down to it) and lifting it again.
+ * EAGAIN from memory.reclaim (it reclaimed less) is no error.
+ */
+static void *reclaimer(void *arg)
+{
+	struct driver *d = arg;
+	bool has_reclaim = !access(CG "/memory.reclaim", W_OK);
+	char val[32];
+
+	snprintf(val, sizeof(val), "%lu", RECLAIM_BYTES);
+	while (!d->stop) {
+		int ret;
+
+		if (has_reclaim) {
+			ret = put(CG "/memory.reclaim", val);
+			if (ret == -EAGAIN)
+				ret = 0;
+		} else {
+			long long cur = get_ll(CG "/memory.current");
+
+			snprintf(val, sizeof(val), "%lld",
+				 cur > (long long)RECLAIM_BYTES ?
+				 cur - (long long)RECLAIM_BYTES : 0);
+			ret = cur < 0 ? -EIO : put(CG "/memory.high", val);
+			if (!ret)
+				ret = put(CG "/memory.high", "max");
+		}
+		if (ret && !d->err)
+			d->err = -ret;
+		d->rounds++;
+		dt_sleep_ms(PERIOD_MS);
+	}
+	return NULL;
+}
+
+/*
+ * Move MOVE_PAGES pages of each set per PERIOD_MS to the other node,
+ * cycling through the sets: every page moves about every
+ * COLD_BYTES / PAGE / MOVE_PAGES periods, node 0 -> 1 -> 0.  With @d->age,
+ * MGLRU ages the memory once before each lap of the cold set, as it does
+ * under any reclaim, so that a cold page moved again lies one generation
+ * older than where the last move put it (the youngest or the second
+ * youngest), and never reaches the oldest, which a forced aging moves.
+ */
+static void *mover(void *arg)
+{
+	struct driver *d = arg;
+	void *pages[MOVE_PAGES];
+	int nodes[MOVE_PAGES], status[MOVE_PAGES];
+	unsigned long next[3] = { 0 }, lap[3] = { 0 };
+	unsigned long size[3] = { COLD_BYTES, HOT_BYTES, HOT_BYTES };
+	unsigned long base[3] = { d->cold, d->hot, d->cold + COLD_BYTES };
+
+	while (!d->stop) {
+		if (d->age && !next[0]) {
+			int err = dt_lru_gen_age(&d->agings);
+
+			if (err && !d->err)
+				d->err = err;
+		}
+		for (int s = 0; s < 3; s++) {
+			for (int i = 0; i < MOVE_PAGES; i++) {
+				pages[i] = (void *)(base[s] + next[s]);
+				nodes[i] = !(lap[s] & 1);
+				next[s] += PAGE;
+				if (next[s] == size[s]) {
+					next[s] = 0;
+					lap[s]++;
+				}
+			}
+			if (sys_move_pages(d->pid, MOVE_PAGES, pages, nodes,
+					   status, MPOL_MF_MOVE)) {
+				if (!d->err)
+					d->err = errno;
+				continue;
+			}
+			for (int i = 0; i < MOVE_PAGES; i++)
+				d->moved += status[i] == nodes[i];
+		}
+		d->rounds++;
+		dt_sleep_ms(PERIOD_MS);
+	}
+	return NULL;
+}
+
+FIXTURE(lru_cold) {
+	pid_t child;
+	volatile char *hot, *cold;
+	char enabled[32];
+	bool swap_added, cgroup;
+};
+
+FIXTURE_VARIANT(lru_cold) {
+	bool mglru;
+};
+
+FIXTURE_VARIANT_ADD(lru_cold, classic) {
+	.mglru = false,
+};
+
+FIXTURE_VARIANT_ADD(lru_cold, mglru) {
+	.mglru = true,
+};
+
+static int lru_gen_set(const char *val)
+{
+	return put(LRU_GEN_ENABLED, val);
+}
+
+FIXTURE_SETUP(lru_cold)
+{
+	bool has_mglru = !access(LRU_GEN_ENABLED, F_OK);
+
+	self->child = 0;
+	self->enabled[0] = 0;
+	self->swap_added = self->cgroup = false;
+	if (getuid())
+		SKIP(return, "needs root");
+	if (!dt_loaded())
+		SKIP(return, "daptrace not loaded (%s missing)", DT_SYSFS);
+	if (variant->mglru && !has_mglru)
+		SKIP(return, "no MGLRU in this kernel (%s missing)", LRU_GEN_ENABLED);
+	if (has_mglru) {
+		int fd = open(LRU_GEN_ENABLED, O_RDONLY);
+		ssize_t n;
+
+		ASSERT_LE(0, fd);
+		n = read(fd, self->enabled, sizeof(self->enabled) - 1);
+		close(fd);
+		ASSERT_LT(0, n);
+		self->enabled[n] = 0;
+		ASSERT_EQ(0, lru_gen_set(variant->mglru ? "y" : "n"))
+			TH_LOG("switch MGLRU %s", variant->mglru ? "on" : "off");
+	}
+	ASSERT_EQ(0, dt_reset());
+	ASSERT_EQ(0, dt_set_attrs(SAMPLE_MS * 1000, AGGR_MS * 1000,
+				  AGGR_MS * 1000, 10, 1000));
+	/*
+	 * Hot, cold, hot, in one mapping: the regions over the cold set do
+	 * not merge with its neighbours, so some lie inside it.
+	 */
+	self->hot = mmap(NULL, 2 * HOT_BYTES + COLD_BYTES, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, self->hot);
+	self->cold = self->hot + HOT_BYTES;
+	/* 4 KiB pages: reclaim and migration handle each of them. */
+	ASSERT_EQ(0, madvise((void *)self->hot, 2 * HOT_BYTES + COLD_BYTES,
+			     MADV_NOHUGEPAGE));
+}
+
+FIXTURE_TEARDOWN(lru_cold)
+{
+	dt_reset();
+	if (self->child > 0)
+		dt_reap(self->child);
+	if (self->cgroup)
+		rmdir(CG);
+	if (self->swap_added)
+		swap_off();
+	if (self->enabled[0] && lru_gen_set(self->enabled))
+		TH_LOG("could not restore %s", LRU_GEN_ENABLED);
+}
+
+/*
+ * Start the child, in the test's memcg if @cg, and monitor it once its
+ * memory is in.
+ */
+static void spawn(struct __test_metadata *_metadata,
+		  FIXTURE_DATA(lru_cold) *self, bool cg)
+{
+	int start[2], ready[2];
+	char c = 0, pid[16];
+
+	ASSERT_EQ(0, pipe(start));
+	ASSERT_EQ(0, pipe(ready));
+	self->child = fork();
+	ASSERT_LE(0, self->child);
+	if (self->child == 0) {
+		close(start[1]);
+		close(ready[0]);
+		child(self->hot, self->cold, start[0], ready[1]);
+	}
+	close(start[0]);
+	close(ready[1]);
+	if (cg) {
+		snprintf(pid, sizeof(pid), "%d", self->child);
+		ASSERT_EQ(0, put(CG "/cgroup.procs", pid));
+	}
+	ASSERT_EQ(1, write(start[1], &c, 1));
+	ASSERT_EQ(1, read(ready[0], &c, 1)) TH_LOG("the child set up its memory");
+	close(start[1]);
+	close(ready[0]);
+	ASSERT_EQ(0, dt_add_target(self->child));
+}
+
+/*
+ * Tally both sets over WINDOWS while @fn drives the kernel; report and
+ * bound both directions.
+ */
+static void measure(struct __test_metadata *_metadata,
+		    FIXTURE_DATA(lru_cold) *self, void *(*fn)(void *),
+		    const char *what, struct driver *d)
+{
+	unsigned long cold_lo = (unsigned long)self->cold;
+	struct dt_tally t[3] = {
+		{ .lo = cold_lo, .hi = cold_lo + COLD_BYTES },
+		{ .lo = cold_lo - HOT_BYTES, .hi = cold_lo },
+		{ .lo = cold_lo + COLD_BYTES, .hi = cold_lo + COLD_BYTES + HOT_BYTES },
+	};
+	long long out0 = vmstat("pswpout"), in0 = vmstat("pswpin");
+	double cold, hot;
+	int seen;
+
+	d->pid = self->child;
+	d->cold = t[0].lo;
+	d->hot = t[1].lo;
+	ASSERT_EQ(0, pthread_create(&d->thread, NULL, fn, d));
+	seen = dt_tally_ranges(self->child, t, 3, 2, WINDOWS);
+	d->stop = true;
+	pthread_join(d->thread, NULL);
+	TH_LOG("%s: %d windows; %lu rounds, %lu pages moved, %lu agings, "
+	       "first error %d; pswpout +%lld, pswpin +%lld",
+	       what, seen, d->rounds, d->moved, d->agings, d->err,
+	       vmstat("pswpout") - out0, vmstat("pswpin") - in0);
+	TH_LOG("%s: cold set: %llu checks, %llu accesses, %llu unobserved",
+	       what, t[0].checks, t[0].accesses, t[0].unobserved);
+	TH_LOG("%s: hot sets: %llu and %llu checks, %llu and %llu accesses",
+	       what, t[1].checks, t[2].checks, t[1].accesses, t[2].accesses);
+	TH_LOG("%s: cold set: %.0f%% of its bytes in regions with an access",
+	       what, 100 * t[0].hot_seen / (t[0].hot_bytes ? t[0].hot_bytes : 1));
+	ASSERT_EQ(WINDOWS, seen);
+	ASSERT_EQ(0, d->err) TH_LOG("%s: %s", what, strerror(d->err));
+	ASSERT_LE(COLD_MIN_CHECKS, t[0].checks)
+		TH_LOG("%s: regions inside the cold set", what);
+	ASSERT_LT(0, t[1].checks + t[2].checks);
+	cold = (double)t[0].accesses / t[0].checks;
+	hot = (double)(t[1].accesses + t[2].accesses) / (t[1].checks + t[2].checks);
+	TH_LOG("%s: cold set read accessed in %.4f of its checks (at most %.2f), "
+	       "hot sets in %.3f (at least %.2f)", what, cold, COLD_MAX, hot, HOT_MIN);
+	EXPECT_GE(COLD_MAX, cold) TH_LOG("%s: the cold set reads cold", what);
+	EXPECT_LE(HOT_MIN, hot) TH_LOG("%s: the hot set reads hot", what);
+}
+
+TEST_F_TIMEOUT(lru_cold, reclaim, 180)
+{
+	struct driver d = { .stop = false };
+	const char *why;
+
+	why = swap_on(&self->swap_added);
+	if (why)
+		SKIP(return, "%s", why);
+	why = cgroup_on();
+	if (why)
+		SKIP(return, "%s", why);
+	self->cgroup = true;
+	spawn(_metadata, self, true);
+	measure(_metadata, self, reclaimer, "memcg reclaim", &d);
+	EXPECT_LT(0, vmstat("pswpout")) TH_LOG("reclaim swapped");
+}
+
+TEST_F_TIMEOUT(lru_cold, migration, 180)
+{
+	struct driver d = { .stop = false, .age = variant->mglru };
+	int status = -1;
+	void *page = (void *)self->cold;
+
+	if (access("/sys/devices/system/node/node1", F_OK))
+		SKIP(return, "no second NUMA node to move pages to");
+	spawn(_metadata, self, false);
+	/*
+	 * MGLRU: age the memory, as any reclaim does, so that the cold set
+	 * sits in older generations than the hot one (a folio's first
+	 * aging takes the accessed bit of its fault).
+	 */
+	if (variant->mglru) {
+		unsigned long agings = 0;
+
+		for (int i = 0; i < AGINGS; i++)
+			ASSERT_EQ(0, dt_lru_gen_age(&agings)) TH_LOG("aging");
+		ASSERT_LT(0, agings);
+	}
+	/* Where the first cold page is. */
+	ASSERT_EQ(0, sys_move_pages(self->child, 1, &page, NULL, &status, 0));
+	ASSERT_EQ(0, status) TH_LOG("the cold set starts on node 0");
+	measure(_metadata, self, mover, "move_pages", &d);
+	EXPECT_LT(0, d.moved) TH_LOG("pages moved between the nodes");
+}
+
+TEST_HARNESS_MAIN
