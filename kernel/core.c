@@ -103,6 +103,8 @@ void daptrace_ctx_init(struct daptrace_ctx *ctx, unsigned long min_region_sz,
 	ctx->last_nr_regions = 0;
 	ctx->nr_passes = 0;
 	memset(&ctx->tuner, 0, sizeof(ctx->tuner));
+	ctx->probes = NULL;
+	ctx->nr_probes = 0;
 }
 
 /**
@@ -1649,6 +1651,111 @@ bool daptrace_tune_intervals(struct daptrace_ctx *ctx, unsigned int nr_samples,
 	*aggr_us = next * tu->aggr_samples;
 	*update_us = max(tu->update_us, *aggr_us);
 	return true;
+}
+
+/**
+ * daptrace_probes_pick() - choose a window's probe pages.
+ * @ctx:	The context, with @ctx->probes room for @n entries.
+ * @n:		Probes wanted.
+ *
+ * Pages are drawn uniformly, with replacement, from every byte the regions
+ * of the live targets cover (as min_region_sz units), so that shares of
+ * probes estimate shares of monitored bytes: a probe in an unmapped hole
+ * that a region spans counts as the region claims it.  They are sorted by
+ * target, in context order, and address, and each is given its region.
+ * The caller (the operations) clears their accessed bits next.
+ *
+ * Return: the number picked, @n or 0 if no live target has regions; also
+ * stored in @ctx->nr_probes.
+ */
+unsigned int daptrace_probes_pick(struct daptrace_ctx *ctx, unsigned int n)
+{
+	struct daptrace_target *t;
+	struct daptrace_region *r;
+	struct daptrace_probe *pr = ctx->probes;
+	u64 total = 0, base = 0;
+	unsigned int i, j;
+
+	ctx->nr_probes = 0;
+	if (!ctx->probes || !n)
+		return 0;
+	n = min(n, DAPTRACE_MAX_PROBE_PAGES);
+	daptrace_for_each_target(t, ctx)
+		if (!t->exited)
+			daptrace_for_each_region(r, t)
+				total += daptrace_sz_region(r) / ctx->min_region_sz;
+	if (!total)
+		return 0;
+	/*
+	 * The positions, in units from the first region, sorted by insertion
+	 * (n is small) in @addr until they become addresses below (a unit
+	 * index of a 64-bit address space fits an unsigned long).
+	 */
+	for (i = 0; i < n; i++) {
+		unsigned long v = daptrace_rand_below(ctx, total);
+
+		for (j = i; j > 0 && pr[j - 1].addr > v; j--)
+			pr[j].addr = pr[j - 1].addr;
+		pr[j].addr = v;
+	}
+	i = 0;
+	daptrace_for_each_target(t, ctx) {
+		if (t->exited)
+			continue;
+		daptrace_for_each_region(r, t) {
+			u64 units = daptrace_sz_region(r) / ctx->min_region_sz;
+
+			for (; i < n && pr[i].addr < base + units; i++) {
+				struct daptrace_probe *p = &pr[i];
+
+				p->t = t;
+				p->r = r;
+				p->addr = r->ar.start + (unsigned long)(p->addr - base) *
+					  ctx->min_region_sz;
+				p->state = 0;
+				p->seen = DAPTRACE_PROBE_OLD;
+			}
+			base += units;
+		}
+	}
+	ctx->nr_probes = i;
+	return i;
+}
+
+/**
+ * daptrace_probes_account() - compare a window's probes with its regions.
+ * @ctx:	The context, at the end of the window: the probes' truth has
+ *		been read, the regions still hold the window's counts.
+ * @nr_samples:	Sampling rounds of the window.
+ * @c:		Counts to add to.
+ *
+ * A region read accessed if any of its checks saw an access; it has no
+ * verdict if none of its checks was observed (nr_unobserved equals the
+ * window's rounds), and its probes then count as unobserved.
+ */
+void daptrace_probes_account(const struct daptrace_ctx *ctx,
+			     unsigned int nr_samples,
+			     struct daptrace_probe_counts *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < ctx->nr_probes; i++) {
+		const struct daptrace_probe *p = &ctx->probes[i];
+		bool truth, claim;
+
+		c->nr++;
+		if (p->seen == DAPTRACE_PROBE_UNOBSERVED ||
+		    (!p->r->nr_accesses && p->r->nr_unobserved >= nr_samples)) {
+			c->unobserved++;
+			continue;
+		}
+		truth = p->seen == DAPTRACE_PROBE_YOUNG;
+		claim = p->r->nr_accesses > 0;
+		if (truth)
+			claim ? c->tp++ : c->fn++;
+		else
+			claim ? c->fp++ : c->tn++;
+	}
 }
 
 /**

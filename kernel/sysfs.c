@@ -694,6 +694,43 @@ static struct daptrace_bool_attr tracepoint_attr = {
 	.offset = offsetof(struct daptrace_mon, tracepoint),
 };
 
+/*
+ * Accuracy probes per window, 0..DAPTRACE_MAX_PROBE_PAGES (0: none).  Set
+ * while monitoring is off (-EBUSY while on), like tlb_flush.
+ */
+static ssize_t probe_pages_show(struct kobject *kobj, struct kobj_attribute *attr,
+				char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(kobj_mon(kobj)->probe_pages));
+}
+
+static ssize_t probe_pages_store(struct kobject *kobj, struct kobj_attribute *attr,
+				 const char *buf, size_t count)
+{
+	struct daptrace_mon *mon = kobj_mon(kobj);
+	unsigned int val;
+	int err;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	err = kstrtouint(buf, 10, &val);
+	if (err)
+		return -EINVAL;
+	if (val > DAPTRACE_MAX_PROBE_PAGES)
+		return -EINVAL;
+
+	mutex_lock(&mon->lock);
+	if (daptrace_running(mon))
+		err = -EBUSY;
+	else
+		WRITE_ONCE(mon->probe_pages, val);
+	mutex_unlock(&mon->lock);
+	return err ?: count;
+}
+
+static struct kobj_attribute probe_pages_attr =
+	__ATTR(probe_pages, 0600, probe_pages_show, probe_pages_store);
+
 /* --- counters (lockless: written only by the worker) ------------------ */
 
 static ssize_t nr_regions_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -931,6 +968,7 @@ static struct attribute *daptrace_attrs[] = {
 	&tlb_flush_attr.attr,
 	&phys_addr_attr.kattr.attr,
 	&tracepoint_attr.kattr.attr,
+	&probe_pages_attr.attr,
 	&nr_regions_attr.attr,
 	&nr_samples_attr.attr,
 	&nr_samples_late_attr.attr,

@@ -26,6 +26,7 @@
 #include "daptrace.h"
 #include "daptrace_trace.h"
 #include "ring.h"
+#include "tlb.h"
 
 /* Per-run timing state, private to the worker thread. */
 struct worker_clock {
@@ -38,6 +39,7 @@ struct worker_clock {
 	ktime_t window_start;
 	unsigned int window_samples;
 	u32 window_flags;
+	struct daptrace_probe_counts probes;
 	u64 cpu_start;
 	u64 slack_ns;
 };
@@ -149,6 +151,12 @@ static void worker_publish(struct daptrace_mon *mon, struct worker_clock *clk,
 	if (nr < daptrace_nr_regions(ctx))
 		slot->flags |= DAPTRACE_SNAP_TRUNCATED;
 	slot->reserved = 0;
+	slot->probe_pages = clk->probes.nr;
+	slot->probe_tp = clk->probes.tp;
+	slot->probe_fn = clk->probes.fn;
+	slot->probe_fp = clk->probes.fp;
+	slot->probe_tn = clk->probes.tn;
+	slot->probe_unobserved = clk->probes.unobserved;
 	daptrace_ring_commit(slot, seq);
 
 	/*
@@ -165,6 +173,45 @@ static void worker_publish(struct daptrace_mon *mon, struct worker_clock *clk,
 	clk->window_start = now;
 	clk->window_samples = 0;
 	clk->window_flags = 0;
+	memset(&clk->probes, 0, sizeof(clk->probes));
+}
+
+/*
+ * The accuracy probes of the window that starts (daptrace_probes_pick(),
+ * and the vaddr operations for how their clears and the regions' share
+ * bits).  Between the aggregation and the prepare pass: see
+ * daptrace_ops.probe_prepare.  Their truth must not be TLB-blind, so they
+ * are flushed by the policy in force if it flushes, else by mm (or
+ * round); where neither is supported no probe is picked (the snapshots
+ * say probe_pages 0) rather than publish a blind truth.
+ */
+static void worker_probe_start(struct daptrace_mon *mon)
+{
+	enum daptrace_tlb_policy tlb = mon->tlb;
+
+	if (tlb == DAPTRACE_TLB_NONE)
+		tlb = daptrace_tlb_policy_supported(DAPTRACE_TLB_MM) ?
+		      DAPTRACE_TLB_MM : DAPTRACE_TLB_ROUND;
+	if (!daptrace_tlb_policy_supported(tlb))
+		return;
+	if (daptrace_probes_pick(&mon->ctx, mon->probe_pages))
+		mon->ops->probe_prepare(&mon->ctx, tlb);
+}
+
+/*
+ * At the end of a window, after its last checks and while the regions hold
+ * its counts (before a revoked target loses them): read the probes' truth
+ * and count it against the regions' verdicts for the snapshot.
+ */
+static void worker_probe_end(struct daptrace_mon *mon, struct worker_clock *clk)
+{
+	struct daptrace_ctx *ctx = &mon->ctx;
+
+	if (!ctx->nr_probes)
+		return;
+	mon->ops->probe_check(ctx);
+	daptrace_probes_account(ctx, clk->window_samples, &clk->probes);
+	ctx->nr_probes = 0;
 }
 
 /*
@@ -437,6 +484,8 @@ static int daptrace_worker_fn(void *data)
 	clk.cpu_start = current->se.sum_exec_runtime;
 	worker_clock_set(&clk, &ctx->attrs);
 	memset(&ctx->tuner, 0, sizeof(ctx->tuner));
+	ctx->probes = mon->probes;
+	ctx->nr_probes = 0;
 
 	clk.window_start = ktime_get();
 	err = ops->init(ctx);
@@ -454,6 +503,7 @@ static int daptrace_worker_fn(void *data)
 	clk.next_sample = ktime_add(now, clk.sample_ns);
 	clk.next_aggr = ktime_add(now, clk.aggr_ns);
 	clk.next_update = ktime_add(now, clk.update_ns);
+	worker_probe_start(mon);
 	worker_sample(mon, DAPTRACE_SAMPLE_PREPARE);
 	worker_update_counters(mon, &clk);
 
@@ -496,6 +546,7 @@ static int daptrace_worker_fn(void *data)
 		if (aggr) {
 			unsigned int alive, nr_samples = clk.window_samples;
 
+			worker_probe_end(mon, &clk);
 			now = ktime_get();
 			alive = worker_find_exited(mon, &clk);
 			/* Targets written meanwhile keep the worker going. */
@@ -525,6 +576,7 @@ static int daptrace_worker_fn(void *data)
 				ops->update(ctx);
 			}
 			worker_update_counters(mon, &clk);
+			worker_probe_start(mon);
 			worker_sample(mon, DAPTRACE_SAMPLE_PREPARE);
 			worker_mark_quiet(mon, false);
 		}
@@ -541,6 +593,7 @@ static int daptrace_worker_fn(void *data)
 	 * owner that turns monitoring off as soon as its command exits must
 	 * not hide that exit from target_status and the snapshot's flags.
 	 */
+	worker_probe_end(mon, &clk);
 	worker_find_exited(mon, &clk);
 	worker_publish(mon, &clk, ktime_get(), DAPTRACE_SNAP_LAST);
 	worker_update_counters(mon, &clk);
