@@ -708,14 +708,15 @@ static ssize_t probe_pages_store(struct kobject *kobj, struct kobj_attribute *at
 				 const char *buf, size_t count)
 {
 	struct daptrace_mon *mon = kobj_mon(kobj);
-	unsigned int val;
+	unsigned long val;
 	int err;
 
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
-	err = kstrtouint(buf, 10, &val);
+	/* As the other numbers: -ERANGE past ULONG_MAX, -EINVAL past the cap. */
+	err = kstrtoul(buf, 10, &val);
 	if (err)
-		return -EINVAL;
+		return err;
 	if (val > DAPTRACE_MAX_PROBE_PAGES)
 		return -EINVAL;
 

@@ -87,7 +87,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: daptrace-workload [options]\n"
-"  -p, --pattern NAME    hotcold | moving | smallhot | scattered | phases (default hotcold)\n"
+"  -p, --pattern NAME    hotcold | moving | smallhot | scattered | phases | blocks\n"
+"                        (default hotcold; blocks: every other 2 MiB block hot)\n"
 "  -s, --size SIZE       mapping size, e.g. 256M, 1G (default 256M)\n"
 "      --hot-size SIZE   hot set size (default: size/8; smallhot: 8M)\n"
 "      --warm-size SIZE  warm set size (hotcold: size/8, else 0)\n"
@@ -183,6 +184,16 @@ static void build_phase(const struct opts *o, uintptr_t base, unsigned int idx,
 		/* Two disjoint hot sets alternate: tests detection latency. */
 		at = idx % 2 ? base + sz - hot : base;
 		add_range(ph->hot, &ph->nr_hot, at, at + hot);
+	} else if (!strcmp(o->pattern, "blocks")) {
+		/*
+		 * Hot and cold 2 MiB blocks alternate: half the memory is hot
+		 * but any region wider than a block mixes both, so a check
+		 * finds its page hot only half the time (the accuracy
+		 * estimate's low-recall case, with coarse regions and one
+		 * check per window).
+		 */
+		for (at = base; at + HUGE_SZ <= base + sz; at += 2 * HUGE_SZ)
+			add_range(ph->hot, &ph->nr_hot, at, at + HUGE_SZ);
 	} else if (!strcmp(o->pattern, "scattered")) {
 		size_t stride = sz / o->objects;
 
@@ -314,7 +325,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	}
 	if (strcmp(o->pattern, "hotcold") && strcmp(o->pattern, "moving") &&
 	    strcmp(o->pattern, "smallhot") && strcmp(o->pattern, "scattered") &&
-	    strcmp(o->pattern, "phases")) {
+	    strcmp(o->pattern, "phases") && strcmp(o->pattern, "blocks")) {
 		fprintf(stderr, "daptrace-workload: --pattern: unknown pattern '%s'\n", o->pattern);
 		return -1;
 	}
@@ -333,6 +344,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	    (!strcmp(o->pattern, "phases") && 2 * o->hot_size > o->size) ||
 	    (!strcmp(o->pattern, "scattered") && o->size / o->objects < HUGE_SZ)) {
 		fprintf(stderr, "daptrace-workload: --size too small for the hot/warm sets\n");
+		return -1;
+	}
+	if (!strcmp(o->pattern, "blocks") && o->size > 2 * HUGE_SZ * MAX_RANGES) {
+		fprintf(stderr, "daptrace-workload: --size: blocks has at most %d hot blocks\n",
+			MAX_RANGES);
 		return -1;
 	}
 	return 0;

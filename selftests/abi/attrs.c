@@ -84,6 +84,7 @@ TEST_F(attrs, defaults_after_load)
 		{ "update_us", "1000000" }, { "min_nr_regions", "10" },
 		{ "max_nr_regions", "1000" }, { "tlb_flush", "mm" },
 		{ "phys_addr", "off" }, { "tracepoint", "off" },
+		{ "probe_pages", "64" },
 		{ "intervals_goal_access_bp", "400" },
 		{ "intervals_goal_aggrs", "0" },
 		{ "intervals_goal_min_sample_us", "5000" },
@@ -230,6 +231,18 @@ static const struct step goal_max_range[] = {
 	{ "intervals_goal_max_sample_us", "4999", EINVAL, "on: below sample_us" },
 	{ "intervals_goal_max_sample_us", "5000", 0, "on: sample_us itself" },
 	{ NULL }
+};
+
+static const struct step probe_range[] = {
+	{ "probe_pages", "257", EINVAL, "above the 256 cap" },
+	{ "probe_pages", "256", 0, "the cap itself" },
+	{ "probe_pages", "0", 0, "off" },
+	{ NULL }
+};
+
+FIXTURE_VARIANT_ADD(num, probe_pages) {
+	.file = "probe_pages", .def = 64, .valid = "128", .range = probe_range,
+	.zero_ok = true,
 };
 
 FIXTURE_VARIANT_ADD(num, intervals_goal_access_bp) {

@@ -249,6 +249,9 @@ static DT_UNUSED int dt_reset(void)
 		err = dt_write("phys_addr", "off");
 	if (!err)
 		err = dt_write("tracepoint", "off");
+	/* A module without accuracy probes has no such file. */
+	if (!err && access(dt_path("probe_pages", buf, sizeof(buf)), F_OK) == 0)
+		err = dt_write("probe_pages", "64");
 	if (err)
 		return err;
 	return dt_set_attrs(DT_DEF_SAMPLE_US, DT_DEF_AGGR_US, DT_DEF_UPDATE_US,
