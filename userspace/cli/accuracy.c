@@ -55,25 +55,48 @@ void acc_pool_add(struct acc_pool *p, uint64_t end_ns, const struct rec_probes *
 	p->nr++;
 }
 
+void acc_total_add(struct acc_total *t, const struct rec_probes *c)
+{
+	t->tp += c->tp;
+	t->fn += c->fn;
+	t->fp += c->fp;
+	t->tn += c->tn;
+	t->unobserved += c->unobserved;
+	t->pages += c->pages;
+	t->windows++;
+}
+
+int acc_total_estimate(const struct acc_total *t, struct acc_estimate *e)
+{
+	memset(e, 0, sizeof(*e));
+	if (!t->windows)
+		return 0;
+	e->pages = t->pages;
+	e->unobserved = t->unobserved;
+	e->windows = t->windows;
+	acc_wilson95(t->tp, t->tp + t->fn, &e->recall);
+	acc_wilson95(t->tp, t->tp + t->fp, &e->precision);
+	return 1;
+}
+
 int acc_pool_estimate(const struct acc_pool *p, struct acc_estimate *e)
 {
-	uint64_t tp = 0, fn = 0, fp = 0;
+	struct acc_total t = { 0 };
 
-	memset(e, 0, sizeof(*e));
-	if (!p->nr)
+	for (uint32_t i = 0; i < p->nr; i++)
+		acc_total_add(&t, &p->w[(p->first + i) % ACC_MAX_POOL_WINDOWS].c);
+	return acc_total_estimate(&t, e);
+}
+
+int acc_warn(FILE *out, const char *prefix, const struct acc_estimate *e,
+	     double threshold)
+{
+	if (!e->recall.n || e->recall.hi >= threshold)
 		return 0;
-	for (uint32_t i = 0; i < p->nr; i++) {
-		const struct rec_probes *c = &p->w[(p->first + i) % ACC_MAX_POOL_WINDOWS].c;
-
-		tp += c->tp;
-		fn += c->fn;
-		fp += c->fp;
-		e->pages += c->pages;
-		e->unobserved += c->unobserved;
-	}
-	e->windows = p->nr;
-	acc_wilson95(tp, tp + fn, &e->recall);
-	acc_wilson95(tp, tp + fp, &e->precision);
+	fprintf(out, "%sWARNING: estimated recall %.2f [%.2f-%.2f] is below %.2f: the "
+		"regions read much accessed memory as not accessed (more regions, a "
+		"shorter sampling interval or a TLB flush policy may help)\n", prefix,
+		e->recall.est, e->recall.lo, e->recall.hi, threshold);
 	return 1;
 }
 

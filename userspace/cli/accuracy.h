@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "recfile.h"
 
@@ -50,7 +51,16 @@ struct acc_pool {
 	uint32_t first, nr;
 };
 
+/* Counts summed over any number of windows (a whole record). */
+struct acc_total {
+	uint64_t tp, fn, fp, tn, unobserved, pages;
+	uint32_t windows;
+};
+
 void acc_wilson95(uint64_t k, uint64_t n, struct acc_interval *out);
+void acc_total_add(struct acc_total *t, const struct rec_probes *c);
+/* 0 if no window had probes (then @e is zeroed). */
+int acc_total_estimate(const struct acc_total *t, struct acc_estimate *e);
 void acc_pool_init(struct acc_pool *p, uint64_t pool_ns);
 /* A window's probes; windows come in time order. */
 void acc_pool_add(struct acc_pool *p, uint64_t end_ns, const struct rec_probes *c);
@@ -62,5 +72,12 @@ int acc_pool_estimate(const struct acc_pool *p, struct acc_estimate *e);
  * accessed probe page) ...".
  */
 int acc_format(const struct acc_estimate *e, char *buf, size_t len);
+/*
+ * Whether to warn: the estimate's upper bound is below @threshold (the
+ * regions miss accessed memory beyond doubt); writes the warning to @out
+ * after @prefix ("# ", or "") and returns 1.
+ */
+int acc_warn(FILE *out, const char *prefix, const struct acc_estimate *e,
+	     double threshold);
 
 #endif /* DAPTRACE_ACCURACY_H */
