@@ -33,7 +33,9 @@
  * ended within --accuracy-pool before it (accuracy.h), is compared with the
  * true recall over the same windows: the share of the truly accessed bytes
  * of the mapping (hot; warm too if its period is at most the window) that
- * lie in regions read as accessed at all (nr_accesses > 0).  Only where
+ * lie in regions read as accessed at all (nr_accesses > 0), leaving out
+ * regions none of whose checks was observed (no verdict: the probes count
+ * those as unobserved too).  Only where
  * every pooled window lies inside one phase (a window across a phase change,
  * or with warm memory of a longer period, has no such truth) and the
  * estimate rests on at least one accessed probe.  --bias-estimate adds a
@@ -101,6 +103,9 @@ struct scorer {
 	double bias;
 	double acc_bound;
 	unsigned int acc_windows, acc_ok, acc_probes_windows;
+	struct acc_total acc_all;	/* probes of every window with a truth */
+	uint64_t acc_all_seen, acc_all_accessed;
+	FILE *dump;
 	double acc_err_sum, acc_est_sum, acc_truth_sum;
 	double *acc_err;
 	uint64_t rec_start_ns;		/* CLOCK_MONOTONIC of the record's t=0 */
@@ -313,11 +318,17 @@ static struct acc_truth window_truth(const struct scorer *sc,
 	for (uint32_t i = 0; i < s->nr_regions; i++) {
 		const struct rec_region *rg = &s->regions[i];
 
-		if (rg->pid != t->pid || !rg->nr_accesses)
+		uint64_t b;
+
+		if (rg->pid != t->pid)
 			continue;
-		r.seen += overlap_set(rg->start, rg->end, p->hot, p->nr_hot);
+		b = overlap_set(rg->start, rg->end, p->hot, p->nr_hot);
 		if (warm)
-			r.seen += overlap_set(rg->start, rg->end, p->warm, p->nr_warm);
+			b += overlap_set(rg->start, rg->end, p->warm, p->nr_warm);
+		if (!rg->nr_accesses && rg->nr_unobserved >= s->nr_samples)
+			r.accessed -= b;	/* no verdict */
+		else if (rg->nr_accesses)
+			r.seen += b;
 	}
 	r.valid = r.accessed > 0;
 	return r;
@@ -333,11 +344,17 @@ static int score_accuracy(struct scorer *sc, const struct rec_snapshot *s)
 	double est, truth, err;
 	uint32_t i;
 
+	struct acc_truth wt = window_truth(sc, s);
+
 	sc->acc_probes_windows++;
 	acc_pool_add(pl, s->end_ns, &s->probes);
 	/* the truth ring mirrors the pool's: same slots, same windows */
-	sc->pool_truth[(pl->first + pl->nr - 1) % ACC_MAX_POOL_WINDOWS] =
-		window_truth(sc, s);
+	sc->pool_truth[(pl->first + pl->nr - 1) % ACC_MAX_POOL_WINDOWS] = wt;
+	if (wt.valid) {
+		acc_total_add(&sc->acc_all, &s->probes);
+		sc->acc_all_seen += wt.seen;
+		sc->acc_all_accessed += wt.accessed;
+	}
 	for (i = 0; i < pl->nr; i++) {
 		const struct acc_truth *t =
 			&sc->pool_truth[(pl->first + i) % ACC_MAX_POOL_WINDOWS];
@@ -360,6 +377,10 @@ static int score_accuracy(struct scorer *sc, const struct rec_snapshot *s)
 		sc->acc_err = n;
 	}
 	sc->acc_err[sc->acc_windows++] = err;
+	if (sc->dump)
+		fprintf(sc->dump, "%" PRIu64 " %.4f %.4f %" PRIu64 " %" PRIu64 " %u %u %u %u %u\n",
+			s->seq, est, truth, e.recall.n, e.pages, s->probes.tp, s->probes.fn,
+			s->probes.fp, s->probes.tn, s->probes.unobserved);
 	sc->acc_ok += err <= sc->acc_bound;
 	sc->acc_err_sum += err;
 	sc->acc_est_sum += est;
@@ -531,12 +552,16 @@ static void usage(FILE *f)
 "                       than F (needs --aggr-us)\n"
 "  --max-missed N       fail if the record lost more than N snapshots\n"
 "  --randomize[=SEED]   replace every count by a random one (control run)\n"
-"  --accuracy-pool DUR_MS  the estimate pools the windows of this span (default 1000)\n"
+"  --accuracy-pool DUR_MS  the estimate pools windows of at most this span\n"
+"                       (default 10000)\n"
+"  --accuracy-min-probes N  and only as many as give it N accessed probe pages\n"
+"                       (default 600; as the CLI, accuracy.h)\n"
 "  --max-recall-est-err F   an estimate within F of the truth is right (default 0.05)\n"
 "  --min-recall-est-ok F    fail unless that share of windows is right\n"
 "  --min-accuracy-windows N fail if fewer windows were compared (default 5 with\n"
 "                       --min-recall-est-ok)\n"
-"  --bias-estimate F    add F to every estimate (control run)\n");
+"  --bias-estimate F    add F to every estimate (control run)\n"
+"  --dump-accuracy FILE each compared window's estimate, truth and counts\n");
 }
 
 int main(int argc, char **argv)
@@ -558,10 +583,12 @@ int main(int argc, char **argv)
 		{ "min-hot-seen", required_argument, NULL, 'S' },
 		{ "randomize", optional_argument, NULL, 'x' },
 		{ "accuracy-pool", required_argument, NULL, 'A' },
+		{ "accuracy-min-probes", required_argument, NULL, 'm' },
 		{ "max-recall-est-err", required_argument, NULL, 'E' },
 		{ "min-recall-est-ok", required_argument, NULL, 'O' },
 		{ "min-accuracy-windows", required_argument, NULL, 'N' },
 		{ "bias-estimate", required_argument, NULL, 'B' },
+		{ "dump-accuracy", required_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -574,7 +601,7 @@ int main(int argc, char **argv)
 	unsigned int min_windows = 5;
 	struct scorer sc = { .hot_frac = 0.5, .settle_ns = 1000000000ULL,
 			     .acc_bound = 0.05 };
-	uint64_t pool_ns = ACC_DEF_POOL_NS;
+	uint64_t pool_ns = ACC_DEF_POOL_NS, min_accessed = ACC_DEF_MIN_ACCESSED;
 	double min_est_ok = -1;
 	unsigned int min_acc_windows = 5;
 	struct rec_info info = { 0 };
@@ -599,10 +626,21 @@ int main(int argc, char **argv)
 		case 'M': max_missed = strtoll(optarg, &end, 10); break;
 		case 'S': min_seen = strtod(optarg, &end); break;
 		case 'A': pool_ns = strtoull(optarg, &end, 10) * 1000000ULL; break;
+		case 'm': min_accessed = strtoull(optarg, &end, 10); break;
 		case 'E': sc.acc_bound = strtod(optarg, &end); break;
 		case 'O': min_est_ok = strtod(optarg, &end); break;
 		case 'N': min_acc_windows = strtoul(optarg, &end, 10); break;
 		case 'B': sc.bias = strtod(optarg, &end); break;
+		case 'U':
+			sc.dump = fopen(optarg, "w");
+			if (!sc.dump) {
+				fprintf(stderr, "daptrace-score: --dump-accuracy %s: %s\n",
+					optarg, strerror(errno));
+				return 2;
+			}
+			fprintf(sc.dump, "# seq est truth accessed_probes_pooled probes_pooled "
+				"tp fn fp tn unobserved (this window)\n");
+			break;
 		case 'g':
 			if (sscanf(optarg, "%u-%u", &sc.min_regions, &sc.max_regions) != 2 ||
 			    sc.min_regions > sc.max_regions)
@@ -641,7 +679,7 @@ int main(int argc, char **argv)
 			pool_ns ? "out of memory" : "--accuracy-pool: must be > 0");
 		return 2;
 	}
-	acc_pool_init(sc.pool, pool_ns);
+	acc_pool_init(sc.pool, pool_ns, min_accessed);
 
 	/* Line the record's relative times up with the truth's clock. */
 	if (rec_read_path(rec_path, 1, ignore_snapshot, NULL, &info, err, sizeof(err))) {
@@ -712,6 +750,20 @@ int main(int argc, char **argv)
 		       sc.lat_n ? sc.lat_sum / sc.lat_n : NAN, sc.lat_max, sc.lat_undetected);
 	printf("accuracy_probe_windows %u\naccuracy_windows %u\n",
 	       sc.acc_probes_windows, sc.acc_windows);
+	if (sc.acc_all.windows) {
+		struct acc_estimate all;
+
+		acc_total_estimate(&sc.acc_all, &all);
+		printf("accuracy_probes tp %" PRIu64 " fn %" PRIu64 " fp %" PRIu64 " tn %" PRIu64
+		       " unobserved %" PRIu64 " pages %" PRIu64 "\n", sc.acc_all.tp,
+		       sc.acc_all.fn, sc.acc_all.fp, sc.acc_all.tn, sc.acc_all.unobserved,
+		       sc.acc_all.pages);
+		printf("recall_est_all %.4f\nrecall_truth_all %.4f\n",
+		       all.recall.n ? all.recall.est : NAN,
+		       (double)sc.acc_all_seen / sc.acc_all_accessed);
+	}
+	if (sc.dump)
+		fclose(sc.dump);
 	if (sc.acc_windows) {
 		qsort(sc.acc_err, sc.acc_windows, sizeof(*sc.acc_err), cmp_double);
 		printf("recall_est_mean %.3f\nrecall_truth_mean %.3f\n"

@@ -5,7 +5,8 @@
 # accuracy probes (probe_pages, at its default of 64 per window) give a few
 # pages per window page-level truth and compare it with their regions'
 # verdicts; daptrace record keeps the counts (#probes rows) and
-# daptrace-score pools them over 2 s as the CLI does (accuracy.h) and
+# daptrace-score pools them as the CLI does (accuracy.h: windows enough for
+# 600 accessed probe pages, within 10 s) and
 # compares the estimated recall of accessed memory with the true recall
 # over the same windows, from the truth daptrace-workload reports: the
 # share of its truly accessed bytes that lie in regions read as accessed.
@@ -33,7 +34,7 @@
 . "$(dirname "$0")/../lib/workload.sh"
 
 TMP=${TMPDIR:-/tmp}/accuracy_estimate.$$
-SCORE_ARGS="--accuracy-pool 2000 --max-recall-est-err 0.05 --min-recall-est-ok 0.9 --min-accuracy-windows 40"
+SCORE_ARGS="--max-recall-est-err 0.05 --min-recall-est-ok 0.9 --min-accuracy-windows 40"
 
 # scenario NAME "WORKLOAD-ARGS" "RECORD-ARGS" [MAX-TRUTH-MEAN]: run, record,
 # score.
@@ -59,12 +60,18 @@ scenario() {
 		return 1
 	fi
 	# shellcheck disable=SC2086
-	daptrace-score --truth "$truth" --record "$rec" $SCORE_ARGS > "$TMP/$name.score" 2>&1
+	daptrace-score --truth "$truth" --record "$rec" $SCORE_ARGS \
+		--dump-accuracy "$TMP/$name.dump" > "$TMP/$name.score" 2>&1
 	st=$?
-	grep -E '^(accuracy_|recall_est|recall_truth|hot_seen_median|# FAIL)' \
+	grep -E '^(accuracy_|recall_est|recall_truth|hot_seen_m|# FAIL)' \
 		"$TMP/$name.score" | sed "s/^/# $name: /"
 	if [ $st -ne 0 ]; then
 		[ $st -eq 1 ] || sed "s/^/# $name: /" "$TMP/$name.score"
+		# the windows furthest off, to see why
+		echo "# $name: worst windows: $(head -1 "$TMP/$name.dump")"
+		grep -v '^#' "$TMP/$name.dump" |
+			awk '{ d = $2 - $3; if (d < 0) d = -d; print d, $0 }' |
+			sort -rn | head -8 | sed "s/^/# $name:   /"
 		bound_fail "$name" "estimate off the truth (scorer exit status $st)"
 		return 0
 	fi

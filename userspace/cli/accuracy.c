@@ -35,24 +35,42 @@ void acc_wilson95(uint64_t k, uint64_t n, struct acc_interval *out)
 		out->hi = p;
 }
 
-void acc_pool_init(struct acc_pool *p, uint64_t pool_ns)
+void acc_pool_init(struct acc_pool *p, uint64_t pool_ns, uint64_t min_accessed)
 {
 	p->pool_ns = pool_ns;
+	p->min_accessed = min_accessed;
+	p->accessed = 0;
 	p->first = 0;
 	p->nr = 0;
 }
 
 void acc_pool_add(struct acc_pool *p, uint64_t end_ns, const struct rec_probes *c)
 {
-	/* drop the windows that ended more than pool_ns before this one */
-	while (p->nr && (p->nr == ACC_MAX_POOL_WINDOWS ||
-			 p->w[p->first].end_ns + p->pool_ns <= end_ns)) {
+	if (p->nr == ACC_MAX_POOL_WINDOWS) {
+		p->accessed -= p->w[p->first].c.tp + p->w[p->first].c.fn;
 		p->first = (p->first + 1) % ACC_MAX_POOL_WINDOWS;
 		p->nr--;
 	}
 	p->w[(p->first + p->nr) % ACC_MAX_POOL_WINDOWS] =
 		(struct acc_window){ .end_ns = end_ns, .c = *c };
 	p->nr++;
+	p->accessed += (uint64_t)c->tp + c->fn;
+	/*
+	 * Drop the oldest windows while the rest still have min_accessed
+	 * accessed probes, and those that ended more than pool_ns before
+	 * this one; never this one.
+	 */
+	while (p->nr > 1) {
+		const struct acc_window *old = &p->w[p->first];
+		uint64_t acc = (uint64_t)old->c.tp + old->c.fn;
+
+		if (old->end_ns + p->pool_ns > end_ns &&
+		    p->accessed - acc < p->min_accessed)
+			break;
+		p->accessed -= acc;
+		p->first = (p->first + 1) % ACC_MAX_POOL_WINDOWS;
+		p->nr--;
+	}
 }
 
 void acc_total_add(struct acc_total *t, const struct rec_probes *c)

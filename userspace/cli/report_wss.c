@@ -13,7 +13,7 @@
  * With the module's accuracy probes in the record (#probes rows), the
  * estimated recall of accessed memory over the record (all targets, also
  * with --pid) heads the report, with a warning below ACC_DEF_WARN_RECALL,
- * and JSON gives it, and each point the estimate pooled over the second
+ * and JSON gives it, and each point the estimate pooled over the windows
  * before it (accuracy.h).
  */
 #include <inttypes.h>
@@ -197,7 +197,7 @@ static int add_point(void *arg, const struct rec_snapshot *s,
 			ser->pool = malloc(sizeof(*ser->pool));
 			if (!ser->pool)
 				return fail("report", "out of memory");
-			acc_pool_init(ser->pool, ACC_DEF_POOL_NS);
+			acc_pool_init(ser->pool, ACC_DEF_POOL_NS, ACC_DEF_MIN_ACCESSED);
 		}
 		acc_total_add(&ser->acc, &s->probes);
 		acc_pool_add(ser->pool, s->end_ns, &s->probes);

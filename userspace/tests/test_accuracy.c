@@ -42,7 +42,7 @@ TEST(pool_by_time)
 	char line[256];
 
 	ASSERT_NE(NULL, p);
-	acc_pool_init(p, 1000000000ULL);
+	acc_pool_init(p, 1000000000ULL, UINT64_MAX);
 	EXPECT_EQ(0, acc_pool_estimate(p, &e));
 	for (uint64_t t = 1; t <= 30; t++)
 		acc_pool_add(p, t * 100000000ULL, &c);
@@ -69,12 +69,38 @@ TEST(pool_by_time)
 	EXPECT_EQ(1, acc_warn(stderr, "# ", &e, ACC_DEF_WARN_RECALL));
 	/* no accessed probe: recall unknown, said so */
 	c = (struct rec_probes){ .pages = 64, .tn = 64 };
-	acc_pool_init(p, 1);
+	acc_pool_init(p, 1, 0);
 	acc_pool_add(p, 1, &c);
 	acc_pool_estimate(p, &e);
 	acc_format(&e, line, sizeof(line));
 	EXPECT_NE(NULL, strstr(line, "recall unknown")) TH_LOG("%s", line);
 	EXPECT_EQ(0, acc_warn(stderr, "# ", &e, ACC_DEF_WARN_RECALL));
+	free(p);
+}
+
+/* The fewest windows that give the recall min_accessed probes, within the span. */
+TEST(pool_by_probes)
+{
+	struct acc_pool *p = malloc(sizeof(*p));
+	struct rec_probes c = { .pages = 64, .tp = 20, .fn = 12, .tn = 32 };
+	struct acc_estimate e;
+
+	ASSERT_NE(NULL, p);
+	acc_pool_init(p, 10000000000ULL, 600);
+	for (uint64_t t = 1; t <= 50; t++)
+		acc_pool_add(p, t * 100000000ULL, &c);
+	acc_pool_estimate(p, &e);
+	/* 32 accessed a window: 19 windows give 608, 18 only 576 */
+	EXPECT_EQ(19, e.windows);
+	EXPECT_EQ(608, e.recall.n);
+	EXPECT_TRUE(e.recall.hi - e.recall.lo < 0.1) TH_LOG("[%.3f, %.3f]", e.recall.lo,
+							     e.recall.hi);
+	/* few accessed probes: the whole span, no more */
+	c = (struct rec_probes){ .pages = 64, .tp = 1, .tn = 63 };
+	for (uint64_t t = 51; t <= 250; t++)
+		acc_pool_add(p, t * 100000000ULL, &c);
+	acc_pool_estimate(p, &e);
+	EXPECT_EQ(100, e.windows);
 	free(p);
 }
 
