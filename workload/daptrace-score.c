@@ -73,7 +73,15 @@ struct phase {
 	unsigned int nr_warm;
 };
 
+/* A "sweeps" line: @count full sweeps of phase @phase's hot set by @ns. */
+struct sweep {
+	uint64_t ns, count;
+	unsigned int phase;
+};
+
 struct truth {
+	struct sweep *sweeps;		/* in time order */
+	unsigned int nr_sweeps, cap_sweeps;
 	pid_t pid;
 	struct range map;
 	uint64_t warm_period_ns;	/* 0: not said (an older truth file) */
@@ -102,7 +110,7 @@ struct scorer {
 	struct acc_truth *pool_truth;	/* parallel to pool->w */
 	double bias;
 	double acc_bound;
-	unsigned int acc_windows, acc_ok, acc_probes_windows;
+	unsigned int acc_windows, acc_ok, acc_probes_windows, acc_no_truth;
 	struct acc_total acc_all;	/* probes of every window with a truth */
 	uint64_t acc_all_seen, acc_all_accessed;
 	FILE *dump;
@@ -174,6 +182,20 @@ static int parse_truth(const char *path, struct truth *t)
 		if (!strcmp(kind, "warm_period_ns") &&
 		    sscanf(line, "warm_period_ns %" SCNu64, &a) == 1 && a) {
 			t->warm_period_ns = a;
+			continue;
+		}
+		if (!strcmp(kind, "sweeps") && t->nr_phases &&
+		    sscanf(line, "sweeps %" SCNu64 " %" SCNu64, &a, &b) == 2) {
+			if (t->nr_sweeps == t->cap_sweeps) {
+				unsigned int cap = t->cap_sweeps ? 2 * t->cap_sweeps : 1024;
+				struct sweep *n = realloc(t->sweeps, cap * sizeof(*n));
+
+				if (!n)
+					goto bad;
+				t->sweeps = n;
+				t->cap_sweeps = cap;
+			}
+			t->sweeps[t->nr_sweeps++] = (struct sweep){ a, b, t->nr_phases - 1 };
 			continue;
 		}
 		if (!strcmp(kind, "end") && sscanf(line, "end %" SCNu64, &a) == 1) {
@@ -293,9 +315,37 @@ static bool warm_is_not_hot(const struct scorer *sc, uint64_t window_ns,
 }
 
 /*
+ * Did the workload touch every hot page within [@ws, @we] of phase @pi?
+ * Yes if two full sweeps were done between two of its progress lines
+ * inside the window: the second of them lies wholly inside.  A truth
+ * without progress lines (an older workload) is taken at its word.
+ */
+static bool hot_all_touched(const struct truth *t, unsigned int pi, uint64_t ws,
+			    uint64_t we)
+{
+	const struct sweep *a = NULL, *b = NULL;
+
+	if (!t->nr_sweeps)
+		return true;
+	for (unsigned int i = 0; i < t->nr_sweeps; i++) {
+		const struct sweep *sw = &t->sweeps[i];
+
+		if (sw->phase != pi || sw->ns < ws)
+			continue;
+		if (sw->ns > we)
+			break;
+		if (!a)
+			a = sw;
+		b = sw;
+	}
+	return a && b->count >= a->count + 2;
+}
+
+/*
  * This window's truth for the estimate: bytes of the mapping accessed in it
  * (hot, and warm if every warm page is touched within the window), and of
- * those the bytes in regions read as accessed at all.
+ * those the bytes in regions read as accessed at all.  No truth if the
+ * workload did not sweep its hot set within the window (not scheduled).
  */
 static struct acc_truth window_truth(const struct scorer *sc,
 				     const struct rec_snapshot *s)
@@ -310,6 +360,8 @@ static struct acc_truth window_truth(const struct scorer *sc,
 	if (pi < 0 || phase_at(t, we) != pi || we > t->end_ns || !s->nr_samples)
 		return r;
 	p = &t->phases[pi];
+	if (!hot_all_touched(t, (unsigned int)pi, ws, we))
+		return r;
 	warm = p->nr_warm && t->warm_period_ns && t->warm_period_ns <= we - ws;
 	if (p->nr_warm && !warm)
 		return r;	/* which warm pages the window touched is unknown */
@@ -350,6 +402,7 @@ static int score_accuracy(struct scorer *sc, const struct rec_snapshot *s)
 	acc_pool_add(pl, s->end_ns, &s->probes);
 	/* the truth ring mirrors the pool's: same slots, same windows */
 	sc->pool_truth[(pl->first + pl->nr - 1) % ACC_MAX_POOL_WINDOWS] = wt;
+	sc->acc_no_truth += !wt.valid;
 	if (wt.valid) {
 		acc_total_add(&sc->acc_all, &s->probes);
 		sc->acc_all_seen += wt.seen;
@@ -748,8 +801,9 @@ int main(int argc, char **argv)
 	if (sc.lat_n || sc.lat_undetected)
 		printf("detect_latency_mean_s %.3f\ndetect_latency_max_s %.3f\nphases_undetected %u\n",
 		       sc.lat_n ? sc.lat_sum / sc.lat_n : NAN, sc.lat_max, sc.lat_undetected);
-	printf("accuracy_probe_windows %u\naccuracy_windows %u\n",
-	       sc.acc_probes_windows, sc.acc_windows);
+	printf("accuracy_probe_windows %u\naccuracy_windows_without_truth %u\n"
+	       "accuracy_windows %u\n", sc.acc_probes_windows, sc.acc_no_truth,
+	       sc.acc_windows);
 	if (sc.acc_all.windows) {
 		struct acc_estimate all;
 
@@ -793,5 +847,6 @@ int main(int argc, char **argv)
 	free(sc.pool);
 	free(sc.pool_truth);
 	free(sc.truth.phases);
+	free(sc.truth.sweeps);
 	return fail ? 1 : 0;
 }

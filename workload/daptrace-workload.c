@@ -19,6 +19,9 @@
  *	phase <index> <start_ns>		a new phase begins
  *	hot <index> <start> <end>		hot range of that phase
  *	warm <index> <start> <end>		warm range of that phase
+ *	sweeps <ns> <count>			full sweeps of the current
+ *						phase's hot set done by <ns>
+ *						(at most one line per 10 ms)
  *	end <ns> touched <pages>		the workload stopped; pages it
  *						touched after population (its
  *						throughput, for slowdown)
@@ -366,6 +369,7 @@ int main(int argc, char **argv)
 	static struct phase ph;
 	uint64_t t0, t, next_phase, deadline, touched = 0;
 	uint64_t warm_start, warm_due, warm_done = 0, warm_pages;
+	uint64_t hot_pages, hot_done = 0, sweeps_said = 0, sweeps_at = 0, n_hot;
 	struct cursor hot = { 0, 0 }, warm = { 0, 0 };
 	unsigned int idx = 0;
 	struct opts o;
@@ -410,13 +414,30 @@ int main(int argc, char **argv)
 	deadline = o.duration_ns ? t0 + o.duration_ns : UINT64_MAX;
 	build_phase(&o, base, idx, &ph);
 	write_phase(idx, &ph, t0);
+	hot_pages = 0;
+	for (unsigned int i = 0; i < ph.nr_hot; i++)
+		hot_pages += (ph.hot[i].end - ph.hot[i].start) / PAGE_SZ;
 	next_phase = t0 + o.phase_ns;
 	warm_start = t0;
 	while (!stop) {
-		touched += touch(ph.hot, ph.nr_hot, &hot, CHUNK_PAGES);
+		n_hot = touch(ph.hot, ph.nr_hot, &hot, CHUNK_PAGES);
+		touched += n_hot;
+		hot_done += n_hot;
 		t = now_ns();
 		if (t >= deadline)
 			break;
+		/*
+		 * The hot set's progress, so that a scorer can tell a window
+		 * in which every hot page was touched (two sweeps done within
+		 * it) from one in which the workload was not scheduled.
+		 */
+		if (hot_pages && hot_done / hot_pages != sweeps_said &&
+		    t >= sweeps_at + 10000000ULL) {
+			sweeps_said = hot_done / hot_pages;
+			sweeps_at = t;
+			fprintf(truth, "sweeps %" PRIu64 " %" PRIu64 "\n", t, sweeps_said);
+			fflush(truth);
+		}
 		/*
 		 * Warm pages at a steady rate, each once per period, spread
 		 * over the period: a burst per period would keep a slow (or
@@ -441,6 +462,9 @@ int main(int argc, char **argv)
 			build_phase(&o, base, ++idx, &ph);
 			hot = (struct cursor){ 0, 0 };
 			write_phase(idx, &ph, t);
+			/* the sweeps count anew with each phase's hot set */
+			hot_done = 0;
+			sweeps_said = 0;
 			next_phase += o.phase_ns;
 		}
 	}
