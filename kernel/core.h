@@ -34,6 +34,15 @@ struct daptrace_region_rec;
 #define DAPTRACE_DEF_GOAL_MIN_SAMPLE_US	5000UL
 #define DAPTRACE_DEF_GOAL_MAX_SAMPLE_US	10000000UL
 #define DAPTRACE_MAX_GOAL_AGGRS		1000UL
+/*
+ * The recall goal (daptrace_tune_recall()): off; the worker's CPU bound,
+ * 5 % of one CPU; accessed probe pages per decision.
+ */
+#define DAPTRACE_DEF_RECALL_GOAL_BP	0UL
+#define DAPTRACE_DEF_RECALL_MAX_CPU_BP	500UL
+#define DAPTRACE_RECALL_PROBES		400U
+/* Its hysteresis: the budget is given back only above goal + this. */
+#define DAPTRACE_RECALL_HYST_BP		500U
 
 /* Upper caps: keep the worker sane and the snapshot ring bounded. */
 #define DAPTRACE_MIN_SAMPLE_US		100UL		/* 0.1 ms */
@@ -195,6 +204,13 @@ struct daptrace_target {
  *			the sampling interval is tuned to it; 0: no tuning.
  * @goal_min_sample_us:	Lowest sampling interval the tuning may set.
  * @goal_max_sample_us:	Highest.
+ * @recall_goal_bp:	Recall goal, in basis points: the share of the
+ *			accessed memory the regions should read as accessed,
+ *			as the accuracy probes estimate it; the region budget
+ *			(max_nr_regions) is tuned to it
+ *			(daptrace_tune_recall()).  0: off.
+ * @recall_max_cpu_bp:	The bound on that tuning: the worker's CPU time,
+ *			in basis points of one CPU.
  */
 struct daptrace_attrs {
 	unsigned long sample_us;
@@ -206,6 +222,26 @@ struct daptrace_attrs {
 	unsigned long goal_aggrs;
 	unsigned long goal_min_sample_us;
 	unsigned long goal_max_sample_us;
+	unsigned long recall_goal_bp;
+	unsigned long recall_max_cpu_bp;
+};
+
+/**
+ * struct daptrace_recall_tuner - the recall goal's measure since its last
+ * decision.
+ * @tp:		Accessed probe pages whose region read accessed.
+ * @fn:		Accessed probe pages whose region read not accessed.
+ * @cpu_ns:	Worker CPU time of the windows measured.
+ * @wall_ns:	Their length.
+ * @floor:	max_nr_regions when the tuning started: it never goes below.
+ *		0: not started.
+ */
+struct daptrace_recall_tuner {
+	u64 tp;
+	u64 fn;
+	u64 cpu_ns;
+	u64 wall_ns;
+	unsigned long floor;
 };
 
 /**
@@ -303,6 +339,7 @@ struct daptrace_probe_counts {
  * @nr_passes:		Sampling passes since "on": operations that spread
  *			work over passes take turns by it.
  * @tuner:		The intervals goal's measure (daptrace_tune_intervals()).
+ * @recall:		The recall goal's (daptrace_tune_recall()).
  * @probes:	The current window's probe pages, sorted by target (in
  *		context order) and address; NULL if the caller gave none.
  * @nr_probes:	Entries of @probes in use: 0 between a window's end and
@@ -318,6 +355,7 @@ struct daptrace_ctx {
 	unsigned int last_nr_regions;
 	unsigned long nr_passes;
 	struct daptrace_tuner tuner;
+	struct daptrace_recall_tuner recall;
 	struct daptrace_probe *probes;
 	unsigned int nr_probes;
 };
@@ -426,6 +464,11 @@ unsigned int daptrace_probes_pick(struct daptrace_ctx *ctx, unsigned int n);
 void daptrace_probes_account(const struct daptrace_ctx *ctx,
 			     unsigned int nr_samples,
 			     struct daptrace_probe_counts *c);
+
+/* The recall goal: at the end of each window, with its probe counts. */
+unsigned long daptrace_tune_recall(struct daptrace_ctx *ctx,
+				   const struct daptrace_probe_counts *c,
+				   u64 cpu_ns, u64 wall_ns);
 
 /* Snapshot assembly: fill up to @max records; returns the number written. */
 unsigned int daptrace_snapshot_fill(const struct daptrace_ctx *ctx,

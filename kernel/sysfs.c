@@ -602,6 +602,16 @@ static struct daptrace_ulong_attr goal_max_sample_us_attr = {
 	.offset = offsetof(struct daptrace_attrs, goal_max_sample_us),
 };
 
+static struct daptrace_ulong_attr recall_goal_bp_attr = {
+	.kattr = __ATTR(recall_goal_bp, 0600, ulong_attr_show, ulong_attr_store),
+	.offset = offsetof(struct daptrace_attrs, recall_goal_bp),
+};
+
+static struct daptrace_ulong_attr recall_max_cpu_bp_attr = {
+	.kattr = __ATTR(recall_max_cpu_bp, 0600, ulong_attr_show, ulong_attr_store),
+	.offset = offsetof(struct daptrace_attrs, recall_max_cpu_bp),
+};
+
 static ssize_t tlb_flush_show(struct kobject *kobj, struct kobj_attribute *attr,
 			      char *buf)
 {
@@ -966,6 +976,8 @@ static struct attribute *daptrace_attrs[] = {
 	&goal_aggrs_attr.kattr.attr,
 	&goal_min_sample_us_attr.kattr.attr,
 	&goal_max_sample_us_attr.kattr.attr,
+	&recall_goal_bp_attr.kattr.attr,
+	&recall_max_cpu_bp_attr.kattr.attr,
 	&tlb_flush_attr.attr,
 	&phys_addr_attr.kattr.attr,
 	&tracepoint_attr.kattr.attr,

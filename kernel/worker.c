@@ -41,6 +41,7 @@ struct worker_clock {
 	u32 window_flags;
 	struct daptrace_probe_counts probes;
 	u64 cpu_start;
+	u64 window_cpu;
 	u64 slack_ns;
 };
 
@@ -79,6 +80,30 @@ static void worker_tune_intervals(struct daptrace_mon *mon,
 	WRITE_ONCE(attrs->aggr_us, aggr_us);
 	WRITE_ONCE(attrs->update_us, update_us);
 	worker_clock_set(clk, attrs);
+}
+
+static void worker_fit_ring(struct daptrace_mon *mon);
+
+/*
+ * The recall goal (daptrace_tune_recall()), at the end of a window, with
+ * its probe counts and the worker's CPU time in it: a new region budget
+ * takes effect at this aggregation's merge and split (the attribute file
+ * shows it), and the ring grows if its slots cannot hold it.
+ */
+static void worker_tune_recall(struct daptrace_mon *mon, struct worker_clock *clk,
+			       const struct daptrace_probe_counts *probes,
+			       u64 wall_ns)
+{
+	u64 cpu = current->se.sum_exec_runtime;
+	unsigned long next;
+
+	next = daptrace_tune_recall(&mon->ctx, probes, cpu - clk->window_cpu, wall_ns);
+	clk->window_cpu = cpu;
+	if (!next)
+		return;
+	/* Read by sysfs without the worker's consent. */
+	WRITE_ONCE(mon->ctx.attrs.max_nr_regions, next);
+	worker_fit_ring(mon);
 }
 
 /* Advance @deadline past @now by whole intervals; returns intervals skipped. */
@@ -482,8 +507,10 @@ static int daptrace_worker_fn(void *data)
 
 	complete(&mon->worker_started);
 	clk.cpu_start = current->se.sum_exec_runtime;
+	clk.window_cpu = clk.cpu_start;
 	worker_clock_set(&clk, &ctx->attrs);
 	memset(&ctx->tuner, 0, sizeof(ctx->tuner));
+	memset(&ctx->recall, 0, sizeof(ctx->recall));
 	ctx->probes = mon->probes;
 	ctx->nr_probes = 0;
 
@@ -545,8 +572,11 @@ static int daptrace_worker_fn(void *data)
 
 		if (aggr) {
 			unsigned int alive, nr_samples = clk.window_samples;
+			struct daptrace_probe_counts probes;
+			ktime_t window_start = clk.window_start;
 
 			worker_probe_end(mon, &clk);
+			probes = clk.probes;
 			now = ktime_get();
 			alive = worker_find_exited(mon, &clk);
 			/* Targets written meanwhile keep the worker going. */
@@ -554,8 +584,11 @@ static int daptrace_worker_fn(void *data)
 				alive = 1;
 			/* With the regions measured, also of exited targets. */
 			worker_publish(mon, &clk, now, alive ? 0 : DAPTRACE_SNAP_LAST);
-			if (alive)
+			if (alive) {
 				worker_tune_intervals(mon, &clk, nr_samples);
+				worker_tune_recall(mon, &clk, &probes,
+						   ktime_to_ns(ktime_sub(now, window_start)));
+			}
 			execed = worker_free_exited(mon);
 			if (!alive) {
 				worker_update_counters(mon, &clk);

@@ -299,6 +299,8 @@ TEST(attrs_validate)
 			a.goal_min_sample_us = DAPTRACE_DEF_GOAL_MIN_SAMPLE_US;
 			a.goal_max_sample_us = DAPTRACE_DEF_GOAL_MAX_SAMPLE_US;
 		}
+		/* and the recall goal's, off */
+		a.recall_max_cpu_bp = DAPTRACE_DEF_RECALL_MAX_CPU_BP;
 		ret = daptrace_attrs_validate(&a);
 
 		if (ret != cases[i].ret)
@@ -1072,6 +1074,63 @@ TEST(probes_account)
 	EXPECT_EQ(2U, c.fn);
 	EXPECT_EQ(1U, c.unobserved);
 	ctx_fini(&ctx);
+}
+
+/* The recall goal's control law, step by step (daptrace_tune_recall()). */
+TEST(tune_recall)
+{
+	struct daptrace_probe_counts half = { .tp = 100, .fn = 100 };
+	struct daptrace_probe_counts all = { .tp = 200 };
+	struct daptrace_probe_counts band = { .tp = 185, .fn = 15 };	/* 0.925 */
+	const u64 wall = 100000000, cheap = 1000000, dear = 10000000;	/* 1 %, 10 % */
+	struct daptrace_ctx ctx;
+	struct prng p;
+
+	ctx_setup(&ctx, 1, &p, 1);
+	EXPECT_EQ(0, daptrace_attrs_validate(&ctx.attrs));
+	EXPECT_EQ(0UL, daptrace_tune_recall(&ctx, &half, cheap, wall)) TH_LOG("off");
+	ctx.attrs.recall_goal_bp = 9000;
+	EXPECT_EQ(0, daptrace_attrs_validate(&ctx.attrs));
+	ctx.attrs.recall_goal_bp = 10001;
+	EXPECT_EQ(-EINVAL, daptrace_attrs_validate(&ctx.attrs));
+	ctx.attrs.recall_goal_bp = 9000;
+	ctx.attrs.recall_max_cpu_bp = 0;
+	EXPECT_EQ(-EINVAL, daptrace_attrs_validate(&ctx.attrs));
+	ctx.attrs.recall_max_cpu_bp = 500;
+
+	/* 200 accessed probes: not yet enough to decide */
+	EXPECT_EQ(0UL, daptrace_tune_recall(&ctx, &half, cheap, wall));
+	/* 400 at 0.5, far below 0.9, cheap: up by 5/4 */
+	EXPECT_EQ(1251UL, daptrace_tune_recall(&ctx, &half, cheap, wall));
+	ctx.attrs.max_nr_regions = 1251;
+	/* below, but a step would cross 5 % of a CPU (4.5 % * 5/4): hold */
+	daptrace_tune_recall(&ctx, &half, 4500000, wall);
+	EXPECT_EQ(0UL, daptrace_tune_recall(&ctx, &half, 4500000, wall));
+	/* over the CPU bound: down by 4/5, not below where it started */
+	daptrace_tune_recall(&ctx, &all, dear, wall);
+	EXPECT_EQ(1000UL, daptrace_tune_recall(&ctx, &all, dear, wall));
+	ctx.attrs.max_nr_regions = 1000;
+	/* in the band [0.90, 0.95]: hold */
+	daptrace_tune_recall(&ctx, &band, cheap, wall);
+	EXPECT_EQ(0UL, daptrace_tune_recall(&ctx, &band, cheap, wall));
+	/* far above at the floor: hold */
+	daptrace_tune_recall(&ctx, &all, cheap, wall);
+	EXPECT_EQ(0UL, daptrace_tune_recall(&ctx, &all, cheap, wall));
+	/* above it: give back a tenth */
+	ctx.attrs.max_nr_regions = 2000;
+	daptrace_tune_recall(&ctx, &all, cheap, wall);
+	EXPECT_EQ(1800UL, daptrace_tune_recall(&ctx, &all, cheap, wall));
+	/* 0.88 of 400 is not below 0.9 beyond doubt: hold */
+	{
+		struct daptrace_probe_counts near = { .tp = 176, .fn = 24 };
+
+		daptrace_tune_recall(&ctx, &near, cheap, wall);
+		EXPECT_EQ(0UL, daptrace_tune_recall(&ctx, &near, cheap, wall));
+	}
+	/* the cap */
+	ctx.attrs.max_nr_regions = DAPTRACE_MAX_NR_REGIONS;
+	daptrace_tune_recall(&ctx, &half, cheap, wall);
+	EXPECT_EQ(0UL, daptrace_tune_recall(&ctx, &half, cheap, wall));
 }
 
 TEST(unobserved_accounting)
