@@ -814,7 +814,9 @@ static bool daptrace_va_unobservable(struct daptrace_target *t,
  *
  * The TLB: a probe's truth must not be blind where the regions are (with
  * tlb_flush=none, it is what the probes are meant to measure), so after
- * the probe clears the target's TLB entries are flushed by the policy given
+ * the probe clears (whether or not they found a bit set: see
+ * daptrace_va_probe_prepare_target()) the target's TLB entries are flushed
+ * by the policy given
  * (the worker passes mm or round whatever tlb_flush says, see worker.c),
  * before the prepare pass.  Its clears then follow without a flush if
  * tlb_flush=none, and translations cached again in between stay as blind
@@ -891,18 +893,28 @@ static int daptrace_va_probe_shared(struct daptrace_target *t,
 	return 0;
 }
 
-/* Clear the bits of @t's probes [@first, @first + @nr); see above. */
+/*
+ * Clear the bits of @t's probes [@first, @first + @nr); see above.  The
+ * flush follows whenever a probe was walked, not only when a bit was found
+ * set: a bit found clear may have been cleared without a flush (by our own
+ * prepares under tlb_flush=none, or by MGLRU's aging walk, which does not
+ * flush either) while a translation with it set is still cached, and then
+ * the probe would be as blind as the regions it is meant to judge.  (The
+ * first VM run of accuracy_estimate's tlb_none case had exactly that: hot
+ * THPs whose pmd bit the regions' prepares had cleared, probes reading them
+ * as not accessed, and an estimate of 0.99 against a truth of 0.65.)
+ */
 static void daptrace_va_probe_prepare_target(struct daptrace_ctx *ctx,
 					     struct daptrace_target *t,
 					     unsigned int first, unsigned int nr,
 					     enum daptrace_tlb_policy tlb,
-					     unsigned int *nr_cleared)
+					     unsigned int *nr_walked)
 {
 	struct daptrace_va_target *vt = t->priv;
 	struct vm_area_struct *vma = NULL;
 	struct daptrace_walk_page pg;
 	struct mm_struct *mm;
-	unsigned int i, shift, cleared = 0;
+	unsigned int i, shift, walked = 0;
 
 	vt->probe_first = first;
 	vt->probe_nr = nr;
@@ -938,13 +950,13 @@ static void daptrace_va_probe_prepare_target(struct daptrace_ctx *ctx,
 			p->seen = DAPTRACE_PROBE_UNOBSERVED;
 			continue;
 		}
-		cleared += daptrace_walk_prepare(mm, vma, p->addr, &p->state,
-						 &shift);
+		daptrace_walk_prepare(mm, vma, p->addr, &p->state, &shift);
+		walked++;
 	}
 	mmap_read_unlock(mm);
-	if (cleared)
+	if (walked)
 		daptrace_tlb_flush_mm(mm, tlb);
-	*nr_cleared += cleared;
+	*nr_walked += walked;
 	mmput_async(mm);
 }
 
@@ -956,7 +968,7 @@ static void daptrace_va_probe_prepare(struct daptrace_ctx *ctx,
 				      enum daptrace_tlb_policy tlb)
 {
 	struct daptrace_target *t;
-	unsigned int i = 0, first, cleared = 0;
+	unsigned int i = 0, first, walked = 0;
 
 	daptrace_for_each_target(t, ctx) {
 		struct daptrace_va_target *vt = t->priv;
@@ -967,9 +979,9 @@ static void daptrace_va_probe_prepare(struct daptrace_ctx *ctx,
 		for (first = i; i < ctx->nr_probes && ctx->probes[i].t == t; i++)
 			;
 		daptrace_va_probe_prepare_target(ctx, t, first, i - first, tlb,
-						 &cleared);
+						 &walked);
 	}
-	if (tlb == DAPTRACE_TLB_ROUND && cleared)
+	if (tlb == DAPTRACE_TLB_ROUND && walked)
 		daptrace_tlb_flush_round();
 }
 
