@@ -1766,11 +1766,12 @@ void daptrace_probes_account(const struct daptrace_ctx *ctx,
 }
 
 /*
- * Is the recall @tp / @n on the far side of @g (basis points) with 95 %
- * confidence?  Wilson's score test, which is what "@g lies outside the
- * Wilson interval" means: (tp - n g)^2 > z^2 n g (1 - g), here scaled by
- * 10000^2 and with z = 2 (a little wider than 1.96), in integers: @n is at
- * most a few thousand, so the square stays far below 2^64.
+ * Is the recall @tp / @n on the far side of @g (basis points) beyond
+ * doubt?  Wilson's score test, which is what "@g lies outside the Wilson
+ * interval" means: (tp - n g)^2 > z^2 n g (1 - g), here scaled by 10000^2
+ * and with z = 3 (99.7 %: the test is repeated window by window, see
+ * daptrace_tune_recall()), in integers: @n is at most a few thousand, so
+ * the square stays far below 2^64.
  */
 static bool daptrace_recall_beyond(u64 tp, u64 n, u64 g, bool below)
 {
@@ -1780,7 +1781,7 @@ static bool daptrace_recall_beyond(u64 tp, u64 n, u64 g, bool below)
 		return false;
 	d = below ? g * n - tp * 10000 : tp * 10000 - g * n;
 	lhs = d * d;
-	return lhs > 4 * n * g * (10000 - g);
+	return lhs > 9 * n * g * (10000 - g);
 }
 
 /**
@@ -1792,18 +1793,24 @@ static bool daptrace_recall_beyond(u64 tp, u64 n, u64 g, bool below)
  *
  * The control law.  B is max_nr_regions, G the goal, h the hysteresis
  * (DAPTRACE_RECALL_HYST_BP), C the worker's CPU share and Cmax its bound.
- * Windows are pooled until their probes hold DAPTRACE_RECALL_PROBES
- * accessed pages (tp + fn = n); then one decision, and the pool starts
- * anew (no measurement serves two decisions):
+ * Windows are pooled, and after each one, once the pool holds at least
+ * DAPTRACE_RECALL_MIN_WINDOWS windows and DAPTRACE_RECALL_MIN_PROBES
+ * accessed probe pages (tp + fn = n), a step is taken as soon as the
+ * evidence for it is clear, or at the latest at DAPTRACE_RECALL_PROBES
+ * accessed pages (then possibly "unchanged"); after a decision the pool
+ * starts anew (no measurement serves two decisions, and the windows after
+ * a step, in which the regions split to the new budget, are measured
+ * before the next):
  *
  *	C > Cmax				B <- max(floor, B * 4/5)
  *	recall < G beyond doubt, C * 5/4 <= Cmax	B <- min(cap, B * 5/4)
  *	recall > G + h beyond doubt, B > floor	B <- max(floor, B * 9/10)
  *	else					B unchanged
  *
- * "Beyond doubt": the Wilson 95 % interval of tp / n lies wholly on that
- * side (daptrace_recall_beyond()).  floor is B when the tuning started,
- * cap DAPTRACE_MAX_NR_REGIONS.
+ * "Beyond doubt": the Wilson interval of tp / n at z = 3 lies wholly on
+ * that side (daptrace_recall_beyond()); z = 3 rather than 2 because the
+ * test is repeated after every window of a pool (a few dozen looks at
+ * most).  floor is B when the tuning started, cap DAPTRACE_MAX_NR_REGIONS.
  *
  * Why it is stable.  The recall the regions achieve does not fall as B
  * grows (more regions split the mixed ones: each region's checks then
@@ -1811,9 +1818,9 @@ static bool daptrace_recall_beyond(u64 tp, u64 n, u64 g, bool below)
  * region per sampling round).  B moves only on a fresh measurement, so
  * each step's effect is measured before the next (no integral wind-up,
  * dead time of one pool); it moves geometrically inside [floor, cap];
- * noise alone moves it with probability about 2.5 % per decision (the
- * test's level); and between the two thresholds G and G + h it holds,
- * so a B with recall in that band is a fixed point.  An up-step and a
+ * noise alone moves it rarely (0.13 % per look and side at z = 3); and
+ * between the two thresholds G and G + h it holds, so a B with recall in
+ * that band is a fixed point.  An up-step and a
  * down-step make B * 5/4 * 9/10 = 1.125 B, so a cycle would need the
  * recall to rise by more than h between B and 1.125 B and fall back below
  * G when B drops again: the hysteresis must exceed the recall's sensitivity
@@ -1843,8 +1850,10 @@ unsigned long daptrace_tune_recall(struct daptrace_ctx *ctx,
 	rt->fn += c->fn;
 	rt->cpu_ns += cpu_ns;
 	rt->wall_ns += wall_ns;
+	rt->windows++;
 	n = rt->tp + rt->fn;
-	if (n < DAPTRACE_RECALL_PROBES || !rt->wall_ns)
+	if (n < DAPTRACE_RECALL_MIN_PROBES || rt->windows < DAPTRACE_RECALL_MIN_WINDOWS ||
+	    !rt->wall_ns)
 		return 0;
 	/* C > Cmax: cpu / wall > cmax / 10000 */
 	if (rt->cpu_ns * 10000 > cmax * rt->wall_ns) {
@@ -1856,11 +1865,14 @@ unsigned long daptrace_tune_recall(struct daptrace_ctx *ctx,
 		   daptrace_recall_beyond(rt->tp, n, g + DAPTRACE_RECALL_HYST_BP,
 					  false)) {
 		next = max(rt->floor, b * 9 / 10);
+	} else if (n < DAPTRACE_RECALL_PROBES) {
+		return 0;	/* no clear evidence yet: measure on */
 	}
 	rt->tp = 0;
 	rt->fn = 0;
 	rt->cpu_ns = 0;
 	rt->wall_ns = 0;
+	rt->windows = 0;
 	next = max(next, a->min_nr_regions);
 	return next == b ? 0 : next;
 }

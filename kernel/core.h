@@ -41,6 +41,9 @@ struct daptrace_region_rec;
 #define DAPTRACE_DEF_RECALL_GOAL_BP	0UL
 #define DAPTRACE_DEF_RECALL_MAX_CPU_BP	500UL
 #define DAPTRACE_RECALL_PROBES		400U
+/* An earlier decision, if the evidence is clear, needs at least these. */
+#define DAPTRACE_RECALL_MIN_PROBES	100U
+#define DAPTRACE_RECALL_MIN_WINDOWS	5U
 /* Its hysteresis: the budget is given back only above goal + this. */
 #define DAPTRACE_RECALL_HYST_BP		500U
 
@@ -233,6 +236,7 @@ struct daptrace_attrs {
  * @fn:		Accessed probe pages whose region read not accessed.
  * @cpu_ns:	Worker CPU time of the windows measured.
  * @wall_ns:	Their length.
+ * @windows:	Windows measured.
  * @floor:	max_nr_regions when the tuning started: it never goes below.
  *		0: not started.
  */
@@ -241,6 +245,7 @@ struct daptrace_recall_tuner {
 	u64 fn;
 	u64 cpu_ns;
 	u64 wall_ns;
+	unsigned int windows;
 	unsigned long floor;
 };
 

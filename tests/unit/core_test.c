@@ -1076,19 +1076,38 @@ TEST(probes_account)
 	ctx_fini(&ctx);
 }
 
+/*
+ * Feed @k windows of counts @c; returns what the last one decided, and
+ * how many windows decided something other than 0 in *@early.
+ */
+static unsigned long feed(struct daptrace_ctx *ctx, struct daptrace_probe_counts c,
+			  unsigned int k, u64 cpu, unsigned int *early)
+{
+	unsigned long r = 0;
+
+	*early = 0;
+	while (k--) {
+		r = daptrace_tune_recall(ctx, &c, cpu, 100000000);
+		*early += r && k;
+	}
+	return r;
+}
+
 /* The recall goal's control law, step by step (daptrace_tune_recall()). */
 TEST(tune_recall)
 {
-	struct daptrace_probe_counts half = { .tp = 100, .fn = 100 };
-	struct daptrace_probe_counts all = { .tp = 200 };
-	struct daptrace_probe_counts band = { .tp = 185, .fn = 15 };	/* 0.925 */
-	const u64 wall = 100000000, cheap = 1000000, dear = 10000000;	/* 1 %, 10 % */
+	struct daptrace_probe_counts half = { .tp = 10, .fn = 10 };	/* 0.5 */
+	struct daptrace_probe_counts all = { .tp = 20 };
+	struct daptrace_probe_counts band = { .tp = 37, .fn = 3 };	/* 0.925 */
+	struct daptrace_probe_counts near = { .tp = 22, .fn = 3 };	/* 0.88 */
+	const u64 cheap = 1000000, dear = 10000000;	/* 1 %, 10 % of 100 ms */
 	struct daptrace_ctx ctx;
+	unsigned int early;
 	struct prng p;
 
 	ctx_setup(&ctx, 1, &p, 1);
 	EXPECT_EQ(0, daptrace_attrs_validate(&ctx.attrs));
-	EXPECT_EQ(0UL, daptrace_tune_recall(&ctx, &half, cheap, wall)) TH_LOG("off");
+	EXPECT_EQ(0UL, feed(&ctx, half, 20, cheap, &early)) TH_LOG("off");
 	ctx.attrs.recall_goal_bp = 9000;
 	EXPECT_EQ(0, daptrace_attrs_validate(&ctx.attrs));
 	ctx.attrs.recall_goal_bp = 10001;
@@ -1098,39 +1117,36 @@ TEST(tune_recall)
 	EXPECT_EQ(-EINVAL, daptrace_attrs_validate(&ctx.attrs));
 	ctx.attrs.recall_max_cpu_bp = 500;
 
-	/* 200 accessed probes: not yet enough to decide */
-	EXPECT_EQ(0UL, daptrace_tune_recall(&ctx, &half, cheap, wall));
-	/* 400 at 0.5, far below 0.9, cheap: up by 5/4 */
-	EXPECT_EQ(1251UL, daptrace_tune_recall(&ctx, &half, cheap, wall));
+	/* 0.5 against 0.9: clear at the fifth window (100 probes), up by 5/4 */
+	EXPECT_EQ(1251UL, feed(&ctx, half, 5, cheap, &early));
+	EXPECT_EQ(0U, early) TH_LOG("not before 5 windows and 100 probes");
 	ctx.attrs.max_nr_regions = 1251;
 	/* below, but a step would cross 5 % of a CPU (4.5 % * 5/4): hold */
-	daptrace_tune_recall(&ctx, &half, 4500000, wall);
-	EXPECT_EQ(0UL, daptrace_tune_recall(&ctx, &half, 4500000, wall));
+	EXPECT_EQ(0UL, feed(&ctx, half, 5, 4500000, &early));
 	/* over the CPU bound: down by 4/5, not below where it started */
-	daptrace_tune_recall(&ctx, &all, dear, wall);
-	EXPECT_EQ(1000UL, daptrace_tune_recall(&ctx, &all, dear, wall));
+	EXPECT_EQ(1000UL, feed(&ctx, all, 5, dear, &early));
 	ctx.attrs.max_nr_regions = 1000;
-	/* in the band [0.90, 0.95]: hold */
-	daptrace_tune_recall(&ctx, &band, cheap, wall);
-	EXPECT_EQ(0UL, daptrace_tune_recall(&ctx, &band, cheap, wall));
-	/* far above at the floor: hold */
-	daptrace_tune_recall(&ctx, &all, cheap, wall);
-	EXPECT_EQ(0UL, daptrace_tune_recall(&ctx, &all, cheap, wall));
-	/* above it: give back a tenth */
+	/* in the band [0.90, 0.95]: no step, the pool starts anew at 400 */
+	EXPECT_EQ(0UL, feed(&ctx, band, 10, cheap, &early));
+	EXPECT_EQ(0U, ctx.recall.windows) TH_LOG("a decision to hold resets the pool");
+	/* 0.88 is not below 0.9 beyond doubt, even at 400 probes */
+	EXPECT_EQ(0UL, feed(&ctx, near, 16, cheap, &early));
+	EXPECT_EQ(0U, early);
+	EXPECT_EQ(0U, ctx.recall.windows);
+	/* far above, at the floor: hold */
+	EXPECT_EQ(0UL, feed(&ctx, all, 10, cheap, &early));
+	/* above it: give back a tenth, once 180 probes make it clear */
 	ctx.attrs.max_nr_regions = 2000;
-	daptrace_tune_recall(&ctx, &all, cheap, wall);
-	EXPECT_EQ(1800UL, daptrace_tune_recall(&ctx, &all, cheap, wall));
-	/* 0.88 of 400 is not below 0.9 beyond doubt: hold */
-	{
-		struct daptrace_probe_counts near = { .tp = 176, .fn = 24 };
-
-		daptrace_tune_recall(&ctx, &near, cheap, wall);
-		EXPECT_EQ(0UL, daptrace_tune_recall(&ctx, &near, cheap, wall));
-	}
+	ctx.recall.tp = 0;	/* a fresh pool (the hold above left one window) */
+	ctx.recall.fn = 0;
+	ctx.recall.cpu_ns = 0;
+	ctx.recall.wall_ns = 0;
+	ctx.recall.windows = 0;
+	EXPECT_EQ(1800UL, feed(&ctx, all, 9, cheap, &early));
+	EXPECT_EQ(0U, early);
 	/* the cap */
 	ctx.attrs.max_nr_regions = DAPTRACE_MAX_NR_REGIONS;
-	daptrace_tune_recall(&ctx, &half, cheap, wall);
-	EXPECT_EQ(0UL, daptrace_tune_recall(&ctx, &half, cheap, wall));
+	EXPECT_EQ(0UL, feed(&ctx, half, 5, cheap, &early));
 }
 
 TEST(unobserved_accounting)
