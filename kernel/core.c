@@ -103,6 +103,9 @@ void daptrace_ctx_init(struct daptrace_ctx *ctx, unsigned long min_region_sz,
 	ctx->last_nr_regions = 0;
 	ctx->nr_passes = 0;
 	memset(&ctx->tuner, 0, sizeof(ctx->tuner));
+	memset(&ctx->recall, 0, sizeof(ctx->recall));
+	ctx->probes = NULL;
+	ctx->nr_probes = 0;
 }
 
 /**
@@ -120,6 +123,8 @@ void daptrace_attrs_default(struct daptrace_attrs *attrs)
 	attrs->goal_aggrs = DAPTRACE_DEF_GOAL_AGGRS;
 	attrs->goal_min_sample_us = DAPTRACE_DEF_GOAL_MIN_SAMPLE_US;
 	attrs->goal_max_sample_us = DAPTRACE_DEF_GOAL_MAX_SAMPLE_US;
+	attrs->recall_goal_bp = DAPTRACE_DEF_RECALL_GOAL_BP;
+	attrs->recall_max_cpu_bp = DAPTRACE_DEF_RECALL_MAX_CPU_BP;
 }
 
 /**
@@ -132,7 +137,8 @@ void daptrace_attrs_default(struct daptrace_attrs *attrs)
  * DAPTRACE_MIN_NR_REGIONS <= min <= max <= DAPTRACE_MAX_NR_REGIONS.  The
  * intervals goal: 1 <= access_bp <= 10000, aggrs <= DAPTRACE_MAX_GOAL_AGGRS,
  * its sampling interval bounds within the caps and in order, and, while it
- * is on (aggrs > 0), around sample_us.
+ * is on (aggrs > 0), around sample_us.  The recall goal: at most 10000 bp,
+ * its CPU bound 1..10000 bp.
  *
  * Return: 0 if valid, else -EINVAL.
  */
@@ -162,6 +168,9 @@ int daptrace_attrs_validate(const struct daptrace_attrs *attrs)
 	if (attrs->goal_aggrs &&
 	    (attrs->sample_us < attrs->goal_min_sample_us ||
 	     attrs->sample_us > attrs->goal_max_sample_us))
+		return -EINVAL;
+	if (attrs->recall_goal_bp > 10000 || !attrs->recall_max_cpu_bp ||
+	    attrs->recall_max_cpu_bp > 10000)
 		return -EINVAL;
 	return 0;
 }
@@ -1649,6 +1658,223 @@ bool daptrace_tune_intervals(struct daptrace_ctx *ctx, unsigned int nr_samples,
 	*aggr_us = next * tu->aggr_samples;
 	*update_us = max(tu->update_us, *aggr_us);
 	return true;
+}
+
+/**
+ * daptrace_probes_pick() - choose a window's probe pages.
+ * @ctx:	The context, with @ctx->probes room for @n entries.
+ * @n:		Probes wanted.
+ *
+ * Pages are drawn uniformly, with replacement, from every byte the regions
+ * of the live targets cover (as min_region_sz units), so that shares of
+ * probes estimate shares of monitored bytes: a probe in an unmapped hole
+ * that a region spans counts as the region claims it.  They are sorted by
+ * target, in context order, and address, and each is given its region.
+ * The caller (the operations) clears their accessed bits next.
+ *
+ * Return: the number picked, @n or 0 if no live target has regions; also
+ * stored in @ctx->nr_probes.
+ */
+unsigned int daptrace_probes_pick(struct daptrace_ctx *ctx, unsigned int n)
+{
+	struct daptrace_target *t;
+	struct daptrace_region *r;
+	struct daptrace_probe *pr = ctx->probes;
+	u64 total = 0, base = 0;
+	unsigned int i, j;
+
+	ctx->nr_probes = 0;
+	if (!ctx->probes || !n)
+		return 0;
+	n = min(n, DAPTRACE_MAX_PROBE_PAGES);
+	daptrace_for_each_target(t, ctx)
+		if (!t->exited)
+			daptrace_for_each_region(r, t)
+				total += daptrace_sz_region(r) / ctx->min_region_sz;
+	if (!total)
+		return 0;
+	/*
+	 * The positions, in units from the first region, sorted by insertion
+	 * (n is small) in @addr until they become addresses below (a unit
+	 * index of a 64-bit address space fits an unsigned long).
+	 */
+	for (i = 0; i < n; i++) {
+		unsigned long v = daptrace_rand_below(ctx, total);
+
+		for (j = i; j > 0 && pr[j - 1].addr > v; j--)
+			pr[j].addr = pr[j - 1].addr;
+		pr[j].addr = v;
+	}
+	i = 0;
+	daptrace_for_each_target(t, ctx) {
+		if (t->exited)
+			continue;
+		daptrace_for_each_region(r, t) {
+			u64 units = daptrace_sz_region(r) / ctx->min_region_sz;
+
+			for (; i < n && pr[i].addr < base + units; i++) {
+				struct daptrace_probe *p = &pr[i];
+
+				p->t = t;
+				p->r = r;
+				p->addr = r->ar.start + (unsigned long)(p->addr - base) *
+					  ctx->min_region_sz;
+				p->state = 0;
+				p->seen = DAPTRACE_PROBE_OLD;
+			}
+			base += units;
+		}
+	}
+	ctx->nr_probes = i;
+	return i;
+}
+
+/**
+ * daptrace_probes_account() - compare a window's probes with its regions.
+ * @ctx:	The context, at the end of the window: the probes' truth has
+ *		been read, the regions still hold the window's counts.
+ * @nr_samples:	Sampling rounds of the window.
+ * @c:		Counts to add to.
+ *
+ * A region read accessed if any of its checks saw an access; it has no
+ * verdict if none of its checks was observed (nr_unobserved equals the
+ * window's rounds), and its probes then count as unobserved.
+ */
+void daptrace_probes_account(const struct daptrace_ctx *ctx,
+			     unsigned int nr_samples,
+			     struct daptrace_probe_counts *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < ctx->nr_probes; i++) {
+		const struct daptrace_probe *p = &ctx->probes[i];
+		bool truth, claim;
+
+		c->nr++;
+		if (p->seen == DAPTRACE_PROBE_UNOBSERVED ||
+		    (!p->r->nr_accesses && p->r->nr_unobserved >= nr_samples)) {
+			c->unobserved++;
+			continue;
+		}
+		truth = p->seen == DAPTRACE_PROBE_YOUNG;
+		claim = p->r->nr_accesses > 0;
+		if (truth)
+			claim ? c->tp++ : c->fn++;
+		else
+			claim ? c->fp++ : c->tn++;
+	}
+}
+
+/*
+ * Is the recall @tp / @n on the far side of @g (basis points) beyond
+ * doubt?  Wilson's score test, which is what "@g lies outside the Wilson
+ * interval" means: (tp - n g)^2 > z^2 n g (1 - g), here scaled by 10000^2
+ * and with z = 3 (99.7 %: the test is repeated window by window, see
+ * daptrace_tune_recall()), in integers: @n is at most a few thousand, so
+ * the square stays far below 2^64.
+ */
+static bool daptrace_recall_beyond(u64 tp, u64 n, u64 g, bool below)
+{
+	u64 d, lhs;
+
+	if (below ? tp * 10000 >= g * n : tp * 10000 <= g * n)
+		return false;
+	d = below ? g * n - tp * 10000 : tp * 10000 - g * n;
+	lhs = d * d;
+	return lhs > 9 * n * g * (10000 - g);
+}
+
+/**
+ * daptrace_tune_recall() - the recall goal: tune the region budget.
+ * @ctx:	The context, at the end of a window.
+ * @c:		The window's probe counts.
+ * @cpu_ns:	The worker's CPU time in the window.
+ * @wall_ns:	The window's length.
+ *
+ * The control law.  B is max_nr_regions, G the goal, h the hysteresis
+ * (DAPTRACE_RECALL_HYST_BP), C the worker's CPU share and Cmax its bound.
+ * Windows are pooled, and after each one, once the pool holds at least
+ * DAPTRACE_RECALL_MIN_WINDOWS windows and DAPTRACE_RECALL_MIN_PROBES
+ * accessed probe pages (tp + fn = n), a step is taken as soon as the
+ * evidence for it is clear, or at the latest at DAPTRACE_RECALL_PROBES
+ * accessed pages (then possibly "unchanged"); after a decision the pool
+ * starts anew (no measurement serves two decisions, and the windows after
+ * a step, in which the regions split to the new budget, are measured
+ * before the next):
+ *
+ *	C > Cmax				B <- max(floor, B * 4/5)
+ *	recall < G beyond doubt, C * 5/4 <= Cmax	B <- min(cap, B * 5/4)
+ *	recall > G + h beyond doubt, B > floor	B <- max(floor, B * 9/10)
+ *	else					B unchanged
+ *
+ * "Beyond doubt": the Wilson interval of tp / n at z = 3 lies wholly on
+ * that side (daptrace_recall_beyond()); z = 3 rather than 2 because the
+ * test is repeated after every window of a pool (a few dozen looks at
+ * most).  floor is B when the tuning started, cap DAPTRACE_MAX_NR_REGIONS.
+ *
+ * Why it is stable.  The recall the regions achieve does not fall as B
+ * grows (more regions split the mixed ones: each region's checks then
+ * speak for memory more alike), and the cost grows with B (a check per
+ * region per sampling round).  B moves only on a fresh measurement, so
+ * each step's effect is measured before the next (no integral wind-up,
+ * dead time of one pool); it moves geometrically inside [floor, cap];
+ * noise alone moves it rarely (0.13 % per look and side at z = 3); and
+ * between the two thresholds G and G + h it holds, so a B with recall in
+ * that band is a fixed point.  An up-step and a
+ * down-step make B * 5/4 * 9/10 = 1.125 B, so a cycle would need the
+ * recall to rise by more than h between B and 1.125 B and fall back below
+ * G when B drops again: the hysteresis must exceed the recall's sensitivity
+ * over one step, which 5 points does for a monotone recall curve sampled
+ * at steps of 12.5 %.  The CPU bound overrides both (it is checked first,
+ * and an up-step that would cross it by the proportional cost model is
+ * not taken), so the loop settles at the smallest budget that meets the
+ * goal, or at the CPU bound with the goal unmet, which the published
+ * estimate then shows.
+ *
+ * Return: the new max_nr_regions, or 0 to keep it.
+ */
+unsigned long daptrace_tune_recall(struct daptrace_ctx *ctx,
+				   const struct daptrace_probe_counts *c,
+				   u64 cpu_ns, u64 wall_ns)
+{
+	struct daptrace_recall_tuner *rt = &ctx->recall;
+	const struct daptrace_attrs *a = &ctx->attrs;
+	unsigned long b = a->max_nr_regions, next = b;
+	u64 n, g = a->recall_goal_bp, cmax = a->recall_max_cpu_bp;
+
+	if (!g)
+		return 0;
+	if (!rt->floor)
+		rt->floor = b;
+	rt->tp += c->tp;
+	rt->fn += c->fn;
+	rt->cpu_ns += cpu_ns;
+	rt->wall_ns += wall_ns;
+	rt->windows++;
+	n = rt->tp + rt->fn;
+	if (n < DAPTRACE_RECALL_MIN_PROBES || rt->windows < DAPTRACE_RECALL_MIN_WINDOWS ||
+	    !rt->wall_ns)
+		return 0;
+	/* C > Cmax: cpu / wall > cmax / 10000 */
+	if (rt->cpu_ns * 10000 > cmax * rt->wall_ns) {
+		next = max(rt->floor, b * 4 / 5);
+	} else if (daptrace_recall_beyond(rt->tp, n, g, true)) {
+		if (rt->cpu_ns * 10000 * 5 <= cmax * rt->wall_ns * 4)
+			next = min(DAPTRACE_MAX_NR_REGIONS, b * 5 / 4 + 1);
+	} else if (g + DAPTRACE_RECALL_HYST_BP < 10000 &&
+		   daptrace_recall_beyond(rt->tp, n, g + DAPTRACE_RECALL_HYST_BP,
+					  false)) {
+		next = max(rt->floor, b * 9 / 10);
+	} else if (n < DAPTRACE_RECALL_PROBES) {
+		return 0;	/* no clear evidence yet: measure on */
+	}
+	rt->tp = 0;
+	rt->fn = 0;
+	rt->cpu_ns = 0;
+	rt->wall_ns = 0;
+	rt->windows = 0;
+	next = max(next, a->min_nr_regions);
+	return next == b ? 0 : next;
 }
 
 /**

@@ -34,6 +34,18 @@ struct daptrace_region_rec;
 #define DAPTRACE_DEF_GOAL_MIN_SAMPLE_US	5000UL
 #define DAPTRACE_DEF_GOAL_MAX_SAMPLE_US	10000000UL
 #define DAPTRACE_MAX_GOAL_AGGRS		1000UL
+/*
+ * The recall goal (daptrace_tune_recall()): off; the worker's CPU bound,
+ * 5 % of one CPU; accessed probe pages per decision.
+ */
+#define DAPTRACE_DEF_RECALL_GOAL_BP	0UL
+#define DAPTRACE_DEF_RECALL_MAX_CPU_BP	500UL
+#define DAPTRACE_RECALL_PROBES		400U
+/* An earlier decision, if the evidence is clear, needs at least these. */
+#define DAPTRACE_RECALL_MIN_PROBES	100U
+#define DAPTRACE_RECALL_MIN_WINDOWS	5U
+/* Its hysteresis: the budget is given back only above goal + this. */
+#define DAPTRACE_RECALL_HYST_BP		500U
 
 /* Upper caps: keep the worker sane and the snapshot ring bounded. */
 #define DAPTRACE_MIN_SAMPLE_US		100UL		/* 0.1 ms */
@@ -52,6 +64,14 @@ struct daptrace_region_rec;
  */
 #define DAPTRACE_NR_NODE_SLOTS		4
 #define DAPTRACE_NO_PFN			(~0UL)
+
+/*
+ * The accuracy probes (daptrace_probes_pick()): pages per window given
+ * page-level truth, to estimate what the regions miss.  Bounded so that
+ * their cost is: at most this many extra clears and checks per window.
+ */
+#define DAPTRACE_DEF_PROBE_PAGES	64U
+#define DAPTRACE_MAX_PROBE_PAGES	256U
 
 /**
  * struct daptrace_addr_range - a half-open virtual address range [start, end).
@@ -187,6 +207,13 @@ struct daptrace_target {
  *			the sampling interval is tuned to it; 0: no tuning.
  * @goal_min_sample_us:	Lowest sampling interval the tuning may set.
  * @goal_max_sample_us:	Highest.
+ * @recall_goal_bp:	Recall goal, in basis points: the share of the
+ *			accessed memory the regions should read as accessed,
+ *			as the accuracy probes estimate it; the region budget
+ *			(max_nr_regions) is tuned to it
+ *			(daptrace_tune_recall()).  0: off.
+ * @recall_max_cpu_bp:	The bound on that tuning: the worker's CPU time,
+ *			in basis points of one CPU.
  */
 struct daptrace_attrs {
 	unsigned long sample_us;
@@ -198,6 +225,28 @@ struct daptrace_attrs {
 	unsigned long goal_aggrs;
 	unsigned long goal_min_sample_us;
 	unsigned long goal_max_sample_us;
+	unsigned long recall_goal_bp;
+	unsigned long recall_max_cpu_bp;
+};
+
+/**
+ * struct daptrace_recall_tuner - the recall goal's measure since its last
+ * decision.
+ * @tp:		Accessed probe pages whose region read accessed.
+ * @fn:		Accessed probe pages whose region read not accessed.
+ * @cpu_ns:	Worker CPU time of the windows measured.
+ * @wall_ns:	Their length.
+ * @windows:	Windows measured.
+ * @floor:	max_nr_regions when the tuning started: it never goes below.
+ *		0: not started.
+ */
+struct daptrace_recall_tuner {
+	u64 tp;
+	u64 fn;
+	u64 cpu_ns;
+	u64 wall_ns;
+	unsigned int windows;
+	unsigned long floor;
 };
 
 /**
@@ -223,6 +272,63 @@ struct daptrace_tuner {
 };
 
 /**
+ * enum daptrace_probe_seen - what a probe page's truth is.
+ * @DAPTRACE_PROBE_OLD:		Not accessed in the window (so far).
+ * @DAPTRACE_PROBE_YOUNG:	Accessed in the window.
+ * @DAPTRACE_PROBE_UNOBSERVED:	Its truth could not be read (a busy
+ *				mmap_lock, an unobservable mapping, the
+ *				target exited or exec()ed): counted apart,
+ *				never as "not accessed".
+ */
+enum daptrace_probe_seen {
+	DAPTRACE_PROBE_OLD,
+	DAPTRACE_PROBE_YOUNG,
+	DAPTRACE_PROBE_UNOBSERVED,
+};
+
+/**
+ * struct daptrace_probe - one page given page-level truth for a window.
+ * @t:		Its target.
+ * @r:		The region it lies in, whose verdict it is compared with.
+ *		Regions change only at aggregation boundaries and map
+ *		updates, and a probe lives from the start of a window (after
+ *		both) to its end (before both), so the pointer stays valid.
+ * @addr:	The page's address.
+ * @state:	What the operations' clear recorded for its check.
+ * @seen:	enum daptrace_probe_seen.
+ */
+struct daptrace_probe {
+	struct daptrace_target *t;
+	struct daptrace_region *r;
+	unsigned long addr;
+	unsigned long state;
+	unsigned int seen;
+};
+
+/**
+ * struct daptrace_probe_counts - a window's probes against its regions.
+ * @nr:		Probes picked.
+ * @tp:		Accessed, and its region read accessed.
+ * @fn:		Accessed, but its region read not accessed.
+ * @fp:		Not accessed, but its region read accessed.
+ * @tn:		Neither.
+ * @unobserved:	Probes whose truth or whose region's verdict could not be
+ *		observed (a region none of whose checks of the window was
+ *		observed has no verdict).
+ *
+ * nr = tp + fn + fp + tn + unobserved.  Recall of accessed memory is
+ * estimated as tp / (tp + fn), precision as tp / (tp + fp).
+ */
+struct daptrace_probe_counts {
+	unsigned int nr;
+	unsigned int tp;
+	unsigned int fn;
+	unsigned int fp;
+	unsigned int tn;
+	unsigned int unobserved;
+};
+
+/**
  * struct daptrace_ctx - a monitoring context: attributes plus targets.
  * @attrs:		Attributes in force.
  * @min_region_sz:	Granularity of region boundaries and splits: PAGE_SIZE
@@ -238,6 +344,11 @@ struct daptrace_tuner {
  * @nr_passes:		Sampling passes since "on": operations that spread
  *			work over passes take turns by it.
  * @tuner:		The intervals goal's measure (daptrace_tune_intervals()).
+ * @recall:		The recall goal's (daptrace_tune_recall()).
+ * @probes:	The current window's probe pages, sorted by target (in
+ *		context order) and address; NULL if the caller gave none.
+ * @nr_probes:	Entries of @probes in use: 0 between a window's end and
+ *		the next one's start.
  */
 struct daptrace_ctx {
 	struct daptrace_attrs attrs;
@@ -249,6 +360,9 @@ struct daptrace_ctx {
 	unsigned int last_nr_regions;
 	unsigned long nr_passes;
 	struct daptrace_tuner tuner;
+	struct daptrace_recall_tuner recall;
+	struct daptrace_probe *probes;
+	unsigned int nr_probes;
 };
 
 #define daptrace_for_each_target(t, ctx) \
@@ -349,6 +463,17 @@ void daptrace_aggregate(struct daptrace_ctx *ctx);
 bool daptrace_tune_intervals(struct daptrace_ctx *ctx, unsigned int nr_samples,
 			     unsigned long *sample_us, unsigned long *aggr_us,
 			     unsigned long *update_us);
+
+/* Accuracy probes: pick at a window's start, account at its end. */
+unsigned int daptrace_probes_pick(struct daptrace_ctx *ctx, unsigned int n);
+void daptrace_probes_account(const struct daptrace_ctx *ctx,
+			     unsigned int nr_samples,
+			     struct daptrace_probe_counts *c);
+
+/* The recall goal: at the end of each window, with its probe counts. */
+unsigned long daptrace_tune_recall(struct daptrace_ctx *ctx,
+				   const struct daptrace_probe_counts *c,
+				   u64 cpu_ns, u64 wall_ns);
 
 /* Snapshot assembly: fill up to @max records; returns the number written. */
 unsigned int daptrace_snapshot_fill(const struct daptrace_ctx *ctx,

@@ -72,6 +72,10 @@ struct daptrace_counters {
  * @ctx:	Attributes, targets and regions.
  * @tlb:	TLB flush policy.
  * @phys_addr:	Snapshots carry physical addresses (attribute phys_addr).
+ * @probe_pages: Accuracy probes per window (attribute probe_pages), at most
+ *		DAPTRACE_MAX_PROBE_PAGES; 0: none.  Set while monitoring is
+ *		off (the worker reads it unlocked).
+ * @probes:	Room for the worker's probes (&daptrace_ctx.probes).
  * @tracepoint:	daptrace:daptrace_aggregated fires (attribute tracepoint).
  * @ops:	Address-space operations.
  * @worker:	The worker kthread while it exists, with a task reference
@@ -117,6 +121,8 @@ struct daptrace_mon {
 	struct daptrace_ctx ctx;
 	enum daptrace_tlb_policy tlb;
 	bool phys_addr;
+	unsigned int probe_pages;
+	struct daptrace_probe probes[DAPTRACE_MAX_PROBE_PAGES];
 	bool tracepoint;
 	const struct daptrace_ops *ops;
 	struct task_struct *worker;

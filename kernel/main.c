@@ -65,6 +65,7 @@ int daptrace_mon_init(struct daptrace_mon *mon)
 	daptrace_ctx_init(&mon->ctx, PAGE_SIZE, daptrace_rand, &daptrace_rnd);
 	daptrace_attrs_default(&mon->ctx.attrs);
 	daptrace_tlb_init();
+	mon->probe_pages = DAPTRACE_DEF_PROBE_PAGES;
 	mon->tlb = daptrace_tlb_policy_supported(DAPTRACE_TLB_MM) ?
 		   DAPTRACE_TLB_MM : DAPTRACE_TLB_NONE;
 	mon->ops = &daptrace_vaddr_ops;

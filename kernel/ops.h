@@ -95,6 +95,16 @@ struct daptrace_sample_stats {
  *			follows an aggregation may skip a target marked
  *			&daptrace_target.quiet whose threads have not run
  *			since.
+ * @probe_prepare:	At the start of a window, after
+ *			daptrace_probes_pick() and before the prepare pass:
+ *			clear the accessed bits of &daptrace_ctx.probes and
+ *			flush by the policy given (never "none"); mark the
+ *			probes it cannot clear unobserved.  Until
+ *			@probe_check, every clear @sample makes hands what it
+ *			erased to the probes it covers.
+ * @probe_check:	At the end of the window, after its last check: read
+ *			the probes' truth (and stop handing clears to them).
+ *			Never clears.
  */
 struct daptrace_ops {
 	void *(*target_get)(struct pid *pid);
@@ -109,6 +119,9 @@ struct daptrace_ops {
 	bool (*target_allowed)(struct daptrace_target *t);
 	bool (*target_same)(const void *a, const void *b);
 	bool (*window_idle)(struct daptrace_target *t);
+	void (*probe_prepare)(struct daptrace_ctx *ctx,
+			      enum daptrace_tlb_policy tlb);
+	void (*probe_check)(struct daptrace_ctx *ctx);
 };
 
 extern const struct daptrace_ops daptrace_vaddr_ops;

@@ -41,6 +41,7 @@ struct daptrace_ring {
 
 static_assert(sizeof(struct daptrace_ring_hdr) <= RING_HDR_SIZE);
 static_assert(sizeof(struct daptrace_snap_hdr) % 8 == 0);
+static_assert(sizeof(struct daptrace_snap_hdr) == DAPTRACE_SNAP_HDR_SIZE_PROBES);
 static_assert(sizeof(struct daptrace_region_rec) % 8 == 0);
 static_assert(sizeof(struct daptrace_region_rec) == DAPTRACE_REGION_REC_SIZE_PLACEMENT);
 

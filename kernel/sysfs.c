@@ -602,6 +602,16 @@ static struct daptrace_ulong_attr goal_max_sample_us_attr = {
 	.offset = offsetof(struct daptrace_attrs, goal_max_sample_us),
 };
 
+static struct daptrace_ulong_attr recall_goal_bp_attr = {
+	.kattr = __ATTR(recall_goal_bp, 0600, ulong_attr_show, ulong_attr_store),
+	.offset = offsetof(struct daptrace_attrs, recall_goal_bp),
+};
+
+static struct daptrace_ulong_attr recall_max_cpu_bp_attr = {
+	.kattr = __ATTR(recall_max_cpu_bp, 0600, ulong_attr_show, ulong_attr_store),
+	.offset = offsetof(struct daptrace_attrs, recall_max_cpu_bp),
+};
+
 static ssize_t tlb_flush_show(struct kobject *kobj, struct kobj_attribute *attr,
 			      char *buf)
 {
@@ -693,6 +703,44 @@ static struct daptrace_bool_attr tracepoint_attr = {
 	.kattr = __ATTR(tracepoint, 0600, bool_attr_show, bool_attr_store),
 	.offset = offsetof(struct daptrace_mon, tracepoint),
 };
+
+/*
+ * Accuracy probes per window, 0..DAPTRACE_MAX_PROBE_PAGES (0: none).  Set
+ * while monitoring is off (-EBUSY while on), like tlb_flush.
+ */
+static ssize_t probe_pages_show(struct kobject *kobj, struct kobj_attribute *attr,
+				char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(kobj_mon(kobj)->probe_pages));
+}
+
+static ssize_t probe_pages_store(struct kobject *kobj, struct kobj_attribute *attr,
+				 const char *buf, size_t count)
+{
+	struct daptrace_mon *mon = kobj_mon(kobj);
+	unsigned long val;
+	int err;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	/* As the other numbers: -ERANGE past ULONG_MAX, -EINVAL past the cap. */
+	err = kstrtoul(buf, 10, &val);
+	if (err)
+		return err;
+	if (val > DAPTRACE_MAX_PROBE_PAGES)
+		return -EINVAL;
+
+	mutex_lock(&mon->lock);
+	if (daptrace_running(mon))
+		err = -EBUSY;
+	else
+		WRITE_ONCE(mon->probe_pages, val);
+	mutex_unlock(&mon->lock);
+	return err ?: count;
+}
+
+static struct kobj_attribute probe_pages_attr =
+	__ATTR(probe_pages, 0600, probe_pages_show, probe_pages_store);
 
 /* --- counters (lockless: written only by the worker) ------------------ */
 
@@ -928,9 +976,12 @@ static struct attribute *daptrace_attrs[] = {
 	&goal_aggrs_attr.kattr.attr,
 	&goal_min_sample_us_attr.kattr.attr,
 	&goal_max_sample_us_attr.kattr.attr,
+	&recall_goal_bp_attr.kattr.attr,
+	&recall_max_cpu_bp_attr.kattr.attr,
 	&tlb_flush_attr.attr,
 	&phys_addr_attr.kattr.attr,
 	&tracepoint_attr.kattr.attr,
+	&probe_pages_attr.attr,
 	&nr_regions_attr.attr,
 	&nr_samples_attr.attr,
 	&nr_samples_late_attr.attr,

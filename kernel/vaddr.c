@@ -105,6 +105,10 @@ MODULE_PARM_DESC(placement,
  *		the watch was admitted for: read before the writer's access
  *		check, then moved on by each exec that
  *		daptrace_va_target_allowed() lets through.
+ * @probe_first: The target's probes of the current window are
+ * @probe_nr:	&daptrace_ctx.probes[@probe_first, + @probe_nr), sorted by
+ *		address (daptrace_va_probe_prepare()); @probe_nr is 0 outside
+ *		a window's probing.
  *
  * Touched only by the worker, and by the sysfs writer before the target
  * is listed or after the worker stopped (monitor lock).
@@ -124,6 +128,8 @@ struct daptrace_va_target {
 	u64 maps_runtime;
 	unsigned int block_shift;
 	u64 allowed_exec_id;
+	unsigned int probe_first;
+	unsigned int probe_nr;
 };
 
 /*
@@ -768,6 +774,274 @@ static bool daptrace_va_unobservable(struct daptrace_target *t,
 }
 
 /*
+ * Accuracy probes: page-level truth for a few pages per window
+ * (daptrace_probes_pick(), worker.c), read through the same accessed bits
+ * that the regions' samples use.  A probe's bit is cleared at the start of
+ * the window and read at its end; it must neither lose what it should see
+ * nor make a region's check lose what that should see, although both clear
+ * and read the same bits, and one bit may serve both: the same page, or
+ * one huge pmd (or hugetlb pud) mapping both addresses.  Two rules do it:
+ *
+ *  1. Every clear the module makes during the window hands what it
+ *     erased to the probes the entry covers (daptrace_va_probe_hit()): a
+ *     region's prepare that finds the bit set clears it (and so would hide
+ *     the access from the probe's check at the end of the window) and
+ *     marks every probe in the block the entry maps as accessed.  The bit
+ *     was set, so the block was accessed since the last clear, and the
+ *     last clear was the probe's own or a later one, all within the
+ *     window.  A prepare that finds the bit clear changes nothing.  Region
+ *     checks and probe checks only read.
+ *
+ *  2. A probe's clear must not erase an access that a region's pending
+ *     check will read.  The probes are cleared at the start of the window:
+ *     after the aggregation's check-only pass read every observed sample,
+ *     and before the prepare pass that picks and clears the new samples
+ *     (worker.c).  At that moment no region holds a sample still to be
+ *     checked, except those of a quiet target (&daptrace_target.quiet),
+ *     which the prepare pass may skip, keeping their samples for the next
+ *     check.  So on a quiet target a probe whose entry also holds a
+ *     region's pending sample is not cleared: it inherits that sample's
+ *     clear, made earlier while the target did not run (it would have been
+ *     walked otherwise), so nothing the window did is lost, and the probe
+ *     reads the same bit as the region.  Which regions share the entry is
+ *     known only from the walk (a THP block may hold many small regions):
+ *     a read-only walk finds the entry's size first, then the regions
+ *     overlapping that block are looked at, at most
+ *     DAPTRACE_VA_PROBE_SCAN of them; a probe with more is unobserved.
+ *     (A collapse between the two walks can make the entry larger than
+ *     found: then a region's sample a little further may lose an access
+ *     of that instant.)
+ *
+ * The TLB: a probe's truth must not be blind where the regions are (with
+ * tlb_flush=none, it is what the probes are meant to measure), so after
+ * the probe clears (whether or not they found a bit set: see
+ * daptrace_va_probe_prepare_target()) the target's TLB entries are flushed
+ * by the policy given
+ * (the worker passes mm or round whatever tlb_flush says, see worker.c),
+ * before the prepare pass.  Its clears then follow without a flush if
+ * tlb_flush=none, and translations cached again in between stay as blind
+ * as before: the one flush per window changes little of what is measured.
+ * A bit one of rule 1's prepares cleared without a flush can hide later
+ * accesses to the probe, but the probe is then already marked accessed.
+ */
+#define DAPTRACE_VA_PROBE_SCAN	16
+
+/* The first of @vt's probes at or above @addr (binary search). */
+static unsigned int daptrace_va_probe_from(const struct daptrace_ctx *ctx,
+					   const struct daptrace_va_target *vt,
+					   unsigned long addr)
+{
+	unsigned int lo = vt->probe_first, hi = vt->probe_first + vt->probe_nr;
+
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (ctx->probes[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Rule 1: a clear of the entry at @addr, of size 1 << @shift, found it set. */
+static void daptrace_va_probe_hit(struct daptrace_ctx *ctx,
+				  const struct daptrace_va_target *vt,
+				  unsigned long addr, unsigned int shift)
+{
+	unsigned long block = addr & ~((1UL << shift) - 1);
+	unsigned int i, end = vt->probe_first + vt->probe_nr;
+
+	if (!vt->probe_nr)
+		return;
+	for (i = daptrace_va_probe_from(ctx, vt, block);
+	     i < end && ctx->probes[i].addr - block < (1UL << shift); i++)
+		if (ctx->probes[i].seen == DAPTRACE_PROBE_OLD)
+			ctx->probes[i].seen = DAPTRACE_PROBE_YOUNG;
+}
+
+/*
+ * Rule 2: does a region of quiet @t hold a sample, still to be checked, in
+ * the block of 1 << @shift bytes around probe @p?  -1 if more regions than
+ * DAPTRACE_VA_PROBE_SCAN overlap the block.
+ */
+static int daptrace_va_probe_shared(struct daptrace_target *t,
+				    const struct daptrace_va_target *vt,
+				    const struct daptrace_probe *p,
+				    unsigned int shift)
+{
+	unsigned long block = p->addr & ~((1UL << shift) - 1);
+	unsigned long last = block + (1UL << shift) - 1;
+	struct daptrace_region *r = p->r;
+	unsigned int n = 0;
+
+	/* The first region overlapping the block. */
+	while (!list_is_first(&r->list, &t->regions) &&
+	       list_prev_entry(r, list)->ar.end > block) {
+		r = list_prev_entry(r, list);
+		if (++n > DAPTRACE_VA_PROBE_SCAN)
+			return -1;
+	}
+	for (n = 0; &r->list != &t->regions && r->ar.start <= last;
+	     r = list_next_entry(r, list)) {
+		if (++n > DAPTRACE_VA_PROBE_SCAN)
+			return -1;
+		if (!daptrace_va_unprepared_region(vt, r) &&
+		    r->sampling_addr - block <= last - block)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Clear the bits of @t's probes [@first, @first + @nr); see above.  The
+ * flush follows whenever a probe was walked, not only when a bit was found
+ * set: a bit found clear may have been cleared without a flush (by our own
+ * prepares under tlb_flush=none, or by MGLRU's aging walk, which does not
+ * flush either) while a translation with it set is still cached, and then
+ * the probe would be as blind as the regions it is meant to judge.  (The
+ * first VM run of accuracy_estimate's tlb_none case had exactly that: hot
+ * THPs whose pmd bit the regions' prepares had cleared, probes reading them
+ * as not accessed, and an estimate of 0.99 against a truth of 0.65.)
+ */
+static void daptrace_va_probe_prepare_target(struct daptrace_ctx *ctx,
+					     struct daptrace_target *t,
+					     unsigned int first, unsigned int nr,
+					     enum daptrace_tlb_policy tlb,
+					     unsigned int *nr_walked)
+{
+	struct daptrace_va_target *vt = t->priv;
+	struct vm_area_struct *vma = NULL;
+	struct daptrace_walk_page pg;
+	struct mm_struct *mm;
+	unsigned int i, shift, walked = 0;
+
+	vt->probe_first = first;
+	vt->probe_nr = nr;
+	mm = daptrace_va_target_mm(t);
+	if (!mm || t->unobservable || !mmap_read_trylock(mm)) {
+		for (i = first; i < first + nr; i++)
+			ctx->probes[i].seen = DAPTRACE_PROBE_UNOBSERVED;
+		if (mm)
+			mmput_async(mm);
+		return;
+	}
+	for (i = first; i < first + nr; i++) {
+		struct daptrace_probe *p = &ctx->probes[i];
+
+		if (!daptrace_va_vma(mm, &vma, p->addr))
+			continue;	/* unmapped: a fault maps it young */
+		if (t->quiet) {
+			int shared;
+
+			if (daptrace_walk_check(mm, vma, p->addr, 0, false, &pg) ==
+			    DAPTRACE_WALK_UNOBSERVED) {
+				p->seen = DAPTRACE_PROBE_UNOBSERVED;
+				continue;
+			}
+			shared = daptrace_va_probe_shared(t, vt, p, pg.shift);
+			if (shared) {
+				if (shared < 0)
+					p->seen = DAPTRACE_PROBE_UNOBSERVED;
+				continue;
+			}
+		}
+		if (!daptrace_walk_observable(vma, p->addr)) {
+			p->seen = DAPTRACE_PROBE_UNOBSERVED;
+			continue;
+		}
+		daptrace_walk_prepare(mm, vma, p->addr, &p->state, &shift);
+		walked++;
+	}
+	mmap_read_unlock(mm);
+	if (walked)
+		daptrace_tlb_flush_mm(mm, tlb);
+	*nr_walked += walked;
+	mmput_async(mm);
+}
+
+/*
+ * At the start of a window, after daptrace_probes_pick() and before the
+ * prepare pass: clear the probes' bits, and flush by @tlb (mm or round).
+ */
+static void daptrace_va_probe_prepare(struct daptrace_ctx *ctx,
+				      enum daptrace_tlb_policy tlb)
+{
+	struct daptrace_target *t;
+	unsigned int i = 0, first, walked = 0;
+
+	daptrace_for_each_target(t, ctx) {
+		struct daptrace_va_target *vt = t->priv;
+
+		vt->probe_nr = 0;
+		if (t->exited || i >= ctx->nr_probes || ctx->probes[i].t != t)
+			continue;
+		for (first = i; i < ctx->nr_probes && ctx->probes[i].t == t; i++)
+			;
+		daptrace_va_probe_prepare_target(ctx, t, first, i - first, tlb,
+						 &walked);
+	}
+	if (tlb == DAPTRACE_TLB_ROUND && walked)
+		daptrace_tlb_flush_round();
+}
+
+/*
+ * At the end of a window, after its last checks: read the probes' bits.
+ * Only reads, so no region's sample is disturbed.  A probe of a target
+ * that exited, exec()ed (its addresses name another image now) or whose
+ * mmap_lock is busy is unobserved.
+ */
+static void daptrace_va_probe_check(struct daptrace_ctx *ctx)
+{
+	struct daptrace_target *t;
+
+	daptrace_for_each_target(t, ctx) {
+		struct daptrace_va_target *vt = t->priv;
+		struct vm_area_struct *vma = NULL;
+		struct daptrace_walk_page pg;
+		struct mm_struct *mm;
+		unsigned int i, end = vt->probe_first + vt->probe_nr;
+		bool ok;
+
+		if (!vt->probe_nr)
+			continue;
+		vt->probe_nr = 0;
+		mm = t->exited ? NULL : daptrace_va_target_mm(t);
+		ok = mm && !t->unobservable &&
+		     daptrace_va_target_exec_id(t) == t->exec_id &&
+		     mmap_read_trylock(mm);
+		for (i = vt->probe_first; i < end; i++) {
+			struct daptrace_probe *p = &ctx->probes[i];
+
+			if (p->seen == DAPTRACE_PROBE_UNOBSERVED)
+				continue;
+			if (!ok) {
+				p->seen = DAPTRACE_PROBE_UNOBSERVED;
+				continue;
+			}
+			if (p->seen == DAPTRACE_PROBE_YOUNG ||
+			    !daptrace_va_vma(mm, &vma, p->addr))
+				continue;
+			switch (daptrace_walk_check(mm, vma, p->addr, p->state,
+						    false, &pg)) {
+			case DAPTRACE_WALK_YOUNG:
+				p->seen = DAPTRACE_PROBE_YOUNG;
+				break;
+			case DAPTRACE_WALK_UNOBSERVED:
+				p->seen = DAPTRACE_PROBE_UNOBSERVED;
+				break;
+			default:
+				break;
+			}
+		}
+		if (ok)
+			mmap_read_unlock(mm);
+		if (mm)
+			mmput_async(mm);
+	}
+}
+
+/*
  * One sampling pass over the regions of @t: per region, with CHECK test the
  * address picked last time and account it, with PREPARE pick the next one
  * and clear its accessed bit; then invalidate what the policy wants.
@@ -816,7 +1090,7 @@ static void daptrace_va_sample_target(struct daptrace_ctx *ctx,
 	enum daptrace_walk_seen seen;
 	unsigned long addr, next;
 	struct mm_struct *mm;
-	unsigned int n = 0, np = 0, hold;
+	unsigned int n = 0, np = 0, hold, shift;
 	u64 hold_until = 0;
 	bool young, checked = false;
 
@@ -955,8 +1229,11 @@ static void daptrace_va_sample_target(struct daptrace_ctx *ctx,
 			addr = p->sampling_addr;
 			p->sample_state = 0;
 			if (daptrace_va_vma(mm, &pvma, addr) &&
-			    daptrace_walk_prepare(mm, pvma, addr, &p->sample_state))
+			    daptrace_walk_prepare(mm, pvma, addr, &p->sample_state,
+						  &shift)) {
 				vt->nr_cleared++;
+				daptrace_va_probe_hit(ctx, vt, addr, shift);
+			}
 			np++;
 			p = daptrace_va_after(t, p);
 			/* The span led the pass: past it, all is prepared. */
@@ -1077,4 +1354,6 @@ const struct daptrace_ops daptrace_vaddr_ops = {
 	.target_allowed		= daptrace_va_target_allowed,
 	.target_same		= daptrace_va_target_same,
 	.window_idle		= daptrace_va_window_idle,
+	.probe_prepare		= daptrace_va_probe_prepare,
+	.probe_check		= daptrace_va_probe_check,
 };

@@ -599,6 +599,7 @@ daptrace_walk(struct mm_struct *mm, struct vm_area_struct *vma,
 	pud_t *pud, pudval;
 	int tries, ret = 0;
 
+	pg->shift = PAGE_SHIFT;
 	if (!daptrace_walk_observable(vma, addr))
 		return DAPTRACE_WALK_UNOBSERVED;
 	pud = daptrace_walk_pud(mm, addr);
@@ -611,6 +612,7 @@ daptrace_walk(struct mm_struct *mm, struct vm_area_struct *vma,
 	if (pud_leaf(pudval)) {
 		if (!is_vm_hugetlb_page(vma))	/* 1 GiB DAX: see above */
 			return DAPTRACE_WALK_UNOBSERVED;
+		pg->shift = PUD_SHIFT;
 		if (prepare)
 			ret = daptrace_walk_prepare_pud(mm, pud, pudval, state_out);
 		else
@@ -633,14 +635,17 @@ daptrace_walk(struct mm_struct *mm, struct vm_area_struct *vma,
 		 * is what pmdp_get_lockless() is on 6.12 (6.1 lacks it).
 		 */
 		pmdval = READ_ONCE(*pmd);
-		if (pmd_none(pmdval))
-			ret = 0;
-		else if (daptrace_walk_pmd_leaf(vma, pmdval))
+		pg->shift = !pmd_none(pmdval) &&
+			    daptrace_walk_pmd_leaf(vma, pmdval) ?
+			    PMD_SHIFT : PAGE_SHIFT;
+		if (pg->shift == PMD_SHIFT)
 			ret = prepare ?
 				daptrace_walk_prepare_pmd(mm, vma, pmd, pmdval,
 							  state_out) :
 				daptrace_walk_check_pmd(pmd, pmdval, addr, state,
 							placement, pg);
+		else if (pmd_none(pmdval))
+			ret = 0;
 		else if (!pmd_present(pmdval) || pmd_bad(pmdval))
 			ret = 0;	/* migration entry, or garbage: hands off */
 		else
@@ -689,18 +694,26 @@ enum daptrace_walk_seen daptrace_walk_check(struct mm_struct *mm,
  * @vma:	The VMA containing @addr, found under that lock.
  * @addr:	The address to sample.
  * @state:	Receives what the check will need (0 if nothing).
+ * @shift:	Receives log2 of what the entry maps (see
+ *		&daptrace_walk_page.shift): a bit cleared there was set by an
+ *		access anywhere in that aligned block.
  *
  * Clears the page's accessed bit, marks its folio idle and records its LRU
  * state.
  *
- * Return: whether an accessed bit was cleared (the TLB needs a flush).
+ * Return: whether an accessed bit was cleared (the TLB needs a flush); it
+ * was set, so the block was accessed since the bit was last cleared.
  */
 bool daptrace_walk_prepare(struct mm_struct *mm, struct vm_area_struct *vma,
-			   unsigned long addr, unsigned long *state)
+			   unsigned long addr, unsigned long *state,
+			   unsigned int *shift)
 {
 	struct daptrace_walk_page pg;
+	bool cleared;
 
 	*state = 0;
-	return daptrace_walk(mm, vma, addr, 0, false, &pg, state) ==
-	       DAPTRACE_WALK_YOUNG;
+	cleared = daptrace_walk(mm, vma, addr, 0, false, &pg, state) ==
+		  DAPTRACE_WALK_YOUNG;
+	*shift = pg.shift;
+	return cleared;
 }

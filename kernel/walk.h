@@ -30,10 +30,14 @@ enum daptrace_walk_seen {
  * struct daptrace_walk_page - where a checked page lives.
  * @pfn:	Its page frame, DAPTRACE_NO_PFN if none was present.
  * @nid:	Its NUMA node, -1 if unknown or not asked for.
+ * @shift:	log2 of the bytes the entry walked to maps (PAGE_SHIFT,
+ *		PMD_SHIFT or PUD_SHIFT): what one accessed bit covers there.
+ *		PAGE_SHIFT if the walk found no entry.
  */
 struct daptrace_walk_page {
 	unsigned long pfn;
 	int nid;
+	unsigned int shift;
 };
 
 /*
@@ -48,7 +52,8 @@ enum daptrace_walk_seen daptrace_walk_check(struct mm_struct *mm,
 					    bool placement,
 					    struct daptrace_walk_page *page);
 bool daptrace_walk_prepare(struct mm_struct *mm, struct vm_area_struct *vma,
-			   unsigned long addr, unsigned long *state);
+			   unsigned long addr, unsigned long *state,
+			   unsigned int *shift);
 bool daptrace_walk_observable(struct vm_area_struct *vma, unsigned long addr);
 
 #endif /* _DAPTRACE_WALK_H */

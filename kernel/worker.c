@@ -26,6 +26,7 @@
 #include "daptrace.h"
 #include "daptrace_trace.h"
 #include "ring.h"
+#include "tlb.h"
 
 /* Per-run timing state, private to the worker thread. */
 struct worker_clock {
@@ -39,7 +40,9 @@ struct worker_clock {
 	ktime_t pass_start;
 	unsigned int window_samples;
 	u32 window_flags;
+	struct daptrace_probe_counts probes;
 	u64 cpu_start;
+	u64 window_cpu;
 	u64 slack_ns;
 };
 
@@ -78,6 +81,30 @@ static void worker_tune_intervals(struct daptrace_mon *mon,
 	WRITE_ONCE(attrs->aggr_us, aggr_us);
 	WRITE_ONCE(attrs->update_us, update_us);
 	worker_clock_set(clk, attrs);
+}
+
+static void worker_fit_ring(struct daptrace_mon *mon);
+
+/*
+ * The recall goal (daptrace_tune_recall()), at the end of a window, with
+ * its probe counts and the worker's CPU time in it: a new region budget
+ * takes effect at this aggregation's merge and split (the attribute file
+ * shows it), and the ring grows if its slots cannot hold it.
+ */
+static void worker_tune_recall(struct daptrace_mon *mon, struct worker_clock *clk,
+			       const struct daptrace_probe_counts *probes,
+			       u64 wall_ns)
+{
+	u64 cpu = current->se.sum_exec_runtime;
+	unsigned long next;
+
+	next = daptrace_tune_recall(&mon->ctx, probes, cpu - clk->window_cpu, wall_ns);
+	clk->window_cpu = cpu;
+	if (!next)
+		return;
+	/* Read by sysfs without the worker's consent. */
+	WRITE_ONCE(mon->ctx.attrs.max_nr_regions, next);
+	worker_fit_ring(mon);
 }
 
 /* Advance @deadline past @now by whole intervals; returns intervals skipped. */
@@ -153,6 +180,12 @@ static void worker_publish(struct daptrace_mon *mon, struct worker_clock *clk,
 	if (clk->pass_start && ktime_after(now, clk->pass_start))
 		slot->last_pass_us = min_t(u64, U32_MAX,
 					   ktime_us_delta(now, clk->pass_start));
+	slot->probe_pages = clk->probes.nr;
+	slot->probe_tp = clk->probes.tp;
+	slot->probe_fn = clk->probes.fn;
+	slot->probe_fp = clk->probes.fp;
+	slot->probe_tn = clk->probes.tn;
+	slot->probe_unobserved = clk->probes.unobserved;
 	daptrace_ring_commit(slot, seq);
 
 	/*
@@ -170,6 +203,45 @@ static void worker_publish(struct daptrace_mon *mon, struct worker_clock *clk,
 	clk->pass_start = 0;
 	clk->window_samples = 0;
 	clk->window_flags = 0;
+	memset(&clk->probes, 0, sizeof(clk->probes));
+}
+
+/*
+ * The accuracy probes of the window that starts (daptrace_probes_pick(),
+ * and the vaddr operations for how their clears and the regions' share
+ * bits).  Between the aggregation and the prepare pass: see
+ * daptrace_ops.probe_prepare.  Their truth must not be TLB-blind, so they
+ * are flushed by the policy in force if it flushes, else by mm (or
+ * round); where neither is supported no probe is picked (the snapshots
+ * say probe_pages 0) rather than publish a blind truth.
+ */
+static void worker_probe_start(struct daptrace_mon *mon)
+{
+	enum daptrace_tlb_policy tlb = mon->tlb;
+
+	if (tlb == DAPTRACE_TLB_NONE)
+		tlb = daptrace_tlb_policy_supported(DAPTRACE_TLB_MM) ?
+		      DAPTRACE_TLB_MM : DAPTRACE_TLB_ROUND;
+	if (!daptrace_tlb_policy_supported(tlb))
+		return;
+	if (daptrace_probes_pick(&mon->ctx, mon->probe_pages))
+		mon->ops->probe_prepare(&mon->ctx, tlb);
+}
+
+/*
+ * At the end of a window, after its last checks and while the regions hold
+ * its counts (before a revoked target loses them): read the probes' truth
+ * and count it against the regions' verdicts for the snapshot.
+ */
+static void worker_probe_end(struct daptrace_mon *mon, struct worker_clock *clk)
+{
+	struct daptrace_ctx *ctx = &mon->ctx;
+
+	if (!ctx->nr_probes)
+		return;
+	mon->ops->probe_check(ctx);
+	daptrace_probes_account(ctx, clk->window_samples, &clk->probes);
+	ctx->nr_probes = 0;
 }
 
 /*
@@ -440,8 +512,12 @@ static int daptrace_worker_fn(void *data)
 
 	complete(&mon->worker_started);
 	clk.cpu_start = current->se.sum_exec_runtime;
+	clk.window_cpu = clk.cpu_start;
 	worker_clock_set(&clk, &ctx->attrs);
 	memset(&ctx->tuner, 0, sizeof(ctx->tuner));
+	memset(&ctx->recall, 0, sizeof(ctx->recall));
+	ctx->probes = mon->probes;
+	ctx->nr_probes = 0;
 
 	clk.window_start = ktime_get();
 	err = ops->init(ctx);
@@ -459,6 +535,7 @@ static int daptrace_worker_fn(void *data)
 	clk.next_sample = ktime_add(now, clk.sample_ns);
 	clk.next_aggr = ktime_add(now, clk.aggr_ns);
 	clk.next_update = ktime_add(now, clk.update_ns);
+	worker_probe_start(mon);
 	worker_sample(mon, DAPTRACE_SAMPLE_PREPARE);
 	worker_update_counters(mon, &clk);
 
@@ -501,7 +578,11 @@ static int daptrace_worker_fn(void *data)
 
 		if (aggr) {
 			unsigned int alive, nr_samples = clk.window_samples;
+			struct daptrace_probe_counts probes;
+			ktime_t window_start = clk.window_start;
 
+			worker_probe_end(mon, &clk);
+			probes = clk.probes;
 			now = ktime_get();
 			alive = worker_find_exited(mon, &clk);
 			/* Targets written meanwhile keep the worker going. */
@@ -509,8 +590,11 @@ static int daptrace_worker_fn(void *data)
 				alive = 1;
 			/* With the regions measured, also of exited targets. */
 			worker_publish(mon, &clk, now, alive ? 0 : DAPTRACE_SNAP_LAST);
-			if (alive)
+			if (alive) {
 				worker_tune_intervals(mon, &clk, nr_samples);
+				worker_tune_recall(mon, &clk, &probes,
+						   ktime_to_ns(ktime_sub(now, window_start)));
+			}
 			execed = worker_free_exited(mon);
 			if (!alive) {
 				worker_update_counters(mon, &clk);
@@ -531,6 +615,7 @@ static int daptrace_worker_fn(void *data)
 				ops->update(ctx);
 			}
 			worker_update_counters(mon, &clk);
+			worker_probe_start(mon);
 			worker_sample(mon, DAPTRACE_SAMPLE_PREPARE);
 			worker_mark_quiet(mon, false);
 		}
@@ -547,6 +632,7 @@ static int daptrace_worker_fn(void *data)
 	 * owner that turns monitoring off as soon as its command exits must
 	 * not hide that exit from target_status and the snapshot's flags.
 	 */
+	worker_probe_end(mon, &clk);
 	worker_find_exited(mon, &clk);
 	worker_publish(mon, &clk, ktime_get(), DAPTRACE_SNAP_LAST);
 	worker_update_counters(mon, &clk);

@@ -180,6 +180,7 @@ LA57_SUBSET=(module/load module/sysfs_root abi/targets abi/unload
 #    of how accurate and how well tuned the results are, which measure the
 #    same code as the stock kernels do, and the longest.
 DEBUG_SKIP=(functional/accuracy functional/waking_target functional/timing functional/intervals_goal
+	functional/accuracy_estimate functional/recall_goal
 	policy/tiering policy/tmo numa/placement cli/report cli/objects follow/stat)
 #  - the series between the oldest and the newest: everything but the same
 #    measurements, whose outcome depends on the page walk and the TLB code
@@ -187,6 +188,7 @@ DEBUG_SKIP=(functional/accuracy functional/waking_target functional/timing funct
 #    subject of abi/, functional/accuracy, functional/tlb, functional/
 #    unobservable, stress/, which they run).
 MID_SKIP=(functional/timing functional/intervals_goal policy/tiering policy/tmo
+	functional/accuracy_estimate functional/recall_goal
 	numa/placement cli/report cli/objects follow/stat)
 VM_SUBSET=() DEBUG_SUBSET=()
 if [ "${CHECK_FULL:-0}" = 0 ]; then

@@ -28,6 +28,19 @@
  * detection latency.  --randomize replaces every nr_accesses with a random
  * count, to show that the thresholds reject a monitor that guesses.
  *
+ * The accuracy estimate (the module's probes, #probes rows): at every window
+ * the estimated recall of accessed memory, pooled over the windows that
+ * ended within --accuracy-pool before it (accuracy.h), is compared with the
+ * true recall over the same windows: the share of the truly accessed bytes
+ * of the mapping (hot; warm too if its period is at most the window) that
+ * lie in regions read as accessed at all (nr_accesses > 0), leaving out
+ * regions none of whose checks was observed (no verdict: the probes count
+ * those as unobserved too).  Only where
+ * every pooled window lies inside one phase (a window across a phase change,
+ * or with warm memory of a longer period, has no such truth) and the
+ * estimate rests on at least one accessed probe.  --bias-estimate adds a
+ * constant to every estimate: a control that must fail.
+ *
  * Prints "key value" lines; exits 1 if a --min-* / --max-* bound is broken.
  */
 #define _GNU_SOURCE
@@ -42,6 +55,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "accuracy.h"
 #include "recfile.h"
 
 #define MAX_PHASES	4096
@@ -59,7 +73,15 @@ struct phase {
 	unsigned int nr_warm;
 };
 
+/* A "sweeps" line: @count full sweeps of phase @phase's hot set by @ns. */
+struct sweep {
+	uint64_t ns, count;
+	unsigned int phase;
+};
+
 struct truth {
+	struct sweep *sweeps;		/* in time order */
+	unsigned int nr_sweeps, cap_sweeps;
 	pid_t pid;
 	struct range map;
 	uint64_t warm_period_ns;	/* 0: not said (an older truth file) */
@@ -75,8 +97,25 @@ struct window_score {
 	uint64_t hot_bytes, pred_bytes;
 };
 
+/* The truth of one window for the accuracy estimate (see the top). */
+struct acc_truth {
+	uint64_t seen, accessed;
+	bool valid;
+};
+
 struct scorer {
 	struct truth truth;
+	/* the accuracy estimate against the truth, window by window */
+	struct acc_pool *pool;
+	struct acc_truth *pool_truth;	/* parallel to pool->w */
+	double bias;
+	double acc_bound;
+	unsigned int acc_windows, acc_ok, acc_probes_windows, acc_no_truth;
+	struct acc_total acc_all;	/* probes of every window with a truth */
+	uint64_t acc_all_seen, acc_all_accessed;
+	FILE *dump;
+	double acc_err_sum, acc_est_sum, acc_truth_sum;
+	double *acc_err;
 	uint64_t rec_start_ns;		/* CLOCK_MONOTONIC of the record's t=0 */
 	double hot_frac;
 	uint64_t settle_ns;
@@ -143,6 +182,20 @@ static int parse_truth(const char *path, struct truth *t)
 		if (!strcmp(kind, "warm_period_ns") &&
 		    sscanf(line, "warm_period_ns %" SCNu64, &a) == 1 && a) {
 			t->warm_period_ns = a;
+			continue;
+		}
+		if (!strcmp(kind, "sweeps") && t->nr_phases &&
+		    sscanf(line, "sweeps %" SCNu64 " %" SCNu64, &a, &b) == 2) {
+			if (t->nr_sweeps == t->cap_sweeps) {
+				unsigned int cap = t->cap_sweeps ? 2 * t->cap_sweeps : 1024;
+				struct sweep *n = realloc(t->sweeps, cap * sizeof(*n));
+
+				if (!n)
+					goto bad;
+				t->sweeps = n;
+				t->cap_sweeps = cap;
+			}
+			t->sweeps[t->nr_sweeps++] = (struct sweep){ a, b, t->nr_phases - 1 };
 			continue;
 		}
 		if (!strcmp(kind, "end") && sscanf(line, "end %" SCNu64, &a) == 1) {
@@ -261,6 +314,133 @@ static bool warm_is_not_hot(const struct scorer *sc, uint64_t window_ns,
 	return binomial_tail(nr_samples, k, p < 1 ? p : 1) < 0.05;
 }
 
+/*
+ * Did the workload touch every hot page within [@ws, @we] of phase @pi?
+ * Yes if two full sweeps were done between two of its progress lines
+ * inside the window: the second of them lies wholly inside.  A truth
+ * without progress lines (an older workload) is taken at its word.
+ */
+static bool hot_all_touched(const struct truth *t, unsigned int pi, uint64_t ws,
+			    uint64_t we)
+{
+	const struct sweep *a = NULL, *b = NULL;
+
+	if (!t->nr_sweeps)
+		return true;
+	for (unsigned int i = 0; i < t->nr_sweeps; i++) {
+		const struct sweep *sw = &t->sweeps[i];
+
+		if (sw->phase != pi || sw->ns < ws)
+			continue;
+		if (sw->ns > we)
+			break;
+		if (!a)
+			a = sw;
+		b = sw;
+	}
+	return a && b->count >= a->count + 2;
+}
+
+/*
+ * This window's truth for the estimate: bytes of the mapping accessed in it
+ * (hot, and warm if every warm page is touched within the window), and of
+ * those the bytes in regions read as accessed at all.  No truth if the
+ * workload did not sweep its hot set within the window (not scheduled).
+ */
+static struct acc_truth window_truth(const struct scorer *sc,
+				     const struct rec_snapshot *s)
+{
+	const struct truth *t = &sc->truth;
+	uint64_t ws = sc->rec_start_ns + s->start_ns, we = sc->rec_start_ns + s->end_ns;
+	struct acc_truth r = { 0 };
+	const struct phase *p;
+	bool warm;
+	int pi = phase_at(t, ws);
+
+	if (pi < 0 || phase_at(t, we) != pi || we > t->end_ns || !s->nr_samples)
+		return r;
+	p = &t->phases[pi];
+	if (!hot_all_touched(t, (unsigned int)pi, ws, we))
+		return r;
+	warm = p->nr_warm && t->warm_period_ns && t->warm_period_ns <= we - ws;
+	if (p->nr_warm && !warm)
+		return r;	/* which warm pages the window touched is unknown */
+	r.accessed = set_bytes(p->hot, p->nr_hot) +
+		     (warm ? set_bytes(p->warm, p->nr_warm) : 0);
+	for (uint32_t i = 0; i < s->nr_regions; i++) {
+		const struct rec_region *rg = &s->regions[i];
+
+		uint64_t b;
+
+		if (rg->pid != t->pid)
+			continue;
+		b = overlap_set(rg->start, rg->end, p->hot, p->nr_hot);
+		if (warm)
+			b += overlap_set(rg->start, rg->end, p->warm, p->nr_warm);
+		if (!rg->nr_accesses && rg->nr_unobserved >= s->nr_samples)
+			r.accessed -= b;	/* no verdict */
+		else if (rg->nr_accesses)
+			r.seen += b;
+	}
+	r.valid = r.accessed > 0;
+	return r;
+}
+
+/* Pool the window's probes and truth; compare estimate and truth. */
+static int score_accuracy(struct scorer *sc, const struct rec_snapshot *s)
+{
+	struct acc_pool *pl = sc->pool;
+	uint64_t seen = 0, accessed = 0;
+	struct acc_estimate e;
+	bool valid = true;
+	double est, truth, err;
+	uint32_t i;
+
+	struct acc_truth wt = window_truth(sc, s);
+
+	sc->acc_probes_windows++;
+	acc_pool_add(pl, s->end_ns, &s->probes);
+	/* the truth ring mirrors the pool's: same slots, same windows */
+	sc->pool_truth[(pl->first + pl->nr - 1) % ACC_MAX_POOL_WINDOWS] = wt;
+	sc->acc_no_truth += !wt.valid;
+	if (wt.valid) {
+		acc_total_add(&sc->acc_all, &s->probes);
+		sc->acc_all_seen += wt.seen;
+		sc->acc_all_accessed += wt.accessed;
+	}
+	for (i = 0; i < pl->nr; i++) {
+		const struct acc_truth *t =
+			&sc->pool_truth[(pl->first + i) % ACC_MAX_POOL_WINDOWS];
+
+		valid &= t->valid;
+		seen += t->seen;
+		accessed += t->accessed;
+	}
+	if (!valid || !acc_pool_estimate(pl, &e) || !e.recall.n)
+		return 0;
+	est = e.recall.est + sc->bias;
+	est = est < 0 ? 0 : est > 1 ? 1 : est;
+	truth = (double)seen / accessed;
+	err = fabs(est - truth);
+	if (!(sc->acc_windows % 256)) {
+		double *n = realloc(sc->acc_err, (sc->acc_windows + 256) * sizeof(*n));
+
+		if (!n)
+			return -1;
+		sc->acc_err = n;
+	}
+	sc->acc_err[sc->acc_windows++] = err;
+	if (sc->dump)
+		fprintf(sc->dump, "%" PRIu64 " %.4f %.4f %" PRIu64 " %" PRIu64 " %u %u %u %u %u\n",
+			s->seq, est, truth, e.recall.n, e.pages, s->probes.tp, s->probes.fn,
+			s->probes.fp, s->probes.tn, s->probes.unobserved);
+	sc->acc_ok += err <= sc->acc_bound;
+	sc->acc_err_sum += err;
+	sc->acc_est_sum += est;
+	sc->acc_truth_sum += truth;
+	return 0;
+}
+
 static int score_snapshot(void *arg, const struct rec_snapshot *s,
 			  const struct rec_info *info)
 {
@@ -276,6 +456,8 @@ static int score_snapshot(void *arg, const struct rec_snapshot *s,
 
 	sc->missed += s->missed_before;
 	sc->nr_windows++;
+	if (s->has_probes && score_accuracy(sc, s))
+		return -ENOMEM;
 	/*
 	 * Region bounds hold for every full window but the very first (before
 	 * the first split); a window in which a target exited loses its
@@ -422,7 +604,17 @@ static void usage(FILE *f)
 "  --max-interval-drift F fail if the mean window length is off nominal by more\n"
 "                       than F (needs --aggr-us)\n"
 "  --max-missed N       fail if the record lost more than N snapshots\n"
-"  --randomize[=SEED]   replace every count by a random one (control run)\n");
+"  --randomize[=SEED]   replace every count by a random one (control run)\n"
+"  --accuracy-pool DUR_MS  the estimate pools windows of at most this span\n"
+"                       (default 10000)\n"
+"  --accuracy-min-probes N  and only as many as give it N accessed probe pages\n"
+"                       (default 600; as the CLI, accuracy.h)\n"
+"  --max-recall-est-err F   an estimate within F of the truth is right (default 0.05)\n"
+"  --min-recall-est-ok F    fail unless that share of windows is right\n"
+"  --min-accuracy-windows N fail if fewer windows were compared (default 5 with\n"
+"                       --min-recall-est-ok)\n"
+"  --bias-estimate F    add F to every estimate (control run)\n"
+"  --dump-accuracy FILE each compared window's estimate, truth and counts\n");
 }
 
 int main(int argc, char **argv)
@@ -443,6 +635,13 @@ int main(int argc, char **argv)
 		{ "max-missed", required_argument, NULL, 'M' },
 		{ "min-hot-seen", required_argument, NULL, 'S' },
 		{ "randomize", optional_argument, NULL, 'x' },
+		{ "accuracy-pool", required_argument, NULL, 'A' },
+		{ "accuracy-min-probes", required_argument, NULL, 'm' },
+		{ "max-recall-est-err", required_argument, NULL, 'E' },
+		{ "min-recall-est-ok", required_argument, NULL, 'O' },
+		{ "min-accuracy-windows", required_argument, NULL, 'N' },
+		{ "bias-estimate", required_argument, NULL, 'B' },
+		{ "dump-accuracy", required_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -453,7 +652,11 @@ int main(int argc, char **argv)
 	long long max_missed = -1;
 	double drift = NAN;
 	unsigned int min_windows = 5;
-	struct scorer sc = { .hot_frac = 0.5, .settle_ns = 1000000000ULL };
+	struct scorer sc = { .hot_frac = 0.5, .settle_ns = 1000000000ULL,
+			     .acc_bound = 0.05 };
+	uint64_t pool_ns = ACC_DEF_POOL_NS, min_accessed = ACC_DEF_MIN_ACCESSED;
+	double min_est_ok = -1;
+	unsigned int min_acc_windows = 5;
 	struct rec_info info = { 0 };
 	char err[512], *end;
 	int c, fail = 0;
@@ -475,6 +678,22 @@ int main(int argc, char **argv)
 		case 'D': max_drift = strtod(optarg, &end); break;
 		case 'M': max_missed = strtoll(optarg, &end, 10); break;
 		case 'S': min_seen = strtod(optarg, &end); break;
+		case 'A': pool_ns = strtoull(optarg, &end, 10) * 1000000ULL; break;
+		case 'm': min_accessed = strtoull(optarg, &end, 10); break;
+		case 'E': sc.acc_bound = strtod(optarg, &end); break;
+		case 'O': min_est_ok = strtod(optarg, &end); break;
+		case 'N': min_acc_windows = strtoul(optarg, &end, 10); break;
+		case 'B': sc.bias = strtod(optarg, &end); break;
+		case 'U':
+			sc.dump = fopen(optarg, "w");
+			if (!sc.dump) {
+				fprintf(stderr, "daptrace-score: --dump-accuracy %s: %s\n",
+					optarg, strerror(errno));
+				return 2;
+			}
+			fprintf(sc.dump, "# seq est truth accessed_probes_pooled probes_pooled "
+				"tp fn fp tn unobserved (this window)\n");
+			break;
 		case 'g':
 			if (sscanf(optarg, "%u-%u", &sc.min_regions, &sc.max_regions) != 2 ||
 			    sc.min_regions > sc.max_regions)
@@ -506,6 +725,14 @@ int main(int argc, char **argv)
 	}
 	if (parse_truth(truth_path, &sc.truth))
 		return 2;
+	sc.pool = malloc(sizeof(*sc.pool));
+	sc.pool_truth = calloc(ACC_MAX_POOL_WINDOWS, sizeof(*sc.pool_truth));
+	if (!sc.pool || !sc.pool_truth || !pool_ns) {
+		fprintf(stderr, "daptrace-score: %s\n",
+			pool_ns ? "out of memory" : "--accuracy-pool: must be > 0");
+		return 2;
+	}
+	acc_pool_init(sc.pool, pool_ns, min_accessed);
 
 	/* Line the record's relative times up with the truth's clock. */
 	if (rec_read_path(rec_path, 1, ignore_snapshot, NULL, &info, err, sizeof(err))) {
@@ -574,6 +801,41 @@ int main(int argc, char **argv)
 	if (sc.lat_n || sc.lat_undetected)
 		printf("detect_latency_mean_s %.3f\ndetect_latency_max_s %.3f\nphases_undetected %u\n",
 		       sc.lat_n ? sc.lat_sum / sc.lat_n : NAN, sc.lat_max, sc.lat_undetected);
+	printf("accuracy_probe_windows %u\naccuracy_windows_without_truth %u\n"
+	       "accuracy_windows %u\n", sc.acc_probes_windows, sc.acc_no_truth,
+	       sc.acc_windows);
+	if (sc.acc_all.windows) {
+		struct acc_estimate all;
+
+		acc_total_estimate(&sc.acc_all, &all);
+		printf("accuracy_probes tp %" PRIu64 " fn %" PRIu64 " fp %" PRIu64 " tn %" PRIu64
+		       " unobserved %" PRIu64 " pages %" PRIu64 "\n", sc.acc_all.tp,
+		       sc.acc_all.fn, sc.acc_all.fp, sc.acc_all.tn, sc.acc_all.unobserved,
+		       sc.acc_all.pages);
+		printf("recall_est_all %.4f\nrecall_truth_all %.4f\n",
+		       all.recall.n ? all.recall.est : NAN,
+		       (double)sc.acc_all_seen / sc.acc_all_accessed);
+	}
+	if (sc.dump)
+		fclose(sc.dump);
+	if (sc.acc_windows) {
+		qsort(sc.acc_err, sc.acc_windows, sizeof(*sc.acc_err), cmp_double);
+		printf("recall_est_mean %.3f\nrecall_truth_mean %.3f\n"
+		       "recall_est_err_median %.3f\nrecall_est_err_p90 %.3f\n"
+		       "recall_est_err_mean %.3f\nrecall_est_windows_within_%.2f %.3f\n",
+		       sc.acc_est_sum / sc.acc_windows, sc.acc_truth_sum / sc.acc_windows,
+		       sc.acc_err[sc.acc_windows / 2],
+		       sc.acc_err[(unsigned int)(0.9 * (sc.acc_windows - 1))],
+		       sc.acc_err_sum / sc.acc_windows, sc.acc_bound,
+		       (double)sc.acc_ok / sc.acc_windows);
+	}
+	if (min_est_ok >= 0 && sc.acc_windows < min_acc_windows)
+		fail = printf("# FAIL: only %u windows with an estimate and a truth (< %u)\n",
+			      sc.acc_windows, min_acc_windows);
+	else if (min_est_ok >= 0 && (double)sc.acc_ok / sc.acc_windows < min_est_ok)
+		fail = printf("# FAIL: estimated recall within %.3f of the truth in %.3f "
+			      "of windows (< %.3f)\n", sc.acc_bound,
+			      (double)sc.acc_ok / sc.acc_windows, min_est_ok);
 	printf("regions_min %u\nregions_max %u\n", sc.regions_lo, sc.regions_hi);
 	if (sc.regions_out)
 		fail = printf("# FAIL: %u windows with a region count outside %u-%u\n",
@@ -581,6 +843,10 @@ int main(int argc, char **argv)
 	if (sc.nr_w < min_windows)
 		fail = printf("# FAIL: only %u windows scored (< %u)\n", sc.nr_w, min_windows);
 	free(sc.w);
+	free(sc.acc_err);
+	free(sc.pool);
+	free(sc.pool_truth);
 	free(sc.truth.phases);
+	free(sc.truth.sweeps);
 	return fail ? 1 : 0;
 }

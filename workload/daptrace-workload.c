@@ -19,6 +19,9 @@
  *	phase <index> <start_ns>		a new phase begins
  *	hot <index> <start> <end>		hot range of that phase
  *	warm <index> <start> <end>		warm range of that phase
+ *	sweeps <ns> <count>			full sweeps of the current
+ *						phase's hot set done by <ns>
+ *						(at most one line per 10 ms)
  *	end <ns> touched <pages>		the workload stopped; pages it
  *						touched after population (its
  *						throughput, for slowdown)
@@ -87,7 +90,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: daptrace-workload [options]\n"
-"  -p, --pattern NAME    hotcold | moving | smallhot | scattered | phases (default hotcold)\n"
+"  -p, --pattern NAME    hotcold | moving | smallhot | scattered | phases | blocks\n"
+"                        (default hotcold; blocks: every other 2 MiB block hot)\n"
 "  -s, --size SIZE       mapping size, e.g. 256M, 1G (default 256M)\n"
 "      --hot-size SIZE   hot set size (default: size/8; smallhot: 8M)\n"
 "      --warm-size SIZE  warm set size (hotcold: size/8, else 0)\n"
@@ -183,6 +187,16 @@ static void build_phase(const struct opts *o, uintptr_t base, unsigned int idx,
 		/* Two disjoint hot sets alternate: tests detection latency. */
 		at = idx % 2 ? base + sz - hot : base;
 		add_range(ph->hot, &ph->nr_hot, at, at + hot);
+	} else if (!strcmp(o->pattern, "blocks")) {
+		/*
+		 * Hot and cold 2 MiB blocks alternate: half the memory is hot
+		 * but any region wider than a block mixes both, so a check
+		 * finds its page hot only half the time (the accuracy
+		 * estimate's low-recall case, with coarse regions and one
+		 * check per window).
+		 */
+		for (at = base; at + HUGE_SZ <= base + sz; at += 2 * HUGE_SZ)
+			add_range(ph->hot, &ph->nr_hot, at, at + HUGE_SZ);
 	} else if (!strcmp(o->pattern, "scattered")) {
 		size_t stride = sz / o->objects;
 
@@ -314,7 +328,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	}
 	if (strcmp(o->pattern, "hotcold") && strcmp(o->pattern, "moving") &&
 	    strcmp(o->pattern, "smallhot") && strcmp(o->pattern, "scattered") &&
-	    strcmp(o->pattern, "phases")) {
+	    strcmp(o->pattern, "phases") && strcmp(o->pattern, "blocks")) {
 		fprintf(stderr, "daptrace-workload: --pattern: unknown pattern '%s'\n", o->pattern);
 		return -1;
 	}
@@ -335,6 +349,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		fprintf(stderr, "daptrace-workload: --size too small for the hot/warm sets\n");
 		return -1;
 	}
+	if (!strcmp(o->pattern, "blocks") && o->size > 2 * HUGE_SZ * MAX_RANGES) {
+		fprintf(stderr, "daptrace-workload: --size: blocks has at most %d hot blocks\n",
+			MAX_RANGES);
+		return -1;
+	}
 	return 0;
 bad:
 	for (i = 0; lopts[i].name && lopts[i].val != c; i++)
@@ -350,6 +369,7 @@ int main(int argc, char **argv)
 	static struct phase ph;
 	uint64_t t0, t, next_phase, deadline, touched = 0;
 	uint64_t warm_start, warm_due, warm_done = 0, warm_pages;
+	uint64_t hot_pages, hot_done = 0, sweeps_said = 0, sweeps_at = 0, n_hot;
 	struct cursor hot = { 0, 0 }, warm = { 0, 0 };
 	unsigned int idx = 0;
 	struct opts o;
@@ -394,13 +414,30 @@ int main(int argc, char **argv)
 	deadline = o.duration_ns ? t0 + o.duration_ns : UINT64_MAX;
 	build_phase(&o, base, idx, &ph);
 	write_phase(idx, &ph, t0);
+	hot_pages = 0;
+	for (unsigned int i = 0; i < ph.nr_hot; i++)
+		hot_pages += (ph.hot[i].end - ph.hot[i].start) / PAGE_SZ;
 	next_phase = t0 + o.phase_ns;
 	warm_start = t0;
 	while (!stop) {
-		touched += touch(ph.hot, ph.nr_hot, &hot, CHUNK_PAGES);
+		n_hot = touch(ph.hot, ph.nr_hot, &hot, CHUNK_PAGES);
+		touched += n_hot;
+		hot_done += n_hot;
 		t = now_ns();
 		if (t >= deadline)
 			break;
+		/*
+		 * The hot set's progress, so that a scorer can tell a window
+		 * in which every hot page was touched (two sweeps done within
+		 * it) from one in which the workload was not scheduled.
+		 */
+		if (hot_pages && hot_done / hot_pages != sweeps_said &&
+		    t >= sweeps_at + 10000000ULL) {
+			sweeps_said = hot_done / hot_pages;
+			sweeps_at = t;
+			fprintf(truth, "sweeps %" PRIu64 " %" PRIu64 "\n", t, sweeps_said);
+			fflush(truth);
+		}
 		/*
 		 * Warm pages at a steady rate, each once per period, spread
 		 * over the period: a burst per period would keep a slow (or
@@ -425,6 +462,9 @@ int main(int argc, char **argv)
 			build_phase(&o, base, ++idx, &ph);
 			hot = (struct cursor){ 0, 0 };
 			write_phase(idx, &ph, t);
+			/* the sweeps count anew with each phase's hot set */
+			hot_done = 0;
+			sweeps_said = 0;
 			next_phase += o.phase_ns;
 		}
 	}

@@ -84,6 +84,8 @@ TEST_F(attrs, defaults_after_load)
 		{ "update_us", "1000000" }, { "min_nr_regions", "10" },
 		{ "max_nr_regions", "1000" }, { "tlb_flush", "mm" },
 		{ "phys_addr", "off" }, { "tracepoint", "off" },
+		{ "probe_pages", "64" }, { "recall_goal_bp", "0" },
+		{ "recall_max_cpu_bp", "500" },
 		{ "intervals_goal_access_bp", "400" },
 		{ "intervals_goal_aggrs", "0" },
 		{ "intervals_goal_min_sample_us", "5000" },
@@ -230,6 +232,41 @@ static const struct step goal_max_range[] = {
 	{ "intervals_goal_max_sample_us", "4999", EINVAL, "on: below sample_us" },
 	{ "intervals_goal_max_sample_us", "5000", 0, "on: sample_us itself" },
 	{ NULL }
+};
+
+static const struct step probe_range[] = {
+	{ "probe_pages", "257", EINVAL, "above the 256 cap" },
+	{ "probe_pages", "256", 0, "the cap itself" },
+	{ "probe_pages", "0", 0, "off" },
+	{ NULL }
+};
+
+static const struct step recall_goal_range[] = {
+	{ "recall_goal_bp", "10001", EINVAL, "above 10000 bp" },
+	{ "recall_goal_bp", "10000", 0, "all of it" },
+	{ "recall_goal_bp", "0", 0, "off" },
+	{ NULL }
+};
+
+static const struct step recall_cpu_range[] = {
+	{ "recall_max_cpu_bp", "10001", EINVAL, "above one CPU" },
+	{ "recall_max_cpu_bp", "10000", 0, "one CPU" },
+	{ "recall_max_cpu_bp", "1", 0, "the least" },
+	{ NULL }
+};
+
+FIXTURE_VARIANT_ADD(num, recall_goal_bp) {
+	.file = "recall_goal_bp", .def = 0, .valid = "9000", .range = recall_goal_range,
+	.zero_ok = true,
+};
+
+FIXTURE_VARIANT_ADD(num, recall_max_cpu_bp) {
+	.file = "recall_max_cpu_bp", .def = 500, .valid = "1000", .range = recall_cpu_range,
+};
+
+FIXTURE_VARIANT_ADD(num, probe_pages) {
+	.file = "probe_pages", .def = 64, .valid = "128", .range = probe_range,
+	.zero_ok = true,
 };
 
 FIXTURE_VARIANT_ADD(num, intervals_goal_access_bp) {

@@ -142,6 +142,7 @@ TEST_F(state, config_writes_while_on_fail_ebusy_unchanged)
 		{ "sample_us", "2000" }, { "aggr_us", "200000" },
 		{ "update_us", "2000000" }, { "min_nr_regions", "20" },
 		{ "max_nr_regions", "500" }, { "tlb_flush", "none" },
+		{ "probe_pages", "8" }, { "recall_goal_bp", "9000" },
 	};
 	char before[64], after[256], want[64];
 	pid_t pid, other;

@@ -249,6 +249,13 @@ static DT_UNUSED int dt_reset(void)
 		err = dt_write("phys_addr", "off");
 	if (!err)
 		err = dt_write("tracepoint", "off");
+	/* A module without accuracy probes has no such files. */
+	if (!err && access(dt_path("probe_pages", buf, sizeof(buf)), F_OK) == 0)
+		err = dt_write("probe_pages", "64");
+	if (!err && access(dt_path("recall_goal_bp", buf, sizeof(buf)), F_OK) == 0)
+		err = dt_write("recall_goal_bp", "0");
+	if (!err && access(dt_path("recall_max_cpu_bp", buf, sizeof(buf)), F_OK) == 0)
+		err = dt_write("recall_max_cpu_bp", "500");
 	if (err)
 		return err;
 	return dt_set_attrs(DT_DEF_SAMPLE_US, DT_DEF_AGGR_US, DT_DEF_UPDATE_US,

@@ -299,6 +299,8 @@ TEST(attrs_validate)
 			a.goal_min_sample_us = DAPTRACE_DEF_GOAL_MIN_SAMPLE_US;
 			a.goal_max_sample_us = DAPTRACE_DEF_GOAL_MAX_SAMPLE_US;
 		}
+		/* and the recall goal's, off */
+		a.recall_max_cpu_bp = DAPTRACE_DEF_RECALL_MAX_CPU_BP;
 		ret = daptrace_attrs_validate(&a);
 
 		if (ret != cases[i].ret)
@@ -989,6 +991,164 @@ TEST(merge_keeps_unobserved_apart)
  * forgets them, and the checks skipped while a target did not run are
  * unobserved only for a target none of whose checks can be observed.
  */
+/*
+ * Probes: sorted, each inside its own region, none in an exited target's,
+ * spread by size (a region of 9/10 of the bytes gets most of them).
+ */
+TEST(probes_pick)
+{
+	static const struct rgn a[] = { { 0, 100, 0 }, { 100, 1000, 0 } };
+	static const struct rgn b[] = { { 5000, 5010, 0 } };
+	struct daptrace_probe probes[DAPTRACE_MAX_PROBE_PAGES];
+	struct daptrace_target *ta, *tb, *tc;
+	struct daptrace_ctx ctx;
+	unsigned int i, in_big = 0;
+	struct prng p;
+
+	ctx_setup(&ctx, 1, &p, 3);
+	EXPECT_EQ(0U, daptrace_probes_pick(&ctx, 8)) TH_LOG("no room given");
+	ctx.probes = probes;
+	EXPECT_EQ(0U, daptrace_probes_pick(&ctx, 8)) TH_LOG("no regions");
+	ta = add_target(&ctx, 1, a, 2);
+	tc = add_target(&ctx, 3, b, 1);
+	tc->exited = true;
+	tb = add_target(&ctx, 2, b, 1);
+	ASSERT_EQ(DAPTRACE_MAX_PROBE_PAGES,
+		  daptrace_probes_pick(&ctx, DAPTRACE_MAX_PROBE_PAGES + 5));
+	EXPECT_EQ(DAPTRACE_MAX_PROBE_PAGES, ctx.nr_probes);
+	for (i = 0; i < ctx.nr_probes; i++) {
+		struct daptrace_probe *q = &probes[i];
+
+		ASSERT_TRUE(q->t == ta || q->t == tb);
+		EXPECT_GE(q->addr, q->r->ar.start);
+		EXPECT_LT(q->addr, q->r->ar.end);
+		EXPECT_EQ(DAPTRACE_PROBE_OLD, q->seen);
+		if (i)
+			EXPECT_TRUE((probes[i - 1].t == q->t &&
+				     probes[i - 1].addr <= q->addr) ||
+				    (probes[i - 1].t == ta && q->t == tb));
+		in_big += q->r->ar.start == 100;
+	}
+	/* 900 of 1010 units: expect 228 of 256, far from 128 or 256 */
+	EXPECT_GT(in_big, 200U);
+	EXPECT_LT(in_big, 250U);
+	ctx_fini(&ctx);
+}
+
+/* Truth against claims: the four cells, and unobserved apart. */
+TEST(probes_account)
+{
+	static const struct rgn a[] = { { 0, 10, 3 }, { 10, 20, 0 }, { 20, 30, 0 } };
+	struct daptrace_probe probes[6];
+	struct daptrace_probe_counts c = {};
+	struct daptrace_region *r[3];
+	struct daptrace_target *t;
+	struct daptrace_ctx ctx;
+	struct prng p;
+
+	ctx_setup(&ctx, 1, &p, 3);
+	t = add_target(&ctx, 1, a, 3);
+	r[0] = list_first_entry(&t->regions, struct daptrace_region, list);
+	r[1] = list_next_entry(r[0], list);
+	r[2] = list_next_entry(r[1], list);
+	r[2]->nr_unobserved = 20;	/* every check of the window */
+	probes[0] = (struct daptrace_probe){ t, r[0], 1, 0, DAPTRACE_PROBE_YOUNG };
+	probes[1] = (struct daptrace_probe){ t, r[0], 2, 0, DAPTRACE_PROBE_OLD };
+	probes[2] = (struct daptrace_probe){ t, r[1], 11, 0, DAPTRACE_PROBE_YOUNG };
+	probes[3] = (struct daptrace_probe){ t, r[1], 12, 0, DAPTRACE_PROBE_OLD };
+	probes[4] = (struct daptrace_probe){ t, r[1], 13, 0, DAPTRACE_PROBE_UNOBSERVED };
+	probes[5] = (struct daptrace_probe){ t, r[2], 21, 0, DAPTRACE_PROBE_YOUNG };
+	ctx.probes = probes;
+	ctx.nr_probes = 6;
+	daptrace_probes_account(&ctx, 20, &c);
+	EXPECT_EQ(6U, c.nr);
+	EXPECT_EQ(1U, c.tp);
+	EXPECT_EQ(1U, c.fp);
+	EXPECT_EQ(1U, c.fn);
+	EXPECT_EQ(1U, c.tn);
+	EXPECT_EQ(2U, c.unobserved) TH_LOG("unreadable truth, region without a verdict");
+	/* Some checks observed: the region's "not accessed" is a verdict. */
+	r[2]->nr_unobserved = 19;
+	memset(&c, 0, sizeof(c));
+	daptrace_probes_account(&ctx, 20, &c);
+	EXPECT_EQ(2U, c.fn);
+	EXPECT_EQ(1U, c.unobserved);
+	ctx_fini(&ctx);
+}
+
+/*
+ * Feed @k windows of counts @c; returns what the last one decided, and
+ * how many windows decided something other than 0 in *@early.
+ */
+static unsigned long feed(struct daptrace_ctx *ctx, struct daptrace_probe_counts c,
+			  unsigned int k, u64 cpu, unsigned int *early)
+{
+	unsigned long r = 0;
+
+	*early = 0;
+	while (k--) {
+		r = daptrace_tune_recall(ctx, &c, cpu, 100000000);
+		*early += r && k;
+	}
+	return r;
+}
+
+/* The recall goal's control law, step by step (daptrace_tune_recall()). */
+TEST(tune_recall)
+{
+	struct daptrace_probe_counts half = { .tp = 10, .fn = 10 };	/* 0.5 */
+	struct daptrace_probe_counts all = { .tp = 20 };
+	struct daptrace_probe_counts band = { .tp = 37, .fn = 3 };	/* 0.925 */
+	struct daptrace_probe_counts near = { .tp = 22, .fn = 3 };	/* 0.88 */
+	const u64 cheap = 1000000, dear = 10000000;	/* 1 %, 10 % of 100 ms */
+	struct daptrace_ctx ctx;
+	unsigned int early;
+	struct prng p;
+
+	ctx_setup(&ctx, 1, &p, 1);
+	EXPECT_EQ(0, daptrace_attrs_validate(&ctx.attrs));
+	EXPECT_EQ(0UL, feed(&ctx, half, 20, cheap, &early)) TH_LOG("off");
+	ctx.attrs.recall_goal_bp = 9000;
+	EXPECT_EQ(0, daptrace_attrs_validate(&ctx.attrs));
+	ctx.attrs.recall_goal_bp = 10001;
+	EXPECT_EQ(-EINVAL, daptrace_attrs_validate(&ctx.attrs));
+	ctx.attrs.recall_goal_bp = 9000;
+	ctx.attrs.recall_max_cpu_bp = 0;
+	EXPECT_EQ(-EINVAL, daptrace_attrs_validate(&ctx.attrs));
+	ctx.attrs.recall_max_cpu_bp = 500;
+
+	/* 0.5 against 0.9: clear at the fifth window (100 probes), up by 5/4 */
+	EXPECT_EQ(1251UL, feed(&ctx, half, 5, cheap, &early));
+	EXPECT_EQ(0U, early) TH_LOG("not before 5 windows and 100 probes");
+	ctx.attrs.max_nr_regions = 1251;
+	/* below, but a step would cross 5 % of a CPU (4.5 % * 5/4): hold */
+	EXPECT_EQ(0UL, feed(&ctx, half, 5, 4500000, &early));
+	/* over the CPU bound: down by 4/5, not below where it started */
+	EXPECT_EQ(1000UL, feed(&ctx, all, 5, dear, &early));
+	ctx.attrs.max_nr_regions = 1000;
+	/* in the band [0.90, 0.95]: no step, the pool starts anew at 400 */
+	EXPECT_EQ(0UL, feed(&ctx, band, 10, cheap, &early));
+	EXPECT_EQ(0U, ctx.recall.windows) TH_LOG("a decision to hold resets the pool");
+	/* 0.88 is not below 0.9 beyond doubt, even at 400 probes */
+	EXPECT_EQ(0UL, feed(&ctx, near, 16, cheap, &early));
+	EXPECT_EQ(0U, early);
+	EXPECT_EQ(0U, ctx.recall.windows);
+	/* far above, at the floor: hold */
+	EXPECT_EQ(0UL, feed(&ctx, all, 10, cheap, &early));
+	/* above it: give back a tenth, once 180 probes make it clear */
+	ctx.attrs.max_nr_regions = 2000;
+	ctx.recall.tp = 0;	/* a fresh pool (the hold above left one window) */
+	ctx.recall.fn = 0;
+	ctx.recall.cpu_ns = 0;
+	ctx.recall.wall_ns = 0;
+	ctx.recall.windows = 0;
+	EXPECT_EQ(1800UL, feed(&ctx, all, 9, cheap, &early));
+	EXPECT_EQ(0U, early);
+	/* the cap */
+	ctx.attrs.max_nr_regions = DAPTRACE_MAX_NR_REGIONS;
+	EXPECT_EQ(0UL, feed(&ctx, half, 5, cheap, &early));
+}
+
 TEST(unobserved_accounting)
 {
 	static const struct rgn one[] = { { 0, 10, 0 }, { 10, 20, 0 } };

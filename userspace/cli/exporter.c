@@ -70,6 +70,7 @@ struct exporter {
 	int nr_comm, cap_comm;
 	int64_t t0, rendered_ns, textfile_ns, reopen_ns;
 	int cmd_exited_said;
+	struct acc_pool *acc;		/* every snapshot's probes, pooled */
 };
 
 /* ---- the reader thread's work ------------------------------------------ */
@@ -238,6 +239,20 @@ static void on_snapshot(struct exporter *x)
 	const struct daptrace_snapshot *s = &x->snap[x->cur];
 
 	x->n.snapshots_read++;
+	if (s->probes && s->probe_pages) {
+		const struct rec_probes c = {
+			.pages = s->probe_pages, .tp = s->probe_tp, .fn = s->probe_fn,
+			.fp = s->probe_fp, .tn = s->probe_tn, .unobserved = s->probe_unobserved,
+		};
+
+		if (!x->acc) {
+			x->acc = malloc(sizeof(*x->acc));
+			if (x->acc)
+				acc_pool_init(x->acc, ACC_DEF_POOL_NS, ACC_DEF_MIN_ACCESSED);
+		}
+		if (x->acc)
+			acc_pool_add(x->acc, s->end_ns, &c);
+	}
 	if (s->flags & DAPTRACE_SNAP_TRUNCATED)
 		x->n.snapshots_truncated++;
 	if (s->flags & DAPTRACE_SNAPSHOT_TARGET_EXITED)
@@ -256,6 +271,13 @@ static void fold_newest(struct exporter *x)
 	x->have_newest = 0;
 	if (exp_view_update(&x->view, &x->o->cfg, s, comm_of, x))
 		warn_msg(CMD, "out of memory folding snapshot %" PRIu64, s->seq);
+	x->view.has_acc = x->acc && acc_pool_estimate(x->acc, &x->view.acc);
+	if (x->view.has_acc) {
+		const struct acc_window *w = &x->acc->w[x->acc->first];
+
+		/* from the start of the oldest window pooled to the newest's end */
+		x->view.acc_span_ns = s->end_ns - w->end_ns + (s->end_ns - s->start_ns);
+	}
 }
 
 static char *render_text(const struct metric_set *m, int openmetrics, size_t *len)
@@ -499,6 +521,7 @@ static int teardown(struct exporter *x, int ret)
 	exp_textfile_close(&x->tf);
 	exp_policy_free(&x->pol);
 	exp_view_free(&x->view);
+	free(x->acc);
 	daptrace_snapshot_free(&x->snap[0]);
 	daptrace_snapshot_free(&x->snap[1]);
 	free(x->text);

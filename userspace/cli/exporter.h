@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "accuracy.h"
 #include "daptrace.h"
 #include "metric_set.h"
 #include "session.h"
@@ -59,6 +60,10 @@ struct exp_view {
 	uint64_t seq;
 	uint64_t start_ns, end_ns;		/* CLOCK_MONOTONIC */
 	uint32_t sample_us, aggr_us, nr_samples, flags;
+	/* the accuracy probes pooled up to the newest snapshot */
+	int has_acc;
+	struct acc_estimate acc;
+	uint64_t acc_span_ns;			/* the pooled windows' span */
 	struct exp_group *g;			/* top targets, then other */
 	int nr_groups;
 	int nr_targets;				/* in the snapshot */

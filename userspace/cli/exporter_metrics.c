@@ -115,6 +115,52 @@ static void targets(struct metric_set *m, const struct exp_config *c, const stru
 	}
 }
 
+/*
+ * The accuracy estimate (accuracy.h): the module's probes pooled over the
+ * last windows, with Wilson's 95 % bounds, and the span it covers.  No
+ * series without probes, or without an accessed probe for the recall.
+ */
+static void accuracy(struct metric_set *m, const struct exp_view *v)
+{
+	static const char *const what[] = { "estimate", "lo", "hi" };
+	const struct acc_interval *iv[2] = { &v->acc.recall, &v->acc.precision };
+	static const char *const name[2] = {
+		"daptrace_estimated_recall", "daptrace_estimated_precision",
+	};
+	static const char *const help[2] = {
+		"Estimated share of the accessed memory that the regions read as accessed "
+		"(accuracy probes, pooled over daptrace_accuracy_window_seconds; bound: "
+		"estimate, or Wilson's 95 % lo and hi).",
+		"Estimated share of the memory the regions read as accessed that was "
+		"accessed (as daptrace_estimated_recall).",
+	};
+
+	if (!v->has_acc)
+		return;
+	for (int k = 0; k < 2; k++) {
+		int f;
+
+		if (!iv[k]->n)
+			continue;
+		f = fam(m, name[k], G, "", help[k]);
+		for (int b = 0; b < 3; b++) {
+			struct labels l;
+
+			labels_init(&l);
+			labels_add(&l, "bound", what[b]);
+			mset_add(m, f, &l, b == 0 ? iv[k]->est : b == 1 ? iv[k]->lo : iv[k]->hi);
+		}
+	}
+	one(m, "daptrace_accuracy_probe_pages", G, "",
+	    "Accuracy probe pages the estimates rest on (including unobserved ones).",
+	    (double)v->acc.pages);
+	one(m, "daptrace_accuracy_probe_pages_unobserved", G, "",
+	    "Of those, pages whose truth or region verdict could not be observed.",
+	    (double)v->acc.unobserved);
+	one(m, "daptrace_accuracy_window_seconds", G, "seconds",
+	    "Span of the windows the accuracy estimates pool.", (double)v->acc_span_ns / 1e9);
+}
+
 /* The newest snapshot read: which one, and when its window ended. */
 static void snapshot(struct metric_set *m, const struct exp_view *v)
 {
@@ -136,6 +182,7 @@ static void snapshot(struct metric_set *m, const struct exp_view *v)
 	one(m, "daptrace_last_snapshot_window_seconds", G, "seconds",
 	    "Length of the newest snapshot's window.",
 	    (double)(v->end_ns - v->start_ns) / 1e9);
+	accuracy(m, v);
 }
 
 static void monitor(struct metric_set *m, const struct exp_health *h)

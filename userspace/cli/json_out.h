@@ -21,4 +21,12 @@ void json_out_num(FILE *out, double v, int decimals);
 /* Print @j (pretty or one line) and a newline to @out, then release it. */
 void json_out(FILE *out, struct json_object *j, int pretty);
 
+struct acc_estimate;
+/*
+ * The accuracy estimate as an object: recall and precision, each
+ * {"estimate", "lo", "hi", "probes"} or null without probes to rest on,
+ * and the probe pages, unobserved ones and windows pooled.
+ */
+struct json_object *json_accuracy(const struct acc_estimate *e);
+
 #endif

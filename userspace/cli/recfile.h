@@ -8,6 +8,7 @@
  *   #target,<pid>,<comm>[,<ppid>,<cgroup>,<time_ns>]  one per target
  *   <column names>                                column header, see below
  *   #footprint,<pid>,<time_ns>,<vsz>,<rss>        a target's footprint
+ *   #probes,<seq>,<pages>,<tp>,<fn>,<fp>,<tn>,<unobserved>  accuracy probes
  *   #snap,<seq>,<start_ns>,<end_ns>,<nr_regions>,<nr_samples>,<flags>,
  *         <missed_before>[,<sample_us>,<aggr_us>]
  *   <one value per column>                        x nr_regions
@@ -49,6 +50,16 @@
  * each target's is read about once a second, and a reader takes a target's
  * last footprint as its current one until it leaves.  Readers that do not
  * know the row skip it.
+ *
+ * Accuracy probes (optional): before the #snap row of window <seq>, the
+ * module's accuracy probes of that window (snapshot header, see the uapi
+ * header and sysfs-docs/ probe_pages): <pages> pages given page-level
+ * truth, of which <tp> accessed with their region read accessed, <fn>
+ * accessed with their region read not accessed, <fp> not accessed with
+ * their region read accessed, <tn> neither, and <unobserved> whose truth
+ * or region verdict could not be observed; the five add up to <pages>.
+ * Absent: the module did not probe (older module, probe_pages 0).
+ * Readers that do not know the row skip it.
  *
  * Columns.  v2 files name them in the header row and a reader finds them by
  * name (REC_COLUMNS is what this version writes; unknown columns are
@@ -148,6 +159,11 @@ struct rec_snapshot {
 	uint32_t nr_footprints;
 	unsigned long line;		/* line of the #snap row */
 	int placement;			/* regions carry placement */
+	/* the #probes row before the #snap row, if any (has_probes) */
+	int has_probes;
+	struct rec_probes {
+		uint32_t pages, tp, fn, fp, tn, unobserved;
+	} probes;
 };
 
 /*

@@ -62,6 +62,9 @@ struct parse {
 	uint32_t meta_sample_us, meta_aggr_us;	/* #meta fallbacks, 0: none */
 	struct rec_footprint *fp;	/* #footprint rows for the next #snap */
 	uint32_t nr_fp, fp_cap;
+	int have_probes;		/* a #probes row for the next #snap */
+	uint64_t probes_seq;
+	struct rec_probes probes;
 	rec_snapshot_cb cb;
 	void *arg;
 };
@@ -339,6 +342,38 @@ static void exit_row(struct parse *p)
 	t->moved = p->nr_fields > 3 && !strcmp(p->fields[3], "moved");
 }
 
+/* #probes,<seq>,<pages>,<tp>,<fn>,<fp>,<tn>,<unobserved>: for the next #snap. */
+static void probes_row(struct parse *p)
+{
+	static const char *const what[7] = {
+		"probes seq", "probe pages", "probes tp", "probes fn",
+		"probes fp", "probes tn", "probes unobserved",
+	};
+	uint64_t v[7];
+
+	if (p->nr_fields != 8) {
+		fail(p, "#probes row needs 8 fields, got %d", p->nr_fields);
+		return;
+	}
+	for (int i = 0; i < 7; i++)
+		if (num(p, i + 1, what[i], i ? UINT32_MAX : UINT64_MAX, &v[i]))
+			return;
+	if (v[2] + v[3] + v[4] + v[5] + v[6] != v[1]) {
+		fail(p, "#probes row of seq %llu: the counts add up to %llu, not "
+		     "its %llu pages", (unsigned long long)v[0],
+		     (unsigned long long)(v[2] + v[3] + v[4] + v[5] + v[6]),
+		     (unsigned long long)v[1]);
+		return;
+	}
+	p->have_probes = 1;
+	p->probes_seq = v[0];
+	p->probes = (struct rec_probes){
+		.pages = (uint32_t)v[1], .tp = (uint32_t)v[2], .fn = (uint32_t)v[3],
+		.fp = (uint32_t)v[4], .tn = (uint32_t)v[5],
+		.unobserved = (uint32_t)v[6],
+	};
+}
+
 /* #footprint,<pid>,<time_ns>,<vsz>,<rss>: kept for the next snapshot. */
 static void footprint_row(struct parse *p)
 {
@@ -461,6 +496,14 @@ static void snap_row(struct parse *p)
 	s->nr_footprints = p->nr_fp;
 	s->line = p->line;
 	s->placement = p->placement;
+	if (p->have_probes && p->probes_seq != s->seq) {
+		fail(p, "#probes row of seq %llu before the #snap row of seq %llu",
+		     (unsigned long long)p->probes_seq, (unsigned long long)s->seq);
+		return;
+	}
+	s->has_probes = p->have_probes;
+	s->probes = p->probes;
+	p->have_probes = 0;
 	p->got = 0;
 	p->in_snap = 1;
 	if (!s->nr_regions)
@@ -725,6 +768,9 @@ static void on_row(int c, void *arg)
 		} else if (is_tag(p, "#footprint")) {
 			if (!incomplete(p, "#footprint row"))
 				footprint_row(p);
+		} else if (is_tag(p, "#probes")) {
+			if (!incomplete(p, "#probes row"))
+				probes_row(p);
 		} else if (is_tag(p, "#exit")) {
 			if (!incomplete(p, "#exit row"))
 				exit_row(p);

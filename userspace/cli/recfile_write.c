@@ -72,6 +72,10 @@ int rec_write_snapshot(FILE *f, const struct rec_snapshot *s)
 		fprintf(f, "#footprint,%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
 			(int)fp->pid, fp->time_ns, fp->vsz, fp->rss);
 	}
+	if (s->has_probes)
+		fprintf(f, "#probes,%" PRIu64 ",%u,%u,%u,%u,%u,%u\n", s->seq,
+			s->probes.pages, s->probes.tp, s->probes.fn, s->probes.fp,
+			s->probes.tn, s->probes.unobserved);
 	fprintf(f, "#snap,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%u,%u,%" PRIu64,
 		s->seq, s->start_ns, s->end_ns, s->nr_regions, s->nr_samples,
 		s->flags, s->missed_before);

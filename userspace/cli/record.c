@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "accuracy.h"
 #include "cli.h"
 #include "daptrace.h"
 #include "maps.h"
@@ -81,6 +82,7 @@ struct recorder {
 	int header_written;		/* the file is a record: finish it */
 	char *old_record;		/* FILE.old made of an existing FILE */
 	int64_t shown_ns;		/* top: last table */
+	struct acc_pool *acc;		/* top: the accuracy probes pooled */
 	struct objrec obj;		/* --objects */
 };
 
@@ -365,6 +367,15 @@ static int top_show(struct recorder *r, const struct rec_snapshot *rs)
 	r->shown_ns = now;
 	if (!r->o->stdio)
 		fputs("\033[H\033[J", stdout);
+	if (r->acc) {
+		struct acc_estimate e;
+		char line[256];
+
+		acc_pool_estimate(r->acc, &e);
+		acc_format(&e, line, sizeof(line));
+		printf("%s\n", line);
+		acc_warn(stdout, "", &e, ACC_DEF_WARN_RECALL);
+	}
 	printf("daptrace top: %d target%s", r->s.f.nr_targets, r->s.f.nr_targets == 1 ? "" : "s");
 	if (r->s.f.st.joined || r->s.f.st.exited)
 		printf(" (%" PRIu64 " joined, %" PRIu64 " left)", r->s.f.st.joined,
@@ -396,6 +407,15 @@ static int write_snapshot(struct recorder *r)
 		rs.nr_footprints = footprints_read(&r->fp, r->fp_pids.v, (int)r->fp_pids.n,
 						   rec_rel_ns(now, r->s.t0));
 		rs.footprints = r->fp.fp;
+	}
+	if (r->o->top && rs.has_probes) {
+		if (!r->acc) {
+			r->acc = malloc(sizeof(*r->acc));
+			if (!r->acc)
+				return -ENOMEM;
+			acc_pool_init(r->acc, ACC_DEF_POOL_NS, ACC_DEF_MIN_ACCESSED);
+		}
+		acc_pool_add(r->acc, rs.end_ns, &rs.probes);
 	}
 	r->nr_regions_last = s->nr_regions;
 	r->nr_written++;
@@ -701,6 +721,7 @@ static int teardown(struct recorder *r, int ret)
 	pid_vec_free(&r->fp_pids);
 	daptrace_snapshot_free(&r->snap);
 	rec_rows_free(&r->rows);
+	free(r->acc);
 	footprints_free(&r->fp);
 	session_close(&r->s);
 	return ret;

@@ -108,6 +108,12 @@ int rec_rows_fill(struct rec_rows *b, struct rec_snapshot *rs,
 		.sample_us = s->sample_us,
 		.aggr_us = s->aggr_us,
 		.placement = (int)s->placement,
+		.has_probes = s->probes && s->probe_pages,
+		.probes = {
+			.pages = s->probe_pages, .tp = s->probe_tp,
+			.fn = s->probe_fn, .fp = s->probe_fp, .tn = s->probe_tn,
+			.unobserved = s->probe_unobserved,
+		},
 	};
 	if (rs->end_ns < rs->start_ns)
 		rs->end_ns = rs->start_ns;

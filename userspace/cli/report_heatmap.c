@@ -127,6 +127,8 @@ static int pass1(void *arg, const struct rec_snapshot *s, const struct rec_info 
 	size_t n = 0, m = 0;
 
 	pick_pid(h, s, info);
+	if (s->has_probes)
+		acc_total_add(&h->acc, &s->probes);
 	if (!h->nsnap++ || s->start_ns < h->tmin)
 		h->tmin = s->start_ns;
 	if (s->end_ns > h->tmax)

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "accuracy.h"
 #include "report.h"
 
 /* Pass 1's map: the finest verdict so far on each address range. */
@@ -49,6 +50,7 @@ struct heatmap {
 	size_t niv;
 	uint64_t tmin, tmax, nsnap;
 	int has_unobs;			/* some region cannot be observed */
+	struct acc_total acc;		/* the accuracy probes of the record */
 	/* pass 2 */
 	struct block *b;
 	unsigned int nb, tbins, abins;

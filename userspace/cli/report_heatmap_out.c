@@ -195,6 +195,16 @@ void heatmap_write_data(const struct heatmap *h, FILE *out, FILE *tics)
 
 	col_s = span_s / h->tbins;
 	fprintf(out, "# daptrace heatmap of %s, pid %d\n", h->o->input, (int)h->pid);
+	if (h->acc.windows) {
+		struct acc_estimate e;
+		char line[256];
+
+		/* all targets' probes: the heatmap's pid is one of them */
+		acc_total_estimate(&h->acc, &e);
+		acc_format(&e, line, sizeof(line));
+		fprintf(out, "# %s (all targets)\n", line);
+		acc_warn(out, "# ", &e, ACC_DEF_WARN_RECALL);
+	}
 	fprintf(out, "# columns: time_s address_bin access_frequency_percent%s\n",
 		h->unobs ? " not_observable_percent" : "");
 	fprintf(out, "# address bins stack the blocks below; the bins between two blocks "

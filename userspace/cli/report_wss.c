@@ -10,6 +10,11 @@
  * n * p / 100 is whole.  --skip N leaves out the first N snapshots as
  * damo's --exclude_samples does (20 by default in damo, 0 here).  The
  * distribution table lists every tenth one (damo report wss style).
+ * With the module's accuracy probes in the record (#probes rows), the
+ * estimated recall of accessed memory over the record (all targets, also
+ * with --pid) heads the report, with a warning below ACC_DEF_WARN_RECALL,
+ * and JSON gives it, and each point the estimate pooled over the windows
+ * before it (accuracy.h).
  */
 #include <inttypes.h>
 #include <json-c/json.h>
@@ -17,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "accuracy.h"
 #include "cli.h"
 #include "json_out.h"
 #include "report.h"
@@ -38,6 +44,10 @@ struct series {
 	uint64_t *v, *missed;
 	uint64_t *unobs;		/* bytes not observable */
 	double *rss, *vsz;		/* NaN: no footprint in that window */
+	struct acc_total acc;		/* the probes of the windows reported */
+	struct acc_pool *pool;		/* the last second's, for each point */
+	struct acc_estimate *est;	/* each point's, if has_acc */
+	int has_acc;
 	size_t n, cap;
 	uint64_t seen;			/* snapshots read, --skip ones too */
 	int has_unobs, has_fp;
@@ -155,6 +165,7 @@ static int add_point(void *arg, const struct rec_snapshot *s,
 		    grow((void **)&ser->missed, cap, sizeof(*ser->missed)) |
 		    grow((void **)&ser->unobs, cap, sizeof(*ser->unobs)) |
 		    grow((void **)&ser->rss, cap, sizeof(*ser->rss)) |
+		    grow((void **)&ser->est, cap, sizeof(*ser->est)) |
 		    grow((void **)&ser->vsz, cap, sizeof(*ser->vsz)))
 			return fail("report", "out of memory");
 		ser->cap = cap;
@@ -179,6 +190,19 @@ static int add_point(void *arg, const struct rec_snapshot *s,
 		rss += (double)f->rss;
 		vsz += (double)f->vsz;
 		fp = 1;
+	}
+	memset(&ser->est[ser->n], 0, sizeof(ser->est[ser->n]));
+	if (s->has_probes) {
+		if (!ser->pool) {
+			ser->pool = malloc(sizeof(*ser->pool));
+			if (!ser->pool)
+				return fail("report", "out of memory");
+			acc_pool_init(ser->pool, ACC_DEF_POOL_NS, ACC_DEF_MIN_ACCESSED);
+		}
+		acc_total_add(&ser->acc, &s->probes);
+		acc_pool_add(ser->pool, s->end_ns, &s->probes);
+		acc_pool_estimate(ser->pool, &ser->est[ser->n]);
+		ser->has_acc = 1;
 	}
 	ser->t[ser->n] = (double)s->end_ns / 1e9;
 	ser->v[ser->n] = v;
@@ -240,6 +264,22 @@ static void print_footprint(const struct series *ser, FILE *out)
 			fmt_bytes(u64_of(max_unobs), a, sizeof(a)));
 }
 
+/* The record's accuracy estimate, and a warning if it is low. */
+static void print_accuracy(const struct series *ser, FILE *out)
+{
+	struct acc_estimate e;
+	char line[256];
+
+	if (!ser->has_acc) {
+		fprintf(out, "# estimated recall: not in the record (no accuracy probes)\n");
+		return;
+	}
+	acc_total_estimate(&ser->acc, &e);
+	acc_format(&e, line, sizeof(line));
+	fprintf(out, "# %s\n", line);
+	acc_warn(out, "# ", &e, ACC_DEF_WARN_RECALL);
+}
+
 static int print_json(const struct report_opts *o, const struct series *ser,
 		      const uint64_t *sorted, uint64_t missed, int wss, FILE *out)
 {
@@ -264,6 +304,12 @@ static int print_json(const struct report_opts *o, const struct series *ser,
 				       percentile(o, sorted, ser->n, p) : sorted[0]));
 	}
 	json_object_object_add(j, wss ? "wss_bytes" : "nr_regions", dist);
+	if (ser->has_acc) {
+		struct acc_estimate e;
+
+		acc_total_estimate(&ser->acc, &e);
+		json_object_object_add(j, "accuracy", json_accuracy(&e));
+	}
 	pts = json_object_new_array_ext((int)ser->n);
 	for (size_t i = 0; i < ser->n; i++) {
 		struct json_object *e = json_object_new_object();
@@ -281,6 +327,8 @@ static int print_json(const struct report_opts *o, const struct series *ser,
 			json_object_object_add(e, "rss_bytes", json_bytes(ser->rss[i]));
 			json_object_object_add(e, "vsz_bytes", json_bytes(ser->vsz[i]));
 		}
+		if (ser->has_acc && ser->est[i].windows)
+			json_object_object_add(e, "accuracy", json_accuracy(&ser->est[i]));
 		json_object_array_add(pts, e);
 	}
 	json_object_object_add(j, "series", pts);
@@ -408,6 +456,7 @@ static int run(const struct report_opts *o, FILE *out, FILE *tics, int wss)
 			PRIu64 "%s)\n", o->input, o->threshold,
 			o->pid ? ", one pid" : ", all targets");
 		fprintf(out, "# snapshots %zu, missed %" PRIu64 "\n", ser.n, missed);
+		print_accuracy(&ser, out);
 		print_method(o, &ser, out);
 		fprintf(out, "# p50 %s  p90 %s  p99 %s  max %s\n",
 			fmt_bytes(percentile(o, sorted, ser.n, 50), b[0], sizeof(b[0])),
@@ -466,6 +515,8 @@ out:
 	free(ser.unobs);
 	free(ser.rss);
 	free(ser.vsz);
+	free(ser.est);
+	free(ser.pool);
 	fp_now_free(&ser.fp);
 	free(ser.touched);
 	rgroups_free(&ser.groups);

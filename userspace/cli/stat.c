@@ -20,6 +20,7 @@
 
 #include <json-c/json.h>
 
+#include "accuracy.h"
 #include "cli.h"
 #include "json_out.h"
 #include "session.h"
@@ -59,6 +60,8 @@ struct stat_run {
 	uint64_t cpu_us;		/* worker CPU at the last report */
 	int64_t cpu_ns;			/* when it was read */
 	const char *reason;
+	struct acc_pool acc;		/* the accuracy probes, pooled */
+	int has_acc;
 };
 
 static void usage(FILE *f)
@@ -275,6 +278,7 @@ static int report(struct stat_run *r, int64_t now)
 	const struct daptrace_snapshot *s = &r->snap;
 	double cpu = worker_cpu(r, now);
 	struct stat_model m;
+	struct acc_estimate acc;
 	char when[32];
 	time_t t = time(NULL);
 
@@ -283,6 +287,7 @@ static int report(struct stat_run *r, int64_t now)
 	r->shown_seq = s->seq;
 	if (stat_model_compute(&m, s, cgroup_of, r, o->depth))
 		return fail(CMD, "out of memory");
+	acc_pool_estimate(&r->acc, &acc);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
 	if (o->json) {
 		struct json_object *j = sum_json(&m.all), *cg = json_object_new_array();
@@ -308,6 +313,7 @@ static int report(struct stat_run *r, int64_t now)
 				       daptrace_reader_missed(r->s.d)));
 		json_object_object_add(j, "worker_cpu_percent", cpu < 0 ? NULL :
 				       json_percent(cpu));
+		json_object_object_add(j, "accuracy", r->has_acc ? json_accuracy(&acc) : NULL);
 		for (size_t i = 0; i < m.nr_cg; i++)
 			json_object_array_add(cg, sum_json(&m.cg[i]));
 		json_object_object_add(j, "cgroups", cg);
@@ -322,7 +328,15 @@ static int report(struct stat_run *r, int64_t now)
 			printf("  worker CPU %.2f %%", cpu);
 		if (st->no_room)
 			printf("  %" PRIu64 " over the target limit", st->no_room);
-		printf("\n%-32s %6s %11s %11s %11s %11s", "cgroup", "procs",
+		putchar('\n');
+		if (r->has_acc) {
+			char line[256];
+
+			acc_format(&acc, line, sizeof(line));
+			printf("# %s\n", line);
+			acc_warn(stdout, "# ", &acc, ACC_DEF_WARN_RECALL);
+		}
+		printf("%-32s %6s %11s %11s %11s %11s", "cgroup", "procs",
 		       m.resident_weighted ? "resident" : "virtual", "wss", "bandwidth/s",
 		       "not_obs");
 		for (int i = 0; i < o->nr_pct; i++) {
@@ -349,8 +363,20 @@ static int drain(struct stat_run *r)
 {
 	int ret;
 
-	while ((ret = daptrace_read_next(r->s.d, &r->snap)) > 0)
-		;
+	while ((ret = daptrace_read_next(r->s.d, &r->snap)) > 0) {
+		const struct daptrace_snapshot *s = &r->snap;
+		const struct rec_probes c = {
+			.pages = s->probe_pages, .tp = s->probe_tp, .fn = s->probe_fn,
+			.fp = s->probe_fp, .tn = s->probe_tn, .unobserved = s->probe_unobserved,
+		};
+
+		if (!s->probes || !s->probe_pages)
+			continue;
+		if (!r->has_acc)
+			acc_pool_init(&r->acc, ACC_DEF_POOL_NS, ACC_DEF_MIN_ACCESSED);
+		r->has_acc = 1;
+		acc_pool_add(&r->acc, s->end_ns, &c);
+	}
 	return ret < 0 ? fail(CMD, "reading snapshots: %s", daptrace_last_error()) : 0;
 }
 

@@ -175,6 +175,16 @@ struct daptrace_region {
  * @regions:	 owned by the snapshot; reused by the next daptrace_read_next()
  * @capacity:	 allocated entries (internal)
  * @placement:	 1 if the module reports placement (regions' node counts)
+ * @probes:	 1 if the module reports accuracy probes (the fields below;
+ *		 all 0 from an older module)
+ * @probe_pages: probes of the window (0: probing off): pages given
+ *		 page-level truth, compared with their region's verdict
+ * @probe_tp:	 accessed, and their region read accessed
+ * @probe_fn:	 accessed, their region read not accessed
+ * @probe_fp:	 not accessed, their region read accessed
+ * @probe_tn:	 neither
+ * @probe_unobserved: truth or region verdict not observable, in none of
+ *		 the four (see daptrace_accuracy_add())
  *
  * Zero-initialise before the first daptrace_read_next(), release with
  * daptrace_snapshot_free().
@@ -192,6 +202,13 @@ struct daptrace_snapshot {
 	struct daptrace_region *regions;
 	uint32_t capacity;
 	uint32_t placement;
+	uint32_t probes;
+	uint32_t probe_pages;
+	uint32_t probe_tp;
+	uint32_t probe_fn;
+	uint32_t probe_fp;
+	uint32_t probe_tn;
+	uint32_t probe_unobserved;
 };
 
 /*

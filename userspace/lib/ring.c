@@ -148,7 +148,7 @@ static int load_geometry(struct daptrace *d)
 	if (h.nr_slots == 0)
 		return 0;
 	if (h.hdr_size < sizeof(h) || h.region_size < DAPTRACE_REGION_REC_SIZE_V1 ||
-	    h.snap_hdr_size < sizeof(struct daptrace_snap_hdr) ||
+	    h.snap_hdr_size < DAPTRACE_SNAP_HDR_SIZE_V1 ||
 	    h.slot_size < h.snap_hdr_size ||
 	    (h.slot_size - h.snap_hdr_size) / h.region_size < h.max_regions)
 		return dt_fail(EPROTO, "%s/snapshots: inconsistent geometry "
@@ -238,7 +238,7 @@ static int same_generation(struct daptrace *d, int *same)
 static int read_slot(struct daptrace *d, uint64_t seq,
 		     struct daptrace_snapshot *s, uint64_t *got)
 {
-	struct daptrace_snap_hdr h;
+	struct daptrace_snap_hdr h = { 0 };
 	uint64_t off = slot_off(d, seq), seq2;
 	size_t body;
 	int err, same = 0;
@@ -251,7 +251,8 @@ static int read_slot(struct daptrace *d, uint64_t seq,
 	if (err)
 		return dt_fail(-err, "read %s/snapshots slot of seq %llu",
 			       d->root, (unsigned long long)seq);
-	memcpy(&h, d->slot_buf, sizeof(h));
+	/* an older module's header is shorter: no probe counts (zero) */
+	memcpy(&h, d->slot_buf, SNAP_HDR_SIZE < sizeof(h) ? SNAP_HDR_SIZE : sizeof(h));
 	*got = h.seq;
 	if (h.seq != seq)
 		return 0;
@@ -322,6 +323,13 @@ static int read_slot(struct daptrace *d, uint64_t seq,
 	s->aggr_us = h.aggr_us;
 	s->flags = h.flags;
 	s->nr_regions = h.nr_regions;
+	s->probes = d->snap_hdr_size >= DAPTRACE_SNAP_HDR_SIZE_PROBES;
+	s->probe_pages = h.probe_pages;
+	s->probe_tp = h.probe_tp;
+	s->probe_fn = h.probe_fn;
+	s->probe_fp = h.probe_fp;
+	s->probe_tn = h.probe_tn;
+	s->probe_unobserved = h.probe_unobserved;
 	return 1;
 }
 

@@ -230,6 +230,9 @@ static int publish(const char *dir, const struct fake_ring *r, uint64_t seq, uin
 	struct daptrace_snap_hdr h = {
 		.nr_regions = n, .nr_samples = 20, .sample_us = 5000, .aggr_us = 100000,
 		.flags = flags,
+		/* accuracy probes: 40 of 50 accessed seen, 40 of 45 claimed right */
+		.probe_pages = 64, .probe_tp = 40, .probe_fn = 10, .probe_fp = 5,
+		.probe_tn = 5, .probe_unobserved = 4,
 	};
 	struct timespec now;
 	uint64_t addr = 0x10000000;
@@ -337,6 +340,16 @@ TEST_F(exp, serves_every_snapshot_of_the_running_monitor)
 	EXPECT_EQ(0, sample(self->body, "daptrace_exporter_snapshots_missed_total"));
 	EXPECT_EQ(1, sample(self->body, "daptrace_monitor_on"));
 	EXPECT_EQ(3, sample(self->body, "daptrace_monitor_targets{state=\"monitoring\"}"));
+	/* the accuracy estimate, pooled over the three windows */
+	EXPECT_EQ(0.8, sample(self->body, "daptrace_estimated_recall{bound=\"estimate\"}"))
+		TH_LOG("%s", self->body);
+	EXPECT_GT(0.8, sample(self->body, "daptrace_estimated_recall{bound=\"lo\"}"));
+	EXPECT_LT(0.8, sample(self->body, "daptrace_estimated_recall{bound=\"hi\"}"));
+	EXPECT_EQ(192, sample(self->body, "daptrace_accuracy_probe_pages"));
+	EXPECT_EQ(12, sample(self->body, "daptrace_accuracy_probe_pages_unobserved"));
+	/* the fake windows overlap: 100 ms each, published a moment apart */
+	EXPECT_LT(0.099, sample(self->body, "daptrace_accuracy_window_seconds"));
+	EXPECT_GT(1.0, sample(self->body, "daptrace_accuracy_window_seconds"));
 
 	/* the text format by default, OpenMetrics when asked as Prometheus asks */
 	EXPECT_EQ(200, http(self->e.port, "GET", "/metrics", "text/plain", type, sizeof(type),

@@ -195,7 +195,8 @@ TEST_F(ring, larger_records_from_a_newer_kernel)
 		.magic = DAPTRACE_RING_MAGIC, .version = DAPTRACE_RING_VERSION,
 		.hdr_size = 64, .slot_size = 48 + 2 * 96, .nr_slots = 2,
 		.region_size = 96, .max_regions = 2, .generation = 9,
-		.snap_hdr_size = sizeof(struct daptrace_snap_hdr),
+		/* and the header of a module from before the probe counts */
+		.snap_hdr_size = DAPTRACE_SNAP_HDR_SIZE_V1,
 	};
 	unsigned char buf[64 + 2 * (48 + 192)] = { 0 };
 	struct daptrace_snap_hdr sh = { .seq = 1, .nr_regions = 2, .nr_samples = 20 };
@@ -206,7 +207,7 @@ TEST_F(ring, larger_records_from_a_newer_kernel)
 	FILE *f;
 
 	memcpy(buf, &h, sizeof(h));
-	memcpy(buf + 64 + 1 * 240, &sh, sizeof(sh));
+	memcpy(buf + 64 + 1 * 240, &sh, DAPTRACE_SNAP_HDR_SIZE_V1);
 	memcpy(buf + 64 + 240 + 48, &rec, sizeof(rec));
 	rec.start = 12288;
 	rec.end = 16384;
@@ -223,6 +224,7 @@ TEST_F(ring, larger_records_from_a_newer_kernel)
 	EXPECT_EQ(12288, self->s.regions[1].start);
 	EXPECT_EQ(16384, self->s.regions[1].end);
 	EXPECT_EQ(7, self->s.regions[1].nr_accesses);
+	EXPECT_EQ(0, self->s.probes) TH_LOG("a 48-byte header has no probe counts");
 	EXPECT_EQ(1, self->s.placement);
 	EXPECT_EQ(3, self->s.regions[1].node_samples[1]);
 	/* checks that could not observe the page, carried as they came */
@@ -301,7 +303,8 @@ TEST(missing_root)
  * copies seq 5 out of ring A (generation 1), then, just before it re-reads
  * the slot's seq, monitoring goes off, max_nr_regions changes and it goes on
  * again: ring B (generation 2, smaller slots) publishes seq 9 and the
- * 8 bytes at seq 5's old offset are now nr_accesses 5, age 0 of a record.
+ * 8 bytes at seq 5's old offset are now region data that read as 5 (the
+ * test plants them in whichever record fields lie there).
  * The seq check alone passes; the reader must still reject the copy.
  * pread() is wrapped (-Wl,--wrap=pread) to run the writer at that moment.
  */
@@ -311,6 +314,7 @@ ssize_t __wrap_pread(int fd, void *buf, size_t count, off_t off);
 static struct {
 	const char *dir;
 	off_t seq_off;		/* where the reader re-reads seq 5 in ring A */
+	size_t in_rec;		/* its offset in ring B's records */
 	int fired;
 } swap_ring;
 
@@ -325,7 +329,10 @@ ssize_t __wrap_pread(int fd, void *buf, size_t count, off_t off)
 			{ .start = 0x20000000, .end = 0x20001000, .nr_accesses = 5, .pid = 43 },
 			{ .start = 0x20001000, .end = 0x20002000, .nr_accesses = 5, .pid = 43 },
 		};
+		const uint64_t five = 5;
 
+		/* region data that reads as seq 5 at its old offset */
+		memcpy((char *)rec + swap_ring.in_rec, &five, sizeof(five));
 		swap_ring.fired = 1;
 		if (fake_ring_init(swap_ring.dir, &b) ||
 		    fake_slot_write(swap_ring.dir, &b, 9, 9, &h, rec) ||
@@ -354,14 +361,14 @@ TEST_F(ring, torn_across_reallocation_is_rejected)
 	swap_ring.seq_off = sizeof(struct daptrace_ring_hdr) + (5 % 4) * slot_a;
 	swap_ring.fired = 0;
 	/*
-	 * The set-up this test is about: seq 5's old offset falls on the
-	 * nr_accesses (5) | age (0) word of one of ring B's two records.
+	 * The set-up this test is about: seq 5's old offset falls on 8 bytes
+	 * of ring B's two records, which the writer fills so that they read
+	 * as 5.
 	 */
 	ASSERT_LE(off_b_rec0, swap_ring.seq_off);
-	ASSERT_GT(off_b_rec0 + 2 * (off_t)sizeof(struct daptrace_region_rec),
-		  swap_ring.seq_off);
-	ASSERT_EQ(offsetof(struct daptrace_region_rec, nr_accesses),
-		  (swap_ring.seq_off - off_b_rec0) % sizeof(struct daptrace_region_rec));
+	ASSERT_GE(off_b_rec0 + 2 * (off_t)sizeof(struct daptrace_region_rec),
+		  swap_ring.seq_off + (off_t)sizeof(uint64_t));
+	swap_ring.in_rec = (size_t)(swap_ring.seq_off - off_b_rec0);
 
 	while (daptrace_read_next(self->d, &self->s) == 1) {
 		EXPECT_NE(5, self->s.seq) TH_LOG("a copy torn across rings passed as valid");

@@ -118,6 +118,25 @@ struct daptrace_ring_hdr {
  *		in the next window instead (the window's end is blurred by
  *		that much, per target).  Zero in files of modules that
  *		predate it (it was reserved).
+ *
+ * Accuracy probes (appended; present iff snap_hdr_size >=
+ * %DAPTRACE_SNAP_HDR_SIZE_PROBES): each window, @probe_pages pages drawn
+ * uniformly from the bytes the live targets' regions cover get page-level
+ * truth (accessed bit cleared, with a TLB flush, at the window's start and
+ * read at its end) and are compared with what their region reported
+ * (accessed iff its nr_accesses > 0).  See sysfs-docs/, probe_pages.
+ * @probe_pages:	Probes picked for this window (0: probing off).
+ * @probe_tp:		Accessed, and their region read accessed.
+ * @probe_fn:		Accessed, but their region read not accessed.
+ * @probe_fp:		Not accessed, but their region read accessed.
+ * @probe_tn:		Neither.
+ * @probe_unobserved:	Probes whose truth could not be read, or whose
+ *			region has no verdict (no observed check): never
+ *			counted in the four above.
+ * probe_pages = tp + fn + fp + tn + unobserved.  Estimated recall of
+ * accessed memory: tp / (tp + fn); precision: tp / (tp + fp).  Counts of
+ * one window are few: readers pool consecutive windows for an estimate
+ * and its confidence interval (the CLI uses Wilson's score interval).
  */
 struct daptrace_snap_hdr {
 	__u64 seq;
@@ -129,7 +148,18 @@ struct daptrace_snap_hdr {
 	__u32 aggr_us;
 	__u32 flags;
 	__u32 last_pass_us;
+	/* accuracy probes, appended in ring version 1 */
+	__u32 probe_pages;
+	__u32 probe_tp;
+	__u32 probe_fn;
+	__u32 probe_fp;
+	__u32 probe_tn;
+	__u32 probe_unobserved;
 };
+
+/* snap_hdr_size of the first layout, and of the one with probe counts. */
+#define DAPTRACE_SNAP_HDR_SIZE_V1	48U
+#define DAPTRACE_SNAP_HDR_SIZE_PROBES	72U
 
 /* Per-node sample counts in daptrace_region_rec cover nodes 0..3. */
 #define DAPTRACE_REC_NODES		4

@@ -1,0 +1,125 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The online accuracy estimate against exact ground truth.  The module's
+# accuracy probes (probe_pages, at its default of 64 per window) give a few
+# pages per window page-level truth and compare it with their regions'
+# verdicts; daptrace record keeps the counts (#probes rows) and
+# daptrace-score pools them as the CLI does (accuracy.h: windows enough for
+# 600 accessed probe pages, within 10 s) and
+# compares the estimated recall of accessed memory with the true recall
+# over the same windows, from the truth daptrace-workload reports: the
+# share of its truly accessed bytes that lie in regions read as accessed.
+# The estimate must be within 0.05 of the truth in >= 90 % of the windows
+# compared, both where the truth is high and where it is low:
+#
+#  - high: hot half of a mapping, the module's defaults.
+#  - low: hot and cold 2 MiB blocks alternating, coarse regions (exactly
+#    10) and one check per window (-s 100ms -a 100ms, "too long
+#    intervals"): a region's one check finds its page hot half the time,
+#    so about half of the accessed memory is read as not accessed.  The
+#    test also requires that truth to be low (mean <= 0.75), so it does
+#    measure the low case.
+#  - tlb_flush=none on the hot half: the probes flush whatever the policy;
+#    how blind the regions are depends on the (emulated) TLB, and the
+#    estimate must follow it either way.
+#
+# Controls that must FAIL, so that the bound can reject a wrong estimate:
+# the low case's record scored with the estimate moved up by 0.4 (it then
+# says ~0.9 where the truth says ~0.5), and the high case's moved down by
+# 0.4.
+
+. "$(dirname "$0")/../lib/ktap.sh"
+. "$(dirname "$0")/../lib/bounds.sh"
+. "$(dirname "$0")/../lib/workload.sh"
+
+TMP=${TMPDIR:-/tmp}/accuracy_estimate.$$
+SCORE_ARGS="--max-recall-est-err 0.05 --min-recall-est-ok 0.9 --min-accuracy-windows 40"
+
+# scenario NAME "WORKLOAD-ARGS" "RECORD-ARGS" [MAX-TRUTH-MEAN]: run, record,
+# score.
+scenario() {
+	name=$1 wl=$2 rec_args=$3 max_truth=$4
+	truth=$TMP/$name.truth rec=$TMP/$name.csv
+	# shellcheck disable=SC2086
+	if ! workload_start "$truth" $wl; then
+		ktap_test_fail "$name" "workload did not start"
+		return 1
+	fi
+	pid=$WL_PID
+	# shellcheck disable=SC2086
+	if ! daptrace record -q -p $pid -o "$rec" $rec_args > "$TMP/$name.log" 2>&1; then
+		sed 's/^/# record: /' "$TMP/$name.log"
+		wait $pid
+		ktap_test_fail "$name" "daptrace record failed"
+		return 1
+	fi
+	wait $pid
+	if ! grep -q '^#probes,' "$rec"; then
+		ktap_test_fail "$name" "the record has no #probes rows"
+		return 1
+	fi
+	# shellcheck disable=SC2086
+	daptrace-score --truth "$truth" --record "$rec" $SCORE_ARGS \
+		--dump-accuracy "$TMP/$name.dump" > "$TMP/$name.score" 2>&1
+	st=$?
+	grep -E '^(accuracy_|recall_est|recall_truth|hot_seen_m|# FAIL)' \
+		"$TMP/$name.score" | sed "s/^/# $name: /"
+	if [ $st -ne 0 ]; then
+		[ $st -eq 1 ] || sed "s/^/# $name: /" "$TMP/$name.score"
+		# the windows furthest off, to see why
+		echo "# $name: worst windows: $(head -1 "$TMP/$name.dump")"
+		grep -v '^#' "$TMP/$name.dump" |
+			awk '{ d = $2 - $3; if (d < 0) d = -d; print d, $0 }' |
+			sort -rn | head -8 | sed "s/^/# $name:   /"
+		bound_fail "$name" "estimate off the truth (scorer exit status $st)"
+		return 0
+	fi
+	if [ -n "$max_truth" ]; then
+		mean=$(awk '$1 == "recall_truth_mean" { print $2 }' "$TMP/$name.score")
+		if ! awk -v m="$mean" -v b="$max_truth" 'BEGIN { exit !(m != "" && m <= b) }'; then
+			ktap_test_fail "$name" "true recall $mean is not low (> $max_truth): the case is not tested"
+			return 0
+		fi
+	fi
+	ktap_test_pass "$name"
+}
+
+# control NAME BIAS: the record of NAME scored with the estimate moved by
+# BIAS must be rejected (exit status 1: scored, off the bound).
+control() {
+	name=$1 bias=$2
+	if [ ! -s "$TMP/$name.csv" ]; then
+		ktap_test_fail "$name: estimate $bias rejected" "no record"
+		return
+	fi
+	# shellcheck disable=SC2086
+	daptrace-score --truth "$TMP/$name.truth" --record "$TMP/$name.csv" $SCORE_ARGS \
+		--bias-estimate "$bias" > "$TMP/$name.bias" 2>&1
+	st=$?
+	grep -E '^(recall_est_mean|recall_truth_mean|recall_est_windows)' "$TMP/$name.bias" |
+		sed "s/^/# $name biased: /"
+	if [ $st -eq 1 ]; then
+		ktap_test_pass "$name: estimate $bias rejected"
+	else
+		ktap_test_fail "$name: estimate $bias rejected" "scorer exit status $st, want 1"
+	fi
+}
+
+ktap_print_header
+for tool in daptrace daptrace-workload daptrace-score; do
+	command -v $tool > /dev/null || ktap_exit_fail_msg "$tool is not installed in the guest"
+done
+[ -f /sys/kernel/daptrace/probe_pages ] || ktap_exit_fail_msg "no probe_pages attribute"
+[ "$(cat /sys/kernel/daptrace/probe_pages)" = 64 ] ||
+	ktap_exit_fail_msg "probe_pages is $(cat /sys/kernel/daptrace/probe_pages), not the default 64"
+mkdir -p "$TMP"
+ktap_set_plan 5
+
+scenario high "-p hotcold -s 128M --hot-size 64M --warm-size 0 -d 14s" ""
+scenario low "-p blocks -s 128M -d 14s" "-s 100ms -a 100ms -r 10-10 --no-auto-intervals" 0.75
+scenario tlb_none "-p hotcold -s 128M --hot-size 64M --warm-size 0 -d 14s" "-t none"
+control low +0.4
+control high -0.4
+rm -rf "$TMP"
+ktap_finished
