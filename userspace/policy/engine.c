@@ -46,6 +46,9 @@ int pol_engine_init(struct pol_engine *e, struct pol_scheme *s, int nr_schemes,
 	e->act = act_syscall;
 	e->maps_refresh = maps_refresh;
 	e->goal_read = pol_goal_read;
+	e->probe = pol_probe;
+	e->cgroup_of = pol_pid_cgroup;
+	e->page_size = sysconf(_SC_PAGESIZE);
 	e->act_chunk = POL_ACT_CHUNK;
 	for (int i = 0; i < nr_pids; i++)
 		if (pol_engine_add_target(e, pids[i]) < 0)
@@ -101,6 +104,8 @@ int pol_engine_add_target(struct pol_engine *e, pid_t pid)
 	memset(t, 0, sizeof(*t));
 	t->pid = pid;
 	t->maps.pid = pid;
+	t->pagemap = -1;
+	t->cg = -1;		/* read when first needed (regret.c) */
 	/* a pidfd keeps naming this process even if the pid is reused */
 	t->pidfd = pol_pidfd_open(pid);
 	return e->nr_targets++;
@@ -110,6 +115,8 @@ static void target_free(struct pol_target *t)
 {
 	if (t->pidfd >= 0)
 		close(t->pidfd);
+	if (t->pagemap >= 0)
+		close(t->pagemap);
 	maps_free(&t->maps);
 }
 
@@ -119,6 +126,7 @@ void pol_engine_remove_target(struct pol_engine *e, pid_t pid)
 
 	if (i < 0)
 		return;
+	pol_regret_target_gone(e, pid);
 	target_free(&e->t[i]);
 	e->t[i] = e->t[--e->nr_targets];
 }
@@ -133,6 +141,7 @@ void pol_engine_free(struct pol_engine *e)
 	free(e->cand);
 	e->cand = NULL;
 	pol_iset_free(&e->accessed);
+	pol_regret_free(e);
 }
 
 static int add_cand(struct pol_engine *e, uint64_t start, uint64_t end, int t,
@@ -338,9 +347,14 @@ static uint64_t act_chunked(struct pol_engine *e, const struct pol_scheme *s,
 	while (off < len) {
 		uint64_t n = len - off > chunk ? chunk : len - off;
 
+		int follow;
+
 		if (over_time(e))
 			break;
+		follow = pol_regret_before(e, s, t, start + off, n);
 		done += e->act(e, s, t, start + off, n, err);
+		if (follow)
+			pol_regret_after(e, s, t, e->now_ns + (mono_ns() - e->apply_start_ns));
 		e->pieces_done++;
 		off += n;
 		if (*err)
@@ -550,7 +564,9 @@ void pol_engine_apply(struct pol_engine *e, const struct daptrace_snapshot *snap
 			t->gone = 1;
 	}
 	e->apply_start_ns = mono_ns();
+	e->now_ns = now_ns;
 	e->pieces_done = 0;
+	pol_regret_tick(e, now_ns);
 	for (int i = 0; i < e->nr_schemes; i++)
 		apply_scheme(e, &e->s[i], snap, now_ns);
 }
