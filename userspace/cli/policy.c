@@ -316,6 +316,28 @@ static void progress_goals(const struct pol_scheme *s)
 	}
 }
 
+/* "12.5%" of @back in @checked, or "-" before any window closed. */
+static const char *pct(uint64_t back, uint64_t checked, char *buf, size_t len)
+{
+	if (!checked)
+		return "-";
+	snprintf(buf, len, "%.1f%%", 100.0 * (double)back / (double)checked);
+	return buf;
+}
+
+/* ", back 1s/10s/60s 2.0%/5.1%/-": of what it took away, what came back. */
+static void progress_regret(const struct pol_engine *e, int si)
+{
+	char a[3][16];
+	struct pol_regret r;
+
+	if (pol_regret_how_of(e->s[si].action) == POL_REGRET_NONE)
+		return;
+	pol_regret_sum(e, si, &r);
+	fprintf(stderr, ", back 1s/10s/60s %s/%s/%s", pct(r.back[0], r.checked[0], a[0], 16),
+		pct(r.back[1], r.checked[1], a[1], 16), pct(r.back[2], r.checked[2], a[2], 16));
+}
+
 static void progress(struct policy_run *r)
 {
 	char a[32];
@@ -329,6 +351,7 @@ static void progress(struct policy_run *r)
 		fprintf(stderr, "  | %s %s applied%s", s->name,
 			fmt_bytes(s->st.sz_applied, a, sizeof(a)), s->active ? "" : " (off)");
 		progress_goals(s);
+		progress_regret(&r->e, i);
 		fprintf(stderr, ", %" PRIu64 " err", errs_of(s));
 	}
 	fputs(isatty(STDERR_FILENO) ? "" : "\n", stderr);
@@ -358,6 +381,44 @@ static void print_goals(const struct pol_scheme *s)
 			printf("; %" PRIu64 " reads failed (last: %s)", g->nr_errors,
 			       strerror(g->last_err));
 		putchar('\n');
+	}
+}
+
+/*
+ * Under a scheme's row: per cgroup, what it took away and, per window, how
+ * much of what was checked came back; unknown and pending when any.
+ */
+static void print_regret(const struct pol_engine *e, int si)
+{
+	char a[32], b[32], c[16];
+
+	if (pol_regret_how_of(e->s[si].action) == POL_REGRET_NONE)
+		return;
+	for (int i = 0; i < e->nr_regret; i++) {
+		const struct pol_regret *r = &e->regret[i];
+
+		if (r->scheme != si)
+			continue;
+		printf("%-20s regret %s: took %s (%s);", "", *r->cgroup ? r->cgroup : "(cgroup unknown)",
+		       fmt_bytes(r->acted, a, sizeof(a)),
+		       pol_regret_how_name(pol_regret_how_of(e->s[si].action)));
+		for (int w = 0; w < POL_REGRET_WINDOWS; w++) {
+			uint64_t pending = r->acted - r->checked[w] - r->unknown[w];
+
+			printf(" %s: %s of %s back", pol_regret_win_name(w),
+			       fmt_bytes(r->back[w], a, sizeof(a)),
+			       fmt_bytes(r->checked[w], b, sizeof(b)));
+			if (r->checked[w])
+				printf(" (%s)", pct(r->back[w], r->checked[w], c, sizeof(c)));
+			if (r->unknown[w])
+				printf(", %s unknown", fmt_bytes(r->unknown[w], a, sizeof(a)));
+			if (pending)
+				printf(", %s pending", fmt_bytes(pending, a, sizeof(a)));
+			putchar(w + 1 < POL_REGRET_WINDOWS ? ';' : '\n');
+		}
+		if (r->unknown_calls)
+			printf("%-20s   %" PRIu64 " calls whose effect could not be read\n", "",
+			       r->unknown_calls);
 	}
 }
 
@@ -394,6 +455,7 @@ static void print_stats(struct policy_run *r)
 			putchar('\n');
 		}
 		print_goals(s);
+		print_regret(&r->e, i);
 	}
 	fflush(stdout);
 }

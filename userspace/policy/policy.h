@@ -571,6 +571,8 @@ struct pol_regret *pol_regret_get(struct pol_engine *e, int scheme, const char *
 int pol_engine_cgroup(struct pol_engine *e, const char *path);
 void pol_regret_free(struct pol_engine *e);
 
+/* stats.c: every cgroup's regret of scheme @si summed into @sum (no cgroup) */
+void pol_regret_sum(const struct pol_engine *e, int si, struct pol_regret *sum);
 /* stats.c: CSV (one row per scheme) and JSON (one object) of the stats. */
 int pol_stats_write_csv(FILE *f, const struct pol_engine *e);
 int pol_stats_write_json(FILE *f, const struct pol_engine *e, double elapsed_s);
