@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "cli.h"
 #include "daptrace.h"
 #include "policy.h"
@@ -61,6 +62,10 @@ static void usage(FILE *f)
 "                          to node 1 while node 0 has less than 7%% free\n",
 		prog, prog);
 	session_target_help(f, "act on");
+	fputs(
+"      --cgroup PATH       repeatable: one process for several cgroups; every\n"
+"                          scheme acts per cgroup (cgroup=PATH added), with its\n"
+"                          goals' @targets, rss and refault that cgroup's own\n", f);
 	session_attr_help(f, "aggregation interval: schemes apply each");
 	session_phys_help(f);
 	fputs(
@@ -85,6 +90,7 @@ static void usage(FILE *f)
 "  wmarks=METRIC,HIGH,MID,LOW  active only while free memory (METRIC free or\n"
 "                   nodeN) is below HIGH and above LOW percent, from MID on\n"
 "  type=anon|file   label=TEXT (a mapping label contains TEXT)   addr=START-END\n"
+"  cgroup=PATH      only processes of this cgroup v2 (/a/b) or below it\n"
 "  reapply=DUR      act on an acted-on, still idle range again after DUR\n"
 "                   (default 2s for hot actions, 10s for cold ones; 0s: never)\n"
 "  unobserved=skip|act  a region the module could not observe (a secondary\n"
@@ -152,6 +158,64 @@ static int check_output(const char *flag, const char *path)
 	return err ? usage_error(CMD, "%s %s: %s", flag, path, strerror(err)) : 0;
 }
 
+/*
+ * --cgroup A [--cgroup B ...]: every scheme without a cgroup= of its own
+ * becomes one scheme per cgroup, acting only on that cgroup's processes,
+ * with its goals' @targets (and rss, refault) that cgroup's: one process,
+ * one goal per cgroup.  The copies replace the originals, cgroup by cgroup.
+ */
+static int split_per_cgroup(struct policy_opts *o)
+{
+	static struct pol_scheme out[POL_MAX_SCHEMES];
+	int n = 0, nr_cg = 1 + o->so.nr_more_cgroups, ret = 0;
+	char msg[4096];
+
+	for (int c = 0; c < nr_cg && !ret; c++) {
+		const char *arg = c ? o->so.more_cgroups[c - 1] : o->so.cgroup;
+		struct cgroup_ref ref;
+
+		if (cgroup_resolve(arg, MOUNTINFO, &ref, msg, sizeof(msg)))
+			return usage_error(CMD, "--cgroup %s", msg);
+		for (int i = 0; i < o->nr_schemes && !ret; i++) {
+			const struct pol_scheme *src = &o->schemes[i];
+			struct pol_scheme *d = &out[n];
+
+			if (src->cgroup && c)
+				continue;	/* one of its own: kept once */
+			if (n == POL_MAX_SCHEMES) {
+				ret = usage_error(CMD, "%d schemes for %d cgroups: more than %d",
+						  o->nr_schemes, nr_cg, POL_MAX_SCHEMES);
+				break;
+			}
+			if (pol_scheme_dup(d, src)) {
+				ret = fail(CMD, "out of memory");
+				break;
+			}
+			n++;
+			if (src->cgroup)
+				continue;
+			d->cgroup = strdup(ref.path);
+			if (!d->cgroup) {
+				ret = fail(CMD, "out of memory");
+				break;
+			}
+			/* "pageout@/app" in the stats (cut to the field), the origin in full */
+			snprintf(d->name, sizeof(d->name), "%s@%s", src->name, ref.path);
+			snprintf(d->origin, sizeof(d->origin), "%s, --cgroup %s", src->origin,
+				 ref.path);
+		}
+		cgroup_ref_free(&ref);
+	}
+	for (int i = 0; i < o->nr_schemes; i++)
+		pol_scheme_free(&o->schemes[i]);
+	memcpy(o->schemes, out, sizeof(out[0]) * n);
+	o->nr_schemes = ret ? 0 : n;
+	if (ret)
+		for (int i = 0; i < n; i++)
+			pol_scheme_free(&o->schemes[i]);
+	return ret;
+}
+
 static int parse_opts(int argc, char **argv, struct policy_opts *o)
 {
 	static const struct option longopts[] = {
@@ -172,6 +236,7 @@ static int parse_opts(int argc, char **argv, struct policy_opts *o)
 	int c, ret, progress_set = 0;
 
 	o->progress_us = isatty(STDERR_FILENO) ? 1000000 : 0;
+	o->so.several_cgroups = 1;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+:S:f:P:" SESSION_SHORTOPTS "o:qh", longopts, NULL)) != -1) {
@@ -244,6 +309,8 @@ static int parse_opts(int argc, char **argv, struct policy_opts *o)
 			return usage_error(CMD, "%s", err);
 	ret = session_opts_finish(CMD, &o->so, argc, argv, "act on");
 	if (ret)
+		return ret;
+	if (o->so.cgroup && (ret = split_per_cgroup(o)))
 		return ret;
 	/*
 	 * Goals read files (PSI, cgroups, meminfo): each is found and read once

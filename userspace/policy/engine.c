@@ -410,7 +410,8 @@ static void apply_scheme(struct pol_engine *e, struct pol_scheme *s,
 		uint64_t age_us = (uint64_t)r->age * snap->aggr_us;
 		int ti = target_index(e, r->pid);
 
-		if (ti < 0 || e->t[ti].gone || !matches(s, r, snap->nr_samples, age_us))
+		if (ti < 0 || e->t[ti].gone || !matches(s, r, snap->nr_samples, age_us) ||
+		    !pol_scheme_has_target(e, s, &e->t[ti]))
 			continue;
 		collect(e, s, r, ti, snap->nr_samples, age_us, now);
 	}

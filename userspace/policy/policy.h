@@ -191,6 +191,9 @@ struct pol_iset {
  * @ftype:	anon/file filter
  * @flabel:	act only in mappings whose label contains this (NULL: any)
  * @faddr_start/@faddr_end: act only inside this address range (0,0: any)
+ * @cgroup:	act only on targets in this cgroup v2 ("/a/b", as
+ *		/proc/PID/cgroup names it) or below; its goals' @targets, rss and
+ *		refault are this cgroup's (NULL: any target)
  * @reapply_us:	forget an acted range after this long (default 2 s for hot
  *		actions, 10 s for cold ones), 0 = only when the range is
  *		accessed again (or another scheme acts on it)
@@ -222,6 +225,7 @@ struct pol_scheme {
 	enum pol_filter_type ftype;
 	char *flabel;
 	uint64_t faddr_start, faddr_end;
+	char *cgroup;
 	uint64_t reapply_us;
 	int act_unobserved;		/* unobserved=act */
 	uint64_t idle_us;
@@ -301,7 +305,7 @@ struct pol_regret_ent {
 	uint64_t *back;		/* bit per page: seen back since */
 };
 
-#define POL_MAX_SCHEMES	16
+#define POL_MAX_SCHEMES	64
 /* Actions are issued in pieces of at most this many bytes. */
 #define POL_ACT_CHUNK	(2ULL << 20)
 #define POL_ERRMSG_LEN	256
@@ -329,6 +333,10 @@ const char *const *pol_preset(const char *name);
 /* -ENODEV with a message if a node the scheme names does not exist. */
 int pol_scheme_check_nodes(const struct pol_scheme *s, char *err, size_t errlen);
 void pol_scheme_free(struct pol_scheme *s);
+/* A copy of parsed scheme @src (no run-time state) in @dst; -ENOMEM. */
+int pol_scheme_dup(struct pol_scheme *dst, const struct pol_scheme *src);
+/* Is cgroup path @p @root or below it ("/" holds every path)? */
+int pol_cgroup_within(const char *root, const char *p);
 /* Strict "123", "4K", "64M", "1G" (binary units) to bytes. */
 int pol_parse_bytes(const char *str, uint64_t *v);
 
@@ -563,6 +571,11 @@ void pol_regret_after(struct pol_engine *e, const struct pol_scheme *s, struct p
 		      int64_t now_ns);
 /* Close the windows that ended by @now_ns. */
 void pol_regret_tick(struct pol_engine *e, int64_t now_ns);
+/* The cgroup v2 path of @t ("" if it cannot be read), read once. */
+const char *pol_target_cgroup(struct pol_engine *e, struct pol_target *t);
+/* Does scheme @s act on target @t (its cgroup= filter)? */
+int pol_scheme_has_target(struct pol_engine *e, const struct pol_scheme *s,
+			  struct pol_target *t);
 /* Target @pid left: its pieces' open windows are unknown. */
 void pol_regret_target_gone(struct pol_engine *e, pid_t pid);
 /* The counters of (@scheme, @cgroup), created if new; NULL: out of memory. */

@@ -131,7 +131,7 @@ struct pol_regret *pol_regret_get(struct pol_engine *e, int scheme, const char *
  * The cgroup of @t, read the first time it is acted on ("" if it cannot be
  * read: the counters are still kept, under no cgroup).
  */
-static const char *cgroup_name(struct pol_engine *e, struct pol_target *t)
+const char *pol_target_cgroup(struct pol_engine *e, struct pol_target *t)
 {
 	char buf[4096];
 
@@ -143,11 +143,17 @@ static const char *cgroup_name(struct pol_engine *e, struct pol_target *t)
 	return t->cg >= 0 && t->cg < e->nr_cgroups ? e->cgroups[t->cg] : "";
 }
 
+int pol_scheme_has_target(struct pol_engine *e, const struct pol_scheme *s,
+			  struct pol_target *t)
+{
+	return !s->cgroup || pol_cgroup_within(s->cgroup, pol_target_cgroup(e, t));
+}
+
 /* The counters of @s acting on @t, or NULL (out of memory). */
 static struct pol_regret *regret_of(struct pol_engine *e, const struct pol_scheme *s,
 				    struct pol_target *t)
 {
-	return pol_regret_get(e, (int)(s - e->s), cgroup_name(e, t));
+	return pol_regret_get(e, (int)(s - e->s), pol_target_cgroup(e, t));
 }
 
 /* Bytes acted on that will never be checked: unknown in every window. */

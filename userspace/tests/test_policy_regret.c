@@ -328,4 +328,39 @@ TEST(unobserved_actions_are_not_claimed)
 	pol_scheme_free(&s);
 }
 
+/*
+ * cgroup=: a scheme acts only on the targets of its cgroup or below (the
+ * path as /proc/PID/cgroup names it, by whole components); a copy made
+ * with pol_scheme_dup() owns its strings.
+ */
+TEST(scheme_cgroup_filter_and_dup)
+{
+	struct pol_scheme s[3] = {
+		parsed("stat freq=0-0 cgroup=/b"),
+		parsed("stat freq=0-0 cgroup=/"),
+		parsed("stat freq=0-0 cgroup=/a/x"),
+	};
+	struct pol_scheme d;
+	struct pol_engine e;
+
+	engine_of(&e, s, 3, 2);
+	snap_idle(2);
+	pol_engine_apply(&e, &snap, 1 * SEC);
+	EXPECT_EQ(NPAGES * KiB, s[0].st.sz_applied);		/* 43 only */
+	EXPECT_EQ(2 * NPAGES * KiB, s[1].st.sz_applied);	/* both */
+	EXPECT_EQ(0, s[2].st.sz_applied);			/* neither */
+	EXPECT_TRUE(pol_cgroup_within("/a", "/a/b"));
+	EXPECT_FALSE(pol_cgroup_within("/a", "/ab"));
+	EXPECT_TRUE(pol_cgroup_within("/", "/ab"));
+	ASSERT_EQ(0, pol_scheme_dup(&d, &s[0]));
+	EXPECT_STREQ("/b", d.cgroup);
+	EXPECT_NE(s[0].cgroup, d.cgroup);
+	EXPECT_EQ(0, d.st.sz_applied);
+	pol_engine_free(&e);
+	for (int i = 0; i < 3; i++)
+		pol_scheme_free(&s[i]);
+	EXPECT_STREQ("/b", d.cgroup);		/* its own copy */
+	pol_scheme_free(&d);
+}
+
 TEST_HARNESS_MAIN
