@@ -77,6 +77,9 @@ static void usage(FILE *f)
 "                          record (the format of 'daptrace record'; .gz:\n"
 "                          compressed; an existing FILE is kept as FILE.old)\n"
 "  -q, --quiet             no progress, no stats table\n"
+"      --config FILE       first: the options of FILE, one per line, 'NAME\n"
+"                          [VALUE]' (a long option, the rest of the line its\n"
+"                          value; '#' comments), then the command line's\n"
 "  -h, --help              this help\n"
 "\n"
 "SCHEME: ACTION [NODE] [key=value ...]\n"
@@ -158,6 +161,21 @@ static int check_output(const char *flag, const char *path)
 	return err ? usage_error(CMD, "%s %s: %s", flag, path, strerror(err)) : 0;
 }
 
+static const struct option longopts[] = {
+	{ "scheme",	 required_argument, NULL, 'S' },
+	{ "scheme-file", required_argument, NULL, 'f' },
+	{ "preset",	 required_argument, NULL, 'P' },
+	SESSION_LONGOPTS,
+	{ "progress",	 required_argument, NULL, 'G' },
+	{ "stats-csv",	 required_argument, NULL, 'C' },
+	{ "stats-json",	 required_argument, NULL, 'J' },
+	{ "record",	 required_argument, NULL, 'o' },
+	{ "quiet",	 no_argument,	    NULL, 'q' },
+	{ "config",	 required_argument, NULL, 'K' },
+	{ "help",	 no_argument,	    NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
 /*
  * --cgroup A [--cgroup B ...]: every scheme without a cgroup= of its own
  * becomes one scheme per cgroup, acting only on that cgroup's processes,
@@ -218,19 +236,6 @@ static int split_per_cgroup(struct policy_opts *o)
 
 static int parse_opts(int argc, char **argv, struct policy_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "scheme",	 required_argument, NULL, 'S' },
-		{ "scheme-file", required_argument, NULL, 'f' },
-		{ "preset",	 required_argument, NULL, 'P' },
-		SESSION_LONGOPTS,
-		{ "progress",	 required_argument, NULL, 'G' },
-		{ "stats-csv",	 required_argument, NULL, 'C' },
-		{ "stats-json",	 required_argument, NULL, 'J' },
-		{ "record",	 required_argument, NULL, 'o' },
-		{ "quiet",	 no_argument,	    NULL, 'q' },
-		{ "help",	 no_argument,	    NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *const *preset;
 	char err[POL_ERRMSG_LEN], origin[sizeof(o->schemes[0].origin)];
 	int c, ret, progress_set = 0;
@@ -287,6 +292,8 @@ static int parse_opts(int argc, char **argv, struct policy_opts *o)
 		case 'q':
 			o->quiet = 1;
 			break;
+		case 'K':
+			return usage_error(CMD, "--config comes first, before the other options");
 		case 'h':
 			usage(stdout);
 			exit(EXIT_OK);
@@ -673,15 +680,118 @@ static int teardown(struct policy_run *r, int ret)
 	return ret;
 }
 
+/*
+ * daptrace policy --config FILE [options]: the options of FILE, one per
+ * line as "NAME [VALUE]" (NAME a long option, a leading "--" allowed; the
+ * rest of the line is the value, spaces and all; '#' starts a comment
+ * line), then those of the command line.  The service's settings file
+ * (systemd/policy.conf) is one.  *@argv_out is a new argv (its own
+ * strings in *@keep, freed by the caller); 0 or an exit code.
+ */
+static int read_config(const char *path, int argc, char **argv, int *argc_out,
+		       char ***argv_out, char ***keep, int *nr_keep)
+{
+	char *line = NULL, **av = NULL, **k = NULL;
+	int n = 1, nk = 0, ret = 0;
+	unsigned int lineno = 0;
+	size_t cap = 0;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return usage_error(CMD, "--config %s: %s", path, strerror(errno));
+	av = malloc((size_t)argc * sizeof(*av));
+	if (!av)
+		ret = fail(CMD, "out of memory");
+	else
+		av[0] = argv[0];
+	while (!ret && getline(&line, &cap, f) > 0) {
+		const struct option *opt;
+		char *name, *value, *end, **nav, **nk2;
+
+		lineno++;
+		name = line + strspn(line, " \t");
+		name[strcspn(name, "\r\n")] = '\0';
+		if (!*name || *name == '#')
+			continue;
+		value = name + strcspn(name, " \t");
+		if (*value)
+			*value++ = '\0';
+		value += strspn(value, " \t");
+		for (end = value + strlen(value); end > value && strchr(" \t", end[-1]); end--)
+			end[-1] = '\0';
+		if (!strncmp(name, "--", 2))
+			name += 2;
+		for (opt = longopts; opt->name && strcmp(opt->name, name); opt++)
+			;
+		if (!opt->name || !strcmp(name, "config") || !strcmp(name, "help")) {
+			ret = usage_error(CMD, "%s:%u: unknown option '%s'", path, lineno, name);
+			break;
+		}
+		if (opt->has_arg == required_argument && !*value) {
+			ret = usage_error(CMD, "%s:%u: option '%s' needs a value", path, lineno, name);
+			break;
+		}
+		if (opt->has_arg == no_argument && *value) {
+			ret = usage_error(CMD, "%s:%u: option '%s' takes no value", path, lineno,
+					  name);
+			break;
+		}
+		nav = realloc(av, ((size_t)argc + n + 2) * sizeof(*av));
+		nk2 = realloc(k, ((size_t)nk + 2) * sizeof(*k));
+		if (nav)
+			av = nav;
+		if (nk2)
+			k = nk2;
+		if (!nav || !nk2 || asprintf(&k[nk], "--%s", name) < 0) {
+			ret = fail(CMD, "out of memory");
+			break;
+		}
+		av[n++] = k[nk++];
+		if (opt->has_arg == required_argument) {
+			k[nk] = strdup(value);
+			if (!k[nk]) {
+				ret = fail(CMD, "out of memory");
+				break;
+			}
+			av[n++] = k[nk++];
+		}
+	}
+	free(line);
+	fclose(f);
+	if (!ret) {
+		/* the command line after the file's: it wins where an option holds one value */
+		for (int i = 3; i < argc; i++)
+			av[n++] = argv[i];
+		av[n] = NULL;
+		*argc_out = n;
+		*argv_out = av;
+	} else {
+		free(av);
+	}
+	*keep = k;
+	*nr_keep = nk;
+	return ret;
+}
+
 int cmd_policy(int argc, char **argv)
 {
+	char **cfg_argv = NULL, **keep = NULL;
+	int nr_keep = 0;
 	static struct policy_opts o;
 	struct policy_run r = { .o = &o };
-	int ret;
+	int ret = 0;
 
 	memset(&o, 0, sizeof(o));
 	session_opts_default(&o.so);
-	ret = parse_opts(argc, argv, &o);
+	if (argc >= 2 && !strcmp(argv[1], "--config")) {
+		if (argc < 3)
+			return usage_error(CMD, "--config needs a FILE");
+		ret = read_config(argv[2], argc, argv, &argc, &cfg_argv, &keep, &nr_keep);
+		if (!ret)
+			argv = cfg_argv;
+	}
+	if (!ret)
+		ret = parse_opts(argc, argv, &o);
 	if (!ret) {
 		session_catch_signals();
 		ret = setup(&r);
@@ -697,5 +807,9 @@ int cmd_policy(int argc, char **argv)
 	}
 	for (int i = 0; i < o.nr_schemes; i++)
 		pol_scheme_free(&o.schemes[i]);
+	for (int i = 0; i < nr_keep; i++)
+		free(keep[i]);
+	free(keep);
+	free(cfg_argv);
 	return ret;
 }
