@@ -243,7 +243,6 @@ struct pol_scheme {
 	struct {
 		uint64_t windows, at_max, paused;
 	} tune;
-	struct pol_iset acted;		/* region identity */
 	struct pol_stats st;
 };
 
@@ -466,6 +465,14 @@ struct pol_target {
 	int64_t maps_ns;
 	int gone;		/* exited: no more actions */
 	int pagemap;		/* /proc/PID/pagemap (regret), -1: not open */
+	/*
+	 * By address, in this process only (another process may use the same
+	 * addresses: forked workers, two containers of one image): when each
+	 * range was last seen accessed, and per scheme what it acted on
+	 * (region identity), one set per scheme of the engine.
+	 */
+	struct pol_iset accessed;
+	struct pol_iset *acted;
 	int cg;			/* index into pol_engine.cgroups */
 };
 
@@ -484,7 +491,6 @@ struct pol_engine {
 	int last_target;		/* the last target a region was found in */
 	struct pol_cand *cand;
 	size_t nr_cand, cap_cand;
-	struct pol_iset accessed;	/* when each range was last seen accessed */
 	int64_t t0_ns;			/* first snapshot applied */
 	uint64_t max_idle_us;
 	/* how long @accessed remembers: the longest idle= or POL_IDLE_SCORE_US */

@@ -111,7 +111,6 @@ void pol_scheme_free(struct pol_scheme *s)
 	for (int i = 0; i < s->nr_goals; i++)
 		pol_goal_free(&s->goals[i]);
 	s->nr_goals = 0;
-	pol_iset_free(&s->acted);
 }
 
 /* *@dst = a copy of @src (NULL stays NULL); -ENOMEM. */
@@ -126,7 +125,6 @@ int pol_scheme_dup(struct pol_scheme *dst, const struct pol_scheme *src)
 	int err = 0;
 
 	*dst = *src;
-	memset(&dst->acted, 0, sizeof(dst->acted));
 	memset(&dst->st, 0, sizeof(dst->st));
 	/* nothing of @src's is owned by @dst until copied: a failure frees only copies */
 	dst->flabel = dst->cgroup = NULL;

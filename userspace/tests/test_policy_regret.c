@@ -363,4 +363,41 @@ TEST(scheme_cgroup_filter_and_dup)
 	pol_scheme_free(&d);
 }
 
+/*
+ * Identity and idle clocks are per target: two processes (forked workers,
+ * two containers of one image) use the same addresses.  One's accesses
+ * must neither make the other's idle memory "accessed" (it would never be
+ * reclaimed) nor make its acted-on ranges new decisions (they would be
+ * paged out again and again while idle).
+ */
+TEST(identity_and_idle_are_per_target)
+{
+	struct pol_scheme s[2] = {
+		parsed("pageout freq=0-0 reapply=0s addr=0-0x200000"),
+		parsed("pageout freq=0-0 idle=1s reapply=0s addr=0x200000-0x400000"),
+	};
+	uint64_t before;
+	struct pol_engine e;
+
+	engine_of(&e, s, 2, 2);
+	snap_idle(2);
+	/* first window: scheme 0 acts on both targets' [0, 2M) */
+	pol_engine_apply(&e, &snap, 1 * SEC);
+	EXPECT_EQ(2 * 512 * KiB, s[0].st.sz_applied);
+	/* then 43 is busy everywhere, 42 stays idle, for 2 s */
+	regs[1].nr_accesses = 20;
+	before = s[0].st.sz_applied;
+	for (int64_t t = 1 * SEC + 100 * MS; t <= 3 * SEC; t += 100 * MS)
+		pol_engine_apply(&e, &snap, t);
+	/* 42's [0, 2M) was acted on and not accessed since: not again */
+	EXPECT_EQ(before, s[0].st.sz_applied);
+	/* 42's [2M, 4M) idle 2 s by its own accesses: paged out; 43's not */
+	EXPECT_EQ(512 * KiB, s[1].st.sz_applied);
+	EXPECT_EQ(0, present[0][600]);
+	EXPECT_EQ(1, present[1][600]);
+	pol_engine_free(&e);
+	for (int i = 0; i < 2; i++)
+		pol_scheme_free(&s[i]);
+}
+
 TEST_HARNESS_MAIN
