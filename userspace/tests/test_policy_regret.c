@@ -6,8 +6,12 @@
  * per scheme and per cgroup, and what it could not check.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "kselftest_harness.h"
 #include "policy.h"
@@ -398,6 +402,101 @@ TEST(identity_and_idle_are_per_target)
 	pol_engine_free(&e);
 	for (int i = 0; i < 2; i++)
 		pol_scheme_free(&s[i]);
+}
+
+static int64_t mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * SEC + ts.tv_nsec;
+}
+
+static size_t not_resident(const uint8_t *base, size_t pages, size_t psz, unsigned char *vec)
+{
+	size_t n = 0;
+
+	if (mincore((void *)base, pages * psz, vec))
+		return SIZE_MAX;
+	for (size_t i = 0; i < pages; i++)
+		n += !(vec[i] & 1);
+	return n;
+}
+
+/*
+ * The real probe and the real call on this process's own clean file pages
+ * (no swap needed): what the engine says MADV_PAGEOUT took away and what
+ * came back must be exactly what mincore(2) says.  MADV_RANDOM keeps the
+ * kernel from reading neighbours ahead into the page cache (resident for
+ * mincore, but not mapped).
+ */
+TEST(real_probe_matches_mincore)
+{
+	enum { PAGES = 256 };
+	size_t psz = (size_t)sysconf(_SC_PAGESIZE), out, back = 0;
+	char path[] = "/var/tmp/daptrace-regret-XXXXXX";
+	struct pol_scheme sc = parsed("pageout freq=0-0 reapply=0s");
+	static unsigned char vec[PAGES], buf[1 << 16];
+	const struct pol_regret *r;
+	struct daptrace_region reg;
+	struct pol_engine e;
+	volatile uint8_t sum = 0;
+	pid_t self = getpid();
+	int64_t t0;
+	uint8_t *m;
+	int fd = mkstemp(path);
+
+	ASSERT_LE(0, fd);
+	unlink(path);
+	memset(buf, 0x5a, sizeof(buf));
+	for (size_t off = 0; off < PAGES * psz; off += sizeof(buf))
+		ASSERT_EQ((ssize_t)sizeof(buf), write(fd, buf, sizeof(buf)));
+	ASSERT_EQ(0, fsync(fd));
+	m = mmap(NULL, PAGES * psz, PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, m);
+	ASSERT_EQ(0, madvise(m, PAGES * psz, MADV_RANDOM));
+	for (size_t i = 0; i < PAGES; i++)
+		sum += m[i * psz];
+	ASSERT_EQ(0, not_resident(m, PAGES, psz, vec));
+
+	pol_engine_init(&e, &sc, 1, &self, 1);
+	if (e.t[0].pidfd < 0)
+		SKIP(goto out, "pidfd_open: %s", strerror(-e.t[0].pidfd));
+	reg = (struct daptrace_region){ .start = (uintptr_t)m, .end = (uintptr_t)m + PAGES * psz,
+					.age = 100, .pid = self };
+	memset(&snap, 0, sizeof(snap));
+	snap.nr_samples = 20;
+	snap.aggr_us = 100000;
+	snap.nr_regions = 1;
+	snap.regions = &reg;
+	t0 = mono();
+	pol_engine_apply(&e, &snap, t0);
+	if (sc.st.errs[POL_EPERM] || sc.st.errs[POL_EOTHER])
+		SKIP(goto out, "process_madvise(MADV_PAGEOUT) on itself failed (errno %d)",
+		     sc.st.other_errno);
+	out = not_resident(m, PAGES, psz, vec);
+	if (!out)
+		SKIP(goto out, "MADV_PAGEOUT took no clean file page here");
+	r = find(&e, 0, e.nr_regret ? e.regret[0].cgroup : "");
+	ASSERT_NE(NULL, r);
+	EXPECT_EQ(out * psz, r->acted) TH_LOG("mincore: %zu pages out", out);
+	/* read every 3rd page again; count what mincore says was out just before */
+	for (size_t i = 0; i < PAGES; i += 3) {
+		back += !(vec[i] & 1);
+		sum += m[i * psz];
+	}
+	/* the 1 s window closes; the 10 s one is left open */
+	tick(&e, mono() + 1 * SEC + 50 * MS);
+	EXPECT_EQ(out * psz, r->checked[0]);
+	EXPECT_EQ(back * psz, r->back[0]);
+	EXPECT_EQ(out - back, not_resident(m, PAGES, psz, vec));
+	EXPECT_EQ(0, r->unknown[0]);
+	EXPECT_EQ(0, r->checked[1]);
+out:
+	pol_engine_free(&e);
+	pol_scheme_free(&sc);
+	munmap(m, PAGES * psz);
+	close(fd);
 }
 
 TEST_HARNESS_MAIN
