@@ -336,6 +336,31 @@ static struct pol_target *target_of(struct pol_engine *e, pid_t pid)
 	return NULL;
 }
 
+/* Read @r's pages now and note those back; 0, or -errno (target gone, probe failed). */
+static int refresh(struct pol_engine *e, struct pol_regret_ent *r)
+{
+	const struct pol_scheme *s = &e->s[e->regret[r->key].scheme];
+	size_t nw = words_of(r->npages);
+	struct pol_target *t;
+	int err;
+
+	/* all back already (sticky): nothing a probe could add */
+	if (popcount(r->back, nw) == r->nr_out)
+		return 0;
+	t = target_of(e, r->pid);
+	if (!t)
+		return -ESRCH;
+	if (buf_reserve(e, nw))
+		return -ENOMEM;
+	memset(e->rbuf, 0, 2 * nw * sizeof(*e->rbuf));
+	err = e->probe(e, t, s, r->start, r->npages, e->rbuf, e->rbuf + nw);
+	if (err)
+		return err;
+	for (size_t k = 0; k < nw; k++)
+		r->back[k] |= r->out[k] & e->rbuf[nw + k];
+	return 0;
+}
+
 void pol_regret_tick(struct pol_engine *e, int64_t now_ns)
 {
 	uint64_t psz = (uint64_t)e->page_size;
@@ -344,38 +369,29 @@ void pol_regret_tick(struct pol_engine *e, int64_t now_ns)
 	for (size_t i = 0; i < e->nr_rent; i++) {
 		struct pol_regret_ent *r = &e->rent[i];
 		struct pol_regret *c = &e->regret[r->key];
-		int64_t edge = r->t_ns + (int64_t)pol_regret_win_us[r->next] * NS_PER_US;
 		uint64_t bytes = (uint64_t)r->nr_out * psz;
-		size_t nw = words_of(r->npages);
-		struct pol_target *t;
-		int probed = 0;
+		int refreshed = 0;
 
-		while (r->next < POL_REGRET_WINDOWS && now_ns >= edge) {
-			int64_t late = now_ns - edge;
+		/* every window that ended by now (more than one after a stall) */
+		while (r->next < POL_REGRET_WINDOWS) {
+			int64_t win_ns = (int64_t)pol_regret_win_us[r->next] * NS_PER_US;
+			int64_t late = now_ns - (r->t_ns + win_ns);
 
-			if (late > (int64_t)pol_regret_win_us[r->next] * NS_PER_US / 2) {
+			if (late < 0)
+				break;
+			if (late > win_ns / 2) {
 				/* what came back by then is not known any more */
-				c->unknown[r->next] += bytes;
-			} else {
-				t = target_of(e, r->pid);
-				if (!probed && (!t || buf_reserve(e, nw) ||
-						(memset(e->rbuf, 0, 2 * nw * sizeof(*e->rbuf)),
-						 e->probe(e, t, &e->s[c->scheme], r->start, r->npages,
-							  e->rbuf, e->rbuf + nw)))) {
-					all_unknown(c, bytes, r->next);
-					r->next = POL_REGRET_WINDOWS;
-					break;
-				}
-				if (!probed)
-					for (size_t k = 0; k < nw; k++)
-						r->back[k] |= r->out[k] & e->rbuf[nw + k];
-				probed = 1;
-				c->checked[r->next] += bytes;
-				c->back[r->next] += (uint64_t)popcount(r->back, nw) * psz;
+				c->unknown[r->next++] += bytes;
+				continue;
 			}
-			r->next++;
-			if (r->next < POL_REGRET_WINDOWS)
-				edge = r->t_ns + (int64_t)pol_regret_win_us[r->next] * NS_PER_US;
+			if (!refreshed && refresh(e, r)) {
+				all_unknown(c, bytes, r->next);
+				r->next = POL_REGRET_WINDOWS;
+				break;
+			}
+			refreshed = 1;
+			c->checked[r->next] += bytes;
+			c->back[r->next++] += (uint64_t)popcount(r->back, words_of(r->npages)) * psz;
 		}
 		any |= r->next >= POL_REGRET_WINDOWS;
 	}

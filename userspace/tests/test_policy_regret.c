@@ -211,6 +211,37 @@ TEST(pageout_windows)
 	pol_scheme_free(&s);
 }
 
+/* Once every page taken is back, later windows know it without a probe. */
+TEST(all_back_needs_no_more_probes)
+{
+	struct pol_scheme s = parsed("pageout freq=0-0 reapply=0s");
+	const struct pol_regret *r;
+	struct pol_engine e;
+	int probes;
+
+	engine_of(&e, &s, 1, 1);
+	e.act_chunk = UINT64_MAX;		/* one call, one piece */
+	snap_idle(1);
+	pol_engine_apply(&e, &snap, 1 * SEC);
+	EXPECT_EQ(2, nr_probes);		/* before and after the call */
+	for (int p = 0; p < NPAGES; p++)
+		present[0][p] = 1;
+	tick(&e, 2 * SEC + 50 * MS);
+	probes = nr_probes;
+	EXPECT_EQ(3, probes);
+	tick(&e, 11 * SEC + 50 * MS);
+	tick(&e, 61 * SEC + 50 * MS);
+	EXPECT_EQ(probes, nr_probes);
+	r = find(&e, 0, "/a");
+	ASSERT_NE(NULL, r);
+	for (int w = 0; w < POL_REGRET_WINDOWS; w++) {
+		EXPECT_EQ(NPAGES * KiB, r->checked[w]);
+		EXPECT_EQ(NPAGES * KiB, r->back[w]);
+	}
+	pol_engine_free(&e);
+	pol_scheme_free(&s);
+}
+
 /*
  * A window whose check comes more than half a window late is unknown, not
  * guessed; a target that leaves makes the open windows unknown; a probe
