@@ -10,7 +10,10 @@
  *    is mapped again at a window's end.  For anonymous memory this is what
  *    mincore(2) tells the process itself (a swapped-out page is not
  *    resident; one faulted back is); for a file page it means "mapped
- *    again" (a fault), not "in the page cache".
+ *    again" (a fault), not "in the page cache".  A page reclaim unmapped
+ *    but could not free (an extra reference at the time) stays in the swap
+ *    or page cache: mincore calls it resident, this counts it taken away
+ *    and, once touched (a minor fault), back.
  *  - migrate_hot / migrate_cold: a page is taken away if it was present on
  *    another node before the call and on the scheme's node after; it went
  *    back if it is present on another node at a window's end (move_pages(2)
