@@ -435,6 +435,42 @@ TEST(identity_and_idle_are_per_target)
 		pol_scheme_free(&s[i]);
 }
 
+static int self_in_a(pid_t pid, char *buf, size_t len)
+{
+	snprintf(buf, len, pid == getpid() ? "/a" : "/b");
+	return 0;
+}
+
+/*
+ * A scheme with cgroup= reads its rss and refault goals from the
+ * processes of its cgroup only (one goal per cgroup): here this process
+ * is in /a, its parent in /b.
+ */
+TEST(goals_count_the_scheme_cgroup_only)
+{
+	struct pol_scheme s[2] = {
+		parsed("pageout quota=1M/1s goal=rss:1G cgroup=/a"),
+		parsed("pageout quota=1M/1s goal=rss:1G"),
+	};
+	pid_t pids[2] = { getpid(), getppid() };
+	uint64_t self_rss, parent_rss;
+	struct pol_engine e;
+	double v[2];
+
+	ASSERT_EQ(0, pol_pid_rss(pids[0], &self_rss));
+	ASSERT_EQ(0, pol_pid_rss(pids[1], &parent_rss));
+	pol_engine_init(&e, s, 2, pids, 2);
+	e.cgroup_of = self_in_a;
+	ASSERT_EQ(0, pol_goal_read(&e, &s[0].goals[0], &v[0]));
+	ASSERT_EQ(0, pol_goal_read(&e, &s[1].goals[0], &v[1]));
+	/* the parent's rss is in the unfiltered sum only (rss moves a little) */
+	EXPECT_LT(v[0], (double)self_rss * 1.5 + 1048576);
+	EXPECT_GT(v[1], v[0] + (double)parent_rss / 2);
+	pol_engine_free(&e);
+	for (int i = 0; i < 2; i++)
+		pol_scheme_free(&s[i]);
+}
+
 static int64_t mono(void)
 {
 	struct timespec ts;
