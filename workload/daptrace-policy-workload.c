@@ -32,6 +32,16 @@
  *	end per phase the hot pages read per second (its throughput) and the
  *	pages found swapped out before use.
  *
+ *   daptrace-policy-workload regret [options]
+ *	--cold bytes, filled, then watched with mincore(2) every 10 ms for
+ *	--duration: each page's going out (resident -> not) is an event, and
+ *	the first time a page goes out it is read again after a delay set by
+ *	its number (page % 8: 0 after 3 s, 1 after 14 s, 2 after 0.4 s, the
+ *	rest never), so that what comes back within 1 s, 10 s and 60 s is
+ *	known.  Then, after --go FILE exists, it prints "regret out=N
+ *	back1s=N back10s=N back60s=N" (pages) and checks every page.  The
+ *	range is printed first ("range START END", hex) for a policy's addr=.
+ *
  * Options: --hot SIZE --warm SIZE --cold SIZE (sizes with K/M/G),
  * --duration SECS, --warm-period SECS, --phase SECS, --fast-node N,
  * --slow-node N, --pidfile FILE (written once the memory is ready),
@@ -445,6 +455,97 @@ static int run_tiering(const struct opts *o)
 	return verify_all(s, 3) || bad;
 }
 
+#define REGRET_POLL_NS	10000000LL
+#define REGRET_MAX_EV	(1 << 20)
+
+static const int64_t regret_win_ns[3] = { 1000000000LL, 10000000000LL, 60000000000LL };
+
+/* When page p is read again after it first went out, ns (0: never). */
+static int64_t regret_delay(size_t p)
+{
+	switch (p % 8) {
+	case 0: return 3000000000LL;
+	case 1: return 14000000000LL;
+	case 2: return 400000000LL;
+	default: return 0;
+	}
+}
+
+static int run_regret(const struct opts *o)
+{
+	struct ev { size_t page; int64_t t; } *ev = malloc(REGRET_MAX_EV * sizeof(*ev));
+	struct set s;
+	unsigned char *vec, *was;
+	int64_t *touch_at, *touched, end, next;
+	size_t nev = 0, bad = 0, back[3] = { 0 };
+
+	if (set_alloc(&s, "set", o->cold) || !s.pages || !ev)
+		return 1;
+	vec = malloc(s.pages);
+	was = malloc(s.pages);
+	touch_at = calloc(s.pages, sizeof(*touch_at));
+	touched = calloc(s.pages, sizeof(*touched));
+	if (!vec || !was || !touch_at || !touched)
+		return 1;
+	set_fill(&s);
+	memset(was, 1, s.pages);
+	printf("range %#lx %#lx\n", (unsigned long)(uintptr_t)s.base,
+	       (unsigned long)(uintptr_t)(s.base + s.pages * psz));
+	ready(o);
+	end = now_ns() + (int64_t)(o->duration * 1e9);
+	next = now_ns();
+	while (now_ns() < end) {
+		int64_t t = now_ns();
+
+		if (mincore(s.base, s.pages * psz, vec)) {
+			perror("mincore");
+			return 1;
+		}
+		for (size_t p = 0; p < s.pages; p++) {
+			int res = vec[p] & 1;
+
+			if (was[p] && !res) {
+				if (nev == REGRET_MAX_EV) {
+					fprintf(stderr, "too many events\n");
+					return 1;
+				}
+				ev[nev++] = (struct ev){ p, t };
+				if (!touch_at[p] && regret_delay(p))
+					touch_at[p] = t + regret_delay(p);
+			}
+			was[p] = res;
+			/* due: read it (once); it is back in memory from now */
+			if (touch_at[p] > 0 && t >= touch_at[p]) {
+				size_t i = p % WORDS;
+
+				if (((volatile uint64_t *)(s.base + p * psz))[i] != pattern(&s, p, i))
+					bad++;
+				touched[p] = now_ns();
+				touch_at[p] = -1;
+				was[p] = 1;
+			}
+		}
+		next += REGRET_POLL_NS;
+		t = now_ns();
+		if (next > t) {
+			struct timespec ts = { 0, (long)(next - t) };
+
+			nanosleep(&ts, NULL);
+		}
+	}
+	while (o->go && access(o->go, F_OK))
+		usleep(50000);
+	/* an event came back within W if its page was read in (t, t + W] */
+	for (size_t i = 0; i < nev; i++)
+		for (int w = 0; w < 3; w++)
+			back[w] += touched[ev[i].page] > ev[i].t &&
+				   touched[ev[i].page] <= ev[i].t + regret_win_ns[w];
+	printf("regret out=%zu back1s=%zu back10s=%zu back60s=%zu\n", nev, back[0], back[1],
+	       back[2]);
+	printf("touch bad=%zu\n", bad);
+	return verify_all(&s, 1) || bad;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -484,7 +585,7 @@ int main(int argc, char **argv)
 	}
 	if (bad || optind != argc - 1 || o.duration <= 0 || o.warm_period <= 0 ||
 	    o.phase <= 0 || o.slow < 0 || o.slow > 63) {
-		fprintf(stderr, "usage: %s reclaim|tiering|phases [--hot SIZE] [--warm SIZE] "
+		fprintf(stderr, "usage: %s reclaim|tiering|phases|regret [--hot SIZE] [--warm SIZE] "
 			"[--cold SIZE] [--duration S] [--warm-period S] [--phase S] "
 			"[--fast-node N] [--slow-node N] [--pidfile FILE] [--go FILE]\n", argv[0]);
 		return 2;
@@ -496,6 +597,8 @@ int main(int argc, char **argv)
 		return run_tiering(&o);
 	if (!strcmp(argv[optind], "phases"))
 		return run_phases(&o);
+	if (!strcmp(argv[optind], "regret"))
+		return run_regret(&o);
 	fprintf(stderr, "%s: unknown mode '%s'\n", argv[0], argv[optind]);
 	return 2;
 }

@@ -80,7 +80,21 @@ static const struct known scheme_fields[] = {
 };
 
 /* Fields that are labels or handled apart, not metrics. */
-static const char *const scheme_labels[] = { "scheme", "action", "node", "errors" };
+static const char *const scheme_labels[] = {
+	"scheme", "action", "node", "errors", "regret", "regret_method",
+};
+
+/* A window's members of the stats file's "regret" (policy/stats.c). */
+static const struct known regret_window_fields[] = {
+	{ "back_bytes", "daptrace_policy_regret_bytes_total", C, "bytes",
+	  "Of the bytes the scheme took away whose window was checked, those back by the "
+	  "window's end (pageout: mapped again; migrate: on another node)." },
+	{ "checked_bytes", "daptrace_policy_regret_checked_bytes_total", C, "bytes",
+	  "Bytes the scheme took away whose window has closed and was checked." },
+	{ "unknown_bytes", "daptrace_policy_regret_unknown_bytes_total", C, "bytes",
+	  "Bytes the scheme took away whose window could not be checked (target left, "
+	  "check late, probe failed)." },
+};
 
 static const struct known *find(const struct known *t, size_t n, const char *field)
 {
@@ -189,6 +203,57 @@ static void known_value(struct metric_set *m, const struct known *k, const struc
 	mset_one(m, k->name, k->type, k->unit, k->help, l, number(v));
 }
 
+/*
+ * "regret": [{cgroup, acted_bytes, unknown_calls, windows: [{window, ...}]}]
+ * as daptrace_policy_regret_*{...,cgroup,window}.
+ */
+static void regret(struct metric_set *m, const struct labels *base, struct json_object *arr)
+{
+	if (!json_object_is_type(arr, json_type_array)) {
+		m->dropped++;
+		return;
+	}
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		struct json_object *c = json_object_array_get_idx(arr, i), *v, *ws;
+		struct labels l = *base;
+
+		if (!json_object_is_type(c, json_type_object) ||
+		    !json_object_object_get_ex(c, "cgroup", &v)) {
+			m->dropped++;
+			continue;
+		}
+		labels_add(&l, "cgroup", json_object_get_string(v));
+		if (json_object_object_get_ex(c, "acted_bytes", &v) && is_number(v))
+			mset_one(m, "daptrace_policy_regret_acted_bytes_total", C, "bytes",
+				 "Bytes the scheme took away (pageout: mapped before the call and "
+				 "not after; migrate: moved onto its node), per cgroup.", &l,
+				 number(v));
+		if (json_object_object_get_ex(c, "unknown_calls", &v) && is_number(v))
+			mset_one(m, "daptrace_policy_regret_unknown_calls_total", C, "",
+				 "Calls of the scheme whose effect could not be read.", &l,
+				 number(v));
+		if (!json_object_object_get_ex(c, "windows", &ws) ||
+		    !json_object_is_type(ws, json_type_array)) {
+			m->dropped++;
+			continue;
+		}
+		for (size_t k = 0; k < json_object_array_length(ws); k++) {
+			struct json_object *w = json_object_array_get_idx(ws, k);
+			struct labels lw = l;
+
+			if (!json_object_is_type(w, json_type_object) ||
+			    !json_object_object_get_ex(w, "window", &v)) {
+				m->dropped++;
+				continue;
+			}
+			labels_add(&lw, "window", json_object_get_string(v));
+			for (size_t f = 0; f < ARRAY_LEN(regret_window_fields); f++)
+				if (json_object_object_get_ex(w, regret_window_fields[f].field, &v))
+					known_value(m, &regret_window_fields[f], &lw, v);
+		}
+	}
+}
+
 static void scheme(struct metric_set *m, size_t idx, struct json_object *s)
 {
 	struct json_object *v;
@@ -220,6 +285,8 @@ static void scheme(struct metric_set *m, size_t idx, struct json_object *s)
 				m->dropped++;
 		}
 	}
+	if (json_object_object_get_ex(s, "regret", &v))
+		regret(m, &l, v);
 	json_object_object_foreach(s, key, val) {
 		const struct known *k = find(scheme_fields, ARRAY_LEN(scheme_fields), key);
 		int skip = 0;

@@ -47,7 +47,27 @@ void follow_init(struct follow *f, enum follow_mode mode, const char *cmd,
 
 int follow_set_cgroup(struct follow *f, const char *arg, char *err, size_t errlen)
 {
-	return cgroup_resolve(arg, MOUNTINFO, &f->cg, err, errlen);
+	if (!f->cg.path)
+		return cgroup_resolve(arg, MOUNTINFO, &f->cg, err, errlen);
+	if (f->nr_more == FOLLOW_MAX_CGROUPS - 1) {
+		snprintf(err, errlen, "%s: more than %d cgroups", arg, FOLLOW_MAX_CGROUPS);
+		return -E2BIG;
+	}
+	if (cgroup_resolve(arg, MOUNTINFO, &f->more[f->nr_more], err, errlen))
+		return -EINVAL;
+	f->nr_more++;
+	return 0;
+}
+
+/* Is cgroup path @cg one of those followed (or below one)? */
+static int in_followed(const struct follow *f, const char *cg)
+{
+	if (cgroup_within(f->cg.path, cg))
+		return 1;
+	for (int i = 0; i < f->nr_more; i++)
+		if (cgroup_within(f->more[i].path, cg))
+			return 1;
+	return 0;
 }
 
 const char *follow_mode_name(const struct follow *f)
@@ -267,7 +287,7 @@ static int wanted(struct follow *f, const struct proc_stat *st, char **cgroup)
 	case FOLLOW_TREE:
 		return live(follow_find(f, st->ppid));
 	case FOLLOW_CGROUP:
-		return cgroup_within(f->cg.path, *cgroup);
+		return in_followed(f, *cgroup);
 	case FOLLOW_MACHINE:
 		return 1;
 	default:
@@ -565,7 +585,14 @@ static int candidates(struct follow *f, struct pid_vec *c)
 		err = cgroup_procs(f->cg.dir, c, NULL);
 		if (err == -ENOENT)
 			say_once(f, WARN_CGROUP, "the cgroup %s is gone", f->cg.dir);
-		return err == -ENOENT ? 0 : err;
+		err = err == -ENOENT ? 0 : err;
+		for (int i = 0; i < f->nr_more && !err; i++) {
+			err = cgroup_procs(f->more[i].dir, c, NULL);
+			if (err == -ENOENT)
+				say_once(f, WARN_CGROUP, "the cgroup %s is gone", f->more[i].dir);
+			err = err == -ENOENT ? 0 : err;
+		}
+		return err;
 	case FOLLOW_MACHINE:
 		return proc_list(f->proc, c);
 	default:
@@ -668,4 +695,7 @@ void follow_end(struct follow *f, int remove_targets)
 	cn_close(f->cn_fd);
 	f->cn_fd = -1;
 	cgroup_ref_free(&f->cg);
+	for (int i = 0; i < f->nr_more; i++)
+		cgroup_ref_free(&f->more[i]);
+	f->nr_more = 0;
 }

@@ -121,12 +121,17 @@ struct follow_stats {
 	int64_t latency_sum_ns, latency_max_ns;	/* start to target */
 };
 
+#define FOLLOW_MAX_CGROUPS	64
+
 struct follow {
 	enum follow_mode mode;
 	const char *cmd;		/* for messages */
 	const char *proc;		/* PROC_ROOT, or a fake tree in tests */
 	struct follow_ops ops;
 	struct cgroup_ref cg;		/* FOLLOW_CGROUP */
+	/* FOLLOW_CGROUP: more cgroups followed alike (follow_set_cgroup() again) */
+	struct cgroup_ref more[FOLLOW_MAX_CGROUPS - 1];
+	int nr_more;
 	struct follow_proc **p;		/* sorted by pid */
 	size_t n, cap;
 	int cn_fd;			/* the connector, -1 if none */
@@ -146,7 +151,11 @@ struct follow {
 /* Set up @f (nothing is read yet); @ops is copied. */
 void follow_init(struct follow *f, enum follow_mode mode, const char *cmd,
 		 const struct follow_ops *ops);
-/* FOLLOW_CGROUP: the cgroup to follow; 0 or -errno with a message in @err. */
+/*
+ * FOLLOW_CGROUP: a cgroup to follow; called again, one more (up to
+ * FOLLOW_MAX_CGROUPS, each with the cgroups below it).  0 or -errno with a
+ * message in @err.
+ */
 int follow_set_cgroup(struct follow *f, const char *arg, char *err, size_t errlen);
 /*
  * Make the user's process @pid a target (before the scan finds its

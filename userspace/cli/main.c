@@ -11,7 +11,8 @@ static const struct subcommand subcommands[] = {
 	  "           heatmap, wss, regions, hot, raw, hist, objects, nodes,\n"
 	  "           pheatmap, access (damo report access), footprints (damo report\n"
 	  "           footprints), adjust (damo adjust), savings (memory saved\n"
-	  "           against refaults per idle time) or damo (its format)" },
+	  "           against refaults per idle time), regret (a policy's: what\n"
+	  "           came back of what it took) or damo (its format)" },
 	{ "status", cmd_status, "show the kernel monitor's state, attributes, targets and counters" },
 	{ "top", cmd_top, "live view of the hottest regions while monitoring (like perf top)" },
 	{ "policy", cmd_policy, "apply DAMOS-style schemes (reclaim, tiering) to the targets" },

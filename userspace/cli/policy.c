@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "cli.h"
 #include "daptrace.h"
 #include "policy.h"
@@ -61,6 +62,10 @@ static void usage(FILE *f)
 "                          to node 1 while node 0 has less than 7%% free\n",
 		prog, prog);
 	session_target_help(f, "act on");
+	fputs(
+"      --cgroup PATH       repeatable: one process for several cgroups; every\n"
+"                          scheme acts per cgroup (cgroup=PATH added), with its\n"
+"                          goals' @targets, rss and refault that cgroup's own\n", f);
 	session_attr_help(f, "aggregation interval: schemes apply each");
 	session_phys_help(f);
 	fputs(
@@ -72,6 +77,9 @@ static void usage(FILE *f)
 "                          record (the format of 'daptrace record'; .gz:\n"
 "                          compressed; an existing FILE is kept as FILE.old)\n"
 "  -q, --quiet             no progress, no stats table\n"
+"      --config FILE       first: the options of FILE, one per line, 'NAME\n"
+"                          [VALUE]' (a long option, the rest of the line its\n"
+"                          value; '#' comments), then the command line's\n"
 "  -h, --help              this help\n"
 "\n"
 "SCHEME: ACTION [NODE] [key=value ...]\n"
@@ -85,6 +93,7 @@ static void usage(FILE *f)
 "  wmarks=METRIC,HIGH,MID,LOW  active only while free memory (METRIC free or\n"
 "                   nodeN) is below HIGH and above LOW percent, from MID on\n"
 "  type=anon|file   label=TEXT (a mapping label contains TEXT)   addr=START-END\n"
+"  cgroup=PATH      only processes of this cgroup v2 (/a/b) or below it\n"
 "  reapply=DUR      act on an acted-on, still idle range again after DUR\n"
 "                   (default 2s for hot actions, 10s for cold ones; 0s: never)\n"
 "  unobserved=skip|act  a region the module could not observe (a secondary\n"
@@ -152,26 +161,87 @@ static int check_output(const char *flag, const char *path)
 	return err ? usage_error(CMD, "%s %s: %s", flag, path, strerror(err)) : 0;
 }
 
+static const struct option longopts[] = {
+	{ "scheme",	 required_argument, NULL, 'S' },
+	{ "scheme-file", required_argument, NULL, 'f' },
+	{ "preset",	 required_argument, NULL, 'P' },
+	SESSION_LONGOPTS,
+	{ "progress",	 required_argument, NULL, 'G' },
+	{ "stats-csv",	 required_argument, NULL, 'C' },
+	{ "stats-json",	 required_argument, NULL, 'J' },
+	{ "record",	 required_argument, NULL, 'o' },
+	{ "quiet",	 no_argument,	    NULL, 'q' },
+	{ "config",	 required_argument, NULL, 'K' },
+	{ "help",	 no_argument,	    NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/*
+ * --cgroup A [--cgroup B ...]: every scheme without a cgroup= of its own
+ * becomes one scheme per cgroup, acting only on that cgroup's processes,
+ * with its goals' @targets (and rss, refault) that cgroup's: one process,
+ * one goal per cgroup.  The copies replace the originals, cgroup by cgroup.
+ */
+static int split_per_cgroup(struct policy_opts *o)
+{
+	static struct pol_scheme out[POL_MAX_SCHEMES];
+	int n = 0, nr_cg = 1 + o->so.nr_more_cgroups, ret = 0;
+	char msg[4096];
+
+	for (int c = 0; c < nr_cg && !ret; c++) {
+		const char *arg = c ? o->so.more_cgroups[c - 1] : o->so.cgroup;
+		struct cgroup_ref ref;
+
+		if (cgroup_resolve(arg, MOUNTINFO, &ref, msg, sizeof(msg)))
+			return usage_error(CMD, "--cgroup %s", msg);
+		for (int i = 0; i < o->nr_schemes && !ret; i++) {
+			const struct pol_scheme *src = &o->schemes[i];
+			struct pol_scheme *d = &out[n];
+
+			if (src->cgroup && c)
+				continue;	/* one of its own: kept once */
+			if (n == POL_MAX_SCHEMES) {
+				ret = usage_error(CMD, "%d schemes for %d cgroups: more than %d",
+						  o->nr_schemes, nr_cg, POL_MAX_SCHEMES);
+				break;
+			}
+			if (pol_scheme_dup(d, src)) {
+				ret = fail(CMD, "out of memory");
+				break;
+			}
+			n++;
+			if (src->cgroup)
+				continue;
+			d->cgroup = strdup(ref.path);
+			if (!d->cgroup) {
+				ret = fail(CMD, "out of memory");
+				break;
+			}
+			/* "pageout@/app" in the stats (cut to the field), the origin in full */
+			snprintf(d->name, sizeof(d->name), "%s@%s", src->name, ref.path);
+			snprintf(d->origin, sizeof(d->origin), "%s, --cgroup %s", src->origin,
+				 ref.path);
+		}
+		cgroup_ref_free(&ref);
+	}
+	for (int i = 0; i < o->nr_schemes; i++)
+		pol_scheme_free(&o->schemes[i]);
+	memcpy(o->schemes, out, sizeof(out[0]) * n);
+	o->nr_schemes = ret ? 0 : n;
+	if (ret)
+		for (int i = 0; i < n; i++)
+			pol_scheme_free(&o->schemes[i]);
+	return ret;
+}
+
 static int parse_opts(int argc, char **argv, struct policy_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "scheme",	 required_argument, NULL, 'S' },
-		{ "scheme-file", required_argument, NULL, 'f' },
-		{ "preset",	 required_argument, NULL, 'P' },
-		SESSION_LONGOPTS,
-		{ "progress",	 required_argument, NULL, 'G' },
-		{ "stats-csv",	 required_argument, NULL, 'C' },
-		{ "stats-json",	 required_argument, NULL, 'J' },
-		{ "record",	 required_argument, NULL, 'o' },
-		{ "quiet",	 no_argument,	    NULL, 'q' },
-		{ "help",	 no_argument,	    NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *const *preset;
 	char err[POL_ERRMSG_LEN], origin[sizeof(o->schemes[0].origin)];
 	int c, ret, progress_set = 0;
 
 	o->progress_us = isatty(STDERR_FILENO) ? 1000000 : 0;
+	o->so.several_cgroups = 1;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+:S:f:P:" SESSION_SHORTOPTS "o:qh", longopts, NULL)) != -1) {
@@ -222,6 +292,8 @@ static int parse_opts(int argc, char **argv, struct policy_opts *o)
 		case 'q':
 			o->quiet = 1;
 			break;
+		case 'K':
+			return usage_error(CMD, "--config comes first, before the other options");
 		case 'h':
 			usage(stdout);
 			exit(EXIT_OK);
@@ -244,6 +316,8 @@ static int parse_opts(int argc, char **argv, struct policy_opts *o)
 			return usage_error(CMD, "%s", err);
 	ret = session_opts_finish(CMD, &o->so, argc, argv, "act on");
 	if (ret)
+		return ret;
+	if (o->so.cgroup && (ret = split_per_cgroup(o)))
 		return ret;
 	/*
 	 * Goals read files (PSI, cgroups, meminfo): each is found and read once
@@ -316,6 +390,28 @@ static void progress_goals(const struct pol_scheme *s)
 	}
 }
 
+/* "12.5%" of @back in @checked, or "-" before any window closed. */
+static const char *pct(uint64_t back, uint64_t checked, char *buf, size_t len)
+{
+	if (!checked)
+		return "-";
+	snprintf(buf, len, "%.1f%%", 100.0 * (double)back / (double)checked);
+	return buf;
+}
+
+/* ", back 1s/10s/60s 2.0%/5.1%/-": of what it took away, what came back. */
+static void progress_regret(const struct pol_engine *e, int si)
+{
+	char a[3][16];
+	struct pol_regret r;
+
+	if (pol_regret_how_of(e->s[si].action) == POL_REGRET_NONE)
+		return;
+	pol_regret_sum(e, si, &r);
+	fprintf(stderr, ", back 1s/10s/60s %s/%s/%s", pct(r.back[0], r.checked[0], a[0], 16),
+		pct(r.back[1], r.checked[1], a[1], 16), pct(r.back[2], r.checked[2], a[2], 16));
+}
+
 static void progress(struct policy_run *r)
 {
 	char a[32];
@@ -329,6 +425,7 @@ static void progress(struct policy_run *r)
 		fprintf(stderr, "  | %s %s applied%s", s->name,
 			fmt_bytes(s->st.sz_applied, a, sizeof(a)), s->active ? "" : " (off)");
 		progress_goals(s);
+		progress_regret(&r->e, i);
 		fprintf(stderr, ", %" PRIu64 " err", errs_of(s));
 	}
 	fputs(isatty(STDERR_FILENO) ? "" : "\n", stderr);
@@ -358,6 +455,44 @@ static void print_goals(const struct pol_scheme *s)
 			printf("; %" PRIu64 " reads failed (last: %s)", g->nr_errors,
 			       strerror(g->last_err));
 		putchar('\n');
+	}
+}
+
+/*
+ * Under a scheme's row: per cgroup, what it took away and, per window, how
+ * much of what was checked came back; unknown and pending when any.
+ */
+static void print_regret(const struct pol_engine *e, int si)
+{
+	char a[32], b[32], c[16];
+
+	if (pol_regret_how_of(e->s[si].action) == POL_REGRET_NONE)
+		return;
+	for (int i = 0; i < e->nr_regret; i++) {
+		const struct pol_regret *r = &e->regret[i];
+
+		if (r->scheme != si)
+			continue;
+		printf("%-20s regret %s: took %s (%s);", "", *r->cgroup ? r->cgroup : "(cgroup unknown)",
+		       fmt_bytes(r->acted, a, sizeof(a)),
+		       pol_regret_how_name(pol_regret_how_of(e->s[si].action)));
+		for (int w = 0; w < POL_REGRET_WINDOWS; w++) {
+			uint64_t pending = r->acted - r->checked[w] - r->unknown[w];
+
+			printf(" %s: %s of %s back", pol_regret_win_name(w),
+			       fmt_bytes(r->back[w], a, sizeof(a)),
+			       fmt_bytes(r->checked[w], b, sizeof(b)));
+			if (r->checked[w])
+				printf(" (%s)", pct(r->back[w], r->checked[w], c, sizeof(c)));
+			if (r->unknown[w])
+				printf(", %s unknown", fmt_bytes(r->unknown[w], a, sizeof(a)));
+			if (pending)
+				printf(", %s pending", fmt_bytes(pending, a, sizeof(a)));
+			putchar(w + 1 < POL_REGRET_WINDOWS ? ';' : '\n');
+		}
+		if (r->unknown_calls)
+			printf("%-20s   %" PRIu64 " calls whose effect could not be read\n", "",
+			       r->unknown_calls);
 	}
 }
 
@@ -394,6 +529,7 @@ static void print_stats(struct policy_run *r)
 			putchar('\n');
 		}
 		print_goals(s);
+		print_regret(&r->e, i);
 	}
 	fflush(stdout);
 }
@@ -544,15 +680,118 @@ static int teardown(struct policy_run *r, int ret)
 	return ret;
 }
 
+/*
+ * daptrace policy --config FILE [options]: the options of FILE, one per
+ * line as "NAME [VALUE]" (NAME a long option, a leading "--" allowed; the
+ * rest of the line is the value, spaces and all; '#' starts a comment
+ * line), then those of the command line.  The service's settings file
+ * (systemd/policy.conf) is one.  *@argv_out is a new argv (its own
+ * strings in *@keep, freed by the caller); 0 or an exit code.
+ */
+static int read_config(const char *path, int argc, char **argv, int *argc_out,
+		       char ***argv_out, char ***keep, int *nr_keep)
+{
+	char *line = NULL, **av = NULL, **k = NULL;
+	int n = 1, nk = 0, ret = 0;
+	unsigned int lineno = 0;
+	size_t cap = 0;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return usage_error(CMD, "--config %s: %s", path, strerror(errno));
+	av = malloc((size_t)argc * sizeof(*av));
+	if (!av)
+		ret = fail(CMD, "out of memory");
+	else
+		av[0] = argv[0];
+	while (!ret && getline(&line, &cap, f) > 0) {
+		const struct option *opt;
+		char *name, *value, *end, **nav, **nk2;
+
+		lineno++;
+		name = line + strspn(line, " \t");
+		name[strcspn(name, "\r\n")] = '\0';
+		if (!*name || *name == '#')
+			continue;
+		value = name + strcspn(name, " \t");
+		if (*value)
+			*value++ = '\0';
+		value += strspn(value, " \t");
+		for (end = value + strlen(value); end > value && strchr(" \t", end[-1]); end--)
+			end[-1] = '\0';
+		if (!strncmp(name, "--", 2))
+			name += 2;
+		for (opt = longopts; opt->name && strcmp(opt->name, name); opt++)
+			;
+		if (!opt->name || !strcmp(name, "config") || !strcmp(name, "help")) {
+			ret = usage_error(CMD, "%s:%u: unknown option '%s'", path, lineno, name);
+			break;
+		}
+		if (opt->has_arg == required_argument && !*value) {
+			ret = usage_error(CMD, "%s:%u: option '%s' needs a value", path, lineno, name);
+			break;
+		}
+		if (opt->has_arg == no_argument && *value) {
+			ret = usage_error(CMD, "%s:%u: option '%s' takes no value", path, lineno,
+					  name);
+			break;
+		}
+		nav = realloc(av, ((size_t)argc + n + 2) * sizeof(*av));
+		nk2 = realloc(k, ((size_t)nk + 2) * sizeof(*k));
+		if (nav)
+			av = nav;
+		if (nk2)
+			k = nk2;
+		if (!nav || !nk2 || asprintf(&k[nk], "--%s", name) < 0) {
+			ret = fail(CMD, "out of memory");
+			break;
+		}
+		av[n++] = k[nk++];
+		if (opt->has_arg == required_argument) {
+			k[nk] = strdup(value);
+			if (!k[nk]) {
+				ret = fail(CMD, "out of memory");
+				break;
+			}
+			av[n++] = k[nk++];
+		}
+	}
+	free(line);
+	fclose(f);
+	if (!ret) {
+		/* the command line after the file's: it wins where an option holds one value */
+		for (int i = 3; i < argc; i++)
+			av[n++] = argv[i];
+		av[n] = NULL;
+		*argc_out = n;
+		*argv_out = av;
+	} else {
+		free(av);
+	}
+	*keep = k;
+	*nr_keep = nk;
+	return ret;
+}
+
 int cmd_policy(int argc, char **argv)
 {
+	char **cfg_argv = NULL, **keep = NULL;
+	int nr_keep = 0;
 	static struct policy_opts o;
 	struct policy_run r = { .o = &o };
-	int ret;
+	int ret = 0;
 
 	memset(&o, 0, sizeof(o));
 	session_opts_default(&o.so);
-	ret = parse_opts(argc, argv, &o);
+	if (argc >= 2 && !strcmp(argv[1], "--config")) {
+		if (argc < 3)
+			return usage_error(CMD, "--config needs a FILE");
+		ret = read_config(argv[2], argc, argv, &argc, &cfg_argv, &keep, &nr_keep);
+		if (!ret)
+			argv = cfg_argv;
+	}
+	if (!ret)
+		ret = parse_opts(argc, argv, &o);
 	if (!ret) {
 		session_catch_signals();
 		ret = setup(&r);
@@ -568,5 +807,9 @@ int cmd_policy(int argc, char **argv)
 	}
 	for (int i = 0; i < o.nr_schemes; i++)
 		pol_scheme_free(&o.schemes[i]);
+	for (int i = 0; i < nr_keep; i++)
+		free(keep[i]);
+	free(keep);
+	free(cfg_argv);
 	return ret;
 }

@@ -84,11 +84,47 @@ int policy_rec_tune(FILE *f, const struct pol_scheme *s, int64_t time_ns)
 	return ferror(f) ? -1 : 0;
 }
 
+_Static_assert(POL_REGRET_WINDOWS <= REC_REGRET_WINDOWS, "a #regret row holds the windows");
+
+/* The regret counters as they stand at the end (recfile.h, #regret). */
+static int write_regret(FILE *f, const struct pol_engine *e)
+{
+	for (int i = 0; i < e->nr_regret; i++) {
+		const struct pol_regret *g = &e->regret[i];
+		const struct pol_scheme *s = &e->s[g->scheme];
+		struct rec_regret r = {
+			.scheme = (uint32_t)g->scheme,
+			.name = (char *)s->name,
+			.method = (char *)pol_regret_how_name(pol_regret_how_of(s->action)),
+			.cgroup = g->cgroup,
+			.acted = g->acted,
+			.unknown_calls = g->unknown_calls,
+			.nr_windows = POL_REGRET_WINDOWS,
+		};
+		int err;
+
+		for (int w = 0; w < POL_REGRET_WINDOWS; w++) {
+			r.w[w].us = pol_regret_win_us[w];
+			r.w[w].checked = g->checked[w];
+			r.w[w].back = g->back[w];
+			r.w[w].unknown = g->unknown[w];
+		}
+		err = rec_write_regret(f, &r);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 int policy_rec_trailer(FILE *f, const char *reason, int64_t duration_ns,
 		       const struct pol_engine *e, const struct session *s)
 {
 	struct rec_kv kv[4 + SESSION_FOLLOW_KV];
 	int n = 0, err;
+
+	err = write_regret(f, e);
+	if (err)
+		return err;
 
 	rec_kv_add(kv, &n, "reason", "%s", reason ? reason : "error");
 	rec_kv_add(kv, &n, "duration_ns", "%" PRId64, duration_ns);

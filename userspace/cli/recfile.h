@@ -15,6 +15,8 @@
  *   ...                                           more #snap blocks
  *   #target,<pid>,<comm>,<ppid>,<cgroup>,<time_ns>  a target that joined later
  *   #exit,<pid>,<time_ns>[,<why>]                 a target that left
+ *   #regret,<scheme>,<name>,<method>,<cgroup>,<acted>,<unknown_calls>,
+ *         (<window_us>,<checked>,<back>,<unknown>)...  a policy's regret
  *   #end,<key>,<value>                            trailer: missed, reason, ...
  *   #eof                                          last row: file is complete
  *
@@ -60,6 +62,15 @@
  * or region verdict could not be observed; the five add up to <pages>.
  * Absent: the module did not probe (older module, probe_pages 0).
  * Readers that do not know the row skip it.
+ *
+ * Regret (daptrace policy --record, written once, before the trailer): per
+ * scheme (its index and name) and per cgroup of the targets it acted on,
+ * how its outcome was followed (<method>: resident, node), the bytes it
+ * took away and the calls whose effect could not be read, then for each
+ * window (ascending <window_us>) the acted bytes whose window was checked,
+ * those of them seen back by the window's end, and those that could not
+ * be checked (policy.h, struct pol_regret).  A reader checks
+ * back <= checked and checked + unknown <= acted; older readers skip the row.
  *
  * Columns.  v2 files name them in the header row and a reader finds them by
  * name (REC_COLUMNS is what this version writes; unknown columns are
@@ -166,6 +177,19 @@ struct rec_snapshot {
 	} probes;
 };
 
+#define REC_REGRET_WINDOWS	6	/* at most, in a #regret row (32 fields) */
+
+/* A #regret row. */
+struct rec_regret {
+	uint32_t scheme;
+	char *name, *method, *cgroup;
+	uint64_t acted, unknown_calls;
+	int nr_windows;
+	struct {
+		uint64_t us, checked, back, unknown;
+	} w[REC_REGRET_WINDOWS];
+};
+
 /*
  * Header and trailer of a file, filled by rec_read().  @targets grows as
  * #target rows arrive (in file order; a pid may appear again, see the
@@ -180,6 +204,8 @@ struct rec_info {
 	size_t tindex_cap;
 	struct rec_kv *trailer;
 	int nr_trailer;
+	struct rec_regret *regret;	/* #regret rows, in file order */
+	int nr_regret;
 	int complete;			/* #eof seen */
 	uint64_t nr_snapshots;
 };
@@ -198,6 +224,7 @@ int rec_write_exit(FILE *f, pid_t pid, uint64_t time_ns, int moved);
 /* @s's #footprint rows, its #snap row (with its intervals if set), its regions. */
 int rec_write_snapshot(FILE *f, const struct rec_snapshot *s);
 int rec_write_trailer(FILE *f, const struct rec_kv *kv, int nr);
+int rec_write_regret(FILE *f, const struct rec_regret *r);
 
 /*
  * Reading: calls @cb for every complete snapshot (the snapshot and its

@@ -704,6 +704,66 @@ static int column_header(struct parse *p)
 	return 0;
 }
 
+/*
+ * #regret,<scheme>,<name>,<method>,<cgroup>,<acted>,<unknown_calls>,
+ * (<window_us>,<checked>,<back>,<unknown>)...
+ */
+static void regret_row(struct parse *p)
+{
+	struct rec_regret r = { 0 }, *a;
+	uint64_t v;
+
+	if (p->nr_fields < 11 || (p->nr_fields - 7) % 4 ||
+	    (p->nr_fields - 7) / 4 > REC_REGRET_WINDOWS) {
+		fail(p, "#regret row needs 7 fields and 1 to %d groups of 4, got %d fields",
+		     REC_REGRET_WINDOWS, p->nr_fields);
+		return;
+	}
+	if (num(p, 1, "regret scheme", INT32_MAX, &v) ||
+	    num(p, 5, "regret acted bytes", UINT64_MAX, &r.acted) ||
+	    num(p, 6, "regret unknown calls", UINT64_MAX, &r.unknown_calls))
+		return;
+	r.scheme = (uint32_t)v;
+	r.nr_windows = (p->nr_fields - 7) / 4;
+	for (int w = 0; w < r.nr_windows; w++) {
+		int i = 7 + 4 * w;
+
+		if (num(p, i, "regret window_us", UINT64_MAX, &r.w[w].us) ||
+		    num(p, i + 1, "regret checked bytes", UINT64_MAX, &r.w[w].checked) ||
+		    num(p, i + 2, "regret back bytes", UINT64_MAX, &r.w[w].back) ||
+		    num(p, i + 3, "regret unknown bytes", UINT64_MAX, &r.w[w].unknown))
+			return;
+		if (!r.w[w].us || (w && r.w[w].us <= r.w[w - 1].us)) {
+			fail(p, "#regret windows must be positive and ascending, got %llu",
+			     (unsigned long long)r.w[w].us);
+			return;
+		}
+		if (r.w[w].back > r.w[w].checked ||
+		    r.w[w].unknown > r.acted || r.w[w].checked > r.acted - r.w[w].unknown) {
+			fail(p, "#regret window %llu us: back %llu, checked %llu and unknown "
+			     "%llu do not fit in acted %llu", (unsigned long long)r.w[w].us,
+			     (unsigned long long)r.w[w].back, (unsigned long long)r.w[w].checked,
+			     (unsigned long long)r.w[w].unknown, (unsigned long long)r.acted);
+			return;
+		}
+	}
+	if (p->info->nr_regret >= MAX_KV) {
+		fail(p, "more than %d #regret rows", MAX_KV);
+		return;
+	}
+	a = realloc(p->info->regret, (p->info->nr_regret + 1) * sizeof(*a));
+	if (!a) {
+		fail(p, "out of memory");
+		return;
+	}
+	p->info->regret = a;
+	r.name = p->fields[2];
+	r.method = p->fields[3];
+	r.cgroup = p->fields[4];
+	p->fields[2] = p->fields[3] = p->fields[4] = NULL;
+	a[p->info->nr_regret++] = r;
+}
+
 static int is_tag(const struct parse *p, const char *tag)
 {
 	return !strcmp(p->fields[0], tag);
@@ -774,6 +834,9 @@ static void on_row(int c, void *arg)
 		} else if (is_tag(p, "#exit")) {
 			if (!incomplete(p, "#exit row"))
 				exit_row(p);
+		} else if (is_tag(p, "#regret")) {
+			if (!incomplete(p, "#regret row"))
+				regret_row(p);
 		} else if (p->fields[0][0] == '#') {
 			/* comment, or a row of a later version */
 		} else {
@@ -926,5 +989,11 @@ void rec_info_free(struct rec_info *info)
 	}
 	free(info->targets);
 	free(info->tindex);
+	for (int i = 0; i < info->nr_regret; i++) {
+		free(info->regret[i].name);
+		free(info->regret[i].method);
+		free(info->regret[i].cgroup);
+	}
+	free(info->regret);
 	memset(info, 0, sizeof(*info));
 }

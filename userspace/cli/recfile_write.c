@@ -120,3 +120,17 @@ int rec_write_trailer(FILE *f, const struct rec_kv *kv, int nr)
 	fputs("#eof\n", f);
 	return fflush(f) ? -errno : check(f);
 }
+
+int rec_write_regret(FILE *f, const struct rec_regret *r)
+{
+	fprintf(f, "#regret,%" PRIu32 ",", r->scheme);
+	if (put_str(f, r->name) || fputc(',', f) == EOF || put_str(f, r->method) ||
+	    fputc(',', f) == EOF || put_str(f, r->cgroup))
+		return -EIO;
+	fprintf(f, ",%" PRIu64 ",%" PRIu64, r->acted, r->unknown_calls);
+	for (int w = 0; w < r->nr_windows; w++)
+		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, r->w[w].us,
+			r->w[w].checked, r->w[w].back, r->w[w].unknown);
+	fputc('\n', f);
+	return check(f);
+}

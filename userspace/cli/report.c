@@ -65,6 +65,9 @@ static const struct report_mode modes[] = {
 	{ "savings", report_savings, "savings.gp",
 	  "per idle-time threshold: the memory reclaiming what is idle that\n"
 	  "             long would save, and the refaults it would cause" },
+	{ "regret", report_regret, NULL,
+	  "a policy record's regret: per scheme and cgroup, what it took\n"
+	  "             away and how much came back within 1 s, 10 s, 60 s" },
 };
 
 #define NR_MODES (sizeof(modes) / sizeof(modes[0]))

@@ -108,6 +108,7 @@ int report_damo(const struct report_opts *o, FILE *out, FILE *tics);
 int report_footprints(const struct report_opts *o, FILE *out, FILE *tics);
 int report_adjust(const struct report_opts *o, FILE *out, FILE *tics);
 int report_savings(const struct report_opts *o, FILE *out, FILE *tics);
+int report_regret(const struct report_opts *o, FILE *out, FILE *tics);
 /* report damo of @record into @out (record --damo). */
 int report_damo_write(const char *record, const char *out);
 

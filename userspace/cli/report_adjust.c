@@ -259,7 +259,9 @@ static int flush(struct adjust *a)
 	if (!a->nr_c)
 		a->c_first_len = s.end_ns - s.start_ns;
 	a->c_start[a->nr_c++] = s.start_ns;
-	qsort(a->r, a->nr_r, sizeof(*a->r), cmp_region);
+	/* (a window of no regions has no array: qsort(NULL, 0) is undefined) */
+	if (a->nr_r)
+		qsort(a->r, a->nr_r, sizeof(*a->r), cmp_region);
 	for (size_t i = 0, j; i < a->nr_r; i = j) {
 		for (j = i; j < a->nr_r && a->r[j].r.pid == a->r[i].r.pid; j++)
 			;

@@ -150,7 +150,15 @@ int session_opt(const char *cmd, int c, const char *arg, struct session_opts *so
 	case SESSION_OPT_CGROUP:
 		if (!*arg)
 			return bad_value(cmd, "--cgroup", arg, "expected a cgroup v2 directory");
-		so->cgroup = arg;
+		if (!so->cgroup) {
+			so->cgroup = arg;
+			return 0;
+		}
+		if (!so->several_cgroups)
+			return usage_error(cmd, "--cgroup given twice ('%s', '%s')", so->cgroup, arg);
+		if (so->nr_more_cgroups == FOLLOW_MAX_CGROUPS - 1)
+			return usage_error(cmd, "--cgroup: more than %d cgroups", FOLLOW_MAX_CGROUPS);
+		so->more_cgroups[so->nr_more_cgroups++] = arg;
 		return 0;
 	case 'd':
 		if (parse_duration_us(arg, &so->duration_us) || !so->duration_us)
@@ -325,11 +333,12 @@ int session_open(struct session *s, const struct session_opts *so, const char *b
 			return fail(s->cmd, "cannot run '%s': %s", so->cmd[0], strerror(-err));
 	}
 	/* and so does a cgroup that is not one */
-	if (so->cgroup) {
+	for (int i = 0; so->cgroup && i <= so->nr_more_cgroups; i++) {
+		const char *arg = i ? so->more_cgroups[i - 1] : so->cgroup;
 		char msg[PATH_MAX + 256];
 		struct cgroup_ref c;
 
-		if (cgroup_resolve(so->cgroup, MOUNTINFO, &c, msg, sizeof(msg)))
+		if (cgroup_resolve(arg, MOUNTINFO, &c, msg, sizeof(msg)))
 			return usage_error(s->cmd, "--cgroup %s", msg);
 		cgroup_ref_free(&c);
 	}
@@ -420,6 +429,9 @@ int session_add_targets(struct session *s, const struct session_opts *so)
 	s->f.keep_left_ns = keep > KEEP_LEFT_NS ? keep : KEEP_LEFT_NS;
 	if (so->cgroup && follow_set_cgroup(&s->f, so->cgroup, msg, sizeof(msg)))
 		return fail(s->cmd, "--cgroup %s", msg);
+	for (int i = 0; i < so->nr_more_cgroups; i++)
+		if (follow_set_cgroup(&s->f, so->more_cgroups[i], msg, sizeof(msg)))
+			return fail(s->cmd, "--cgroup %s", msg);
 	/* from here on no fork is missed: the scan below sees what came before */
 	if (s->f.mode != FOLLOW_PIDS)
 		follow_listen(&s->f);

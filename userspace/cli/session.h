@@ -40,6 +40,10 @@ struct session_opts {
 	int inherit;			/* -i: -p's descendants too */
 	int no_inherit;			/* --no-inherit: the command alone */
 	const char *cgroup;		/* --cgroup */
+	/* more --cgroup flags, where the command allows several (policy) */
+	const char *more_cgroups[FOLLOW_MAX_CGROUPS - 1];
+	int nr_more_cgroups;
+	int several_cgroups;		/* set before parsing: allow them */
 	int machine;			/* every user process (daptrace stat) */
 	int phys_addr;			/* --phys-addr */
 	/* --auto-intervals (goal.aggrs 0: off, written so to the module) */

@@ -5,7 +5,8 @@
  * undefined behaviour.  Every mode but objects (which needs a side file)
  * and damo runs on the input, heatmap at two grid sizes, hot in both
  * rankings, hist as text and JSON, adjust at two lengths, savings at its
- * default thresholds and at thresholds as short as the crafted windows.
+ * default thresholds and at thresholds as short as the crafted windows,
+ * regret as text and JSON.
  * Build and run: make -C userspace fuzz.
  */
 #include <stdint.h>
@@ -66,6 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.fp_by_time = o.fp_all = o.pct_damo = 1;
 	run(&o, report_footprints);
 	run(&o, report_savings);
+	run(&o, report_regret);
 	o.adjust_aggr_us = 250000;
 	run(&o, report_adjust);
 	o.adjust_aggr_us = 1;
@@ -97,6 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	run(&o, report_raw);
 	run(&o, report_hist);
 	run(&o, report_savings);
+	run(&o, report_regret);
 	o.terminal = 2;
 	o.json = 0;
 	run(&o, report_heatmap);

@@ -5,7 +5,9 @@
  * (CAP_SYS_NICE + ptrace read access) and move_pages(2) (CAP_SYS_NICE).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <numaif.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -140,4 +142,81 @@ const char *pol_err_name(enum pol_err e)
 	};
 
 	return e < POL_NR_ERRS ? names[e] : "?";
+}
+
+/* pagemap: bit 63 "present" (mapped in the page table) */
+#define PM_PRESENT	(1ULL << 63)
+#define PROBE_BATCH	512
+
+static void set_bit64(uint64_t *b, uint64_t i)
+{
+	b[i / 64] |= 1ULL << (i % 64);
+}
+
+static int probe_resident(struct pol_target *t, uint64_t start, uint32_t npages,
+			  uint64_t psz, uint64_t *gone, uint64_t *here)
+{
+	uint64_t ent[PROBE_BATCH];
+
+	if (t->pagemap < 0) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "/proc/%d/pagemap", (int)t->pid);
+		t->pagemap = open(path, O_RDONLY | O_CLOEXEC);
+		if (t->pagemap < 0)
+			return -errno;
+	}
+	for (uint32_t i = 0; i < npages;) {
+		uint32_t n = npages - i > PROBE_BATCH ? PROBE_BATCH : npages - i;
+		ssize_t r = pread(t->pagemap, ent, n * sizeof(ent[0]),
+				  (off_t)((start / psz + i) * sizeof(ent[0])));
+
+		if (r < 0)
+			return -errno;
+		if ((size_t)r != n * sizeof(ent[0]))
+			return -EIO;
+		for (uint32_t k = 0; k < n; k++)
+			set_bit64(ent[k] & PM_PRESENT ? here : gone, i + k);
+		i += n;
+	}
+	return 0;
+}
+
+static int probe_node(struct pol_target *t, int node, uint64_t start, uint32_t npages,
+		      uint64_t psz, uint64_t *gone, uint64_t *here)
+{
+	static void *pages[PROBE_BATCH];
+	static int status[PROBE_BATCH];
+
+	for (uint32_t i = 0; i < npages;) {
+		uint32_t n = npages - i > PROBE_BATCH ? PROBE_BATCH : npages - i;
+
+		for (uint32_t k = 0; k < n; k++)
+			pages[k] = (void *)(uintptr_t)(start + (uint64_t)(i + k) * psz);
+		if (move_pages(t->pid, n, pages, NULL, status, 0) < 0)
+			return -errno;
+		for (uint32_t k = 0; k < n; k++) {
+			if (status[k] == node)
+				set_bit64(gone, i + k);
+			else if (status[k] >= 0)
+				set_bit64(here, i + k);
+		}
+		i += n;
+	}
+	return 0;
+}
+
+int pol_probe(struct pol_engine *e, struct pol_target *t, const struct pol_scheme *s,
+	      uint64_t start, uint32_t npages, uint64_t *gone, uint64_t *here)
+{
+	uint64_t psz = (uint64_t)e->page_size;
+
+	switch (pol_regret_how_of(s->action)) {
+	case POL_REGRET_RESIDENT:
+		return probe_resident(t, start, npages, psz, gone, here);
+	case POL_REGRET_NODE:
+		return probe_node(t, s->node, start, npages, psz, gone, here);
+	default:
+		return -EINVAL;
+	}
 }

@@ -46,6 +46,9 @@ int pol_engine_init(struct pol_engine *e, struct pol_scheme *s, int nr_schemes,
 	e->act = act_syscall;
 	e->maps_refresh = maps_refresh;
 	e->goal_read = pol_goal_read;
+	e->probe = pol_probe;
+	e->cgroup_of = pol_pid_cgroup;
+	e->page_size = sysconf(_SC_PAGESIZE);
 	e->act_chunk = POL_ACT_CHUNK;
 	for (int i = 0; i < nr_pids; i++)
 		if (pol_engine_add_target(e, pids[i]) < 0)
@@ -101,15 +104,27 @@ int pol_engine_add_target(struct pol_engine *e, pid_t pid)
 	memset(t, 0, sizeof(*t));
 	t->pid = pid;
 	t->maps.pid = pid;
+	t->pagemap = -1;
+	t->cg = -1;		/* read when first needed (regret.c) */
+	t->acted = calloc(e->nr_schemes ? e->nr_schemes : 1, sizeof(*t->acted));
+	if (!t->acted)
+		return -ENOMEM;
 	/* a pidfd keeps naming this process even if the pid is reused */
 	t->pidfd = pol_pidfd_open(pid);
 	return e->nr_targets++;
 }
 
-static void target_free(struct pol_target *t)
+static void target_free(struct pol_engine *e, struct pol_target *t)
 {
+	for (int i = 0; t->acted && i < e->nr_schemes; i++)
+		pol_iset_free(&t->acted[i]);
+	free(t->acted);
+	t->acted = NULL;
+	pol_iset_free(&t->accessed);
 	if (t->pidfd >= 0)
 		close(t->pidfd);
+	if (t->pagemap >= 0)
+		close(t->pagemap);
 	maps_free(&t->maps);
 }
 
@@ -119,20 +134,21 @@ void pol_engine_remove_target(struct pol_engine *e, pid_t pid)
 
 	if (i < 0)
 		return;
-	target_free(&e->t[i]);
+	pol_regret_target_gone(e, pid);
+	target_free(e, &e->t[i]);
 	e->t[i] = e->t[--e->nr_targets];
 }
 
 void pol_engine_free(struct pol_engine *e)
 {
 	for (int i = 0; i < e->nr_targets; i++)
-		target_free(&e->t[i]);
+		target_free(e, &e->t[i]);
 	free(e->t);
 	e->t = NULL;
 	e->nr_targets = e->cap_targets = 0;
 	free(e->cand);
 	e->cand = NULL;
-	pol_iset_free(&e->accessed);
+	pol_regret_free(e);
 }
 
 static int add_cand(struct pol_engine *e, uint64_t start, uint64_t end, int t,
@@ -181,13 +197,24 @@ static int label_allowed(const struct pol_scheme *s, const char *label)
 	return !s->flabel || strstr(label, s->flabel);
 }
 
+/* Scheme @s's identity in target @ti, and when @ti's ranges were last accessed. */
+static struct pol_iset *acted_of(struct pol_engine *e, const struct pol_scheme *s, int ti)
+{
+	return &e->t[ti].acted[s - e->s];
+}
+
+static struct pol_iset *accessed_of(struct pol_engine *e, int ti)
+{
+	return &e->t[ti].accessed;
+}
+
 /* Candidates in [a, b) the scheme has not acted on yet. */
 static void add_unacted(struct pol_engine *e, struct pol_scheme *s, uint64_t a, uint64_t b,
 			int ti, unsigned int score)
 {
 	uint64_t ps, pe;
 
-	while (a < b && pol_iset_first_gap(&s->acted, a, b, &ps, &pe)) {
+	while (a < b && pol_iset_first_gap(acted_of(e, s, ti), a, b, &ps, &pe)) {
 		if (add_cand(e, ps, pe, ti, score))
 			break;
 		a = pe;
@@ -214,7 +241,7 @@ static void add_by_idle(struct pol_engine *e, struct pol_scheme *s, uint64_t a, 
 		uint64_t pe, idle_us;
 		int64_t t;
 
-		if (!pol_iset_piece(&e->accessed, a, b, &pe, &t))
+		if (!pol_iset_piece(accessed_of(e, ti), a, b, &pe, &t))
 			t = since;
 		idle_us = now > t ? (uint64_t)(now - t) / 1000 : 0;
 		add_unacted(e, s, a, pe, ti, pol_score(s, r->nr_accesses, nr_samples,
@@ -276,9 +303,9 @@ static void collect(struct pol_engine *e, struct pol_scheme *s,
 			add_cand(e, a, b, ti, pol_score(s, r->nr_accesses, nr_samples, age_us));
 			continue;
 		}
-		if (pol_iset_covered(&s->acted, a, b)) {
+		if (pol_iset_covered(acted_of(e, s, ti), a, b)) {
 			s->st.nr_identity_skip++;
-			s->st.sz_identity_skip += pol_iset_covered(&s->acted, a, b);
+			s->st.sz_identity_skip += pol_iset_covered(acted_of(e, s, ti), a, b);
 		}
 		if (!s->idle_us) {
 			add_scored(e, s, a, b, ti, r, nr_samples, age_us, now);
@@ -287,20 +314,20 @@ static void collect(struct pol_engine *e, struct pol_scheme *s,
 		/* nothing has been watched that long yet */
 		if (since < e->t0_ns)
 			continue;
-		while (a < b && pol_iset_first_gap_since(&e->accessed, a, b, since, &ps, &pe)) {
+		while (a < b && pol_iset_first_gap_since(accessed_of(e, ti), a, b, since, &ps, &pe)) {
 			add_scored(e, s, ps, pe, ti, r, nr_samples, age_us, now);
 			a = pe;
 		}
 	}
 }
 
-/* Another scheme acted on [start, end): the others' identity there is stale. */
-static void forget_elsewhere(struct pol_engine *e, const struct pol_scheme *s,
+/* Another scheme acted on [start, end) of @ti: the others' identity there is stale. */
+static void forget_elsewhere(struct pol_engine *e, const struct pol_scheme *s, int ti,
 			     uint64_t start, uint64_t end)
 {
 	for (int i = 0; i < e->nr_schemes; i++)
 		if (&e->s[i] != s)
-			pol_iset_remove(&e->s[i].acted, start, end);
+			pol_iset_remove(acted_of(e, &e->s[i], ti), start, end);
 }
 
 static int64_t mono_ns(void)
@@ -338,9 +365,14 @@ static uint64_t act_chunked(struct pol_engine *e, const struct pol_scheme *s,
 	while (off < len) {
 		uint64_t n = len - off > chunk ? chunk : len - off;
 
+		int follow;
+
 		if (over_time(e))
 			break;
+		follow = pol_regret_before(e, s, t, start + off, n);
 		done += e->act(e, s, t, start + off, n, err);
+		if (follow)
+			pol_regret_after(e, s, t, e->now_ns + (mono_ns() - e->apply_start_ns));
 		e->pieces_done++;
 		off += n;
 		if (*err)
@@ -370,9 +402,16 @@ static void apply_scheme(struct pol_engine *e, struct pol_scheme *s,
 	size_t first;
 
 	/* accessed again: acting on it again is a new decision (also while off) */
-	for (uint32_t i = 0; i < snap->nr_regions && !s->hottest_first; i++)
-		if (snap->regions[i].nr_accesses)
-			pol_iset_remove(&s->acted, snap->regions[i].start, snap->regions[i].end);
+	for (uint32_t i = 0; i < snap->nr_regions && !s->hottest_first; i++) {
+		int ti;
+
+		if (!snap->regions[i].nr_accesses)
+			continue;
+		ti = target_index(e, snap->regions[i].pid);
+		if (ti >= 0)
+			pol_iset_remove(acted_of(e, s, ti), snap->regions[i].start,
+					snap->regions[i].end);
+	}
 	if (!pol_wmark_update(s)) {
 		s->st.wmark_inactive++;
 		return;
@@ -387,8 +426,8 @@ static void apply_scheme(struct pol_engine *e, struct pol_scheme *s,
 		}
 		budget = s->quota_eff > s->quota_used ? s->quota_eff - s->quota_used : 0;
 	}
-	if (s->reapply_us)
-		pol_iset_expire(&s->acted, now - (int64_t)s->reapply_us * 1000);
+	for (int ti = 0; s->reapply_us && ti < e->nr_targets; ti++)
+		pol_iset_expire(acted_of(e, s, ti), now - (int64_t)s->reapply_us * 1000);
 
 	e->nr_cand = 0;
 	for (uint32_t i = 0; i < snap->nr_regions; i++) {
@@ -396,7 +435,8 @@ static void apply_scheme(struct pol_engine *e, struct pol_scheme *s,
 		uint64_t age_us = (uint64_t)r->age * snap->aggr_us;
 		int ti = target_index(e, r->pid);
 
-		if (ti < 0 || e->t[ti].gone || !matches(s, r, snap->nr_samples, age_us))
+		if (ti < 0 || e->t[ti].gone || !matches(s, r, snap->nr_samples, age_us) ||
+		    !pol_scheme_has_target(e, s, &e->t[ti]))
 			continue;
 		collect(e, s, r, ti, snap->nr_samples, age_us, now);
 	}
@@ -470,8 +510,8 @@ static void apply_scheme(struct pol_engine *e, struct pol_scheme *s,
 			continue;
 		}
 		if (s->action != POL_STAT && tried) {
-			pol_iset_add(&s->acted, c->start, c->start + tried, now);
-			forget_elsewhere(e, s, c->start, c->start + tried);
+			pol_iset_add(acted_of(e, s, c->target), c->start, c->start + tried, now);
+			forget_elsewhere(e, s, c->target, c->start, c->start + tried);
 		}
 		if (k >= e->nr_cand && tried) {
 			s->share_t = c->target;
@@ -509,16 +549,20 @@ static void after_gap(struct pol_engine *e, const struct daptrace_snapshot *snap
 {
 	for (uint32_t i = 0; i < snap->nr_regions; i++) {
 		const struct daptrace_region *r = &snap->regions[i];
+		int ti;
 
 		if (!r->nr_accesses && r->age > snap->missed_before)
 			continue;
+		ti = target_index(e, r->pid);
+		if (ti < 0)
+			continue;
 		/* (accessed now: pol_engine_apply() marks it as usual) */
 		if (e->track_us && !r->nr_accesses)
-			pol_iset_add(&e->accessed, r->start, r->end,
+			pol_iset_add(accessed_of(e, ti), r->start, r->end,
 				     now_ns - age_ns_of(r, snap->aggr_us));
 		for (int k = 0; k < e->nr_schemes; k++)
 			if (!e->s[k].hottest_first)
-				pol_iset_remove(&e->s[k].acted, r->start, r->end);
+				pol_iset_remove(acted_of(e, &e->s[k], ti), r->start, r->end);
 	}
 }
 
@@ -533,11 +577,18 @@ void pol_engine_apply(struct pol_engine *e, const struct daptrace_snapshot *snap
 		after_gap(e, snap, now_ns);
 	if (e->track_us) {
 		/* older than every idle= condition and the score's cap: forget it */
-		pol_iset_expire(&e->accessed, now_ns - (int64_t)e->track_us * 1000);
-		for (uint32_t i = 0; i < snap->nr_regions; i++)
-			if (snap->regions[i].nr_accesses)
-				pol_iset_add(&e->accessed, snap->regions[i].start,
+		for (int ti = 0; ti < e->nr_targets; ti++)
+			pol_iset_expire(accessed_of(e, ti), now_ns - (int64_t)e->track_us * 1000);
+		for (uint32_t i = 0; i < snap->nr_regions; i++) {
+			int ti;
+
+			if (!snap->regions[i].nr_accesses)
+				continue;
+			ti = target_index(e, snap->regions[i].pid);
+			if (ti >= 0)
+				pol_iset_add(accessed_of(e, ti), snap->regions[i].start,
 					     snap->regions[i].end, now_ns);
+		}
 	}
 	for (int i = 0; i < e->nr_targets; i++) {
 		struct pol_target *t = &e->t[i];
@@ -550,7 +601,9 @@ void pol_engine_apply(struct pol_engine *e, const struct daptrace_snapshot *snap
 			t->gone = 1;
 	}
 	e->apply_start_ns = mono_ns();
+	e->now_ns = now_ns;
 	e->pieces_done = 0;
+	pol_regret_tick(e, now_ns);
 	for (int i = 0; i < e->nr_schemes; i++)
 		apply_scheme(e, &e->s[i], snap, now_ns);
 }

@@ -391,7 +391,9 @@ static int cgroup_file(struct pol_goal *g, const char *cg, const char *name, cha
 	return 0;
 }
 
-static int resolve(struct pol_goal *g, const pid_t *pids, int nr, char *err, size_t errlen)
+/* @scheme_cg: the scheme's cgroup= (its @targets), or NULL */
+static int resolve(struct pol_goal *g, const char *scheme_cg, const pid_t *pids, int nr,
+		   char *err, size_t errlen)
 {
 	char cg[1024];
 	uint64_t total, free_b;
@@ -404,6 +406,8 @@ static int resolve(struct pol_goal *g, const pid_t *pids, int nr, char *err, siz
 			break;
 		if (g->src == POL_SRC_CGROUP) {
 			snprintf(cg, sizeof(cg), "%s", g->arg);
+		} else if (scheme_cg) {
+			snprintf(cg, sizeof(cg), "%s", scheme_cg);
 		} else if ((e = common_cgroup(pids, nr, cg, sizeof(cg), err, errlen))) {
 			return e;
 		}
@@ -487,7 +491,7 @@ int pol_scheme_check_goals(struct pol_scheme *s, const pid_t *pids, int nr, char
 		struct pol_goal *g = &s->goals[i];
 		char msg[POL_ERRMSG_LEN];
 
-		if (resolve(g, pids, nr, msg, sizeof(msg)) || probe(g, msg, sizeof(msg))) {
+		if (resolve(g, s->cgroup, pids, nr, msg, sizeof(msg)) || probe(g, msg, sizeof(msg))) {
 			snprintf(err, errlen, "%s (%s): goal=%s: %s",
 				 s->origin[0] ? s->origin : "scheme", s->name, g->spec, msg);
 			return -EINVAL;

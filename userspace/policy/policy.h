@@ -191,6 +191,9 @@ struct pol_iset {
  * @ftype:	anon/file filter
  * @flabel:	act only in mappings whose label contains this (NULL: any)
  * @faddr_start/@faddr_end: act only inside this address range (0,0: any)
+ * @cgroup:	act only on targets in this cgroup v2 ("/a/b", as
+ *		/proc/PID/cgroup names it) or below; its goals' @targets, rss and
+ *		refault are this cgroup's (NULL: any target)
  * @reapply_us:	forget an acted range after this long (default 2 s for hot
  *		actions, 10 s for cold ones), 0 = only when the range is
  *		accessed again (or another scheme acts on it)
@@ -222,6 +225,7 @@ struct pol_scheme {
 	enum pol_filter_type ftype;
 	char *flabel;
 	uint64_t faddr_start, faddr_end;
+	char *cgroup;
 	uint64_t reapply_us;
 	int act_unobserved;		/* unobserved=act */
 	uint64_t idle_us;
@@ -239,11 +243,68 @@ struct pol_scheme {
 	struct {
 		uint64_t windows, at_max, paused;
 	} tune;
-	struct pol_iset acted;		/* region identity */
 	struct pol_stats st;
 };
 
-#define POL_MAX_SCHEMES	16
+/*
+ * Regret (regret.c): of what an action took away, how much came back within
+ * each window.  Per scheme and per cgroup of the target acted on.
+ */
+#define POL_REGRET_WINDOWS	3
+extern const uint64_t pol_regret_win_us[POL_REGRET_WINDOWS];	/* 1 s, 10 s, 60 s */
+/* Pages followed at once (2 bits each): beyond, acted bytes are "unknown". */
+#define POL_REGRET_MAX_PAGES	(1U << 24)
+
+/* How an action's outcome is observed, page by page. */
+enum pol_regret_how {
+	POL_REGRET_NONE,	/* not observed (cold, willneed, collapse, stat) */
+	POL_REGRET_RESIDENT,	/* pageout: mapped (/proc/PID/pagemap "present") */
+	POL_REGRET_NODE,	/* migrate_*: the page's node (move_pages query) */
+};
+
+/**
+ * struct pol_regret - one scheme's regret in one cgroup.
+ * @scheme:	index of the scheme
+ * @cgroup:	the cgroup v2 path of the targets acted on ("" if unknown)
+ * @acted:	bytes the action took away: pageout, pages mapped before the
+ *		call and not after; migrate_*, pages elsewhere before and on
+ *		the node after
+ * @checked:	per window, acted bytes whose window has closed and was checked
+ * @back:	per window, of those, bytes seen back by the window's end:
+ *		mapped again (pageout), on another node (migrate_*)
+ * @unknown:	per window, acted bytes whose window could not be checked (the
+ *		target left, the probe failed, the check came more than half a
+ *		window late, more than POL_REGRET_MAX_PAGES followed)
+ * @unknown_calls: calls whose effect could not be read (a probe failed,
+ *		out of memory, over POL_REGRET_MAX_PAGES): their bytes are in
+ *		no counter here
+ * Bytes still pending for window w: @acted - @checked[w] - @unknown[w].
+ */
+struct pol_regret {
+	int scheme;
+	char *cgroup;
+	uint64_t acted;
+	uint64_t checked[POL_REGRET_WINDOWS];
+	uint64_t back[POL_REGRET_WINDOWS];
+	uint64_t unknown[POL_REGRET_WINDOWS];
+	uint64_t unknown_calls;
+};
+
+/* One acted-on piece being followed until its last window closes. */
+struct pol_regret_ent {
+	int key;		/* index into pol_engine.regret */
+	pid_t pid;
+	int node;		/* migrate_*: the node moved to */
+	enum pol_regret_how how;
+	uint64_t start;		/* page aligned */
+	uint32_t npages, nr_out;
+	int64_t t_ns;		/* when the action returned */
+	int next;		/* the next window to close */
+	uint64_t *out;		/* bit per page: taken away by the action */
+	uint64_t *back;		/* bit per page: seen back since */
+};
+
+#define POL_MAX_SCHEMES	64
 /* Actions are issued in pieces of at most this many bytes. */
 #define POL_ACT_CHUNK	(2ULL << 20)
 #define POL_ERRMSG_LEN	256
@@ -271,6 +332,10 @@ const char *const *pol_preset(const char *name);
 /* -ENODEV with a message if a node the scheme names does not exist. */
 int pol_scheme_check_nodes(const struct pol_scheme *s, char *err, size_t errlen);
 void pol_scheme_free(struct pol_scheme *s);
+/* A copy of parsed scheme @src (no run-time state) in @dst; -ENOMEM. */
+int pol_scheme_dup(struct pol_scheme *dst, const struct pol_scheme *src);
+/* Is cgroup path @p @root or below it ("/" holds every path)? */
+int pol_cgroup_within(const char *root, const char *p);
 /* Strict "123", "4K", "64M", "1G" (binary units) to bytes. */
 int pol_parse_bytes(const char *str, uint64_t *v);
 
@@ -399,6 +464,16 @@ struct pol_target {
 	struct maps maps;	/* for filters and to act on mapped bytes only */
 	int64_t maps_ns;
 	int gone;		/* exited: no more actions */
+	int pagemap;		/* /proc/PID/pagemap (regret), -1: not open */
+	/*
+	 * By address, in this process only (another process may use the same
+	 * addresses: forked workers, two containers of one image): when each
+	 * range was last seen accessed, and per scheme what it acted on
+	 * (region identity), one set per scheme of the engine.
+	 */
+	struct pol_iset accessed;
+	struct pol_iset *acted;
+	int cg;			/* index into pol_engine.cgroups */
 };
 
 /* A piece of a matching region the scheme may act on. */
@@ -416,7 +491,6 @@ struct pol_engine {
 	int last_target;		/* the last target a region was found in */
 	struct pol_cand *cand;
 	size_t nr_cand, cap_cand;
-	struct pol_iset accessed;	/* when each range was last seen accessed */
 	int64_t t0_ns;			/* first snapshot applied */
 	uint64_t max_idle_us;
 	/* how long @accessed remembers: the longest idle= or POL_IDLE_SCORE_US */
@@ -424,10 +498,33 @@ struct pol_engine {
 	/* time one snapshot's actions may take, 0 = no limit (see engine.c) */
 	int64_t work_budget_ns;
 	int64_t apply_start_ns;
+	int64_t now_ns;			/* of the snapshot being applied */
 	uint64_t pieces_done;		/* in this snapshot */
 	uint64_t act_chunk;		/* POL_ACT_CHUNK */
 	uint64_t nr_snapshots;
 	uint64_t nr_missed;
+	/* regret.c: the counters per (scheme, cgroup), the pieces followed */
+	struct pol_regret *regret;
+	int nr_regret, cap_regret;
+	char **cgroups;
+	int nr_cgroups;
+	struct pol_regret_ent *rent;
+	size_t nr_rent, cap_rent;
+	uint64_t regret_pages;		/* pages followed in @rent */
+	long page_size;
+	struct pol_regret_ent rpend;	/* between pol_regret_before() and _after() */
+	uint64_t *rbuf;			/* its "here before" and "gone after" bitmaps */
+	size_t rbuf_words;
+	/*
+	 * Reads the state of [start, start + npages pages) of @t after (or
+	 * before) scheme @s acted: bit set in @gone where the action's effect
+	 * holds (not mapped; on s->node), in @here where it was undone (mapped;
+	 * on another node).  0 or -errno.  Tests replace it.
+	 */
+	int (*probe)(struct pol_engine *e, struct pol_target *t, const struct pol_scheme *s,
+		     uint64_t start, uint32_t npages, uint64_t *gone, uint64_t *here);
+	/* the cgroup of @pid into @buf (tests replace it); 0 or -errno */
+	int (*cgroup_of)(pid_t pid, char *buf, size_t len);
 	/* for tests: replaces the syscalls when set */
 	uint64_t (*act)(struct pol_engine *e, const struct pol_scheme *s,
 			struct pol_target *t, uint64_t start, uint64_t len, int *err);
@@ -461,6 +558,40 @@ void pol_engine_apply(struct pol_engine *e, const struct daptrace_snapshot *snap
 		      int64_t now_ns);
 void pol_engine_free(struct pol_engine *e);
 
+/* regret.c */
+enum pol_regret_how pol_regret_how_of(enum pol_action a);
+const char *pol_regret_how_name(enum pol_regret_how h);
+/* "1s", "10s", "60s" */
+const char *pol_regret_win_name(int w);
+/* The probe the engine uses by default (pagemap, move_pages). */
+int pol_probe(struct pol_engine *e, struct pol_target *t, const struct pol_scheme *s,
+	      uint64_t start, uint32_t npages, uint64_t *gone, uint64_t *here);
+/*
+ * Around one call of scheme @s on [start, start + len) of @t: the state
+ * before, then after the call returned at @now_ns (pol_regret_after() does
+ * nothing unless pol_regret_before() returned 1).
+ */
+int pol_regret_before(struct pol_engine *e, const struct pol_scheme *s, struct pol_target *t,
+		      uint64_t start, uint64_t len);
+void pol_regret_after(struct pol_engine *e, const struct pol_scheme *s, struct pol_target *t,
+		      int64_t now_ns);
+/* Close the windows that ended by @now_ns. */
+void pol_regret_tick(struct pol_engine *e, int64_t now_ns);
+/* The cgroup v2 path of @t ("" if it cannot be read), read once. */
+const char *pol_target_cgroup(struct pol_engine *e, struct pol_target *t);
+/* Does scheme @s act on target @t (its cgroup= filter)? */
+int pol_scheme_has_target(struct pol_engine *e, const struct pol_scheme *s,
+			  struct pol_target *t);
+/* Target @pid left: its pieces' open windows are unknown. */
+void pol_regret_target_gone(struct pol_engine *e, pid_t pid);
+/* The counters of (@scheme, @cgroup), created if new; NULL: out of memory. */
+struct pol_regret *pol_regret_get(struct pol_engine *e, int scheme, const char *cgroup);
+/* A cgroup's index in e->cgroups (added if new), -ENOMEM. */
+int pol_engine_cgroup(struct pol_engine *e, const char *path);
+void pol_regret_free(struct pol_engine *e);
+
+/* stats.c: every cgroup's regret of scheme @si summed into @sum (no cgroup) */
+void pol_regret_sum(const struct pol_engine *e, int si, struct pol_regret *sum);
 /* stats.c: CSV (one row per scheme) and JSON (one object) of the stats. */
 int pol_stats_write_csv(FILE *f, const struct pol_engine *e);
 int pol_stats_write_json(FILE *f, const struct pol_engine *e, double elapsed_s);

@@ -106,10 +106,51 @@ void pol_scheme_free(struct pol_scheme *s)
 {
 	free(s->flabel);
 	s->flabel = NULL;
+	free(s->cgroup);
+	s->cgroup = NULL;
 	for (int i = 0; i < s->nr_goals; i++)
 		pol_goal_free(&s->goals[i]);
 	s->nr_goals = 0;
-	pol_iset_free(&s->acted);
+}
+
+/* *@dst = a copy of @src (NULL stays NULL); -ENOMEM. */
+static int dup_str(char **dst, const char *src)
+{
+	*dst = src ? strdup(src) : NULL;
+	return src && !*dst ? -ENOMEM : 0;
+}
+
+int pol_scheme_dup(struct pol_scheme *dst, const struct pol_scheme *src)
+{
+	int err = 0;
+
+	*dst = *src;
+	memset(&dst->st, 0, sizeof(dst->st));
+	/* nothing of @src's is owned by @dst until copied: a failure frees only copies */
+	dst->flabel = dst->cgroup = NULL;
+	for (int i = 0; i < dst->nr_goals; i++)
+		dst->goals[i].spec = dst->goals[i].arg = dst->goals[i].path = NULL;
+	err |= dup_str(&dst->flabel, src->flabel);
+	err |= dup_str(&dst->cgroup, src->cgroup);
+	for (int i = 0; i < dst->nr_goals; i++) {
+		err |= dup_str(&dst->goals[i].spec, src->goals[i].spec);
+		err |= dup_str(&dst->goals[i].arg, src->goals[i].arg);
+		err |= dup_str(&dst->goals[i].path, src->goals[i].path);
+	}
+	if (err) {
+		pol_scheme_free(dst);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int pol_cgroup_within(const char *root, const char *p)
+{
+	size_t n = strlen(root);
+
+	if (n == 1 && root[0] == '/')
+		return p[0] == '/';
+	return !strncmp(p, root, n) && (p[n] == '\0' || p[n] == '/');
 }
 
 int pol_parse_bytes(const char *str, uint64_t *v)
@@ -281,6 +322,15 @@ static int parse_kv(char *kv, struct pol_scheme *s, char *err, size_t errlen)
 		s->flabel = strdup(val);
 		if (!s->flabel)
 			return fmt_err(err, errlen, "out of memory");
+	} else if (!strcmp(kv, "cgroup")) {
+		if (val[0] != '/' || strstr(val, "//") || strstr(val, "/../") ||
+		    (strlen(val) > 1 && val[strlen(val) - 1] == '/'))
+			return fmt_err(err, errlen, "cgroup=%s: expected a cgroup v2 path as "
+				       "/proc/PID/cgroup gives it, e.g. /system.slice/app", val);
+		free(s->cgroup);
+		s->cgroup = strdup(val);
+		if (!s->cgroup)
+			return fmt_err(err, errlen, "out of memory");
 	} else if (!strcmp(kv, "addr")) {
 		if (split2(val, '-', buf, sizeof(buf), &a, &b) || parse_u64_addr(a, &x) ||
 		    parse_u64_addr(b, &y) || x >= y)
@@ -304,7 +354,7 @@ static int parse_kv(char *kv, struct pol_scheme *s, char *err, size_t errlen)
 		s->act_unobserved = !strcmp(val, "act");
 	} else {
 		return fmt_err(err, errlen, "unknown key '%s' (size, freq, age, idle, quota, "
-			       "prio, wmarks, type, label, addr, reapply, unobserved, goal)", kv);
+			       "prio, wmarks, type, label, addr, cgroup, reapply, unobserved, goal)", kv);
 	}
 	return 0;
 }

@@ -54,6 +54,37 @@ static void csv_goal_row(FILE *f, const struct pol_scheme *s)
 	}
 }
 
+void pol_regret_sum(const struct pol_engine *e, int si, struct pol_regret *sum)
+{
+	memset(sum, 0, sizeof(*sum));
+	sum->scheme = si;
+	for (int i = 0; i < e->nr_regret; i++) {
+		const struct pol_regret *r = &e->regret[i];
+
+		if (r->scheme != si)
+			continue;
+		sum->acted += r->acted;
+		sum->unknown_calls += r->unknown_calls;
+		for (int w = 0; w < POL_REGRET_WINDOWS; w++) {
+			sum->checked[w] += r->checked[w];
+			sum->back[w] += r->back[w];
+			sum->unknown[w] += r->unknown[w];
+		}
+	}
+}
+
+/* The regret of every cgroup summed (the JSON has them apart). */
+static void csv_regret_row(FILE *f, const struct pol_engine *e, int si)
+{
+	struct pol_regret sum;
+
+	pol_regret_sum(e, si, &sum);
+	fprintf(f, ",%" PRIu64, sum.acted);
+	for (int w = 0; w < POL_REGRET_WINDOWS; w++)
+		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, sum.checked[w], sum.back[w],
+			sum.unknown[w]);
+}
+
 int pol_stats_write_csv(FILE *f, const struct pol_engine *e)
 {
 	fputs("scheme,action,node", f);
@@ -63,6 +94,10 @@ int pol_stats_write_csv(FILE *f, const struct pol_engine *e)
 	for (int k = 0; k < POL_NR_ERRS; k++)
 		fprintf(f, ",err_%s", pol_err_name(k));
 	csv_goal_header(f);
+	fputs(",regret_acted", f);
+	for (int w = 0; w < POL_REGRET_WINDOWS; w++)
+		fprintf(f, ",regret_checked_%s,regret_back_%s,regret_unknown_%s",
+			pol_regret_win_name(w), pol_regret_win_name(w), pol_regret_win_name(w));
 	fputc('\n', f);
 	for (int i = 0; i < e->nr_schemes; i++) {
 		const struct pol_scheme *s = &e->s[i];
@@ -75,6 +110,7 @@ int pol_stats_write_csv(FILE *f, const struct pol_engine *e)
 		for (int k = 0; k < POL_NR_ERRS; k++)
 			fprintf(f, ",%" PRIu64, s->st.errs[k]);
 		csv_goal_row(f, s);
+		csv_regret_row(f, e, i);
 		fputc('\n', f);
 	}
 	return ferror(f) ? -EIO : 0;
@@ -123,6 +159,50 @@ static void json_quota(struct json_object *o, const struct pol_scheme *s)
 	json_object_object_add(o, "goals", json_goals(s));
 }
 
+/*
+ * "regret_method" and "regret": [{cgroup, acted_bytes, unknown_calls,
+ * windows: [{window, window_us, checked_bytes, back_bytes, unknown_bytes,
+ * pending_bytes}]}], one element per cgroup the scheme acted in.
+ */
+static void json_regret(struct json_object *o, const struct pol_engine *e, int si)
+{
+	struct json_object *arr = json_object_new_array();
+
+	json_object_object_add(o, "regret_method", json_object_new_string(
+		pol_regret_how_name(pol_regret_how_of(e->s[si].action))));
+	for (int i = 0; i < e->nr_regret; i++) {
+		const struct pol_regret *r = &e->regret[i];
+		struct json_object *c, *ws;
+
+		if (r->scheme != si)
+			continue;
+		c = json_object_new_object();
+		ws = json_object_new_array();
+		json_object_object_add(c, "cgroup", json_object_new_string(r->cgroup));
+		json_object_object_add(c, "acted_bytes", json_object_new_uint64(r->acted));
+		json_object_object_add(c, "unknown_calls", json_object_new_uint64(r->unknown_calls));
+		for (int w = 0; w < POL_REGRET_WINDOWS; w++) {
+			struct json_object *x = json_object_new_object();
+
+			json_object_object_add(x, "window",
+					       json_object_new_string(pol_regret_win_name(w)));
+			json_object_object_add(x, "window_us",
+					       json_object_new_uint64(pol_regret_win_us[w]));
+			json_object_object_add(x, "checked_bytes",
+					       json_object_new_uint64(r->checked[w]));
+			json_object_object_add(x, "back_bytes", json_object_new_uint64(r->back[w]));
+			json_object_object_add(x, "unknown_bytes",
+					       json_object_new_uint64(r->unknown[w]));
+			json_object_object_add(x, "pending_bytes", json_object_new_uint64(
+				r->acted - r->checked[w] - r->unknown[w]));
+			json_object_array_add(ws, x);
+		}
+		json_object_object_add(c, "windows", ws);
+		json_object_array_add(arr, c);
+	}
+	json_object_object_add(o, "regret", arr);
+}
+
 int pol_stats_write_json(FILE *f, const struct pol_engine *e, double elapsed_s)
 {
 	struct json_object *root = json_object_new_object();
@@ -153,6 +233,7 @@ int pol_stats_write_json(FILE *f, const struct pol_engine *e, double elapsed_s)
 					       json_object_new_uint64(s->st.errs[k]));
 		json_object_object_add(o, "errors", errs);
 		json_quota(o, s);
+		json_regret(o, e, i);
 		json_object_array_add(arr, o);
 	}
 	json_object_object_add(root, "schemes", arr);

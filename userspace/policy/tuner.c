@@ -141,8 +141,24 @@ uint64_t pol_tune_level(double gap, uint64_t qmax)
 }
 
 /* The metric now, normalised to a window of the scheme's quota_us. */
+/* The scheme @g belongs to (its cgroup= picks the targets of rss and refault). */
+static const struct pol_scheme *scheme_of(const struct pol_engine *e, const struct pol_goal *g)
+{
+	for (int i = 0; i < e->nr_schemes; i++)
+		if (g >= e->s[i].goals && g < e->s[i].goals + POL_MAX_GOALS)
+			return &e->s[i];
+	return NULL;
+}
+
+/* A target whose rss and faults count for the goals of @s. */
+static int counts_for(struct pol_engine *e, const struct pol_scheme *s, struct pol_target *t)
+{
+	return !t->gone && (!s || pol_scheme_has_target(e, s, t));
+}
+
 int pol_goal_read(struct pol_engine *e, struct pol_goal *g, double *v)
 {
+	const struct pol_scheme *s = scheme_of(e, g);
 	uint64_t u, total, free_b;
 	int err = 0;
 
@@ -178,7 +194,7 @@ int pol_goal_read(struct pol_engine *e, struct pol_goal *g, double *v)
 		int alive = 0;
 
 		for (int i = 0; i < e->nr_targets; i++) {
-			if (e->t[i].gone || pol_pid_rss(e->t[i].pid, &u))
+			if (!counts_for(e, s, &e->t[i]) || pol_pid_rss(e->t[i].pid, &u))
 				continue;
 			sum += (double)u;
 			alive++;
@@ -193,7 +209,7 @@ int pol_goal_read(struct pol_engine *e, struct pol_goal *g, double *v)
 		int alive = 0;
 
 		for (int i = 0; i < e->nr_targets; i++) {
-			if (e->t[i].gone || pol_pid_majflt(e->t[i].pid, &u))
+			if (!counts_for(e, s, &e->t[i]) || pol_pid_majflt(e->t[i].pid, &u))
 				continue;
 			sum += u;
 			alive++;

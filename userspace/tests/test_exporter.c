@@ -260,7 +260,14 @@ TEST(policy_stats_known_and_generic_fields)
 {
 	char path[] = "/tmp/daptrace-exp-policy-XXXXXX";
 	struct pol_scheme sc[2];
-	struct pol_engine e = { .s = sc, .nr_schemes = 2, .nr_snapshots = 40, .nr_missed = 2 };
+	struct pol_regret rg[2] = {
+		{ .scheme = 0, .cgroup = (char *)"/sys.slice/a", .acted = 8192, .unknown_calls = 1,
+		  .checked = { 8192, 4096, 0 }, .back = { 4096, 4096, 0 },
+		  .unknown = { 0, 4096, 0 } },
+		{ .scheme = 0, .cgroup = (char *)"/b", .acted = 4096 },
+	};
+	struct pol_engine e = { .s = sc, .nr_schemes = 2, .nr_snapshots = 40, .nr_missed = 2,
+				.regret = rg, .nr_regret = 2 };
 	struct exp_policy p = { .path = path };
 	struct exp_counts n = { 0 };
 	struct metric_set m;
@@ -308,6 +315,28 @@ TEST(policy_stats_known_and_generic_fields)
 	EXPECT_EQ(0, sample(text, "daptrace_policy_scheme_info{scheme=\"1\","
 			    "action=\"migrate_hot\",node=\"0\",text=\"migrate_hot 0\"}", &x));
 	EXPECT_NE(NULL, strstr(text, "text=\"pageout \\\"idle\\\"\""));
+	/* regret: per cgroup and window (docs/exporter.md) */
+	EXPECT_EQ(0, sample(text, "daptrace_policy_regret_bytes_total{scheme=\"0\","
+			    "action=\"pageout\",node=\"-1\",cgroup=\"/sys.slice/a\",window=\"1s\"}",
+			    &x)) TH_LOG("%s", text);
+	EXPECT_EQ(4096, x);
+	EXPECT_EQ(0, sample(text, "daptrace_policy_regret_checked_bytes_total{scheme=\"0\","
+			    "action=\"pageout\",node=\"-1\",cgroup=\"/sys.slice/a\",window=\"1s\"}",
+			    &x));
+	EXPECT_EQ(8192, x);
+	EXPECT_EQ(0, sample(text, "daptrace_policy_regret_unknown_bytes_total{scheme=\"0\","
+			    "action=\"pageout\",node=\"-1\",cgroup=\"/sys.slice/a\",window=\"10s\"}",
+			    &x));
+	EXPECT_EQ(4096, x);
+	EXPECT_EQ(0, sample(text, "daptrace_policy_regret_acted_bytes_total{scheme=\"0\","
+			    "action=\"pageout\",node=\"-1\",cgroup=\"/b\"}", &x));
+	EXPECT_EQ(4096, x);
+	EXPECT_EQ(0, sample(text, "daptrace_policy_regret_unknown_calls_total{scheme=\"0\","
+			    "action=\"pageout\",node=\"-1\",cgroup=\"/sys.slice/a\"}", &x));
+	EXPECT_EQ(1, x);
+	EXPECT_EQ(0, sample(text, "daptrace_policy_regret_bytes_total{scheme=\"0\","
+			    "action=\"pageout\",node=\"-1\",cgroup=\"/b\",window=\"60s\"}", &x));
+	EXPECT_EQ(0, x);
 	free(text);
 	mset_free(&m);
 

@@ -31,6 +31,12 @@ static const struct {
 	{ "  pageout\tfreq=0-10  ", NULL },
 	{ "pageout idle=5s", NULL },
 	{ "pageout unobserved=act", NULL },
+	{ "pageout cgroup=/system.slice/app.service", NULL },
+	{ "pageout cgroup=/", NULL },
+	{ "pageout cgroup=app", "cgroup=app: expected a cgroup v2 path" },
+	{ "pageout cgroup=/a/", "cgroup=/a/: expected" },
+	{ "pageout cgroup=/a//b", "cgroup=/a//b: expected" },
+	{ "pageout cgroup=/a/../b", "cgroup=/a/../b: expected" },
 	{ "pageout unobserved=yes", "unobserved=yes: expected skip or act" },
 	{ "pageout idle=0", "idle=0: expected a duration > 0" },
 	/* in ns these wrapped: an idle time of -1 ns made everything idle */

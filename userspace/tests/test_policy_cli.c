@@ -25,6 +25,10 @@ static const struct {
 	{ A("policy", "-S", "stat"), 2, "nothing to act on" },
 	{ A("policy", "-S", "stat", "-p", "1", "--", "true"), 2, "either --pid, --cgroup or a command" },
 	{ A("policy", "-S", "stat", "--cgroup", "/tmp"), 2, "--cgroup /tmp is not a cgroup v2 directory" },
+	{ A("record", "--cgroup", "/a", "--cgroup", "/b", "--", "true"), 2,
+	  "--cgroup given twice ('/a', '/b')" },
+	{ A("policy", "-S", "stat", "--cgroup", "/", "--cgroup", "/tmp"), 2,
+	  "--cgroup /tmp is not a cgroup v2 directory" },
 	{ RUN("-S", "evict"), 2, "--scheme 'evict': unknown action 'evict'" },
 	{ RUN("-S", "migrate_hot 4095"), 2, "node 4095 does not exist" },
 	{ RUN("-S", "pageout wmarks=node4095,50,40,20"), 2, "wmarks: node 4095 does not exist" },
@@ -103,6 +107,55 @@ TEST(scheme_file_error_names_the_line)
 	fputs("pageout freq=0-0\n", f);
 	fclose(f);
 	EXPECT_EQ(1, run_daptrace(A("policy", "-q", "-f", path, "-p", "1"), out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "cannot open the kernel interface")) TH_LOG("%s", out);
+	unlink(path);
+}
+
+/*
+ * --config FILE (the service's settings): its errors name FILE:LINE, it
+ * comes first, and a good one gets as far as the kernel interface with the
+ * command line's options after the file's.
+ */
+TEST(config_file)
+{
+	static const struct {
+		const char *text;
+		const char *msg;
+	} bad[] = {
+		{ "preset tmo\nbogus 1\n", ":2: unknown option 'bogus'" },
+		{ "# x\nquiet yes\n", ":2: option 'quiet' takes no value" },
+		{ "preset\n", ":1: option 'preset' needs a value" },
+		{ "config /etc/x\n", ":1: unknown option 'config'" },
+		{ "scheme pageout quota=1M/1s goal=stall:1ms\n", "unknown metric 'stall'" },
+		{ "preset tmo\ncgroup /\ncgroup /tmp\n", "--cgroup /tmp is not a cgroup v2 directory" },
+	};
+	char out[8192], path[] = "/tmp/daptrace-policy-conf-XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f;
+
+	if (!daptrace_bin())
+		SKIP(return, "DAPTRACE_BIN not set to the daptrace binary");
+	ASSERT_LE(0, fd);
+	close(fd);
+	setenv("DAPTRACE_SYSFS", "/nonexistent/daptrace", 1);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		f = fopen(path, "w");
+		ASSERT_NE(NULL, f);
+		fputs(bad[i].text, f);
+		fclose(f);
+		EXPECT_EQ(2, run_daptrace(A("policy", "--config", path), out, sizeof(out)))
+			TH_LOG("case %zu: %s", i, out);
+		EXPECT_NE(NULL, strstr(out, bad[i].msg)) TH_LOG("case %zu: %s", i, out);
+	}
+	EXPECT_EQ(2, run_daptrace(A("policy", "-q", "--config", path), out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "--config comes first")) TH_LOG("%s", out);
+	EXPECT_EQ(2, run_daptrace(A("policy", "--config", "/nonexistent/p.conf"), out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "--config /nonexistent/p.conf: No such file")) TH_LOG("%s", out);
+	f = fopen(path, "w");
+	ASSERT_NE(NULL, f);
+	fputs("# the service's\n  --preset   tmo  \nquiet\n", f);
+	fclose(f);
+	EXPECT_EQ(1, run_daptrace(A("policy", "--config", path, "-p", "1"), out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "cannot open the kernel interface")) TH_LOG("%s", out);
 	unlink(path);
 }

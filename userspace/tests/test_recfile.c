@@ -225,6 +225,15 @@ static const struct {
 	{ "short meta", "# daptrace-record v1\n#meta,key\n", "t.csv:2: #meta row needs 3 fields, got 2" },
 	{ "nan interval", "# daptrace-record v1\n#meta,aggr_us,nan\n", "t.csv:2: bad #meta aggr_us 'nan'" },
 	{ "zero interval", "# daptrace-record v1\n#meta,sample_us,0\n", "t.csv:2: bad #meta sample_us '0'" },
+	{ "regret short", HDR "#regret,0,0:pageout,resident,/a,4096,0\n", "t.csv:5: #regret row needs 7 fields and 1 to 6 groups of 4, got 7" },
+	{ "regret half a window", HDR "#regret,0,0:pageout,resident,/a,4096,0,1000000,4096,0\n", "t.csv:5: #regret row needs 7 fields" },
+	{ "regret bad acted", HDR "#regret,0,0:pageout,resident,/a,-1,0,1000000,0,0,0\n", "t.csv:5: bad regret acted bytes '-1'" },
+	{ "regret back > checked", HDR "#regret,0,0:pageout,resident,/a,8192,0,1000000,4096,8192,0\n", "t.csv:5: #regret window 1000000 us: back 8192, checked 4096" },
+	{ "regret over acted", HDR "#regret,0,0:pageout,resident,/a,8192,0,1000000,8192,0,4096\n", "t.csv:5: #regret window 1000000 us" },
+	{ "regret unknown over acted", HDR "#regret,0,0:pageout,resident,/a,8192,0,1000000,0,0,18446744073709551615\n", "t.csv:5: #regret window 1000000 us" },
+	{ "regret windows reversed", HDR "#regret,0,0:pageout,resident,/a,8192,0,10000000,0,0,0,1000000,0,0,0\n", "t.csv:5: #regret windows must be positive and ascending, got 1000000" },
+	{ "regret window zero", HDR "#regret,0,0:pageout,resident,/a,8192,0,0,0,0,0\n", "t.csv:5: #regret windows must be positive" },
+	{ "regret inside a snapshot", HDR SNAP1 ROW1 "#regret,0,0:pageout,resident,/a,8192,0,1000000,0,0,0\n", "t.csv:7: #regret row, but snapshot seq 1" },
 	{ "more accesses than samples", HDR SNAP1 "100,1,42,4096,8192,21,0,x\n", "t.csv:6: nr_accesses 21 is more than the window's 20 samples" },
 };
 
@@ -410,6 +419,55 @@ TEST(intervals_flags_and_footprints_round_trip)
  * fields after the comm are a later version's); #exit and other unknown
  * rows are skipped; a flags column left empty is 0.
  */
+/*
+ * A policy record's #regret rows round trip (names with commas and quotes
+ * too); a record without them (every older one) reads with none.
+ */
+TEST(regret_round_trip)
+{
+	struct rec_regret r = {
+		.scheme = 1, .name = "1:pageout \"x,y\"", .method = "resident",
+		.cgroup = "/a,b", .acted = 1 << 20, .unknown_calls = 2, .nr_windows = 3,
+		.w = { { 1000000, 1 << 20, 4096, 0 }, { 10000000, 1 << 19, 8192, 4096 },
+		       { 60000000, 0, 0, 0 } },
+	};
+	struct collected c = { 0 };
+	struct rec_info info;
+	char err[256];
+	FILE *f = tmpfile();
+
+	ASSERT_NE(NULL, f);
+	write_sample(f, 0);
+	ASSERT_EQ(0, rec_write_regret(f, &r));
+	ASSERT_EQ(0, rec_write_trailer(f, NULL, 0));
+	rewind(f);
+	ASSERT_EQ(0, rec_read(f, "t.csv", 0, collect, &c, &info, err, sizeof(err)))
+		TH_LOG("%s", err);
+	ASSERT_EQ(1, info.nr_regret);
+	EXPECT_EQ(1, info.regret[0].scheme);
+	EXPECT_STREQ(r.name, info.regret[0].name);
+	EXPECT_STREQ("resident", info.regret[0].method);
+	EXPECT_STREQ("/a,b", info.regret[0].cgroup);
+	EXPECT_EQ(1 << 20, info.regret[0].acted);
+	EXPECT_EQ(2, info.regret[0].unknown_calls);
+	ASSERT_EQ(3, info.regret[0].nr_windows);
+	EXPECT_EQ(0, memcmp(r.w, info.regret[0].w, sizeof(r.w[0]) * 3));
+	rec_info_free(&info);
+	collected_free(&c);
+	fclose(f);
+
+	f = tmpfile();
+	ASSERT_NE(NULL, f);
+	memset(&c, 0, sizeof(c));
+	write_sample(f, 1);
+	rewind(f);
+	ASSERT_EQ(0, rec_read(f, "t.csv", 0, collect, &c, &info, err, sizeof(err)));
+	EXPECT_EQ(0, info.nr_regret);
+	rec_info_free(&info);
+	collected_free(&c);
+	fclose(f);
+}
+
 TEST(targets_joining_later_and_unknown_rows)
 {
 	static const char text[] = HDR2A
