@@ -11,20 +11,23 @@
 # Each generated table sits between "<!-- table:NAME -->" and
 # "<!-- /table:NAME -->".
 #
-#   bench/run.sh [--quick] [--rounds N] [--table NAME] [--output FILE]
+#   bench/run.sh [--quick] [--rounds N] [--table NAME [--reuse]] [--output FILE]
 #   bench/run.sh --list
 #
 # --quick: one round everywhere (the default is 3); --rounds N: N rounds.
+# --reuse: put the table's last output (build/bench/NAME.md, written by its
+# script's --out) in place without running anything.
 # The raw rows and logs of every table are kept in build/bench/.
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$TOP/BENCHMARKS.md
-QUICK=0 ROUNDS='' TABLE='' LIST=0
+QUICK=0 ROUNDS='' TABLE='' LIST=0 REUSE=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) QUICK=1 ;;
 	--list) LIST=1 ;;
+	--reuse) REUSE=1 ;;
 	--rounds | --table | --output)
 		[ $# -ge 2 ] || { echo "bench/run.sh: $1: missing value" >&2; exit 2; }
 		case $1 in
@@ -34,7 +37,7 @@ while [ $# -gt 0 ]; do
 		esac
 		shift ;;
 	*) echo "bench/run.sh: unknown option '$1' (--quick, --rounds N, --table NAME," \
-		"--output FILE, --list)" >&2
+		"--reuse, --output FILE, --list)" >&2
 	   exit 2 ;;
 	esac
 	shift
@@ -69,6 +72,7 @@ if [ $LIST = 1 ]; then
 	printf '%s\n' "${TABLES[@]}" | sed 's/|/\t/'
 	exit 0
 fi
+[ $REUSE = 0 ] || [ -n "$TABLE" ] || { echo "bench/run.sh: --reuse needs --table" >&2; exit 2; }
 if [ -n "$TABLE" ] && ! printf '%s\n' "${names[@]}" | grep -qxF -- "$TABLE"; then
 	echo "bench/run.sh: --table: no table '$TABLE' (${names[*]})" >&2
 	exit 2
@@ -79,8 +83,10 @@ rounds=3
 [[ $rounds =~ ^[1-9][0-9]*$ ]] ||
 	{ echo "bench/run.sh: --rounds: not a positive integer: '$rounds'" >&2; exit 2; }
 
-"$TOP/scripts/deps.sh"
-make -C "$TOP" --no-print-directory -s modules-all
+if [ $REUSE = 0 ]; then
+	"$TOP/scripts/deps.sh"
+	make -C "$TOP" --no-print-directory -s modules-all
+fi
 K=$("$TOP/scripts/kernels.sh" 6.12)
 [ -n "$K" ] || { echo "bench: no 6.12 kernel installed (it carries DAMON)" >&2; exit 1; }
 K61=$("$TOP/scripts/kernels.sh" 6.1)
@@ -180,7 +186,12 @@ head_of() {
 
 tables_list > "$DIR/tables-list.md"
 if [ -n "$TABLE" ]; then
-	make_table "$TABLE"
+	if [ $REUSE = 0 ]; then
+		make_table "$TABLE"
+	elif ! [ -s "$DIR/$TABLE.md" ]; then
+		echo "bench/run.sh: --reuse: no ${DIR#"$TOP"/}/$TABLE.md" >&2
+		exit 1
+	fi
 	block "$TABLE" > "$DIR/$TABLE.block"
 	# replace the table's block, or append it
 	{
