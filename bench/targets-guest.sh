@@ -40,6 +40,12 @@ trailer() {
 	sed -n "s/^#end,\"\{0,1\}$2\"\{0,1\},\"\{0,1\}\([^\"]*\)\"\{0,1\}$/\1/p" "$1"
 }
 
+# step WHAT: where the run is, with the guest's uptime (a run that times
+# out shows how far it got)
+step() {
+	echo "# targets $N: $* at $(cut -d' ' -f1 /proc/uptime) s"
+}
+
 # procs: the processes in the cgroup
 procs() {
 	wc -l < $G/cgroup.procs
@@ -57,13 +63,14 @@ while ! grep -q '^hot 0' "$TMP/hot/worker-0.truth" 2>/dev/null; do
 	sleep 0.1
 done
 kill -STOP $HOT
+step "the worker stopped"
 t0=$(date +%s)
 if [ "$N" -gt 1 ]; then
 	sh -c "echo \$\$ > $G/cgroup.procs && exec daptrace-tree-workload -p idle \
 		-w $((N - 2)) -s 64K -l 900s -t $TMP/idle" &
 	IDLE=$!
 	i=0
-	while [ "$(procs)" -lt "$N" ] && [ $i -lt 6000 ]; do
+	while [ "$(procs)" -lt "$N" ] && [ $i -lt 3000 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
@@ -71,20 +78,24 @@ fi
 [ "$(procs)" -eq "$N" ] ||
 	ktap_exit_fail_msg "bench/targets-guest.sh: $(procs) processes in the cgroup, not $N"
 spawn_s=$(($(date +%s) - t0))
+step "$N processes in the cgroup"
 sleep 2
 
 daptrace record -q -o "$TMP/r.csv" --cgroup /dt-targets -d 34s > "$TMP/log" 2>&1 &
 mon=$!
 sleep 8
 c0=$(cat $DT/worker_cpu_us) u0=$(cpu_of $mon)
+step "recording, $(cat $DT/nr_regions) regions"
 sleep 12
 c1=$(cat $DT/worker_cpu_us) u1=$(cpu_of $mon)
 regions=$(cat $DT/nr_regions)
 targets=$(cat $DT/nr_targets 2>/dev/null || grep -c '^[0-9]' $DT/target)
 wake=$(mono_ns)
 kill -CONT $HOT
+step "the worker resumed"
 wait $mon || { cat "$TMP/log"; ktap_exit_fail_msg "bench/targets-guest.sh: record failed"; }
 
+step "recorded, $(wc -c < "$TMP/r.csv") bytes"
 # the truth: the worker's map, its hot set from the wake on
 {
 	echo "# daptrace-workload truth v1"
@@ -101,6 +112,7 @@ sed 's/^phase 0 0$/phase 0 '"$wake"'/; /^phase 1 /d; s/^hot 1 /hot 0 /' "$TMP/tr
 	> "$TMP/truth1"
 daptrace-score --truth "$TMP/truth1" --record "$TMP/r.csv" --aggr-us 100000 \
 	--settle 0 > "$TMP/score1" 2>&1
+step "scored"
 val() {
 	v=$(sed -n "s/^$1 \([-0-9.a-z]*\).*/\1/p" "$2")
 	echo "${v:-nan}"

@@ -56,8 +56,11 @@ run() {
 	# the guest script with its N, after the shebang
 	sed "2i N=$n" "$TOP/bench/targets-guest.sh" > "$script"
 	echo "bench/targets.sh: $K round $r, $n targets" >&2
+	# 4096 targets: minutes to start under TCG, and a record of 100 MB
 	if ! flock "$LOCK" "$TOP/selftests/vm/run.sh" --kernel "$K" --no-la57 \
+		--test-timeout 1200 --timeout 1500 \
 		--test "extra/targets-$n" --extra-test "$script" > "$log" 2>&1; then
+		cp "$TOP/build/vm/$K/console.log" "${log%.log}.console" 2>/dev/null || true
 		echo "bench/targets.sh: run $r $n failed (log: $log)" >&2
 		return 0
 	fi
