@@ -6,9 +6,10 @@
 # fails only if a run could not be made.  bench/goals.sh writes MODE, WL and
 # SET on the line after this comment block:
 #
-#   intervals  daptrace-workload WL (hotcold: 64 MiB hot in 512 MiB; sparse:
-#              the scattered pattern, 32 hot pages each in its own 2 MiB of
-#              1 GiB) for 20 s under `daptrace record`, SET fixed (5 ms /
+#   intervals  daptrace-workload WL (hotcold: 64 MiB hot in 512 MiB;
+#              smallhot: 8 MiB hot in 1 GiB, under the goal's 4 %;
+#              scattered: 32 hot pages, each in its own 2 MiB of 1 GiB,
+#              THP always) for 20 s under `daptrace record`, SET fixed (5 ms /
 #              100 ms) or auto (--auto-intervals, from 5 ms / 100 ms):
 #              worker CPU, daptrace-score's recall / precision / hot seen,
 #              the time from the start of the record to the end of its
@@ -64,7 +65,8 @@ case $MODE in
 intervals)
 	case $WL in
 	hotcold) args="-p hotcold -s 512M --thp never" ;;
-	sparse) args="-p scattered -s 1G --objects 32 --thp always" ;;
+	smallhot) args="-p smallhot -s 1G --hot-size 8M --thp never" ;;
+	scattered) args="-p scattered -s 1G --objects 32 --thp always" ;;
 	*) ktap_exit_fail_msg "bench/goals-guest.sh: WL '$WL'?" ;;
 	esac
 	case $SET in

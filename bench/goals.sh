@@ -9,19 +9,29 @@
 # first flipping every round; median [min-max] over the rounds.
 #
 #   bench/goals.sh [--rounds N] [--out FILE] [--lock FILE] [--kernel SERIES]
-#                  [--parts "intervals quota"]
+#                  [--parts "intervals quota"] [--wl "hotcold smallhot"]
+#                  [--tag NAME]
+#
+# --wl: the workloads of the intervals part (hotcold, smallhot, scattered);
+# --tag: rows to build/bench/goals-SERIES-NAME-rows.txt (bench/goals-report.py
+# takes several rows files, to put runs made apart in one table).
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bench/lib.sh
 . "$TOP/bench/lib.sh"
-SERIES=6.12 PARTS="intervals quota"
+SERIES=6.12 PARTS="intervals quota" WLS="hotcold smallhot" TAG=
 args=()
 while [ $# -gt 0 ]; do
 	case $1 in
-	--kernel | --parts)
+	--kernel | --parts | --wl | --tag)
 		[ $# -ge 2 ] || { echo "bench/goals.sh: $1: missing value" >&2; exit 2; }
-		if [ "$1" = --kernel ]; then SERIES=$2; else PARTS=$2; fi
+		case $1 in
+		--kernel) SERIES=$2 ;;
+		--parts) PARTS=$2 ;;
+		--wl) WLS=$2 ;;
+		--tag) TAG=-$2 ;;
+		esac
 		shift 2
 		continue ;;
 	esac
@@ -36,12 +46,22 @@ for p in $PARTS; do
 	esac
 done
 
+for w in $WLS; do
+	case $w in
+	hotcold | smallhot | scattered) ;;
+	*) echo "bench/goals.sh: --wl: unknown workload '$w' (hotcold, smallhot, scattered)" >&2
+	   exit 2 ;;
+	esac
+done
+[[ $TAG =~ ^(-[A-Za-z0-9_]+)?$ ]] ||
+	{ echo "bench/goals.sh: --tag: letters, digits and _ only: '${TAG#-}'" >&2; exit 2; }
+
 K=$("$TOP/scripts/kernels.sh" "$SERIES")
 [ -n "$K" ] || { echo "bench/goals.sh: --kernel $SERIES: no such kernel installed" >&2; exit 1; }
 make -C "$TOP" --no-print-directory -s modules-all
 DIR=$TOP/build/bench
 mkdir -p "$DIR"
-ROWS=$DIR/goals-$SERIES-rows.txt
+ROWS=$DIR/goals-$SERIES$TAG-rows.txt
 : > "$ROWS"
 
 # run ROUND MODE [WL SET]: one boot; its "BENCH" rows, tagged
@@ -68,7 +88,7 @@ for r in $(seq "$ROUNDS"); do
 			run "$r" quota
 			continue
 		fi
-		for wl in hotcold sparse; do
+		for wl in $WLS; do
 			if [ $((r % 2)) = 1 ]; then
 				run "$r" intervals "$wl" fixed; run "$r" intervals "$wl" auto
 			else
@@ -78,5 +98,5 @@ for r in $(seq "$ROUNDS"); do
 	done
 done
 
-python3 "$TOP/bench/goals-report.py" "$ROWS" "$ROUNDS" "$SERIES" > "$OUT"
+python3 "$TOP/bench/goals-report.py" "$ROUNDS" "$SERIES" "$ROWS" > "$OUT"
 echo "bench/goals.sh: wrote $OUT" >&2
