@@ -35,22 +35,23 @@ def main():
     print("## Many targets: 1 to 4096 mostly idle processes, and one that wakes\n")
     print("    %s\n" % cmd)
     print("One boot of %s per run (2 vCPUs, 4 GiB, qemu64), the runs of a round going" % kernel)
-    print("up in N on odd rounds and down on even ones; median [min–max] over %s rounds," % rounds)
-    print("%s.  A cgroup of N processes: one *stopped* worker with a 4 MiB hot" % ", ".join(dates))
-    print("set in 32 MiB and N − 1 that populated 64 KiB and sleep; `daptrace record")
+    print("up in N on odd rounds and down on even ones; median [min–max] over the rounds")
+    print("(%s asked; each row says how many it has), %s.  A cgroup of N" % (rounds, ", ".join(dates)))
+    print("processes: one *stopped* worker with a 4 MiB hot set in 32 MiB and N − 1 that")
+    print("populated 64 KiB and sleep (no wake-up); `daptrace record")
     print("--cgroup` at the defaults (5 ms / 100 ms, 10–1000 regions).  CPU: the")
     print("worker's and daptrace's own (user + system: reading and writing every")
     print("region of every window) over 12 s from 8 s in, everyone idle, as a share of")
     print("one CPU.  Then the worker is resumed: *to 0.9* is the time from the")
     print("SIGCONT to the end of the first window with recall ≥ 0.9 of its hot set")
-    print("(the hot set must first be split out of the regions that idle merged, so")
-    print("this takes a few windows even for a target alone); goal: the median within")
-    print("one window (100 ms) of one target alone, and every round reaching 0.9.")
+    print("(the wake falls anywhere in a window, so the first whole window after it ends")
+    print("100–200 ms later); goal: the median within one window (100 ms) of one target")
+    print("alone, and every round reaching 0.9.")
     print("*recall* is the median over the windows after the wake, *≥ 0.9* the share of")
     print("those windows with recall ≥ 0.9 (daptrace-score).\n")
-    print("| targets | kernel | date | regions | worker CPU | daptrace CPU | to 0.9, ms | "
+    print("| targets | kernel | date | rounds | regions | worker CPU | daptrace CPU | to 0.9, ms | "
           "recall | windows ≥ 0.9 | goal: to 0.9 ≤ alone + 100 ms |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     ns = sorted({int(r["n"]) for r in rows})
     base = None
     for n in ns:
@@ -70,9 +71,9 @@ def main():
             goal = "**not met** (%+.0f ms%s)" % (
                 med - base, ", %d rounds never reached 0.9" % never if never else "")
         tg = sorted({r["targets"] for r in xs})
-        print("| %d%s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        print("| %d%s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s |" % (
             n, "" if tg == [str(n)] else " (module: %s)" % "/".join(tg),
-            kernel, "/".join(sorted({r["date"] for r in xs})),
+            kernel, "/".join(sorted({r["date"] for r in xs})), len(xs),
             cell([num(r["regions"]) for r in xs], "%.0f"),
             cell([num(r["cpu_us"]) / 120000 for r in xs], "%.1f %%"),
             cell([num(r["user_us"]) / 120000 for r in xs], "%.1f %%"),
