@@ -34,7 +34,7 @@ def med(v):
     return statistics.median(v) if v else math.nan
 
 
-def intervals(rows, cmd):
+def intervals(rows, cmd, rounds):
     xs = [r for r in rows if r.get("mode") == "intervals"]
     if not xs:
         return
@@ -65,7 +65,7 @@ def intervals(rows, cmd):
             cpu = [100 * num(r["cpu_us"]) * 1000 / num(r["duration_ns"]) for r in ys]
             find = [num(r["find_s"]) for r in ys]
             never = sum(1 for r in ys if math.isnan(num(r["find_s"])) or num(r["undetected"]) > 0)
-            ivl = sorted({"%g ms / %g ms" % (num(r["sample_us_end"]) / 1000,
+            ivl = sorted({"%.0f ms / %.0f ms" % (num(r["sample_us_end"]) / 1000,
                                              num(r["aggr_us_end"]) / 1000)
                           for r in ys if r.get("sample_us_end")})
             goal = "the reference"
@@ -90,6 +90,8 @@ def intervals(rows, cmd):
                 else:
                     goal = ("met (CPU ×%.2f, recall %+.2f)" % (med(cpu) / med(fcpu), dr)
                             if not miss else "**not met**: " + ", ".join(miss))
+            if len(ys) < int(rounds):
+                goal += " (%d of the %s rounds asked)" % (len(ys), rounds)
             print("| %s | %s | %s | %s | %d | %s | %s | %s | %s | %s | %s |" % (
                 wl, "fixed 5 ms / 100 ms" if st == "fixed" else "`--auto-intervals`",
                 "/".join(kernels), "/".join(sorted({r["date"] for r in ys})), len(ys),
@@ -136,8 +138,8 @@ def quota(rows, cmd):
             "%.2f" % (num(end[0]["cpu_us"]) / 1e6) if end else "–",
             "met" if ok else "**not met**"))
     print()
-    print("Over the rounds: reached in %s s, held %s of the time after." % (
-        cell(reached_all, "%.0f"), cell([100 * h for h in held_all], "%.0f %%")))
+    print("Over the %d rounds: reached in %s s, held %s of the time after." % (
+        len(reached_all), cell(reached_all, "%.0f"), cell([100 * h for h in held_all], "%.0f %%")))
     print()
 
 
@@ -154,7 +156,7 @@ def main():
     print("One boot per run (2 vCPUs, 4 GiB, qemu64); the fixed and the auto-tuned run of a")
     print("workload alternate, the first flipping every round; median [min–max] over the")
     print("rounds.\n")
-    intervals(rows, cmd)
+    intervals(rows, cmd, rounds)
     quota(rows, cmd)
 
 
