@@ -164,7 +164,7 @@ demo:
 	@scripts/demo.sh
 
 bench:
-	@bench/run.sh $(BENCHFLAGS)
+	@bench/run.sh $(BENCHFLAGS) $(if $(T),--table $(T))
 
 install: install-module install-tools
 

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The section of BENCHMARKS.md for bench/follow.sh, from its rows.
 
-    follow-report.py ROWS ROUNDS KERNEL
+    follow-report.py ROWS ROUNDS KERNEL [PARTS]
 """
 import json
 import statistics
@@ -18,10 +18,12 @@ def cell(v, f="%.2f"):
 def parse(path):
     rows = []
     for line in open(path):
-        words = line.rstrip("\n").split(" ", 2)
+        words = line.rstrip("\n").split(" ", 3)
         rnd = int(words[0].split("=")[1])
-        if words[1] in ("aging_truth", "aging_json"):
-            rows.append({"round": rnd, "kind": words[1], "text": words[2] if len(words) > 2 else ""})
+        date = words[1].split("=")[1]
+        if words[2] in ("aging_truth", "aging_json"):
+            rows.append({"round": rnd, "date": date, "kind": words[2],
+                         "text": words[3] if len(words) > 3 else ""})
             continue
         kv = dict(w.split("=", 1) for w in line.split() if "=" in w)
         kv["round"] = rnd
@@ -82,7 +84,9 @@ def aging_errors(rows):
 def main():
     rows = parse(sys.argv[1])
     rounds, kernel = sys.argv[2], sys.argv[3]
+    parts = (sys.argv[4] if len(sys.argv) > 4 else "tree machine aging scale").split()
     r = [x for x in rows if x["kind"] == "row"]
+    dates = "/".join(sorted({x["date"] for x in rows}))
 
     def sel(**kw):
         return [x for x in r if all(x.get(k) == v for k, v in kw.items())]
@@ -91,10 +95,24 @@ def main():
         return [tuple(map(float, x["score"].split(","))) for x in sel(mode=mode, worker=str(i))]
 
     print("## Following processes: trees, the machine, idle-time percentiles\n")
-    print("    bench/follow.sh --rounds %s\n" % rounds)
+    cmd = "bench/follow.sh --rounds %s" % rounds
+    if parts != ["tree", "machine", "aging", "scale"]:
+        cmd += ' --parts "%s"' % " ".join(parts)
+    print("    %s\n" % cmd)
     print("One boot of %s per run (2 vCPUs, 4 GiB), the runs of a pair alternating and" % kernel)
-    print("the first flipping every round; median [min–max] over %s rounds.\n" % rounds)
+    print("the first flipping every round; median [min–max] over %s rounds; %s.\n"
+          % (rounds, dates))
+    if "tree" in parts:
+        tree(sel, score, kernel)
+    if "machine" in parts:
+        machine(sel)
+    if "aging" in parts:
+        aging(rows)
+    if "scale" in parts:
+        scale(sel, kernel)
 
+
+def tree(sel, score, kernel):
     print("### A process tree against a process alone\n")
     print("`daptrace record -- daptrace-tree-workload -w 4 -s 32M --stagger 1s -l 8s`: a")
     print("parent starts four workers a second apart, each with its own 4 MiB hot set in")
@@ -104,24 +122,31 @@ def main():
     print("a worker's fork to the start of the first window holding its regions (the")
     print("follower adds it at its fork event; the module takes it at the next aggregation")
     print("boundary, at most 100 ms later).\n")
-    print("| run | precision | recall | join latency, ms |")
-    print("| --- | --- | --- | --- |")
+    print("| run | kernel | date | precision | recall | join latency, ms |")
+    print("| --- | --- | --- | --- | --- | --- |")
     single = score("single", 0)
-    print("| one worker alone | %s | %s | – |" % (cell([s[0] for s in single]),
-                                                 cell([s[1] for s in single])))
+
+    def when(mode):
+        return "/".join(sorted({x["date"] for x in sel(mode=mode)}))
+    print("| one worker alone | %s | %s | %s | %s | – |" % (
+        kernel, when("single"), cell([s[0] for s in single]), cell([s[1] for s in single])))
     lat_all = []
     for i in range(4):
         sc = score("tree", i)
         lat = [float(x["join_ms"]) for x in sel(mode="tree", worker=str(i))]
         lat_all += lat
-        print("| tree, worker %d | %s | %s | %s |" % (i, cell([s[0] for s in sc]),
-                                                    cell([s[1] for s in sc]), cell(lat, "%.0f")))
+        print("| tree, worker %d | %s | %s | %s | %s | %s |" % (
+            i, kernel, when("tree"), cell([s[0] for s in sc]), cell([s[1] for s in sc]),
+            cell(lat, "%.0f")))
     print()
     print("Join latency over all workers and rounds: median %.0f ms, max %.0f ms (goal: within"
           % (statistics.median(lat_all) if lat_all else float("nan"),
              max(lat_all) if lat_all else float("nan")))
-    print("one update interval, 1000 ms).\n")
+    print("one update interval, 1000 ms: %s).\n"
+          % ("met" if lat_all and max(lat_all) <= 1000 else "**not met**"))
 
+
+def machine(sel):
     print("### The whole machine against one target, same budget\n")
     print("220 processes that populated 64 KiB and sleep, and one busy worker (a 4 MiB hot")
     print("set in 32 MiB).  `daptrace stat` (every user process, about 230 targets) against")
@@ -147,6 +172,8 @@ def main():
               % (cell([v / 1000 for v in rec.values()], "%.0f"), cell(slow)))
         print("for stat's longer defaults in an always-on view.\n")
 
+
+def aging(rows):
     print("### Idle-time percentiles against known idle ages\n")
     print("An aging workload in its own cgroup (64 MiB in four areas, idle from 0, 8, 16")
     print("and 24 s after it started) among 220 idle processes; `daptrace stat --json")
@@ -168,6 +195,8 @@ def main():
     else:
         print("\nNo report could be compared.\n")
 
+
+def scale(sel, kernel):
     print("### Cost as targets grow\n")
     print("N processes that populated 64 KiB and sleep (plus the guest's own, about ten);")
     print("`daptrace stat` over the machine at its defaults: the worker's CPU and")

@@ -15,7 +15,9 @@
 #    idle processes.
 #
 #   bench/follow.sh [--rounds N] [--out FILE] [--lock FILE] [--module KO]
+#                   [--parts "tree machine aging scale"]
 #
+# --parts: only these measurements (default all; the table has only them).
 # --module: load KO instead of the module built here (a module of another
 # tree, as selftests/vm/run.sh --module).
 set -euo pipefail
@@ -24,18 +26,31 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bench/lib.sh
 . "$TOP/bench/lib.sh"
 MODULE=()
+PARTS="tree machine aging scale"
 args=()
 while [ $# -gt 0 ]; do
-	if [ "$1" = --module ]; then
-		[ $# -ge 2 ] || { echo "bench/follow.sh: --module: missing value" >&2; exit 2; }
-		MODULE=(--module "$2")
+	case $1 in
+	--module | --parts)
+		[ $# -ge 2 ] || { echo "bench/follow.sh: $1: missing value" >&2; exit 2; }
+		if [ "$1" = --module ]; then MODULE=(--module "$2"); else PARTS=$2; fi
 		shift 2
-		continue
-	fi
+		continue ;;
+	esac
 	args+=("$1")
 	shift
 done
 bench_parse_opts bench/follow.sh ${args[@]+"${args[@]}"}
+for p in $PARTS; do
+	case $p in
+	tree | machine | aging | scale) ;;
+	*) echo "bench/follow.sh: --parts: unknown part '$p' (tree, machine, aging, scale)" >&2
+	   exit 2 ;;
+	esac
+done
+# part NAME: is NAME among --parts
+part() {
+	[[ " $PARTS " == *" $1 "* ]]
+}
 
 K=$("$TOP/scripts/kernels.sh" 6.12)
 [ -n "$K" ] || { echo "bench/follow.sh: no 6.12 kernel installed" >&2; exit 1; }
@@ -59,21 +74,25 @@ run() {
 		echo "bench/follow.sh: run $r $mode failed (log: $log)" >&2
 		exit 1
 	fi
-	grep -o 'BENCH .*' "$log" | sed "s/^BENCH /round=$r /" >> "$ROWS" ||
+	grep -o 'BENCH .*' "$log" | sed "s/^BENCH /round=$r date=$(date -u +%F) /" >> "$ROWS" ||
 		{ echo "bench/follow.sh: no figures in $log" >&2; exit 1; }
 }
 
 for r in $(seq "$ROUNDS"); do
 	if [ $((r % 2)) = 1 ]; then
-		run "$r" tree; run "$r" single; run "$r" machine; run "$r" one
+		! part tree || { run "$r" tree; run "$r" single; }
+		! part machine || { run "$r" machine; run "$r" one; }
 	else
-		run "$r" single; run "$r" tree; run "$r" one; run "$r" machine
+		! part tree || { run "$r" single; run "$r" tree; }
+		! part machine || { run "$r" one; run "$r" machine; }
 	fi
-	run "$r" aging
-	for n in 1 64 512 4000; do
-		run "$r" scale $n
-	done
+	! part aging || run "$r" aging
+	if part scale; then
+		for n in 1 64 512 4000; do
+			run "$r" scale $n
+		done
+	fi
 done
 
-python3 "$TOP/bench/follow-report.py" "$ROWS" "$ROUNDS" "$K" > "$OUT"
+python3 "$TOP/bench/follow-report.py" "$ROWS" "$ROUNDS" "$K" "$PARTS" > "$OUT"
 echo "bench/follow.sh: wrote $OUT" >&2
