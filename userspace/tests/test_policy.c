@@ -127,19 +127,26 @@ TEST(parse_values)
 	pol_scheme_free(&s);
 }
 
+/* Every preset parses; those that tune themselves carry a goal. */
 TEST(presets_parse)
 {
-	const char *names[] = { "reclaim", "tiering" };
+	static const struct {
+		const char *name;
+		int min_goals;
+	} presets[] = {
+		{ "reclaim", 0 }, { "tiering", 1 }, { "tmo", 1 },
+	};
 
-	for (int i = 0; i < 2; i++) {
-		const char *const *p = pol_preset(names[i]);
+	for (size_t i = 0; i < sizeof(presets) / sizeof(presets[0]); i++) {
+		const char *const *p = pol_preset(presets[i].name);
 
-		ASSERT_NE(NULL, p);
+		ASSERT_NE(NULL, p) TH_LOG("no preset '%s'", presets[i].name);
 		for (; *p; p++) {
 			struct pol_scheme s;
 			char err[POL_ERRMSG_LEN];
 
-			EXPECT_EQ(0, pol_scheme_parse(*p, &s, err, sizeof(err))) TH_LOG("%s", err);
+			ASSERT_EQ(0, pol_scheme_parse(*p, &s, err, sizeof(err))) TH_LOG("%s", err);
+			EXPECT_LE(presets[i].min_goals, s.nr_goals) TH_LOG("%s", *p);
 			pol_scheme_free(&s);
 		}
 	}

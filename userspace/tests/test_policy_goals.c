@@ -128,25 +128,6 @@ TEST(goal_parse_table)
 	}
 }
 
-TEST(presets_with_goals_parse)
-{
-	const char *names[] = { "tmo", "tiering" };
-
-	for (int i = 0; i < 2; i++) {
-		const char *const *p = pol_preset(names[i]);
-
-		ASSERT_NE(NULL, p);
-		for (; *p; p++) {
-			struct pol_scheme s;
-			char err[POL_ERRMSG_LEN];
-
-			ASSERT_EQ(0, pol_scheme_parse(*p, &s, err, sizeof(err))) TH_LOG("%s", err);
-			EXPECT_LE(1, s.nr_goals) TH_LOG("%s", *p);
-			pol_scheme_free(&s);
-		}
-	}
-}
-
 /* ---- a fake /proc and /sys ------------------------------------------- */
 
 static char root[] = "/tmp/daptrace-goals-XXXXXX";
