@@ -17,13 +17,9 @@ bench_parse_opts bench/exporter.sh "$@"
 
 K=$("$TOP/scripts/kernels.sh" | sort -V | tail -n1)
 [ -n "$K" ] || { echo "bench/exporter.sh: no supported kernel installed" >&2; exit 1; }
-make -C "$TOP" --no-print-directory -s modules-all
+bench_rows exporter
 # the dynamically linked CLI: the guest's static one has no HTTP server
 make -C "$TOP/userspace" --no-print-directory -s
-DIR=$TOP/build/bench
-mkdir -p "$DIR"
-ROWS=$DIR/exporter-rows.txt
-: > "$ROWS"
 
 for r in $(seq "$ROUNDS"); do
 	order="0 1"

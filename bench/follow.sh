@@ -37,13 +37,8 @@ while [ $# -gt 0 ]; do
 done
 bench_parse_opts bench/follow.sh ${args[@]+"${args[@]}"}
 
-K=$("$TOP/scripts/kernels.sh" 6.12)
-[ -n "$K" ] || { echo "bench/follow.sh: no 6.12 kernel installed" >&2; exit 1; }
-make -C "$TOP" --no-print-directory -s modules-all
-DIR=$TOP/build/bench
-mkdir -p "$DIR"
-ROWS=$DIR/follow-rows.txt
-: > "$ROWS"
+K=$(bench_kernel bench/follow.sh 6.12)
+bench_rows follow
 
 # run ROUND MODE [N]: one boot; its "BENCH" rows, tagged with the round
 run() {

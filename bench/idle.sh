@@ -18,11 +18,7 @@ bench_parse_opts bench/idle.sh "$@"
 K61=$("$TOP/scripts/kernels.sh" 6.1)
 K612=$("$TOP/scripts/kernels.sh" 6.12)
 [ -n "$K61" ] && [ -n "$K612" ] || { echo "bench/idle.sh: needs a 6.1 and a 6.12 kernel" >&2; exit 1; }
-make -C "$TOP" --no-print-directory -s modules-all
-DIR=$TOP/build/bench
-mkdir -p "$DIR"
-ROWS=$DIR/idle-rows.txt
-: > "$ROWS"
+bench_rows idle
 
 for r in $(seq "$ROUNDS"); do
 	for kc in "$K612 qemu64" "$K61 max"; do

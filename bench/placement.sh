@@ -16,13 +16,8 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 . "$TOP/bench/lib.sh"
 bench_parse_opts bench/placement.sh "$@"
 
-K=$("$TOP/scripts/kernels.sh" 6.12)
-[ -n "$K" ] || { echo "bench/placement.sh: no 6.12 kernel installed" >&2; exit 1; }
-make -C "$TOP" --no-print-directory -s modules-all
-DIR=$TOP/build/bench
-mkdir -p "$DIR"
-ROWS=$DIR/placement-rows.txt
-: > "$ROWS"
+K=$(bench_kernel bench/placement.sh 6.12)
+bench_rows placement
 
 for r in $(seq "$ROUNDS"); do
 	order="1 0"
