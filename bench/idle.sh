@@ -25,11 +25,8 @@ for r in $(seq "$ROUNDS"); do
 		read -r k cpu <<< "$kc"
 		log=$DIR/idle-$r-$k.log
 		echo "bench/idle.sh: round $r $k -cpu $cpu" >&2
-		if ! flock "$LOCK" "$TOP/selftests/vm/run.sh" --kernel "$k" --no-la57 --cpu "$cpu" \
-			--test extra/idle-guest --extra-test "$TOP/bench/idle-guest.sh" > "$log" 2>&1; then
-			echo "bench/idle.sh: run $r on $k failed (log: $log)" >&2
-			exit 1
-		fi
+		bench_boot "$log" "bench/idle.sh: run $r on $k" --kernel "$k" --no-la57 --cpu "$cpu" \
+			--test extra/idle-guest --extra-test "$TOP/bench/idle-guest.sh"
 		# "busy idle none mm moved round" (CPU 0's IPIs: 2-CPU guest)
 		row=$(sed -n -e 's/.*# worker CPU over [0-9]*s: busy target \([0-9]*\) us, stopped target \([0-9]*\) us$/\1 \2/p' \
 			-e 's/.*# CAL+TLB IPIs .*none: \([0-9]*\) *; mm: \([0-9]*\) *; mm, target moved off CPU 0: \([0-9]*\) *; round: \([0-9]*\) *$/\1 \2 \3 \4/p' \

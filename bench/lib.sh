@@ -52,3 +52,16 @@ bench_kernel() {
 	[ -n "$k" ] || { echo "$1: no $2 kernel installed" >&2; exit 1; }
 	echo "$k"
 }
+
+# bench_boot LOG WHAT RUN_ARGS...: one boot of selftests/vm/run.sh RUN_ARGS
+# under the VM lock, its output in LOG; a failed boot ends the benchmark,
+# saying "WHAT failed" and where the log is.
+bench_boot() {
+	local log=$1 what=$2
+
+	shift 2
+	if ! flock "$LOCK" "$TOP/selftests/vm/run.sh" "$@" > "$log" 2>&1; then
+		echo "$what failed (log: $log)" >&2
+		exit 1
+	fi
+}

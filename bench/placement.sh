@@ -25,12 +25,9 @@ for r in $(seq "$ROUNDS"); do
 	for p in $order; do
 		log=$DIR/placement-$r-$p.log
 		echo "bench/placement.sh: round $r placement=$p" >&2
-		if ! flock "$LOCK" "$TOP/selftests/vm/run.sh" --kernel "$K" --no-la57 \
-			--insmod-args "placement=$p" --test extra/placement-guest \
-			--extra-test "$TOP/bench/placement-guest.sh" > "$log" 2>&1; then
-			echo "bench/placement.sh: run $r placement=$p failed (log: $log)" >&2
-			exit 1
-		fi
+		bench_boot "$log" "bench/placement.sh: run $r placement=$p" --kernel "$K" \
+			--no-la57 --insmod-args "placement=$p" --test extra/placement-guest \
+			--extra-test "$TOP/bench/placement-guest.sh"
 		row=$(sed -n 's/.*# placement: worker_cpu_us \([0-9]*\) .* nr_regions \([0-9]*\)$/\1 \2/p' "$log")
 		[ -n "$row" ] || { echo "bench/placement.sh: no figure in $log" >&2; exit 1; }
 		echo "$p $r $row" >> "$ROWS"
