@@ -16,22 +16,13 @@ import statistics
 import sys
 from collections import defaultdict
 
+import report  # bench/report.py: the rows' reader
+from report import num
+
 
 def parse(path):
-    rows = []
-    with open(path) as f:
-        for line in f:
-            kv = dict(p.split('=', 1) for p in line.split() if '=' in p)
-            if 'monitor' in kv:
-                rows.append(kv)
-    return rows
-
-
-def num(row, key):
-    try:
-        return float(row[key])
-    except (KeyError, ValueError):
-        return None
+    """The rows of one A/B run: those that name a monitor."""
+    return [row for row in report.parse(path) if 'monitor' in row]
 
 
 def main():

@@ -17,13 +17,9 @@ bench_parse_opts bench/exporter.sh "$@"
 
 K=$("$TOP/scripts/kernels.sh" | sort -V | tail -n1)
 [ -n "$K" ] || { echo "bench/exporter.sh: no supported kernel installed" >&2; exit 1; }
-make -C "$TOP" --no-print-directory -s modules-all
+bench_rows exporter
 # the dynamically linked CLI: the guest's static one has no HTTP server
 make -C "$TOP/userspace" --no-print-directory -s
-DIR=$TOP/build/bench
-mkdir -p "$DIR"
-ROWS=$DIR/exporter-rows.txt
-: > "$ROWS"
 
 for r in $(seq "$ROUNDS"); do
 	order="0 1"
@@ -31,14 +27,10 @@ for r in $(seq "$ROUNDS"); do
 	for with in $order; do
 		log=$DIR/exporter-$r-$with.log
 		echo "bench/exporter.sh: round $r, exporter=$with" >&2
-		if ! flock "$LOCK" "$TOP/selftests/vm/run.sh" --kernel "$K" --no-la57 \
-			--append "dtbench.exporter=$with" \
+		bench_boot "$log" "bench/exporter.sh: round $r exporter=$with" \
+			--kernel "$K" --no-la57 --append "dtbench.exporter=$with" \
 			--guest-file "$TOP/userspace/build/daptrace:/opt/daptrace/daptrace" \
-			--test extra/exporter-guest --extra-test "$TOP/bench/exporter-guest.sh" \
-			> "$log" 2>&1; then
-			echo "bench/exporter.sh: round $r exporter=$with failed (log: $log)" >&2
-			exit 1
-		fi
+			--test extra/exporter-guest --extra-test "$TOP/bench/exporter-guest.sh"
 		row=$(sed -n 's/.*# exporter-bench //p' "$log")
 		[ -n "$row" ] || { echo "bench/exporter.sh: no figures in $log" >&2; exit 1; }
 		echo "round=$r $row" >> "$ROWS"

@@ -52,13 +52,8 @@ part() {
 	[[ " $PARTS " == *" $1 "* ]]
 }
 
-K=$("$TOP/scripts/kernels.sh" 6.12)
-[ -n "$K" ] || { echo "bench/follow.sh: no 6.12 kernel installed" >&2; exit 1; }
-make -C "$TOP" --no-print-directory -s modules-all
-DIR=$TOP/build/bench
-mkdir -p "$DIR"
-ROWS=$DIR/follow-rows.txt
-: > "$ROWS"
+K=$(bench_kernel bench/follow.sh 6.12)
+bench_rows follow
 
 # run ROUND MODE [N]: one boot; its "BENCH" rows, tagged with the round
 run() {
@@ -68,12 +63,8 @@ run() {
 	# the guest script with its mode, after the shebang
 	sed "2i MODE=$mode N=$n" "$TOP/bench/follow-guest.sh" > "$script"
 	echo "bench/follow.sh: round $r $mode${3:+ $n}" >&2
-	if ! flock "$LOCK" "$TOP/selftests/vm/run.sh" --kernel "$K" --no-la57 \
-		${MODULE[@]+"${MODULE[@]}"} --test "extra/follow-$mode" \
-		--extra-test "$script" > "$log" 2>&1; then
-		echo "bench/follow.sh: run $r $mode failed (log: $log)" >&2
-		exit 1
-	fi
+	bench_boot "$log" "bench/follow.sh: run $r $mode" --kernel "$K" --no-la57 \
+		${MODULE[@]+"${MODULE[@]}"} --test "extra/follow-$mode" --extra-test "$script"
 	grep -o 'BENCH .*' "$log" | sed "s/^BENCH /round=$r date=$(date -u +%F) /" >> "$ROWS" ||
 		{ echo "bench/follow.sh: no figures in $log" >&2; exit 1; }
 }

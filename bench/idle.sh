@@ -18,22 +18,15 @@ bench_parse_opts bench/idle.sh "$@"
 K61=$("$TOP/scripts/kernels.sh" 6.1)
 K612=$("$TOP/scripts/kernels.sh" 6.12)
 [ -n "$K61" ] && [ -n "$K612" ] || { echo "bench/idle.sh: needs a 6.1 and a 6.12 kernel" >&2; exit 1; }
-make -C "$TOP" --no-print-directory -s modules-all
-DIR=$TOP/build/bench
-mkdir -p "$DIR"
-ROWS=$DIR/idle-rows.txt
-: > "$ROWS"
+bench_rows idle
 
 for r in $(seq "$ROUNDS"); do
 	for kc in "$K612 qemu64" "$K61 max"; do
 		read -r k cpu <<< "$kc"
 		log=$DIR/idle-$r-$k.log
 		echo "bench/idle.sh: round $r $k -cpu $cpu" >&2
-		if ! flock "$LOCK" "$TOP/selftests/vm/run.sh" --kernel "$k" --no-la57 --cpu "$cpu" \
-			--test extra/idle-guest --extra-test "$TOP/bench/idle-guest.sh" > "$log" 2>&1; then
-			echo "bench/idle.sh: run $r on $k failed (log: $log)" >&2
-			exit 1
-		fi
+		bench_boot "$log" "bench/idle.sh: run $r on $k" --kernel "$k" --no-la57 --cpu "$cpu" \
+			--test extra/idle-guest --extra-test "$TOP/bench/idle-guest.sh"
 		# "busy idle none mm moved round" (CPU 0's IPIs: 2-CPU guest)
 		row=$(sed -n -e 's/.*# worker CPU over [0-9]*s: busy target \([0-9]*\) us, stopped target \([0-9]*\) us$/\1 \2/p' \
 			-e 's/.*# CAL+TLB IPIs .*none: \([0-9]*\) *; mm: \([0-9]*\) *; mm, target moved off CPU 0: \([0-9]*\) *; round: \([0-9]*\) *$/\1 \2 \3 \4/p' \

@@ -16,13 +16,8 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 . "$TOP/bench/lib.sh"
 bench_parse_opts bench/placement.sh "$@"
 
-K=$("$TOP/scripts/kernels.sh" 6.12)
-[ -n "$K" ] || { echo "bench/placement.sh: no 6.12 kernel installed" >&2; exit 1; }
-make -C "$TOP" --no-print-directory -s modules-all
-DIR=$TOP/build/bench
-mkdir -p "$DIR"
-ROWS=$DIR/placement-rows.txt
-: > "$ROWS"
+K=$(bench_kernel bench/placement.sh 6.12)
+bench_rows placement
 
 for r in $(seq "$ROUNDS"); do
 	order="1 0"
@@ -30,12 +25,9 @@ for r in $(seq "$ROUNDS"); do
 	for p in $order; do
 		log=$DIR/placement-$r-$p.log
 		echo "bench/placement.sh: round $r placement=$p" >&2
-		if ! flock "$LOCK" "$TOP/selftests/vm/run.sh" --kernel "$K" --no-la57 \
-			--insmod-args "placement=$p" --test extra/placement-guest \
-			--extra-test "$TOP/bench/placement-guest.sh" > "$log" 2>&1; then
-			echo "bench/placement.sh: run $r placement=$p failed (log: $log)" >&2
-			exit 1
-		fi
+		bench_boot "$log" "bench/placement.sh: run $r placement=$p" --kernel "$K" \
+			--no-la57 --insmod-args "placement=$p" --test extra/placement-guest \
+			--extra-test "$TOP/bench/placement-guest.sh"
 		row=$(sed -n 's/.*# placement: worker_cpu_us \([0-9]*\) .* nr_regions \([0-9]*\)$/\1 \2/p' "$log")
 		[ -n "$row" ] || { echo "bench/placement.sh: no figure in $log" >&2; exit 1; }
 		echo "$p $r $row" >> "$ROWS"

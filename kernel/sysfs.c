@@ -288,6 +288,21 @@ static int parse_pid(const char *buf, int *pid_nr)
 /* Room for one more line and the "# N more" trailer in a sysfs page. */
 #define TARGET_LINE_RESERVE	(32 + 32)
 
+/*
+ * One line of a target list: "pid" or "pid what"; a target that no longer
+ * fits in the page is counted in @more instead (see target_more()).
+ */
+static void target_line(char *buf, int *len, unsigned int *more, int pid_nr,
+			const char *what)
+{
+	if (*len > PAGE_SIZE - TARGET_LINE_RESERVE)
+		(*more)++;
+	else if (what)
+		*len += sysfs_emit_at(buf, *len, "%d %s\n", pid_nr, what);
+	else
+		*len += sysfs_emit_at(buf, *len, "%d\n", pid_nr);
+}
+
 static int target_more(char *buf, int len, unsigned int more)
 {
 	if (!more)
@@ -304,18 +319,10 @@ static ssize_t target_show(struct kobject *kobj, struct kobj_attribute *attr,
 	int len = 0;
 
 	mutex_lock(&mon->targets_lock);
-	daptrace_for_each_target(t, &mon->ctx) {
-		if (len > PAGE_SIZE - TARGET_LINE_RESERVE)
-			more++;
-		else
-			len += sysfs_emit_at(buf, len, "%d\n", t->pid_nr);
-	}
-	list_for_each_entry(t, &mon->pending, list) {
-		if (len > PAGE_SIZE - TARGET_LINE_RESERVE)
-			more++;
-		else
-			len += sysfs_emit_at(buf, len, "%d\n", t->pid_nr);
-	}
+	daptrace_for_each_target(t, &mon->ctx)
+		target_line(buf, &len, &more, t->pid_nr, NULL);
+	list_for_each_entry(t, &mon->pending, list)
+		target_line(buf, &len, &more, t->pid_nr, NULL);
 	len = target_more(buf, len, more);
 	mutex_unlock(&mon->targets_lock);
 	return len;
@@ -470,17 +477,10 @@ static ssize_t target_status_show(struct kobject *kobj,
 		} else {
 			what = on ? "monitoring" : "idle";
 		}
-		if (len > PAGE_SIZE - TARGET_LINE_RESERVE)
-			more++;
-		else
-			len += sysfs_emit_at(buf, len, "%d %s\n", t->pid_nr, what);
+		target_line(buf, &len, &more, t->pid_nr, what);
 	}
-	list_for_each_entry(t, &mon->pending, list) {
-		if (len > PAGE_SIZE - TARGET_LINE_RESERVE)
-			more++;
-		else
-			len += sysfs_emit_at(buf, len, "%d joining\n", t->pid_nr);
-	}
+	list_for_each_entry(t, &mon->pending, list)
+		target_line(buf, &len, &more, t->pid_nr, "joining");
 	len = target_more(buf, len, more);
 	mutex_unlock(&mon->targets_lock);
 	return len;
@@ -500,193 +500,203 @@ static ssize_t nr_targets_show(struct kobject *kobj, struct kobj_attribute *attr
 
 /* --- attributes ------------------------------------------------------ */
 
-/* A numeric attribute of struct daptrace_attrs, located by its offset. */
-struct daptrace_ulong_attr {
+/*
+ * A setting: a value that changes only while monitoring is off (the worker
+ * reads it unlocked), located by @offset (in struct daptrace_attrs for the
+ * numbers, in struct daptrace_mon for the rest).  Every setting is written
+ * through setting_store(): @parse reads the input, @apply validates it
+ * against the whole configuration and writes it.
+ */
+struct daptrace_setting_attr;
+
+struct daptrace_setting_ops {
+	ssize_t (*show)(struct daptrace_mon *mon, const struct daptrace_setting_attr *a,
+			char *buf);
+	int (*parse)(const char *buf, unsigned long *val);
+	int (*apply)(struct daptrace_mon *mon, const struct daptrace_setting_attr *a,
+		     unsigned long val);
+};
+
+struct daptrace_setting_attr {
 	struct kobj_attribute kattr;
+	const struct daptrace_setting_ops *ops;
 	size_t offset;
 };
 
-static unsigned long *attrs_field(struct daptrace_attrs *attrs,
-				  struct kobj_attribute *kattr)
+static const struct daptrace_setting_attr *to_setting(struct kobj_attribute *kattr)
 {
-	struct daptrace_ulong_attr *a =
-		container_of(kattr, struct daptrace_ulong_attr, kattr);
-
-	return (unsigned long *)((char *)attrs + a->offset);
+	return container_of(kattr, struct daptrace_setting_attr, kattr);
 }
 
-static ssize_t ulong_attr_show(struct kobject *kobj,
-			       struct kobj_attribute *kattr, char *buf)
+static ssize_t setting_show(struct kobject *kobj, struct kobj_attribute *kattr,
+			    char *buf)
 {
-	struct daptrace_mon *mon = kobj_mon(kobj);
+	const struct daptrace_setting_attr *a = to_setting(kattr);
 
-	return sysfs_emit(buf, "%lu\n", READ_ONCE(*attrs_field(&mon->ctx.attrs, kattr)));
+	return a->ops->show(kobj_mon(kobj), a, buf);
 }
 
-static ssize_t ulong_attr_store(struct kobject *kobj,
-				struct kobj_attribute *kattr,
-				const char *buf, size_t count)
+/*
+ * The one store path of the settings: a writer without CAP_SYS_ADMIN gets
+ * -EPERM, input that ops->parse refuses its error, and with @mon->lock
+ * held a running monitor -EBUSY; otherwise ops->apply validates the value
+ * and writes it (WRITE_ONCE: readers and the worker read it unlocked), or
+ * refuses it and changes nothing.
+ */
+static ssize_t setting_store(struct kobject *kobj, struct kobj_attribute *kattr,
+			     const char *buf, size_t count)
 {
+	const struct daptrace_setting_attr *a = to_setting(kattr);
 	struct daptrace_mon *mon = kobj_mon(kobj);
-	struct daptrace_attrs attrs;
 	unsigned long val;
 	int err;
 
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
-	err = kstrtoul(buf, 10, &val);
+	err = a->ops->parse(buf, &val);
 	if (err)
 		return err;
 
 	mutex_lock(&mon->lock);
-	if (daptrace_running(mon)) {
-		err = -EBUSY;
-	} else {
-		attrs = mon->ctx.attrs;
-		*attrs_field(&attrs, kattr) = val;
-		err = daptrace_attrs_validate(&attrs);
-		if (!err)
-			WRITE_ONCE(*attrs_field(&mon->ctx.attrs, kattr), val);
-	}
+	err = daptrace_running(mon) ? -EBUSY : a->ops->apply(mon, a, val);
 	mutex_unlock(&mon->lock);
 	return err ?: count;
 }
 
-static struct daptrace_ulong_attr sample_us_attr = {
-	.kattr = __ATTR(sample_us, 0600, ulong_attr_show, ulong_attr_store),
-	.offset = offsetof(struct daptrace_attrs, sample_us),
-};
-
-static struct daptrace_ulong_attr aggr_us_attr = {
-	.kattr = __ATTR(aggr_us, 0600, ulong_attr_show, ulong_attr_store),
-	.offset = offsetof(struct daptrace_attrs, aggr_us),
-};
-
-static struct daptrace_ulong_attr update_us_attr = {
-	.kattr = __ATTR(update_us, 0600, ulong_attr_show, ulong_attr_store),
-	.offset = offsetof(struct daptrace_attrs, update_us),
-};
-
-static struct daptrace_ulong_attr min_nr_regions_attr = {
-	.kattr = __ATTR(min_nr_regions, 0600, ulong_attr_show, ulong_attr_store),
-	.offset = offsetof(struct daptrace_attrs, min_nr_regions),
-};
-
-static struct daptrace_ulong_attr max_nr_regions_attr = {
-	.kattr = __ATTR(max_nr_regions, 0600, ulong_attr_show, ulong_attr_store),
-	.offset = offsetof(struct daptrace_attrs, max_nr_regions),
-};
-
-/* The intervals goal (DAMON's intervals_goal): see daptrace_tune_intervals(). */
-static struct daptrace_ulong_attr goal_access_bp_attr = {
-	.kattr = __ATTR(intervals_goal_access_bp, 0600, ulong_attr_show,
-			ulong_attr_store),
-	.offset = offsetof(struct daptrace_attrs, goal_access_bp),
-};
-
-static struct daptrace_ulong_attr goal_aggrs_attr = {
-	.kattr = __ATTR(intervals_goal_aggrs, 0600, ulong_attr_show,
-			ulong_attr_store),
-	.offset = offsetof(struct daptrace_attrs, goal_aggrs),
-};
-
-static struct daptrace_ulong_attr goal_min_sample_us_attr = {
-	.kattr = __ATTR(intervals_goal_min_sample_us, 0600, ulong_attr_show,
-			ulong_attr_store),
-	.offset = offsetof(struct daptrace_attrs, goal_min_sample_us),
-};
-
-static struct daptrace_ulong_attr goal_max_sample_us_attr = {
-	.kattr = __ATTR(intervals_goal_max_sample_us, 0600, ulong_attr_show,
-			ulong_attr_store),
-	.offset = offsetof(struct daptrace_attrs, goal_max_sample_us),
-};
-
-static struct daptrace_ulong_attr recall_goal_bp_attr = {
-	.kattr = __ATTR(recall_goal_bp, 0600, ulong_attr_show, ulong_attr_store),
-	.offset = offsetof(struct daptrace_attrs, recall_goal_bp),
-};
-
-static struct daptrace_ulong_attr recall_max_cpu_bp_attr = {
-	.kattr = __ATTR(recall_max_cpu_bp, 0600, ulong_attr_show, ulong_attr_store),
-	.offset = offsetof(struct daptrace_attrs, recall_max_cpu_bp),
-};
-
-static ssize_t tlb_flush_show(struct kobject *kobj, struct kobj_attribute *attr,
-			      char *buf)
+/* The numbers: the fields of struct daptrace_attrs. */
+static unsigned long *attrs_field(struct daptrace_attrs *attrs,
+				  const struct daptrace_setting_attr *a)
 {
-	return sysfs_emit(buf, "%s\n", tlb_words[READ_ONCE(kobj_mon(kobj)->tlb)]);
+	return (unsigned long *)((char *)attrs + a->offset);
 }
 
-static ssize_t tlb_flush_store(struct kobject *kobj, struct kobj_attribute *attr,
-			       const char *buf, size_t count)
+static ssize_t ulong_show(struct daptrace_mon *mon, const struct daptrace_setting_attr *a,
+			  char *buf)
 {
-	struct daptrace_mon *mon = kobj_mon(kobj);
-	int word, err = 0;
+	return sysfs_emit(buf, "%lu\n", READ_ONCE(*attrs_field(&mon->ctx.attrs, a)));
+}
 
-	if (!capable(CAP_SYS_ADMIN))
-		return -EPERM;
-	word = parse_word(buf, tlb_words, NR_DAPTRACE_TLB_POLICIES);
+static int ulong_parse(const char *buf, unsigned long *val)
+{
+	return kstrtoul(buf, 10, val);
+}
+
+/* Valid only as part of the whole set: aggr_us >= sample_us, and so on. */
+static int ulong_apply(struct daptrace_mon *mon, const struct daptrace_setting_attr *a,
+		       unsigned long val)
+{
+	struct daptrace_attrs attrs = mon->ctx.attrs;
+	int err;
+
+	*attrs_field(&attrs, a) = val;
+	err = daptrace_attrs_validate(&attrs);
+	if (!err)
+		WRITE_ONCE(*attrs_field(&mon->ctx.attrs, a), val);
+	return err;
+}
+
+static const struct daptrace_setting_ops ulong_ops = {
+	.show = ulong_show,
+	.parse = ulong_parse,
+	.apply = ulong_apply,
+};
+
+/* A setting in @_type (struct daptrace_attrs or daptrace_mon), file @_name. */
+#define DAPTRACE_SETTING_ATTR(_var, _name, _ops, _type, _field)		\
+	static struct daptrace_setting_attr _var = {			\
+		.kattr = __ATTR(_name, 0600, setting_show, setting_store), \
+		.ops = &(_ops),						\
+		.offset = offsetof(_type, _field),			\
+	}
+
+#define DAPTRACE_ULONG_ATTR(_var, _name, _field)				\
+	DAPTRACE_SETTING_ATTR(_var, _name, ulong_ops, struct daptrace_attrs, _field)
+
+DAPTRACE_ULONG_ATTR(sample_us_attr, sample_us, sample_us);
+DAPTRACE_ULONG_ATTR(aggr_us_attr, aggr_us, aggr_us);
+DAPTRACE_ULONG_ATTR(update_us_attr, update_us, update_us);
+DAPTRACE_ULONG_ATTR(min_nr_regions_attr, min_nr_regions, min_nr_regions);
+DAPTRACE_ULONG_ATTR(max_nr_regions_attr, max_nr_regions, max_nr_regions);
+/* The intervals goal (DAMON's intervals_goal): see daptrace_tune_intervals(). */
+DAPTRACE_ULONG_ATTR(goal_access_bp_attr, intervals_goal_access_bp, goal_access_bp);
+DAPTRACE_ULONG_ATTR(goal_aggrs_attr, intervals_goal_aggrs, goal_aggrs);
+DAPTRACE_ULONG_ATTR(goal_min_sample_us_attr, intervals_goal_min_sample_us,
+		    goal_min_sample_us);
+DAPTRACE_ULONG_ATTR(goal_max_sample_us_attr, intervals_goal_max_sample_us,
+		    goal_max_sample_us);
+/* The recall goal: see daptrace_tune_recall(). */
+DAPTRACE_ULONG_ATTR(recall_goal_bp_attr, recall_goal_bp, recall_goal_bp);
+DAPTRACE_ULONG_ATTR(recall_max_cpu_bp_attr, recall_max_cpu_bp, recall_max_cpu_bp);
+
+/* The TLB flush policy: a word of tlb_words. */
+static ssize_t tlb_flush_show(struct daptrace_mon *mon,
+			      const struct daptrace_setting_attr *a, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", tlb_words[READ_ONCE(mon->tlb)]);
+}
+
+static int tlb_flush_parse(const char *buf, unsigned long *val)
+{
+	int word = parse_word(buf, tlb_words, NR_DAPTRACE_TLB_POLICIES);
+
 	if (word < 0)
 		return word;
-
 	/* Refused whatever the state: it could never work here. */
 	if (!daptrace_tlb_policy_supported(word))
 		return -EOPNOTSUPP;
-
-	mutex_lock(&mon->lock);
-	if (daptrace_running(mon))
-		err = -EBUSY;
-	else
-		WRITE_ONCE(mon->tlb, word);
-	mutex_unlock(&mon->lock);
-	return err ?: count;
+	*val = word;
+	return 0;
 }
 
-/*
- * On/off switches of struct daptrace_mon, set while monitoring is off (the
- * worker reads them unlocked), located by their offset.
- */
-struct daptrace_bool_attr {
-	struct kobj_attribute kattr;
-	size_t offset;
+static int tlb_flush_apply(struct daptrace_mon *mon,
+			   const struct daptrace_setting_attr *a, unsigned long val)
+{
+	WRITE_ONCE(mon->tlb, val);
+	return 0;
+}
+
+static const struct daptrace_setting_ops tlb_flush_ops = {
+	.show = tlb_flush_show,
+	.parse = tlb_flush_parse,
+	.apply = tlb_flush_apply,
 };
 
-static bool *mon_bool(struct daptrace_mon *mon, struct kobj_attribute *kattr)
-{
-	struct daptrace_bool_attr *a =
-		container_of(kattr, struct daptrace_bool_attr, kattr);
+DAPTRACE_SETTING_ATTR(tlb_flush_attr, tlb_flush, tlb_flush_ops, struct daptrace_mon, tlb);
 
+/* On/off switches: the bool fields of struct daptrace_mon. */
+static bool *mon_bool(struct daptrace_mon *mon, const struct daptrace_setting_attr *a)
+{
 	return (bool *)((char *)mon + a->offset);
 }
 
-static ssize_t bool_attr_show(struct kobject *kobj, struct kobj_attribute *kattr,
-			      char *buf)
+static ssize_t bool_show(struct daptrace_mon *mon, const struct daptrace_setting_attr *a,
+			 char *buf)
 {
-	return sysfs_emit(buf, "%s\n",
-			  state_words[READ_ONCE(*mon_bool(kobj_mon(kobj), kattr))]);
+	return sysfs_emit(buf, "%s\n", state_words[READ_ONCE(*mon_bool(mon, a))]);
 }
 
-static ssize_t bool_attr_store(struct kobject *kobj, struct kobj_attribute *kattr,
-			       const char *buf, size_t count)
+static int bool_parse(const char *buf, unsigned long *val)
 {
-	struct daptrace_mon *mon = kobj_mon(kobj);
-	int word, err = 0;
+	int word = parse_word(buf, state_words, NR_DAPTRACE_STATES);
 
-	if (!capable(CAP_SYS_ADMIN))
-		return -EPERM;
-	word = parse_word(buf, state_words, NR_DAPTRACE_STATES);
 	if (word < 0)
 		return word;
-
-	mutex_lock(&mon->lock);
-	if (daptrace_running(mon))
-		err = -EBUSY;
-	else
-		WRITE_ONCE(*mon_bool(mon, kattr), word == DAPTRACE_STATE_ON);
-	mutex_unlock(&mon->lock);
-	return err ?: count;
+	*val = word == DAPTRACE_STATE_ON;
+	return 0;
 }
+
+static int bool_apply(struct daptrace_mon *mon,
+		      const struct daptrace_setting_attr *a, unsigned long val)
+{
+	WRITE_ONCE(*mon_bool(mon, a), val);
+	return 0;
+}
+
+static const struct daptrace_setting_ops bool_ops = {
+	.show = bool_show,
+	.parse = bool_parse,
+	.apply = bool_apply,
+};
 
 /*
  * Physical addresses in snapshots, and the tracepoint, are opt-in: a
@@ -694,15 +704,8 @@ static ssize_t bool_attr_store(struct kobject *kobj, struct kobj_attribute *katt
  * hold CAP_SYS_ADMIN (tracefs permissions, CAP_PERFMON), while it shows
  * the targets' layout.
  */
-static struct daptrace_bool_attr phys_addr_attr = {
-	.kattr = __ATTR(phys_addr, 0600, bool_attr_show, bool_attr_store),
-	.offset = offsetof(struct daptrace_mon, phys_addr),
-};
-
-static struct daptrace_bool_attr tracepoint_attr = {
-	.kattr = __ATTR(tracepoint, 0600, bool_attr_show, bool_attr_store),
-	.offset = offsetof(struct daptrace_mon, tracepoint),
-};
+DAPTRACE_SETTING_ATTR(phys_addr_attr, phys_addr, bool_ops, struct daptrace_mon, phys_addr);
+DAPTRACE_SETTING_ATTR(tracepoint_attr, tracepoint, bool_ops, struct daptrace_mon, tracepoint);
 
 /*
  * Accuracy probes per window, 0..DAPTRACE_MAX_PROBE_PAGES (0: none).  Set
@@ -750,35 +753,33 @@ static ssize_t nr_regions_show(struct kobject *kobj, struct kobj_attribute *attr
 	return sysfs_emit(buf, "%u\n", READ_ONCE(kobj_mon(kobj)->cnt.nr_regions));
 }
 
-static ssize_t nr_samples_show(struct kobject *kobj, struct kobj_attribute *attr,
-			       char *buf)
+/* A 64-bit counter of struct daptrace_counters, located by its offset. */
+struct daptrace_counter_attr {
+	struct kobj_attribute kattr;
+	size_t offset;
+};
+
+static ssize_t counter_show(struct kobject *kobj, struct kobj_attribute *kattr,
+			    char *buf)
 {
-	return sysfs_emit(buf, "%llu\n", READ_ONCE(kobj_mon(kobj)->cnt.nr_samples));
+	const struct daptrace_counter_attr *a =
+		container_of(kattr, struct daptrace_counter_attr, kattr);
+	u64 *cnt = (u64 *)((char *)&kobj_mon(kobj)->cnt + a->offset);
+
+	return sysfs_emit(buf, "%llu\n", READ_ONCE(*cnt));
 }
 
-static ssize_t nr_samples_late_show(struct kobject *kobj,
-				    struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%llu\n", READ_ONCE(kobj_mon(kobj)->cnt.nr_late));
-}
+#define DAPTRACE_COUNTER_ATTR(_var, _name, _field)			\
+	static struct daptrace_counter_attr _var = {			\
+		.kattr = __ATTR(_name, 0400, counter_show, NULL),	\
+		.offset = offsetof(struct daptrace_counters, _field),	\
+	}
 
-static ssize_t nr_samples_busy_show(struct kobject *kobj,
-				    struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%llu\n", READ_ONCE(kobj_mon(kobj)->cnt.nr_busy));
-}
-
-static ssize_t nr_snapshots_show(struct kobject *kobj,
-				 struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%llu\n", READ_ONCE(kobj_mon(kobj)->cnt.nr_snapshots));
-}
-
-static ssize_t nr_snapshots_missed_show(struct kobject *kobj,
-					struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%llu\n", READ_ONCE(kobj_mon(kobj)->cnt.nr_missed));
-}
+DAPTRACE_COUNTER_ATTR(nr_samples_attr, nr_samples, nr_samples);
+DAPTRACE_COUNTER_ATTR(nr_samples_late_attr, nr_samples_late, nr_late);
+DAPTRACE_COUNTER_ATTR(nr_samples_busy_attr, nr_samples_busy, nr_busy);
+DAPTRACE_COUNTER_ATTR(nr_snapshots_attr, nr_snapshots, nr_snapshots);
+DAPTRACE_COUNTER_ATTR(nr_snapshots_missed_attr, nr_snapshots_missed, nr_missed);
 
 static ssize_t worker_cpu_us_show(struct kobject *kobj,
 				  struct kobj_attribute *attr, char *buf)
@@ -936,18 +937,7 @@ static struct kobj_attribute target_status_attr =
 	__ATTR(target_status, 0400, target_status_show, NULL);
 static struct kobj_attribute nr_targets_attr =
 	__ATTR(nr_targets, 0400, nr_targets_show, NULL);
-static struct kobj_attribute tlb_flush_attr =
-	__ATTR(tlb_flush, 0600, tlb_flush_show, tlb_flush_store);
 static struct kobj_attribute nr_regions_attr = __ATTR(nr_regions, 0400, nr_regions_show, NULL);
-static struct kobj_attribute nr_samples_attr = __ATTR(nr_samples, 0400, nr_samples_show, NULL);
-static struct kobj_attribute nr_samples_late_attr =
-	__ATTR(nr_samples_late, 0400, nr_samples_late_show, NULL);
-static struct kobj_attribute nr_samples_busy_attr =
-	__ATTR(nr_samples_busy, 0400, nr_samples_busy_show, NULL);
-static struct kobj_attribute nr_snapshots_attr =
-	__ATTR(nr_snapshots, 0400, nr_snapshots_show, NULL);
-static struct kobj_attribute nr_snapshots_missed_attr =
-	__ATTR(nr_snapshots_missed, 0400, nr_snapshots_missed_show, NULL);
 static struct kobj_attribute worker_cpu_us_attr =
 	__ATTR(worker_cpu_us, 0400, worker_cpu_us_show, NULL);
 static struct kobj_attribute snapshot_seq_attr =
@@ -978,16 +968,16 @@ static struct attribute *daptrace_attrs[] = {
 	&goal_max_sample_us_attr.kattr.attr,
 	&recall_goal_bp_attr.kattr.attr,
 	&recall_max_cpu_bp_attr.kattr.attr,
-	&tlb_flush_attr.attr,
+	&tlb_flush_attr.kattr.attr,
 	&phys_addr_attr.kattr.attr,
 	&tracepoint_attr.kattr.attr,
 	&probe_pages_attr.attr,
 	&nr_regions_attr.attr,
-	&nr_samples_attr.attr,
-	&nr_samples_late_attr.attr,
-	&nr_samples_busy_attr.attr,
-	&nr_snapshots_attr.attr,
-	&nr_snapshots_missed_attr.attr,
+	&nr_samples_attr.kattr.attr,
+	&nr_samples_late_attr.kattr.attr,
+	&nr_samples_busy_attr.kattr.attr,
+	&nr_snapshots_attr.kattr.attr,
+	&nr_snapshots_missed_attr.kattr.attr,
 	&worker_cpu_us_attr.attr,
 	&snapshot_seq_attr.attr,
 	&snapshot_attr.attr,

@@ -29,25 +29,8 @@ VERSION=$(cat "$TOP/VERSION")
 MAKE=(make -C "$TOP" --no-print-directory)
 export LC_ALL=C
 
-NUM=0
-PASSED=0
-FAILED=0
-SKIPPED=0
-
-ok() {
-	NUM=$((NUM + 1)) PASSED=$((PASSED + 1))
-	echo "ok $NUM $1"
-}
-
-not_ok() {
-	NUM=$((NUM + 1)) FAILED=$((FAILED + 1))
-	echo "not ok $NUM $1"
-}
-
-skip() {
-	NUM=$((NUM + 1)) SKIPPED=$((SKIPPED + 1))
-	echo "ok $NUM $1 # SKIP $2"
-}
+# shellcheck source=scripts/results.sh
+. "$TOP/scripts/results.sh"
 
 # log_tail LOG: where the log is and its last 20 lines, as diagnostics.
 log_tail() {
@@ -218,10 +201,4 @@ else
 		${DEBUG_SUBSET[@]+"${DEBUG_SUBSET[@]}"}
 fi
 
-echo "1..$NUM"
-if [ "$SKIPPED" -gt 0 ]; then
-	echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
-else
-	echo "$PASSED passed, $FAILED failed"
-fi
-[ "$FAILED" = 0 ]
+results_end

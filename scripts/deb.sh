@@ -70,21 +70,8 @@ build() {
 
 # ---- test (KTAP) -------------------------------------------------------------
 
-NUM=0
-FAILED=0
-SKIPPED=0
-ok() {
-	NUM=$((NUM + 1))
-	echo "ok $NUM $1"
-}
-not_ok() {
-	NUM=$((NUM + 1)) FAILED=$((FAILED + 1))
-	echo "not ok $NUM $1"
-}
-skip() {
-	NUM=$((NUM + 1)) SKIPPED=$((SKIPPED + 1))
-	echo "ok $NUM $1 # SKIP $2"
-}
+# shellcheck source=scripts/results.sh
+. "$TOP/scripts/results.sh"
 # check NAME CMD...: one result; the command's output becomes diagnostics.
 check() {
 	local name=$1 out
@@ -98,9 +85,7 @@ check() {
 }
 
 finish() {
-	echo "1..$NUM"
-	echo "$((NUM - FAILED - SKIPPED)) passed, $FAILED failed, $SKIPPED skipped"
-	[ "$FAILED" = 0 ]
+	results_end
 	exit
 }
 

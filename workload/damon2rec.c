@@ -14,13 +14,13 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "recfile.h"
+#include "wl_args.h"
 
 static int parse_event(const char *line, uint64_t *t_ns, unsigned int *nr,
 		       struct rec_region *r)
@@ -48,14 +48,7 @@ static int parse_event(const char *line, uint64_t *t_ns, unsigned int *nr,
 
 int main(int argc, char **argv)
 {
-	static const struct option lopts[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "sample-us", required_argument, NULL, 's' },
-		{ "aggr-us", required_argument, NULL, 'a' },
-		{ "start-ns", required_argument, NULL, 't' },
-		{ }
-	};
-	unsigned long long sample_us = 5000, aggr_us = 100000, start_ns = 0;
+	uint64_t sample_us = 5000, aggr_us = 100000, start_ns = 0;
 	struct rec_snapshot snap = { 0 };
 	struct rec_region *regs = NULL;
 	unsigned int cap = 0, want = 0, nr;
@@ -63,26 +56,25 @@ int main(int argc, char **argv)
 	char line[512], buf[3][32];
 	struct rec_kv kv[4];
 	struct rec_target tgt = { .comm = "workload" };
-	int c;
+	const struct wl_arg args[] = {
+		WL_OPT("pid", 0, wl_int, &tgt.pid),
+		WL_OPT("sample-us", 0, wl_u64, &sample_us),
+		WL_OPT("aggr-us", 0, wl_u64, &aggr_us),
+		WL_OPT("start-ns", 0, wl_u64, &start_ns),
+		{ }
+	};
 
-	while ((c = getopt_long(argc, argv, "", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'p': tgt.pid = atoi(optarg); break;
-		case 's': sample_us = strtoull(optarg, NULL, 10); break;
-		case 'a': aggr_us = strtoull(optarg, NULL, 10); break;
-		case 't': start_ns = strtoull(optarg, NULL, 10); break;
-		default:
-			fprintf(stderr, "usage: damon2rec --pid PID --sample-us N --aggr-us N [--start-ns NS]\n");
-			return 2;
-		}
+	if (wl_parse_args("damon2rec", argc, argv, args, NULL) < 0) {
+		fprintf(stderr, "usage: damon2rec --pid PID --sample-us N --aggr-us N [--start-ns NS]\n");
+		return 2;
 	}
 	if (!tgt.pid || !sample_us || aggr_us < sample_us) {
 		fprintf(stderr, "damon2rec: --pid, --sample-us and --aggr-us are required\n");
 		return 2;
 	}
-	snprintf(buf[0], sizeof(buf[0]), "%llu", sample_us);
-	snprintf(buf[1], sizeof(buf[1]), "%llu", aggr_us);
-	snprintf(buf[2], sizeof(buf[2]), "%llu", start_ns);
+	snprintf(buf[0], sizeof(buf[0]), "%" PRIu64, sample_us);
+	snprintf(buf[1], sizeof(buf[1]), "%" PRIu64, aggr_us);
+	snprintf(buf[2], sizeof(buf[2]), "%" PRIu64, start_ns);
 	kv[0] = (struct rec_kv){ "monitor", "damon" };
 	kv[1] = (struct rec_kv){ "sample_us", buf[0] };
 	kv[2] = (struct rec_kv){ "aggr_us", buf[1] };

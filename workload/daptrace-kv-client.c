@@ -20,7 +20,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -30,6 +29,8 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "wl_args.h"
 
 struct conn {
 	int fd;
@@ -191,15 +192,6 @@ static uint64_t zipf_rank(const double *cdf, uint64_t n)
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "socket", required_argument, NULL, 's' },
-		{ "keys", required_argument, NULL, 'k' },
-		{ "value", required_argument, NULL, 'v' },
-		{ "zipf", required_argument, NULL, 'z' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "ready", required_argument, NULL, 'r' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *path = NULL, *ready = NULL;
 	uint64_t nkeys = 50000, *perm, gets = 0, ops = 0, bad = 0;
 	size_t vlen = 4000;
@@ -208,19 +200,19 @@ int main(int argc, char **argv)
 	static struct conn c;
 	char *val;
 	double *cdf;
-	int opt, r;
+	const struct wl_arg args[] = {
+		WL_OPT("socket", 0, wl_str, &path),
+		WL_OPT("keys", 0, wl_u64, &nkeys),
+		WL_OPT("value", 0, wl_size, &vlen),
+		WL_OPT("zipf", 0, wl_double, &theta),
+		WL_OPT("duration", 0, wl_double, &duration),
+		WL_OPT("ready", 0, wl_str, &ready),
+		{ }
+	};
+	int r;
 
-	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 's': path = optarg; break;
-		case 'k': nkeys = strtoull(optarg, NULL, 10); break;
-		case 'v': vlen = strtoull(optarg, NULL, 10); break;
-		case 'z': theta = atof(optarg); break;
-		case 'd': duration = atof(optarg); break;
-		case 'r': ready = optarg; break;
-		default: return 2;
-		}
-	}
+	if (wl_parse_args(argv[0], argc, argv, args, NULL) < 0)
+		return 2;
 	if (!path || !nkeys || !vlen || vlen > 60000 || theta <= 0 || duration <= 0 ||
 	    strlen(path) >= sizeof(sa.sun_path)) {
 		fprintf(stderr, "usage: %s --socket PATH [--keys N] [--value BYTES<=60000] "

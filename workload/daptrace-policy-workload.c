@@ -49,7 +49,6 @@
  * policy attached with -p sees the memory where it was placed).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +57,8 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "wl_args.h"
 
 #define MPOL_DEFAULT	0
 #define MPOL_BIND	2
@@ -209,22 +210,6 @@ static unsigned long long vmstat(const char *key)
 			r = v;
 	fclose(f);
 	return r;
-}
-
-static int parse_size(const char *s, size_t *v)
-{
-	char *end;
-	unsigned long long n = strtoull(s, &end, 10);
-
-	switch (*end) {
-	case 'K': n <<= 10; end++; break;
-	case 'M': n <<= 20; end++; break;
-	case 'G': n <<= 30; end++; break;
-	}
-	if (*end || end == s)
-		return -1;
-	*v = n;
-	return 0;
 }
 
 struct opts {
@@ -548,42 +533,29 @@ static int run_regret(const struct opts *o)
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "hot", required_argument, NULL, 'H' },
-		{ "warm", required_argument, NULL, 'W' },
-		{ "cold", required_argument, NULL, 'C' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "warm-period", required_argument, NULL, 'w' },
-		{ "phase", required_argument, NULL, 'P' },
-		{ "fast-node", required_argument, NULL, 'f' },
-		{ "slow-node", required_argument, NULL, 's' },
-		{ "pidfile", required_argument, NULL, 'p' },
-		{ "go", required_argument, NULL, 'g' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct opts o = {
 		.hot = 32 << 20, .warm = 32 << 20, .cold = 128 << 20,
 		.duration = 30, .warm_period = 1, .phase = 15, .fast = 0, .slow = 1,
 	};
-	int c, bad = 0;
+	const struct wl_arg args[] = {
+		WL_OPT("hot", 0, wl_size, &o.hot),
+		WL_OPT("warm", 0, wl_size, &o.warm),
+		WL_OPT("cold", 0, wl_size, &o.cold),
+		WL_OPT("duration", 0, wl_double, &o.duration),
+		WL_OPT("warm-period", 0, wl_double, &o.warm_period),
+		WL_OPT("phase", 0, wl_double, &o.phase),
+		WL_OPT("fast-node", 0, wl_int, &o.fast),
+		WL_OPT("slow-node", 0, wl_int, &o.slow),
+		WL_OPT("pidfile", 0, wl_str, &o.pidfile),
+		WL_OPT("go", 0, wl_str, &o.go),
+		{ }
+	};
+	int first, bad;
 
 	psz = (size_t)sysconf(_SC_PAGESIZE);
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'H': bad |= parse_size(optarg, &o.hot); break;
-		case 'W': bad |= parse_size(optarg, &o.warm); break;
-		case 'C': bad |= parse_size(optarg, &o.cold); break;
-		case 'd': o.duration = atof(optarg); break;
-		case 'w': o.warm_period = atof(optarg); break;
-		case 'P': o.phase = atof(optarg); break;
-		case 'f': o.fast = atoi(optarg); break;
-		case 's': o.slow = atoi(optarg); break;
-		case 'p': o.pidfile = optarg; break;
-		case 'g': o.go = optarg; break;
-		default: bad = 1;
-		}
-	}
-	if (bad || optind != argc - 1 || o.duration <= 0 || o.warm_period <= 0 ||
+	first = wl_parse_args(argv[0], argc, argv, args, NULL);
+	bad = first < 0;
+	if (bad || first != argc - 1 || o.duration <= 0 || o.warm_period <= 0 ||
 	    o.phase <= 0 || o.slow < 0 || o.slow > 63) {
 		fprintf(stderr, "usage: %s reclaim|tiering|phases|regret [--hot SIZE] [--warm SIZE] "
 			"[--cold SIZE] [--duration S] [--warm-period S] [--phase S] "
@@ -591,14 +563,14 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (!strcmp(argv[optind], "reclaim"))
+	if (!strcmp(argv[first], "reclaim"))
 		return run_reclaim(&o);
-	if (!strcmp(argv[optind], "tiering"))
+	if (!strcmp(argv[first], "tiering"))
 		return run_tiering(&o);
-	if (!strcmp(argv[optind], "phases"))
+	if (!strcmp(argv[first], "phases"))
 		return run_phases(&o);
-	if (!strcmp(argv[optind], "regret"))
+	if (!strcmp(argv[first], "regret"))
 		return run_regret(&o);
-	fprintf(stderr, "%s: unknown mode '%s'\n", argv[0], argv[optind]);
+	fprintf(stderr, "%s: unknown mode '%s'\n", argv[0], argv[first]);
 	return 2;
 }

@@ -45,7 +45,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
@@ -57,6 +56,7 @@
 
 #include "accuracy.h"
 #include "recfile.h"
+#include "wl_args.h"
 
 #define MAX_PHASES	4096
 #define MAX_RANGES	256
@@ -617,34 +617,51 @@ static void usage(FILE *f)
 "  --dump-accuracy FILE each compared window's estimate, truth and counts\n");
 }
 
+/* --regions MIN-MAX */
+static int parse_regions(const char *arg, const struct wl_arg *a)
+{
+	struct scorer *sc = a->dst;
+
+	if (sscanf(arg, "%u-%u", &sc->min_regions, &sc->max_regions) != 2 ||
+	    sc->min_regions > sc->max_regions)
+		return -1;
+	return 0;
+}
+
+/* --randomize[=SEED] (seed 1 without) */
+static int parse_randomize(const char *arg, const struct wl_arg *a)
+{
+	struct scorer *sc = a->dst;
+	char *end;
+
+	sc->randomize = true;
+	if (!arg) {
+		sc->seed = 1;
+		return 0;
+	}
+	errno = 0;
+	sc->seed = strtoul(arg, &end, 10);
+	return errno || *end ? -1 : 0;
+}
+
+/* --dump-accuracy FILE: each window's estimate and truth, for plots. */
+static int parse_dump(const char *arg, const struct wl_arg *a)
+{
+	struct scorer *sc = a->dst;
+
+	sc->dump = fopen(arg, "w");
+	if (!sc->dump) {
+		fprintf(stderr, "daptrace-score: --dump-accuracy %s: %s\n",
+			arg, strerror(errno));
+		return -1;
+	}
+	fprintf(sc->dump, "# seq est truth accessed_probes_pooled probes_pooled "
+		"tp fn fp tn unobserved (this window)\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	static const struct option lopts[] = {
-		{ "truth", required_argument, NULL, 't' },
-		{ "record", required_argument, NULL, 'r' },
-		{ "hot-frac", required_argument, NULL, 'f' },
-		{ "settle", required_argument, NULL, 's' },
-		{ "min-precision", required_argument, NULL, 'P' },
-		{ "min-recall", required_argument, NULL, 'R' },
-		{ "max-wss-err", required_argument, NULL, 'W' },
-		{ "min-windows", required_argument, NULL, 'n' },
-		{ "aggr-us", required_argument, NULL, 'a' },
-		{ "regions", required_argument, NULL, 'g' },
-		{ "max-interval-err", required_argument, NULL, 'I' },
-		{ "max-interval-drift", required_argument, NULL, 'D' },
-		{ "max-missed", required_argument, NULL, 'M' },
-		{ "min-hot-seen", required_argument, NULL, 'S' },
-		{ "randomize", optional_argument, NULL, 'x' },
-		{ "accuracy-pool", required_argument, NULL, 'A' },
-		{ "accuracy-min-probes", required_argument, NULL, 'm' },
-		{ "max-recall-est-err", required_argument, NULL, 'E' },
-		{ "min-recall-est-ok", required_argument, NULL, 'O' },
-		{ "min-accuracy-windows", required_argument, NULL, 'N' },
-		{ "bias-estimate", required_argument, NULL, 'B' },
-		{ "dump-accuracy", required_argument, NULL, 'U' },
-		{ "help", no_argument, NULL, 'h' },
-		{ }
-	};
 	const char *truth_path = NULL, *rec_path = NULL, *v;
 	double min_p = -1, min_r = -1, max_wss = -1, max_ierr = -1, max_drift = -1;
 	double min_seen = -1;
@@ -654,72 +671,50 @@ int main(int argc, char **argv)
 	unsigned int min_windows = 5;
 	struct scorer sc = { .hot_frac = 0.5, .settle_ns = 1000000000ULL,
 			     .acc_bound = 0.05 };
-	uint64_t pool_ns = ACC_DEF_POOL_NS, min_accessed = ACC_DEF_MIN_ACCESSED;
+	uint64_t pool_ns, pool_ms = ACC_DEF_POOL_NS / 1000000ULL;
+	unsigned long long min_accessed = ACC_DEF_MIN_ACCESSED;
 	double min_est_ok = -1;
 	unsigned int min_acc_windows = 5;
 	struct rec_info info = { 0 };
-	char err[512], *end;
-	int c, fail = 0;
+	uint64_t settle_ms = 1000, aggr_us = 0, missed = 0;
+	int missed_given = 0, first;
+	const struct wl_arg args[] = {
+		WL_OPT("truth", 0, wl_str, &truth_path),
+		WL_OPT("record", 0, wl_str, &rec_path),
+		WL_OPT("hot-frac", 0, wl_double, &sc.hot_frac),
+		WL_OPT("settle", 0, wl_u64, &settle_ms),
+		WL_OPT("min-precision", 0, wl_double, &min_p),
+		WL_OPT("min-recall", 0, wl_double, &min_r),
+		WL_OPT("max-wss-err", 0, wl_double, &max_wss),
+		WL_OPT("min-windows", 0, wl_uint, &min_windows),
+		WL_OPT("aggr-us", 0, wl_u64, &aggr_us),
+		WL_OPT("regions", 0, parse_regions, &sc),
+		WL_OPT("max-interval-err", 0, wl_double, &max_ierr),
+		WL_OPT("max-interval-drift", 0, wl_double, &max_drift),
+		WL_OPT("max-missed", 0, wl_u64, &missed, .given = &missed_given),
+		WL_OPT("min-hot-seen", 0, wl_double, &min_seen),
+		WL_OPT("randomize", 0, parse_randomize, &sc, .flags = WL_OPT_ARG),
+		WL_OPT("accuracy-pool", 0, wl_u64, &pool_ms),
+		WL_OPT("accuracy-min-probes", 0, wl_u64, &min_accessed),
+		WL_OPT("max-recall-est-err", 0, wl_double, &sc.acc_bound),
+		WL_OPT("min-recall-est-ok", 0, wl_double, &min_est_ok),
+		WL_OPT("min-accuracy-windows", 0, wl_uint, &min_acc_windows),
+		WL_OPT("bias-estimate", 0, wl_double, &sc.bias),
+		WL_OPT("dump-accuracy", 0, parse_dump, &sc),
+		{ }
+	};
+	char err[512];
+	int fail = 0;
 
-	while ((c = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
-		errno = 0;
-		end = "";
-		switch (c) {
-		case 't': truth_path = optarg; break;
-		case 'r': rec_path = optarg; break;
-		case 'f': sc.hot_frac = strtod(optarg, &end); break;
-		case 's': sc.settle_ns = strtoull(optarg, &end, 10) * 1000000ULL; break;
-		case 'P': min_p = strtod(optarg, &end); break;
-		case 'R': min_r = strtod(optarg, &end); break;
-		case 'W': max_wss = strtod(optarg, &end); break;
-		case 'n': min_windows = strtoul(optarg, &end, 10); break;
-		case 'a': sc.nominal_aggr_ns = strtoull(optarg, &end, 10) * 1000ULL; break;
-		case 'I': max_ierr = strtod(optarg, &end); break;
-		case 'D': max_drift = strtod(optarg, &end); break;
-		case 'M': max_missed = strtoll(optarg, &end, 10); break;
-		case 'S': min_seen = strtod(optarg, &end); break;
-		case 'A': pool_ns = strtoull(optarg, &end, 10) * 1000000ULL; break;
-		case 'm': min_accessed = strtoull(optarg, &end, 10); break;
-		case 'E': sc.acc_bound = strtod(optarg, &end); break;
-		case 'O': min_est_ok = strtod(optarg, &end); break;
-		case 'N': min_acc_windows = strtoul(optarg, &end, 10); break;
-		case 'B': sc.bias = strtod(optarg, &end); break;
-		case 'U':
-			sc.dump = fopen(optarg, "w");
-			if (!sc.dump) {
-				fprintf(stderr, "daptrace-score: --dump-accuracy %s: %s\n",
-					optarg, strerror(errno));
-				return 2;
-			}
-			fprintf(sc.dump, "# seq est truth accessed_probes_pooled probes_pooled "
-				"tp fn fp tn unobserved (this window)\n");
-			break;
-		case 'g':
-			if (sscanf(optarg, "%u-%u", &sc.min_regions, &sc.max_regions) != 2 ||
-			    sc.min_regions > sc.max_regions)
-				errno = EINVAL;
-			break;
-		case 'x':
-			sc.randomize = true;
-			if (optarg)
-				sc.seed = strtoul(optarg, &end, 10);
-			else
-				sc.seed = 1;
-			break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
-		}
-		if (errno || *end) {
-			int i;
-
-			for (i = 0; lopts[i].name && lopts[i].val != c; i++)
-				;
-			fprintf(stderr, "daptrace-score: --%s: invalid value '%s'\n",
-				lopts[i].name ? lopts[i].name : "?", optarg);
-			return 2;
-		}
-	}
-	if (!truth_path || !rec_path || optind != argc) {
+	first = wl_parse_args("daptrace-score", argc, argv, args, usage);
+	if (first < 0)
+		return 2;
+	sc.settle_ns = settle_ms * 1000000ULL;
+	sc.nominal_aggr_ns = aggr_us * 1000ULL;
+	pool_ns = pool_ms * 1000000ULL;
+	if (missed_given)
+		max_missed = (long long)missed;
+	if (!truth_path || !rec_path || first != argc) {
 		usage(stderr);
 		return 2;
 	}

@@ -33,7 +33,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
@@ -45,6 +44,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "wl_args.h"
 
 #define PAGE_SZ		4096UL
 #define MAX_WORKERS	4096
@@ -69,14 +70,6 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -93,63 +86,6 @@ static void usage(FILE *f)
 "      --step DUR        aging: area k goes idle k x DUR after the start (default 10s)\n"
 "  -t, --truth-dir DIR   write the ground truth here (default .)\n"
 "DUR needs a unit: ns, us, ms, s or m.\n");
-}
-
-static int parse_size(const char *s, size_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	if (*s == '-')
-		return -1;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s)
-		return -1;
-	switch (*end) {
-	case 'k': case 'K': v <<= 10; end++; break;
-	case 'm': case 'M': v <<= 20; end++; break;
-	case 'g': case 'G': v <<= 30; end++; break;
-	default: break;
-	}
-	if (*end || !v)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static int parse_dur(const char *s, uint64_t *out)
-{
-	static const struct { const char *u; uint64_t mul; } units[] = {
-		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000ULL },
-		{ "m", 60000000000ULL },
-	};
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || v < 0)
-		return -1;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcmp(end, units[i].u)) {
-			*out = (uint64_t)(v * (double)units[i].mul);
-			return 0;
-		}
-	return -1;
-}
-
-static int parse_uint(const char *s, unsigned int max, unsigned int *out)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || *s == '-' || v > max)
-		return -1;
-	*out = (unsigned int)v;
-	return 0;
 }
 
 static char *map_populated(size_t size)
@@ -186,7 +122,7 @@ static void *toucher(void *arg)
 	struct hot *h = arg;
 
 	h->tid = gettid();
-	while (!stop && now_ns() < h->until_ns)
+	while (!stop && wl_now_ns() < h->until_ns)
 		touch(h->p, h->len);
 	return NULL;
 }
@@ -209,7 +145,7 @@ static FILE *truth_open(const struct opts *o, const char *name)
 static int run_worker(const struct opts *o, unsigned int i)
 {
 	size_t hot = o->size / 8 / PAGE_SZ * PAGE_SZ;
-	uint64_t start = now_ns();
+	uint64_t start = wl_now_ns();
 	struct hot h;
 	char name[64];
 	pthread_t th;
@@ -223,7 +159,7 @@ static int run_worker(const struct opts *o, unsigned int i)
 	t = truth_open(o, name);
 	fprintf(t, "# daptrace-workload truth v1\npid %d\npattern tree\n", (int)getpid());
 	fprintf(t, "map %" PRIxPTR " %" PRIxPTR "\n", (uintptr_t)p, (uintptr_t)p + o->size);
-	fprintf(t, "phase 0 %" PRIu64 "\n", now_ns());
+	fprintf(t, "phase 0 %" PRIu64 "\n", wl_now_ns());
 	fprintf(t, "hot 0 %" PRIxPTR " %" PRIxPTR "\n", (uintptr_t)h.p, (uintptr_t)h.p + hot);
 	threaded = o->threads && !pthread_create(&th, NULL, toucher, &h);
 	/* the thread's id: the monitor must never take it for a process */
@@ -238,7 +174,7 @@ static int run_worker(const struct opts *o, unsigned int i)
 	toucher(&h);
 	if (threaded)
 		pthread_join(th, NULL);
-	fprintf(t, "end %" PRIu64 " touched 0\n", now_ns());
+	fprintf(t, "end %" PRIu64 " touched 0\n", wl_now_ns());
 	fclose(t);
 	return 0;
 }
@@ -264,7 +200,7 @@ static int run_tree(const struct opts *o, char **argv)
 	unsigned int started = 0, left = 0;
 
 	for (unsigned int i = 0; i < o->workers && !stop; i++) {
-		uint64_t t0 = now_ns();
+		uint64_t t0 = wl_now_ns();
 		pid_t pid = fork();
 
 		if (pid < 0) {
@@ -292,7 +228,7 @@ static int run_tree(const struct opts *o, char **argv)
 		fprintf(t, "worker %u pid %d fork_ns %" PRIu64 "\n", i, (int)pid, t0);
 		for (unsigned int k = 0; k < o->vforks && i == 0; k++)
 			vfork_one();
-		while (!stop && now_ns() < t0 + o->stagger_ns)
+		while (!stop && wl_now_ns() < t0 + o->stagger_ns)
 			usleep(1000);
 	}
 	while (left < started) {
@@ -310,11 +246,11 @@ static int run_tree(const struct opts *o, char **argv)
 		}
 		for (unsigned int i = 0; i < started; i++)
 			if (pids[i] == pid) {
-				fprintf(t, "exit %u pid %d exit_ns %" PRIu64 "\n", i, (int)pid, now_ns());
+				fprintf(t, "exit %u pid %d exit_ns %" PRIu64 "\n", i, (int)pid, wl_now_ns());
 				left++;
 			}
 	}
-	fprintf(t, "end %" PRIu64 "\n", now_ns());
+	fprintf(t, "end %" PRIu64 "\n", wl_now_ns());
 	fclose(t);
 	return 0;
 }
@@ -326,7 +262,7 @@ static int run_aging(const struct opts *o)
 	uint64_t start;
 	char *p = map_populated(area * o->areas);
 
-	start = now_ns();
+	start = wl_now_ns();
 	fprintf(t, "pid %d\nmap %" PRIxPTR " %" PRIxPTR "\nstart_ns %" PRIu64 "\n", (int)getpid(),
 		(uintptr_t)p, (uintptr_t)p + area * o->areas, start);
 	for (unsigned int k = 0; k < o->areas; k++)
@@ -334,8 +270,8 @@ static int run_aging(const struct opts *o)
 			(uintptr_t)p + k * area, (uintptr_t)p + (k + 1) * area,
 			start + k * o->step_ns);
 	/* each round touches the areas still hot; a later area stays hot longer */
-	while (!stop && now_ns() < start + o->lifetime_ns) {
-		uint64_t now = now_ns();
+	while (!stop && wl_now_ns() < start + o->lifetime_ns) {
+		uint64_t now = wl_now_ns();
 		int any = 0;
 
 		for (unsigned int k = 0; k < o->areas; k++)
@@ -346,7 +282,7 @@ static int run_aging(const struct opts *o)
 		if (!any)
 			usleep(10000);
 	}
-	fprintf(t, "end %" PRIu64 "\n", now_ns());
+	fprintf(t, "end %" PRIu64 "\n", wl_now_ns());
 	fclose(t);
 	return 0;
 }
@@ -363,7 +299,7 @@ static int run_idle(const struct opts *o)
 		pid_t pid = fork();
 
 		if (!pid) {
-			uint64_t end = now_ns() + o->lifetime_ns, now;
+			uint64_t end = wl_now_ns() + o->lifetime_ns, now;
 			sigset_t set;
 
 			/*
@@ -382,7 +318,7 @@ static int run_idle(const struct opts *o)
 			if (stop)
 				_exit(0);
 			map_populated(o->size);
-			while ((now = now_ns()) < end) {
+			while ((now = wl_now_ns()) < end) {
 				struct timespec ts = {
 					.tv_sec = (end - now) / 1000000000ULL,
 					.tv_nsec = (end - now) % 1000000000ULL,
@@ -396,7 +332,7 @@ static int run_idle(const struct opts *o)
 		if (pid < 0)
 			break;
 		pids[started++] = pid;
-		fprintf(t, "worker %u pid %d fork_ns %" PRIu64 "\n", i, (int)pid, now_ns());
+		fprintf(t, "worker %u pid %d fork_ns %" PRIu64 "\n", i, (int)pid, wl_now_ns());
 	}
 	while (left < started) {
 		if (wait(NULL) > 0) {
@@ -409,7 +345,7 @@ static int run_idle(const struct opts *o)
 		for (unsigned int i = 0; i < started; i++)
 			kill(pids[i], SIGTERM);
 	}
-	fprintf(t, "end %" PRIu64 "\n", now_ns());
+	fprintf(t, "end %" PRIu64 "\n", wl_now_ns());
 	fclose(t);
 	free(pids);
 	return 0;
@@ -417,60 +353,34 @@ static int run_idle(const struct opts *o)
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "pattern", required_argument, NULL, 'p' },
-		{ "workers", required_argument, NULL, 'w' },
-		{ "size", required_argument, NULL, 's' },
-		{ "stagger", required_argument, NULL, 'S' },
-		{ "lifetime", required_argument, NULL, 'l' },
-		{ "exec", no_argument, NULL, 'E' },
-		{ "threads", no_argument, NULL, 'T' },
-		{ "vfork", required_argument, NULL, 'V' },
-		{ "areas", required_argument, NULL, 'A' },
-		{ "step", required_argument, NULL, 'P' },
-		{ "truth-dir", required_argument, NULL, 't' },
-		{ "worker", required_argument, NULL, 'W' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct opts o = {
 		.pattern = "tree", .workers = 4, .size = 32UL << 20,
 		.stagger_ns = 200000000ULL, .lifetime_ns = 10000000000ULL,
 		.step_ns = 10000000000ULL, .areas = 4, .dir = ".", .worker = -1,
 	};
+	unsigned int worker = 0;
+	int as_worker = 0;
+	const struct wl_arg args[] = {
+		WL_OPT("pattern", 'p', wl_str, &o.pattern),
+		WL_OPT("workers", 'w', wl_uint, &o.workers, .max = MAX_WORKERS),
+		WL_OPT("size", 's', wl_size, &o.size, .flags = WL_NONZERO),
+		WL_OPT("stagger", 0, wl_dur, &o.stagger_ns),
+		WL_OPT("lifetime", 'l', wl_dur, &o.lifetime_ns),
+		WL_OPT("exec", 0, NULL, &o.exec),
+		WL_OPT("threads", 0, NULL, &o.threads),
+		WL_OPT("vfork", 0, wl_uint, &o.vforks, .max = 1000),
+		WL_OPT("areas", 0, wl_uint, &o.areas, .max = 64, .flags = WL_NONZERO),
+		WL_OPT("step", 0, wl_dur, &o.step_ns),
+		WL_OPT("truth-dir", 't', wl_str, &o.dir),
+		WL_OPT("worker", 0, wl_uint, &worker, .max = MAX_WORKERS - 1, .given = &as_worker),
+		{ }
+	};
 	struct sigaction sa = { .sa_handler = on_signal };
-	unsigned int v;
-	int c;
 
-	while ((c = getopt_long(argc, argv, "p:w:s:l:t:h", longopts, NULL)) != -1) {
-		int bad = 0;
-
-		switch (c) {
-		case 'p': o.pattern = optarg; break;
-		case 'w': bad = parse_uint(optarg, MAX_WORKERS, &o.workers); break;
-		case 's': bad = parse_size(optarg, &o.size); break;
-		case 'S': bad = parse_dur(optarg, &o.stagger_ns); break;
-		case 'l': bad = parse_dur(optarg, &o.lifetime_ns); break;
-		case 'E': o.exec = 1; break;
-		case 'T': o.threads = 1; break;
-		case 'V': bad = parse_uint(optarg, 1000, &o.vforks); break;
-		case 'A': bad = parse_uint(optarg, 64, &o.areas) || !o.areas; break;
-		case 'P': bad = parse_dur(optarg, &o.step_ns); break;
-		case 't': o.dir = optarg; break;
-		case 'W': bad = parse_uint(optarg, MAX_WORKERS - 1, &v); o.worker = (int)v; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
-		}
-		if (bad) {
-			const struct option *l = longopts;
-
-			while (l->name && l->val != c)
-				l++;
-			fprintf(stderr, "daptrace-tree-workload: --%s: bad value '%s'\n",
-				l->name ? l->name : "?", optarg);
-			return 2;
-		}
-	}
+	if (wl_parse_args("daptrace-tree-workload", argc, argv, args, usage) < 0)
+		return 2;
+	if (as_worker)
+		o.worker = (int)worker;
 	if (o.size < 8 * PAGE_SZ) {
 		fprintf(stderr, "daptrace-tree-workload: --size must be at least 32K\n");
 		return 2;

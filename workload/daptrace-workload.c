@@ -30,7 +30,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -41,6 +40,8 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "wl_args.h"
 
 #define PAGE_SZ		4096UL
 #define HUGE_SZ		(2UL << 20)
@@ -78,14 +79,6 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -102,55 +95,6 @@ static void usage(FILE *f)
 "      --thp MODE        never | always | default (madvise; default: default)\n"
 "  -t, --truth FILE      write the ground truth here (default: stdout)\n"
 "DUR needs a unit: ns, us, ms, s or m (\"500ms\", \"10s\"), as in daptrace record.\n");
-}
-
-static int parse_size(const char *s, size_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	if (*s == '-')
-		return -1;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s)
-		return -1;
-	switch (*end) {
-	case 'k': case 'K': v <<= 10; end++; break;
-	case 'm': case 'M': v <<= 20; end++; break;
-	case 'g': case 'G': v <<= 30; end++; break;
-	default: break;
-	}
-	if (*end)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static int parse_duration(const char *s, uint64_t *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || v < 0)
-		return -1;
-	if (!strcmp(end, "ns"))
-		*out = v;
-	else if (!strcmp(end, "us"))
-		*out = v * 1e3;
-	else if (!strcmp(end, "ms"))
-		*out = v * 1e6;
-	else if (!strcmp(end, "s"))
-		*out = v * 1e9;
-	else if (!strcmp(end, "m"))
-		*out = v * 60e9;
-	else if (!*end && v == 0)
-		*out = 0;	/* 0: no limit, the same in any unit */
-	else
-		return -1;	/* a bare number: ambiguous, as in daptrace record */
-	return 0;
 }
 
 static void add_range(struct range *r, unsigned int *nr, uintptr_t start, uintptr_t end)
@@ -258,72 +202,31 @@ static uint64_t touch(const struct range *r, unsigned int nr, struct cursor *c,
 
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
-	static const struct option lopts[] = {
-		{ "pattern", required_argument, NULL, 'p' },
-		{ "size", required_argument, NULL, 's' },
-		{ "hot-size", required_argument, NULL, 'H' },
-		{ "warm-size", required_argument, NULL, 'W' },
-		{ "warm-period", required_argument, NULL, 'P' },
-		{ "phase", required_argument, NULL, 'f' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "objects", required_argument, NULL, 'o' },
-		{ "thp", required_argument, NULL, 'T' },
-		{ "truth", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
+	int hot_set = 0, warm_set = 0, first;
+	const struct wl_arg args[] = {
+		WL_OPT("pattern", 'p', wl_str, &o->pattern),
+		WL_OPT("size", 's', wl_size, &o->size),
+		WL_OPT("hot-size", 0, wl_size, &o->hot_size, .given = &hot_set),
+		WL_OPT("warm-size", 0, wl_size, &o->warm_size, .given = &warm_set),
+		WL_OPT("warm-period", 0, wl_dur, &o->warm_period_ns, .flags = WL_NONZERO),
+		WL_OPT("phase", 0, wl_dur, &o->phase_ns, .flags = WL_NONZERO),
+		WL_OPT("duration", 'd', wl_dur, &o->duration_ns, .flags = WL_BARE_ZERO),
+		WL_OPT("objects", 0, wl_uint, &o->objects, .max = MAX_RANGES, .flags = WL_NONZERO),
+		WL_OPT("thp", 0, wl_str, &o->thp),
+		WL_OPT("truth", 't', wl_str, &o->truth),
 		{ }
 	};
-	bool hot_set = false, warm_set = false;
-	char *end;
-	int c, i;
 
 	*o = (struct opts){ .pattern = "hotcold", .size = 256UL << 20,
 			    .phase_ns = 2000000000ULL,
 			    .duration_ns = 10000000000ULL,
 			    .warm_period_ns = 50000000ULL, .objects = 32,
 			    .thp = "default" };
-	while ((c = getopt_long(argc, argv, "p:s:d:t:h", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'p': o->pattern = optarg; break;
-		case 's':
-			if (parse_size(optarg, &o->size))
-				goto bad;
-			break;
-		case 'H':
-			if (parse_size(optarg, &o->hot_size))
-				goto bad;
-			hot_set = true;
-			break;
-		case 'W':
-			if (parse_size(optarg, &o->warm_size))
-				goto bad;
-			warm_set = true;
-			break;
-		case 'P':
-			if (parse_duration(optarg, &o->warm_period_ns) || !o->warm_period_ns)
-				goto bad;
-			break;
-		case 'f':
-			if (parse_duration(optarg, &o->phase_ns) || !o->phase_ns)
-				goto bad;
-			break;
-		case 'd':
-			if (parse_duration(optarg, &o->duration_ns))
-				goto bad;
-			break;
-		case 'o':
-			errno = 0;
-			o->objects = strtoul(optarg, &end, 10);
-			if (errno || *end || !o->objects || o->objects > MAX_RANGES)
-				goto bad;
-			break;
-		case 'T': o->thp = optarg; break;
-		case 't': o->truth = optarg; break;
-		case 'h': usage(stdout); exit(0);
-		default: usage(stderr); return -1;
-		}
-	}
-	if (optind != argc) {
-		fprintf(stderr, "daptrace-workload: unexpected argument '%s'\n", argv[optind]);
+	first = wl_parse_args("daptrace-workload", argc, argv, args, usage);
+	if (first < 0)
+		return -1;
+	if (first != argc) {
+		fprintf(stderr, "daptrace-workload: unexpected argument '%s'\n", argv[first]);
 		return -1;
 	}
 	if (strcmp(o->pattern, "hotcold") && strcmp(o->pattern, "moving") &&
@@ -355,12 +258,6 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		return -1;
 	}
 	return 0;
-bad:
-	for (i = 0; lopts[i].name && lopts[i].val != c; i++)
-		;
-	fprintf(stderr, "daptrace-workload: --%s: invalid value '%s'\n",
-		lopts[i].name ? lopts[i].name : "?", optarg);
-	return -1;
 }
 
 int main(int argc, char **argv)
@@ -410,7 +307,7 @@ int main(int argc, char **argv)
 		fprintf(truth, "warm_period_ns %" PRIu64 "\n", o.warm_period_ns);
 
 	warm_pages = o.warm_size / PAGE_SZ;
-	t0 = now_ns();
+	t0 = wl_now_ns();
 	deadline = o.duration_ns ? t0 + o.duration_ns : UINT64_MAX;
 	build_phase(&o, base, idx, &ph);
 	write_phase(idx, &ph, t0);
@@ -423,7 +320,7 @@ int main(int argc, char **argv)
 		n_hot = touch(ph.hot, ph.nr_hot, &hot, CHUNK_PAGES);
 		touched += n_hot;
 		hot_done += n_hot;
-		t = now_ns();
+		t = wl_now_ns();
 		if (t >= deadline)
 			break;
 		/*
@@ -468,7 +365,7 @@ int main(int argc, char **argv)
 			next_phase += o.phase_ns;
 		}
 	}
-	fprintf(truth, "end %" PRIu64 " touched %" PRIu64 "\n", now_ns(), touched);
+	fprintf(truth, "end %" PRIu64 " touched %" PRIu64 "\n", wl_now_ns(), touched);
 	fclose(truth);
 	return 0;
 }

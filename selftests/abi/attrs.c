@@ -60,10 +60,7 @@ FIXTURE(attrs) {
 
 FIXTURE_SETUP(attrs)
 {
-	if (getuid())
-		SKIP(return, "needs root");
-	if (!dt_loaded())
-		SKIP(return, "daptrace not loaded (%s missing)", DT_SYSFS);
+	DT_SKIP_UNLESS_LOADED();
 	ASSERT_EQ(0, dt_reset()) TH_LOG("cannot reset daptrace to defaults");
 }
 
@@ -312,10 +309,7 @@ FIXTURE_VARIANT_ADD(num, max_nr_regions) {
 
 FIXTURE_SETUP(num)
 {
-	if (getuid())
-		SKIP(return, "needs root");
-	if (!dt_loaded())
-		SKIP(return, "daptrace not loaded (%s missing)", DT_SYSFS);
+	DT_SKIP_UNLESS_LOADED();
 	ASSERT_EQ(0, dt_reset()) TH_LOG("cannot reset daptrace to defaults");
 	ASSERT_EQ((long long)variant->def, dt_read_ll(variant->file))
 		TH_LOG("%s not at its default after reset", variant->file);
@@ -438,10 +432,7 @@ FIXTURE(words) {
 
 FIXTURE_SETUP(words)
 {
-	if (getuid())
-		SKIP(return, "needs root");
-	if (!dt_loaded())
-		SKIP(return, "daptrace not loaded (%s missing)", DT_SYSFS);
+	DT_SKIP_UNLESS_LOADED();
 	ASSERT_EQ(0, dt_reset()) TH_LOG("cannot reset daptrace to defaults");
 }
 

@@ -29,10 +29,7 @@ FIXTURE_SETUP(poll)
 
 	self->child = 0;
 	self->fd = -1;
-	if (getuid())
-		SKIP(return, "needs root");
-	if (!dt_loaded())
-		SKIP(return, "daptrace not loaded (%s missing)", DT_SYSFS);
+	DT_SKIP_UNLESS_LOADED();
 	ASSERT_EQ(0, dt_reset()) TH_LOG("cannot reset daptrace to defaults");
 	self->child = dt_spawn(0, 0);
 	ASSERT_LT(0, self->child);

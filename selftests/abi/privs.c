@@ -49,26 +49,13 @@ static int drop_to_nobody(void)
 	return 0;
 }
 
-/* Stay root but lose CAP_SYS_ADMIN: bounding set, then the three sets. */
+/* Stay root but lose CAP_SYS_ADMIN. */
 static int drop_cap_sys_admin(void)
 {
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
-	unsigned int idx = CAP_TO_INDEX(CAP_SYS_ADMIN);
-	__u32 mask = CAP_TO_MASK(CAP_SYS_ADMIN);
+	int err = dt_drop_cap(CAP_SYS_ADMIN);
 
-	if (prctl(PR_CAPBSET_DROP, CAP_SYS_ADMIN, 0, 0, 0))
-		return errno;
-	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
-	if (syscall(SYS_capget, &hdr, data))
-		return errno;
-	data[idx].effective &= ~mask;
-	data[idx].permitted &= ~mask;
-	data[idx].inheritable &= ~mask;
-	if (syscall(SYS_capset, &hdr, data))
-		return errno;
+	if (err)
+		return err;
 	/* Prove it: a CAP_SYS_ADMIN-only operation must fail now. */
 	if (prctl(PR_CAPBSET_READ, CAP_SYS_ADMIN, 0, 0, 0) != 0)
 		return EPROTO;
@@ -81,10 +68,7 @@ FIXTURE(privs) {
 
 FIXTURE_SETUP(privs)
 {
-	if (getuid())
-		SKIP(return, "needs root");
-	if (!dt_loaded())
-		SKIP(return, "daptrace not loaded (%s missing)", DT_SYSFS);
+	DT_SKIP_UNLESS_LOADED();
 	ASSERT_EQ(0, dt_reset()) TH_LOG("cannot reset daptrace to defaults");
 	self->target = dt_spawn(0, 0);
 	ASSERT_LT(0, self->target) TH_LOG("spawn a target process");

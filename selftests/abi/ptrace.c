@@ -26,28 +26,6 @@ struct outcome {
 	int child_err;		/* adding its own child */
 };
 
-/* Keep everything but CAP_SYS_PTRACE: bounding set, then the three sets. */
-static int drop_cap_sys_ptrace(void)
-{
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
-	unsigned int idx = CAP_TO_INDEX(CAP_SYS_PTRACE);
-	__u32 mask = CAP_TO_MASK(CAP_SYS_PTRACE);
-
-	if (prctl(PR_CAPBSET_DROP, CAP_SYS_PTRACE, 0, 0, 0))
-		return errno;
-	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
-	if (syscall(SYS_capget, &hdr, data))
-		return errno;
-	data[idx].effective &= ~mask;
-	data[idx].permitted &= ~mask;
-	data[idx].inheritable &= ~mask;
-	if (syscall(SYS_capset, &hdr, data))
-		return errno;
-	return 0;
-}
 
 static int write_scope(int scope)
 {
@@ -88,7 +66,7 @@ static void try_as_writer(struct outcome *out, pid_t other)
 		return;
 	}
 	if (w == 0) {
-		out->setup_err = drop_cap_sys_ptrace();
+		out->setup_err = dt_drop_cap(CAP_SYS_PTRACE);
 		if (out->setup_err)
 			_exit(0);
 		out->other_err = -dt_add_target(other);
@@ -118,10 +96,7 @@ FIXTURE_SETUP(ptrace)
 {
 	self->other = 0;
 	self->scope = -1;
-	if (getuid())
-		SKIP(return, "needs root");
-	if (!dt_loaded())
-		SKIP(return, "daptrace not loaded (%s missing)", DT_SYSFS);
+	DT_SKIP_UNLESS_LOADED();
 	self->scope = read_scope();
 	if (self->scope < 0)
 		SKIP(return, "no Yama in this kernel (%s missing)", YAMA_SCOPE);

@@ -22,10 +22,7 @@ FIXTURE(state) {
 
 FIXTURE_SETUP(state)
 {
-	if (getuid())
-		SKIP(return, "needs root");
-	if (!dt_loaded())
-		SKIP(return, "daptrace not loaded (%s missing)", DT_SYSFS);
+	DT_SKIP_UNLESS_LOADED();
 	ASSERT_EQ(0, dt_reset()) TH_LOG("cannot reset daptrace to defaults");
 	self->nr = 0;
 }

@@ -34,10 +34,7 @@ FIXTURE_SETUP(unload)
 {
 	self->target = self->reader = 0;
 	self->rep = NULL;
-	if (getuid())
-		SKIP(return, "needs root");
-	if (!dt_loaded())
-		SKIP(return, "daptrace not loaded (%s missing)", DT_SYSFS);
+	DT_SKIP_UNLESS_LOADED();
 	self->ko = dt_module_path();
 	if (!self->ko)
 		SKIP(return, "DAPTRACE_KO unset: could not load the module again");

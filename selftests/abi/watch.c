@@ -158,10 +158,7 @@ TEST(zombie_leader_can_be_added_and_is_monitored)
 	double t0;
 	pid_t pid;
 
-	if (getuid())
-		SKIP(return, "needs root");
-	if (!dt_loaded())
-		SKIP(return, "daptrace not loaded (%s missing)", DT_SYSFS);
+	DT_SKIP_UNLESS_LOADED();
 	ASSERT_EQ(0, dt_reset());
 	pid = fork();
 	ASSERT_LE(0, pid);
@@ -230,10 +227,7 @@ FIXTURE_SETUP(exec)
 	self->pid = 0;
 	self->other = 0;
 	snprintf(self->helper, sizeof(self->helper), "/tmp/dt_watch_helper");
-	if (getuid())
-		SKIP(return, "needs root");
-	if (!dt_loaded())
-		SKIP(return, "daptrace not loaded (%s missing)", DT_SYSFS);
+	DT_SKIP_UNLESS_LOADED();
 	ASSERT_EQ(0, dt_reset());
 	ASSERT_EQ(0, copy_self(self->helper, variant->uid, variant->uid,
 			       variant->mode));

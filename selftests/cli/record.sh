@@ -8,8 +8,8 @@
 # without stale targets.
 
 . "$(dirname "$0")/../lib/ktap.sh"
+. "$(dirname "$0")/../lib/setup.sh"
 
-D=/sys/kernel/daptrace
 TMP=${TMPDIR:-/tmp}/cli.$$
 
 # trailer FILE KEY: a trailer value of a record.
@@ -50,11 +50,11 @@ check_record() {
 	else
 		ktap_test_fail "$1: every report mode reads it" "failed:$bad"
 	fi
-	state=$(cat $D/state) targets=$(cat $D/target)
-	if [ "$state" = off ] && [ -z "$targets" ]; then
+	if dt_left_off; then
 		ktap_test_pass "$1: module left off, no stale target"
 	else
-		ktap_test_fail "$1: module left off, no stale target" "state $state, targets '$targets'"
+		ktap_test_fail "$1: module left off, no stale target" \
+			"state $DT_STATE, targets '$DT_TARGETS'"
 	fi
 }
 

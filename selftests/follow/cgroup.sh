@@ -11,8 +11,8 @@
 
 . "$(dirname "$0")/../lib/ktap.sh"
 . "$(dirname "$0")/../lib/bounds.sh"
+. "$(dirname "$0")/../lib/setup.sh"
 
-D=/sys/kernel/daptrace
 TMP=${TMPDIR:-/tmp}/follow-cgroup.$$
 CG=/sys/fs/cgroup
 UPDATE_NS=1000000000
@@ -41,10 +41,8 @@ for tool in daptrace daptrace-tree-workload; do
 	command -v $tool > /dev/null || ktap_exit_fail_msg "$tool is not installed in the guest"
 done
 mkdir -p "$TMP" "$TMP/a" "$TMP/b" "$TMP/c" "$TMP/d"
-if ! grep -q ' cgroup2 ' /proc/mounts; then
-	mkdir -p $CG
-	mount -t cgroup2 none $CG || ktap_skip_all "cannot mount cgroup2 (no CONFIG_CGROUPS?)"
-fi
+cgroup2_mount $CG || ktap_skip_all "cannot mount cgroup2 (no CONFIG_CGROUPS?)"
+CG=$CG_ROOT
 ktap_set_plan 11
 
 # Bad input: clear messages, exit status 2, nothing started.
@@ -154,11 +152,10 @@ else
 	sed 's/^/# /' "$TMP/by-cg"
 	ktap_test_fail "report wss --by cgroup: per-cgroup totals" "no /dt or /dt/sub row"
 fi
-state=$(cat $D/state) targets=$(cat $D/target)
-if [ "$state" = off ] && [ -z "$targets" ]; then
+if dt_left_off; then
 	ktap_test_pass "module left off, no stale target"
 else
-	ktap_test_fail "module left off, no stale target" "state $state, targets '$targets'"
+	ktap_test_fail "module left off, no stale target" "state $DT_STATE, targets '$DT_TARGETS'"
 fi
 
 kill $a $b $c 2>/dev/null

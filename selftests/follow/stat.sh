@@ -9,6 +9,7 @@
 # stale targets, and flags that do not apply are refused.
 
 . "$(dirname "$0")/../lib/ktap.sh"
+. "$(dirname "$0")/../lib/setup.sh"
 
 D=/sys/kernel/daptrace
 TMP=${TMPDIR:-/tmp}/follow-stat.$$
@@ -20,10 +21,8 @@ for tool in daptrace daptrace-tree-workload; do
 	command -v $tool > /dev/null || ktap_exit_fail_msg "$tool is not installed in the guest"
 done
 mkdir -p "$TMP"
-if ! grep -q ' cgroup2 ' /proc/mounts; then
-	mkdir -p $CG
-	mount -t cgroup2 none $CG || ktap_skip_all "cannot mount cgroup2 (no CONFIG_CGROUPS?)"
-fi
+cgroup2_mount $CG || ktap_skip_all "cannot mount cgroup2 (no CONFIG_CGROUPS?)"
+CG=$CG_ROOT
 ktap_set_plan 9
 
 # many mostly idle processes in a cgroup of their own, one busy one elsewhere
@@ -119,11 +118,11 @@ if [ $? -eq 2 ] && echo "$out" | grep -q -- "--pid does not apply"; then
 else
 	ktap_test_fail "stat -p: refused" "$out"
 fi
-state=$(cat $D/state) targets=$(cat $D/target)
-if [ "$state" = off ] && [ -z "$targets" ]; then
+if dt_left_off; then
 	ktap_test_pass "module left off, no stale target"
 else
-	ktap_test_fail "module left off, no stale target" "state $state, targets '$(echo $targets | head -c 80)'"
+	ktap_test_fail "module left off, no stale target" \
+		"state $DT_STATE, targets '$(echo $DT_TARGETS | head -c 80)'"
 fi
 
 kill $idle $busy 2>/dev/null

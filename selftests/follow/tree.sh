@@ -16,6 +16,7 @@
 
 . "$(dirname "$0")/../lib/ktap.sh"
 . "$(dirname "$0")/../lib/bounds.sh"
+. "$(dirname "$0")/../lib/setup.sh"
 
 D=/sys/kernel/daptrace
 TMP=${TMPDIR:-/tmp}/follow-tree.$$
@@ -40,13 +41,13 @@ first_window() {
 
 # left_off NAME: the module is off and has no target
 left_off() {
-	state=$(cat $D/state) targets=$(cat $D/target)
-	if [ "$state" = off ] && [ -z "$targets" ]; then
+	if dt_left_off; then
 		ktap_test_pass "$1: module left off, no stale target"
 	else
-		ktap_test_fail "$1: module left off, no stale target" "state $state, targets '$targets'"
+		ktap_test_fail "$1: module left off, no stale target" \
+			"state $DT_STATE, targets '$DT_TARGETS'"
 		ktap_print_msg "target_status: $(tr '\n' ' ' < $D/target_status)"
-		for t in $targets; do
+		for t in $DT_TARGETS; do
 			ktap_print_msg "$t: $(grep -E "^#(target|exit),$t," "$REC" | tr '\n' ' ')"
 		done
 		ktap_print_msg "log: $(tail -n 5 "$TMP/rec.log" | tr '\n' ' ')"

@@ -22,6 +22,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -82,6 +83,46 @@ static DT_UNUSED bool dt_loaded(void)
 	struct stat st;
 
 	return stat(DT_SYSFS, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/*
+ * DT_SKIP_UNLESS_LOADED() - in a kselftest_harness FIXTURE_SETUP or TEST:
+ * skip, saying why, unless run as root with the module loaded.
+ */
+#define DT_SKIP_UNLESS_LOADED()						\
+	do {								\
+		if (getuid())						\
+			SKIP(return, "needs root");			\
+		if (!dt_loaded())					\
+			SKIP(return, "daptrace not loaded (%s missing)",	\
+			     DT_SYSFS);					\
+	} while (0)
+
+/*
+ * dt_drop_cap() - stay who we are but lose capability @cap for good: from
+ * the bounding set, the ambient set, then the effective, permitted and
+ * inheritable sets.  Returns 0 or a positive errno.
+ */
+static DT_UNUSED int dt_drop_cap(int cap)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+	unsigned int idx = CAP_TO_INDEX(cap);
+	__u32 mask = CAP_TO_MASK(cap);
+
+	if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0))
+		return errno;
+	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+	if (syscall(SYS_capget, &hdr, data))
+		return errno;
+	data[idx].effective &= ~mask;
+	data[idx].permitted &= ~mask;
+	data[idx].inheritable &= ~mask;
+	if (syscall(SYS_capset, &hdr, data))
+		return errno;
+	return 0;
 }
 
 /*

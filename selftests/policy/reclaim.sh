@@ -12,6 +12,7 @@
 
 . "$(dirname "$0")/../lib/ktap.sh"
 . "$(dirname "$0")/../lib/bounds.sh"
+. "$(dirname "$0")/../lib/setup.sh"
 
 TMP=${TMPDIR:-/tmp}/policy-reclaim.$$
 HOT_MB=32
@@ -20,37 +21,11 @@ COLD_MB=128
 DURATION=32
 SCHEME="pageout idle=5s quota=64M/1s"
 
-kb() {
-	awk -v k="$2:" '$1 == k { print $2 }' "$1" 2>/dev/null
-}
-
-# zram swap: the module and its dependencies come with the initramfs.
-# (built in, as on the debug kernel: no modules to load)
-swap_on() {
-	if [ -f /lib/modules/order ]; then
-		while read -r m; do
-			grep -q "^$m " /proc/modules || insmod "/lib/modules/$m.ko" || return 1
-		done < /lib/modules/order
-	fi
-	[ -e /sys/block/zram0 ] || return 1
-	echo 512M > /sys/block/zram0/disksize || return 1
-	mkswap /dev/zram0 > /dev/null && swapon /dev/zram0
-}
-
 ktap_print_header
 command -v daptrace > /dev/null || ktap_exit_fail_msg "daptrace is not installed in the guest"
 command -v daptrace-policy-workload > /dev/null ||
 	ktap_exit_fail_msg "daptrace-policy-workload is not installed in the guest"
-swap_added=
-if ! grep -q zram0 /proc/swaps; then
-	swap_on || ktap_skip_all \
-		"no zram swap (zram.ko not in the initramfs or failed to load)"
-	swap_added=1
-fi
-# later tests (OOM ones) expect a guest without swap
-swap_off() {
-	[ -z "$swap_added" ] || { swapoff /dev/zram0 && echo 1 > /sys/block/zram0/reset; }
-}
+zram_swap_on || ktap_skip_all "no zram swap (zram.ko not in the initramfs or failed to load)"
 ktap_set_plan 5
 mkdir -p "$TMP"
 pswpin0=$(awk '$1 == "pswpin" { print $2 }' /proc/vmstat)
@@ -75,7 +50,7 @@ max_swap=0
 series=
 t=0
 while [ -n "$pid" ] && [ -e "/proc/$pid/status" ] && [ $t -le 30 ]; do
-	swap=$(kb "/proc/$pid/status" VmSwap)
+	swap=$(proc_kb "/proc/$pid/status" VmSwap)
 	[ -n "$swap" ] || break
 	[ "$swap" -le "$max_swap" ] || max_swap=$swap
 	series="${series:+$series }$((swap / 1024))"
@@ -98,7 +73,7 @@ if [ $st -eq 0 ]; then
 else
 	ktap_test_fail "policy and workload exit 0" "exit status $st"
 fi
-if grep -qx "verify ok" "$TMP/out" && grep -qx "touch bad=0" "$TMP/out"; then
+if pages_intact "$TMP/out"; then
 	ktap_test_pass "every page of the workload intact"
 else
 	ktap_test_fail "every page of the workload intact" "see the verify lines above"
@@ -132,5 +107,5 @@ else
 	ktap_test_fail "stats JSON written" "$(head -c 300 "$TMP/stats.json" 2>&1)"
 fi
 rm -rf "$TMP"
-swap_off || ktap_print_msg "swapoff /dev/zram0 failed"
+zram_swap_off || ktap_print_msg "swapoff /dev/zram0 failed"
 ktap_finished

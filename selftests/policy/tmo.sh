@@ -21,6 +21,7 @@
 
 . "$(dirname "$0")/../lib/ktap.sh"
 . "$(dirname "$0")/../lib/bounds.sh"
+. "$(dirname "$0")/../lib/setup.sh"
 
 TMP=${TMPDIR:-/tmp}/policy-tmo.$$
 HOT_MB=32
@@ -28,48 +29,22 @@ WARM_MB=32
 COLD_MB=128
 DURATION=90
 CG=
-CG_MOUNTED=
-
-kb() {
-	awk -v k="$2:" '$1 == k { print $2 }' "$1" 2>/dev/null
-}
 
 psi_total() {
 	sed -n 's/^some .*total=\([0-9]*\).*/\1/p' "$1"
 }
 
-# zram swap, as reclaim.sh sets it up.
-swap_on() {
-	if [ -f /lib/modules/order ]; then
-		while read -r m; do
-			grep -q "^$m " /proc/modules || insmod "/lib/modules/$m.ko" || return 1
-		done < /lib/modules/order
-	fi
-	[ -e /sys/block/zram0 ] || return 1
-	echo 512M > /sys/block/zram0/disksize || return 1
-	mkswap /dev/zram0 > /dev/null && swapon /dev/zram0
-}
-
-# A cgroup v2 for the workload, with the memory controller (and the cgroup
-# v2 hierarchy mounted first if nobody has).
+# A cgroup v2 for the workload, with the memory controller.
 cgroup_on() {
-	root=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
-	if [ -z "$root" ]; then
-		root=/sys/fs/cgroup
-		mount -t cgroup2 none "$root" || return 1
-		CG_MOUNTED=$root
-	fi
-	grep -qw memory "$root/cgroup.controllers" || return 1
-	grep -qw memory "$root/cgroup.subtree_control" ||
-		echo +memory > "$root/cgroup.subtree_control" || return 1
-	CG=$root/daptrace-tmo.$$
+	cgroup2_mount && cgroup2_memory || return 1
+	CG=$CG_ROOT/daptrace-tmo.$$
 	mkdir "$CG" && [ -e "$CG/memory.pressure" ]
 }
 
 cleanup() {
 	[ -z "$CG" ] || rmdir "$CG" 2>/dev/null
 	[ -z "$CG_MOUNTED" ] || umount "$CG_MOUNTED"
-	[ -z "$swap_added" ] || { swapoff /dev/zram0 && echo 1 > /sys/block/zram0/reset; }
+	zram_swap_off
 	rm -rf "$TMP"
 }
 
@@ -78,11 +53,7 @@ command -v daptrace > /dev/null || ktap_exit_fail_msg "daptrace is not installed
 command -v daptrace-policy-workload > /dev/null ||
 	ktap_exit_fail_msg "daptrace-policy-workload is not installed in the guest"
 [ -e /proc/pressure/memory ] || ktap_skip_all "PSI is off in this kernel (psi=0?)"
-swap_added=
-if ! grep -q zram0 /proc/swaps; then
-	swap_on || ktap_skip_all "no zram swap (zram.ko not in the initramfs or failed to load)"
-	swap_added=1
-fi
+zram_swap_on || ktap_skip_all "no zram swap (zram.ko not in the initramfs or failed to load)"
 if ! cgroup_on; then
 	cleanup
 	ktap_skip_all "no cgroup v2 with the memory controller and memory.pressure"
@@ -113,7 +84,7 @@ t=0
 psi0=$(psi_total "$CG/memory.pressure")
 # (until the workload's final check, which pages everything back in)
 while [ -e "/proc/$pid/status" ] && ! grep -q '^touch bad=' "$TMP/out"; do
-	swap=$(kb "/proc/$pid/status" VmSwap)
+	swap=$(proc_kb "/proc/$pid/status" VmSwap)
 	[ -n "$swap" ] || break
 	[ "$swap" -le "$max_swap" ] || max_swap=$swap
 	series="${series:+$series }$((swap / 1024))"
@@ -133,8 +104,7 @@ sed 's/^/# /' "$TMP/policy.out" | tail -n 8
 ktap_print_msg "target VmSwap (MiB), once a second: $series"
 ktap_print_msg "cgroup stall since the start (us), once a second: $psi_series"
 
-if [ $st -eq 0 ] && [ $wst -eq 0 ] && grep -qx "verify ok" "$TMP/out" &&
-   grep -qx "touch bad=0" "$TMP/out"; then
+if [ $st -eq 0 ] && [ $wst -eq 0 ] && pages_intact "$TMP/out"; then
 	ktap_test_pass "policy and workload exit 0, every page intact"
 else
 	ktap_test_fail "policy and workload exit 0, every page intact" \

@@ -162,25 +162,8 @@ fi
 
 # ---- results ------------------------------------------------------------
 
-NUM=0
-PASSED=0
-FAILED=0
-SKIPPED=0
-
-ok() {
-	NUM=$((NUM + 1)) PASSED=$((PASSED + 1))
-	echo "ok $NUM $1"
-}
-
-not_ok() {
-	NUM=$((NUM + 1)) FAILED=$((FAILED + 1))
-	echo "not ok $NUM $1"
-}
-
-skip() {
-	NUM=$((NUM + 1)) SKIPPED=$((SKIPPED + 1))
-	echo "ok $NUM $1 # SKIP $2"
-}
+# shellcheck source=scripts/results.sh
+. "$TOP/scripts/results.sh"
 
 diag() {
 	local line
@@ -558,10 +541,4 @@ for b in "${BOOTS[@]}"; do
 	diag "$label: kernel $k, -cpu $cpu, -m $MEMORY, -smp $SMP, NUMA nodes $NUMA"
 	run_boot "$b"
 done
-echo "1..$NUM"
-if [ "$SKIPPED" -gt 0 ]; then
-	echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
-else
-	echo "$PASSED passed, $FAILED failed"
-fi
-[ "$FAILED" = 0 ]
+results_end

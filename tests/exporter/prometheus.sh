@@ -44,20 +44,10 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
-NUM=0
-FAILED=0
-ok() {
-	NUM=$((NUM + 1))
-	echo "ok $NUM $1"
-}
-not_ok() {
-	NUM=$((NUM + 1)) FAILED=$((FAILED + 1))
-	echo "not ok $NUM $1"
-}
+# shellcheck source=scripts/results.sh
+. "$TOP/scripts/results.sh"
 finish() {
-	echo "1..$NUM"
-	echo "$((NUM - FAILED)) passed, $FAILED failed"
-	[ "$FAILED" = 0 ]
+	results_end
 	exit
 }
 diag_file() {

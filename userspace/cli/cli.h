@@ -26,6 +26,12 @@ void warn_msg(const char *cmd, const char *fmt, ...) __attribute__((format(print
 int opt_error(const char *cmd, char **argv, int c);
 /* Message for a flag whose value is wrong: names the flag and the value. */
 int bad_value(const char *cmd, const char *flag, const char *val, const char *what);
+/*
+ * A flag's whole number from @lo to @hi into *@out, or bad_value()'s
+ * message ("expected a whole number from LO to HI") and EXIT_USAGE.
+ */
+int uint_flag(const char *cmd, const char *flag, const char *val, unsigned int lo,
+	      unsigned int hi, unsigned int *out);
 
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);

@@ -280,25 +280,6 @@ static void fold_newest(struct exporter *x)
 	}
 }
 
-static char *render_text(const struct metric_set *m, int openmetrics, size_t *len)
-{
-	char *buf = NULL;
-	FILE *f = open_memstream(&buf, len);
-
-	if (!f)
-		return NULL;
-	if (mset_write(m, openmetrics, f)) {
-		fclose(f);
-		free(buf);
-		return NULL;
-	}
-	if (fclose(f)) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
 static void render(struct exporter *x, int64_t now)
 {
 	struct metric_set m;
@@ -314,8 +295,8 @@ static void render(struct exporter *x, int64_t now)
 	mset_init(&m);
 	exp_metrics_build(&m, &x->o->cfg, &x->view, &x->health, &x->n, &x->pol);
 	x->n.series_dropped = m.dropped;
-	text = render_text(&m, 0, &text_len);
-	om = x->http ? render_text(&m, 1, &om_len) : NULL;
+	text = mset_render(&m, 0, &text_len);
+	om = x->http ? mset_render(&m, 1, &om_len) : NULL;
 	mset_free(&m);
 	if (!text || (x->http && !om)) {
 		free(text);

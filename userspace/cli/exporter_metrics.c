@@ -10,6 +10,7 @@
  * rate() and increase() read as the counter resets they are.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -252,37 +253,55 @@ static void monitor(struct metric_set *m, const struct exp_health *h)
 	}
 }
 
+/* The exporter's own counts, in the order they are written. */
+static const struct {
+	const char *name;
+	enum metric_type type;
+	const char *help;
+	size_t off;		/* of the uint64_t in struct exp_counts */
+} exporter_counts[] = {
+	{ "daptrace_exporter_snapshots_read_total", C,
+	  "Snapshots this exporter read.", offsetof(struct exp_counts, snapshots_read) },
+	{ "daptrace_exporter_snapshots_missed_total", C,
+	  "Snapshots this exporter missed (overwritten in the kernel's ring before it "
+	  "read them).", offsetof(struct exp_counts, snapshots_missed) },
+	{ "daptrace_exporter_snapshots_truncated_total", C,
+	  "Snapshots read that had more regions than the ring's slot holds.",
+	  offsetof(struct exp_counts, snapshots_truncated) },
+	{ "daptrace_target_exits_total", C,
+	  "Targets seen exiting while this exporter ran.",
+	  offsetof(struct exp_counts, target_exits) },
+	{ "daptrace_exporter_read_errors_total", C,
+	  "Reads of the kernel interface that failed (module unloaded, ...).",
+	  offsetof(struct exp_counts, read_errors) },
+	{ "daptrace_exporter_scrapes_total", C,
+	  "Requests for /metrics served (counted up to the previous render).",
+	  offsetof(struct exp_counts, scrapes) },
+	{ "daptrace_exporter_textfile_writes_total", C,
+	  "Textfile (--textfile) writes that succeeded.",
+	  offsetof(struct exp_counts, textfile_writes) },
+	{ "daptrace_exporter_textfile_write_errors_total", C,
+	  "Textfile (--textfile) writes that failed.",
+	  offsetof(struct exp_counts, textfile_errors) },
+	{ "daptrace_exporter_policy_stats_errors_total", C,
+	  "Policy stats files (--policy-stats) that could not be read or parsed.",
+	  offsetof(struct exp_counts, policy_errors) },
+	{ "daptrace_exporter_dropped_series", G,
+	  "Series the previous render left out (a name from the policy stats file "
+	  "that is invalid or clashes, ...).", offsetof(struct exp_counts, series_dropped) },
+};
+
 static void exporter(struct metric_set *m, const struct exp_counts *n)
 {
 	struct rusage ru;
 	struct labels l;
 
-	one(m, "daptrace_exporter_snapshots_read_total", C, "",
-	    "Snapshots this exporter read.", (double)n->snapshots_read);
-	one(m, "daptrace_exporter_snapshots_missed_total", C, "",
-	    "Snapshots this exporter missed (overwritten in the kernel's ring before it "
-	    "read them).", (double)n->snapshots_missed);
-	one(m, "daptrace_exporter_snapshots_truncated_total", C, "",
-	    "Snapshots read that had more regions than the ring's slot holds.",
-	    (double)n->snapshots_truncated);
-	one(m, "daptrace_target_exits_total", C, "",
-	    "Targets seen exiting while this exporter ran.", (double)n->target_exits);
-	one(m, "daptrace_exporter_read_errors_total", C, "",
-	    "Reads of the kernel interface that failed (module unloaded, ...).",
-	    (double)n->read_errors);
-	one(m, "daptrace_exporter_scrapes_total", C, "",
-	    "Requests for /metrics served (counted up to the previous render).",
-	    (double)n->scrapes);
-	one(m, "daptrace_exporter_textfile_writes_total", C, "",
-	    "Textfile (--textfile) writes that succeeded.", (double)n->textfile_writes);
-	one(m, "daptrace_exporter_textfile_write_errors_total", C, "",
-	    "Textfile (--textfile) writes that failed.", (double)n->textfile_errors);
-	one(m, "daptrace_exporter_policy_stats_errors_total", C, "",
-	    "Policy stats files (--policy-stats) that could not be read or parsed.",
-	    (double)n->policy_errors);
-	one(m, "daptrace_exporter_dropped_series", G, "",
-	    "Series the previous render left out (a name from the policy stats file "
-	    "that is invalid or clashes, ...).", (double)n->series_dropped);
+	for (size_t i = 0; i < sizeof(exporter_counts) / sizeof(exporter_counts[0]); i++) {
+		const uint64_t *v = (const uint64_t *)((const char *)n + exporter_counts[i].off);
+
+		one(m, exporter_counts[i].name, exporter_counts[i].type, "",
+		    exporter_counts[i].help, (double)*v);
+	}
 	labels_init(&l);
 	labels_add(&l, "version", DAPTRACE_VERSION);
 	mset_one(m, "daptrace_exporter_build_info", METRIC_INFO, "",

@@ -143,7 +143,6 @@ static int parse_pcts(const char *arg, struct exp_config *c)
 /* One option, from the command line or a config line; 0 or an exit code. */
 static int apply_opt(struct exp_opts *o, int c, const char *arg)
 {
-	uint64_t v;
 	int ret;
 
 	ret = session_opt(CMD, c, arg, &o->so);
@@ -174,11 +173,7 @@ static int apply_opt(struct exp_opts *o, int c, const char *arg)
 					 "expected a duration of at least 100ms, e.g. 5s");
 		return 0;
 	case 'n':
-		if (parse_u64_dec(arg, &v) || !v || v > 10000)
-			return bad_value(CMD, "--top", arg,
-					 "expected a whole number from 1 to 10000");
-		o->cfg.top_n = (unsigned int)v;
-		return 0;
+		return uint_flag(CMD, "--top", arg, 1, 10000, &o->cfg.top_n);
 	case OPT_IDLE_BUCKETS:
 		if (parse_buckets(arg, &o->cfg))
 			return bad_value(CMD, "--idle-buckets", arg,

@@ -6,10 +6,12 @@
  */
 #include <getopt.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "units.h"
 
 const char *prog = "daptrace";
 
@@ -70,4 +72,17 @@ int opt_error(const char *cmd, char **argv, int c)
 int bad_value(const char *cmd, const char *flag, const char *val, const char *what)
 {
 	return usage_error(cmd, "%s: invalid value '%s' (%s)", flag, val, what);
+}
+
+int uint_flag(const char *cmd, const char *flag, const char *val, unsigned int lo,
+	      unsigned int hi, unsigned int *out)
+{
+	uint64_t v;
+	char what[64];
+
+	snprintf(what, sizeof(what), "expected a whole number from %u to %u", lo, hi);
+	if (parse_u64_dec(val, &v) || v < lo || v > hi)
+		return bad_value(cmd, flag, val, what);
+	*out = (unsigned int)v;
+	return 0;
 }

@@ -419,3 +419,22 @@ int mset_accept_openmetrics(const char *accept)
 	}
 	return q_om > 0 && q_om > q_text;
 }
+
+char *mset_render(const struct metric_set *m, int openmetrics, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+
+	if (!f)
+		return NULL;
+	if (mset_write(m, openmetrics, f)) {
+		fclose(f);
+		free(buf);
+		return NULL;
+	}
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}

@@ -81,6 +81,8 @@ void labels_addf(struct labels *l, const char *name, const char *fmt, ...)
 
 /* Write the set: @openmetrics 0 is the 0.0.4 text format.  0 or -EIO. */
 int mset_write(const struct metric_set *m, int openmetrics, FILE *out);
+/* The same into a malloc'd string (its length in *@len); NULL on failure. */
+char *mset_render(const struct metric_set *m, int openmetrics, size_t *len);
 /* The Content-Type of each format. */
 const char *mset_content_type(int openmetrics);
 /*

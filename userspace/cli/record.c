@@ -185,8 +185,6 @@ static int parse_opts(int argc, char **argv, struct record_opts *o, int top)
 	/* '+': the command's own options are not ours */
 	while ((c = getopt_long(argc, argv, top ? "+:" SESSION_SHORTOPTS "n:h" :
 				"+:o:" SESSION_SHORTOPTS "qzh", longopts, NULL)) != -1) {
-		uint64_t v;
-
 		ret = session_opt(CMD, c, optarg, &o->so);
 		if (ret >= 0) {
 			if (ret)
@@ -206,10 +204,8 @@ static int parse_opts(int argc, char **argv, struct record_opts *o, int top)
 		}
 		switch (c) {
 		case 'n':
-			if (parse_u64_dec(optarg, &v) || !v || v > 100000)
-				return bad_value(CMD, "--top", optarg,
-						 "expected a whole number from 1 to 100000");
-			o->top_n = (unsigned int)v;
+			if ((ret = uint_flag(CMD, "--top", optarg, 1, 100000, &o->top_n)))
+				return ret;
 			break;
 		case 'R':
 			if (parse_duration_us(optarg, &o->refresh_us))

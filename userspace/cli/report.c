@@ -179,19 +179,6 @@ static const char *mode_list(void)
 	return buf;
 }
 
-static int parse_uint(const char *flag, const char *val, unsigned int lo,
-		      unsigned int hi, unsigned int *out)
-{
-	uint64_t v;
-	char what[64];
-
-	snprintf(what, sizeof(what), "expected a whole number from %u to %u", lo, hi);
-	if (parse_u64_dec(val, &v) || v < lo || v > hi)
-		return bad_value(CMD, flag, val, what);
-	*out = (unsigned int)v;
-	return 0;
-}
-
 /* Modes as bits, for the flags that only apply to some of them. */
 #define M_HEATMAP	(1u << 0)
 #define M_WSS		(1u << 1)
@@ -570,20 +557,20 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 			o->plot = optarg;
 			break;
 		case 'p':
-			err = parse_uint("--pid", optarg, 1, 0x7fffffff, &pid);
+			err = uint_flag(CMD, "--pid", optarg, 1, 0x7fffffff, &pid);
 			o->pid = (pid_t)pid;
 			break;
 		case OPT_PARTIAL:
 			o->partial = 1;
 			break;
 		case OPT_TIME_BINS:
-			err = parse_uint("--time-bins", optarg, 1, 100000, &o->time_bins);
+			err = uint_flag(CMD, "--time-bins", optarg, 1, 100000, &o->time_bins);
 			break;
 		case OPT_ADDR_BINS:
-			err = parse_uint("--addr-bins", optarg, 1, 100000, &o->addr_bins);
+			err = uint_flag(CMD, "--addr-bins", optarg, 1, 100000, &o->addr_bins);
 			break;
 		case OPT_MAX_BLOCKS:
-			err = parse_uint("--max-blocks", optarg, 1, 64, &o->max_blocks);
+			err = uint_flag(CMD, "--max-blocks", optarg, 1, 64, &o->max_blocks);
 			break;
 		case OPT_THRESHOLD:
 			if (parse_u64_dec(optarg, &o->threshold) || o->threshold > UINT32_MAX)
@@ -591,10 +578,10 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 						 "expected a whole number of accesses");
 			break;
 		case OPT_TOP:
-			err = parse_uint("--top", optarg, 1, 1000000, &o->top);
+			err = uint_flag(CMD, "--top", optarg, 1, 1000000, &o->top);
 			break;
 		case OPT_SKIP:
-			err = parse_uint("--skip", optarg, 0, 1000000000, &o->skip);
+			err = uint_flag(CMD, "--skip", optarg, 0, 1000000000, &o->skip);
 			break;
 		case OPT_PCT_METHOD:
 			if (strcmp(optarg, "nearest") && strcmp(optarg, "damo"))
@@ -673,7 +660,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 						 "expected auto, color or ascii");
 			break;
 		case OPT_HOT_PCT:
-			err = parse_uint("--hot-pct", optarg, 1, 100, &o->hot_pct);
+			err = uint_flag(CMD, "--hot-pct", optarg, 1, 100, &o->hot_pct);
 			break;
 		case OPT_SIZE:
 			if (parse_span(optarg, one_size, &o->pattern.size_min,

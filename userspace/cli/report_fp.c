@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "report.h"
 #include "report_fp.h"
 
 static struct fp_last *fp_find(struct fp_now *now, pid_t pid)
@@ -20,15 +21,8 @@ static struct fp_last *fp_find(struct fp_now *now, pid_t pid)
 	}
 	if (lo < now->nr && now->fp[lo].pid == pid)
 		return &now->fp[lo];
-	if (now->nr == now->cap) {
-		size_t cap = now->cap ? 2 * now->cap : 64;
-		struct fp_last *n = realloc(now->fp, cap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		now->fp = n;
-		now->cap = cap;
-	}
+	if (report_grow((void **)&now->fp, &now->cap, now->nr + 1, sizeof(*now->fp)))
+		return NULL;
 	memmove(&now->fp[lo + 1], &now->fp[lo], (now->nr - lo) * sizeof(*now->fp));
 	now->nr++;
 	now->fp[lo] = (struct fp_last){ .pid = pid };

@@ -65,15 +65,9 @@ static struct rgroup *touch(struct series *ser, const struct rec_info *info, pid
 
 	if (!g || g->u[G_TOUCHED])
 		return g;
-	if (ser->nr_touched == ser->touched_cap) {
-		size_t cap = ser->touched_cap ? 2 * ser->touched_cap : 64;
-		size_t *n = realloc(ser->touched, cap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		ser->touched = n;
-		ser->touched_cap = cap;
-	}
+	if (report_grow((void **)&ser->touched, &ser->touched_cap, ser->nr_touched + 1,
+			sizeof(*ser->touched)))
+		return NULL;
 	ser->touched[ser->nr_touched++] = (size_t)(g - ser->groups.g);
 	g->u[G_TOUCHED] = 1;
 	return g;

@@ -132,7 +132,6 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct daptrace_attrs *a = &o->so.attrs;
-	uint64_t v;
 	int c, ret;
 
 	memset(o, 0, sizeof(*o));
@@ -177,16 +176,12 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 			o->json = 1;
 			break;
 		case OPT_DEPTH:
-			if (parse_u64_dec(optarg, &v) || !v || v > 64)
-				return bad_value(CMD, "--depth", optarg,
-						 "expected a whole number from 1 to 64");
-			o->depth = (unsigned int)v;
+			if ((ret = uint_flag(CMD, "--depth", optarg, 1, 64, &o->depth)))
+				return ret;
 			break;
 		case 'n':
-			if (parse_u64_dec(optarg, &v) || v > 100000)
-				return bad_value(CMD, "--top", optarg,
-						 "expected a whole number from 0 to 100000");
-			o->top = (unsigned int)v;
+			if ((ret = uint_flag(CMD, "--top", optarg, 0, 100000, &o->top)))
+				return ret;
 			break;
 		case OPT_PCT:
 			ret = parse_pct(optarg, o);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "recfile.h"
+#include "fuzz_input.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -29,9 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char err[512];
 	FILE *f;
 
-	if (!size)
-		return 0;
-	f = fmemopen((void *)data, size, "r");
+	f = fuzz_input(data, size);
 	if (!f)
 		return 0;
 	/* both modes: partial reading takes different exits */

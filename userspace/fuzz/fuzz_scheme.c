@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "policy.h"
+#include "fuzz_input.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -19,9 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int n = 0;
 	FILE *f;
 
-	if (!size)
-		return 0;
-	f = fmemopen((void *)data, size, "r");
+	f = fuzz_input(data, size);
 	if (!f)
 		return 0;
 	if (pol_scheme_file_parse(f, "fuzz", s, &n, POL_MAX_SCHEMES, err, sizeof(err)) == 0 &&

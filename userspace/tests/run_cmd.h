@@ -3,6 +3,7 @@
 #ifndef DAPTRACE_RUN_CMD_H
 #define DAPTRACE_RUN_CMD_H
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,32 +21,32 @@ static inline const char *daptrace_bin(void)
 }
 
 /*
- * Run daptrace with @argv (NULL-terminated, without argv[0]); stdout and
- * stderr both go to @out.  Returns the exit code, or 128 + signal.
+ * Run @exe with @argv (argv[0] included) and stdin from the file @in (NULL:
+ * this process's stdin); stdout and stderr both go to @out.  Returns the
+ * exit code, or 128 + signal.
  */
-static inline int run_daptrace(char *const *argv, char *out, size_t len)
+static inline int run_exe(const char *exe, char *const *argv, const char *in, char *out,
+			  size_t len)
 {
-	char *args[64];
-	int fds[2], status, n = 0;
+	int fds[2], status;
 	size_t got = 0;
 	ssize_t r;
 	pid_t pid;
 
-	args[n++] = "daptrace";
-	while (argv[n - 1] && n < 63) {
-		args[n] = argv[n - 1];
-		n++;
-	}
-	args[n] = NULL;
 	if (pipe(fds))
 		return -1;
 	pid = fork();
 	if (pid == 0) {
+		if (in) {
+			int fd = open(in, O_RDONLY);
+
+			dup2(fd, 0);
+		}
 		dup2(fds[1], 1);
 		dup2(fds[1], 2);
 		close(fds[0]);
 		close(fds[1]);
-		execv(daptrace_bin(), args);
+		execv(exe, argv);
 		_exit(126);
 	}
 	close(fds[1]);
@@ -58,6 +59,24 @@ static inline int run_daptrace(char *const *argv, char *out, size_t len)
 	close(fds[0]);
 	waitpid(pid, &status, 0);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/*
+ * Run daptrace with @argv (NULL-terminated, without argv[0]); stdout and
+ * stderr both go to @out.  Returns the exit code, or 128 + signal.
+ */
+static inline int run_daptrace(char *const *argv, char *out, size_t len)
+{
+	char *args[64];
+	int n = 0;
+
+	args[n++] = "daptrace";
+	while (argv[n - 1] && n < 63) {
+		args[n] = argv[n - 1];
+		n++;
+	}
+	args[n] = NULL;
+	return run_exe(daptrace_bin(), args, NULL, out, len);
 }
 
 #endif

@@ -14,15 +14,9 @@
 
 static char *render(const struct metric_set *m, int om)
 {
-	char *buf = NULL;
 	size_t len;
-	FILE *f = open_memstream(&buf, &len);
 
-	if (!f)
-		return NULL;
-	mset_write(m, om, f);
-	fclose(f);
-	return buf;
+	return mset_render(m, om, &len);
 }
 
 TEST(writer_both_formats)

@@ -11,8 +11,7 @@
 
 #include "kselftest_harness.h"
 #include "policy.h"
-
-#define MiB (1ULL << 20)
+#include "policy_fixture.h"
 
 static const struct {
 	const char *spec;
@@ -134,19 +133,26 @@ TEST(parse_values)
 	pol_scheme_free(&s);
 }
 
+/* Every preset parses; those that tune themselves carry a goal. */
 TEST(presets_parse)
 {
-	const char *names[] = { "reclaim", "tiering" };
+	static const struct {
+		const char *name;
+		int min_goals;
+	} presets[] = {
+		{ "reclaim", 0 }, { "tiering", 1 }, { "tmo", 1 },
+	};
 
-	for (int i = 0; i < 2; i++) {
-		const char *const *p = pol_preset(names[i]);
+	for (size_t i = 0; i < sizeof(presets) / sizeof(presets[0]); i++) {
+		const char *const *p = pol_preset(presets[i].name);
 
-		ASSERT_NE(NULL, p);
+		ASSERT_NE(NULL, p) TH_LOG("no preset '%s'", presets[i].name);
 		for (; *p; p++) {
 			struct pol_scheme s;
 			char err[POL_ERRMSG_LEN];
 
-			EXPECT_EQ(0, pol_scheme_parse(*p, &s, err, sizeof(err))) TH_LOG("%s", err);
+			ASSERT_EQ(0, pol_scheme_parse(*p, &s, err, sizeof(err))) TH_LOG("%s", err);
+			EXPECT_LE(presets[i].min_goals, s.nr_goals) TH_LOG("%s", *p);
 			pol_scheme_free(&s);
 		}
 	}
@@ -347,41 +353,11 @@ static int fake_maps(struct maps *m)
 	return 0;
 }
 
-static struct daptrace_region regs[8];
-
-#define REGION(s, e, nr, a) \
-	((struct daptrace_region){ .start = (s), .end = (e), .nr_accesses = (nr), \
-				   .age = (a), .pid = 42 })
-
-static void snap_of(struct daptrace_snapshot *snap, int n)
-{
-	memset(snap, 0, sizeof(*snap));
-	snap->nr_samples = 20;
-	snap->aggr_us = 100000;
-	snap->nr_regions = (uint32_t)n;
-	snap->regions = regs;
-}
-
 static void engine_of(struct pol_engine *e, struct pol_scheme *s, int n)
 {
-	pid_t pid = 42;
-
-	pol_engine_init(e, s, n, &pid, 1);
-	e->act = fake_act;
-	e->maps_refresh = fake_maps;
-	e->act_chunk = UINT64_MAX;	/* one call per range, as the tests count */
+	engine_fake(e, s, n, fake_act, fake_maps);
 	nr_calls = 0;
 	fail_with = 0;
-}
-
-static struct pol_scheme parsed(const char *spec)
-{
-	struct pol_scheme s;
-	char err[POL_ERRMSG_LEN];
-
-	if (pol_scheme_parse(spec, &s, err, sizeof(err)))
-		abort();
-	return s;
 }
 
 /*

@@ -16,10 +16,10 @@
 
 #include "kselftest_harness.h"
 #include "policy.h"
+#include "policy_fixture.h"
 #include "policy_record.h"
 #include "recfile.h"
 
-#define MiB (1ULL << 20)
 #define SEC 1000000000LL
 
 static const struct {
@@ -125,25 +125,6 @@ TEST(goal_parse_table)
 			TH_LOG("'%s': message '%s'", goal_errors[i].spec, err);
 		if (!ret)
 			pol_scheme_free(&s);
-	}
-}
-
-TEST(presets_with_goals_parse)
-{
-	const char *names[] = { "tmo", "tiering" };
-
-	for (int i = 0; i < 2; i++) {
-		const char *const *p = pol_preset(names[i]);
-
-		ASSERT_NE(NULL, p);
-		for (; *p; p++) {
-			struct pol_scheme s;
-			char err[POL_ERRMSG_LEN];
-
-			ASSERT_EQ(0, pol_scheme_parse(*p, &s, err, sizeof(err))) TH_LOG("%s", err);
-			EXPECT_LE(1, s.nr_goals) TH_LOG("%s", *p);
-			pol_scheme_free(&s);
-		}
 	}
 }
 
@@ -635,7 +616,6 @@ TEST(tuner_no_windup_when_the_quota_is_not_used)
 
 /* ---- the tuner in the engine ------------------------------------------ */
 
-static struct daptrace_region regs[2];
 static double plant_value, plant_user;
 static int plant_fail;
 static uint64_t acted_bytes;
@@ -671,33 +651,13 @@ static int one_map(struct maps *m)
 static void engine_with_plant(struct pol_engine *e, struct pol_scheme *s,
 			      struct daptrace_snapshot *snap)
 {
-	pid_t pid = 42;
-
-	pol_engine_init(e, s, 1, &pid, 1);
-	e->act = plant_act;
-	e->maps_refresh = one_map;
+	engine_fake(e, s, 1, plant_act, one_map);
 	e->goal_read = plant_read;
-	e->act_chunk = UINT64_MAX;
 	/* one region, always re-actable (accessed a little in each window) */
-	regs[0] = (struct daptrace_region){ .start = 0, .end = 4096 * MiB, .nr_accesses = 1,
-					    .age = 5, .pid = 42 };
-	memset(snap, 0, sizeof(*snap));
-	snap->nr_samples = 20;
-	snap->aggr_us = 100000;
-	snap->nr_regions = 1;
-	snap->regions = regs;
+	regs[0] = REGION(0, 4096 * MiB, 1, 5);
+	snap_of(snap, 1);
 	plant_fail = 0;
 	acted_bytes = 0;
-}
-
-static struct pol_scheme parsed(const char *spec)
-{
-	struct pol_scheme s;
-	char err[POL_ERRMSG_LEN];
-
-	if (pol_scheme_parse(spec, &s, err, sizeof(err)))
-		abort();
-	return s;
 }
 
 /*

@@ -96,34 +96,7 @@ static void tmp_clean(struct tmp *t)
 static int run_full(const char *exe, char *const *argv, const char *in, char *out,
 		    size_t len)
 {
-	int fds[2], status;
-	size_t got = 0;
-	ssize_t r;
-	pid_t pid;
-
-	if (pipe(fds))
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		int fd = open(in ? in : "/dev/null", O_RDONLY);
-
-		dup2(fd, 0);
-		dup2(fds[1], 1);
-		dup2(fds[1], 2);
-		close(fds[0]);
-		close(fds[1]);
-		execv(exe, argv);
-		_exit(126);
-	}
-	close(fds[1]);
-	while (got + 1 < len && (r = read(fds[0], out + got, len - 1 - got)) > 0)
-		got += r;
-	out[got] = '\0';
-	while (read(fds[0], &(char){ 0 }, 1) > 0)
-		;
-	close(fds[0]);
-	waitpid(pid, &status, 0);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return run_exe(exe, argv, in ? in : "/dev/null", out, len);
 }
 
 static char out[1 << 20];

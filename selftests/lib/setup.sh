@@ -1,0 +1,85 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+#
+# The guest set-up and state reads several shell selftests share: the
+# module's state after a run, zram swap, a cgroup v2 hierarchy.  Each
+# function only sets up or reads; what a test asserts stays in the test:
+#
+#	if dt_left_off; then
+#		ktap_test_pass "module left off, no stale target"
+#	else
+#		ktap_test_fail "module left off, no stale target" \
+#			"state $DT_STATE, targets '$DT_TARGETS'"
+#	fi
+#
+# POSIX sh (busybox ash in the guest).  Source after ktap.sh.
+
+# dt_left_off: true when the module is off and has no target left.  Sets
+# DT_STATE and DT_TARGETS (the contents of state and target) for the
+# test's failure message.
+dt_left_off() {
+	DT_STATE=$(cat /sys/kernel/daptrace/state)
+	DT_TARGETS=$(cat /sys/kernel/daptrace/target)
+	[ "$DT_STATE" = off ] && [ -z "$DT_TARGETS" ]
+}
+
+# zram_swap_on: 512 MiB of zram swap on /dev/zram0, unless it is already
+# swap (then nothing is done and nothing will be undone).  zram and the
+# modules it needs come with the initramfs, listed in load order in
+# /lib/modules/order (no list: built in, as on the debug kernel).  Sets
+# ZRAM_ADDED=1 when it added the swap.  Fails when there is no zram.
+zram_swap_on() {
+	ZRAM_ADDED=
+	grep -q zram0 /proc/swaps && return 0
+	if [ -f /lib/modules/order ]; then
+		while read -r m; do
+			grep -q "^$m " /proc/modules || insmod "/lib/modules/$m.ko" || return 1
+		done < /lib/modules/order
+	fi
+	[ -e /sys/block/zram0 ] || return 1
+	echo 512M > /sys/block/zram0/disksize || return 1
+	mkswap /dev/zram0 > /dev/null || return 1
+	swapon /dev/zram0 || return 1
+	ZRAM_ADDED=1
+}
+
+# zram_swap_off: undoes zram_swap_on (nothing if it added nothing); later
+# tests (the OOM ones) expect a guest without swap.
+zram_swap_off() {
+	[ -z "$ZRAM_ADDED" ] || { swapoff /dev/zram0 && echo 1 > /sys/block/zram0/reset; }
+}
+
+# cgroup2_mount [DIR]: sets CG_ROOT to where the cgroup v2 hierarchy is
+# mounted, mounting it on DIR (default /sys/fs/cgroup) first if nobody has
+# (the busybox guest mounts nothing).  Sets CG_MOUNTED to the directory it
+# mounted, empty if it mounted nothing.  Fails when it cannot mount.
+cgroup2_mount() {
+	CG_MOUNTED=
+	CG_ROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+	[ -z "$CG_ROOT" ] || return 0
+	CG_ROOT=${1:-/sys/fs/cgroup}
+	mkdir -p "$CG_ROOT" || return 1
+	mount -t cgroup2 none "$CG_ROOT" || return 1
+	# shellcheck disable=SC2034 # for the test's clean-up
+	CG_MOUNTED=$CG_ROOT
+}
+
+# cgroup2_memory: the memory controller enabled for the children of
+# CG_ROOT (after cgroup2_mount).  Fails when the kernel has none.
+cgroup2_memory() {
+	grep -qw memory "$CG_ROOT/cgroup.controllers" || return 1
+	grep -qw memory "$CG_ROOT/cgroup.subtree_control" ||
+		echo +memory > "$CG_ROOT/cgroup.subtree_control"
+}
+
+# proc_kb FILE KEY: the kB value of "KEY:" in a /proc status-like FILE
+# (VmSwap in /proc/PID/status, Shmem in /proc/meminfo), empty if none.
+proc_kb() {
+	awk -v k="$2:" '$1 == k { print $2 }' "$1" 2>/dev/null
+}
+
+# pages_intact OUT: daptrace-policy-workload's output OUT says that every
+# page was intact at its final check and at every touch.
+pages_intact() {
+	grep -qx "verify ok" "$1" && grep -qx "touch bad=0" "$1"
+}
