@@ -267,7 +267,9 @@ static int tally_groups(const struct pick *p, const struct match *m, size_t n,
 		g->u[A_MATCHED] = u64_add_sat(g->u[A_MATCHED], bytes_of(&m[i]));
 		g->u[A_REGIONS]++;
 	}
-	qsort(gs->g, gs->n, sizeof(*gs->g), cmp_group);
+	/* no groups, no array: qsort(NULL, 0) is undefined */
+	if (gs->n)
+		qsort(gs->g, gs->n, sizeof(*gs->g), cmp_group);
 	return 0;
 }
 

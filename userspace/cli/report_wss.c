@@ -355,7 +355,9 @@ static int print_groups(const struct report_opts *o, struct series *ser, uint64_
 	double all = 0;
 	char b[6][32];
 
-	qsort(gs->g, gs->n, sizeof(*gs->g), cmp_group);
+	/* no groups, no array: qsort(NULL, 0) is undefined */
+	if (gs->n)
+		qsort(gs->g, gs->n, sizeof(*gs->g), cmp_group);
 	for (size_t i = 0; i < ser->n; i++)
 		all += (double)ser->v[i];
 	all = ser->n ? all / (double)ser->n : 0;
