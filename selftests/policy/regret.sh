@@ -14,22 +14,12 @@
 # exporter-facing stats JSON must agree with the record.
 
 . "$(dirname "$0")/../lib/ktap.sh"
+. "$(dirname "$0")/../lib/setup.sh"
 
 TMP=${TMPDIR:-/tmp}/policy-regret.$$
 SET=4M
 POLICY_S=95
 WORKLOAD_S=100
-
-swap_on() {
-	if [ -f /lib/modules/order ]; then
-		while read -r m; do
-			grep -q "^$m " /proc/modules || insmod "/lib/modules/$m.ko" || return 1
-		done < /lib/modules/order
-	fi
-	[ -e /sys/block/zram0 ] || return 1
-	echo 512M > /sys/block/zram0/disksize || return 1
-	mkswap /dev/zram0 > /dev/null && swapon /dev/zram0
-}
 
 # json_vals FILE KEY: every value of "KEY": N in a pretty-printed JSON file
 json_vals() {
@@ -40,15 +30,7 @@ ktap_print_header
 command -v daptrace > /dev/null || ktap_exit_fail_msg "daptrace is not installed in the guest"
 command -v daptrace-policy-workload > /dev/null ||
 	ktap_exit_fail_msg "daptrace-policy-workload is not installed in the guest"
-swap_added=
-if ! grep -q zram0 /proc/swaps; then
-	swap_on || ktap_skip_all \
-		"no zram swap (zram.ko not in the initramfs or failed to load)"
-	swap_added=1
-fi
-swap_off() {
-	[ -z "$swap_added" ] || { swapoff /dev/zram0 && echo 1 > /sys/block/zram0/reset; }
-}
+zram_swap_on || ktap_skip_all "no zram swap (zram.ko not in the initramfs or failed to load)"
 ktap_set_plan 6
 mkdir -p "$TMP"
 psz=$(getconf PAGESIZE 2>/dev/null || echo 4096)
@@ -125,5 +107,5 @@ else
 		"stats: $sacted / $sback; record: $acted / $back"
 fi
 rm -rf "$TMP"
-swap_off || ktap_print_msg "swapoff /dev/zram0 failed"
+zram_swap_off || ktap_print_msg "swapoff /dev/zram0 failed"
 ktap_finished

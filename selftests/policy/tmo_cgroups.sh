@@ -16,6 +16,7 @@
 
 . "$(dirname "$0")/../lib/ktap.sh"
 . "$(dirname "$0")/../lib/bounds.sh"
+. "$(dirname "$0")/../lib/setup.sh"
 
 TMP=${TMPDIR:-/tmp}/policy-tmo-cg.$$
 HOT_MB=8
@@ -23,35 +24,12 @@ WARM_MB=8
 COLD_MB=48
 DURATION=75
 CGS=
-CG_MOUNTED=
-
-kb() {
-	awk -v k="$2:" '$1 == k { print $2 }' "$1" 2>/dev/null
-}
-
-swap_on() {
-	if [ -f /lib/modules/order ]; then
-		while read -r m; do
-			grep -q "^$m " /proc/modules || insmod "/lib/modules/$m.ko" || return 1
-		done < /lib/modules/order
-	fi
-	[ -e /sys/block/zram0 ] || return 1
-	echo 512M > /sys/block/zram0/disksize || return 1
-	mkswap /dev/zram0 > /dev/null && swapon /dev/zram0
-}
 
 # Two cgroups v2 with the memory controller (mounting the hierarchy first
 # if nobody has).
 cgroups_on() {
-	root=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
-	if [ -z "$root" ]; then
-		root=/sys/fs/cgroup
-		mount -t cgroup2 none "$root" || return 1
-		CG_MOUNTED=$root
-	fi
-	grep -qw memory "$root/cgroup.controllers" || return 1
-	grep -qw memory "$root/cgroup.subtree_control" ||
-		echo +memory > "$root/cgroup.subtree_control" || return 1
+	cgroup2_mount && cgroup2_memory || return 1
+	root=$CG_ROOT
 	for n in a b; do
 		mkdir "$root/daptrace-cg-$n.$$" || return 1
 		CGS="$CGS $root/daptrace-cg-$n.$$"
@@ -66,7 +44,7 @@ cleanup() {
 		rmdir "$cg" 2>/dev/null
 	done
 	[ -z "$CG_MOUNTED" ] || umount "$CG_MOUNTED"
-	[ -z "$swap_added" ] || { swapoff /dev/zram0 && echo 1 > /sys/block/zram0/reset; }
+	zram_swap_off
 	rm -rf "$TMP"
 }
 
@@ -75,11 +53,7 @@ command -v daptrace > /dev/null || ktap_exit_fail_msg "daptrace is not installed
 command -v daptrace-policy-workload > /dev/null ||
 	ktap_exit_fail_msg "daptrace-policy-workload is not installed in the guest"
 [ -e /proc/pressure/memory ] || ktap_skip_all "PSI is off in this kernel (psi=0?)"
-swap_added=
-if ! grep -q zram0 /proc/swaps; then
-	swap_on || ktap_skip_all "no zram swap (zram.ko not in the initramfs or failed to load)"
-	swap_added=1
-fi
+zram_swap_on || ktap_skip_all "no zram swap (zram.ko not in the initramfs or failed to load)"
 if ! cgroups_on; then
 	cleanup
 	ktap_skip_all "no cgroup v2 with the memory controller and memory.pressure"
@@ -135,8 +109,8 @@ series_a=
 series_b=
 t=0
 while [ $t -le 60 ]; do
-	swap_a=$(kb "/proc/$pid_a/status" VmSwap)
-	swap_b=$(kb "/proc/$pid_b/status" VmSwap)
+	swap_a=$(proc_kb "/proc/$pid_a/status" VmSwap)
+	swap_b=$(proc_kb "/proc/$pid_b/status" VmSwap)
 	series_a="${series_a:+$series_a }$((${swap_a:-0} / 1024))"
 	series_b="${series_b:+$series_b }$((${swap_b:-0} / 1024))"
 	[ -n "$reached_a" ] || [ "${swap_a:-0}" -lt "$want_kb" ] || reached_a=$t
