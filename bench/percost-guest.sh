@@ -8,7 +8,8 @@
 # buffer with the function graph), DAMON_STAT off.  Run by
 # bench/percost.sh as an extra test; "bench.mon=daptrace|damon",
 # "bench.secs=S" on the kernel command line.  After 3 s of warm-up, for S
-# seconds (default 10):
+# seconds (default 10) with the counting tracer alone (the "quiet" phase:
+# CPU per sample), then S seconds with perf too (the "perf" phase):
 #   - perf record -a -g of the software cpu-clock event, one sample every
 #     250 us of CPU, reported for the monitor thread alone (self and
 #     children, by symbol);
@@ -77,14 +78,14 @@ esac
 for f in $FNS; do
 	echo "$f" >> $TR/set_ftrace_filter 2>/dev/null
 done
-[ -n "$(grep -v '^#' $TR/set_ftrace_filter)" ] || ktap_exit_fail_msg "no function to trace"
+grep -qv '^#' $TR/set_ftrace_filter || ktap_exit_fail_msg "no function to trace"
 if [ "$GRAPH" = 1 ]; then
 	echo function_graph > $TR/current_tracer
 else
 	echo function > $TR/current_tracer
 fi
 
-workload_start "$TMP/truth" -p hotcold -s 512M --thp never -d $((SECS + 12))s ||
+workload_start "$TMP/truth" -p hotcold -s 512M --thp never -d $((2 * SECS + 15))s ||
 	ktap_exit_fail_msg "workload did not start"
 wpid=$WL_PID
 case $MON in
@@ -112,16 +113,41 @@ sleep 3
 tid=$(tid_of)
 [ -n "$tid" ] || ktap_exit_fail_msg "no $COMM thread"
 echo > $TR/trace
-set -- $(thread_stat "$tid")
-c0=$1 v0=$2 i0=$3 t0=$(cut -d' ' -f1 /proc/uptime)
-[ "$MON" = daptrace ] && s0=$(cat $DT/nr_samples)
+# samples_now: the samples taken so far (DAMON's: its check_accesses calls
+# in the trace, which is read without consuming it).
+samples_now() {
+	if [ "$MON" = daptrace ]; then
+		cat $DT/nr_samples
+	else
+		awk '/damon_va_check_accesses/ && (/\(\);$/ || /\} \/\* / || / <-/) { n++ } END { print n + 0 }' $TR/trace
+	fi
+}
+# phase NAME: one "# PERCOST phase=" row from the marks taken before it.
+mark() {
+	# shellcheck disable=SC2046
+	set -- $(thread_stat "$tid")
+	mc=$1 mv=$2 mi=$3 mt=$(cut -d' ' -f1 /proc/uptime) ms=$(samples_now)
+}
+phase() {
+	pc=$mc pv=$mv pi=$mi pt=$mt ps=$ms
+	mark
+	echo "# PERCOST phase=$1 mon=$MON kernel=$(uname -r)" \
+		"wall_us=$(awk "BEGIN { printf \"%d\", ($mt - $pt) * 1000000 }") cpu_us=$(((mc - pc) / 1000))" \
+		"samples=$((ms - ps)) vol_cs=$((mv - pv)) invol_cs=$((mi - pi))" \
+		"cpu_per_sample_us=$(((mc - pc) / 1000 / ((ms - ps) > 0 ? (ms - ps) : 1)))"
+}
 echo 1 > $TR/tracing_on
+# First the monitor with only the (cheap) counting tracer: CPU per sample
+# undisturbed by perf, whose sampling interrupts (and their unwinding,
+# emulated) are charged to whatever thread they hit.
+mark
+sleep "$SECS"
+phase quiet
 perf record -q -a -g -e cpu-clock -c $PERIOD_NS -o "$TMP/perf.data" -- sleep "$SECS" \
 	> "$TMP/perf.log" 2>&1 || { cat "$TMP/perf.log"; ktap_exit_fail_msg "perf record failed"; }
+phase perf
 echo 0 > $TR/tracing_on
-set -- $(thread_stat "$tid")
-c1=$1 v1=$2 i1=$3 t1=$(cut -d' ' -f1 /proc/uptime)
-[ "$MON" = daptrace ] && s1=$(cat $DT/nr_samples) nr=$(cat $DT/nr_regions)
+[ "$MON" = daptrace ] && nr=$(cat $DT/nr_regions)
 cp $TR/trace "$TMP/trace"
 echo "# PERCOST overrun=$(awk '/overrun/ { n += $2 } END { print n + 0 }' $TR/per_cpu/cpu*/stats)"
 echo nop > $TR/current_tracer
@@ -142,15 +168,10 @@ awk '/\(\);$/ || /\} \/\* / {
 	n[name]++; t[name] += d
 }
 END { for (f in n) printf "# PERCOST fn=%s calls=%d total_us=%d mean_us=%.1f\n", f, n[f], t[f], t[f] / n[f] }' "$TMP/trace"
-# DAMON's samples: its check_accesses calls (one per sample).
-if [ "$MON" = damon ]; then
-	s0=0 s1=$(awk '/damon_va_check_accesses/ && (/\(\);$/ || /\} \/\* / || / <-/) { n++ } END { print n + 0 }' "$TMP/trace")
-	nr=$(awk '/damon_aggregated/ { for (i = 1; i <= NF; i++) if ($i ~ /^nr_regions=/) { sub(/nr_regions=/, "", $i); print $i } }' \
-		"$TMP/trace" | tail -1)
-fi
-wall_us=$(awk "BEGIN { printf \"%d\", ($t1 - $t0) * 1000000 }")
-echo "# PERCOST mon=$MON graph=$GRAPH kernel=$(uname -r) wall_us=$wall_us cpu_us=$(((c1 - c0) / 1000))" \
-	"samples=$((s1 - s0)) vol_cs=$((v1 - v0)) invol_cs=$((i1 - i0)) nr_regions=${nr:-?}"
+# DAMON's regions: the last window's, from its tracepoint.
+[ "$MON" = damon ] && nr=$(awk '/damon_aggregated/ { for (i = 1; i <= NF; i++) if ($i ~ /^nr_regions=/) { sub(/nr_regions=/, "", $i); print $i } }' \
+	"$TMP/trace" | tail -1)
+echo "# PERCOST mon=$MON graph=$GRAPH kernel=$(uname -r) nr_regions=${nr:-?}"
 # The monitor thread's CPU by symbol (each perf sample: 250 us of CPU).
 perf report -i "$TMP/perf.data" --tid "$tid" --no-children --sort sym --stdio -n -g none --percentage relative \
 	--percent-limit 0.3 2> /dev/null | grep -v '^#\s*$\|tips.txt\|header info\|^# \.\.' | sed 's/^/# PERF self /' | head -60
