@@ -57,7 +57,7 @@ for series in $KERNELS; do
 				--test extra/percost-guest --extra-test "$TOP/bench/percost-guest.sh" \
 				--append "bench.mon=$mon bench.secs=$SECS bench.graph=$GRAPH" > "$log" 2>&1 ||
 				echo "bench/percost.sh: $series $mon $r failed (log: $log)" >&2
-			grep -h '# PERCOST mon=' "$log" || true
+			grep -h '# PERCOST phase=\|# PERCOST mon=' "$log" || true
 		done
 	done
 done
