@@ -184,7 +184,7 @@ struct daptrace_region {
  * @probe_fp:	 not accessed, their region read accessed
  * @probe_tn:	 neither
  * @probe_unobserved: truth or region verdict not observable, in none of
- *		 the four (see daptrace_accuracy_add())
+ *		 the four (the CLI leaves them out of its estimate)
  *
  * Zero-initialise before the first daptrace_read_next(), release with
  * daptrace_snapshot_free().
