@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "recfile.h"
+#include "common/recfile.h"
 #include "wl_args.h"
 
 static int parse_event(const char *line, uint64_t *t_ns, unsigned int *nr,

@@ -54,8 +54,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "accuracy.h"
-#include "recfile.h"
+#include "common/accuracy.h"
+#include "common/recfile.h"
 #include "wl_args.h"
 
 #define MAX_PHASES	4096

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "units.h"
+#include "common/units.h"
 
 const char *prog = "daptrace";
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * libFuzzer harness for the record parser (cli/recfile_read.c on libcsv):
+ * libFuzzer harness for the record parser (cli/common/recfile_read.c on libcsv):
  * any input must give either snapshots or a clean error, never a crash,
  * leak or undefined behaviour.  Build and run: make -C userspace fuzz.
  */
@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "recfile.h"
+#include "common/recfile.h"
 #include "fuzz_input.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

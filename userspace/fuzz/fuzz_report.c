@@ -15,8 +15,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "report.h"
-#include "report_group.h"
+#include "report/report.h"
+#include "common/report_group.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

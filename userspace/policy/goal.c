@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "policy.h"
-#include "units.h"
+#include "common/units.h"
 
 static const struct {
 	const char *name;

@@ -456,7 +456,7 @@ enum pol_err pol_err_class(int err);
 const char *pol_err_name(enum pol_err e);
 
 /* engine.c */
-#include "maps.h"
+#include "common/maps.h"
 
 struct pol_target {
 	pid_t pid;

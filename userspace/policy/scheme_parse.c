@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "policy.h"
-#include "units.h"
+#include "common/units.h"
 
 static const char *const action_names[POL_NR_ACTIONS] = {
 	[POL_PAGEOUT] = "pageout",

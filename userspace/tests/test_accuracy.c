@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The accuracy estimate (cli/accuracy.c): Wilson's interval against
+ * The accuracy estimate (cli/common/accuracy.c): Wilson's interval against
  * published values, pooling by time, the one-line form and the warning,
  * and the #probes row through the record writer and reader.
  */
@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "accuracy.h"
+#include "common/accuracy.h"
 #include "kselftest_harness.h"
-#include "recfile.h"
+#include "common/recfile.h"
 
 #define NEAR(a, b)	((a) - (b) < 0.0005 && (b) - (a) < 0.0005)
 

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "exporter.h"
-#include "metric_set.h"
+#include "exporter/exporter.h"
+#include "exporter/metric_set.h"
 #include "policy.h"
 
 static char *render(const struct metric_set *m, int om)

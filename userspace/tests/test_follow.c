@@ -26,10 +26,10 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "cgroup.h"
-#include "follow.h"
-#include "follow_cn.h"
-#include "proc_info.h"
+#include "common/cgroup.h"
+#include "session/follow.h"
+#include "session/follow_cn.h"
+#include "common/proc_info.h"
 
 /* ---- canned connector messages ---- */
 

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "kselftest_harness.h"
-#include "maps.h"
+#include "common/maps.h"
 
 static const char *const lines[] = {
 	"00400000-00401000 r--p 00000000 08:01 42 /usr/bin/xz\n",

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The exposition writer (cli/metric_set.c): both formats byte for byte,
+ * The exposition writer (cli/exporter/metric_set.c): both formats byte for byte,
  * the family rules and what is dropped (and counted), label escaping and
  * UTF-8, and the Accept header negotiation.
  */
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "kselftest_harness.h"
-#include "metric_set.h"
+#include "exporter/metric_set.h"
 
 static char *render(const struct metric_set *m, int om)
 {

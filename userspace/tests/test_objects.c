@@ -21,9 +21,9 @@
 #include <sys/syscall.h>
 
 #include "kselftest_harness.h"
-#include "objects.h"
+#include "objects/objects.h"
 #include "cli.h"
-#include "objects_record.h"
+#include "objects/objects_record.h"
 #include "run_cmd.h"
 
 /* known globals for the symbol reader */

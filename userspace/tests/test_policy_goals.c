@@ -17,8 +17,8 @@
 #include "kselftest_harness.h"
 #include "policy.h"
 #include "policy_fixture.h"
-#include "policy_record.h"
-#include "recfile.h"
+#include "policy/policy_record.h"
+#include "common/recfile.h"
 
 #define SEC 1000000000LL
 

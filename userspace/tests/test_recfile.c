@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "kselftest_harness.h"
-#include "recfile.h"
-#include "record_rows.h"
+#include "common/recfile.h"
+#include "session/record_rows.h"
 
 static const char *const awkward[] = {
 	"/usr/lib/libc.so.6",

@@ -18,8 +18,8 @@
 #include "kselftest_harness.h"
 #include "fake_sysfs.h"
 #include "cli.h"
-#include "recfile.h"
-#include "record_output.h"
+#include "common/recfile.h"
+#include "session/record_output.h"
 #include "run_cmd.h"
 
 static void sleep_ms(long ms)

@@ -14,7 +14,7 @@
 #include "kselftest_harness.h"
 #include "fake_sysfs.h"
 #include "run_cmd.h"
-#include "stat_model.h"
+#include "stat/stat_model.h"
 
 #define MiB	(1ULL << 20)
 

@@ -4,7 +4,7 @@
 #include <stdint.h>
 
 #include "kselftest_harness.h"
-#include "units.h"
+#include "common/units.h"
 
 static const struct {
 	const char *in;

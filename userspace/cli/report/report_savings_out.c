@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * report savings, printed (report_savings.h): a table per group with the
+ * knee marked, the same as JSON, or the curve as data for viz/savings.gp.
+ * Reuse times and the unknown share are "-" (null) when there is nothing
+ * to take them of, never 0.
+ */
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/json_out.h"
+#include "report_savings.h"
+#include "common/units.h"
+
+/* @ns as "2.5 s", or "-" when < 0 (nothing refaulted) */
+static const char *secs_or_dash(double ns, char *buf, size_t len)
+{
+	return ns < 0 ? "-" : fmt_secs(u64_of(ns), buf, len);
+}
+
+static const char *bytes_of(double v, char *buf, size_t len)
+{
+	return fmt_bytes(u64_of(v), buf, len);
+}
+
+static void print_stats_text(const struct sav_result *res, const struct sav_stats *st,
+			     FILE *out)
+{
+	char b[11][32];
+
+	fprintf(out, "# %" PRIu64 " windows over %.3f s, %" PRIu64 " process%s\n",
+		st->windows, sav_seconds(st), st->nr_procs, st->nr_procs == 1 ? "" : "es");
+	fprintf(out, "# left out, never idle enough (means over the windows): not "
+		"observable %s, idle of unknown age %s (of %s observed)\n",
+		bytes_of(st->unobs_sum / (double)st->windows, b[0], 32),
+		bytes_of(st->age_unknown_sum / (double)st->windows, b[1], 32),
+		bytes_of(st->observed_sum / (double)st->windows, b[2], 32));
+	if (st->knee >= 0)
+		fprintf(out, "# knee: %s\n", fmt_secs(res->t_ns[st->knee], b[0], 32));
+	fprintf(out, "%-10s %11s %11s %11s %11s %13s %9s %9s %9s %11s %11s %8s\n",
+		"threshold", "saved_mean", "saved_last", "reclaimed", "refaulted", "refaults/s",
+		"pages/s", "reuse_p50", "reuse_p90", "never_used", "unknown", "unknown%");
+	for (unsigned int k = 0; k < res->nr_t; k++) {
+		const struct sav_point *p = &st->pt[k];
+		double rate = sav_refault_rate(st, k);
+
+		snprintf(b[5], 32, "%s/s", bytes_of(rate, b[4], 32));
+		snprintf(b[10], 32, p->reclaimed > 0 ? "%.1f" : "-",
+			 100 * p->unknown / p->reclaimed);
+		fprintf(out, "%-10s %11s %11s %11s %11s %13s %9.2f %9s %9s %11s %11s %8s%s\n",
+			fmt_secs(res->t_ns[k], b[0], 32), bytes_of(sav_saved_mean(st, k), b[1], 32),
+			bytes_of(p->saved_last, b[2], 32), bytes_of(p->reclaimed, b[3], 32),
+			bytes_of(p->refaulted, b[4], 32), b[5],
+			rate / (double)res->page_size,
+			secs_or_dash(sav_reuse_pct(&p->reuse, 50), b[6], 32),
+			secs_or_dash(sav_reuse_pct(&p->reuse, 90), b[7], 32),
+			bytes_of(p->never_reused, b[8], 32), bytes_of(p->unknown, b[9], 32),
+			b[10], (int)k == st->knee ? "  <- knee" : "");
+	}
+}
+
+void sav_print_text(const struct sav_result *res, FILE *out)
+{
+	const struct report_opts *o = res->o;
+
+	fprintf(out, "# savings of %s%s: reclaiming what is idle for at least each threshold\n",
+		o->input, o->pid ? " (one pid)" : "");
+	fprintf(out, "# refaults: reclaimed bytes accessed again later in the record (per s of "
+		"it; pages of %" PRIu64 " B); never_used: freed unused; unknown: still\n"
+		"# reclaimed when the record ended; knee: the most saved with refaults/s within "
+		"%d %% of the most\n", res->page_size, SAV_KNEE_PCT);
+	print_stats_text(res, &res->all, out);
+	for (size_t i = 0; i < res->nr_groups; i++) {
+		fprintf(out, "\n# %s %s\n", report_by_name((enum report_by)o->by),
+			res->groups[i]->key);
+		print_stats_text(res, res->groups[i], out);
+	}
+}
+
+static struct json_object *stats_json(const struct sav_result *res, const struct sav_stats *st)
+{
+	struct json_object *j = json_object_new_object(), *curve = json_object_new_array();
+	double w = (double)st->windows;
+
+	json_object_object_add(j, "processes", json_object_new_uint64(st->nr_procs));
+	json_object_object_add(j, "windows", json_object_new_uint64(st->windows));
+	json_object_object_add(j, "seconds", json_seconds(sav_seconds(st)));
+	json_object_object_add(j, "observed_mean_bytes", json_bytes(st->observed_sum / w));
+	json_object_object_add(j, "not_observable_mean_bytes", json_bytes(st->unobs_sum / w));
+	json_object_object_add(j, "age_unknown_idle_mean_bytes",
+			       json_bytes(st->age_unknown_sum / w));
+	json_object_object_add(j, "knee_threshold_s", st->knee < 0 ? NULL :
+			       json_seconds((double)res->t_ns[st->knee] / 1e9));
+	for (unsigned int k = 0; k < res->nr_t; k++) {
+		const struct sav_point *p = &st->pt[k];
+		struct json_object *e = json_object_new_object();
+		double rate = sav_refault_rate(st, k), p50 = sav_reuse_pct(&p->reuse, 50);
+		double p90 = sav_reuse_pct(&p->reuse, 90);
+
+		json_object_object_add(e, "threshold_s", json_seconds((double)res->t_ns[k] / 1e9));
+		json_object_object_add(e, "saved_mean_bytes", json_bytes(sav_saved_mean(st, k)));
+		json_object_object_add(e, "saved_last_bytes", json_bytes(p->saved_last));
+		json_object_object_add(e, "reclaimed_bytes", json_bytes(p->reclaimed));
+		json_object_object_add(e, "refaulted_bytes", json_bytes(p->refaulted));
+		json_object_object_add(e, "refault_bytes_per_s", json_num(rate, 3));
+		json_object_object_add(e, "refault_pages_per_s",
+				       json_num(rate / (double)res->page_size, 3));
+		json_object_object_add(e, "reuse_p50_s", p50 < 0 ? NULL : json_seconds(p50 / 1e9));
+		json_object_object_add(e, "reuse_p90_s", p90 < 0 ? NULL : json_seconds(p90 / 1e9));
+		json_object_object_add(e, "never_reused_bytes", json_bytes(p->never_reused));
+		json_object_object_add(e, "unknown_future_bytes", json_bytes(p->unknown));
+		json_object_object_add(e, "unknown_future_percent", p->reclaimed > 0 ?
+				       json_percent(100 * p->unknown / p->reclaimed) : NULL);
+		json_object_object_add(e, "knee", json_object_new_boolean((int)k == st->knee));
+		json_object_array_add(curve, e);
+	}
+	json_object_object_add(j, "curve", curve);
+	return j;
+}
+
+void sav_print_json(const struct sav_result *res, FILE *out)
+{
+	const struct report_opts *o = res->o;
+	struct json_object *j = json_object_new_object(), *arr;
+
+	json_object_object_add(j, "record", json_object_new_string(o->input));
+	json_object_object_add(j, "page_size", json_object_new_uint64(res->page_size));
+	json_object_object_add(j, "knee_percent", json_object_new_int(SAV_KNEE_PCT));
+	json_object_object_add(j, "all", stats_json(res, &res->all));
+	if (o->by) {
+		arr = json_object_new_array();
+		for (size_t i = 0; i < res->nr_groups; i++) {
+			struct json_object *g = stats_json(res, res->groups[i]);
+
+			json_object_object_add(g, "group",
+					       json_object_new_string(res->groups[i]->key));
+			json_object_array_add(arr, g);
+		}
+		json_object_object_add(j, "by", json_object_new_string(
+				       report_by_name((enum report_by)o->by)));
+		json_object_object_add(j, "groups", arr);
+	}
+	json_out(out, j, 1);
+}
+
+/*
+ * Plot data, one row per threshold: threshold_s saved_mean_bytes
+ * refault_pages_per_s knee(0|1); the tics file names the knee.  The
+ * headline goes to stdout, as the data went to a file.
+ */
+void sav_print_plot(const struct sav_result *res, FILE *out, FILE *tics)
+{
+	const struct sav_stats *st = &res->all;
+	char b[2][32];
+
+	fprintf(out, "# columns: threshold_s saved_mean_bytes refault_pages_per_s knee\n");
+	for (unsigned int k = 0; k < res->nr_t; k++)
+		fprintf(out, "%.6f %.0f %.6f %d\n", (double)res->t_ns[k] / 1e9,
+			sav_saved_mean(st, k), sav_refault_rate(st, k) / (double)res->page_size,
+			(int)k == st->knee);
+	if (tics)
+		fprintf(tics, "page_size=%" PRIu64 "\n", res->page_size);
+	if (tics && st->knee >= 0)
+		fprintf(tics, "knee_s=%.6f\n", (double)res->t_ns[st->knee] / 1e9);
+	if (st->knee >= 0)
+		printf("%s: knee at %s: %s saved on average, %.2f pages refaulted/s\n",
+		       res->o->input, fmt_secs(res->t_ns[st->knee], b[0], 32),
+		       bytes_of(sav_saved_mean(st, (unsigned int)st->knee), b[1], 32),
+		       sav_refault_rate(st, (unsigned int)st->knee) / (double)res->page_size);
+}
