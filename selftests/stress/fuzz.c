@@ -120,6 +120,9 @@ static const struct num_rule num_rules[] = {
 	{ "intervals_goal_aggrs", 0, 1000 },
 	{ "intervals_goal_min_sample_us", 100, 10000000ULL },
 	{ "intervals_goal_max_sample_us", 100, 10000000ULL },
+	{ "recall_goal_bp", 0, 10000 },
+	{ "recall_max_cpu_bp", 1, 10000 },
+	{ "probe_pages", 0, 256 },
 };
 
 static const struct num_rule *num_rule(const char *name)
@@ -372,6 +375,12 @@ static int valid_value(const char *name, char *buf, size_t size)
 		v = 100 + st_rand_below(10000);
 	else if (!strcmp(name, "intervals_goal_max_sample_us"))
 		v = 5000 + st_rand_below(100000);
+	else if (!strcmp(name, "recall_goal_bp"))
+		v = st_rand_below(10001);
+	else if (!strcmp(name, "recall_max_cpu_bp"))
+		v = 1 + st_rand_below(10000);
+	else if (!strcmp(name, "probe_pages"))
+		v = st_rand_below(257);
 	else
 		v = some_pid();
 	return snprintf(buf, size, "%llu%s", v, st_rand_below(2) ? "\n" : "");
@@ -619,8 +628,8 @@ static const char * const writable[] = { "sample_us", "aggr_us",
 	"update_us", "min_nr_regions", "max_nr_regions", "tlb_flush",
 	"phys_addr", "tracepoint", "intervals_goal_access_bp",
 	"intervals_goal_aggrs", "intervals_goal_min_sample_us",
-	"intervals_goal_max_sample_us",
-	"state", "target", "target_remove" };
+	"intervals_goal_max_sample_us", "recall_goal_bp", "recall_max_cpu_bp",
+	"probe_pages", "state", "target", "target_remove" };
 #define NR_WRITABLE	(sizeof(writable) / sizeof(writable[0]))
 
 /* Every writable file x every boundary value and word, with suffixes. */
