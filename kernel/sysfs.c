@@ -601,16 +601,16 @@ static const struct daptrace_setting_ops ulong_ops = {
 	.apply = ulong_apply,
 };
 
-/* A setting in @_type (struct daptrace_attrs or daptrace_mon), file @_name. */
-#define DAPTRACE_SETTING_ATTR(_var, _name, _ops, _type, _field)		\
+/* A setting in @_type (struct daptrace_attrs or daptrace_mon), file @file. */
+#define DAPTRACE_SETTING_ATTR(_var, file, _ops, _type, _field)		\
 	static struct daptrace_setting_attr _var = {			\
-		.kattr = __ATTR(_name, 0600, setting_show, setting_store), \
+		.kattr = __ATTR(file, 0600, setting_show, setting_store), \
 		.ops = &(_ops),						\
 		.offset = offsetof(_type, _field),			\
 	}
 
-#define DAPTRACE_ULONG_ATTR(_var, _name, _field)				\
-	DAPTRACE_SETTING_ATTR(_var, _name, ulong_ops, struct daptrace_attrs, _field)
+#define DAPTRACE_ULONG_ATTR(_var, file, _field)				\
+	DAPTRACE_SETTING_ATTR(_var, file, ulong_ops, struct daptrace_attrs, _field)
 
 DAPTRACE_ULONG_ATTR(sample_us_attr, sample_us, sample_us);
 DAPTRACE_ULONG_ATTR(aggr_us_attr, aggr_us, aggr_us);
@@ -769,9 +769,9 @@ static ssize_t counter_show(struct kobject *kobj, struct kobj_attribute *kattr,
 	return sysfs_emit(buf, "%llu\n", READ_ONCE(*cnt));
 }
 
-#define DAPTRACE_COUNTER_ATTR(_var, _name, _field)			\
+#define DAPTRACE_COUNTER_ATTR(_var, file, _field)			\
 	static struct daptrace_counter_attr _var = {			\
-		.kattr = __ATTR(_name, 0400, counter_show, NULL),	\
+		.kattr = __ATTR(file, 0400, counter_show, NULL),	\
 		.offset = offsetof(struct daptrace_counters, _field),	\
 	}
 
