@@ -69,10 +69,22 @@ if ! echo "$WL_PID" > $D/target || ! echo on > $D/state; then
 	cleanup
 	ktap_exit_fail_msg "monitoring did not start"
 fi
-sleep 3
-seen=$(hot_seen "$TMP/truth")
-ktap_print_msg "running: hot bytes seen accessed $seen"
-ktap_test_result "running: hot set seen (>= 0.9)" \
+# Running: the hot set is seen within 40 windows of the start.  Counted in
+# windows, not seconds: on a loaded host a few seconds may hold only a few
+# windows (each region splits at most once per window), and what is tested
+# here is what the monitor sees, not how fast the emulator runs.
+seq=$(cat $D/snapshot_seq)
+seen=-1 n=0 trail=
+while [ $n -lt 40 ]; do
+	wait_seq "$seq"
+	seq=$(cat $D/snapshot_seq)
+	seen=$(hot_seen "$TMP/truth")
+	trail="$trail $seen"
+	awk -v s="$seen" 'BEGIN { exit !(s >= 0.9) }' && break
+	n=$((n + 1))
+done
+ktap_print_msg "running: hot bytes seen accessed, window by window:$trail"
+ktap_test_result "running: hot set seen within 40 windows (>= 0.9)" \
 	awk -v s="$seen" 'BEGIN { exit !(s >= 0.9) }'
 
 # Stopped: after two windows, every window (3 s, about 30) shows nothing.
