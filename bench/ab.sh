@@ -30,26 +30,14 @@
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-ROUNDS=3 WLS="hotcold moving smallhot" SETTINGS="default fast"
-MONS="daptrace damon" SMP=2 SERIES=6.12 TAG=
-LOCK=/tmp/daptrace-vm.lock OUT=/dev/stdout MODULE_ARGS=()
-while [ $# -gt 0 ]; do
-	case $1 in
-	--rounds) ROUNDS=$2; shift ;;
-	--wl) WLS=$2; shift ;;
-	--settings) SETTINGS=$2; shift ;;
-	--mons) MONS=$2; shift ;;
-	--smp) SMP=$2; shift ;;
-	--kernel) SERIES=$2; shift ;;
-	--tag) TAG=-$2; shift ;;
-	--lock) LOCK=$2; shift ;;
-	--out) OUT=$2; shift ;;
-	--module) MODULE_ARGS=(--module "$2"); shift ;;
-	*) echo "bench/ab.sh: unknown option '$1'" >&2; exit 2 ;;
-	esac
-	shift
-done
-[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || { echo "bench/ab.sh: --rounds: not a positive integer: '$ROUNDS'" >&2; exit 2; }
+# shellcheck source=bench/lib.sh
+. "$TOP/bench/lib.sh"
+WLS="hotcold moving smallhot" SETTINGS="default fast"
+MONS="daptrace damon" SMP=2 SERIES=6.12 TAG='' MODULE=''
+BENCH_OPTS="wl=WLS settings=SETTINGS mons=MONS smp=SMP kernel=SERIES tag=TAG module=MODULE"
+bench_parse_opts bench/ab.sh "$@"
+MODULE_ARGS=()
+[ -z "$MODULE" ] || MODULE_ARGS=(--module "$MODULE")
 [[ $SMP =~ ^[1-9][0-9]*$ ]] || { echo "bench/ab.sh: --smp: not a positive integer: '$SMP'" >&2; exit 2; }
 read -ra mons <<< "$MONS"
 for m in "${mons[@]}"; do
@@ -73,7 +61,8 @@ for w in $WLS; do
 	   exit 2 ;;
 	esac
 done
-[[ $TAG =~ ^(-[A-Za-z0-9_]+)?$ ]] || { echo "bench/ab.sh: --tag: letters, digits and _ only: '${TAG#-}'" >&2; exit 2; }
+[[ $TAG =~ ^[A-Za-z0-9_]*$ ]] || { echo "bench/ab.sh: --tag: letters, digits and _ only: '$TAG'" >&2; exit 2; }
+TAG=${TAG:+-$TAG}
 
 K=$("$TOP/scripts/kernels.sh" "$SERIES")
 [ -n "$K" ] || { echo "bench/ab.sh: --kernel $SERIES: no such kernel installed (scripts/kernels.sh)" >&2; exit 1; }

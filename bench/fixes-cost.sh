@@ -6,6 +6,7 @@
 #
 #   bench/fixes-cost.sh [--before REV] [--rounds N] [--kernels "6.12 newest"]
 #                       [--wl "hotcold"] [--setting default] [--out FILE]
+#                       [--lock FILE]
 #
 # The earlier module is built from REV (default: the commit that ended the
 # previous wave, 7cb0581) in a worktree under build/bench/; this tree's from
@@ -19,21 +20,11 @@
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-BEFORE=7cb0581 ROUNDS=3 SERIES="6.12 newest" WLS=hotcold SETTING=default
-OUT=/dev/stdout
-while [ $# -gt 0 ]; do
-	case $1 in
-	--before) BEFORE=$2; shift ;;
-	--rounds) ROUNDS=$2; shift ;;
-	--kernels) SERIES=$2; shift ;;
-	--wl) WLS=$2; shift ;;
-	--setting) SETTING=$2; shift ;;
-	--out) OUT=$2; shift ;;
-	*) echo "bench/fixes-cost.sh: unknown option '$1'" >&2; exit 2 ;;
-	esac
-	shift
-done
-[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || { echo "bench/fixes-cost.sh: --rounds: not a positive integer: '$ROUNDS'" >&2; exit 2; }
+# shellcheck source=bench/lib.sh
+. "$TOP/bench/lib.sh"
+BEFORE=7cb0581 SERIES="6.12 newest" WLS=hotcold SETTING=default
+BENCH_OPTS="before=BEFORE kernels=SERIES wl=WLS setting=SETTING"
+bench_parse_opts bench/fixes-cost.sh "$@"
 rev=$(git -C "$TOP" rev-parse --short "$BEFORE^{commit}") ||
 	{ echo "bench/fixes-cost.sh: --before: no such revision '$BEFORE'" >&2; exit 2; }
 now=$(git -C "$TOP" rev-parse --short HEAD)
@@ -66,7 +57,7 @@ for s in $SERIES; do
 				[ "$which" = after ] || ko=$OLD/build/kmod/$k/daptrace.ko
 				"$TOP/bench/ab.sh" --rounds 1 --wl "$wl" --settings "$SETTING" \
 					--mons daptrace --kernel "$s" --module "$ko" \
-					--tag "fixes_$which" --out /dev/null
+					--tag "fixes_$which" --lock "$LOCK" --out /dev/null
 				sed "s/^/kernel=$k which=$which round=$r /" \
 					"$TOP/build/bench/ab-smp2-fixes_$which-rows.txt" >> "$ROWS"
 			done

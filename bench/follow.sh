@@ -25,28 +25,12 @@ set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bench/lib.sh
 . "$TOP/bench/lib.sh"
+KO='' PARTS="tree machine aging scale"
+BENCH_OPTS="module=KO parts=PARTS"
+bench_parse_opts bench/follow.sh "$@"
 MODULE=()
-PARTS="tree machine aging scale"
-args=()
-while [ $# -gt 0 ]; do
-	case $1 in
-	--module | --parts)
-		[ $# -ge 2 ] || { echo "bench/follow.sh: $1: missing value" >&2; exit 2; }
-		if [ "$1" = --module ]; then MODULE=(--module "$2"); else PARTS=$2; fi
-		shift 2
-		continue ;;
-	esac
-	args+=("$1")
-	shift
-done
-bench_parse_opts bench/follow.sh ${args[@]+"${args[@]}"}
-for p in $PARTS; do
-	case $p in
-	tree | machine | aging | scale) ;;
-	*) echo "bench/follow.sh: --parts: unknown part '$p' (tree, machine, aging, scale)" >&2
-	   exit 2 ;;
-	esac
-done
+[ -z "$KO" ] || MODULE=(--module "$KO")
+bench_words bench/follow.sh --parts part "tree machine aging scale" "$PARTS"
 # part NAME: is NAME among --parts
 part() {
 	[[ " $PARTS " == *" $1 "* ]]

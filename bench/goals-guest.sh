@@ -24,6 +24,7 @@
 
 . /selftests/lib/ktap.sh
 . /selftests/lib/workload.sh
+. /selftests/lib/setup.sh
 
 DT=/sys/kernel/daptrace
 TMP=${TMPDIR:-/tmp}/bench-goals.$$
@@ -47,14 +48,6 @@ val() {
 # status_kb PID FIELD
 status_kb() {
 	sed -n "s/^$2:[[:space:]]*\([0-9]*\) kB/\1/p" "/proc/$1/status" 2>/dev/null
-}
-
-swap_on() {
-	while read -r m; do
-		grep -q "^$m " /proc/modules || insmod "/lib/modules/$m.ko" || return 1
-	done < /lib/modules/order
-	echo 512M > /sys/block/zram0/disksize && mkswap /dev/zram0 > /dev/null &&
-		swapon /dev/zram0
 }
 
 ktap_print_header
@@ -109,7 +102,7 @@ intervals)
 		"aggr_us_end=$(echo "$last" | cut -d, -f10)"
 	;;
 quota)
-	swap_on || ktap_exit_fail_msg "no zram swap"
+	zram_swap_on || ktap_exit_fail_msg "no zram swap"
 	WL_WAIT_S=120 workload_start "$TMP/truth" -p hotcold -s 512M --thp never -d 75s ||
 		ktap_exit_fail_msg "the workload did not start"
 	pid=$WL_PID

@@ -8,30 +8,12 @@ Several rows files make one table (runs made apart); each row of the table
 says how many rounds it has.
 """
 import math
-import statistics
 import sys
+
+from spread import cell, med, num  # bench/spread.py
 
 TARGET_KB = 256 * 1024
 BAND = 0.20
-
-
-def num(v):
-    try:
-        return float(v)
-    except (TypeError, ValueError):
-        return math.nan
-
-
-def cell(v, f="%.2f"):
-    v = [x for x in v if not math.isnan(x)]
-    if not v:
-        return "–"
-    return (f + " [" + f + "–" + f + "]") % (statistics.median(v), min(v), max(v))
-
-
-def med(v):
-    v = [x for x in v if not math.isnan(x)]
-    return statistics.median(v) if v else math.nan
 
 
 def intervals(rows, cmd, rounds):

@@ -21,40 +21,13 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bench/lib.sh
 . "$TOP/bench/lib.sh"
 SERIES=6.12 PARTS="intervals quota" WLS="hotcold smallhot" TAG=
-args=()
-while [ $# -gt 0 ]; do
-	case $1 in
-	--kernel | --parts | --wl | --tag)
-		[ $# -ge 2 ] || { echo "bench/goals.sh: $1: missing value" >&2; exit 2; }
-		case $1 in
-		--kernel) SERIES=$2 ;;
-		--parts) PARTS=$2 ;;
-		--wl) WLS=$2 ;;
-		--tag) TAG=-$2 ;;
-		esac
-		shift 2
-		continue ;;
-	esac
-	args+=("$1")
-	shift
-done
-bench_parse_opts bench/goals.sh ${args[@]+"${args[@]}"}
-for p in $PARTS; do
-	case $p in
-	intervals | quota) ;;
-	*) echo "bench/goals.sh: --parts: unknown part '$p' (intervals, quota)" >&2; exit 2 ;;
-	esac
-done
-
-for w in $WLS; do
-	case $w in
-	hotcold | smallhot | scattered) ;;
-	*) echo "bench/goals.sh: --wl: unknown workload '$w' (hotcold, smallhot, scattered)" >&2
-	   exit 2 ;;
-	esac
-done
-[[ $TAG =~ ^(-[A-Za-z0-9_]+)?$ ]] ||
-	{ echo "bench/goals.sh: --tag: letters, digits and _ only: '${TAG#-}'" >&2; exit 2; }
+BENCH_OPTS="kernel=SERIES parts=PARTS wl=WLS tag=TAG"
+bench_parse_opts bench/goals.sh "$@"
+bench_words bench/goals.sh --parts part "intervals quota" "$PARTS"
+bench_words bench/goals.sh --wl workload "hotcold smallhot scattered" "$WLS"
+[[ $TAG =~ ^[A-Za-z0-9_]*$ ]] ||
+	{ echo "bench/goals.sh: --tag: letters, digits and _ only: '$TAG'" >&2; exit 2; }
+TAG=${TAG:+-$TAG}
 
 K=$("$TOP/scripts/kernels.sh" "$SERIES")
 [ -n "$K" ] || { echo "bench/goals.sh: --kernel $SERIES: no such kernel installed" >&2; exit 1; }

@@ -213,8 +213,7 @@ foreign_ipis() {
 }
 
 ktap_print_header
-command -v daptrace-workload > /dev/null || ktap_exit_fail_msg "daptrace-workload is not installed in the guest"
-command -v taskset > /dev/null || ktap_exit_fail_msg "taskset is not installed in the guest"
+ktap_require_tools daptrace-workload taskset
 [ -d $DT ] || ktap_exit_fail_msg "daptrace module not loaded"
 mkdir -p "$TMP"
 ktap_set_plan 2

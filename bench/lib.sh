@@ -1,35 +1,53 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Shared by the bench drivers that take only the common options:
-#   bench_parse_opts NAME "$@"
-# sets ROUNDS (default 3), OUT (default stdout) and LOCK (default the VM
-# lock) from --rounds N, --out FILE and --lock FILE, and exits 2 naming the
-# option on anything else.
+# Shared by the bench drivers: their options, the rows file, the kernel of a
+# series, one boot of the VM.
 
+# bench_parse_opts NAME "$@": getopt(1) over the common options --rounds N
+# (ROUNDS, default 3), --out FILE (OUT, default stdout) and --lock FILE
+# (LOCK, default the VM lock), and over the driver's own, each taking a
+# value into a variable: BENCH_OPTS lists them as OPTION=VARIABLE
+# ("kernel=SERIES parts=PARTS").  Anything else exits 2 with getopt's
+# message naming it.
 # The variables are the caller's.
 # shellcheck disable=SC2034
 bench_parse_opts() {
-	local name=$1
+	local name=$1 longopts=rounds:,out:,lock: o parsed
+	local -A var=()
 	shift
-	ROUNDS=3 OUT=/dev/stdout LOCK=/tmp/daptrace-vm.lock
-	while [ $# -gt 0 ]; do
-		case $1 in
-		--rounds | --out | --lock)
-			[ $# -ge 2 ] || { echo "$name: $1: missing value" >&2; exit 2; }
-			case $1 in
-			--rounds) ROUNDS=$2 ;;
-			--out) OUT=$2 ;;
-			--lock) LOCK=$2 ;;
-			esac
-			shift ;;
-		*) echo "$name: unknown option '$1' (--rounds N, --out FILE, --lock FILE)" >&2
-		   exit 2 ;;
-		esac
-		shift
+	for o in ${BENCH_OPTS:-}; do
+		longopts+=,${o%%=*}:
+		var[--${o%%=*}]=${o#*=}
 	done
+	parsed=$(getopt -n "$name" -o '' -l "$longopts" -- "$@") || exit 2
+	eval set -- "$parsed"
+	ROUNDS=3 OUT=/dev/stdout LOCK=/tmp/daptrace-vm.lock
+	while [ "$1" != -- ]; do
+		case $1 in
+		--rounds) ROUNDS=$2 ;;
+		--out) OUT=$2 ;;
+		--lock) LOCK=$2 ;;
+		*) printf -v "${var[$1]}" '%s' "$2" ;;
+		esac
+		shift 2
+	done
+	shift
+	[ $# -eq 0 ] || { echo "$name: unexpected argument '$1'" >&2; exit 2; }
 	[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] ||
 		{ echo "$name: --rounds: not a positive integer: '$ROUNDS'" >&2; exit 2; }
+}
+
+# bench_words NAME OPTION WHAT "ALLOWED" "GIVEN": exit 2 naming the first
+# word of GIVEN (the value of OPTION, a list of WHATs) not in ALLOWED.
+bench_words() {
+	local name=$1 opt=$2 what=$3 allowed=$4 w
+
+	for w in $5; do
+		[[ " $allowed " == *" $w "* ]] && continue
+		echo "$name: $opt: unknown $what '$w' (${allowed// /, })" >&2
+		exit 2
+	done
 }
 
 # bench_rows NAME: the module built for every kernel, DIR (build/bench) made,

@@ -47,6 +47,7 @@
 # program's own throughput; every value checked at the end.
 
 . "$(dirname "$0")/../lib/ktap.sh"
+. "$(dirname "$0")/../lib/setup.sh"
 
 TMP=/tmp/policy-bench
 D=/sys/kernel/mm/damon/admin/kdamonds/0
@@ -114,16 +115,8 @@ kdamond_cpu() {
 	[ -n "$p" ] && [ "$p" -gt 0 ] 2>/dev/null && cpu_ms "$p" || echo 0
 }
 
-swap_on() {
-	while read -r m; do
-		grep -q "^$m " /proc/modules || insmod "/lib/modules/$m.ko" || return 1
-	done < /lib/modules/order
-	echo 512M > /sys/block/zram0/disksize && mkswap /dev/zram0 > /dev/null &&
-		swapon /dev/zram0
-}
-
 reclaim() {
-	swap_on || ktap_exit_fail_msg "no zram swap"
+	zram_swap_on || ktap_exit_fail_msg "no zram swap"
 	pswpin0=$(vmstat pswpin)
 	daptrace-policy-workload reclaim --hot 32M --warm 32M --cold ${COLD_MB}M \
 		--duration 32 --pidfile $TMP/pid > $TMP/out 2>&1 &
@@ -307,7 +300,7 @@ goal_reclaim() {
 }
 
 phases() {
-	swap_on || ktap_exit_fail_msg "no zram swap"
+	zram_swap_on || ktap_exit_fail_msg "no zram swap"
 	cgroup_on || ktap_exit_fail_msg "no cgroup v2 with the memory controller"
 	sh -c 'echo $$ > /sys/fs/cgroup/bench/cgroup.procs && exec "$@"' sh \
 		daptrace-policy-workload phases --hot 32M --warm 32M --cold 128M --phase 15 \
@@ -326,7 +319,7 @@ phases() {
 }
 
 kv() {
-	swap_on || ktap_exit_fail_msg "no zram swap"
+	zram_swap_on || ktap_exit_fail_msg "no zram swap"
 	cgroup_on || ktap_exit_fail_msg "no cgroup v2 with the memory controller"
 	command -v memcached > /dev/null || ktap_exit_fail_msg "memcached is not in the guest"
 	sh -c 'echo $$ > /sys/fs/cgroup/bench/cgroup.procs && exec "$@"' sh \

@@ -8,19 +8,7 @@ import math
 import statistics
 import sys
 
-
-def num(v):
-    try:
-        return float(v)
-    except (TypeError, ValueError):
-        return math.nan
-
-
-def cell(v, f="%.2f"):
-    v = [x for x in v if not math.isnan(x)]
-    if not v:
-        return "–"
-    return (f + " [" + f + "–" + f + "]") % (statistics.median(v), min(v), max(v))
+from spread import cell, num  # bench/spread.py
 
 
 def main():

@@ -18,19 +18,8 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bench/lib.sh
 . "$TOP/bench/lib.sh"
 SERIES=6.12 NS="1 64 512 4096"
-args=()
-while [ $# -gt 0 ]; do
-	case $1 in
-	--kernel | --ns)
-		[ $# -ge 2 ] || { echo "bench/targets.sh: $1: missing value" >&2; exit 2; }
-		if [ "$1" = --kernel ]; then SERIES=$2; else NS=$2; fi
-		shift 2
-		continue ;;
-	esac
-	args+=("$1")
-	shift
-done
-bench_parse_opts bench/targets.sh ${args[@]+"${args[@]}"}
+BENCH_OPTS="kernel=SERIES ns=NS"
+bench_parse_opts bench/targets.sh "$@"
 read -ra ns <<< "$NS"
 [ ${#ns[@]} -gt 0 ] || { echo "bench/targets.sh: --ns: empty" >&2; exit 2; }
 for n in "${ns[@]}"; do

@@ -12,6 +12,7 @@
 
 #include "kselftest_harness.h"
 #include "daptrace_sysfs.h"
+#include "dt_child.h"
 
 /* 100 ms windows; under TCG allow up to 2 s for a wake-up. */
 #define AGGR_MS		100
@@ -48,18 +49,6 @@ FIXTURE_TEARDOWN(poll)
 	dt_reap(self->child);
 }
 
-/* Read the open file from the start: the value, and it re-arms poll. */
-static long long reread(int fd)
-{
-	char buf[32];
-	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
-
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	return strtoll(buf, NULL, 10);
-}
-
 TEST_F_TIMEOUT(poll, wakes_after_each_publish, 60)
 {
 	double t0, ms, min = 1e9, max = 0, sum = 0;
@@ -68,7 +57,7 @@ TEST_F_TIMEOUT(poll, wakes_after_each_publish, 60)
 	int i, ret;
 
 	ASSERT_EQ(0, dt_write("state", "on"));
-	seq = reread(self->fd);
+	seq = dt_pread_ll(self->fd);
 	ASSERT_LE(0, seq);
 	for (i = 0; i < NR_WAKES; i++) {
 		/*
@@ -88,7 +77,7 @@ TEST_F_TIMEOUT(poll, wakes_after_each_publish, 60)
 				       i, ret, ms, WAKE_LIMIT_MS, AGGR_MS);
 			}
 			EXPECT_TRUE(pfd.revents & POLLPRI) TH_LOG("revents %#x", pfd.revents);
-			next = reread(self->fd);
+			next = dt_pread_ll(self->fd);
 		} while (next <= seq && ms < WAKE_LIMIT_MS);
 		ASSERT_LT(seq, next) TH_LOG("no new snapshot within %d ms", WAKE_LIMIT_MS);
 		seq = next;
@@ -109,7 +98,7 @@ TEST_F(poll, publish_before_poll_is_not_lost)
 	long long seq;
 	double t0;
 
-	seq = reread(self->fd);
+	seq = dt_pread_ll(self->fd);
 	ASSERT_EQ(0, dt_write("state", "on"));
 	t0 = dt_now_ms();
 	while (dt_read_ll("snapshot_seq") <= seq && dt_now_ms() - t0 < 5000)
@@ -125,7 +114,7 @@ TEST_F(poll, no_wake_while_off)
 {
 	struct pollfd pfd = { .fd = self->fd, .events = POLLPRI | POLLERR };
 
-	ASSERT_LE(0, reread(self->fd));
+	ASSERT_LE(0, dt_pread_ll(self->fd));
 	EXPECT_EQ(0, poll(&pfd, 1, 3 * AGGR_MS)) {
 		TH_LOG("poll woke (revents %#x) though monitoring is off",
 		       pfd.revents);
@@ -178,7 +167,7 @@ TEST_F_TIMEOUT(poll, no_notification_without_a_read, 60)
 	count_modify_events(in_fd, 3 * AGGR_MS);
 	n = count_modify_events(in_fd, 8 * AGGR_MS);
 	EXPECT_GE(1, n) TH_LOG("%d notifications in 8 windows nobody read", n);
-	ASSERT_LE(0, reread(self->fd));
+	ASSERT_LE(0, dt_pread_ll(self->fd));
 	n = count_modify_events(in_fd, WAKE_LIMIT_MS);
 	EXPECT_EQ(1, n) TH_LOG("%d notifications in %d ms after one read", n, WAKE_LIMIT_MS);
 	close(in_fd);

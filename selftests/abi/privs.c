@@ -12,6 +12,7 @@
 
 #include "kselftest_harness.h"
 #include "daptrace_sysfs.h"
+#include "dt_child.h"
 
 #define NOBODY		65534
 #define MAX_FILES	64

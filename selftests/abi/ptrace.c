@@ -17,6 +17,7 @@
 
 #include "kselftest_harness.h"
 #include "daptrace_sysfs.h"
+#include "dt_child.h"
 
 #define YAMA_SCOPE	"/proc/sys/kernel/yama/ptrace_scope"
 

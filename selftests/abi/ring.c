@@ -16,6 +16,7 @@
 
 #include "kselftest_harness.h"
 #include "daptrace_sysfs.h"
+#include "dt_child.h"
 
 #define PAGE		4096
 
@@ -50,17 +51,6 @@ FIXTURE_TEARDOWN(ring)
 	free(self->buf);
 	dt_reset();
 	dt_reap(self->child);
-}
-
-static long long newest(int seq_fd)
-{
-	char buf[32];
-	ssize_t n = pread(seq_fd, buf, sizeof(buf) - 1, 0);
-
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	return strtoll(buf, NULL, 10);
 }
 
 /* Spawn the target with @mib MiB mapped, one byte touched per @stride. */
@@ -151,13 +141,13 @@ TEST_F_TIMEOUT(ring, more_ranges_than_max_nr_regions_fit, 60)
 		ASSERT_EQ(0, dt_add_target(kids[i]));
 	}
 	ASSERT_EQ(0, dt_set_attrs(5000, 50000, 200000, 3, 6));
-	first = newest(self->seq_fd) + 1;
+	first = dt_pread_ll(self->seq_fd) + 1;
 	ASSERT_EQ(0, dt_write("state", "on"));
 	t0 = dt_now_ms();
-	while (newest(self->seq_fd) < first + 10 && dt_now_ms() - t0 < 20000)
+	while (dt_pread_ll(self->seq_fd) < first + 10 && dt_now_ms() - t0 < 20000)
 		dt_sleep_ms(20);
 	ASSERT_EQ(0, dt_write("state", "off"));
-	last = newest(self->seq_fd);
+	last = dt_pread_ll(self->seq_fd);
 	ASSERT_EQ(0, dt_ring_hdr(self->fd, &rh));
 	EXPECT_EQ(6 + 3 + 4 * 7, rh.max_regions)
 		TH_LOG("room for 3 ranges and a map update's 4 regions per target");
@@ -409,13 +399,13 @@ TEST_F_TIMEOUT(ring, slots_hold_consistent_snapshots, 60)
 	start_target(_metadata, self, 16, PAGE);
 	ASSERT_EQ(0, dt_set_attrs(2000, 10000, 1000000, 10, 1000));
 	ASSERT_EQ(0, dt_write("phys_addr", "on"));
-	first = newest(self->seq_fd) + 1;
+	first = dt_pread_ll(self->seq_fd) + 1;
 	ASSERT_EQ(0, dt_write("state", "on"));
 	t0 = dt_now_ms();
-	while (newest(self->seq_fd) < first + 20 && dt_now_ms() - t0 < 20000)
+	while (dt_pread_ll(self->seq_fd) < first + 20 && dt_now_ms() - t0 < 20000)
 		dt_sleep_ms(10);
 	ASSERT_EQ(0, dt_write("state", "off"));
-	last = newest(self->seq_fd);
+	last = dt_pread_ll(self->seq_fd);
 	ASSERT_LE(first + 1, last) TH_LOG("no snapshots within 20 s");
 
 	ASSERT_EQ(0, dt_ring_hdr(self->fd, &rh));
@@ -467,13 +457,13 @@ TEST_F_TIMEOUT(ring, phys_addr_is_opt_in, 60)
 
 	start_target(_metadata, self, 16, PAGE);
 	ASSERT_EQ(0, dt_set_attrs(2000, 10000, 1000000, 10, 1000));
-	first = newest(self->seq_fd) + 1;
+	first = dt_pread_ll(self->seq_fd) + 1;
 	ASSERT_EQ(0, dt_write("state", "on"));
 	t0 = dt_now_ms();
-	while (newest(self->seq_fd) < first + 5 && dt_now_ms() - t0 < 20000)
+	while (dt_pread_ll(self->seq_fd) < first + 5 && dt_now_ms() - t0 < 20000)
 		dt_sleep_ms(10);
 	ASSERT_EQ(0, dt_write("state", "off"));
-	last = newest(self->seq_fd);
+	last = dt_pread_ll(self->seq_fd);
 	ASSERT_LE(first + 1, last);
 	ASSERT_EQ(0, dt_ring_hdr(self->fd, &rh));
 	self->buf = malloc(rh.slot_size);
@@ -587,7 +577,7 @@ static void stall_until(void *p)
 	struct stall_arg *a = p;
 	double t0 = dt_now_ms();
 
-	while (newest(a->seq_fd) < a->until && dt_now_ms() - t0 < 120000)
+	while (dt_pread_ll(a->seq_fd) < a->until && dt_now_ms() - t0 < 120000)
 		dt_sleep_ms(2);
 	a->waited = dt_now_ms() - t0;
 }
@@ -602,13 +592,13 @@ struct realloc_arg {
 static void realloc_ring(void *p)
 {
 	struct realloc_arg *a = p;
-	long long n = newest(a->seq_fd);
+	long long n = dt_pread_ll(a->seq_fd);
 	double t0;
 
 	a->err = dt_write("state", "off") ?: dt_write_ul("max_nr_regions", a->max) ?:
 		 dt_write("state", "on");
 	t0 = dt_now_ms();
-	while (!a->err && newest(a->seq_fd) <= n + 1 && dt_now_ms() - t0 < 10000)
+	while (!a->err && dt_pread_ll(a->seq_fd) <= n + 1 && dt_now_ms() - t0 < 10000)
 		dt_sleep_ms(2);
 }
 
@@ -638,7 +628,7 @@ TEST_F_TIMEOUT(ring, copy_across_reallocation_never_validates, 90)
 		ASSERT_EQ(0, dt_write("state", "on"));
 		ASSERT_EQ(0, dt_ring_hdr(self->fd, &rh));
 		ASSERT_GE(64 << 10, rh.slot_size);
-		n = newest(self->seq_fd);
+		n = dt_pread_ll(self->seq_fd);
 		t0 = dt_now_ms();
 		while (dt_now_ms() - t0 < 10000) {
 			struct daptrace_snap_hdr sh;
@@ -646,7 +636,7 @@ TEST_F_TIMEOUT(ring, copy_across_reallocation_never_validates, 90)
 			if (!dt_slot_hdr(self->fd, &rh, n, &sh) && sh.seq == (__u64)n)
 				break;
 			dt_sleep_ms(2);
-			n = newest(self->seq_fd);
+			n = dt_pread_ll(self->seq_fd);
 		}
 		/* Alternate slot sizes so every round moves the offsets. */
 		arg = (struct realloc_arg){ self->seq_fd, i % 2 ? 40 : 90, 0 };
@@ -701,7 +691,7 @@ TEST_F_TIMEOUT(ring, reader_races_writer_5000_regions, 500)
 	start_target(_metadata, self, BIG_MIB, 2 << 20);
 	ASSERT_EQ(0, dt_set_attrs(sample_us, aggr_us, 1000000, BIG_MIN, BIG_MAX));
 	ASSERT_EQ(0, dt_write("tlb_flush", "none")) TH_LOG("cheaper rounds");
-	first = newest(self->seq_fd) + 1;
+	first = dt_pread_ll(self->seq_fd) + 1;
 	ASSERT_EQ(0, dt_write("state", "on"));
 	ASSERT_EQ(0, dt_ring_hdr(self->fd, &rh));
 	check_ring_hdr(_metadata, &rh, BIG_MAX);
@@ -717,7 +707,7 @@ TEST_F_TIMEOUT(ring, reader_races_writer_5000_regions, 500)
 	next = first;
 	t0 = dt_now_ms();
 	while (nr_read < NR_KEEP_UP && dt_now_ms() - t0 < limit_ms) {
-		n = newest(self->seq_fd);
+		n = dt_pread_ll(self->seq_fd);
 		ASSERT_LE(0, n);
 		if (n < next) {
 			dt_sleep_ms(1);
@@ -729,7 +719,7 @@ TEST_F_TIMEOUT(ring, reader_races_writer_5000_regions, 500)
 		if (res != COPY_OK) {
 			/* Overtaken: skip to the oldest snapshot still there. */
 			retries++;
-			n = newest(self->seq_fd);
+			n = dt_pread_ll(self->seq_fd);
 			lost += n - rh.nr_slots + 1 - next;
 			next = n - rh.nr_slots + 1;
 			continue;
@@ -767,11 +757,11 @@ TEST_F_TIMEOUT(ring, reader_races_writer_5000_regions, 500)
 	 */
 	m0 = dt_read_ll("nr_snapshots_missed");
 	t0 = dt_now_ms();
-	while (newest(self->seq_fd) < last_read + rh.nr_slots + 8 &&
+	while (dt_pread_ll(self->seq_fd) < last_read + rh.nr_slots + 8 &&
 	       dt_now_ms() - t0 < limit_ms)
 		dt_sleep_ms(5);
 	ASSERT_EQ(0, dt_write("state", "off"));
-	n = newest(self->seq_fd);
+	n = dt_pread_ll(self->seq_fd);
 	m1 = dt_read_ll("nr_snapshots_missed");
 	ASSERT_LT(last_read + rh.nr_slots, n) TH_LOG("writer did not lap the ring");
 	res = copy_snapshot(self->fd, &rh, last_read + 1, self->buf, NULL, NULL);
@@ -800,10 +790,10 @@ TEST_F_TIMEOUT(ring, reader_races_writer_5000_regions, 500)
 	 */
 	ASSERT_EQ(0, dt_write("state", "on"));
 	t0 = dt_now_ms();
-	while (newest(self->seq_fd) <= n && dt_now_ms() - t0 < 30000)
+	while (dt_pread_ll(self->seq_fd) <= n && dt_now_ms() - t0 < 30000)
 		dt_sleep_ms(2);
 	ASSERT_EQ(0, dt_ring_hdr(self->fd, &rh));
-	n = newest(self->seq_fd);
+	n = dt_pread_ll(self->seq_fd);
 	ASSERT_LT(0, n);
 	stall = (struct stall_arg){ self->seq_fd, n + rh.nr_slots + 1, 0 };
 	res = copy_snapshot(self->fd, &rh, n, self->buf, stall_until, &stall);

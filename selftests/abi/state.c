@@ -10,6 +10,7 @@
 
 #include "kselftest_harness.h"
 #include "daptrace_sysfs.h"
+#include "dt_child.h"
 
 /* Fast windows for the tests that wait for the worker: 2 ms / 10 ms. */
 #define FAST_SAMPLE_US	2000

@@ -18,6 +18,7 @@
 
 #include "kselftest_harness.h"
 #include "daptrace_sysfs.h"
+#include "dt_child.h"
 
 #define MAX_CHILDREN	(DT_MAX_TARGETS + 1)
 
@@ -429,43 +430,44 @@ TEST_F(targets, exited_target_stays_listed_until_removed)
 	EXPECT_EQ(0, dt_remove_target(pid)) TH_LOG("remove the exited target");
 }
 
+static void ns_init_child(int ready_fd, void *arg)
+{
+	/*
+	 * pid 1 in the new namespace.  Its /proc is still the old
+	 * namespace's, where "1" is another process: the access check
+	 * through /proc/1/mem cannot be made, and the write fails.  With a
+	 * /proc of its own, as a container has, it adds "1", reports,
+	 * lingers.
+	 */
+	int err = dt_write("target", "1") == -ESRCH ? 0 : -EPROTO;
+
+	if (!err && (unshare(CLONE_NEWNS) ||
+		     mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+		     mount("proc", "/proc", "proc", 0, NULL)))
+		err = -errno;
+	if (!err)
+		err = dt_write("target", "1");
+	dt_child_ready(ready_fd, &err, sizeof(err));
+	for (;;)
+		pause();
+}
+
 /*
  * The pid is resolved in the writer's pid namespace: pid 1 written from a
  * new namespace means that namespace's init (our child), not the system's.
  */
 TEST_F(targets, pid_resolved_in_writers_namespace)
 {
-	int pfd[2], status, err = -1;
+	int status, err = -1;
 	char buf[64], word[32];
 	pid_t pid;
 
 	if (unshare(CLONE_NEWPID))
 		SKIP(return, "unshare(CLONE_NEWPID): %s", strerror(errno));
-	ASSERT_EQ(0, pipe(pfd));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		/*
-		 * pid 1 in the new namespace.  Its /proc is still the old
-		 * namespace's, where "1" is another process: the access
-		 * check through /proc/1/mem cannot be made, and the write
-		 * fails.  With a /proc of its own, as a container has, it
-		 * adds "1", reports, lingers.
-		 */
-		err = dt_write("target", "1") == -ESRCH ? 0 : -EPROTO;
-		if (!err && (unshare(CLONE_NEWNS) ||
-			     mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
-			     mount("proc", "/proc", "proc", 0, NULL)))
-			err = -errno;
-		if (!err)
-			err = dt_write("target", "1");
-		if (write(pfd[1], &err, sizeof(err)) != sizeof(err))
-			_exit(1);
-		for (;;)
-			pause();
-	}
+	pid = dt_fork_ready(ns_init_child, NULL, &err, sizeof(err), NULL);
+	ASSERT_LT(0, pid) TH_LOG("fork into the new pid namespace: %s",
+				 strerror(-pid));
 	self->child[self->nr++] = pid;
-	ASSERT_EQ(sizeof(err), read(pfd[0], &err, sizeof(err)));
 	ASSERT_EQ(0, err) TH_LOG("write \"1\" from a new pid namespace: %s",
 				 strerror(-err));
 	/* Shown as written: "1". */
@@ -493,8 +495,6 @@ TEST_F(targets, pid_resolved_in_writers_namespace)
 	/* Gone, it is removed by the number it is listed under. */
 	EXPECT_EQ(0, dt_remove_target(1)) TH_LOG("the exited \"1\" by its number");
 	EXPECT_EQ(-ENOENT, dt_target_status(1, word, sizeof(word)));
-	close(pfd[0]);
-	close(pfd[1]);
 }
 
 static void *linger(void *arg)
@@ -514,28 +514,23 @@ static void *report_tid(void *arg)
 	return linger(NULL);
 }
 
+static void threaded_child(int ready_fd, void *arg)
+{
+	pthread_t th;
+
+	if (pthread_create(&th, NULL, report_tid, &ready_fd))
+		_exit(1);
+	linger(NULL);
+}
+
 /* Child with a second thread; returns the child's pid, *tid the thread's. */
 static pid_t spawn_threaded(struct __test_metadata *_metadata,
 			    FIXTURE_DATA(targets) *self, pid_t *tid)
 {
-	int pfd[2];
-	pid_t pid;
+	pid_t pid = dt_fork_ready(threaded_child, NULL, tid, sizeof(*tid), NULL);
 
-	ASSERT_EQ(0, pipe(pfd));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		pthread_t th;
-
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (pthread_create(&th, NULL, report_tid, &pfd[1]))
-			_exit(1);
-		linger(NULL);
-	}
+	ASSERT_LT(0, pid) TH_LOG("spawn a threaded child: %s", strerror(-pid));
 	self->child[self->nr++] = pid;
-	ASSERT_EQ(sizeof(*tid), read(pfd[0], tid, sizeof(*tid)));
-	close(pfd[0]);
-	close(pfd[1]);
 	return pid;
 }
 
@@ -736,44 +731,39 @@ static double accessed_fraction(pid_t pid, unsigned long lo, unsigned long hi)
 	return any ? (double)seen / (hi - lo) : -1;
 }
 
+/* The target: its memory used by a CLONE_VM child while it sleeps. */
+static void clone_vm_parent(int ready_fd, void *arg)
+{
+	static struct vm_child c;
+	size_t stack_sz = 256 << 10;
+	unsigned long lo;
+	char *stack;
+
+	c.buf = mmap(NULL, (size_t)SHARED_MIB << 20, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	stack = mmap(NULL, stack_sz, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (c.buf == MAP_FAILED || stack == MAP_FAILED)
+		_exit(1);
+	memset((char *)c.buf, 1, (size_t)SHARED_MIB << 20);
+	c.until_ms = dt_now_ms() + 30000;
+	if (clone(touch_shared, stack + stack_sz, CLONE_VM | SIGCHLD, &c) < 0)
+		_exit(1);
+	lo = (unsigned long)c.buf;
+	dt_child_ready(ready_fd, &lo, sizeof(lo));
+	while (wait(NULL) > 0 || errno == EINTR)
+		;
+}
+
 TEST_F_TIMEOUT(targets, memory_used_by_a_clone_vm_child_is_seen, 60)
 {
 	double best = -1, f, t0;
 	unsigned long lo;
-	int pfd[2];
 	pid_t pid;
 
-	ASSERT_EQ(0, pipe(pfd));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		static struct vm_child c;
-		size_t stack_sz = 256 << 10;
-		char *stack;
-
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		c.buf = mmap(NULL, (size_t)SHARED_MIB << 20, PROT_READ | PROT_WRITE,
-			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		stack = mmap(NULL, stack_sz, PROT_READ | PROT_WRITE,
-			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-		if (c.buf == MAP_FAILED || stack == MAP_FAILED)
-			_exit(1);
-		memset((char *)c.buf, 1, (size_t)SHARED_MIB << 20);
-		c.until_ms = dt_now_ms() + 30000;
-		if (clone(touch_shared, stack + stack_sz, CLONE_VM | SIGCHLD, &c) < 0)
-			_exit(1);
-		lo = (unsigned long)c.buf;
-		if (write(pfd[1], &lo, sizeof(lo)) != sizeof(lo))
-			_exit(1);
-		/* The target sleeps here, its memory used by the child. */
-		while (wait(NULL) > 0 || errno == EINTR)
-			;
-		_exit(0);
-	}
+	pid = dt_fork_ready(clone_vm_parent, NULL, &lo, sizeof(lo), NULL);
+	ASSERT_LT(0, pid) TH_LOG("spawn the target: %s", strerror(-pid));
 	self->child[self->nr++] = pid;
-	close(pfd[1]);
-	ASSERT_EQ(sizeof(lo), read(pfd[0], &lo, sizeof(lo)));
-	close(pfd[0]);
 	ASSERT_EQ(0, dt_add_target(pid));
 	ASSERT_EQ(0, dt_set_attrs(5000, 100000, 1000000, 10, 1000));
 	ASSERT_EQ(0, dt_write("state", "on"));

@@ -10,6 +10,7 @@
 
 #include "kselftest_harness.h"
 #include "daptrace_sysfs.h"
+#include "dt_child.h"
 
 /* How long the reader may take to notice the unload. */
 #define NOTICE_MS	3000
@@ -34,10 +35,7 @@ FIXTURE_SETUP(unload)
 {
 	self->target = self->reader = 0;
 	self->rep = NULL;
-	DT_SKIP_UNLESS_LOADED();
-	self->ko = dt_module_path();
-	if (!self->ko)
-		SKIP(return, "DAPTRACE_KO unset: could not load the module again");
+	DT_SKIP_UNLESS_RELOADABLE(self->ko);
 	ASSERT_EQ(0, dt_reset());
 	self->rep = mmap(NULL, sizeof(*self->rep), PROT_READ | PROT_WRITE,
 			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -61,63 +59,36 @@ FIXTURE_TEARDOWN(unload)
 }
 
 /* Child: open, read (arms poll), poll until a wake-up with a failing read. */
-static pid_t start_poll_reader(struct reader_report *rep)
+static void poll_reader(int ready_fd, void *arg)
 {
-	int pfd[2];
-	pid_t pid;
-	char c = 0;
+	struct reader_report *rep = arg;
+	char path[256], buf[32], c = 0;
+	struct pollfd p;
+	int fd;
 
-	if (pipe(pfd))
-		return -errno;
-	pid = fork();
-	if (pid)
-		goto parent;
-	{
-		char path[256], buf[32];
-		struct pollfd p;
-		int fd;
-
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		fd = open(dt_path("snapshot_seq", path, sizeof(path)), O_RDONLY);
-		if (fd < 0 || pread(fd, buf, sizeof(buf), 0) <= 0)
-			_exit(2);
-		if (write(pfd[1], &c, 1) != 1)
-			_exit(2);
-		for (;;) {
-			p = (struct pollfd){ .fd = fd, .events = POLLPRI | POLLERR };
-			rep->poll_ret = poll(&p, 1, READER_POLL_MS);
-			rep->woke_ms = dt_now_ms();
-			rep->revents = p.revents;
-			if (pread(fd, buf, sizeof(buf), 0) < 0) {
-				rep->read_err = errno;
-				_exit(0);
-			}
-			if (rep->poll_ret == 0)
-				_exit(1);	/* timed out, file still fine */
+	fd = open(dt_path("snapshot_seq", path, sizeof(path)), O_RDONLY);
+	if (fd < 0 || pread(fd, buf, sizeof(buf), 0) <= 0)
+		_exit(2);
+	dt_child_ready(ready_fd, &c, 1);
+	for (;;) {
+		p = (struct pollfd){ .fd = fd, .events = POLLPRI | POLLERR };
+		rep->poll_ret = poll(&p, 1, READER_POLL_MS);
+		rep->woke_ms = dt_now_ms();
+		rep->revents = p.revents;
+		if (pread(fd, buf, sizeof(buf), 0) < 0) {
+			rep->read_err = errno;
+			_exit(0);
 		}
+		if (rep->poll_ret == 0)
+			_exit(1);	/* timed out, file still fine */
 	}
-parent:
-	close(pfd[1]);
-	if (pid > 0 && read(pfd[0], &c, 1) != 1) {
-		waitpid(pid, NULL, 0);
-		pid = -EIO;
-	}
-	close(pfd[0]);
-	return pid;
 }
 
-/* Wait for @pid to exit within @ms; returns its wait status or -1. */
-static int wait_exit(pid_t pid, unsigned int ms)
+static pid_t start_poll_reader(struct reader_report *rep)
 {
-	double t0 = dt_now_ms();
-	int status;
+	char c;
 
-	do {
-		if (waitpid(pid, &status, WNOHANG) == pid)
-			return status;
-		dt_sleep_ms(10);
-	} while (dt_now_ms() - t0 < ms);
-	return -1;
+	return dt_fork_ready(poll_reader, rep, &c, 1, NULL);
 }
 
 static void unload_with_poller(struct __test_metadata *_metadata,
@@ -139,7 +110,7 @@ static void unload_with_poller(struct __test_metadata *_metadata,
 	t_rmmod = dt_now_ms();
 	ASSERT_EQ(0, dt_module_unload()) TH_LOG("rmmod with a reader in poll()");
 	ASSERT_FALSE(dt_loaded());
-	status = wait_exit(self->reader, READER_POLL_MS + 2000);
+	status = dt_wait_exit(self->reader, READER_POLL_MS + 2000);
 	ASSERT_NE(-1, status) TH_LOG("reader still blocked: hung");
 	self->reader = 0;
 	TH_LOG("monitoring %s: reader woke %.1f ms after rmmod (poll %d, revents "
@@ -206,7 +177,7 @@ TEST_F_TIMEOUT(unload, rmmod_while_reading_snapshots, 60)
 		dt_sleep_ms(10);
 	t_rmmod = dt_now_ms();
 	ASSERT_EQ(0, dt_module_unload()) TH_LOG("rmmod with a reader reading");
-	status = wait_exit(pid, 10000);
+	status = dt_wait_exit(pid, 10000);
 	ASSERT_NE(-1, status) TH_LOG("reader did not notice the unload");
 	self->reader = 0;
 	TH_LOG("%lld reads, then %s %.1f ms after rmmod", rep->nr_reads,

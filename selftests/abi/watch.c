@@ -24,6 +24,7 @@
 
 #include "kselftest_harness.h"
 #include "daptrace_sysfs.h"
+#include "dt_child.h"
 
 #define HELPER_MIB	16
 

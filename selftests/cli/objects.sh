@@ -38,8 +38,7 @@ check() {
 }
 
 ktap_print_header
-command -v daptrace > /dev/null || ktap_exit_fail_msg "daptrace is not installed in the guest"
-command -v objects-test > /dev/null || ktap_exit_fail_msg "objects-test is not installed in the guest"
+ktap_require_tools daptrace objects-test
 mkdir -p "$TMP"
 ktap_set_plan 13
 

@@ -21,7 +21,7 @@ pass_if() {
 }
 
 ktap_print_header
-command -v daptrace > /dev/null || ktap_exit_fail_msg "daptrace is not installed in the guest"
+ktap_require_tools daptrace
 mkdir -p "$TMP"
 ktap_set_plan 15
 REC=$TMP/w.csv.gz

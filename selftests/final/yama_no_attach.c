@@ -20,8 +20,20 @@
 
 #include "kselftest_harness.h"
 #include "daptrace_sysfs.h"
+#include "dt_child.h"
 
 #define YAMA_SCOPE	"/proc/sys/kernel/yama/ptrace_scope"
+
+/* Skip unless daptrace is loaded and Yama is built in; @fd: its scope. */
+#define OPEN_YAMA_SCOPE_OR_SKIP(fd)					\
+	do {								\
+		DT_SKIP_UNLESS_LOADED();				\
+		(fd) = open(YAMA_SCOPE, O_WRONLY);			\
+		if ((fd) < 0 && errno == ENOENT)			\
+			SKIP(return, "no Yama in this kernel (%s missing)", \
+			     YAMA_SCOPE);				\
+		ASSERT_LE(0, (fd));					\
+	} while (0)
 
 TEST(scope_3_refuses_every_target)
 {
@@ -29,14 +41,7 @@ TEST(scope_3_refuses_every_target)
 	char word[32];
 	int fd;
 
-	if (getuid())
-		SKIP(return, "needs root");
-	if (!dt_loaded())
-		SKIP(return, "daptrace not loaded (%s missing)", DT_SYSFS);
-	fd = open(YAMA_SCOPE, O_WRONLY);
-	if (fd < 0 && errno == ENOENT)
-		SKIP(return, "no Yama in this kernel (%s missing)", YAMA_SCOPE);
-	ASSERT_LE(0, fd);
+	OPEN_YAMA_SCOPE_OR_SKIP(fd);
 	ASSERT_EQ(0, dt_reset());
 	before = dt_spawn(0, 0);
 	ASSERT_LT(0, before);
@@ -140,14 +145,7 @@ static void scope_3_redirected(struct __test_metadata *_metadata,
 	pid_t pid;
 	int fd;
 
-	if (getuid())
-		SKIP(return, "needs root");
-	if (!dt_loaded())
-		SKIP(return, "daptrace not loaded (%s missing)", DT_SYSFS);
-	fd = open(YAMA_SCOPE, O_WRONLY);
-	if (fd < 0 && errno == ENOENT)
-		SKIP(return, "no Yama in this kernel (%s missing)", YAMA_SCOPE);
-	ASSERT_LE(0, fd);
+	OPEN_YAMA_SCOPE_OR_SKIP(fd);
 	/* Scope 3 is final once set; writing it again is allowed. */
 	ASSERT_EQ(1, write(fd, "3", 1));
 	close(fd);

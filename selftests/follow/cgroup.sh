@@ -37,9 +37,7 @@ start_in() {
 }
 
 ktap_print_header
-for tool in daptrace daptrace-tree-workload; do
-	command -v $tool > /dev/null || ktap_exit_fail_msg "$tool is not installed in the guest"
-done
+ktap_require_tools daptrace daptrace-tree-workload
 mkdir -p "$TMP" "$TMP/a" "$TMP/b" "$TMP/c" "$TMP/d"
 cgroup2_mount $CG || ktap_skip_all "cannot mount cgroup2 (no CONFIG_CGROUPS?)"
 CG=$CG_ROOT

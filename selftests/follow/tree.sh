@@ -55,9 +55,7 @@ left_off() {
 }
 
 ktap_print_header
-for tool in daptrace daptrace-tree-workload daptrace-score; do
-	command -v $tool > /dev/null || ktap_exit_fail_msg "$tool is not installed in the guest"
-done
+ktap_require_tools daptrace daptrace-tree-workload daptrace-score
 mkdir -p "$TMP"
 ktap_set_plan $((WORKERS * 3 + 12))
 

@@ -66,9 +66,7 @@ scenario() {
 }
 
 ktap_print_header
-for tool in daptrace daptrace-workload daptrace-score; do
-	command -v $tool > /dev/null || ktap_exit_fail_msg "$tool is not installed in the guest"
-done
+ktap_require_tools daptrace daptrace-workload daptrace-score
 mkdir -p "$TMP"
 ktap_set_plan 14
 

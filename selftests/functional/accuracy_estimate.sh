@@ -107,9 +107,7 @@ control() {
 }
 
 ktap_print_header
-for tool in daptrace daptrace-workload daptrace-score; do
-	command -v $tool > /dev/null || ktap_exit_fail_msg "$tool is not installed in the guest"
-done
+ktap_require_tools daptrace daptrace-workload daptrace-score
 [ -f /sys/kernel/daptrace/probe_pages ] || ktap_exit_fail_msg "no probe_pages attribute"
 [ "$(cat /sys/kernel/daptrace/probe_pages)" = 64 ] ||
 	ktap_exit_fail_msg "probe_pages is $(cat /sys/kernel/daptrace/probe_pages), not the default 64"

@@ -53,6 +53,26 @@ wait_seq() {
 	done
 }
 
+# mostly_seen SHARE: is SHARE (of the hot bytes seen accessed) >= 0.9?
+mostly_seen() {
+	awk -v s="$1" 'BEGIN { exit !(s >= 0.9) }'
+}
+
+# until_hot_seen MAX: window by window after snapshot $seq, at most MAX
+# windows, until the hot set is mostly seen.  Sets seq, seen (the last
+# share), n (the windows before it) and trail (every window's share).
+until_hot_seen() {
+	seen=-1 n=0 trail=
+	while [ $n -lt "$1" ]; do
+		wait_seq "$seq"
+		seq=$(cat $D/snapshot_seq)
+		seen=$(hot_seen "$TMP/truth")
+		trail="$trail $seen"
+		mostly_seen "$seen" && break
+		n=$((n + 1))
+	done
+}
+
 cleanup() {
 	echo off > $D/state 2>/dev/null
 	[ -z "${WL_PID:-}" ] || { kill -CONT "$WL_PID"; kill "$WL_PID"; wait "$WL_PID"; } 2>/dev/null
@@ -74,18 +94,10 @@ fi
 # windows (each region splits at most once per window), and what is tested
 # here is what the monitor sees, not how fast the emulator runs.
 seq=$(cat $D/snapshot_seq)
-seen=-1 n=0 trail=
-while [ $n -lt 40 ]; do
-	wait_seq "$seq"
-	seq=$(cat $D/snapshot_seq)
-	seen=$(hot_seen "$TMP/truth")
-	trail="$trail $seen"
-	awk -v s="$seen" 'BEGIN { exit !(s >= 0.9) }' && break
-	n=$((n + 1))
-done
+until_hot_seen 40
 ktap_print_msg "running: hot bytes seen accessed, window by window:$trail"
 ktap_test_result "running: hot set seen within 40 windows (>= 0.9)" \
-	awk -v s="$seen" 'BEGIN { exit !(s >= 0.9) }'
+	mostly_seen "$seen"
 
 # Stopped: after two windows, every window (3 s, about 30) shows nothing.
 # Counted from when the kernel says it stopped (a slow kernel, the debug
@@ -115,16 +127,9 @@ ktap_test_result "stopped: no window shows an access" test "$worst" -eq 0
 
 # Resumed: the hot set again within a second.
 kill -CONT "$WL_PID"
-seen=-1 n=0
-while [ $n -lt 10 ]; do
-	wait_seq "$seq"
-	seq=$(cat $D/snapshot_seq)
-	seen=$(hot_seen "$TMP/truth")
-	awk -v s="$seen" 'BEGIN { exit !(s >= 0.9) }' && break
-	n=$((n + 1))
-done
+until_hot_seen 10
 ktap_print_msg "resumed: hot bytes seen accessed $seen after $n windows"
 ktap_test_result "resumed: hot set seen within 10 windows (>= 0.9)" \
-	awk -v s="$seen" 'BEGIN { exit !(s >= 0.9) }'
+	mostly_seen "$seen"
 cleanup
 ktap_finished

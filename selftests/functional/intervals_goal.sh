@@ -61,6 +61,18 @@ tune() {
 	echo $(sed -n 's/^\(sample\|aggr\)_us //p' "$TMP/snapshot")
 }
 
+# at_bound WHAT BOUND WANT_SAMPLE WANT_AGGR SAMPLE AGGR: the test "WHAT:
+# BOUND", that tune() ended at SAMPLE and AGGR, the bound's intervals.
+at_bound() {
+	ktap_print_msg "$1: sample_us $5, aggr_us $6"
+	if [ "$5" = "$3" ] && [ "$6" = "$4" ]; then
+		ktap_test_pass "$1: $2"
+	else
+		ktap_test_fail "$1: $2" \
+			"sample_us $5 aggr_us $6, want $3 and $4; every second: $(tr '\n' ' ' < "$TMP/trajectory")"
+	fi
+}
+
 # 16 MiB, all of it hot.
 if ! workload_start "$TMP/truth" -p hotcold -s 16M --hot-size 16M --warm-size 0 -d 120s; then
 	ktap_test_fail "all accessed: down to the lower bound" "workload did not start"
@@ -75,14 +87,8 @@ else
 	# which the tuner rightly reads as nothing accessed.  Three tunings
 	# take it down, in under two seconds.
 	# shellcheck disable=SC2046
-	set -- $(tune "$WL_PID" 10 1000 5000 6 10)
-	ktap_print_msg "all accessed: sample_us $1, aggr_us $2"
-	if [ "$1" = 1000 ] && [ "$2" = 20000 ]; then
-		ktap_test_pass "all accessed: down to the lower bound"
-	else
-		ktap_test_fail "all accessed: down to the lower bound" \
-			"sample_us $1 aggr_us $2, want 1000 and 20000; every second: $(tr '\n' ' ' < "$TMP/trajectory")"
-	fi
+	at_bound "all accessed" "down to the lower bound" 1000 20000 \
+		$(tune "$WL_PID" 10 1000 5000 6 10)
 	kill "$WL_PID" 2>/dev/null
 	wait "$WL_PID" 2>/dev/null
 fi
@@ -91,14 +97,8 @@ fi
 sleep 120 &
 IDLE=$!
 # shellcheck disable=SC2046
-set -- $(tune "$IDLE" 400 5000 40000 6 3)
-ktap_print_msg "nothing accessed: sample_us $1, aggr_us $2"
-if [ "$1" = 40000 ] && [ "$2" = 800000 ]; then
-	ktap_test_pass "nothing accessed: up to the upper bound"
-else
-	ktap_test_fail "nothing accessed: up to the upper bound" \
-		"sample_us $1 aggr_us $2, want 40000 and 800000; every second: $(tr '\n' ' ' < "$TMP/trajectory")"
-fi
+at_bound "nothing accessed" "up to the upper bound" 40000 800000 \
+	$(tune "$IDLE" 400 5000 40000 6 3)
 
 # The newest window of the last run was taken at 40 ms / 800 ms.
 if grep -qx 'sample_us 40000' "$TMP/snapshot" && grep -qx 'aggr_us 800000' "$TMP/snapshot"; then

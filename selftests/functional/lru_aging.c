@@ -26,6 +26,7 @@
 
 #include "kselftest_harness.h"
 #include "daptrace_sysfs.h"
+#include "dt_child.h"
 #include "dt_lru_gen.h"
 
 #define HOT_BYTES	(8UL << 20)
@@ -77,30 +78,13 @@ FIXTURE_SETUP(lru)
 {
 	self->child = 0;
 	self->enabled[0] = 0;
-	if (getuid())
-		SKIP(return, "needs root");
-	if (!dt_loaded())
-		SKIP(return, "daptrace not loaded (%s missing)", DT_SYSFS);
+	DT_SKIP_UNLESS_LOADED();
 	if (access(LRU_GEN_ENABLED, F_OK))
 		SKIP(return, "no MGLRU in this kernel (%s missing)", LRU_GEN_ENABLED);
 	ASSERT_EQ(0, access(LRU_GEN_DEBUGFS, W_OK)) TH_LOG("debugfs lru_gen");
-	{
-		int fd = open(LRU_GEN_ENABLED, O_RDONLY);
-		ssize_t n;
-
-		ASSERT_LE(0, fd);
-		n = read(fd, self->enabled, sizeof(self->enabled) - 1);
-		close(fd);
-		ASSERT_LT(0, n);
-		self->enabled[n] = 0;
-	}
-	{
-		int fd = open(LRU_GEN_ENABLED, O_WRONLY);
-
-		ASSERT_LE(0, fd);
-		ASSERT_EQ(1, write(fd, "y", 1)) TH_LOG("enable MGLRU");
-		close(fd);
-	}
+	ASSERT_LT(0, dt_read_path(LRU_GEN_ENABLED, self->enabled,
+				  sizeof(self->enabled)));
+	ASSERT_EQ(0, dt_lru_gen_set("y")) TH_LOG("enable MGLRU");
 	ASSERT_EQ(0, dt_reset());
 	ASSERT_EQ(0, dt_set_attrs(PERIOD_MS * 1000, PERIOD_MS * 20000,
 				  PERIOD_MS * 20000, 10, 1000));
@@ -124,15 +108,8 @@ FIXTURE_TEARDOWN(lru)
 	dt_reset();
 	if (self->child > 0)
 		dt_reap(self->child);
-	if (self->enabled[0]) {
-		int fd = open(LRU_GEN_ENABLED, O_WRONLY);
-
-		if (fd >= 0) {
-			if (write(fd, self->enabled, strlen(self->enabled)) < 0)
-				TH_LOG("could not restore %s", LRU_GEN_ENABLED);
-			close(fd);
-		}
-	}
+	if (self->enabled[0] && dt_lru_gen_set(self->enabled))
+		TH_LOG("could not restore %s", LRU_GEN_ENABLED);
 }
 
 /* The share of checks of the hot set that saw an access, over WINDOWS. */

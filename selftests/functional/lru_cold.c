@@ -36,10 +36,12 @@
 
 #include "kselftest_harness.h"
 #include "daptrace_sysfs.h"
+#include "dt_child.h"
 #include "dt_lru_gen.h"
+#include "dt_cgroup.h"
 
-#define CG_ROOT		"/sys/fs/cgroup"
-#define CG		CG_ROOT "/daptrace-lru-cold"
+#define CG		DT_CG_ROOT "/daptrace-lru-cold"
+#define VMSTAT		"/proc/vmstat"
 #define PAGE		4096UL
 #define COLD_BYTES	(32UL << 20)
 #define HOT_BYTES	(4UL << 20)
@@ -62,49 +64,11 @@ static long sys_move_pages(pid_t pid, unsigned long n, void **pages,
 	return syscall(SYS_move_pages, pid, n, pages, nodes, status, flags);
 }
 
-static int put(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY), n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	n = n < 0 ? -errno : 0;
-	close(fd);
-	return n;
-}
-
 static long long get_ll(const char *path)
 {
 	char buf[64];
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
 
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	return atoll(buf);
-}
-
-static long long vmstat(const char *key)
-{
-	char k[64];
-	long long v;
-	FILE *f = fopen("/proc/vmstat", "r");
-
-	if (!f)
-		return -1;
-	while (fscanf(f, "%63s %lld", k, &v) == 2)
-		if (!strcmp(k, key)) {
-			fclose(f);
-			return v;
-		}
-	fclose(f);
-	return -1;
+	return dt_read_path(path, buf, sizeof(buf)) < 0 ? -1 : atoll(buf);
 }
 
 /*
@@ -157,33 +121,6 @@ static void swap_off(void)
 		fprintf(stderr, "# swapoff /dev/zram0 failed\n");
 }
 
-/* A memory cgroup for the child; 0 or why not. */
-static const char *cgroup_on(void)
-{
-	struct stat st;
-	char buf[256] = "";
-	int fd;
-
-	if (stat(CG_ROOT "/cgroup.controllers", &st)) {
-		mkdir(CG_ROOT, 0755);
-		if (mount("cgroup2", CG_ROOT, "cgroup2", 0, NULL) && errno != EBUSY)
-			return "cannot mount cgroup2";
-	}
-	fd = open(CG_ROOT "/cgroup.controllers", O_RDONLY);
-	if (fd < 0)
-		return "no cgroup.controllers";
-	if (read(fd, buf, sizeof(buf) - 1) < 0)
-		buf[0] = 0;
-	close(fd);
-	if (!strstr(buf, "memory"))
-		return "no memory controller in cgroup2";
-	if (put(CG_ROOT "/cgroup.subtree_control", "+memory"))
-		return "cannot enable the memory controller";
-	if (mkdir(CG, 0755) && errno != EEXIST)
-		return "cannot create the cgroup";
-	return NULL;
-}
-
 struct driver {
 	pthread_t thread;
 	volatile bool stop;
@@ -213,7 +150,7 @@ static void *reclaimer(void *arg)
 		int ret;
 
 		if (has_reclaim) {
-			ret = put(CG "/memory.reclaim", val);
+			ret = dt_write_path(CG "/memory.reclaim", val);
 			if (ret == -EAGAIN)
 				ret = 0;
 		} else {
@@ -222,9 +159,9 @@ static void *reclaimer(void *arg)
 			snprintf(val, sizeof(val), "%lld",
 				 cur > (long long)RECLAIM_BYTES ?
 				 cur - (long long)RECLAIM_BYTES : 0);
-			ret = cur < 0 ? -EIO : put(CG "/memory.high", val);
+			ret = cur < 0 ? -EIO : dt_write_path(CG "/memory.high", val);
 			if (!ret)
-				ret = put(CG "/memory.high", "max");
+				ret = dt_write_path(CG "/memory.high", "max");
 		}
 		if (ret && !d->err)
 			d->err = -ret;
@@ -303,11 +240,6 @@ FIXTURE_VARIANT_ADD(lru_cold, mglru) {
 	.mglru = true,
 };
 
-static int lru_gen_set(const char *val)
-{
-	return put(LRU_GEN_ENABLED, val);
-}
-
 FIXTURE_SETUP(lru_cold)
 {
 	bool has_mglru = !access(LRU_GEN_ENABLED, F_OK);
@@ -315,22 +247,13 @@ FIXTURE_SETUP(lru_cold)
 	self->child = 0;
 	self->enabled[0] = 0;
 	self->swap_added = self->cgroup = false;
-	if (getuid())
-		SKIP(return, "needs root");
-	if (!dt_loaded())
-		SKIP(return, "daptrace not loaded (%s missing)", DT_SYSFS);
+	DT_SKIP_UNLESS_LOADED();
 	if (variant->mglru && !has_mglru)
 		SKIP(return, "no MGLRU in this kernel (%s missing)", LRU_GEN_ENABLED);
 	if (has_mglru) {
-		int fd = open(LRU_GEN_ENABLED, O_RDONLY);
-		ssize_t n;
-
-		ASSERT_LE(0, fd);
-		n = read(fd, self->enabled, sizeof(self->enabled) - 1);
-		close(fd);
-		ASSERT_LT(0, n);
-		self->enabled[n] = 0;
-		ASSERT_EQ(0, lru_gen_set(variant->mglru ? "y" : "n"))
+		ASSERT_LT(0, dt_read_path(LRU_GEN_ENABLED, self->enabled,
+					  sizeof(self->enabled)));
+		ASSERT_EQ(0, dt_lru_gen_set(variant->mglru ? "y" : "n"))
 			TH_LOG("switch MGLRU %s", variant->mglru ? "on" : "off");
 	}
 	ASSERT_EQ(0, dt_reset());
@@ -358,7 +281,7 @@ FIXTURE_TEARDOWN(lru_cold)
 		rmdir(CG);
 	if (self->swap_added)
 		swap_off();
-	if (self->enabled[0] && lru_gen_set(self->enabled))
+	if (self->enabled[0] && dt_lru_gen_set(self->enabled))
 		TH_LOG("could not restore %s", LRU_GEN_ENABLED);
 }
 
@@ -385,7 +308,7 @@ static void spawn(struct __test_metadata *_metadata,
 	close(ready[1]);
 	if (cg) {
 		snprintf(pid, sizeof(pid), "%d", self->child);
-		ASSERT_EQ(0, put(CG "/cgroup.procs", pid));
+		ASSERT_EQ(0, dt_write_path(CG "/cgroup.procs", pid));
 	}
 	ASSERT_EQ(1, write(start[1], &c, 1));
 	ASSERT_EQ(1, read(ready[0], &c, 1)) TH_LOG("the child set up its memory");
@@ -408,7 +331,8 @@ static void measure(struct __test_metadata *_metadata,
 		{ .lo = cold_lo - HOT_BYTES, .hi = cold_lo },
 		{ .lo = cold_lo + COLD_BYTES, .hi = cold_lo + COLD_BYTES + HOT_BYTES },
 	};
-	long long out0 = vmstat("pswpout"), in0 = vmstat("pswpin");
+	long long out0 = dt_read_key(VMSTAT, "pswpout");
+	long long in0 = dt_read_key(VMSTAT, "pswpin");
 	double cold, hot;
 	int seen;
 
@@ -422,7 +346,7 @@ static void measure(struct __test_metadata *_metadata,
 	TH_LOG("%s: %d windows; %lu rounds, %lu pages moved, %lu agings, "
 	       "first error %d; pswpout +%lld, pswpin +%lld",
 	       what, seen, d->rounds, d->moved, d->agings, d->err,
-	       vmstat("pswpout") - out0, vmstat("pswpin") - in0);
+	       dt_read_key(VMSTAT, "pswpout") - out0, dt_read_key(VMSTAT, "pswpin") - in0);
 	TH_LOG("%s: cold set: %llu checks, %llu accesses, %llu unobserved",
 	       what, t[0].checks, t[0].accesses, t[0].unobserved);
 	TH_LOG("%s: hot sets: %llu and %llu checks, %llu and %llu accesses",
@@ -450,13 +374,13 @@ TEST_F_TIMEOUT(lru_cold, reclaim, 180)
 	why = swap_on(&self->swap_added);
 	if (why)
 		SKIP(return, "%s", why);
-	why = cgroup_on();
+	why = dt_cgroup_memory(CG);
 	if (why)
 		SKIP(return, "%s", why);
 	self->cgroup = true;
 	spawn(_metadata, self, true);
 	measure(_metadata, self, reclaimer, "memcg reclaim", &d);
-	EXPECT_LT(0, vmstat("pswpout")) TH_LOG("reclaim swapped");
+	EXPECT_LT(0, dt_read_key(VMSTAT, "pswpout")) TH_LOG("reclaim swapped");
 }
 
 TEST_F_TIMEOUT(lru_cold, migration, 180)

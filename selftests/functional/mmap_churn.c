@@ -113,10 +113,7 @@ FIXTURE_SETUP(churn)
 	self->nr_threads = 0;
 	self->fd = -1;
 	self->recs = NULL;
-	if (getuid())
-		SKIP(return, "needs root");
-	if (!dt_loaded())
-		SKIP(return, "daptrace not loaded (%s missing)", DT_SYSFS);
+	DT_SKIP_UNLESS_LOADED();
 	ASSERT_EQ(0, dt_reset()) TH_LOG("cannot reset daptrace to defaults");
 	self->fd = open(dt_path("snapshots", path, sizeof(path)), O_RDONLY);
 	ASSERT_LE(0, self->fd) TH_LOG("open snapshots: %s", strerror(errno));

@@ -21,9 +21,7 @@ SYS=/sys/kernel/daptrace
 GOAL=${RECALL_GOAL_BP:-9000}
 
 ktap_print_header
-for tool in daptrace daptrace-workload; do
-	command -v $tool > /dev/null || ktap_exit_fail_msg "$tool is not installed in the guest"
-done
+ktap_require_tools daptrace daptrace-workload
 [ -f $SYS/recall_goal_bp ] || ktap_exit_fail_msg "no recall_goal_bp attribute"
 mkdir -p "$TMP"
 ktap_set_plan 2

@@ -43,9 +43,7 @@ policy() {
 }
 
 ktap_print_header
-for tool in daptrace daptrace-workload daptrace-score; do
-	command -v $tool > /dev/null || ktap_exit_fail_msg "$tool is not installed in the guest"
-done
+ktap_require_tools daptrace daptrace-workload daptrace-score
 mkdir -p "$TMP"
 ktap_set_plan 3
 policy none

@@ -18,10 +18,38 @@
 
 #include "kselftest_harness.h"
 #include "daptrace_sysfs.h"
+#include "dt_child.h"
 
 #define NOTIFIER_KO	"/lib/daptrace/testmod/dt_notifier.ko"
 #define HUGE		(2UL << 20)
 #define NR_HUGE		"/proc/sys/vm/nr_hugepages"
+
+struct toucher_args {
+	size_t len, align, touch, hot;
+	int flags;
+};
+
+static void toucher(int ready_fd, void *arg)
+{
+	const struct toucher_args *a = arg;
+	unsigned long addr;
+	volatile char *p;
+	size_t off;
+
+	p = dt_map_touched(a->len, a->flags, 0);
+	if (!p)
+		_exit(1);
+	p = (char *)(((unsigned long)p + a->align - 1) & ~(a->align - 1));
+	for (off = 0; off < a->touch; off += 4096)
+		p[off] = 1;
+	addr = (unsigned long)p;
+	dt_child_ready(ready_fd, &addr, sizeof(addr));
+	while (!a->hot)
+		pause();
+	for (;;)
+		for (off = 0; off < a->hot; off += 4096)
+			p[off]++;
+}
 
 /*
  * Fork a child that maps @len bytes with @flags, touches @touch bytes once
@@ -32,43 +60,12 @@
 static pid_t spawn_toucher(size_t len, int flags, size_t align, size_t touch,
 			   size_t hot, unsigned long *addr)
 {
-	int pfd[2];
-	pid_t pid;
+	struct toucher_args a = {
+		.len = len, .align = align, .touch = touch, .hot = hot,
+		.flags = flags,
+	};
 
-	if (pipe(pfd))
-		return -errno;
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		volatile char *p;
-		size_t off;
-
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		p = mmap(NULL, len, PROT_READ | PROT_WRITE, flags, -1, 0);
-		if (p == MAP_FAILED)
-			_exit(1);
-		p = (char *)(((unsigned long)p + align - 1) & ~(align - 1));
-		for (off = 0; off < touch; off += 4096)
-			p[off] = 1;
-		*addr = (unsigned long)p;
-		if (write(pfd[1], addr, sizeof(*addr)) != sizeof(*addr))
-			_exit(1);
-		while (!hot)
-			pause();
-		for (;;)
-			for (off = 0; off < hot; off += 4096)
-				p[off]++;
-	}
-	close(pfd[1]);
-	if (read(pfd[0], addr, sizeof(*addr)) != sizeof(*addr)) {
-		close(pfd[0]);
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-		return -ECHILD;
-	}
-	close(pfd[0]);
-	return pid;
+	return dt_fork_ready(toucher, &a, addr, sizeof(*addr), NULL);
 }
 
 /* dt_tally_ranges(), logged. */
@@ -142,10 +139,7 @@ FIXTURE_SETUP(unobs)
 {
 	self->child = 0;
 	self->huge_before = -1;
-	if (getuid())
-		SKIP(return, "needs root");
-	if (!dt_loaded())
-		SKIP(return, "daptrace not loaded (%s missing)", DT_SYSFS);
+	DT_SKIP_UNLESS_LOADED();
 	ASSERT_EQ(0, dt_reset());
 	ASSERT_EQ(0, dt_set_attrs(5000, 100000, 1000000, 10, 1000));
 }

@@ -29,6 +29,7 @@
 
 #include "kselftest_harness.h"
 #include "daptrace_sysfs.h"
+#include "dt_child.h"
 
 #define HOT_BYTES	(32UL << 20)
 #define NR_SLEEPERS	(DT_MAX_TARGETS - 1)
@@ -38,54 +39,36 @@ static pid_t sleepers[NR_SLEEPERS];
 static int hot_running_fd = -1;
 static unsigned int nr_sleepers;
 
+static void hot_child(int ready_fd, void *arg)
+{
+	volatile char *p = dt_map_touched(HOT_BYTES, MAP_PRIVATE | MAP_ANONYMOUS,
+					  4096);
+	unsigned long addr = (unsigned long)p;
+	struct timespec ts;
+	__u64 ran_ns;
+	size_t off;
+
+	if (!p)
+		_exit(1);
+	/* Stopped before it goes on (see the caller). */
+	dt_child_ready(ready_fd, &addr, sizeof(addr));
+	raise(SIGSTOP);
+	/* Resumed: one sweep, then say when (see the caller), and on. */
+	for (off = 0; off < HOT_BYTES; off += 4096)
+		p[off]++;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ran_ns = ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	dt_child_ready(ready_fd, &ran_ns, sizeof(ran_ns));
+	for (;;)
+		for (off = 0; off < HOT_BYTES; off += 4096)
+			p[off]++;
+}
+
 /* A child that writes one byte per page of @HOT_BYTES forever; @addr. */
 static pid_t spawn_hot(unsigned long *addr)
 {
-	int pfd[2];
-	pid_t pid;
-
-	if (pipe(pfd))
-		return -errno;
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		struct timespec ts;
-		volatile char *p;
-		__u64 ran_ns;
-		size_t off;
-
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		p = mmap(NULL, HOT_BYTES, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (p == MAP_FAILED)
-			_exit(1);
-		for (off = 0; off < HOT_BYTES; off += 4096)
-			p[off] = 1;
-		*addr = (unsigned long)p;
-		/* Stopped before it goes on (see the caller). */
-		if (write(pfd[1], addr, sizeof(*addr)) != sizeof(*addr))
-			_exit(1);
-		raise(SIGSTOP);
-		/* Resumed: one sweep, then say when (see the caller), and on. */
-		for (off = 0; off < HOT_BYTES; off += 4096)
-			p[off]++;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ran_ns = ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-		if (write(pfd[1], &ran_ns, sizeof(ran_ns)) != sizeof(ran_ns))
-			_exit(1);
-		for (;;)
-			for (off = 0; off < HOT_BYTES; off += 4096)
-				p[off]++;
-	}
-	close(pfd[1]);
-	if (read(pfd[0], addr, sizeof(*addr)) != sizeof(*addr)) {
-		close(pfd[0]);
-		dt_reap(pid);
-		return -ECHILD;
-	}
-	hot_running_fd = pfd[0];
-	return pid;
+	return dt_fork_ready(hot_child, NULL, addr, sizeof(*addr),
+			     &hot_running_fd);
 }
 
 /* Wait until @pid is stopped (state T in /proc/PID/stat). */
@@ -135,10 +118,7 @@ FIXTURE(waking) {
 FIXTURE_SETUP(waking)
 {
 	self->hot = 0;
-	if (getuid())
-		SKIP(return, "needs root");
-	if (!dt_loaded())
-		SKIP(return, "daptrace not loaded (%s missing)", DT_SYSFS);
+	DT_SKIP_UNLESS_LOADED();
 	ASSERT_EQ(0, dt_reset()) TH_LOG("cannot reset daptrace to defaults");
 }
 

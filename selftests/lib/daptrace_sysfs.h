@@ -36,6 +36,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dt_time.h"
+
 #define DT_SYSFS		"/sys/kernel/daptrace"
 #define DT_MODULE	"daptrace"
 
@@ -169,6 +171,21 @@ static DT_UNUSED long long dt_read_ll(const char *name)
 	if (errno || end == buf || *end)
 		return -1;
 	return v;
+}
+
+/*
+ * dt_pread_ll() - the decimal value of an open sysfs file, read from its
+ * start (which also re-arms poll on it); -1 if unreadable.
+ */
+static DT_UNUSED long long dt_pread_ll(int fd)
+{
+	char buf[32];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return strtoll(buf, NULL, 10);
 }
 
 /*
@@ -342,102 +359,6 @@ static DT_UNUSED int dt_target_status(pid_t pid, char *word, size_t len)
 	return -ENOENT;
 }
 
-static DT_UNUSED double dt_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static DT_UNUSED void dt_sleep_ms(unsigned int ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
-
-/*
- * dt_spawn() - fork a child that maps @map_bytes of anonymous memory (if
- * nonzero), touches one byte per @touch_stride bytes of it (if nonzero),
- * and then sleeps until killed.  It dies with its parent.  Returns its pid
- * once the mapping exists, or -errno.
- */
-static DT_UNUSED pid_t dt_spawn(size_t map_bytes, size_t touch_stride)
-{
-	int pfd[2];
-	pid_t pid;
-	char c = 0;
-
-	if (pipe(pfd))
-		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		close(pfd[0]);
-		close(pfd[1]);
-		return -errno;
-	}
-	if (pid == 0) {
-		char *p = NULL;
-		size_t off;
-
-		close(pfd[0]);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (map_bytes) {
-			p = mmap(NULL, map_bytes, PROT_READ | PROT_WRITE,
-				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-				 -1, 0);
-			if (p == MAP_FAILED)
-				_exit(1);
-			for (off = 0; touch_stride && off < map_bytes;
-			     off += touch_stride)
-				p[off] = 1;
-		}
-		if (write(pfd[1], &c, 1) != 1)
-			_exit(1);
-		close(pfd[1]);
-		for (;;)
-			pause();
-	}
-	close(pfd[1]);
-	if (read(pfd[0], &c, 1) != 1) {
-		close(pfd[0]);
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-		return -ECHILD;
-	}
-	close(pfd[0]);
-	return pid;
-}
-
-/* dt_reap() - kill and wait for a child from dt_spawn(); pid is freed. */
-static DT_UNUSED void dt_reap(pid_t pid)
-{
-	if (pid <= 0)
-		return;
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-}
-
-/* A pid that no process has now: counts down from pid_max. */
-static DT_UNUSED pid_t dt_unused_pid(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/pid_max", "r");
-	int max = 32768;
-	pid_t p;
-
-	if (f) {
-		if (fscanf(f, "%d", &max) != 1)
-			max = 32768;
-		fclose(f);
-	}
-	for (p = max - 1; p > 300; p--)
-		if (kill(p, 0) && errno == ESRCH)
-			return p;
-	return -1;
-}
-
 /* Module unload and load, as rmmod/insmod do (usable from static binaries). */
 static DT_UNUSED int dt_module_unload(void)
 {
@@ -464,6 +385,19 @@ static DT_UNUSED const char *dt_module_path(void)
 
 	return ko && *ko && access(ko, R_OK) == 0 ? ko : NULL;
 }
+
+/*
+ * DT_SKIP_UNLESS_RELOADABLE() - DT_SKIP_UNLESS_LOADED(), and skip unless
+ * the module can be loaded again after the test unloads it; @ko gets its
+ * path.
+ */
+#define DT_SKIP_UNLESS_RELOADABLE(ko)					\
+	do {								\
+		DT_SKIP_UNLESS_LOADED();				\
+		(ko) = dt_module_path();				\
+		if (!(ko))						\
+			SKIP(return, "DAPTRACE_KO unset: could not load the module again"); \
+	} while (0)
 
 /*
  * The snapshot ring (include/uapi/linux/daptrace.h).  @fd is an open

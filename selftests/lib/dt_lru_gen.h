@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * MGLRU's debugfs interface for the selftests: read the generations of the
- * root memcg and force an aging of each node.
+ * MGLRU for the selftests: switch it, and through its debugfs interface
+ * read the generations of the root memcg and force an aging of each node.
  */
 #ifndef DT_LRU_GEN_H
 #define DT_LRU_GEN_H
@@ -12,9 +12,17 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "dt_file.h"
+
 #define LRU_GEN_ENABLED	"/sys/kernel/mm/lru_gen/enabled"
 #define LRU_GEN_DEBUGFS	"/sys/kernel/debug/lru_gen"
 #define DT_LRU_GEN_MAX_NODES	64
+
+/* Switch MGLRU (LRU_GEN_ENABLED takes "y", "n" or a mask); 0 or -errno. */
+static __attribute__((unused)) int dt_lru_gen_set(const char *val)
+{
+	return dt_write_path(LRU_GEN_ENABLED, val);
+}
 
 /*
  * The memcg id of the root, and the newest generation of each node, from

@@ -95,6 +95,15 @@ ktap_exit_fail_msg() {
 	exit "$KSFT_FAIL"
 }
 
+# ktap_require_tools TOOL...: bail out unless every TOOL is installed in
+# the guest (the image was built without it: no test of it can run).
+ktap_require_tools() {
+	for ktap_tool in "$@"; do
+		command -v "$ktap_tool" > /dev/null ||
+			ktap_exit_fail_msg "$ktap_tool is not installed in the guest"
+	done
+}
+
 ktap_print_totals() {
 	echo "# Totals: pass:$KTAP_CNT_PASS fail:$KTAP_CNT_FAIL xfail:0 xpass:0 skip:$KTAP_CNT_SKIP error:0"
 }

@@ -22,9 +22,7 @@ DURATION=32
 SCHEME="pageout idle=5s quota=64M/1s"
 
 ktap_print_header
-command -v daptrace > /dev/null || ktap_exit_fail_msg "daptrace is not installed in the guest"
-command -v daptrace-policy-workload > /dev/null ||
-	ktap_exit_fail_msg "daptrace-policy-workload is not installed in the guest"
+ktap_require_tools daptrace daptrace-policy-workload
 zram_swap_on || ktap_skip_all "no zram swap (zram.ko not in the initramfs or failed to load)"
 ktap_set_plan 5
 mkdir -p "$TMP"

@@ -28,9 +28,7 @@ ge() {
 }
 
 ktap_print_header
-command -v daptrace > /dev/null || ktap_exit_fail_msg "daptrace is not installed in the guest"
-command -v daptrace-policy-workload > /dev/null ||
-	ktap_exit_fail_msg "daptrace-policy-workload is not installed in the guest"
+ktap_require_tools daptrace daptrace-policy-workload
 [ -e /sys/devices/system/node/node1/meminfo ] ||
 	ktap_skip_all "one NUMA node only (run.sh --numa 2 gives two)"
 ktap_set_plan 7

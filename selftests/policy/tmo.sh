@@ -49,9 +49,7 @@ cleanup() {
 }
 
 ktap_print_header
-command -v daptrace > /dev/null || ktap_exit_fail_msg "daptrace is not installed in the guest"
-command -v daptrace-policy-workload > /dev/null ||
-	ktap_exit_fail_msg "daptrace-policy-workload is not installed in the guest"
+ktap_require_tools daptrace daptrace-policy-workload
 [ -e /proc/pressure/memory ] || ktap_skip_all "PSI is off in this kernel (psi=0?)"
 zram_swap_on || ktap_skip_all "no zram swap (zram.ko not in the initramfs or failed to load)"
 if ! cgroup_on; then

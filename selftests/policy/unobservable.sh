@@ -29,7 +29,7 @@ policy() {
 }
 
 ktap_print_header
-command -v daptrace > /dev/null || ktap_exit_fail_msg "daptrace is not installed in the guest"
+ktap_require_tools daptrace
 # Kbuild builds the helper exactly when the kernel has CONFIG_MMU_NOTIFIER.
 [ -f "$NOTIFIER_KO" ] ||
 	ktap_skip_all "kernel without CONFIG_MMU_NOTIFIER: no secondary MMU can exist"

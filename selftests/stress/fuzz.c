@@ -25,6 +25,7 @@
 
 #include "kselftest_harness.h"
 #include "stress.h"
+#include "dt_file.h"
 
 #define NR_FUZZERS	2
 #define MAX_FILES	64
@@ -806,8 +807,7 @@ static void find_kthreads(void)
 	char path[64], buf[512], *p;
 	struct dirent *de;
 	unsigned long flags;
-	int fd, i;
-	ssize_t n;
+	int i;
 	DIR *d = opendir("/proc");
 
 	nr_kthreads = 0;
@@ -817,14 +817,8 @@ static void find_kthreads(void)
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
 		snprintf(path, sizeof(path), "/proc/%.20s/stat", de->d_name);
-		fd = open(path, O_RDONLY);
-		if (fd < 0)
+		if (dt_read_path(path, buf, sizeof(buf)) < 0)
 			continue;
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		buf[n] = '\0';
 		p = strrchr(buf, ')');
 		/* ") S ppid pgrp session tty tpgid flags" */
 		for (i = 0; p && i < 7; i++)
@@ -913,10 +907,7 @@ FIXTURE_SETUP(fuzz)
 {
 	memset(self->procs, 0, sizeof(self->procs));
 	self->toucher = self->zombie = 0;
-	if (getuid())
-		SKIP(return, "needs root");
-	if (!dt_loaded())
-		SKIP(return, "daptrace not loaded (%s missing)", DT_SYSFS);
+	DT_SKIP_UNLESS_LOADED();
 	ASSERT_EQ(0, dt_reset());
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -1013,7 +1004,7 @@ TEST_F_TIMEOUT(fuzz, sysfs_fuzz_with_toggler_and_target_churn, 300)
 	}
 	sh->stop = 1;
 	for (i = 0; i < 2; i++) {
-		status = st_wait_child(self->procs[i], 20000);
+		status = dt_wait_exit(self->procs[i], 20000);
 		EXPECT_NE(-1, status) TH_LOG("toggler/churner %d hangs", i);
 		if (status == -1)
 			dt_reap(self->procs[i]);

@@ -105,10 +105,7 @@ FIXTURE_SETUP(life)
 {
 	self->nr = 0;
 	self->snap = NULL;
-	if (getuid())
-		SKIP(return, "needs root");
-	if (!dt_loaded())
-		SKIP(return, "daptrace not loaded (%s missing)", DT_SYSFS);
+	DT_SKIP_UNLESS_LOADED();
 	ASSERT_EQ(0, dt_reset()) TH_LOG("cannot reset daptrace to defaults");
 	self->snap = malloc(sizeof(*self->snap));
 	ASSERT_NE(NULL, self->snap);
@@ -875,7 +872,7 @@ TEST_F_TIMEOUT(life, map_churn_with_thp_split_collapse, 180)
 	EXPECT_TRUE(dt_is_on()) TH_LOG("monitoring stopped during the churn");
 	EXPECT_LE(0, st_wait_status(pid, "monitoring", 10));
 	cs->stop = 1;
-	status = st_wait_child(pid, 10000);
+	status = dt_wait_exit(pid, 10000);
 	EXPECT_TRUE(status != -1 && WIFEXITED(status) && !WEXITSTATUS(status))
 		TH_LOG("churning target died: status %#x", status);
 	if (status != -1)

@@ -17,69 +17,21 @@
 
 #include "kselftest_harness.h"
 #include "stress.h"
+#include "dt_cgroup.h"
 
-#define CG_ROOT		"/sys/fs/cgroup"
-#define CG		CG_ROOT "/daptrace-oom"
+#define CG		DT_CG_ROOT "/daptrace-oom"
 #define LIMIT		"64M"
 
-static int put(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY), n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	n = n < 0 ? -errno : 0;
-	close(fd);
-	return n;
-}
-
-/* The value of @key in a flat-keyed cgroup file, or -1. */
-static long long cg_key(const char *path, const char *key)
-{
-	char k[64];
-	long long v;
-	FILE *f = fopen(path, "r");
-
-	if (!f)
-		return -1;
-	while (fscanf(f, "%63s %lld", k, &v) == 2)
-		if (!strcmp(k, key)) {
-			fclose(f);
-			return v;
-		}
-	fclose(f);
-	return -1;
-}
-
-/* The memory controller under cgroup2 at CG_ROOT; 0 or why not. */
+/* The hog's cgroup, its memory limited (and no swap); 0 or why not. */
 static const char *setup_cgroup(void)
 {
-	struct stat st;
-	char buf[256];
-	int fd;
-	ssize_t n;
+	const char *why = dt_cgroup_memory(CG);
 
-	if (stat(CG_ROOT "/cgroup.controllers", &st)) {
-		mkdir(CG_ROOT, 0755);
-		if (mount("cgroup2", CG_ROOT, "cgroup2", 0, NULL) && errno != EBUSY)
-			return "cannot mount cgroup2";
-	}
-	fd = open(CG_ROOT "/cgroup.controllers", O_RDONLY);
-	if (fd < 0)
-		return "no cgroup.controllers";
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-	if (!strstr(buf, "memory"))
-		return "no memory controller in cgroup2";
-	if (put(CG_ROOT "/cgroup.subtree_control", "+memory"))
-		return "cannot enable the memory controller";
-	if (mkdir(CG, 0755) && errno != EEXIST)
-		return "cannot create the cgroup";
-	if (put(CG "/memory.max", LIMIT))
+	if (why)
+		return why;
+	if (dt_write_path(CG "/memory.max", LIMIT))
 		return "cannot set memory.max";
-	put(CG "/memory.swap.max", "0");	/* absent without swap: fine */
+	dt_write_path(CG "/memory.swap.max", "0");	/* absent without swap: fine */
 	return NULL;
 }
 
@@ -96,10 +48,7 @@ FIXTURE_SETUP(oom)
 	self->hog = self->other = 0;
 	self->snap = NULL;
 	self->cgroup = false;
-	if (getuid())
-		SKIP(return, "needs root");
-	if (!dt_loaded())
-		SKIP(return, "daptrace not loaded (%s missing)", DT_SYSFS);
+	DT_SKIP_UNLESS_LOADED();
 	why = setup_cgroup();
 	if (why)
 		SKIP(return, "%s", why);
@@ -149,7 +98,7 @@ TEST_F_TIMEOUT(oom, oom_kill_of_a_target_while_monitoring, 180)
 	char pid_s[16];
 	double t0;
 
-	ooms0 = cg_key(CG "/memory.events", "oom_kill");
+	ooms0 = dt_read_key(CG "/memory.events", "oom_kill");
 	ASSERT_EQ(0, pipe(go));
 	self->hog = fork();
 	ASSERT_LE(0, self->hog);
@@ -159,7 +108,7 @@ TEST_F_TIMEOUT(oom, oom_kill_of_a_target_while_monitoring, 180)
 	}
 	close(go[0]);
 	snprintf(pid_s, sizeof(pid_s), "%d", self->hog);
-	ASSERT_EQ(0, put(CG "/cgroup.procs", pid_s));
+	ASSERT_EQ(0, dt_write_path(CG "/cgroup.procs", pid_s));
 	self->other = st_toucher(4, 1000);
 	ASSERT_LT(0, self->other);
 	ASSERT_EQ(0, dt_add_target(self->hog));
@@ -170,13 +119,13 @@ TEST_F_TIMEOUT(oom, oom_kill_of_a_target_while_monitoring, 180)
 
 	t0 = dt_now_ms();
 	ASSERT_EQ(1, write(go[1], "g", 1));
-	status = st_wait_child(self->hog, 120000);
+	status = dt_wait_exit(self->hog, 120000);
 	ASSERT_NE(-1, status) TH_LOG("the hog was never OOM-killed");
 	self->hog = -self->hog;	/* reaped; keep the pid for the checks */
 	ksft_print_msg("hog died after %.1f s: status %#x\n",
 		       (dt_now_ms() - t0) / 1000, status);
 	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-	EXPECT_LT(ooms0, cg_key(CG "/memory.events", "oom_kill"))
+	EXPECT_LT(ooms0, dt_read_key(CG "/memory.events", "oom_kill"))
 		TH_LOG("memory.events counts no OOM kill");
 
 	EXPECT_LE(0, st_wait_status(-self->hog, "exited", 5000));

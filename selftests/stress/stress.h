@@ -12,6 +12,7 @@
 #include <dirent.h>
 
 #include "daptrace_sysfs.h"
+#include "dt_child.h"
 
 /* Largest snapshot the helpers read: tests keep max_nr_regions below it. */
 #define ST_MAX_RECS	2048
@@ -22,6 +23,31 @@ struct st_snap {
 	unsigned int nr;	/* records copied (<= hdr.nr_regions) */
 };
 
+struct st_toucher_args {
+	size_t len;
+	unsigned int nap_us;
+};
+
+static DT_UNUSED void st_toucher_child(int ready_fd, void *arg)
+{
+	const struct st_toucher_args *a = arg;
+	volatile char *p = dt_map_touched(a->len, MAP_PRIVATE | MAP_ANONYMOUS,
+						 4096);
+	size_t off;
+	char c = 0;
+
+	if (!p)
+		_exit(1);
+	dt_child_ready(ready_fd, &c, 1);
+	close(ready_fd);
+	for (;;) {
+		for (off = 0; off < a->len; off += 4096)
+			p[off]++;
+		if (a->nap_us)
+			usleep(a->nap_us);
+	}
+}
+
 /*
  * st_toucher() - fork a target that maps @mib MiB of anonymous memory and,
  * until killed, touches one byte in each of its pages in rounds, sleeping
@@ -30,45 +56,10 @@ struct st_snap {
  */
 static DT_UNUSED pid_t st_toucher(size_t mib, unsigned int nap_us)
 {
-	int pfd[2];
-	pid_t pid;
-	char c = 0;
+	struct st_toucher_args a = { mib << 20, nap_us };
+	char c;
 
-	if (pipe(pfd))
-		return -errno;
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		size_t len = mib << 20, off;
-		volatile char *p;
-
-		close(pfd[0]);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (p == MAP_FAILED)
-			_exit(1);
-		for (off = 0; off < len; off += 4096)
-			p[off] = 1;
-		if (write(pfd[1], &c, 1) != 1)
-			_exit(1);
-		close(pfd[1]);
-		for (;;) {
-			for (off = 0; off < len; off += 4096)
-				p[off]++;
-			if (nap_us)
-				usleep(nap_us);
-		}
-	}
-	close(pfd[1]);
-	if (read(pfd[0], &c, 1) != 1) {
-		close(pfd[0]);
-		dt_reap(pid);
-		return -ECHILD;
-	}
-	close(pfd[0]);
-	return pid;
+	return dt_fork_ready(st_toucher_child, &a, &c, 1, NULL);
 }
 
 /*
@@ -273,20 +264,6 @@ static DT_UNUSED double st_wait_status(pid_t pid, const char *want,
 		    !strcmp(word, want))
 			return dt_now_ms() - t0;
 		dt_sleep_ms(5);
-	} while (dt_now_ms() - t0 < ms);
-	return -1;
-}
-
-/* Wait for child @pid to end within @ms; its wait status, or -1. */
-static DT_UNUSED int st_wait_child(pid_t pid, unsigned int ms)
-{
-	double t0 = dt_now_ms();
-	int status;
-
-	do {
-		if (waitpid(pid, &status, WNOHANG) == pid)
-			return status;
-		dt_sleep_ms(2);
 	} while (dt_now_ms() - t0 < ms);
 	return -1;
 }

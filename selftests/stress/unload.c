@@ -113,13 +113,7 @@ FIXTURE_SETUP(rmmod)
 	self->target = 0;
 	memset(self->kids, 0, sizeof(self->kids));
 	self->rep = NULL;
-	if (getuid())
-		SKIP(return, "needs root");
-	if (!dt_loaded())
-		SKIP(return, "daptrace not loaded (%s missing)", DT_SYSFS);
-	self->ko = dt_module_path();
-	if (!self->ko)
-		SKIP(return, "DAPTRACE_KO unset: could not load the module again");
+	DT_SKIP_UNLESS_RELOADABLE(self->ko);
 	ASSERT_EQ(0, dt_reset());
 	self->rep = mmap(NULL, sizeof(*self->rep), PROT_READ | PROT_WRITE,
 			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -139,6 +133,19 @@ FIXTURE_TEARDOWN(rmmod)
 	dt_reap(self->target);
 	if (self->rep)
 		munmap(self->rep, sizeof(*self->rep));
+}
+
+/* Monitoring on, of the target (a new one if the last was killed). */
+static void monitor_target(struct __test_metadata *_metadata,
+			   FIXTURE_DATA(rmmod) *self)
+{
+	if (!self->target) {
+		self->target = st_toucher(8, 1000);
+		ASSERT_LT(0, self->target);
+	}
+	ASSERT_EQ(0, dt_add_target(self->target));
+	ASSERT_EQ(0, dt_set_attrs(1000, 10000, 10000, 10, 500));
+	ASSERT_EQ(0, dt_write("state", "on"));
 }
 
 static void expect_defaults(struct __test_metadata *_metadata)
@@ -170,13 +177,7 @@ TEST_F_TIMEOUT(rmmod, rmmod_insmod_cycles_under_load, 240)
 		delay_ms = cycle == 0 ? 0 : st_rand_below(300);
 		kill_target = cycle % 3 == 2;
 		memset(rep, 0, sizeof(*rep));
-		if (!self->target) {
-			self->target = st_toucher(8, 1000);
-			ASSERT_LT(0, self->target);
-		}
-		ASSERT_EQ(0, dt_add_target(self->target));
-		ASSERT_EQ(0, dt_set_attrs(1000, 10000, 10000, 10, 500));
-		ASSERT_EQ(0, dt_write("state", "on"));
+		monitor_target(_metadata, self);
 
 		ASSERT_EQ(0, pipe(pfd));
 		for (i = 0; i < 4; i++) {
@@ -208,7 +209,7 @@ TEST_F_TIMEOUT(rmmod, rmmod_insmod_cycles_under_load, 240)
 
 		kill(self->kids[3], SIGKILL);	/* the writer */
 		for (i = 0; i < 4; i++) {
-			status = st_wait_child(self->kids[i], NOTICE_MS);
+			status = dt_wait_exit(self->kids[i], NOTICE_MS);
 			EXPECT_NE(-1, status)
 				TH_LOG("cycle %d: helper %d hangs after rmmod", cycle, i);
 			if (status == -1)
@@ -239,13 +240,7 @@ TEST_F_TIMEOUT(rmmod, rmmod_insmod_cycles_under_load, 240)
 	}
 
 	/* The last module loaded monitors as it should. */
-	if (!self->target) {
-		self->target = st_toucher(8, 1000);
-		ASSERT_LT(0, self->target);
-	}
-	ASSERT_EQ(0, dt_add_target(self->target));
-	ASSERT_EQ(0, dt_set_attrs(1000, 10000, 10000, 10, 500));
-	ASSERT_EQ(0, dt_write("state", "on"));
+	monitor_target(_metadata, self);
 	EXPECT_LE(0, st_wait_ge("nr_snapshots", 5, 10000));
 	EXPECT_EQ(0, dt_write("state", "off"));
 	EXPECT_EQ(0, st_wait_workers(0, 2000));

@@ -20,6 +20,13 @@ static inline const char *daptrace_bin(void)
 	return b && *b && access(b, X_OK) == 0 ? b : NULL;
 }
 
+/* In a TEST or FIXTURE_SETUP (kselftest_harness.h): skip without the binary. */
+#define SKIP_UNLESS_DAPTRACE_BIN()						\
+	do {									\
+		if (!daptrace_bin())						\
+			SKIP(return, "DAPTRACE_BIN not set to the daptrace binary"); \
+	} while (0)
+
 /*
  * Run @exe with @argv (argv[0] included) and stdin from the file @in (NULL:
  * this process's stdin); stdout and stderr both go to @out.  Returns the

@@ -8,8 +8,6 @@
 #include "kselftest_harness.h"
 #include "run_cmd.h"
 
-
-
 static const struct {
 	char *const *argv;
 	int code;
@@ -123,8 +121,7 @@ TEST(argument_errors)
 {
 	char out[8192];
 
-	if (!daptrace_bin())
-		SKIP(return, "DAPTRACE_BIN not set to the daptrace binary");
+	SKIP_UNLESS_DAPTRACE_BIN();
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		int code = run_daptrace(cases[i].argv, out, sizeof(out));
 
@@ -140,8 +137,7 @@ TEST(runtime_errors_exit_1)
 {
 	char out[8192];
 
-	if (!daptrace_bin())
-		SKIP(return, "DAPTRACE_BIN not set to the daptrace binary");
+	SKIP_UNLESS_DAPTRACE_BIN();
 	setenv("DAPTRACE_SYSFS", "/nonexistent/daptrace", 1);
 	EXPECT_EQ(1, run_daptrace(A("status"), out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "/nonexistent/daptrace (is daptrace.ko loaded?)")) TH_LOG("%s", out);

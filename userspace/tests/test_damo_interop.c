@@ -25,11 +25,6 @@
 
 static char out[1 << 20];
 
-#define NEED() do { \
-	if (!daptrace_bin()) \
-		SKIP(return, "DAPTRACE_BIN not set to the daptrace binary"); \
-} while (0)
-
 /* @text as @dir/@name, zlib-compressed (damo's json_compressed) if @z */
 static const char *fixture(const char *dir, const char *name, const char *text, int z)
 {
@@ -129,7 +124,7 @@ TEST(kernel_pointer_target_ids_stay_apart)
 	struct json_object *j;
 	const char *rec;
 
-	NEED();
+	SKIP_UNLESS_DAPTRACE_BIN();
 	ASSERT_NE(NULL, mkdtemp(dir));
 	for (int z = 0; z < 2; z++) {
 		rec = fixture(dir, z ? "two.damon.data" : "two.json", two_pointers, z);
@@ -208,7 +203,7 @@ TEST(damo_export_leaves_holes_out)
 	struct json_object *j;
 	const char *rec;
 
-	NEED();
+	SKIP_UNLESS_DAPTRACE_BIN();
 	ASSERT_NE(NULL, mkdtemp(dir));
 	rec = fixture(dir, "gap.csv", with_gap, 0);
 	ASSERT_NE(NULL, rec);
@@ -296,7 +291,7 @@ TEST(perf_script_missing_a_line)
 	struct json_object *j;
 	const char *rec;
 
-	NEED();
+	SKIP_UNLESS_DAPTRACE_BIN();
 	ASSERT_NE(NULL, mkdtemp(dir));
 	for (int k = 0; k < 2; k++) {
 		rec = perf_without(dir, k ? one_target : two_targets, SIZE_MAX);
@@ -364,7 +359,7 @@ TEST(wss_and_regions_percentiles_as_damo)
 	unsigned long long want[101];
 	struct json_object *j;
 
-	NEED();
+	SKIP_UNLESS_DAPTRACE_BIN();
 	snprintf(rec, sizeof(rec), "%s/damon.data.json_compressed", dir && *dir ? dir : "tests/data");
 	for (size_t i = 0; i < sizeof(r) / sizeof(r[0]); i++) {
 		ASSERT_EQ(100, damo_dist(r[i].expects, want)) TH_LOG("%s", r[i].expects);
@@ -407,7 +402,7 @@ TEST(record_without_intervals_is_said_so)
 	struct json_object *j;
 	const char *rec;
 
-	NEED();
+	SKIP_UNLESS_DAPTRACE_BIN();
 	ASSERT_NE(NULL, mkdtemp(dir));
 	ASSERT_NE(NULL, text);
 	/* both records' intervals: null, padded to the same length */
@@ -477,7 +472,7 @@ TEST(unknown_ages_stay_unknown)
 	struct json_object *j, *v;
 	const char *rec;
 
-	NEED();
+	SKIP_UNLESS_DAPTRACE_BIN();
 	ASSERT_NE(NULL, mkdtemp(dir));
 	for (size_t i = 0; i < sizeof(src) / sizeof(src[0]); i++) {
 		rec = fixture(dir, src[i].name, src[i].text, 0);
@@ -576,7 +571,7 @@ TEST(known_ages_and_bad_ages)
 	const char *rec;
 	char *p;
 
-	NEED();
+	SKIP_UNLESS_DAPTRACE_BIN();
 	ASSERT_NE(NULL, mkdtemp(dir));
 	rec = fixture(dir, "known.csv", text, 0);
 	ASSERT_NE(NULL, rec);
@@ -651,7 +646,7 @@ TEST(footprints_as_damo_reports_them)
 	struct json_object *j;
 	const char *rec;
 
-	NEED();
+	SKIP_UNLESS_DAPTRACE_BIN();
 	ASSERT_NE(NULL, mkdtemp(dir));
 	rec = fixture(dir, "fp.csv", with_footprints, 0);
 	ASSERT_NE(NULL, rec);
@@ -721,7 +716,7 @@ TEST(round_trip_keeps_pids_comms_labels_and_target_ids)
 	struct json_object *j;
 	const char *rec;
 
-	NEED();
+	SKIP_UNLESS_DAPTRACE_BIN();
 	ASSERT_NE(NULL, mkdtemp(dir));
 	rec = fixture(dir, "lab.csv", labelled, 0);
 	ASSERT_NE(NULL, rec);
@@ -856,7 +851,7 @@ TEST(adjust_merges_windows)
 	const char *rec;
 	FILE *f;
 
-	NEED();
+	SKIP_UNLESS_DAPTRACE_BIN();
 	ASSERT_NE(NULL, mkdtemp(dir));
 	rec = fixture(dir, "fine.csv", fine_record(), 0);
 	ASSERT_NE(NULL, rec);

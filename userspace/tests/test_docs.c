@@ -81,8 +81,7 @@ static int missing_flags(const char *text, char *missing, size_t len)
 }
 
 #define NEED() do { \
-	if (!daptrace_bin()) \
-		SKIP(return, "DAPTRACE_BIN not set to the daptrace binary"); \
+	SKIP_UNLESS_DAPTRACE_BIN(); \
 	if (access(man_dir(), R_OK)) \
 		SKIP(return, "no man pages at %s (DAPTRACE_DOCS)", man_dir()); \
 } while (0)

@@ -263,8 +263,7 @@ FIXTURE(exp) {
 
 FIXTURE_SETUP(exp)
 {
-	if (!daptrace_bin())
-		SKIP(return, "DAPTRACE_BIN not set to the daptrace binary");
+	SKIP_UNLESS_DAPTRACE_BIN();
 	ASSERT_EQ(0, fake_tree_create(self->dir, sizeof(self->dir)));
 	self->r = (struct fake_ring){ .nr_slots = 4, .max_regions = 16, .generation = 1 };
 	ASSERT_EQ(0, fake_ring_init(self->dir, &self->r));
@@ -644,8 +643,7 @@ TEST(bad_input)
 	char out[8192], conf[] = "/tmp/daptrace-exp-bad-XXXXXX";
 	int fd = mkstemp(conf);
 
-	if (!daptrace_bin())
-		SKIP(return, "DAPTRACE_BIN not set to the daptrace binary");
+	SKIP_UNLESS_DAPTRACE_BIN();
 	ASSERT_LE(0, fd);
 	close(fd);
 	setenv("DAPTRACE_SYSFS", "/nonexistent/daptrace", 1);
@@ -680,8 +678,7 @@ TEST(port_in_use)
 	socklen_t len = sizeof(a);
 	int fd = socket(AF_INET, SOCK_STREAM, 0), code;
 
-	if (!daptrace_bin())
-		SKIP(return, "DAPTRACE_BIN not set to the daptrace binary");
+	SKIP_UNLESS_DAPTRACE_BIN();
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	ASSERT_EQ(0, bind(fd, (struct sockaddr *)&a, sizeof(a)));
 	ASSERT_EQ(0, listen(fd, 1));

@@ -85,8 +85,7 @@ static size_t ours(const char *json, struct region *r, size_t max)
 }
 
 #define NEED() do { \
-	if (!daptrace_bin()) \
-		SKIP(return, "DAPTRACE_BIN not set to the daptrace binary"); \
+	SKIP_UNLESS_DAPTRACE_BIN(); \
 	if (access(data_dir(), R_OK)) \
 		SKIP(return, "no test data in %s (DAPTRACE_TESTDATA)", data_dir()); \
 } while (0)

@@ -410,8 +410,7 @@ TEST(cli_bad_input)
 	char out[4096], rec[] = "/tmp/daptrace-objrec-XXXXXX";
 	int fd;
 
-	if (!daptrace_bin())
-		SKIP(return, "DAPTRACE_BIN not set to the daptrace binary");
+	SKIP_UNLESS_DAPTRACE_BIN();
 	EXPECT_EQ(2, run_daptrace(A("record", "--objects-min", "0", "--", "true"), out,
 				  sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "--objects-min")) TH_LOG("%s", out);
@@ -594,8 +593,7 @@ TEST(tracer_never_writes_to_a_reused_fd)
 	int fd, ufd, status;
 	pid_t pid;
 
-	if (!daptrace_bin())
-		SKIP(return, "DAPTRACE_BIN not set to the daptrace binary");
+	SKIP_UNLESS_DAPTRACE_BIN();
 	snprintf(lib, sizeof(lib), "%s", daptrace_bin());
 	snprintf(lib + strlen(dirname(lib)), sizeof(lib) - strlen(lib),
 		 "/libdaptrace-objtrace.so");
@@ -664,8 +662,7 @@ TEST(report_objects_ranks_a_synthetic_record)
 	FILE *f;
 	int rank_hot = 0, rank_cold = 0, rank_late = 0;
 
-	if (!daptrace_bin())
-		SKIP(return, "DAPTRACE_BIN not set to the daptrace binary");
+	SKIP_UNLESS_DAPTRACE_BIN();
 	ASSERT_NE(NULL, mkdtemp(dir));
 	snprintf(rec, sizeof(rec), "%s/r.csv", dir);
 	snprintf(side, sizeof(side), "%s/r.objects.csv", dir);

@@ -247,8 +247,7 @@ FIXTURE(plot) {
 
 FIXTURE_SETUP(plot)
 {
-	if (!daptrace_bin())
-		SKIP(return, "DAPTRACE_BIN not set to the daptrace binary");
+	SKIP_UNLESS_DAPTRACE_BIN();
 	if (system("gnuplot --version >/dev/null 2>&1"))
 		SKIP(return, "gnuplot not installed");
 	strcpy(self->dir, "/tmp/daptrace-plot-XXXXXX");

@@ -69,8 +69,7 @@ TEST(argument_errors)
 {
 	char out[8192];
 
-	if (!daptrace_bin())
-		SKIP(return, "DAPTRACE_BIN not set to the daptrace binary");
+	SKIP_UNLESS_DAPTRACE_BIN();
 	/* if anything got as far as the kernel, it would fail with 1, not 2 */
 	setenv("DAPTRACE_SYSFS", "/nonexistent/daptrace", 1);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -91,8 +90,7 @@ TEST(scheme_file_error_names_the_line)
 	int fd = mkstemp(path);
 	FILE *f;
 
-	if (!daptrace_bin())
-		SKIP(return, "DAPTRACE_BIN not set to the daptrace binary");
+	SKIP_UNLESS_DAPTRACE_BIN();
 	ASSERT_LE(0, fd);
 	f = fdopen(fd, "w");
 	fputs("# reclaim\npageout freq=0-0 age=5s-max\n\ncold age=5s\n", f);
@@ -133,8 +131,7 @@ TEST(config_file)
 	int fd = mkstemp(path);
 	FILE *f;
 
-	if (!daptrace_bin())
-		SKIP(return, "DAPTRACE_BIN not set to the daptrace binary");
+	SKIP_UNLESS_DAPTRACE_BIN();
 	ASSERT_LE(0, fd);
 	close(fd);
 	setenv("DAPTRACE_SYSFS", "/nonexistent/daptrace", 1);

@@ -103,8 +103,7 @@ FIXTURE(rec) {
 
 FIXTURE_SETUP(rec)
 {
-	if (!daptrace_bin())
-		SKIP(return, "DAPTRACE_BIN not set to the daptrace binary");
+	SKIP_UNLESS_DAPTRACE_BIN();
 	ASSERT_EQ(0, fake_tree_create(self->dir, sizeof(self->dir)));
 	snprintf(self->out, sizeof(self->out), "%s/out.csv", self->dir);
 	setenv("DAPTRACE_SYSFS", self->dir, 1);

@@ -101,17 +101,12 @@ static int run_full(const char *exe, char *const *argv, const char *in, char *ou
 
 static char out[1 << 20];
 
-#define NEED_BIN() do { \
-	if (!daptrace_bin()) \
-		SKIP(return, "DAPTRACE_BIN not set to the daptrace binary"); \
-} while (0)
-
 TEST(hot_skips_the_empty_last_window)
 {
 	struct tmp t = { 0 };
 	const char *rec = tmp_record(&t, "r.csv", last_empty);
 
-	NEED_BIN();
+	SKIP_UNLESS_DAPTRACE_BIN();
 	ASSERT_EQ(0, run_daptrace(A("report", "hot", (char *)rec), out, sizeof(out)))
 		TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "snapshot seq 2 ")) TH_LOG("%s", out);
@@ -134,7 +129,7 @@ TEST(heatmap_survives_huge_and_overlapping_regions)
 		{ "huge.csv", huge_region }, { "overlap.csv", overlapping },
 	};
 
-	NEED_BIN();
+	SKIP_UNLESS_DAPTRACE_BIN();
 	for (size_t i = 0; i < 2; i++) {
 		const char *rec = tmp_record(&t, recs[i][0], recs[i][1]);
 
@@ -188,7 +183,7 @@ TEST(output_never_destroys_the_input)
 	const char *old = tmp_record(&o, "old.csv", "keep\n");
 	char bad[160], sh[512];
 
-	NEED_BIN();
+	SKIP_UNLESS_DAPTRACE_BIN();
 	ASSERT_NE(NULL, rec);
 	ASSERT_NE(NULL, old);
 	EXPECT_EQ(2, run_daptrace(A("report", "wss", "-o", (char *)rec, (char *)rec), out,
@@ -229,7 +224,7 @@ TEST(output_is_the_same_file)
 	char bad[160], hard[160], lnk[160], target[160], ro[160];
 	struct stat before, after;
 
-	NEED_BIN();
+	SKIP_UNLESS_DAPTRACE_BIN();
 	ASSERT_NE(NULL, rec);
 	ASSERT_NE(NULL, file);
 	strcpy(d.dir, "/tmp/daptrace-report-XXXXXX");
@@ -291,7 +286,7 @@ TEST(output_stale_tmpdir_and_full_device)
 	const char *rec = tmp_record(&t, "r.csv", last_empty);
 	char file[160], gone[160];
 
-	NEED_BIN();
+	SKIP_UNLESS_DAPTRACE_BIN();
 	ASSERT_NE(NULL, rec);
 	strcpy(o.dir, "/tmp/daptrace-report-XXXXXX");
 	ASSERT_NE(NULL, mkdtemp(o.dir));
@@ -316,7 +311,7 @@ TEST(partial_record_cut_inside_a_quoted_label)
 	struct tmp t = { 0 };
 	const char *rec = tmp_record(&t, "cut.csv", cut_in_label);
 
-	NEED_BIN();
+	SKIP_UNLESS_DAPTRACE_BIN();
 	EXPECT_EQ(1, run_daptrace(A("report", "raw", (char *)rec), out, sizeof(out)));
 	ASSERT_EQ(0, run_daptrace(A("report", "raw", "--partial", (char *)rec), out,
 				  sizeof(out))) TH_LOG("%s", out);
@@ -333,7 +328,7 @@ TEST(stdin_dash_and_gzip)
 	char plain[128], gz[160];
 	gzFile g;
 
-	NEED_BIN();
+	SKIP_UNLESS_DAPTRACE_BIN();
 	snprintf(plain, sizeof(plain), "%s", rec);
 	/* two passes over a pipe: read once, spooled */
 	EXPECT_EQ(0, run_full(daptrace_bin(), A("daptrace", "report", "heatmap", "-"),
@@ -377,7 +372,7 @@ TEST(json_for_every_mode)
 	static const char *const modes[] = { "heatmap", "wss", "regions", "hot", "raw" };
 	struct json_object *j, *v;
 
-	NEED_BIN();
+	SKIP_UNLESS_DAPTRACE_BIN();
 	for (size_t i = 0; i < 5; i++) {
 		ASSERT_EQ(0, run_full(daptrace_bin(), A("daptrace", "report", (char *)modes[i],
 							"--json", (char *)rec), NULL, out,
@@ -418,7 +413,7 @@ TEST(time_address_and_label_filters)
 	struct tmp t = { 0 };
 	const char *rec = tmp_record(&t, "r.csv", last_empty);
 
-	NEED_BIN();
+	SKIP_UNLESS_DAPTRACE_BIN();
 	ASSERT_EQ(0, run_daptrace(A("report", "wss", "--since", "0.15", (char *)rec), out,
 				  sizeof(out))) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "# snapshots 2,")) TH_LOG("%s", out);
@@ -446,7 +441,7 @@ TEST(heatmap_blocks_named_and_holes_apart_from_idle)
 	struct tmp t = { 0 };
 	const char *rec = tmp_record(&t, "r.csv", last_empty);
 
-	NEED_BIN();
+	SKIP_UNLESS_DAPTRACE_BIN();
 	ASSERT_EQ(0, run_daptrace(A("report", "heatmap", "--max-blocks", "1", "--addr-bins",
 				    "256", (char *)rec), out, sizeof(out))) TH_LOG("%s", out);
 	/* one block from the heap to the end of libc, the hole between drawn NaN */
@@ -466,7 +461,7 @@ TEST(wss_plot_and_quoted_paths)
 	size_t n;
 	char *svgtext;
 
-	NEED_BIN();
+	SKIP_UNLESS_DAPTRACE_BIN();
 	if (system("gnuplot --version >/dev/null 2>&1"))
 		SKIP(return, "gnuplot not installed");
 	/* 2.6 MiB = 2726298 bytes accessed in every window; unquoted meta keys */
@@ -502,7 +497,7 @@ TEST(mode_flags_and_subcommand_names)
 	const char *rec = tmp_record(&t, "r.csv", last_empty);
 	char link[160];
 
-	NEED_BIN();
+	SKIP_UNLESS_DAPTRACE_BIN();
 	EXPECT_EQ(2, run_daptrace(A("report", "wss", "--top", "5", "--by-label", (char *)rec),
 				  out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "--top does not apply to 'report wss'")) TH_LOG("%s", out);
@@ -681,7 +676,7 @@ TEST(terminal_heatmap_fits_every_size)
 	const char *rec = tmp_record(&t, "syn.csv", syn);
 	size_t lines;
 
-	NEED_BIN();
+	SKIP_UNLESS_DAPTRACE_BIN();
 	free(syn);
 	/* every width at the smallest and the largest height, and the reverse */
 	for (unsigned int w = 80; w <= 200; w++) {
@@ -715,7 +710,7 @@ TEST(terminal_heatmap_not_observable)
 	struct tmp t = { 0 };
 	const char *rec = tmp_record(&t, "u.csv", unobservable);
 
-	NEED_BIN();
+	SKIP_UNLESS_DAPTRACE_BIN();
 	setenv("COLUMNS", "100", 1);
 	setenv("LINES", "30", 1);
 	ASSERT_EQ(0, run_daptrace(A("report", "heatmap", "--terminal", (char *)rec), out,
@@ -736,7 +731,7 @@ TEST(hist_by_access_frequency_and_age)
 	const char *rec = tmp_record(&t, "r.csv", last_empty);
 	struct json_object *j, *v;
 
-	NEED_BIN();
+	SKIP_UNLESS_DAPTRACE_BIN();
 	ASSERT_EQ(0, run_daptrace(A("report", "hist", (char *)rec), out, sizeof(out)))
 		TH_LOG("%s", out);
 	/*
@@ -789,7 +784,7 @@ TEST(heatmap_per_target)
 	struct json_object *j;
 	struct stat st;
 
-	NEED_BIN();
+	SKIP_UNLESS_DAPTRACE_BIN();
 	ASSERT_EQ(0, run_daptrace(A("report", "heatmap", (char *)rec), out, sizeof(out)))
 		TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "two.csv, pid 7\n")) TH_LOG("%.500s", out);
@@ -829,7 +824,7 @@ TEST(plot_labels_run_no_command)
 	char rec[256], png[256];
 	struct stat st;
 
-	NEED_BIN();
+	SKIP_UNLESS_DAPTRACE_BIN();
 	if (system("gnuplot --version >/dev/null 2>&1"))
 		SKIP(return, "gnuplot not installed");
 	snprintf(rec, sizeof(rec), "%s", tmp_record(&t, "r.csv", HDR
@@ -861,7 +856,7 @@ TEST(heatmap_per_target_plot_leaves_stdout_alone)
 	char sh[1024], png[160], so[160], *text;
 	struct stat st;
 
-	NEED_BIN();
+	SKIP_UNLESS_DAPTRACE_BIN();
 	if (system("gnuplot --version >/dev/null 2>&1"))
 		SKIP(return, "gnuplot not installed");
 	snprintf(png, sizeof(png), "%s/h.png", t.dir);
@@ -884,7 +879,7 @@ TEST(terminal_heatmap_colour_on_a_tty)
 	char *syn = synthetic_record(), cmd[512];
 	const char *rec = tmp_record(&t, "syn.csv", syn);
 
-	NEED_BIN();
+	SKIP_UNLESS_DAPTRACE_BIN();
 	free(syn);
 	if (system("script --version >/dev/null 2>&1"))
 		SKIP(return, "script(1) not installed");
@@ -918,7 +913,7 @@ TEST(pid_and_time_outside_the_record)
 	const char *rec = tmp_record(&t, "r.csv", last_empty);
 	const char *lrec = tmp_record(&l, "late.csv", late);
 
-	NEED_BIN();
+	SKIP_UNLESS_DAPTRACE_BIN();
 	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
 		EXPECT_EQ(1, run_daptrace(A("report", (char *)modes[i], "-p", "99", (char *)rec),
 					  out, sizeof(out))) TH_LOG("%s: %s", modes[i], out);
@@ -974,7 +969,7 @@ TEST(intervals_of_each_window)
 	const char *rec = tmp_record(&t, "tuned.csv", tuned);
 	struct json_object *j, *snaps, *r;
 
-	NEED_BIN();
+	SKIP_UNLESS_DAPTRACE_BIN();
 	ASSERT_EQ(0, run_daptrace(A("report", "raw", "--json", (char *)rec), out, sizeof(out)))
 		TH_LOG("%s", out);
 	j = json_tokener_parse(out);
@@ -1008,7 +1003,7 @@ TEST(not_observable_memory_and_footprints)
 	const char *rec = tmp_record(&t, "u.csv", unobservable);
 	struct json_object *j, *v;
 
-	NEED_BIN();
+	SKIP_UNLESS_DAPTRACE_BIN();
 	ASSERT_EQ(0, run_daptrace(A("report", "wss", (char *)rec), out, sizeof(out)))
 		TH_LOG("%s", out);
 	/* the heap alone is the working set; 2 MiB not observable; rss, vsz */
@@ -1052,7 +1047,7 @@ TEST(addr_zooms_in)
 	struct tmp t = { 0 };
 	const char *rec = tmp_record(&t, "r.csv", last_empty);
 
-	NEED_BIN();
+	SKIP_UNLESS_DAPTRACE_BIN();
 	ASSERT_EQ(0, run_daptrace(A("report", "heatmap", "--addr", "0x100000-0x110000",
 				    (char *)rec), out, sizeof(out))) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, ": 0x100000-0x110000 (64.0 KiB) /usr/lib/libc.so.6\n"))
@@ -1081,7 +1076,7 @@ TEST(heatmap_json_memory)
 	long kb_json, kb_text;
 	FILE *f;
 
-	NEED_BIN();
+	SKIP_UNLESS_DAPTRACE_BIN();
 	free(syn);
 	if (access("/usr/bin/time", X_OK))
 		SKIP(return, "/usr/bin/time not installed");
@@ -1128,7 +1123,7 @@ TEST(targets_joining_later)
 	const char *rec = tmp_record(&t, "tree.csv", tree);
 	char dat[160];
 
-	NEED_BIN();
+	SKIP_UNLESS_DAPTRACE_BIN();
 	ASSERT_EQ(0, run_daptrace(A("report", "wss", "-p", "9", (char *)rec), out, sizeof(out)))
 		TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "\n0.200000 1048576 ")) TH_LOG("%s", out);
@@ -1203,7 +1198,7 @@ TEST(groups_by_process_comm_and_cgroup)
 	const char *rec = tmp_record(&t, "tree.csv", tree_rec);
 	struct json_object *j, *g;
 
-	NEED_BIN();
+	SKIP_UNLESS_DAPTRACE_BIN();
 	/* by command name, as the names were at each time: cc1 from 0.2 s on */
 	ASSERT_EQ(0, run_daptrace(A("report", "wss", "--by", "comm", "--json", (char *)rec),
 				  out, sizeof(out))) TH_LOG("%s", out);
@@ -1337,7 +1332,7 @@ TEST(access_pattern_queries)
 	const char *rec = tmp_record(&t, "a.csv", pattern_rec);
 	struct json_object *j, *v;
 
-	NEED_BIN();
+	SKIP_UNLESS_DAPTRACE_BIN();
 	ASSERT_EQ(0, run_daptrace(A("report", "access", "--sort=-temperature", (char *)rec),
 				  out, sizeof(out))) TH_LOG("%s", out);
 	/* the hole and the unobservable memory never match; hottest first */
@@ -1402,7 +1397,7 @@ TEST(units_messages_and_json_numbers)
 	struct json_object *j, *v;
 	const char *p99, *p100;
 
-	NEED_BIN();
+	SKIP_UNLESS_DAPTRACE_BIN();
 	EXPECT_EQ(2, run_daptrace(A("report", "hot", "--by-label", "--at", "5", (char *)rec),
 				  out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "--at picks one snapshot, --by-label ranks")) TH_LOG("%s", out);

@@ -16,11 +16,6 @@
 
 static char out[1 << 18];
 
-#define NEED() do { \
-	if (!daptrace_bin()) \
-		SKIP(return, "DAPTRACE_BIN not set to the daptrace binary"); \
-} while (0)
-
 #define HDR "# daptrace-record v2\n#meta,sample_us,5000\n#meta,aggr_us,1000000\n" \
 	    "#meta,page_size,4096\n"
 #define COLS "time_ns,seq,pid,start,end,nr_accesses,age,nr_samples,flags,label\n"
@@ -185,7 +180,7 @@ FIXTURE_SETUP(rec)
 {
 	FILE *f;
 
-	NEED();
+	SKIP_UNLESS_DAPTRACE_BIN();
 	strcpy(self->dir, "/tmp/daptrace-savings-XXXXXX");
 	ASSERT_NE(NULL, mkdtemp(self->dir));
 	snprintf(self->main_rec, sizeof(self->main_rec), "%s/main.csv", self->dir);

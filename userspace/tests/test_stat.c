@@ -202,8 +202,7 @@ TEST(stat_prints_the_machine_once)
 	struct json_object *j, *v;
 	char dir[256], out[1 << 16];
 
-	if (!daptrace_bin())
-		SKIP(return, "DAPTRACE_BIN not set to the daptrace binary");
+	SKIP_UNLESS_DAPTRACE_BIN();
 	ASSERT_EQ(0, fake_tree_create(dir, sizeof(dir)));
 	ASSERT_EQ(0, run_stat(dir, (char *[]){ "--json", "-d", "1500ms", NULL }, out,
 			      sizeof(out))) TH_LOG("%s", out);

@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "exporter.h"
 #include "session/session.h"
+#include "common/opts_file.h"
 #include "common/units.h"
 
 #define CMD		"exporter"
@@ -215,63 +216,25 @@ void exp_opts_free(struct exp_opts *o)
 	o->nr_values = 0;
 }
 
-/*
- * --config FILE: "NAME [VALUE]" per line, NAME a long option (a leading
- * "--" is allowed), '#' starting a comment line.
- */
+/* One option of --config FILE (common/opts_file.h): kept, then applied. */
+static int apply_file_opt(void *ctx, const struct option *opt, char *value,
+			  const char *path, unsigned int lineno)
+{
+	struct exp_opts *o = ctx;
+	char *v = keep_value(o, value);
+	int ret;
+
+	if (!v)
+		return fail(CMD, "out of memory");
+	ret = apply_opt(o, opt->val, v);
+	if (ret)
+		fprintf(stderr, "%s %s: (in %s:%u)\n", prog, CMD, path, lineno);
+	return ret;
+}
+
 static int read_config(struct exp_opts *o, const char *path)
 {
-	char *line = NULL;
-	size_t cap = 0;
-	unsigned int lineno = 0;
-	FILE *f;
-	int ret = 0;
-
-	f = fopen(path, "re");
-	if (!f)
-		return usage_error(CMD, "--config %s: %s", path, strerror(errno));
-	while (!ret && getline(&line, &cap, f) > 0) {
-		const struct option *opt;
-		char *name, *value, *end;
-
-		lineno++;
-		name = line + strspn(line, " \t");
-		name[strcspn(name, "\r\n")] = '\0';
-		if (!*name || *name == '#')
-			continue;
-		value = name + strcspn(name, " \t");
-		if (*value)
-			*value++ = '\0';
-		value += strspn(value, " \t");
-		for (end = value + strlen(value); end > value && strchr(" \t", end[-1]); end--)
-			end[-1] = '\0';
-		if (!strncmp(name, "--", 2))
-			name += 2;
-		for (opt = longopts; opt->name && strcmp(opt->name, name); opt++)
-			;
-		if (!opt->name || !strcmp(name, "config") || !strcmp(name, "help")) {
-			ret = usage_error(CMD, "%s:%u: unknown option '%s'", path, lineno, name);
-		} else if (opt->has_arg == required_argument && !*value) {
-			ret = usage_error(CMD, "%s:%u: option '%s' needs a value", path, lineno,
-					  name);
-		} else if (opt->has_arg == no_argument && *value) {
-			ret = usage_error(CMD, "%s:%u: option '%s' takes no value", path, lineno,
-					  name);
-		} else {
-			char *v = keep_value(o, value);
-
-			if (!v) {
-				ret = fail(CMD, "out of memory");
-				break;
-			}
-			ret = apply_opt(o, opt->val, v);
-			if (ret)
-				fprintf(stderr, "%s %s: (in %s:%u)\n", prog, CMD, path, lineno);
-		}
-	}
-	free(line);
-	fclose(f);
-	return ret;
+	return opts_file_read(CMD, path, longopts, apply_file_opt, o);
 }
 
 int exp_parse_opts(int argc, char **argv, struct exp_opts *o)

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "common/cgroup.h"
+#include "common/opts_file.h"
 #include "cli.h"
 #include "daptrace.h"
 #include "policy.h"
@@ -680,96 +681,70 @@ static int teardown(struct policy_run *r, int ret)
 	return ret;
 }
 
+/* The argv --config FILE makes: the file's options, then the command line's. */
+struct config_argv {
+	char **av;	/* argv[0], the file's, room for the command line's */
+	int n, room;
+	char **keep;	/* the strings of av that are ours */
+	int nr_keep;
+};
+
+/* One option of the file (common/opts_file.h): "--NAME" [VALUE] onto av. */
+static int config_arg(void *ctx, const struct option *opt, char *value,
+		      const char *path, unsigned int lineno)
+{
+	struct config_argv *c = ctx;
+	char **nav = realloc(c->av, ((size_t)c->room + c->n + 2) * sizeof(*nav));
+	char **nk = realloc(c->keep, ((size_t)c->nr_keep + 2) * sizeof(*nk));
+
+	(void)path;
+	(void)lineno;
+	if (nav)
+		c->av = nav;
+	if (nk)
+		c->keep = nk;
+	if (!nav || !nk || asprintf(&c->keep[c->nr_keep], "--%s", opt->name) < 0)
+		return fail(CMD, "out of memory");
+	c->av[c->n++] = c->keep[c->nr_keep++];
+	if (opt->has_arg == required_argument) {
+		c->keep[c->nr_keep] = strdup(value);
+		if (!c->keep[c->nr_keep])
+			return fail(CMD, "out of memory");
+		c->av[c->n++] = c->keep[c->nr_keep++];
+	}
+	return 0;
+}
+
 /*
- * daptrace policy --config FILE [options]: the options of FILE, one per
- * line as "NAME [VALUE]" (NAME a long option, a leading "--" allowed; the
- * rest of the line is the value, spaces and all; '#' starts a comment
- * line), then those of the command line.  The service's settings file
- * (systemd/policy.conf) is one.  *@argv_out is a new argv (its own
- * strings in *@keep, freed by the caller); 0 or an exit code.
+ * daptrace policy --config FILE [options]: the options of FILE (as
+ * common/opts_file.h reads them), then those of the command line.  The
+ * service's settings file (systemd/policy.conf) is one.  *@argv_out is a
+ * new argv (its own strings in *@keep, freed by the caller); 0 or an exit
+ * code.
  */
 static int read_config(const char *path, int argc, char **argv, int *argc_out,
 		       char ***argv_out, char ***keep, int *nr_keep)
 {
-	char *line = NULL, **av = NULL, **k = NULL;
-	int n = 1, nk = 0, ret = 0;
-	unsigned int lineno = 0;
-	size_t cap = 0;
-	FILE *f = fopen(path, "re");
+	struct config_argv c = { .n = 1, .room = argc };
+	int ret = 0;
 
-	if (!f)
-		return usage_error(CMD, "--config %s: %s", path, strerror(errno));
-	av = malloc((size_t)argc * sizeof(*av));
-	if (!av)
-		ret = fail(CMD, "out of memory");
-	else
-		av[0] = argv[0];
-	while (!ret && getline(&line, &cap, f) > 0) {
-		const struct option *opt;
-		char *name, *value, *end, **nav, **nk2;
-
-		lineno++;
-		name = line + strspn(line, " \t");
-		name[strcspn(name, "\r\n")] = '\0';
-		if (!*name || *name == '#')
-			continue;
-		value = name + strcspn(name, " \t");
-		if (*value)
-			*value++ = '\0';
-		value += strspn(value, " \t");
-		for (end = value + strlen(value); end > value && strchr(" \t", end[-1]); end--)
-			end[-1] = '\0';
-		if (!strncmp(name, "--", 2))
-			name += 2;
-		for (opt = longopts; opt->name && strcmp(opt->name, name); opt++)
-			;
-		if (!opt->name || !strcmp(name, "config") || !strcmp(name, "help")) {
-			ret = usage_error(CMD, "%s:%u: unknown option '%s'", path, lineno, name);
-			break;
-		}
-		if (opt->has_arg == required_argument && !*value) {
-			ret = usage_error(CMD, "%s:%u: option '%s' needs a value", path, lineno, name);
-			break;
-		}
-		if (opt->has_arg == no_argument && *value) {
-			ret = usage_error(CMD, "%s:%u: option '%s' takes no value", path, lineno,
-					  name);
-			break;
-		}
-		nav = realloc(av, ((size_t)argc + n + 2) * sizeof(*av));
-		nk2 = realloc(k, ((size_t)nk + 2) * sizeof(*k));
-		if (nav)
-			av = nav;
-		if (nk2)
-			k = nk2;
-		if (!nav || !nk2 || asprintf(&k[nk], "--%s", name) < 0) {
-			ret = fail(CMD, "out of memory");
-			break;
-		}
-		av[n++] = k[nk++];
-		if (opt->has_arg == required_argument) {
-			k[nk] = strdup(value);
-			if (!k[nk]) {
-				ret = fail(CMD, "out of memory");
-				break;
-			}
-			av[n++] = k[nk++];
-		}
-	}
-	free(line);
-	fclose(f);
+	c.av = malloc((size_t)argc * sizeof(*c.av));
+	if (!c.av)
+		return fail(CMD, "out of memory");
+	c.av[0] = argv[0];
+	ret = opts_file_read(CMD, path, longopts, config_arg, &c);
 	if (!ret) {
 		/* the command line after the file's: it wins where an option holds one value */
 		for (int i = 3; i < argc; i++)
-			av[n++] = argv[i];
-		av[n] = NULL;
-		*argc_out = n;
-		*argv_out = av;
+			c.av[c.n++] = argv[i];
+		c.av[c.n] = NULL;
+		*argc_out = c.n;
+		*argv_out = c.av;
 	} else {
-		free(av);
+		free(c.av);
 	}
-	*keep = k;
-	*nr_keep = nk;
+	*keep = c.keep;
+	*nr_keep = c.nr_keep;
 	return ret;
 }
 
