@@ -180,14 +180,8 @@ VM_SUBSET=() DEBUG_SUBSET=()
 # region budget (10 to 164 in 40 s on 7.3) but with one check per window
 # the merges keep mixing the hot and cold blocks and the recall stays near
 # 0.5: the budget is the wrong actuator there (the sampling interval is).
-#
-# And policy/regret: its count of pages taken away differed from the
-# workload's by one page in 1408 on 6.12 (5.10, 6.1: equal), the pagemap
-# view the counters use against the mincore view the workload checks
-# with (a page unmapped by reclaim but still in the swap cache is resident
-# to mincore): the test must compare like with like first.
 if [ "${CHECK_FULL:-0}" = 0 ]; then
-	VM_SUBSET+=(--skip functional/recall_goal --skip policy/regret)
+	VM_SUBSET+=(--skip functional/recall_goal)
 	for t in "${LA57_SUBSET[@]}"; do VM_SUBSET+=(--la57-test "$t"); done
 	for t in "${DEBUG_SKIP[@]}"; do DEBUG_SUBSET+=(--skip "$t"); done
 	mapfile -t SORTED < <(printf '%s\n' "${KERNELS[@]}" | sort -V)

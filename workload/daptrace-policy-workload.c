@@ -33,14 +33,18 @@
  *	pages found swapped out before use.
  *
  *   daptrace-policy-workload regret [options]
- *	--cold bytes, filled, then watched with mincore(2) every 10 ms for
- *	--duration: each page's going out (resident -> not) is an event, and
- *	the first time a page goes out it is read again after a delay set by
- *	its number (page % 8: 0 after 3 s, 1 after 14 s, 2 after 0.4 s, the
- *	rest never), so that what comes back within 1 s, 10 s and 60 s is
- *	known.  Then, after --go FILE exists, it prints "regret out=N
- *	back1s=N back10s=N back60s=N" (pages) and checks every page.  The
- *	range is printed first ("range START END", hex) for a policy's addr=.
+ *	--cold bytes, filled, then watched every 10 ms for --duration: each
+ *	page's going out (no longer present in /proc/self/pagemap, the view
+ *	daptrace's regret counters read) is an event, and the first time a
+ *	page goes out it is read again after a delay set by its number
+ *	(page % 8: 0 after 3 s, 1 after 14 s, 2 after 0.4 s, the rest never),
+ *	so that what comes back within 1 s, 10 s and 60 s is known.  mincore(2)
+ *	is read beside it.  Then, after --go FILE exists, it prints "regret
+ *	out=N back1s=N back10s=N back60s=N" (pages), "views pagemap_out=N
+ *	mincore_out=N swapcache=N freed=N odd=N untouched_back=N" (the two
+ *	views and what tells them apart, see run_regret()) and checks every
+ *	page.  The range is printed first ("range START END", hex) for a
+ *	policy's addr=.
  *
  * Options: --hot SIZE --warm SIZE --cold SIZE (sizes with K/M/G),
  * --duration SECS, --warm-period SECS, --phase SECS, --fast-node N,
@@ -49,6 +53,7 @@
  * policy attached with -p sees the memory where it was placed).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -442,6 +447,8 @@ static int run_tiering(const struct opts *o)
 
 #define REGRET_POLL_NS	10000000LL
 #define REGRET_MAX_EV	(1 << 20)
+#define PM_SWAP		(1ULL << 62)
+#define PM_PRESENT	(1ULL << 63)
 
 static const int64_t regret_win_ns[3] = { 1000000000LL, 10000000000LL, 60000000000LL };
 
@@ -456,24 +463,64 @@ static int64_t regret_delay(size_t p)
 	}
 }
 
+/* The set's /proc/self/pagemap entries into @pm; 0 or -1 (message printed). */
+static int regret_pagemap(int fd, const struct set *s, uint64_t *pm)
+{
+	size_t len = s->pages * sizeof(*pm);
+	ssize_t r = pread(fd, pm, len, (off_t)((uintptr_t)s->base / psz * sizeof(*pm)));
+
+	if (r != (ssize_t)len) {
+		fprintf(stderr, "pagemap: %s\n", r < 0 ? strerror(errno) : "short read");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The regret mode.  Its events are read the way daptrace's regret counters
+ * read them (policy/regret.c): a page goes out when /proc/self/pagemap stops
+ * showing it present, and is back when it is present again.  mincore(2) is
+ * read beside it, and the difference between the two views is counted and
+ * explained: a page reclaim unmapped but did not free (its folio had an
+ * extra reference just then, mincore's own lookup among them) stays in the
+ * swap cache, not present for pagemap (a swap entry) and resident for
+ * mincore, until reclaim frees it or a touch maps it again (a minor fault).
+ * So, per page, the only states are: present and resident; a swap entry
+ * and resident (the swap cache); a swap entry and not resident (swapped
+ * out).  Anything else is counted as odd.  Pagemap is read before and after
+ * mincore; a page whose two pagemap entries differ changed during the poll
+ * and is looked at again in the next.
+ */
 static int run_regret(const struct opts *o)
 {
 	struct ev { size_t page; int64_t t; } *ev = malloc(REGRET_MAX_EV * sizeof(*ev));
 	struct set s;
-	unsigned char *vec, *was;
+	unsigned char *vec, *was, *was_res;
+	uint64_t *pm0, *pm1;
 	int64_t *touch_at, *touched, end, next;
 	size_t nev = 0, bad = 0, back[3] = { 0 };
+	size_t mc_out = 0, cached = 0, freed = 0, odd = 0, untouched = 0;
+	int fd;
 
 	if (set_alloc(&s, "set", o->cold) || !s.pages || !ev)
 		return 1;
+	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		perror("/proc/self/pagemap");
+		return 1;
+	}
 	vec = malloc(s.pages);
 	was = malloc(s.pages);
+	was_res = malloc(s.pages);
+	pm0 = malloc(s.pages * sizeof(*pm0));
+	pm1 = malloc(s.pages * sizeof(*pm1));
 	touch_at = calloc(s.pages, sizeof(*touch_at));
 	touched = calloc(s.pages, sizeof(*touched));
-	if (!vec || !was || !touch_at || !touched)
+	if (!vec || !was || !was_res || !pm0 || !pm1 || !touch_at || !touched)
 		return 1;
 	set_fill(&s);
 	memset(was, 1, s.pages);
+	memset(was_res, 1, s.pages);
 	printf("range %#lx %#lx\n", (unsigned long)(uintptr_t)s.base,
 	       (unsigned long)(uintptr_t)(s.base + s.pages * psz));
 	ready(o);
@@ -482,23 +529,41 @@ static int run_regret(const struct opts *o)
 	while (now_ns() < end) {
 		int64_t t = now_ns();
 
+		if (regret_pagemap(fd, &s, pm0))
+			return 1;
 		if (mincore(s.base, s.pages * psz, vec)) {
 			perror("mincore");
 			return 1;
 		}
+		if (regret_pagemap(fd, &s, pm1))
+			return 1;
 		for (size_t p = 0; p < s.pages; p++) {
-			int res = vec[p] & 1;
+			int here = !!(pm0[p] & PM_PRESENT), res = vec[p] & 1;
+			int swap = !!(pm0[p] & PM_SWAP);
 
-			if (was[p] && !res) {
+			if ((pm0[p] ^ pm1[p]) & (PM_PRESENT | PM_SWAP))
+				continue;	/* changed meanwhile: next poll */
+			if (here ? !res : !swap)
+				odd++;
+			if (was[p] && !here) {
 				if (nev == REGRET_MAX_EV) {
 					fprintf(stderr, "too many events\n");
 					return 1;
 				}
 				ev[nev++] = (struct ev){ p, t };
+				cached += res;
 				if (!touch_at[p] && regret_delay(p))
 					touch_at[p] = t + regret_delay(p);
 			}
-			was[p] = res;
+			/* our own touch marks the page present at once */
+			if (!was[p] && here)
+				untouched++;	/* mapped again, not by us */
+			if (was_res[p] && !res) {
+				mc_out++;
+				freed += !was[p];	/* left the swap cache */
+			}
+			was[p] = here;
+			was_res[p] = res;
 			/* due: read it (once); it is back in memory from now */
 			if (touch_at[p] > 0 && t >= touch_at[p]) {
 				size_t i = p % WORDS;
@@ -508,6 +573,7 @@ static int run_regret(const struct opts *o)
 				touched[p] = now_ns();
 				touch_at[p] = -1;
 				was[p] = 1;
+				was_res[p] = 1;
 			}
 		}
 		next += REGRET_POLL_NS;
@@ -527,7 +593,10 @@ static int run_regret(const struct opts *o)
 				   touched[ev[i].page] <= ev[i].t + regret_win_ns[w];
 	printf("regret out=%zu back1s=%zu back10s=%zu back60s=%zu\n", nev, back[0], back[1],
 	       back[2]);
+	printf("views pagemap_out=%zu mincore_out=%zu swapcache=%zu freed=%zu odd=%zu "
+	       "untouched_back=%zu\n", nev, mc_out, cached, freed, odd, untouched);
 	printf("touch bad=%zu\n", bad);
+	close(fd);
 	return verify_all(&s, 1) || bad;
 }
 

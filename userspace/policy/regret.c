@@ -7,13 +7,20 @@
  * How "came back" is told, page by page (docs/policy.md, "Regret"):
  *  - pageout: a page is taken away if /proc/PID/pagemap shows it mapped
  *    ("present") just before the call and not just after; it came back if it
- *    is mapped again at a window's end.  For anonymous memory this is what
- *    mincore(2) tells the process itself (a swapped-out page is not
- *    resident; one faulted back is); for a file page it means "mapped
- *    again" (a fault), not "in the page cache".  A page reclaim unmapped
- *    but could not free (an extra reference at the time) stays in the swap
- *    or page cache: mincore calls it resident, this counts it taken away
- *    and, once touched (a minor fault), back.
+ *    is mapped again at a window's end.  Taken away from the process, that
+ *    is: out of its resident set, a fault to use again.  That is what a
+ *    scheme's regret is about (did the process need what it chose?), and
+ *    the only per-page view of another process a stock kernel gives
+ *    (mincore(2) reads the caller's own memory; pagemap does not say
+ *    whether a swap entry's page is still in the swap cache).  It is not
+ *    always memory freed: a page reclaim unmapped but could not free (an
+ *    extra reference on its folio just then, a mincore() of it among
+ *    them; with a disk swap device, any page still being written when the
+ *    call returns) stays in the swap cache, resident to mincore, until
+ *    kernel reclaim frees it; touched before that (a minor fault) it counts
+ *    as back, as it should: the scheme chose a page that was needed.  For a
+ *    file page "back" means "mapped again" (a fault), not "in the page
+ *    cache".
  *  - migrate_hot / migrate_cold: a page is taken away if it was present on
  *    another node before the call and on the scheme's node after; it went
  *    back if it is present on another node at a window's end (move_pages(2)
