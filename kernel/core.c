@@ -1784,68 +1784,202 @@ static bool daptrace_recall_beyond(u64 tp, u64 n, u64 g, bool below)
 	return lhs > 9 * n * g * (10000 - g);
 }
 
+/*
+ * A window's counts, taken at @from samples per window, restated at @to so
+ * that the merge and age thresholds of the aggregation that follows, and
+ * the next window's comparison with this one, see one scale (DAMON rescales
+ * the same way when its intervals change).  A count that was not 0 stays
+ * not 0: "accessed in the window" must survive a halving.
+ */
+static unsigned int daptrace_rescale(unsigned int v, unsigned long from,
+				     unsigned long to)
+{
+	if (!v)
+		return 0;
+	return (unsigned int)clamp_t(u64, div_u64((u64)v * to, (u32)from), 1, to);
+}
+
+static void daptrace_rescale_counts(struct daptrace_ctx *ctx,
+				    unsigned long from, unsigned long to)
+{
+	struct daptrace_target *t;
+	struct daptrace_region *r;
+
+	daptrace_for_each_target(t, ctx) {
+		if (t->exited)
+			continue;
+		daptrace_for_each_region(r, t) {
+			r->nr_accesses = daptrace_rescale(r->nr_accesses, from, to);
+			r->last_nr_accesses = daptrace_rescale(r->last_nr_accesses,
+							       from, to);
+			r->nr_unobserved = daptrace_rescale(r->nr_unobserved,
+							    from, to);
+		}
+	}
+}
+
+/*
+ * The recall goal's samples per window S when it leaves them at @s: the
+ * sampling interval at the aggregation interval in force, and the user's
+ * own when S is back where the tuning started (aggr_us / sample_us rounds
+ * down, so aggr_us / S need not be it).
+ */
+static unsigned long daptrace_recall_sample_us(const struct daptrace_ctx *ctx,
+					       unsigned long s)
+{
+	const struct daptrace_recall_tuner *rt = &ctx->recall;
+	const struct daptrace_attrs *a = &ctx->attrs;
+
+	if (s == rt->samples_floor && a->aggr_us == rt->aggr_us)
+		return rt->sample_us;
+	return a->aggr_us / s;
+}
+
 /**
- * daptrace_tune_recall() - the recall goal: tune the region budget.
- * @ctx:	The context, at the end of a window.
+ * daptrace_tune_recall() - the recall goal: tune the samples per window and
+ * the region budget.
+ * @ctx:	The context, at the end of a window whose counts are still in
+ *		its regions, after daptrace_tune_intervals().
  * @c:		The window's probe counts.
  * @cpu_ns:	The worker's CPU time in the window.
  * @wall_ns:	The window's length.
+ * @max_nr_regions: Receives the region budget to put in force.
+ * @sample_us:	Receives the sampling interval to put in force; the
+ *		aggregation interval stays as it is.
  *
- * The control law.  B is max_nr_regions, G the goal, h the hysteresis
- * (DAPTRACE_RECALL_HYST_BP), C the worker's CPU share and Cmax its bound.
- * Windows are pooled, and after each one, once the pool holds at least
- * DAPTRACE_RECALL_MIN_WINDOWS windows and DAPTRACE_RECALL_MIN_PROBES
- * accessed probe pages (tp + fn = n), a step is taken as soon as the
- * evidence for it is clear, or at the latest at DAPTRACE_RECALL_PROBES
+ * The measure.  Windows are pooled, and after each one, once the pool holds
+ * at least DAPTRACE_RECALL_MIN_WINDOWS windows and DAPTRACE_RECALL_MIN_PROBES
+ * accessed probe pages (tp + fn = n), a decision is taken as soon as the
+ * evidence for a step is clear, or at the latest at DAPTRACE_RECALL_PROBES
  * accessed pages (then possibly "unchanged"); after a decision the pool
- * starts anew (no measurement serves two decisions, and the windows after
- * a step, in which the regions split to the new budget, are measured
- * before the next):
+ * starts anew, so no measurement serves two decisions and the windows after
+ * a step are measured before the next one.  "Clear": the Wilson interval of
+ * tp / n at z = 3 lies wholly on that side of the threshold
+ * (daptrace_recall_beyond()); z = 3 rather than 2 because the test is
+ * repeated after every window of a pool (a few dozen looks at most).
  *
- *	C > Cmax				B <- max(floor, B * 4/5)
- *	recall < G beyond doubt, C * 5/4 <= Cmax	B <- min(cap, B * 5/4)
- *	recall > G + h beyond doubt, B > floor	B <- max(floor, B * 9/10)
- *	else					B unchanged
+ * The two actuators.  S = aggr_us / sample_us, the samples per window, and
+ * B = max_nr_regions, the region budget.  A region reads accessed if any of
+ * its S checks saw an access, so of a region whose pages are accessed with
+ * probability f per sample the accessed memory it misses is (1 - f)^S: S
+ * raises the recall even of regions that mix hot and cold memory.  B raises
+ * it only through splits that merge/split keeps apart, which needs counts
+ * with levels; with S = 1 every count is 0 or 1, the merge threshold is 1,
+ * and an accessed region merges with an idle neighbour (measured: B 10 ->
+ * 164 left the recall of alternating hot and cold 2 MiB blocks at 0.5).  The
+ * cost is a check per region per sample, C ~ S * B: a doubling of S
+ * doubles C, a budget step of 5/4 multiplies it by 5/4.
  *
- * "Beyond doubt": the Wilson interval of tp / n at z = 3 lies wholly on
- * that side (daptrace_recall_beyond()); z = 3 rather than 2 because the
- * test is repeated after every window of a pool (a few dozen looks at
- * most).  floor is B when the tuning started, cap DAPTRACE_MAX_NR_REGIONS.
+ * The law.  G is the goal, h the hysteresis (DAPTRACE_RECALL_HYST_BP), C the
+ * worker's CPU share over the pool and Cmax its bound, N
+ * DAPTRACE_RECALL_MIN_SAMPLES; S0 and B0 (the floors) are S and B when the
+ * tuning started, Smax = aggr_us / intervals_goal_min_sample_us (at most
+ * DAPTRACE_MAX_SAMPLES_PER_AGGR), cap DAPTRACE_MAX_NR_REGIONS, Gs = max(G + h,
+ * 1 - (1 - G)^2), and Sshort the largest S at which the recall was last
+ * found below G (0: none):
  *
- * Why it is stable.  The recall the regions achieve does not fall as B
- * grows (more regions split the mixed ones: each region's checks then
- * speak for memory more alike), and the cost grows with B (a check per
- * region per sampling round).  B moves only on a fresh measurement, so
+ *	C > Cmax		give back, the last actuator taken first:
+ *				B > B0: B <- max(B0, 4/5 B),
+ *				else S > S0: S <- max(S0, S / 2); Sshort <- 0
+ *	recall < G (clear)	Sshort <- max(Sshort, S); take the first of
+ *				  S < N:  S <- min(Smax, 2 S)
+ *				  B < cap: B <- min(cap, 5/4 B + 1)
+ *				  S <- min(Smax, 2 S)
+ *				that is below its bound and that the CPU
+ *				bound allows (2 C, 5/4 C <= Cmax)
+ *	recall > G + h (clear), B > B0	B <- max(B0, 9/10 B)
+ *	recall > Gs, S > S0		S <- max(S0, S / 2), but if S / 2
+ *					  <= Sshort only at the W-th such
+ *					  decision since Sshort was set
+ *	else				unchanged
+ *
+ * "recall > Gs" is clear, or the estimate of a full pool: with G = 90 %,
+ * Gs is 99 %, which no pool of DAPTRACE_RECALL_PROBES can show beyond
+ * doubt (at z = 3 that takes 900 accessed probes, all found).  W starts
+ * at DAPTRACE_RECALL_SHORT_WAIT, doubles (to at most
+ * DAPTRACE_RECALL_MAX_SHORT_WAIT) when the decision after a give-back of
+ * samples finds the recall below G, and is reset when it does not.
+ *
+ * Samples come first while a window has fewer than N (below N the merge
+ * threshold, a tenth of the highest count, is floored at 1: the counts
+ * cannot keep hot and mixed regions apart, so more regions do not help),
+ * regions next, samples again once the budget is at its cap.  They are
+ * given back in the reverse order, so the cheaper configuration that met
+ * the goal is the one the loop returns to.
+ *
+ * Why it is stable.  Each actuator moves only on a fresh measurement, so
  * each step's effect is measured before the next (no integral wind-up,
- * dead time of one pool); it moves geometrically inside [floor, cap];
- * noise alone moves it rarely (0.13 % per look and side at z = 3); and
- * between the two thresholds G and G + h it holds, so a B with recall in
- * that band is a fixed point.  An up-step and a
- * down-step make B * 5/4 * 9/10 = 1.125 B, so a cycle would need the
- * recall to rise by more than h between B and 1.125 B and fall back below
- * G when B drops again: the hysteresis must exceed the recall's sensitivity
- * over one step, which 5 points does for a monotone recall curve sampled
- * at steps of 12.5 %.  The CPU bound overrides both (it is checked first,
- * and an up-step that would cross it by the proportional cost model is
- * not taken), so the loop settles at the smallest budget that meets the
- * goal, or at the CPU bound with the goal unmet, which the published
- * estimate then shows.
+ * dead time of one pool); it moves geometrically inside its bounds; noise
+ * alone moves it rarely (0.13 % per look and side at z = 3); and each has a
+ * band in which it holds.  The budget: recall does not fall as B grows, and
+ * an up-step and a down-step make B * 5/4 * 9/10 = 1.125 B, so a cycle
+ * would need the recall to rise by more than h over 12.5 % of budget and
+ * fall back below G when B drops again: the hysteresis must exceed the
+ * recall's sensitivity over one step, which 5 points does for a monotone
+ * recall curve.  The samples: a factor of 2 can move the recall by far
+ * more than h (a half-accessed region: 0.75 at S = 2, 0.94 at S = 4), so
+ * their band comes from the miss model instead.  Halving S turns each
+ * region's miss (1 - f)^S into at most (1 - f)^(S/2) (a sampling interval
+ * twice as long sees an access at least as often), and the mean over
+ * regions of square roots is at most the square root of the mean (Jensen):
+ * the miss after a halving is at most the square root of the miss before.
+ * From a recall above 1 - (1 - G)^2 a halving therefore lands at G or
+ * above, where no up-step is taken.  The model leaves out the region
+ * layout, which fewer samples coarsen (at S = 1 hot and idle neighbours
+ * merge), and a full pool's estimate can pass Gs by chance; Sshort covers
+ * both: an S at which the recall was found short is returned to only after
+ * W decisions that found the recall comfortably above, and W doubles each
+ * time such a return is found short again, so a wrong give-back recurs ever
+ * more rarely (a probe, not a cycle: at most one decision in W spent short,
+ * besides the pool that finds it).  The CPU bound overrides
+ * everything (it is checked first, and an up-step that would cross it by
+ * the proportional cost model is not taken), so the loop settles at the
+ * cheapest configuration that meets the goal, or at the CPU bound with the
+ * goal unmet, which the published estimate then shows.
  *
- * Return: the new max_nr_regions, or 0 to keep it.
+ * With the intervals goal.  The two goals share the sampling interval by
+ * owning different coordinates of it: the intervals goal owns the time
+ * scale (it scales sample_us and aggr_us together and never changes S),
+ * the recall goal owns S (it changes sample_us at a fixed aggr_us and hands
+ * the new S to the intervals goal, &daptrace_tuner.aggr_samples, which its
+ * next step keeps).  Both stay within intervals_goal_min_sample_us.  The
+ * intervals goal's measure, the share of checks that see an access, depends
+ * on how long a sampling interval is, not on how many a window holds, so
+ * its fixed point does not move with S (a step of S only disturbs it for
+ * a tuning or two, after which aggr_us has followed S); the recall goal
+ * then settles S at that time scale.  The coupling runs one way, so the
+ * two loops cannot drive each other around in circles.
+ *
+ * Return: true if the budget or the sampling interval changes (to the
+ * values given); the regions' counts are then restated at the new S.
  */
-unsigned long daptrace_tune_recall(struct daptrace_ctx *ctx,
-				   const struct daptrace_probe_counts *c,
-				   u64 cpu_ns, u64 wall_ns)
+bool daptrace_tune_recall(struct daptrace_ctx *ctx,
+			  const struct daptrace_probe_counts *c,
+			  u64 cpu_ns, u64 wall_ns,
+			  unsigned long *max_nr_regions, unsigned long *sample_us)
 {
 	struct daptrace_recall_tuner *rt = &ctx->recall;
 	const struct daptrace_attrs *a = &ctx->attrs;
-	unsigned long b = a->max_nr_regions, next = b;
-	u64 n, g = a->recall_goal_bp, cmax = a->recall_max_cpu_bp;
+	unsigned long b = a->max_nr_regions, nb = b;
+	unsigned long s, ns, smax, lo, probed;
+	u64 n, g = a->recall_goal_bp, cmax = a->recall_max_cpu_bp, gs;
+	u64 cpu, lim;
+	bool s_ok, b_ok, short_now = false;
 
+	*max_nr_regions = b;
+	*sample_us = a->sample_us;
 	if (!g)
-		return 0;
-	if (!rt->floor)
+		return false;
+	/* validated: aggr_us >= sample_us > 0 */
+	s = a->aggr_us / a->sample_us;
+	if (!rt->floor) {
 		rt->floor = b;
+		rt->samples_floor = s;
+		rt->sample_us = a->sample_us;
+		rt->aggr_us = a->aggr_us;
+		rt->short_wait = DAPTRACE_RECALL_SHORT_WAIT;
+	}
+	ns = s;
 	rt->tp += c->tp;
 	rt->fn += c->fn;
 	rt->cpu_ns += cpu_ns;
@@ -1854,27 +1988,77 @@ unsigned long daptrace_tune_recall(struct daptrace_ctx *ctx,
 	n = rt->tp + rt->fn;
 	if (n < DAPTRACE_RECALL_MIN_PROBES || rt->windows < DAPTRACE_RECALL_MIN_WINDOWS ||
 	    !rt->wall_ns)
-		return 0;
-	/* C > Cmax: cpu / wall > cmax / 10000 */
-	if (rt->cpu_ns * 10000 > cmax * rt->wall_ns) {
-		next = max(rt->floor, b * 4 / 5);
+		return false;
+
+	lo = max(a->goal_min_sample_us, DAPTRACE_MIN_SAMPLE_US);
+	smax = min(a->aggr_us / lo, DAPTRACE_MAX_SAMPLES_PER_AGGR);
+	/* C compared with a share of Cmax: cpu / wall against cmax / 10000 */
+	cpu = rt->cpu_ns * 10000;
+	lim = cmax * rt->wall_ns;
+	/* 1 - (1 - G)^2, in basis points, and at least G + h */
+	gs = 10000 - (10000 - g) * (10000 - g) / 10000;
+	gs = max(gs, g + DAPTRACE_RECALL_HYST_BP);
+
+	if (cpu > lim) {
+		if (b > rt->floor) {
+			nb = max(rt->floor, b * 4 / 5);
+		} else if (s > rt->samples_floor) {
+			ns = max(rt->samples_floor, s / 2);
+			rt->samples_short = 0;
+		}
 	} else if (daptrace_recall_beyond(rt->tp, n, g, true)) {
-		if (rt->cpu_ns * 10000 * 5 <= cmax * rt->wall_ns * 4)
-			next = min(DAPTRACE_MAX_NR_REGIONS, b * 5 / 4 + 1);
-	} else if (g + DAPTRACE_RECALL_HYST_BP < 10000 &&
+		short_now = true;
+		rt->samples_short = max(rt->samples_short, s);
+		rt->short_age = 0;
+		s_ok = s < smax && cpu * 2 <= lim;
+		b_ok = b < DAPTRACE_MAX_NR_REGIONS && cpu * 5 <= lim * 4;
+		if (s_ok && s < DAPTRACE_RECALL_MIN_SAMPLES)
+			ns = min(smax, s * 2);
+		else if (b_ok)
+			nb = min(DAPTRACE_MAX_NR_REGIONS, b * 5 / 4 + 1);
+		else if (s_ok)
+			ns = min(smax, s * 2);
+	} else if (b > rt->floor && g + DAPTRACE_RECALL_HYST_BP < 10000 &&
 		   daptrace_recall_beyond(rt->tp, n, g + DAPTRACE_RECALL_HYST_BP,
 					  false)) {
-		next = max(rt->floor, b * 9 / 10);
+		nb = max(rt->floor, b * 9 / 10);
+	} else if (s > rt->samples_floor && gs < 10000 &&
+		   (daptrace_recall_beyond(rt->tp, n, gs, false) ||
+		    (n >= DAPTRACE_RECALL_PROBES && rt->tp * 10000 > gs * n))) {
+		/* S / 2 was found short: wait, then try it again */
+		if (s / 2 > rt->samples_short ||
+		    ++rt->short_age >= rt->short_wait) {
+			ns = max(rt->samples_floor, s / 2);
+			if (ns <= rt->samples_short)
+				rt->samples_short = 0;
+			rt->short_age = 0;
+		}
 	} else if (n < DAPTRACE_RECALL_PROBES) {
-		return 0;	/* no clear evidence yet: measure on */
+		return false;	/* no clear evidence yet: measure on */
 	}
+	/* A give-back judged by the decision after it. */
+	probed = rt->probed;
+	rt->probed = ns < s ? ns : 0;
+	if (probed == s && !short_now)
+		rt->short_wait = DAPTRACE_RECALL_SHORT_WAIT;
+	else if (probed == s)
+		rt->short_wait = min(rt->short_wait * 2, DAPTRACE_RECALL_MAX_SHORT_WAIT);
 	rt->tp = 0;
 	rt->fn = 0;
 	rt->cpu_ns = 0;
 	rt->wall_ns = 0;
 	rt->windows = 0;
-	next = max(next, a->min_nr_regions);
-	return next == b ? 0 : next;
+	nb = max(nb, a->min_nr_regions);
+	*max_nr_regions = nb;
+	if (ns != s) {
+		*sample_us = daptrace_recall_sample_us(ctx, ns);
+		/* the S that sampling interval really gives */
+		ns = a->aggr_us / *sample_us;
+		daptrace_rescale_counts(ctx, s, ns);
+		if (ctx->tuner.aggr_samples)
+			ctx->tuner.aggr_samples = ns;
+	}
+	return nb != b || *sample_us != a->sample_us;
 }
 
 /**

@@ -46,6 +46,18 @@ struct daptrace_region_rec;
 #define DAPTRACE_RECALL_MIN_WINDOWS	5U
 /* Its hysteresis: the budget is given back only above goal + this. */
 #define DAPTRACE_RECALL_HYST_BP		500U
+/*
+ * Below this many samples per window the merge threshold (a tenth of the
+ * highest count) is floored at 1 and counts have too few levels to tell
+ * hot from mixed regions: the recall goal adds samples before regions.
+ */
+#define DAPTRACE_RECALL_MIN_SAMPLES	10UL
+/*
+ * Decisions a sample count found short is not returned to, doubled each
+ * time a return finds it short again (daptrace_tune_recall()).
+ */
+#define DAPTRACE_RECALL_SHORT_WAIT	4U
+#define DAPTRACE_RECALL_MAX_SHORT_WAIT	256U
 
 /* Upper caps: keep the worker sane and the snapshot ring bounded. */
 #define DAPTRACE_MIN_SAMPLE_US		100UL		/* 0.1 ms */
@@ -209,8 +221,9 @@ struct daptrace_target {
  * @goal_max_sample_us:	Highest.
  * @recall_goal_bp:	Recall goal, in basis points: the share of the
  *			accessed memory the regions should read as accessed,
- *			as the accuracy probes estimate it; the region budget
- *			(max_nr_regions) is tuned to it
+ *			as the accuracy probes estimate it; the samples per
+ *			window (a shorter sample_us, aggr_us kept) and the
+ *			region budget (max_nr_regions) are tuned to it
  *			(daptrace_tune_recall()).  0: off.
  * @recall_max_cpu_bp:	The bound on that tuning: the worker's CPU time,
  *			in basis points of one CPU.
@@ -239,6 +252,20 @@ struct daptrace_attrs {
  * @windows:	Windows measured.
  * @floor:	max_nr_regions when the tuning started: it never goes below.
  *		0: not started.
+ * @samples_floor: Samples per window (aggr_us / sample_us) when the tuning
+ *		started: it never sets fewer.
+ * @sample_us:	sample_us when the tuning started, restored exactly when
+ *		the samples per window come back to @samples_floor at the
+ *		aggregation interval of @aggr_us.
+ * @aggr_us:	aggr_us when the tuning started.
+ * @samples_short: The most samples per window at which the recall was
+ *		last found below the goal: not returned to until
+ *		@short_wait decisions found it comfortably above.  0: none.
+ * @short_age:	Those decisions so far.
+ * @short_wait:	How many it takes; doubles each time a return to fewer
+ *		samples is found short at the next decision.
+ * @probed:	Samples per window the last decision gave back to (0: it
+ *		gave none back), to judge that give-back by the next one.
  */
 struct daptrace_recall_tuner {
 	u64 tp;
@@ -247,6 +274,13 @@ struct daptrace_recall_tuner {
 	u64 wall_ns;
 	unsigned int windows;
 	unsigned long floor;
+	unsigned long samples_floor;
+	unsigned long sample_us;
+	unsigned long aggr_us;
+	unsigned long samples_short;
+	unsigned int short_age;
+	unsigned int short_wait;
+	unsigned long probed;
 };
 
 /**
@@ -256,7 +290,8 @@ struct daptrace_recall_tuner {
  * @windows:	Windows measured since the last tuning.
  * @aggr_samples: Samples per window when the tuning started (DAMON's
  *		aggr_samples): every tuning keeps it, so windows keep their
- *		resolution however far the intervals travel.  0: not started.
+ *		resolution however far the intervals travel; only the recall
+ *		goal changes it (daptrace_tune_recall()).  0: not started.
  * @update_us:	The update interval when the tuning started: the tuned one
  *		is this or the aggregation interval, whichever is longer.
  *
@@ -470,10 +505,14 @@ void daptrace_probes_account(const struct daptrace_ctx *ctx,
 			     unsigned int nr_samples,
 			     struct daptrace_probe_counts *c);
 
-/* The recall goal: at the end of each window, with its probe counts. */
-unsigned long daptrace_tune_recall(struct daptrace_ctx *ctx,
-				   const struct daptrace_probe_counts *c,
-				   u64 cpu_ns, u64 wall_ns);
+/*
+ * The recall goal: at the end of each window, with its probe counts, after
+ * the intervals goal and before the window's counts reset.
+ */
+bool daptrace_tune_recall(struct daptrace_ctx *ctx,
+			  const struct daptrace_probe_counts *c,
+			  u64 cpu_ns, u64 wall_ns,
+			  unsigned long *max_nr_regions, unsigned long *sample_us);
 
 /* Snapshot assembly: fill up to @max records; returns the number written. */
 unsigned int daptrace_snapshot_fill(const struct daptrace_ctx *ctx,

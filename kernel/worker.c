@@ -87,23 +87,30 @@ static void worker_fit_ring(struct daptrace_mon *mon);
 
 /*
  * The recall goal (daptrace_tune_recall()), at the end of a window, with
- * its probe counts and the worker's CPU time in it: a new region budget
- * takes effect at this aggregation's merge and split (the attribute file
- * shows it), and the ring grows if its slots cannot hold it.
+ * its probe counts and the worker's CPU time in it, after the intervals
+ * goal: a new region budget takes effect at this aggregation's merge and
+ * split (the ring grows if its slots cannot hold it), a new sampling
+ * interval with the next window, whose aggregation interval stays; the
+ * attribute files show both.
  */
 static void worker_tune_recall(struct daptrace_mon *mon, struct worker_clock *clk,
 			       const struct daptrace_probe_counts *probes,
 			       u64 wall_ns)
 {
+	struct daptrace_attrs *attrs = &mon->ctx.attrs;
 	u64 cpu = current->se.sum_exec_runtime;
-	unsigned long next;
+	unsigned long max_nr_regions, sample_us;
+	bool changed;
 
-	next = daptrace_tune_recall(&mon->ctx, probes, cpu - clk->window_cpu, wall_ns);
+	changed = daptrace_tune_recall(&mon->ctx, probes, cpu - clk->window_cpu,
+				       wall_ns, &max_nr_regions, &sample_us);
 	clk->window_cpu = cpu;
-	if (!next)
+	if (!changed)
 		return;
 	/* Read by sysfs without the worker's consent. */
-	WRITE_ONCE(mon->ctx.attrs.max_nr_regions, next);
+	WRITE_ONCE(attrs->max_nr_regions, max_nr_regions);
+	WRITE_ONCE(attrs->sample_us, sample_us);
+	worker_clock_set(clk, attrs);
 	worker_fit_ring(mon);
 }
 

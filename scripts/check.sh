@@ -175,13 +175,7 @@ MID_SKIP=(functional/timing functional/intervals_goal policy/tiering policy/tmo
 	policy/tmo_cgroups functional/accuracy_estimate functional/recall_goal
 	numa/placement cli/report cli/objects follow/stat)
 VM_SUBSET=() DEBUG_SUBSET=()
-# Known defect, left out of every boot until fixed (counted as a skip; make
-# check-full runs it): functional/recall_goal.  The recall goal raises the
-# region budget (10 to 164 in 40 s on 7.3) but with one check per window
-# the merges keep mixing the hot and cold blocks and the recall stays near
-# 0.5: the budget is the wrong actuator there (the sampling interval is).
 if [ "${CHECK_FULL:-0}" = 0 ]; then
-	VM_SUBSET+=(--skip functional/recall_goal)
 	for t in "${LA57_SUBSET[@]}"; do VM_SUBSET+=(--la57-test "$t"); done
 	for t in "${DEBUG_SKIP[@]}"; do DEBUG_SUBSET+=(--skip "$t"); done
 	mapfile -t SORTED < <(printf '%s\n' "${KERNELS[@]}" | sort -V)
