@@ -92,6 +92,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/hugetlb_inline.h>
+#include <linux/leafops.h>
 #include <linux/memory_hotplug.h>
 #include <linux/mm.h>
 #include <linux/mm_inline.h>
@@ -103,7 +104,11 @@
 #include "core.h"
 #include "walk.h"
 
-/* Page-table changes under us are retried this often; then one sample is lost. */
+/*
+ * Page-table changes under us are retried this often; then the check is
+ * unobserved (and a prepare clears nothing: its sample's check finds what
+ * it finds, the bit being set since a clear before).
+ */
 #define DAPTRACE_WALK_MAX_TRIES		4
 
 static inline bool daptrace_walk_has_idle(void)
@@ -219,9 +224,10 @@ static bool daptrace_walk_lru_referenced(unsigned long then, unsigned long now)
  * and these moves are no access of this sample:
  *  - Another folio than prepare's: migration (or compaction, NUMA
  *    balancing) copied the page into a new folio, which the LRU placed as
- *    it places any new one (MGLRU: a generation of its own).  The accessed
- *    bit and the idle flag moved with the page (6.2 keeps the bit in the
- *    migration entry; before, the new entry is old), the LRU state did not.
+ *    it places any new one (MGLRU: a generation of its own).  The idle
+ *    flag moved with the page, the LRU state did not; whether the accessed
+ *    bit did, the module cannot know (see "Migration and the accessed bit"
+ *    below: without a reference the check is unobserved).
  *  - The reference prepare handed reclaim (folio_set_young()) was taken:
  *    folio_referenced_one() consumed the young flag and counted it, so
  *    reclaim kept or activated the folio (referenced flag, active flag, a
@@ -326,6 +332,34 @@ static bool daptrace_walk_folio_check(unsigned long pfn, bool young,
 }
 
 /*
+ * Migration and the accessed bit.  Since 6.1 a migration entry keeps the
+ * accessed bit of the entry it replaced and the new entry gets it back,
+ * but only where the swap entry has room for it
+ * (migration_entry_supports_ad(), which reads a flag the kernel does not
+ * export: an x86 CPU with L1TF limits swap offsets and has no room);
+ * before 6.1, and without the room, the new entry is made old.  So a
+ * check that finds a migration entry, or an old entry mapping another page
+ * than the one prepare recorded (the page migrated, or compaction, NUMA
+ * balancing or khugepaged moved it), cannot tell whether the sampled page
+ * was accessed before the move: unobserved, not "not accessed", unless
+ * the new folio shows a reference (its idle flag, copied by the move, was
+ * cleared).  A page a fault maps anew is young, so only old entries are in
+ * doubt.  (A THP
+ * split since prepare also maps another pfn there, unless the sample is
+ * its head page: unobserved too, rarely.)
+ */
+static int daptrace_walk_verdict(bool referenced, unsigned long state,
+				 unsigned long pfn)
+{
+	if (referenced)
+		return DAPTRACE_WALK_YOUNG;
+	if ((state & DAPTRACE_WALK_RECORDED) &&
+	    state >> DAPTRACE_WALK_PFN_SHIFT != pfn)
+		return DAPTRACE_WALK_UNOBSERVED;
+	return DAPTRACE_WALK_OLD;
+}
+
+/*
  * The pte for @addr in the table the lockless pmd snapshot @pmdval points
  * to; -EAGAIN (in @ret) if the pmd changed meanwhile.
  */
@@ -351,8 +385,8 @@ static bool daptrace_walk_pte_maps(void *arg, unsigned long pfn)
 
 /*
  * Check, lockless: was the page at @addr accessed since prepare?  Fills @pg
- * for a present entry.  Returns 1, 0, or -EAGAIN if the pmd changed under
- * the read.
+ * for a present entry.  Returns a &enum daptrace_walk_seen, or -EAGAIN if
+ * the pmd changed under the read.
  */
 static int daptrace_walk_check_pte(pmd_t *pmd, pmd_t pmdval, unsigned long addr,
 				   unsigned long state, bool placement,
@@ -363,15 +397,18 @@ static int daptrace_walk_check_pte(pmd_t *pmd, pmd_t pmdval, unsigned long addr,
 	int ret;
 
 	ptent = daptrace_walk_pte_read(pmd, pmdval, addr, &pte, &ret);
-	if (ret || !pte_present(ptent))
+	if (ret)
 		return ret;
+	if (!pte_present(ptent))
+		return softleaf_is_migration(softleaf_from_pte(ptent)) ?
+		       DAPTRACE_WALK_UNOBSERVED : DAPTRACE_WALK_OLD;
 	pg->pfn = pte_pfn(ptent);
 	young = pte_young(ptent);
 	if ((young && !placement) || !daptrace_walk_pte_normal(ptent))
 		return young;
-	return daptrace_walk_folio_check(pg->pfn, young, state, placement,
-					 &pg->nid, daptrace_walk_pte_maps, pte) ||
-	       young;
+	return daptrace_walk_verdict(daptrace_walk_folio_check(pg->pfn, young,
+			state, placement, &pg->nid, daptrace_walk_pte_maps, pte) ||
+			young, state, pg->pfn);
 }
 
 static bool daptrace_walk_pmd_maps(void *arg, unsigned long pfn)
@@ -395,9 +432,9 @@ static int daptrace_walk_check_pmd(pmd_t *pmd, pmd_t pmdval, unsigned long addr,
 	young = pmd_young(pmdval);
 	if ((young && !placement) || pmd_devmap(pmdval))
 		return young;
-	return daptrace_walk_folio_check(head, young, state, placement,
-					 &pg->nid, daptrace_walk_pmd_maps, pmd) ||
-	       young;
+	return daptrace_walk_verdict(daptrace_walk_folio_check(head, young,
+			state, placement, &pg->nid, daptrace_walk_pmd_maps, pmd) ||
+			young, state, head);
 }
 
 static bool daptrace_walk_pud_maps(void *arg, unsigned long pfn)
@@ -408,23 +445,23 @@ static bool daptrace_walk_pud_maps(void *arg, unsigned long pfn)
 }
 
 /* A hugetlb pud leaf: its table is this process's own (see above). */
-static bool daptrace_walk_check_pud(pud_t *pud, pud_t pudval, unsigned long addr,
-				    unsigned long state, bool placement,
-				    struct daptrace_walk_page *pg)
+static int daptrace_walk_check_pud(pud_t *pud, pud_t pudval, unsigned long addr,
+				   unsigned long state, bool placement,
+				   struct daptrace_walk_page *pg)
 {
 	unsigned long head;
 	bool young;
 
 	if (!pud_present(pudval))
-		return false;
+		return DAPTRACE_WALK_OLD;
 	head = pud_pfn(pudval);
 	pg->pfn = head + ((addr & ~PUD_MASK) >> PAGE_SHIFT);
 	young = pud_young(pudval);
 	if (young && !placement)
-		return true;
-	return daptrace_walk_folio_check(head, young, state, placement,
-					 &pg->nid, daptrace_walk_pud_maps, pud) ||
-	       young;
+		return DAPTRACE_WALK_YOUNG;
+	return daptrace_walk_verdict(daptrace_walk_folio_check(head, young,
+			state, placement, &pg->nid, daptrace_walk_pud_maps, pud) ||
+			young, state, head);
 }
 
 /*
@@ -614,11 +651,10 @@ daptrace_walk(struct mm_struct *mm, struct vm_area_struct *vma,
 			return DAPTRACE_WALK_UNOBSERVED;
 		pg->shift = PUD_SHIFT;
 		if (prepare)
-			ret = daptrace_walk_prepare_pud(mm, pud, pudval, state_out);
-		else
-			ret = daptrace_walk_check_pud(pud, pudval, addr, state,
-						      placement, pg);
-		return ret ? DAPTRACE_WALK_YOUNG : DAPTRACE_WALK_OLD;
+			return daptrace_walk_prepare_pud(mm, pud, pudval, state_out) ?
+			       DAPTRACE_WALK_YOUNG : DAPTRACE_WALK_OLD;
+		return daptrace_walk_check_pud(pud, pudval, addr, state,
+					       placement, pg);
 	}
 	if (pud_bad(pudval))
 		return DAPTRACE_WALK_OLD;
@@ -646,6 +682,8 @@ daptrace_walk(struct mm_struct *mm, struct vm_area_struct *vma,
 							placement, pg);
 		else if (pmd_none(pmdval))
 			ret = 0;
+		else if (!prepare && pmd_is_migration_entry(pmdval))
+			ret = DAPTRACE_WALK_UNOBSERVED;	/* see above */
 		else if (!pmd_present(pmdval) || pmd_bad(pmdval))
 			ret = 0;	/* migration entry, or garbage: hands off */
 		else
@@ -661,8 +699,10 @@ daptrace_walk(struct mm_struct *mm, struct vm_area_struct *vma,
 	if (ret < 0) {
 		pg->pfn = DAPTRACE_NO_PFN;
 		pg->nid = -1;
+		return prepare ? DAPTRACE_WALK_OLD : DAPTRACE_WALK_UNOBSERVED;
 	}
-	return ret > 0 ? DAPTRACE_WALK_YOUNG : DAPTRACE_WALK_OLD;
+	/* Prepare returns whether it cleared a bit: 1, as YOUNG is. */
+	return ret;
 }
 
 /**

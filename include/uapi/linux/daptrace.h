@@ -180,8 +180,12 @@ struct daptrace_snap_hdr {
  *			could not observe: accesses through a secondary MMU
  *			(the target's mm has MMU notifiers: KVM, VFIO, SVA),
  *			PFN and I/O mappings, hugetlb page tables that may be
- *			shared between processes.  @nr_accesses counts among
- *			the other rounds; a region with @nr_unobserved equal
+ *			shared between processes, a page that migration or
+ *			compaction moved since its sample began (the kernel
+ *			may or may not have kept its accessed bit), a page
+ *			table changing under every retry.  @nr_accesses
+ *			counts among the other rounds; a region with
+ *			@nr_unobserved equal
  *			to the window's nr_samples is not observable at all,
  *			which is not the same as not accessed.  Zero in
  *			files of modules that predate it (it was reserved).
