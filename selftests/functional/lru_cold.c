@@ -214,8 +214,12 @@ static void *mover(void *arg)
 					lap[s]++;
 				}
 			}
+			/*
+			 * > 0: that many pages stayed (a failed migration, a
+			 * busy page), no error; their status says where.
+			 */
 			if (sys_move_pages(d->pid, MOVE_PAGES, pages, nodes,
-					   status, MPOL_MF_MOVE)) {
+					   status, MPOL_MF_MOVE) < 0) {
 				if (!d->err)
 					d->err = errno;
 				continue;
