@@ -344,9 +344,8 @@ static bool daptrace_walk_folio_check(unsigned long pfn, bool young,
  * was accessed before the move: unobserved, not "not accessed", unless
  * the new folio shows a reference (its idle flag, copied by the move, was
  * cleared).  A page a fault maps anew is young, so only old entries are in
- * doubt.  (A THP
- * split since prepare also maps another pfn there, unless the sample is
- * its head page: unobserved too, rarely.)
+ * doubt.  (A THP split since prepare also maps another pfn there, unless
+ * the sample is its head page: unobserved too, rarely.)
  */
 static int daptrace_walk_verdict(bool referenced, unsigned long state,
 				 unsigned long pfn)
