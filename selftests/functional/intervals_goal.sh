@@ -49,7 +49,9 @@ tune() {
 	i=0
 	while [ $i -lt "$secs" ]; do
 		sleep 1
-		echo "$(cat $D/sample_us)/$(cat $D/aggr_us)" >> "$TMP/trajectory"
+		# sample/aggr@end_ns of the newest window (CLOCK_MONOTONIC)
+		echo "$(cat $D/sample_us)/$(cat $D/aggr_us)@$(sed -n 's/^end_ns //p' $D/snapshot)" \
+			>> "$TMP/trajectory"
 		i=$((i + 1))
 	done
 	# One window's pair: the two files are read apart, the worker may
@@ -61,16 +63,51 @@ tune() {
 	echo $(sed -n 's/^\(sample\|aggr\)_us //p' "$TMP/snapshot")
 }
 
-# at_bound WHAT BOUND WANT_SAMPLE WANT_AGGR SAMPLE AGGR: the test "WHAT:
-# BOUND", that tune() ended at SAMPLE and AGGR, the bound's intervals.
+# at_bound WHAT BOUND WANT_SAMPLE WANT_AGGR SAMPLE AGGR [STALLED]: the test
+# "WHAT: BOUND", that tune() ended at SAMPLE and AGGR, the bound's
+# intervals.  If STALLED is given (a command that prints why the target
+# did not behave as the test assumes after the bound was first reached, or
+# nothing), a run that reached the bound and then left it passes only with
+# that reason, printed.
 at_bound() {
 	ktap_print_msg "$1: sample_us $5, aggr_us $6"
+	why="sample_us $5 aggr_us $6, want $3 and $4; every second: $(tr '\n' ' ' < "$TMP/trajectory")"
 	if [ "$5" = "$3" ] && [ "$6" = "$4" ]; then
 		ktap_test_pass "$1: $2"
-	else
-		ktap_test_fail "$1: $2" \
-			"sample_us $5 aggr_us $6, want $3 and $4; every second: $(tr '\n' ' ' < "$TMP/trajectory")"
+		return
 	fi
+	reached=$(sed -n "s|^$3/$4@||p" "$TMP/trajectory" | head -n 1)
+	if [ -n "${7:-}" ] && [ -n "$reached" ]; then
+		stall=$($7 "$reached")
+		if [ -n "$stall" ]; then
+			ktap_print_msg "$1: reached the bound, then left it: $stall"
+			ktap_test_pass "$1: $2"
+			return
+		fi
+		why="$why; the target ran throughout"
+	fi
+	ktap_test_fail "$1: $2" "$why"
+}
+
+# hot_stalled SINCE_NS: a stall of the hot workload (its truth: a "sweeps"
+# line every 10 ms while it runs) after SINCE_NS less one measurement, long
+# enough (150 ms of the ten 20 ms windows) that the measurement saw under a
+# fortieth of the accesses a running target shows: the score falls under
+# the goal, and the tuner rightly lengthens the interval.  A descheduled
+# vCPU on a loaded host does this; the checks of the worker's other vCPU
+# then see nothing.  Prints the longest such stall, or nothing.
+hot_stalled() {
+	awk -v since="$1" '
+		/^sweeps / {
+			if (prev && $2 >= since - 200000000 && $2 - prev >= 150000000 &&
+			    $2 - prev > gap) {
+				gap = $2 - prev
+				at = $2
+			}
+			prev = $2
+		}
+		END { if (gap) printf "the workload stalled %d ms, until %.0f ns\n", gap / 1000000, at }
+	' "$TMP/truth"
 }
 
 # 16 MiB, all of it hot.
@@ -79,16 +116,18 @@ if ! workload_start "$TMP/truth" -p hotcold -s 16M --hot-size 16M --warm-size 0 
 else
 	# The goal is 0.1 %: however far the heap lies from the program
 	# (up to a GiB of never-accessed gap inside the first range), the
-	# hot 16 MiB are far more of what the checks see.  Measured over ten
-	# windows (200 ms at the lower bound): "touches all its memory all
-	# the time" must hold over each measurement, and on a loaded host
-	# the workload can be descheduled for longer than three 20 ms
-	# windows (CI saw 1000 us reached, then 2439 and 3078 with three),
-	# which the tuner rightly reads as nothing accessed.  Three tunings
-	# take it down, in under two seconds.
+	# hot 16 MiB are far more of what the checks see (4 % in the 5.10
+	# guest).  Measured over ten windows (200 ms at the lower bound):
+	# "touches all its memory all the time" must hold over each
+	# measurement, and on a loaded host the workload can be descheduled
+	# for longer than three 20 ms windows (CI saw 1000 us reached, then
+	# 2439 and 3078 with three), or, rarely, ten (CI saw 1000 us, then
+	# 1054), which the tuner rightly reads as nothing accessed: the
+	# workload's own progress lines tell such a stall (hot_stalled).
+	# Three tunings take it down, in under two seconds.
 	# shellcheck disable=SC2046
 	at_bound "all accessed" "down to the lower bound" 1000 20000 \
-		$(tune "$WL_PID" 10 1000 5000 6 10)
+		$(tune "$WL_PID" 10 1000 5000 6 10) hot_stalled
 	kill "$WL_PID" 2>/dev/null
 	wait "$WL_PID" 2>/dev/null
 fi
