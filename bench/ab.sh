@@ -6,7 +6,7 @@
 #   bench/ab.sh [--rounds N] [--wl "hotcold moving smallhot"]
 #               [--settings "default fast"] [--mons "daptrace damon"]
 #               [--smp N] [--kernel SERIES] [--tag NAME] [--lock FILE]
-#               [--module KO] [--out FILE]
+#               [--module KO] [--probe-pages N] [--out FILE]
 #
 # Under TCG a monitor's TLB flushes change the emulator's own software TLB
 # and with it the speed of everything that runs later in the same boot
@@ -26,19 +26,23 @@
 # ratio spread; bench/ab-report.py) to --out, a Markdown section (default
 # stdout).  --module KO boots another build of daptrace (run.sh --module,
 # "%k" for the kernel release), to measure one tree against another: tag
-# each and alternate them by hand (bench/fixes-cost.sh).
+# each and alternate them by hand (bench/fixes-cost.sh).  --probe-pages N
+# sets the module's accuracy probes per window for daptrace's runs (default:
+# the module's, 64), to measure what they cost (bench/probe-cost.sh).
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bench/lib.sh
 . "$TOP/bench/lib.sh"
 WLS="hotcold moving smallhot" SETTINGS="default fast"
-MONS="daptrace damon" SMP=2 SERIES=6.12 TAG='' MODULE=''
-BENCH_OPTS="wl=WLS settings=SETTINGS mons=MONS smp=SMP kernel=SERIES tag=TAG module=MODULE"
+MONS="daptrace damon" SMP=2 SERIES=6.12 TAG='' MODULE='' PROBES=''
+BENCH_OPTS="wl=WLS settings=SETTINGS mons=MONS smp=SMP kernel=SERIES tag=TAG module=MODULE
+	probe-pages=PROBES"
 bench_parse_opts bench/ab.sh "$@"
 MODULE_ARGS=()
 [ -z "$MODULE" ] || MODULE_ARGS=(--module "$MODULE")
 [[ $SMP =~ ^[1-9][0-9]*$ ]] || { echo "bench/ab.sh: --smp: not a positive integer: '$SMP'" >&2; exit 2; }
+[[ $PROBES =~ ^[0-9]*$ ]] || { echo "bench/ab.sh: --probe-pages: not a number: '$PROBES'" >&2; exit 2; }
 read -ra mons <<< "$MONS"
 for m in "${mons[@]}"; do
 	case $m in
@@ -82,7 +86,8 @@ for wl in $WLS; do
 				flock "$LOCK" "$TOP/selftests/vm/run.sh" --kernel "$K" --no-la57 \
 					${MODULE_ARGS[@]+"${MODULE_ARGS[@]}"} \
 					--smp "$SMP" --memory 8G --test extra/guest --extra-test "$TOP/bench/guest.sh" \
-					--append "bench.one=$mon,$setting,$wl,$r" > "$log" 2>&1 ||
+					--append "bench.one=$mon,$setting,$wl,$r${PROBES:+ bench.probe_pages=$PROBES}" \
+					> "$log" 2>&1 ||
 					echo "bench: run $wl $setting $r $mon failed (log: $log)" >&2
 				grep -o 'BENCH .*' "$log" | sed 's/^BENCH //' >> "$ROWS" || true
 			done

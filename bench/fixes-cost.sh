@@ -75,46 +75,5 @@ done
 	echo "CPU as a share of the wall time.  Ratio: after / before, of the medians, and"
 	echo "the spread of the per-round ratios."
 	echo
-	python3 - "$ROWS" <<'PY'
-import statistics, sys
-from collections import defaultdict
-rows = []
-for line in open(sys.argv[1]):
-    kv = {}
-    for p in line.split():
-        if '=' in p:
-            k, v = p.split('=', 1)
-            kv.setdefault(k, v)	# the first round= is ours
-    rows.append(kv)
-def f(r, k):
-    try:
-        return float(r[k])
-    except (KeyError, ValueError):
-        return None
-by = defaultdict(lambda: defaultdict(dict))
-for r in rows:
-    by[(r['kernel'], r['wl'].split('_')[1] if '_' in r['wl'] else r['wl'])][r['round']][r['which']] = r
-print('| kernel | workload | rounds | CPU % before | CPU % after | ratio | per-round ratios '
-      '| CPU per sample (us) before / after | recall before / after | precision before / after |')
-print('|---|---|---|---|---|---|---|---|---|---|')
-def cpu(r):
-    return 100.0 * f(r, 'cpu_ms') / f(r, 'wall_ms') if f(r, 'cpu_ms') is not None and f(r, 'wall_ms') else None
-def per_sample(r):
-    return 1000.0 * f(r, 'cpu_ms') / f(r, 'samples') if f(r, 'samples') else None
-def med(xs):
-    xs = [x for x in xs if x is not None]
-    return statistics.median(xs) if xs else float('nan')
-for (k, wl), rounds in sorted(by.items()):
-    pairs = [v for v in rounds.values() if 'before' in v and 'after' in v]
-    b = [cpu(p['before']) for p in pairs]
-    a = [cpu(p['after']) for p in pairs]
-    ratios = sorted(cpu(p['after']) / cpu(p['before']) for p in pairs
-                    if cpu(p['before']) and cpu(p['after']) is not None)
-    spread = '–'.join('%.2f' % x for x in (ratios[0], ratios[-1])) if ratios else 'n/a'
-    print('| %s | %s | %d | %.2f | %.2f | ×%.2f | %s | %.0f / %.0f | %.3f / %.3f | %.3f / %.3f |' % (
-        k, wl, len(pairs), med(b), med(a), med(a) / med(b), spread,
-        med([per_sample(p['before']) for p in pairs]), med([per_sample(p['after']) for p in pairs]),
-        med([f(p['before'], 'recall_median') for p in pairs]), med([f(p['after'], 'recall_median') for p in pairs]),
-        med([f(p['before'], 'precision_median') for p in pairs]), med([f(p['after'], 'precision_median') for p in pairs])))
-PY
+	python3 "$TOP/bench/pair-report.py" "$ROWS" before after
 } > "$OUT"

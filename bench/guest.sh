@@ -145,6 +145,7 @@ run() {
 	touched=$(awk '/^end/ { print $4 }' "$truth")
 	line="round=$round monitor=$mon setting=$setting tlb=$tlb wl=$(echo "$*" | tr ' ' '_')"
 	line="$line wall_ms=$wall_ms cpu_ms=$((cpu / 1000000)) touched=$touched"
+	line="$line probe_pages=$(cat $DT/probe_pages)"
 	if [ "$mon" != none ] && [ -z "$BARE" ]; then
 		# Samples taken: DAMON's windows hold aggr/sample each however
 		# long they stretch, daptrace's fewer if the worker ran late.
@@ -170,6 +171,10 @@ if [ -w $STAT ] && [ "$(cat $STAT)" = Y ]; then
 	echo N > $STAT || die "cannot turn DAMON_STAT off"
 	echo "# DAMON_STAT turned off for the run"
 fi
+# "bench.probe_pages=N": daptrace's accuracy probes per window
+# (bench/ab.sh --probe-pages); every row says how many there were.
+probes=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^bench\.probe_pages=//p')
+[ -z "$probes" ] || echo "$probes" > $DT/probe_pages || die "probe_pages $probes refused"
 # DAMON only for its own runs: 5.10 has none, and daptrace runs need none.
 one=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^bench\.one=//p')
 case ${one:-damon} in

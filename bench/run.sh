@@ -62,6 +62,7 @@ TABLES=(
 "goals|interval auto-tuning against the fixed defaults; a quota goal (goal=rss) reached and held"
 "exporter|the cost of \`daptrace exporter --attach\` scraped every 5 s"
 "fixes-cost|the worker CPU of this wave's kernel fixes, module before and after"
+"probe-cost|the worker CPU of the accuracy probes (probe_pages 0 against 64)"
 "objtrace|the allocation tracer's overhead (\`record --objects\`), on the host"
 )
 names=()
@@ -148,6 +149,8 @@ make_table() {
 	exporter) "$TOP/bench/exporter.sh" --rounds "$rounds" --out "$o" ;;
 	# That wave's module against this tree's, alternating boots.
 	fixes-cost) "$TOP/bench/fixes-cost.sh" --rounds "$rounds" --out "$o" ;;
+	# The same module, its accuracy probes off and on, alternating boots.
+	probe-cost) "$TOP/bench/probe-cost.sh" --rounds "$rounds" --out "$o" ;;
 	objtrace) "$TOP/bench/objtrace.sh" --out "$o" ;;
 	esac
 }
