@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The online accuracy estimate against the truth, from bench/ab.sh rows
+with the probes on (prefixed with kernel=, which= and round=, as
+bench/probe-cost.sh writes them): per kernel and workload, over the rounds,
+the median of each run's mean true recall, mean estimated recall, median and
+p90 |estimate - truth| and share of compared windows within 0.05.
+
+    bench/estimate-report.py ROWS WHICH      (WHICH: the which= of the runs)
+"""
+import statistics
+import sys
+from collections import defaultdict
+
+WITHIN = 'recall_est_windows_within_0.05'
+KEYS = ('recall_truth_mean', 'recall_est_mean', 'recall_est_err_median',
+        'recall_est_err_p90', WITHIN, 'accuracy_windows')
+
+
+def main(path, which):
+    by = defaultdict(lambda: defaultdict(list))
+    for line in open(path):
+        kv = {}
+        for p in line.split():
+            if '=' in p:
+                k, v = p.split('=', 1)
+                kv.setdefault(k, v)
+        if kv.get('which') != which:
+            continue
+        wl = kv['wl'].split('_')[1] if '_' in kv['wl'] else kv['wl']
+        for k in KEYS:
+            try:
+                by[(kv['kernel'], wl)][k].append(float(kv[k]))
+            except (KeyError, ValueError):
+                pass
+    print('| kernel | workload | runs | true recall | estimated | \\|error\\| median / p90 '
+          '| windows within 0.05 | windows compared |')
+    print('|---|---|---|---|---|---|---|---|')
+    for (k, wl), v in sorted(by.items()):
+        def med(key, fmt='%.3f'):
+            return fmt % statistics.median(v[key]) if v[key] else 'n/a'
+        print('| %s | %s | %d | %s | %s | %s / %s | %s | %s |' % (
+            k, wl, len(v['accuracy_windows']), med('recall_truth_mean'),
+            med('recall_est_mean'), med('recall_est_err_median'),
+            med('recall_est_err_p90'), med(WITHIN), med('accuracy_windows', '%.0f')))
+
+
+if __name__ == '__main__':
+    main(sys.argv[1], sys.argv[2])
