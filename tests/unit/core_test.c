@@ -884,32 +884,36 @@ TEST(merge_threshold_loop_reaches_zero_pairs)
 	ASSERT_EQ(0, shim_nr_live);
 }
 
-/* When the size limit blocks every merge, max_nr_regions still holds. */
-/* @n adjacent regions of 10 bytes from 0, each with @nr accesses. */
-static void tens(struct rgn *rs, unsigned int n, unsigned int nr)
-{
-	unsigned int i;
-
-	memset(rs, 0, n * sizeof(*rs));
-	for (i = 0; i < n; i++) {
-		rs[i].start = i * 10;
-		rs[i].end = i * 10 + 10;
-		rs[i].nr = nr;
-	}
-}
-
-TEST(merge_size_limit_fallback)
+/*
+ * One target of 12 adjacent 10-byte regions from 0, each with @nr accesses,
+ * in a context bounded to exactly 10 regions: two over max_nr_regions.
+ */
+static struct daptrace_target *twelve_over_ten(struct daptrace_ctx *ctx,
+					       struct prng *p, unsigned int nr)
 {
 	struct rgn old[12];
+	unsigned int i;
+
+	ctx_setup(ctx, 1, p, 1);
+	ctx->attrs.min_nr_regions = 10;
+	ctx->attrs.max_nr_regions = 10;
+	memset(old, 0, sizeof(old));
+	for (i = 0; i < ARRAY_SIZE(old); i++) {
+		old[i].start = i * 10;
+		old[i].end = i * 10 + 10;
+		old[i].nr = nr;
+	}
+	return add_target(ctx, 1, old, ARRAY_SIZE(old));
+}
+
+/* When the size limit blocks every merge, max_nr_regions still holds. */
+TEST(merge_size_limit_fallback)
+{
 	struct daptrace_target *t;
 	struct daptrace_ctx ctx;
 	struct prng p;
 
-	ctx_setup(&ctx, 1, &p, 1);
-	ctx.attrs.min_nr_regions = 10;
-	ctx.attrs.max_nr_regions = 10;
-	tens(old, 12, 3);
-	t = add_target(&ctx, 1, old, 12);
+	t = twelve_over_ten(&ctx, &p, 3);
 	daptrace_merge_regions(&ctx, 2, 120 / 10);
 	ASSERT_VALID(&ctx);
 	ASSERT_EQ(6U, t->nr_regions);
@@ -1172,6 +1176,20 @@ TEST(tune_recall)
 }
 
 /*
+ * A context for tune_recall_samples: a 100 ms window sampled every
+ * @sample_us, a budget of 10 regions, a recall goal of 0.9.
+ */
+static void recall_setup(struct daptrace_ctx *ctx, struct prng *p,
+			 unsigned long sample_us)
+{
+	ctx_setup(ctx, 1, p, 1);
+	ctx->attrs.sample_us = sample_us;
+	ctx->attrs.aggr_us = 100000;
+	ctx->attrs.max_nr_regions = 10;
+	ctx->attrs.recall_goal_bp = 9000;
+}
+
+/*
  * The recall goal's second actuator: with one sample per window counts are
  * 0 or 1 and more regions cannot keep hot and cold memory apart, so the
  * samples per window come first (a shorter sampling interval, the window
@@ -1195,11 +1213,7 @@ TEST(tune_recall_samples)
 	struct prng p;
 	unsigned int i;
 
-	ctx_setup(&ctx, 1, &p, 1);
-	ctx.attrs.sample_us = 100000;
-	ctx.attrs.aggr_us = 100000;
-	ctx.attrs.max_nr_regions = 10;
-	ctx.attrs.recall_goal_bp = 9000;
+	recall_setup(&ctx, &p, 100000);
 	ASSERT_EQ(0, daptrace_attrs_validate(&ctx.attrs));
 	t = add_target(&ctx, 1, three, 3);
 	r[0] = list_first_entry(&t->regions, struct daptrace_region, list);
@@ -1270,11 +1284,7 @@ TEST(tune_recall_samples)
 	ctx_fini(&ctx);
 
 	/* never shorter than intervals_goal_min_sample_us: the budget */
-	ctx_setup(&ctx, 1, &p, 1);
-	ctx.attrs.sample_us = 50000;
-	ctx.attrs.aggr_us = 100000;
-	ctx.attrs.max_nr_regions = 10;
-	ctx.attrs.recall_goal_bp = 9000;
+	recall_setup(&ctx, &p, 50000);
 	ctx.attrs.goal_min_sample_us = 50000;
 	EXPECT_TRUE(feed_apply(&ctx, half, 5, cheap));
 	EXPECT_EQ(50000UL, ctx.attrs.sample_us);
@@ -1282,11 +1292,7 @@ TEST(tune_recall_samples)
 	ctx_fini(&ctx);
 
 	/* the user's interval comes back exactly, though 100000 / 3 is not it */
-	ctx_setup(&ctx, 1, &p, 1);
-	ctx.attrs.sample_us = 30000;
-	ctx.attrs.aggr_us = 100000;
-	ctx.attrs.max_nr_regions = 10;
-	ctx.attrs.recall_goal_bp = 9000;
+	recall_setup(&ctx, &p, 30000);
 	EXPECT_TRUE(feed_apply(&ctx, half, 5, cheap));
 	EXPECT_EQ(16666UL, ctx.attrs.sample_us);
 	EXPECT_TRUE(feed_apply(&ctx, band, 5, 10000000));
@@ -1294,12 +1300,8 @@ TEST(tune_recall_samples)
 	ctx_fini(&ctx);
 
 	/* with the intervals goal: it keeps the samples per window set here */
-	ctx_setup(&ctx, 1, &p, 1);
-	ctx.attrs.sample_us = 100000;
-	ctx.attrs.aggr_us = 100000;
+	recall_setup(&ctx, &p, 100000);
 	ctx.attrs.update_us = 1000000;
-	ctx.attrs.max_nr_regions = 10;
-	ctx.attrs.recall_goal_bp = 9000;
 	ctx.attrs.goal_aggrs = 1;
 	ASSERT_EQ(0, daptrace_attrs_validate(&ctx.attrs));
 	t = add_target(&ctx, 1, three, 3);
@@ -1817,19 +1819,51 @@ TEST(set_regions_bad_input)
 
 /* ---- allocation failures ------------------------------------------------ */
 
-/*
- * Fail the N-th allocation for N = 0, 1, ... until the call succeeds: each
- * failure must return -ENOMEM, leave the target exactly as it was and leak
- * nothing.
- */
-TEST(enomem_set_regions)
+/* One allocating call under test for enomem_sweep(). */
+typedef int (*enomem_op)(struct daptrace_ctx *ctx, struct daptrace_target *t,
+			 const void *arg);
+
+struct ranges_arg {
+	const struct daptrace_addr_range *ranges;
+	unsigned int nr;
+};
+
+static int op_set_regions(struct daptrace_ctx *ctx, struct daptrace_target *t,
+			  const void *arg)
 {
-	static const struct rgn old[] = {
-		{ 0, 50, 1, 1, 1 }, { 50, 100, 2, 2, 2 }, { 200, 300, 3, 3, 3 },
-	};
-	static const struct daptrace_addr_range ranges[] = {
-		{ 0, 20 }, { 30, 40 }, { 45, 70 }, { 80, 90 }, { 150, 400 },
-	};
+	const struct ranges_arg *a = arg;
+
+	return daptrace_set_regions(ctx, t, a->ranges, a->nr);
+}
+
+static int op_init_regions(struct daptrace_ctx *ctx, struct daptrace_target *t,
+			   const void *arg)
+{
+	const struct ranges_arg *a = arg;
+
+	return daptrace_init_regions(ctx, t, a->ranges, a->nr);
+}
+
+static int op_split_first(struct daptrace_ctx *ctx, struct daptrace_target *t,
+			  const void *arg)
+{
+	struct daptrace_region *r;
+
+	r = list_first_entry(&t->regions, struct daptrace_region, list);
+	return daptrace_evenly_split_region(ctx, t, r,
+					    *(const unsigned int *)arg);
+}
+
+/*
+ * Fail the N-th allocation for N = 0, 1, ... until @op succeeds on a fresh
+ * target holding @old: each failure must return -ENOMEM, leave the target
+ * exactly as it was and leak nothing; the success must leave @want_nr
+ * regions.  Returns the first budget that succeeded.
+ */
+static long enomem_sweep(struct __test_metadata *_metadata,
+			 const struct rgn *old, unsigned int nr_old,
+			 enomem_op op, const void *arg, unsigned int want_nr)
+{
 	struct rgn got[MAX_RGNS];
 	struct daptrace_target *t;
 	struct daptrace_ctx ctx;
@@ -1839,23 +1873,36 @@ TEST(enomem_set_regions)
 
 	for (budget = 0; ; budget++) {
 		ctx_setup(&ctx, 1, &p, 1);
-		t = add_target(&ctx, 1, old, 3);
+		t = add_target(&ctx, 1, old, nr_old);
 		live = shim_nr_live;
 		shim_alloc_budget = budget;
-		ret = daptrace_set_regions(&ctx, t, ranges, 5);
+		ret = op(&ctx, t, arg);
 		shim_alloc_budget = -1;
 		ASSERT_VALID(&ctx);
 		if (!ret) {
-			ASSERT_EQ(6U, t->nr_regions);
+			ASSERT_EQ(want_nr, t->nr_regions);
 			ctx_fini(&ctx);
-			break;
+			return budget;
 		}
 		ASSERT_EQ(-ENOMEM, ret);
 		ASSERT_EQ(live, shim_nr_live);
-		ASSERT_TRUE(rgns_equal(got, dump(t, got), old, 3, true));
+		ASSERT_TRUE(rgns_equal(got, dump(t, got), old, nr_old, true));
 		ctx_fini(&ctx);
 	}
-	ASSERT_GT(budget, 0);
+}
+
+TEST(enomem_set_regions)
+{
+	static const struct rgn old[] = {
+		{ 0, 50, 1, 1, 1 }, { 50, 100, 2, 2, 2 }, { 200, 300, 3, 3, 3 },
+	};
+	static const struct daptrace_addr_range ranges[] = {
+		{ 0, 20 }, { 30, 40 }, { 45, 70 }, { 80, 90 }, { 150, 400 },
+	};
+	const struct ranges_arg arg = { ranges, ARRAY_SIZE(ranges) };
+
+	ASSERT_GT(enomem_sweep(_metadata, old, ARRAY_SIZE(old),
+			       op_set_regions, &arg, 6), 0);
 	ASSERT_EQ(0, shim_nr_live);
 }
 
@@ -1865,52 +1912,13 @@ TEST(enomem_init_and_evenly_split)
 	static const struct daptrace_addr_range ranges[] = {
 		{ 0, 100 }, { 200, 300 }, { 1000, 1100 },
 	};
-	struct rgn got[MAX_RGNS];
-	struct daptrace_region *r;
-	struct daptrace_target *t;
-	struct daptrace_ctx ctx;
-	struct prng p;
-	long budget, live;
-	int ret;
+	const struct ranges_arg arg = { ranges, ARRAY_SIZE(ranges) };
+	const unsigned int pieces = 7;
 
-	for (budget = 0; ; budget++) {
-		ctx_setup(&ctx, 1, &p, 1);
-		t = add_target(&ctx, 1, old, 1);
-		live = shim_nr_live;
-		shim_alloc_budget = budget;
-		ret = daptrace_init_regions(&ctx, t, ranges, 3);
-		shim_alloc_budget = -1;
-		ASSERT_VALID(&ctx);
-		if (!ret) {
-			ASSERT_EQ(10U, t->nr_regions);
-			ctx_fini(&ctx);
-			break;
-		}
-		ASSERT_EQ(-ENOMEM, ret);
-		ASSERT_EQ(live, shim_nr_live);
-		ASSERT_TRUE(rgns_equal(got, dump(t, got), old, 1, true));
-		ctx_fini(&ctx);
-	}
-	ASSERT_GT(budget, 0);
-
-	for (budget = 0; ; budget++) {
-		ctx_setup(&ctx, 1, &p, 1);
-		t = add_target(&ctx, 1, old, 1);
-		r = list_first_entry(&t->regions, struct daptrace_region, list);
-		shim_alloc_budget = budget;
-		ret = daptrace_evenly_split_region(&ctx, t, r, 7);
-		shim_alloc_budget = -1;
-		ASSERT_VALID(&ctx);
-		if (!ret) {
-			ASSERT_EQ(7U, t->nr_regions);
-			ctx_fini(&ctx);
-			break;
-		}
-		ASSERT_EQ(-ENOMEM, ret);
-		ASSERT_TRUE(rgns_equal(got, dump(t, got), old, 1, true));
-		ctx_fini(&ctx);
-	}
-	ASSERT_EQ(6, budget);
+	ASSERT_GT(enomem_sweep(_metadata, old, ARRAY_SIZE(old),
+			       op_init_regions, &arg, 10), 0);
+	ASSERT_EQ(6, enomem_sweep(_metadata, old, ARRAY_SIZE(old),
+				  op_split_first, &pieces, pieces));
 
 	shim_alloc_budget = 0;
 	ASSERT_EQ(NULL, daptrace_target_new(1, NULL));
@@ -2021,16 +2029,11 @@ TEST(aggregate_leaves_quiet_target)
  */
 TEST(aggregate_merges_quiet_target_over_max)
 {
-	struct rgn old[12];
 	struct daptrace_target *t;
 	struct daptrace_ctx ctx;
 	struct prng p;
 
-	ctx_setup(&ctx, 1, &p, 1);
-	ctx.attrs.min_nr_regions = 10;
-	ctx.attrs.max_nr_regions = 10;
-	tens(old, 12, 0);
-	t = add_target(&ctx, 1, old, 12);
+	t = twelve_over_ten(&ctx, &p, 0);
 	t->quiet = true;
 	daptrace_aggregate(&ctx);
 	ASSERT_VALID(&ctx);

@@ -27,8 +27,6 @@
 #include "session/workload.h"
 
 #define CMD		"policy"
-#define NS_PER_MS	1000000LL
-#define CHECK_NS	(250 * NS_PER_MS)
 
 struct policy_opts {
 	struct session_opts so;		/* -p, -s, -a, -u, -r, -t, -d, command */
@@ -629,9 +627,9 @@ static int run_loop(struct policy_run *r)
 	for (;;) {
 		int64_t now;
 
-		ret = session_wait(&r->s, timeout_ms);
-		if (ret < 0 && ret != -EINTR)
-			return fail(CMD, "waiting for snapshots: %s", daptrace_last_error());
+		ret = session_wait_or_fail(&r->s, timeout_ms, CMD);
+		if (ret)
+			return ret;
 		while ((ret = daptrace_read_next(r->s.d, &r->snap)) > 0) {
 			pol_engine_apply(&r->e, &r->snap, session_now_ns());
 			if (r->rec && policy_rec_snapshot(r->rec, &r->snap, &r->e, r->s.t0))
@@ -640,11 +638,10 @@ static int run_loop(struct policy_run *r)
 		if (ret < 0)
 			return fail(CMD, "reading snapshots: %s", daptrace_last_error());
 		now = session_now_ns();
-		if (session_stop_signal || now - last_check >= CHECK_NS) {
+		if (session_check_due(&last_check, now)) {
 			r->reason = session_should_stop(&r->s, r->o->so.duration_us, now);
 			if (r->reason)
 				return 0;
-			last_check = now;
 		}
 		if (r->o->progress_us && now - last_progress >= (int64_t)r->o->progress_us * 1000) {
 			progress(r);

@@ -35,7 +35,6 @@ static const char *cmd_name = "record";
 /* Labels refresh at most this often (a maps read costs ~0.1 ms per 100 VMAs). */
 #define MAPS_REFRESH_NS	(1000 * NS_PER_MS)
 #define MAPS_RETRY_NS	(100 * NS_PER_MS)
-#define CHECK_NS	(250 * NS_PER_MS)
 #define PROGRESS_NS	(500 * NS_PER_MS)
 /*
  * With many targets, labels and footprints cost: each window reads at
@@ -476,18 +475,17 @@ static int run_loop(struct recorder *r)
 	for (;;) {
 		int64_t now;
 
-		err = session_wait(&r->s, timeout_ms);
-		if (err < 0 && err != -EINTR)
-			return fail(CMD, "waiting for snapshots: %s", daptrace_last_error());
+		err = session_wait_or_fail(&r->s, timeout_ms, CMD);
+		if (err)
+			return err;
 		err = drain(r);
 		if (err)
 			return err;
 		now = session_now_ns();
-		if (session_stop_signal || now - last_check >= CHECK_NS) {
+		if (session_check_due(&last_check, now)) {
 			r->reason = session_should_stop(&r->s, r->o->so.duration_us, now);
 			if (r->reason)
 				return 0;
-			last_check = now;
 			if (r->o->objects_min)
 				objrec_poll(&r->obj, r->s.root, r->s.t0);
 		}

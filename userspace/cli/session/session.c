@@ -126,6 +126,15 @@ bad:
 			 "expected SHARE[,WINDOWS[,MIN-MAX]], e.g. 4%,3,5ms-10s");
 }
 
+/* @flag's duration into *@us (not 0 if @nonzero), or its usage error. */
+static int duration_opt(const char *cmd, const char *flag, const char *arg,
+			uint64_t *us, bool nonzero)
+{
+	if (parse_duration_us(arg, us) || (nonzero && !*us))
+		return bad_value(cmd, flag, arg, SESSION_DUR_HELP);
+	return 0;
+}
+
 void session_opts_default(struct session_opts *so)
 {
 	memset(so, 0, sizeof(*so));
@@ -161,21 +170,14 @@ int session_opt(const char *cmd, int c, const char *arg, struct session_opts *so
 		so->more_cgroups[so->nr_more_cgroups++] = arg;
 		return 0;
 	case 'd':
-		if (parse_duration_us(arg, &so->duration_us) || !so->duration_us)
-			return bad_value(cmd, "--duration", arg, SESSION_DUR_HELP);
-		return 0;
+		/* 0 is "no limit": the default, not a value to give */
+		return duration_opt(cmd, "--duration", arg, &so->duration_us, true);
 	case 's':
-		if (parse_duration_us(arg, &a->sample_us))
-			return bad_value(cmd, "--sample", arg, SESSION_DUR_HELP);
-		return 0;
+		return duration_opt(cmd, "--sample", arg, &a->sample_us, false);
 	case 'a':
-		if (parse_duration_us(arg, &a->aggr_us))
-			return bad_value(cmd, "--aggr", arg, SESSION_DUR_HELP);
-		return 0;
+		return duration_opt(cmd, "--aggr", arg, &a->aggr_us, false);
 	case 'u':
-		if (parse_duration_us(arg, &a->update_us))
-			return bad_value(cmd, "--update", arg, SESSION_DUR_HELP);
-		return 0;
+		return duration_opt(cmd, "--update", arg, &a->update_us, false);
 	case 'r':
 		if (parse_range(arg, &a->min_nr_regions, &a->max_nr_regions))
 			return bad_value(cmd, "--regions", arg, "expected MIN-MAX, e.g. 10-1000");
@@ -570,6 +572,14 @@ const char *session_should_stop(struct session *s, uint64_t duration_us, int64_t
 	return NULL;
 }
 
+bool session_check_due(int64_t *last_check, int64_t now)
+{
+	if (!session_stop_signal && now - *last_check < 250 * NS_PER_MS)
+		return false;
+	*last_check = now;
+	return true;
+}
+
 int session_wait_ms(const struct daptrace_attrs *a)
 {
 	int ms = (int)(a->aggr_us / 1000);
@@ -601,6 +611,15 @@ int session_wait(struct session *s, int timeout_ms)
 	if (s->following)
 		follow_tick(&s->f, session_now_ns());
 	return r;
+}
+
+int session_wait_or_fail(struct session *s, int timeout_ms, const char *cmd)
+{
+	int err = session_wait(s, timeout_ms);
+
+	if (err < 0 && err != -EINTR)
+		return fail(cmd, "waiting for snapshots: %s", daptrace_last_error());
+	return 0;
 }
 
 void session_follow_kv(const struct session *s, struct rec_kv *kv, int *n)

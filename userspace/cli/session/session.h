@@ -11,6 +11,7 @@
 #define DAPTRACE_SESSION_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -139,6 +140,12 @@ int session_start(struct session *s);
 int session_release(struct session *s);
 /* Why to stop now (signal, @duration_us, the targets), or NULL to go on. */
 const char *session_should_stop(struct session *s, uint64_t duration_us, int64_t now);
+/*
+ * Whether a main loop asks session_should_stop() at @now: at once on a
+ * signal, else every 250 ms, as it polls the command, the module and every
+ * target.  When it says yes, *@last_check moves on to @now.
+ */
+bool session_check_due(int64_t *last_check, int64_t now);
 /* The poll timeout for an aggregation interval: 10 to 250 ms. */
 int session_wait_ms(const struct daptrace_attrs *a);
 /*
@@ -146,6 +153,11 @@ int session_wait_ms(const struct daptrace_attrs *a);
  * follower act on events and scans due.  As daptrace_wait().
  */
 int session_wait(struct session *s, int timeout_ms);
+/*
+ * session_wait() in a command's main loop: 0, also when a signal cut the
+ * wait short; a failure is @cmd's, reported as fail() does.
+ */
+int session_wait_or_fail(struct session *s, int timeout_ms, const char *cmd);
 /* The follower's summary keys for a record's trailer: at most SESSION_FOLLOW_KV. */
 #define SESSION_FOLLOW_KV	16
 struct rec_kv;

@@ -28,8 +28,6 @@
 #include "common/units.h"
 
 #define CMD		"stat"
-#define NS_PER_MS	1000000LL
-#define CHECK_NS	(250 * NS_PER_MS)
 #define MAX_PCT		16
 
 /*
@@ -385,9 +383,9 @@ static int run_loop(struct stat_run *r)
 	for (;;) {
 		int64_t now;
 
-		err = session_wait(&r->s, 250);
-		if (err < 0 && err != -EINTR)
-			return fail(CMD, "waiting for snapshots: %s", daptrace_last_error());
+		err = session_wait_or_fail(&r->s, 250, CMD);
+		if (err)
+			return err;
 		err = drain(r);
 		if (err)
 			return err;
@@ -398,11 +396,10 @@ static int run_loop(struct stat_run *r)
 				return err;
 			last_report = now;
 		}
-		if (session_stop_signal || now - last_check >= CHECK_NS) {
+		if (session_check_due(&last_check, now)) {
 			r->reason = session_should_stop(&r->s, o->so.duration_us, now);
 			if (r->reason)
 				return 0;
-			last_check = now;
 		}
 	}
 }
