@@ -9,6 +9,7 @@
 #define DAPTRACE_POLICY_FIXTURE_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,6 +62,28 @@ static inline void engine_fake(struct pol_engine *e, struct pol_scheme *s, int n
 	e->act = act;
 	e->maps_refresh = maps;
 	e->act_chunk = UINT64_MAX;
+}
+
+/*
+ * What pol_stats_write_csv() (@json 0) or pol_stats_write_json() writes for
+ * @e, as a string to free; NULL where the writer failed.
+ */
+static inline char *stats_text(const struct pol_engine *e, int json)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int r;
+
+	if (!f)
+		return NULL;
+	r = json ? pol_stats_write_json(f, e, 1.5) : pol_stats_write_csv(f, e);
+	fclose(f);
+	if (r) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
 }
 
 #endif

@@ -19,6 +19,15 @@ static char *render(const struct metric_set *m, int om)
 	return mset_render(m, om, &len);
 }
 
+/* x_ratio and x_inf, gauges without a unit: the same in both formats */
+#define UNITLESS_GAUGES							\
+	"# HELP x_ratio R.\n"						\
+	"# TYPE x_ratio gauge\n"					\
+	"x_ratio 0.1\n"							\
+	"# HELP x_inf I.\n"						\
+	"# TYPE x_inf gauge\n"						\
+	"x_inf +Inf\n"
+
 TEST(writer_both_formats)
 {
 	struct metric_set m;
@@ -51,12 +60,7 @@ TEST(writer_both_formats)
 		     "# HELP x_build_info Build.\n"
 		     "# TYPE x_build_info gauge\n"
 		     "x_build_info{version=\"1.0\"} 1\n"
-		     "# HELP x_ratio R.\n"
-		     "# TYPE x_ratio gauge\n"
-		     "x_ratio 0.1\n"
-		     "# HELP x_inf I.\n"
-		     "# TYPE x_inf gauge\n"
-		     "x_inf +Inf\n", text);
+		     UNITLESS_GAUGES, text);
 	/* OpenMetrics: families without _total/_info, UNIT, quote escaped, EOF */
 	EXPECT_STREQ("# HELP x_bytes Size \\\\ of\\nit \\\"q\\\".\n"
 		     "# TYPE x_bytes gauge\n"
@@ -69,12 +73,7 @@ TEST(writer_both_formats)
 		     "# HELP x_build Build.\n"
 		     "# TYPE x_build info\n"
 		     "x_build_info{version=\"1.0\"} 1\n"
-		     "# HELP x_ratio R.\n"
-		     "# TYPE x_ratio gauge\n"
-		     "x_ratio 0.1\n"
-		     "# HELP x_inf I.\n"
-		     "# TYPE x_inf gauge\n"
-		     "x_inf +Inf\n"
+		     UNITLESS_GAUGES
 		     "# EOF\n", om);
 	free(text);
 	free(om);

@@ -328,22 +328,42 @@ static void check_svg(struct __test_metadata *_metadata, const char *pic, char *
 	}
 }
 
+/* Render @mode of @rec to @dir/@name (.png) and check it as check_png() does. */
+static void render_and_check_png(struct __test_metadata *_metadata, const char *dir,
+				 const char *name, const char *mode, const char *rec,
+				 struct png *p)
+{
+	char pic[192];
+
+	snprintf(pic, sizeof(pic), "%s/%s.png", dir, name);
+	render(_metadata, mode, rec, pic);
+	check_png(_metadata, pic, p);
+}
+
+/* Render @mode of @rec to @dir/@name (.svg) and check it as check_svg() does. */
+static void render_and_check_svg(struct __test_metadata *_metadata, const char *dir,
+				 const char *name, const char *mode, const char *rec,
+				 char **text)
+{
+	char pic[192];
+
+	snprintf(pic, sizeof(pic), "%s/%s.svg", dir, name);
+	render(_metadata, mode, rec, pic);
+	check_svg(_metadata, pic, text);
+}
+
 static const char *const modes[] = { "heatmap", "wss", "regions", "nodes", "pheatmap",
 				     "objects", "savings" };
 
 TEST_F(plot, every_mode_renders_png_and_svg)
 {
-	char pic[192], *svg;
+	char *svg;
 	struct png p;
 
 	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
-		snprintf(pic, sizeof(pic), "%s/%s.png", self->dir, modes[i]);
-		render(_metadata, modes[i], self->rec, pic);
-		check_png(_metadata, pic, &p);
+		render_and_check_png(_metadata, self->dir, modes[i], modes[i], self->rec, &p);
 		free(p.rgb);
-		snprintf(pic, sizeof(pic), "%s/%s.svg", self->dir, modes[i]);
-		render(_metadata, modes[i], self->rec, pic);
-		check_svg(_metadata, pic, &svg);
+		render_and_check_svg(_metadata, self->dir, modes[i], modes[i], self->rec, &svg);
 		free(svg);
 	}
 }
@@ -355,24 +375,18 @@ TEST_F(plot, every_mode_renders_png_and_svg)
  */
 TEST_F(plot, heatmap_explains_itself)
 {
-	char pic[192], *svg;
+	char *svg;
 	struct png p;
 
 	/* a record as older versions wrote it: no unobservable memory to explain */
-	snprintf(pic, sizeof(pic), "%s/plain.png", self->dir);
-	render(_metadata, "heatmap", self->plain, pic);
-	check_png(_metadata, pic, &p);
+	render_and_check_png(_metadata, self->dir, "plain", "heatmap", self->plain, &p);
 	free(p.rgb);
-	snprintf(pic, sizeof(pic), "%s/plain.svg", self->dir);
-	render(_metadata, "heatmap", self->plain, pic);
-	check_svg(_metadata, pic, &svg);
+	render_and_check_svg(_metadata, self->dir, "plain", "heatmap", self->plain, &svg);
 	EXPECT_NE(NULL, strstr(svg, ">virtual address (unmapped gaps elided)</text>"));
 	EXPECT_EQ(NULL, strstr(svg, "not observable")) TH_LOG("a key entry for nothing");
 	free(svg);
 
-	snprintf(pic, sizeof(pic), "%s/h.svg", self->dir);
-	render(_metadata, "heatmap", self->rec, pic);
-	check_svg(_metadata, pic, &svg);
+	render_and_check_svg(_metadata, self->dir, "h", "heatmap", self->rec, &svg);
 	ASSERT_NE(NULL, svg);
 	EXPECT_NE(NULL, strstr(svg, ">0x7ffc002d1000</text>")) TH_LOG("start address");
 	EXPECT_NE(NULL, strstr(svg, ">[stack] 132 KiB  N0:100%</text>")) TH_LOG("name, size, node");
@@ -386,9 +400,7 @@ TEST_F(plot, heatmap_explains_itself)
 	EXPECT_NE(NULL, strstr(svg, "gap elided</text>"));
 	free(svg);
 
-	snprintf(pic, sizeof(pic), "%s/h.png", self->dir);
-	render(_metadata, "heatmap", self->rec, pic);
-	check_png(_metadata, pic, &p);
+	render_and_check_png(_metadata, self->dir, "h", "heatmap", self->rec, &p);
 	EXPECT_GT(count_colour(&p, 0xb0b0b0), 100) TH_LOG("no grey");
 	EXPECT_GT(count_colour(&p, 0x1b9e77), 100) TH_LOG("no unobservable hatching");
 	free(p.rgb);
@@ -397,27 +409,21 @@ TEST_F(plot, heatmap_explains_itself)
 /* Issue 30, defect 1: nodes and pheatmap in colours, on their data. */
 TEST_F(plot, nodes_and_pheatmap)
 {
-	char pic[192], *svg;
+	char *svg;
 	struct png p;
 
-	snprintf(pic, sizeof(pic), "%s/n.png", self->dir);
-	render(_metadata, "nodes", self->rec, pic);
-	check_png(_metadata, pic, &p);
+	render_and_check_png(_metadata, self->dir, "n", "nodes", self->rec, &p);
 	/* hot, warm, cold each its colour (filled, so many pixels of each) */
 	EXPECT_GT(count_colour(&p, 0xd73027) + count_colour(&p, 0xdc4b40), 500) TH_LOG("hot");
 	free(p.rgb);
-	snprintf(pic, sizeof(pic), "%s/n.svg", self->dir);
-	render(_metadata, "nodes", self->rec, pic);
-	check_svg(_metadata, pic, &svg);
+	render_and_check_svg(_metadata, self->dir, "n", "nodes", self->rec, &svg);
 	EXPECT_NE(NULL, strstr(svg, "rgb(215,  48,  39)")) TH_LOG("hot red");
 	EXPECT_NE(NULL, strstr(svg, "rgb(253, 174,  97)")) TH_LOG("warm orange");
 	EXPECT_NE(NULL, strstr(svg, "rgb( 69, 117, 180)")) TH_LOG("cold blue");
 	EXPECT_NE(NULL, strstr(svg, ">node 1 (MiB)</text>"));
 	free(svg);
 
-	snprintf(pic, sizeof(pic), "%s/p.svg", self->dir);
-	render(_metadata, "pheatmap", self->rec, pic);
-	check_svg(_metadata, pic, &svg);
+	render_and_check_svg(_metadata, self->dir, "p", "pheatmap", self->rec, &svg);
 	/* tics as memory below the address, not raw hex; the grey explained */
 	EXPECT_NE(NULL, strstr(svg, " GiB</text>"));
 	EXPECT_EQ(NULL, strstr(svg, ">0x1")) TH_LOG("raw hex tics");

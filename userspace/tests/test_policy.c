@@ -325,6 +325,13 @@ static struct call calls[256];
 static int nr_calls;
 static int fail_with;
 
+/* The @i-th call to fake_act() was for @st..@st + @ln. */
+#define EXPECT_CALL(i, st, ln)				\
+	do {						\
+		EXPECT_EQ(st, calls[i].start);		\
+		EXPECT_EQ(ln, calls[i].len);		\
+	} while (0)
+
 static uint64_t fake_act(struct pol_engine *e, const struct pol_scheme *s,
 			 struct pol_target *t, uint64_t start, uint64_t len, int *err)
 {
@@ -360,6 +367,17 @@ static void engine_of(struct pol_engine *e, struct pol_scheme *s, int n)
 	fail_with = 0;
 }
 
+/* Frees what engine_of() and parsed() made. */
+static void engine_done(struct pol_engine *e, struct pol_scheme *s, int n)
+{
+	pol_engine_free(e);
+	for (int i = 0; i < n; i++)
+		pol_scheme_free(&s[i]);
+}
+
+/* One second, in the engine's nanosecond clock. */
+static const int64_t sec = 1000000000LL;
+
 /*
  * Targets join and leave while the engine runs (process trees, cgroups):
  * a joined one's regions are acted on from the next snapshot, a removed
@@ -391,8 +409,7 @@ TEST(engine_targets_join_and_leave)
 	EXPECT_EQ(32 * MiB, s.st.sz_tried - before);
 	pol_engine_remove_target(&e, 42);	/* not a target: nothing */
 	EXPECT_EQ(1, e.nr_targets);
-	pol_engine_free(&e);
-	pol_scheme_free(&s);
+	engine_done(&e, &s, 1);
 }
 
 /*
@@ -432,8 +449,7 @@ TEST(engine_freq_bounds_are_exact)
 		EXPECT_EQ(cases[i].match, s.st.nr_tried > 0)
 			TH_LOG("'%s' on %u of %u samples", cases[i].spec, cases[i].nr_accesses,
 			       cases[i].nr_samples);
-		pol_engine_free(&e);
-		pol_scheme_free(&s);
+		engine_done(&e, &s, 1);
 	}
 }
 
@@ -451,17 +467,13 @@ TEST(engine_clips_to_mappings_and_filters)
 	pol_engine_apply(&e, &snap, 1000);
 	/* never the hole: 32-64 heap, 64-128 file, 192-224 anon; then the file */
 	ASSERT_EQ(4, nr_calls);
-	EXPECT_EQ(32 * MiB, calls[0].start);
-	EXPECT_EQ(32 * MiB, calls[0].len);
+	EXPECT_CALL(0, 32 * MiB, 32 * MiB);
 	EXPECT_EQ(64 * MiB, calls[1].start);
 	EXPECT_EQ(192 * MiB, calls[2].start);
-	EXPECT_EQ(64 * MiB, calls[3].start);
-	EXPECT_EQ(64 * MiB, calls[3].len);
+	EXPECT_CALL(3, 64 * MiB, 64 * MiB);
 	EXPECT_EQ(128 * MiB, s[0].st.sz_applied);
 	EXPECT_EQ(64 * MiB, s[1].st.sz_applied);
-	pol_engine_free(&e);
-	pol_scheme_free(&s[0]);
-	pol_scheme_free(&s[1]);
+	engine_done(&e, s, 2);
 }
 
 /* What the module could not observe is not cold: no action unless asked. */
@@ -489,9 +501,7 @@ TEST(engine_leaves_unobserved_regions_alone)
 	EXPECT_EQ(192 * MiB, calls[0].start);
 	EXPECT_EQ(32 * MiB, calls[1].start);
 	EXPECT_EQ(192 * MiB, calls[2].start);
-	pol_engine_free(&e);
-	pol_scheme_free(&s[0]);
-	pol_scheme_free(&s[1]);
+	engine_done(&e, s, 2);
 }
 
 TEST(engine_identity)
@@ -517,13 +527,11 @@ TEST(engine_identity)
 	pol_engine_apply(&e, &snap, 3000);
 	/* only the part that was accessed and is idle again is new */
 	ASSERT_EQ(2, nr_calls);
-	EXPECT_EQ(32 * MiB, calls[1].start);
-	EXPECT_EQ(32 * MiB, calls[1].len);
+	EXPECT_CALL(1, 32 * MiB, 32 * MiB);
 	regs[0].nr_accesses = 0;
 	pol_engine_apply(&e, &snap, 4000);
 	ASSERT_EQ(3, nr_calls);
-	EXPECT_EQ(0, calls[2].start);
-	EXPECT_EQ(16 * MiB, calls[2].len);
+	EXPECT_CALL(2, 0, 16 * MiB);
 	/*
 	 * Still idle 10 s after it was acted on: tried again (the kernel may
 	 * have skipped part of it).  16-32M was acted on at 1000, 32-64M at
@@ -533,17 +541,14 @@ TEST(engine_identity)
 	EXPECT_EQ(3, nr_calls);
 	pol_engine_apply(&e, &snap, 1000 + 10000000000LL + 1);
 	ASSERT_EQ(4, nr_calls);
-	EXPECT_EQ(16 * MiB, calls[3].start);
-	EXPECT_EQ(16 * MiB, calls[3].len);
+	EXPECT_CALL(3, 16 * MiB, 16 * MiB);
 	pol_engine_apply(&e, &snap, 3000 + 10000000000LL + 1);
 	ASSERT_EQ(5, nr_calls);
 	EXPECT_EQ(32 * MiB, calls[4].start);
 	pol_engine_apply(&e, &snap, 4000 + 10000000000LL + 1);
 	ASSERT_EQ(6, nr_calls);
-	EXPECT_EQ(0, calls[5].start);
-	EXPECT_EQ(16 * MiB, calls[5].len);
-	pol_engine_free(&e);
-	pol_scheme_free(&s);
+	EXPECT_CALL(5, 0, 16 * MiB);
+	engine_done(&e, &s, 1);
 }
 
 TEST(engine_idle_by_address)
@@ -551,7 +556,6 @@ TEST(engine_idle_by_address)
 	struct pol_scheme s = parsed("pageout idle=5s");
 	struct daptrace_snapshot snap;
 	struct pol_engine e;
-	const int64_t sec = 1000000000LL;
 
 	/* 0-32M idle all along; 32-48M read at t=2 s, inside a region of 32-64M */
 	regs[0] = REGION(0, 32 * MiB, 0, 50);
@@ -569,16 +573,12 @@ TEST(engine_idle_by_address)
 	pol_engine_apply(&e, &snap, 6 * sec);
 	/* everything but the range read 4 s ago */
 	ASSERT_EQ(2, nr_calls);
-	EXPECT_EQ(0, calls[0].start);
-	EXPECT_EQ(32 * MiB, calls[0].len);
-	EXPECT_EQ(48 * MiB, calls[1].start);
-	EXPECT_EQ(16 * MiB, calls[1].len);
+	EXPECT_CALL(0, 0, 32 * MiB);
+	EXPECT_CALL(1, 48 * MiB, 16 * MiB);
 	pol_engine_apply(&e, &snap, 7 * sec + 1);
 	ASSERT_EQ(3, nr_calls);
-	EXPECT_EQ(32 * MiB, calls[2].start);
-	EXPECT_EQ(16 * MiB, calls[2].len);
-	pol_engine_free(&e);
-	pol_scheme_free(&s);
+	EXPECT_CALL(2, 32 * MiB, 16 * MiB);
+	engine_done(&e, &s, 1);
 }
 
 TEST(engine_gap_keeps_what_age_covers)
@@ -586,7 +586,6 @@ TEST(engine_gap_keeps_what_age_covers)
 	struct pol_scheme s = parsed("pageout idle=5s");
 	struct daptrace_snapshot snap;
 	struct pol_engine e;
-	const int64_t sec = 1000000000LL;
 
 	regs[0] = REGION(0, 32 * MiB, 0, 50);
 	regs[1] = REGION(32 * MiB, 64 * MiB, 0, 50);
@@ -607,8 +606,7 @@ TEST(engine_gap_keeps_what_age_covers)
 	pol_engine_apply(&e, &snap, 6 * sec + sec / 2);
 	/* idle since 1 s: the first region only, its clock kept */
 	ASSERT_EQ(1, nr_calls);
-	EXPECT_EQ(0, calls[0].start);
-	EXPECT_EQ(32 * MiB, calls[0].len);
+	EXPECT_CALL(0, 0, 32 * MiB);
 	/* the second: 5 s after 2.7 s */
 	pol_engine_apply(&e, &snap, 7 * sec + sec / 2);
 	EXPECT_EQ(1, nr_calls);
@@ -629,8 +627,7 @@ TEST(engine_gap_keeps_what_age_covers)
 	ASSERT_EQ(3, nr_calls);
 	EXPECT_EQ(32 * MiB, calls[2].start);
 	EXPECT_EQ(8, e.nr_missed);
-	pol_engine_free(&e);
-	pol_scheme_free(&s);
+	engine_done(&e, &s, 1);
 }
 
 /*
@@ -643,7 +640,6 @@ TEST(engine_gap_age_saturates)
 	struct pol_scheme s = parsed("pageout idle=5s");
 	struct daptrace_snapshot snap;
 	struct pol_engine e;
-	const int64_t sec = 1000000000LL;
 
 	regs[0] = REGION(0, 32 * MiB, 0, 50);
 	snap_of(&snap, 1);
@@ -660,10 +656,8 @@ TEST(engine_gap_age_saturates)
 	pol_engine_apply(&e, &snap, 6 * sec + 1);
 	/* idle since the engine started watching, 5 s before */
 	ASSERT_EQ(1, nr_calls);
-	EXPECT_EQ(0, calls[0].start);
-	EXPECT_EQ(32 * MiB, calls[0].len);
-	pol_engine_free(&e);
-	pol_scheme_free(&s);
+	EXPECT_CALL(0, 0, 32 * MiB);
+	engine_done(&e, &s, 1);
 }
 
 TEST(engine_quota_coldest_first)
@@ -680,10 +674,8 @@ TEST(engine_quota_coldest_first)
 	engine_of(&e, &s, 1);
 	pol_engine_apply(&e, &snap, 1000000000LL);
 	ASSERT_EQ(2, nr_calls);
-	EXPECT_EQ(32 * MiB, calls[0].start);	/* old and cold: all of it */
-	EXPECT_EQ(16 * MiB, calls[0].len);
-	EXPECT_EQ(16 * MiB, calls[1].start);	/* cold: the part that fits */
-	EXPECT_EQ(8 * MiB, calls[1].len);
+	EXPECT_CALL(0, 32 * MiB, 16 * MiB);	/* old and cold: all of it */
+	EXPECT_CALL(1, 16 * MiB, 8 * MiB);	/* cold: the part that fits */
 	EXPECT_EQ(24 * MiB, s.st.sz_applied);
 	EXPECT_EQ(24 * MiB, s.st.sz_quota_skip);
 	EXPECT_EQ(1, s.st.qt_exceeds);
@@ -693,12 +685,9 @@ TEST(engine_quota_coldest_first)
 	/* next window: the rest fits, in address order; no range twice */
 	pol_engine_apply(&e, &snap, 2000000000LL);
 	ASSERT_EQ(4, nr_calls);
-	EXPECT_EQ(0, calls[2].start);
-	EXPECT_EQ(16 * MiB, calls[2].len);
-	EXPECT_EQ(24 * MiB, calls[3].start);
-	EXPECT_EQ(8 * MiB, calls[3].len);
-	pol_engine_free(&e);
-	pol_scheme_free(&s);
+	EXPECT_CALL(2, 0, 16 * MiB);
+	EXPECT_CALL(3, 24 * MiB, 8 * MiB);
+	engine_done(&e, &s, 1);
 }
 
 /*
@@ -726,10 +715,8 @@ TEST(engine_quota_ranks_by_idle_time)
 	snap_of(&snap, 1);
 	pol_engine_apply(&e, &snap, 10000000000LL);
 	ASSERT_EQ(1, nr_calls);
-	EXPECT_EQ(16 * MiB, calls[0].start);
-	EXPECT_EQ(8 * MiB, calls[0].len);
-	pol_engine_free(&e);
-	pol_scheme_free(&s);
+	EXPECT_CALL(0, 16 * MiB, 8 * MiB);
+	engine_done(&e, &s, 1);
 }
 
 /* Equal candidates under a quota take turns, window after window. */
@@ -750,8 +737,7 @@ TEST(engine_quota_share_takes_turns)
 		EXPECT_EQ(want[w], calls[w].start) TH_LOG("window %d", w);
 		EXPECT_EQ(16 * MiB, calls[w].len);
 	}
-	pol_engine_free(&e);
-	pol_scheme_free(&s);
+	engine_done(&e, &s, 1);
 }
 
 TEST(engine_work_budget)
@@ -774,8 +760,7 @@ TEST(engine_work_budget)
 	pol_engine_apply(&e, &snap, 2000);
 	ASSERT_EQ(2, nr_calls);
 	EXPECT_EQ(8 * MiB, calls[1].start);
-	pol_engine_free(&e);
-	pol_scheme_free(&s);
+	engine_done(&e, &s, 1);
 }
 
 TEST(engine_watermarks)
@@ -796,9 +781,7 @@ TEST(engine_watermarks)
 	EXPECT_EQ(0, s[1].st.sz_tried);
 	EXPECT_EQ(1, s[1].st.wmark_inactive);
 	EXPECT_EQ(-ENOENT, pol_free_permille(POL_WMARK_NODE_FREE, 4095));
-	pol_engine_free(&e);
-	pol_scheme_free(&s[0]);
-	pol_scheme_free(&s[1]);
+	engine_done(&e, s, 2);
 }
 
 TEST(engine_counts_errors_and_goes_on)
@@ -827,36 +810,40 @@ TEST(engine_counts_errors_and_goes_on)
 	pol_engine_apply(&e, &snap, 3000);
 	EXPECT_EQ(5, nr_calls);
 	EXPECT_EQ(1, s.st.errs[POL_ESRCH]);
-	pol_engine_free(&e);
-	pol_scheme_free(&s);
+	engine_done(&e, &s, 1);
 }
 
 TEST(stats_output)
 {
+	/* what the CSV (json 0) and the JSON (json 1) statistics must hold */
+	static const struct {
+		int json;
+		const char *want;
+	} wants[] = {
+		{ 0, "scheme,action,node,nr_tried,sz_tried,nr_applied,sz_applied" },
+		{ 0, "\"0:pageout\",pageout,-1,0,0,0,4096," },
+		{ 0, ",3,0,0,0,0," },
+		{ 1, "\"sz_applied\":4096" },
+		{ 1, "\"eperm\":3" },
+	};
 	struct pol_scheme s = parsed("pageout");
 	struct pol_engine e;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
 
 	engine_of(&e, &s, 1);
 	s.st.sz_applied = 4096;
 	s.st.errs[POL_EPERM] = 3;
-	f = open_memstream(&buf, &len);
-	ASSERT_EQ(0, pol_stats_write_csv(f, &e));
-	fclose(f);
-	EXPECT_NE(NULL, strstr(buf, "scheme,action,node,nr_tried,sz_tried,nr_applied,sz_applied"));
-	EXPECT_NE(NULL, strstr(buf, "\"0:pageout\",pageout,-1,0,0,0,4096,")) TH_LOG("%s", buf);
-	EXPECT_NE(NULL, strstr(buf, ",3,0,0,0,0,")) TH_LOG("%s", buf);
-	free(buf);
-	f = open_memstream(&buf, &len);
-	ASSERT_EQ(0, pol_stats_write_json(f, &e, 1.5));
-	fclose(f);
-	EXPECT_NE(NULL, strstr(buf, "\"sz_applied\":4096")) TH_LOG("%s", buf);
-	EXPECT_NE(NULL, strstr(buf, "\"eperm\":3")) TH_LOG("%s", buf);
-	free(buf);
-	pol_engine_free(&e);
-	pol_scheme_free(&s);
+	for (int json = 0; json <= 1; json++) {
+		char *buf = stats_text(&e, json);
+
+		ASSERT_NE(NULL, buf);
+		for (size_t i = 0; i < sizeof(wants) / sizeof(wants[0]); i++) {
+			if (wants[i].json != json)
+				continue;
+			EXPECT_NE(NULL, strstr(buf, wants[i].want)) TH_LOG("%s", buf);
+		}
+		free(buf);
+	}
+	engine_done(&e, &s, 1);
 }
 
 TEST_HARNESS_MAIN

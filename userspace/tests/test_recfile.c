@@ -86,16 +86,34 @@ static void write_sample(FILE *f, int with_trailer)
 		rec_write_trailer(f, end, 2);
 }
 
+/* A temporary file of write_sample(), rewound for reading; NULL without one. */
+static FILE *sample_file(int with_trailer)
+{
+	FILE *f = tmpfile();
+
+	if (f) {
+		write_sample(f, with_trailer);
+		rewind(f);
+	}
+	return f;
+}
+
+/* Frees what a rec_read() of @f into @c and @info left, and closes @f. */
+static void read_free(struct rec_info *info, struct collected *c, FILE *f)
+{
+	rec_info_free(info);
+	collected_free(c);
+	fclose(f);
+}
+
 TEST(round_trip)
 {
 	struct collected c = { 0 };
 	struct rec_info info;
 	char err[256];
-	FILE *f = tmpfile();
+	FILE *f = sample_file(1);
 
 	ASSERT_NE(NULL, f);
-	write_sample(f, 1);
-	rewind(f);
 	ASSERT_EQ(0, rec_read(f, "t.csv", 0, collect, &c, &info, err, sizeof(err)))
 		TH_LOG("%s", err);
 	ASSERT_EQ(2, c.nr);
@@ -115,9 +133,7 @@ TEST(round_trip)
 	ASSERT_EQ(1, info.nr_targets);
 	EXPECT_EQ(42, info.targets[0].pid);
 	EXPECT_STREQ("we,ird \"comm\"", info.targets[0].comm);
-	rec_info_free(&info);
-	collected_free(&c);
-	fclose(f);
+	read_free(&info, &c, f);
 }
 
 TEST(partial_file_with_flag)
@@ -125,11 +141,9 @@ TEST(partial_file_with_flag)
 	struct collected c = { 0 };
 	struct rec_info info;
 	char err[256];
-	FILE *f = tmpfile();
+	FILE *f = sample_file(0);
 
 	ASSERT_NE(NULL, f);
-	write_sample(f, 0);
-	rewind(f);
 	EXPECT_EQ(-1, rec_read(f, "t.csv", 0, collect, &c, &info, err, sizeof(err)));
 	EXPECT_NE(NULL, strstr(err, "no #eof")) TH_LOG("%s", err);
 	rec_info_free(&info);
@@ -139,9 +153,7 @@ TEST(partial_file_with_flag)
 	EXPECT_EQ(0, rec_read(f, "t.csv", 1, collect, &c, &info, err, sizeof(err)));
 	EXPECT_EQ(2, c.nr);
 	EXPECT_FALSE(info.complete);
-	rec_info_free(&info);
-	collected_free(&c);
-	fclose(f);
+	read_free(&info, &c, f);
 }
 
 #define HDR "# daptrace-record v1\n#meta,aggr_us,100000\n#target,42,x\n" REC_COLUMNS_V1 "\n"
@@ -254,9 +266,7 @@ TEST(bad_files)
 		EXPECT_NE(NULL, strstr(err, bad_cases[i].expect))
 			TH_LOG("case '%s': got '%s', want '%s'", bad_cases[i].name, err,
 			       bad_cases[i].expect);
-		rec_info_free(&info);
-		collected_free(&c);
-		fclose(f);
+		read_free(&info, &c, f);
 	}
 }
 
@@ -452,20 +462,14 @@ TEST(regret_round_trip)
 	EXPECT_EQ(2, info.regret[0].unknown_calls);
 	ASSERT_EQ(3, info.regret[0].nr_windows);
 	EXPECT_EQ(0, memcmp(r.w, info.regret[0].w, sizeof(r.w[0]) * 3));
-	rec_info_free(&info);
-	collected_free(&c);
-	fclose(f);
+	read_free(&info, &c, f);
 
-	f = tmpfile();
+	f = sample_file(1);
 	ASSERT_NE(NULL, f);
 	memset(&c, 0, sizeof(c));
-	write_sample(f, 1);
-	rewind(f);
 	ASSERT_EQ(0, rec_read(f, "t.csv", 0, collect, &c, &info, err, sizeof(err)));
 	EXPECT_EQ(0, info.nr_regret);
-	rec_info_free(&info);
-	collected_free(&c);
-	fclose(f);
+	read_free(&info, &c, f);
 }
 
 TEST(targets_joining_later_and_unknown_rows)

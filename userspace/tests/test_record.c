@@ -20,7 +20,9 @@
 #include "cli.h"
 #include "common/recfile.h"
 #include "session/record_output.h"
+#include "read_text.h"
 #include "run_cmd.h"
+#include "run_json.h"
 
 static void sleep_ms(long ms)
 {
@@ -354,11 +356,10 @@ TEST_F(rec, interrupted_file_is_complete)
 			       "node1_hot node1_warm node1_cold node0_not_observable "
 			       "node1_not_observable\n")) TH_LOG("%s", out);
 	/* --json: the same bytes, node 1 holding some in every snapshot */
-	EXPECT_EQ(0, run_daptrace(A("report", "nodes", "--json", self->out), out, sizeof(out)))
-		TH_LOG("%s", out);
 	{
-		struct json_object *j = json_tokener_parse(out), *v, *e, *n;
+		struct json_object *j, *v, *e, *n;
 
+		j = run_daptrace_json(A("report", "nodes", "--json", self->out), out, sizeof(out));
 		ASSERT_NE(NULL, j) TH_LOG("%s", out);
 		ASSERT_TRUE(json_object_object_get_ex(j, "snapshots", &v));
 		EXPECT_EQ(5, json_object_get_uint64(v));
@@ -380,13 +381,12 @@ TEST_F(rec, interrupted_file_is_complete)
 		json_object_put(j);
 	}
 	/* pheatmap --json: the grid is time-bins x addr-bins, null where no point fell */
-	EXPECT_EQ(0, run_daptrace(A("report", "pheatmap", "--json", "--time-bins", "4",
-				    "--addr-bins", "6", self->out), out, sizeof(out)))
-		TH_LOG("%s", out);
 	{
-		struct json_object *j = json_tokener_parse(out), *v, *col, *cell;
+		struct json_object *j, *v, *col, *cell;
 		size_t filled = 0;
 
+		j = run_daptrace_json(A("report", "pheatmap", "--json", "--time-bins", "4",
+					"--addr-bins", "6", self->out), out, sizeof(out));
 		ASSERT_NE(NULL, j) TH_LOG("%s", out);
 		ASSERT_TRUE(json_object_object_get_ex(j, "snapshots", &v));
 		EXPECT_EQ(5, json_object_get_uint64(v));
@@ -635,7 +635,6 @@ TEST_F(rec, top_stdio_shows_live_tables)
 	char path[600], *text;
 	struct timespec t0, t1;
 	pid_t pid = 0;
-	FILE *f;
 	size_t n;
 	int tables = 0;
 	long ms;
@@ -656,11 +655,8 @@ TEST_F(rec, top_stdio_shows_live_tables)
 	ASSERT_EQ(0, recorder_exit(self->recorder));
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
-	f = fopen(path, "r");
-	ASSERT_NE(NULL, f);
-	text = calloc(1, 1 << 16);
-	n = fread(text, 1, (1 << 16) - 1, f);
-	fclose(f);
+	text = read_text(path, 1 << 16, &n);
+	ASSERT_NE(NULL, text);
 	EXPECT_GT(n, 100);
 	for (const char *p = text; (p = strstr(p, "# hottest regions of snapshot seq")); p++)
 		tables++;
