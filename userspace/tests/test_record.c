@@ -45,6 +45,27 @@ static int wait_for(const char *dir, const char *name, const char *want, long ms
 	return -1;
 }
 
+/*
+ * The pid last written to <dir>/target, or -1 after @ms.  The fake's files
+ * are regular files that libdaptrace opens with O_TRUNC and then writes: a
+ * reader can find one empty while the recorder adds another target (a
+ * command's children join right after "on"), which a sysfs attribute never
+ * shows.  An empty read is that moment, not an answer.
+ */
+static int read_target(const char *dir, long ms)
+{
+	char buf[64];
+	int pid;
+
+	for (long i = 0; i < ms; i++) {
+		if (fake_read(dir, "target", buf, sizeof(buf)) > 0 &&
+		    sscanf(buf, "%d", &pid) == 1)
+			return pid;
+		sleep_ms(1);
+	}
+	return -1;
+}
+
 struct counted {
 	uint64_t snapshots, missed, regions;
 	uint64_t last_seq;
@@ -151,12 +172,12 @@ static int recorder_exit(pid_t pid)
 static int fake_kernel_run(const char *dir, int n, long gap_ms, pid_t *pid_out)
 {
 	struct fake_ring r = { .nr_slots = 8, .max_regions = 16, .generation = 1 };
-	char buf[64];
 	int pid;
 
 	if (wait_for(dir, "state", "on", 5000))
 		return -1;
-	if (fake_read(dir, "target", buf, sizeof(buf)) <= 0 || sscanf(buf, "%d", &pid) != 1)
+	pid = read_target(dir, 5000);
+	if (pid < 0)
 		return -1;
 	*pid_out = pid;
 	fake_write(dir, "target_status", "%d monitoring\n", pid);
@@ -241,15 +262,16 @@ TEST_F(rec, command_tree_children_join_and_leave)
 {
 	struct counted c = { 0 };
 	struct rec_info info;
-	char err[512], buf[64];
+	char err[512];
 	const struct rec_target *root;
-	int sleeps = 0, seq;
+	int sleeps = 0, seq, pid;
 
 	self->recorder = start_recorder(self->out, A("-a", "100ms", "-u", "200ms", "--",
 						     "sh", "-c", "sleep 1 & sleep 1 & wait"));
 	ASSERT_EQ(0, wait_for(self->dir, "state", "on", 5000));
-	ASSERT_GT(fake_read(self->dir, "target", buf, sizeof(buf)), 0);
-	seq = fake_kernel_until_off(self->dir, atoi(buf), 100);
+	pid = read_target(self->dir, 5000);
+	ASSERT_GT(pid, 0);
+	seq = fake_kernel_until_off(self->dir, pid, 100);
 	ASSERT_GT(seq, 5);
 	ASSERT_EQ(0, recorder_exit(self->recorder));
 	ASSERT_EQ(0, rec_read_path(self->out, 0, count, &c, &info, err, sizeof(err)))
