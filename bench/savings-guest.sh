@@ -146,7 +146,7 @@ for wl in $WLS; do
 		run "$wl" daptrace policy -q -S "pageout idle=${t}s"
 		echo "# BENCH kind=real wl=$wl t=$t d=$D secs=$SECS swap_mean_kb=$SWAP_MEAN" \
 			"swap_last_kb=$SWAP_LAST swapin=$SWAPIN" \
-			"rf_pps=$(awk -v n="$SWAPIN" -v s="$SECS" 'BEGIN { printf "%.3f", s > 0 ? n / s : 0 }')" \
+			"rf_pps=$(awk -v n="$SWAPIN" -v s="$SECS" 'BEGIN { printf "%.3f", (s > 0 ? n / s : 0) }')" \
 			"verify=$VERIFY"
 		sed -n 's/^/# policy: /p' "$TMP/mon" | tail -n 5
 	done

@@ -101,7 +101,9 @@ def main():
             pl = [mib(num(p["saved_last_kb"])) for p, _ in per]
             al = [mib(num(x["swap_last_kb"])) for _, x in per]
             pr = [num(p["rf_pps"]) for p, _ in per]
-            ar = [num(x["rf_pps"]) for _, x in per]
+            # pages swapped in over the run's seconds (rows of the first runs
+            # have an empty rf_pps: an awk redirect ate it)
+            ar = [num(x["swapin"]) / num(x["secs"]) for _, x in per]
             rm = [ratio(x, y) for x, y in zip(am, pm)]
             rl = [ratio(x, y) for x, y in zip(al, pl)]
             rr = [ratio(x, y) if not (x < RF_FLOOR and y < RF_FLOOR) else math.nan
@@ -113,7 +115,7 @@ def main():
             if not abs(med(rl) - 1) <= SAVED_TOL:
                 why.append("saved last %+.0f %%" % (100 * (med(rl) - 1)))
             if not rf_ok(med(pr), med(ar)):
-                why.append("refaults x%.1f" % ratio(med(ar), med(pr)))
+                why.append("refaults x%.2g" % ratio(med(ar), med(pr)))
             if bad:
                 why.append("data check failed")
             goal = "met" if not why else "not met: " + ", ".join(why)
@@ -122,7 +124,7 @@ def main():
             print("| %s | %g s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 wl, t, cell(pm, "%.1f"), cell(am, "%.1f"), cell(rm), cell(pl, "%.1f"),
                 cell(al, "%.1f"), cell(rl), cell(pr, "%.1f"), cell(ar, "%.1f"),
-                cell(rr) if any(not math.isnan(v) for v in rr) else "– (both none)",
+                cell(rr, "%.3f") if any(not math.isnan(v) for v in rr) else "– (both none)",
                 "ok" if not bad else "FAILED in %d" % bad, goal))
     print()
     if missed:
