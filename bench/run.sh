@@ -60,6 +60,7 @@ TABLES=(
 "follow|process trees (per-process recall, join latency), the whole machine, idle-time percentiles"
 "targets|1 to 4096 mostly idle targets: worker and daptrace CPU, recall of the one that wakes"
 "goals|interval auto-tuning against the fixed defaults; a quota goal (goal=rss) reached and held"
+"savings|the savings curve's prediction against a real pageout policy: saved and refaults"
 "exporter|the cost of \`daptrace exporter --attach\` scraped every 5 s"
 "fixes-cost|the worker CPU of this wave's kernel fixes, module before and after"
 "probe-cost|the worker CPU of the accuracy probes (probe_pages 0 against 64)"
@@ -146,6 +147,7 @@ make_table() {
 	follow) "$TOP/bench/follow.sh" --rounds "$rounds" --out "$o" ;;
 	targets) "$TOP/bench/targets.sh" --rounds "$rounds" --out "$o" ;;
 	goals) "$TOP/bench/goals.sh" --rounds "$rounds" --out "$o" ;;
+	savings) "$TOP/bench/savings.sh" --rounds "$rounds" --out "$o" ;;
 	exporter) "$TOP/bench/exporter.sh" --rounds "$rounds" --out "$o" ;;
 	# That wave's module against this tree's, alternating boots.
 	fixes-cost) "$TOP/bench/fixes-cost.sh" --rounds "$rounds" --out "$o" ;;

@@ -30,7 +30,8 @@
  *	--warm-period.  Prints a line a second ("t=T phase=P ... out_hot=N
  *	out_warm=N out_cold=N": pages of each set not resident) and at the
  *	end per phase the hot pages read per second (its throughput) and the
- *	pages found swapped out before use.
+ *	pages found swapped out before use, then its VmRSS/VmSwap and the
+ *	system's pswpin.
  *
  *   daptrace-policy-workload regret [options]
  *	--cold bytes, filled, then watched every 10 ms for --duration: each
@@ -50,7 +51,10 @@
  * --duration SECS, --warm-period SECS, --phase SECS, --fast-node N,
  * --slow-node N, --pidfile FILE (written once the memory is ready),
  * --go FILE (tiering: wait for FILE to exist before the first phase, so a
- * policy attached with -p sees the memory where it was placed).
+ * policy attached with -p sees the memory where it was placed; reclaim and
+ * phases: wait for it after the lines printed before the final check, so a
+ * recorder or a policy can be stopped before the check reads every page
+ * back).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -238,6 +242,13 @@ static void ready(const struct opts *o)
 	}
 }
 
+/* --go before the final check: the end of the run is reported, not yet read back. */
+static void hold(const struct opts *o)
+{
+	while (o->go && access(o->go, F_OK))
+		usleep(10000);
+}
+
 static int verify_all(struct set *sets, int n)
 {
 	size_t bad = 0;
@@ -304,6 +315,7 @@ static int run_reclaim(const struct opts *o)
 	print_status_line("VmSwap:");
 	printf("pswpin %llu\n", vmstat("pswpin"));
 	fflush(stdout);
+	hold(o);
 	return verify_all(s, 3) || bad;
 }
 
@@ -377,7 +389,9 @@ static int run_phases(const struct opts *o)
 	printf("touch bad=%zu\n", bad);
 	print_status_line("VmRSS:");
 	print_status_line("VmSwap:");
+	printf("pswpin %llu\n", vmstat("pswpin"));
 	fflush(stdout);
+	hold(o);
 	return verify_all(&pool, 1) || bad;
 }
 

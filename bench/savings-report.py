@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The section of BENCHMARKS.md for bench/savings.sh, from its rows.
+
+    savings-report.py --rows FILE --command CMD --duration SECS
+
+Rows (bench/savings-guest.sh): kind=pred (the curve of the record of the
+workload at threshold t), kind=real (a policy run with idle=t) and
+kind=record (the recorded run itself), each with round, date and kernel.
+"""
+import argparse
+import math
+
+from spread import cell, med, num  # bench/spread.py
+
+SAVED_TOL = 0.10    # the issue's goal: saved within 10 %
+RF_FACTOR = 2.0     # and the refault rate within a factor of 2
+# Below this many pages a second (4 KiB/s at most over a run) a refault
+# rate is taken as none: the ratio of two such rates says nothing.
+RF_FLOOR = 1.0
+
+
+def rows_of(path):
+    out = []
+    for line in open(path):
+        r = dict(kv.split("=", 1) for kv in line.split() if "=" in kv)
+        if r.get("kind"):
+            out.append(r)
+    return out
+
+
+def mib(kb):
+    return kb / 1024
+
+
+def ratio(a, p):
+    return a / p if p > 0 else math.nan
+
+
+def rf_ok(p, a):
+    if math.isnan(p) or math.isnan(a):
+        return False
+    if p < RF_FLOOR and a < RF_FLOOR:
+        return True
+    lo, hi = min(p, a), max(p, a)
+    return lo > 0 and hi / lo <= RF_FACTOR
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rows", required=True)
+    ap.add_argument("--command", required=True)
+    ap.add_argument("--duration", type=int, default=0)
+    a = ap.parse_args()
+    rows = rows_of(a.rows)
+    rounds = sorted({r["round"] for r in rows}, key=int)
+    kernels = sorted({r["kernel"] for r in rows})
+    dates = sorted({r["date"] for r in rows})
+    d = sorted({r["d"] for r in rows})
+    print("## The savings curve against a real policy (issue 39)\n")
+    print("    %s\n" % a.command)
+    print("%s, %s, %d round%s (one boot each), %s; %d s in all.\n" % (
+        ", ".join(kernels), ", ".join(dates), len(rounds), "" if len(rounds) == 1 else "s",
+        "the runs %s s long" % "/".join(d), a.duration))
+    print("In one boot per round, for each workload: a `daptrace record -p` of it and")
+    print("`daptrace report savings --json` at each threshold T (*predicted*), then for")
+    print("each T a fresh run of the same workload under `daptrace policy -p -S")
+    print("\"pageout idle=T\"` (no quota), onto 512 MiB of zram swap (*actual*).")
+    print("Workloads (`daptrace-policy-workload`, 16 MiB hot, 16 MiB warm read every")
+    print("1 s, 64 MiB cold): *phases*, whose sets double, halve and grow back, a")
+    print("phase a quarter of the run; *reclaim*, static.  Saved, actual: the target's")
+    print("VmSwap, the mean of a sample a second and at the end of the run (the")
+    print("workload's own line, before its final check); predicted: the curve's")
+    print("`saved_mean_bytes` and `saved_last_bytes`.  Refaults/s, actual: the")
+    print("system's pswpin over the run per second (swap readahead off); predicted:")
+    print("`refault_pages_per_s`.  Ratio: actual / predicted.  The workload checks")
+    print("every word at the end of every run.  Goal (issue 39): saved (mean and last)")
+    print("within 10 % and the refault rate within a factor of 2 (two rates under")
+    print("%g page/s both count as none).  Median [min–max] over the rounds.\n" % RF_FLOOR)
+    print("| workload | T | saved mean, MiB: predicted | actual | ratio "
+          "| saved last, MiB: predicted | actual | ratio "
+          "| refaults/s: predicted | actual | ratio | data check | goal |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    wls = list(dict.fromkeys(r["wl"] for r in rows if r["kind"] != "record"))
+    missed = []
+    for wl in wls:
+        ts = sorted({num(r["t"]) for r in rows if r["wl"] == wl and r["kind"] in ("pred", "real")})
+        for t in ts:
+            per = []
+            for rd in rounds:
+                p = [r for r in rows if r["kind"] == "pred" and r["wl"] == wl
+                     and num(r["t"]) == t and r["round"] == rd]
+                x = [r for r in rows if r["kind"] == "real" and r["wl"] == wl
+                     and num(r["t"]) == t and r["round"] == rd]
+                if p and x:
+                    per.append((p[0], x[0]))
+            if not per:
+                continue
+            pm = [mib(num(p["saved_mean_kb"])) for p, _ in per]
+            am = [mib(num(x["swap_mean_kb"])) for _, x in per]
+            pl = [mib(num(p["saved_last_kb"])) for p, _ in per]
+            al = [mib(num(x["swap_last_kb"])) for _, x in per]
+            pr = [num(p["rf_pps"]) for p, _ in per]
+            # pages swapped in over the run's seconds (rows of the first runs
+            # have an empty rf_pps: an awk redirect ate it)
+            ar = [num(x["swapin"]) / num(x["secs"]) for _, x in per]
+            rm = [ratio(x, y) for x, y in zip(am, pm)]
+            rl = [ratio(x, y) for x, y in zip(al, pl)]
+            rr = [ratio(x, y) if not (x < RF_FLOOR and y < RF_FLOOR) else math.nan
+                  for x, y in zip(ar, pr)]
+            bad = sum(1 for _, x in per if x.get("verify") != "ok")
+            why = []
+            if not abs(med(rm) - 1) <= SAVED_TOL:
+                why.append("saved mean %+.0f %%" % (100 * (med(rm) - 1)))
+            if not abs(med(rl) - 1) <= SAVED_TOL:
+                why.append("saved last %+.0f %%" % (100 * (med(rl) - 1)))
+            if not rf_ok(med(pr), med(ar)):
+                why.append("refaults x%.2g" % ratio(med(ar), med(pr)))
+            if bad:
+                why.append("data check failed")
+            goal = "met" if not why else "not met: " + ", ".join(why)
+            if why:
+                missed.append("%s T=%gs" % (wl, t))
+            print("| %s | %g s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                wl, t, cell(pm, "%.1f"), cell(am, "%.1f"), cell(rm), cell(pl, "%.1f"),
+                cell(al, "%.1f"), cell(rl), cell(pr, "%.1f"), cell(ar, "%.1f"),
+                cell(rr, "%.3f") if any(not math.isnan(v) for v in rr) else "– (both none)",
+                "ok" if not bad else "FAILED in %d" % bad, goal))
+    print()
+    if missed:
+        print("Goal not met for: %s." % "; ".join(missed))
+    else:
+        print("Goal met for every workload and threshold.")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Checking the savings curve (issue 39): what `daptrace report savings`
+# predicts from a record of a workload (the memory a policy reclaiming all
+# that is idle for T would save, mean and last, and the refaults it would
+# cause) against what `daptrace policy -S "pageout idle=T"` really saves
+# (the target's VmSwap) and refaults (pswpin) on fresh runs of the same
+# workload (bench/savings-guest.sh).  One boot per round: the record and
+# every policy run of every workload, one after the other; median
+# [min-max] over the rounds (bench/savings-report.py).
+#
+#   bench/savings.sh [--rounds N] [--out FILE] [--lock FILE] [--kernel SERIES]
+#                    [--wl "phases reclaim"] [--secs D] [--thresholds "2 5 10"]
+#
+# --secs: each run's length, s (a multiple of 4: phases has four phases);
+# --thresholds: the idle thresholds, whole seconds.
+# Raw rows in build/bench/savings-rows.txt, boot logs beside them.
+set -euo pipefail
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=bench/lib.sh
+. "$TOP/bench/lib.sh"
+SERIES=6.12 WLS="phases reclaim" SECS=32 TS="2 5 10"
+BENCH_OPTS="kernel=SERIES wl=WLS secs=SECS thresholds=TS"
+bench_parse_opts bench/savings.sh "$@"
+bench_words bench/savings.sh --wl workload "phases reclaim" "$WLS"
+if ! [[ $SECS =~ ^[1-9][0-9]*$ ]] || [ $((SECS % 4)) != 0 ]; then
+	echo "bench/savings.sh: --secs: a positive multiple of 4: '$SECS'" >&2
+	exit 2
+fi
+[[ $TS =~ ^[1-9][0-9]*( [1-9][0-9]*)*$ ]] ||
+	{ echo "bench/savings.sh: --thresholds: whole seconds, space separated: '$TS'" >&2; exit 2; }
+
+K=$(bench_kernel bench/savings.sh "$SERIES")
+bench_rows savings
+script=$DIR/savings-guest.sh
+sed "2i WLS=\"$WLS\" D=$SECS TS=\"$TS\"" "$TOP/bench/savings-guest.sh" > "$script"
+# the record, then one policy run per threshold, for every workload
+n=$(($(echo "$WLS" | wc -w) * ($(echo "$TS" | wc -w) + 1)))
+
+t0=$SECONDS
+for r in $(seq "$ROUNDS"); do
+	log=$DIR/savings-$r.log
+	echo "bench/savings.sh: $K round $r" >&2
+	bench_boot "$log" "bench/savings.sh: round $r" --kernel "$K" --no-la57 \
+		--test extra/savings-guest --extra-test "$script" \
+		--test-timeout $((n * (SECS + 60) + 300)) --timeout $((n * (SECS + 60) + 600))
+	grep -o 'BENCH .*' "$log" |
+		sed "s/^BENCH /round=$r date=$(date -u +%F) kernel=$K /" >> "$ROWS" ||
+		{ echo "bench/savings.sh: no figures in $log" >&2; exit 1; }
+done
+
+cmd="bench/savings.sh --rounds $ROUNDS"
+[ "$SERIES" = 6.12 ] || cmd+=" --kernel $SERIES"
+[ "$WLS" = "phases reclaim" ] || cmd+=" --wl \"$WLS\""
+[ "$SECS" = 32 ] || cmd+=" --secs $SECS"
+[ "$TS" = "2 5 10" ] || cmd+=" --thresholds \"$TS\""
+python3 "$TOP/bench/savings-report.py" --rows "$ROWS" --command "$cmd" \
+	--duration $((SECONDS - t0)) > "$OUT"
+echo "bench/savings.sh: wrote $OUT" >&2
