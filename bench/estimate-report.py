@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""The online accuracy estimate against the truth, from bench/ab.sh rows
-with the probes on (prefixed with kernel=, which= and round=, as
-bench/probe-cost.sh writes them): per kernel and workload, over the rounds,
+"""The online accuracy estimate against the truth, from rows of
+daptrace-score's figures prefixed with kernel=, which=, round= and wl=
+(bench/estimate.sh writes them): per kernel and workload, over the rounds,
 the median of each run's mean true recall, mean estimated recall, median and
 p90 |estimate - truth| and share of compared windows within 0.05.
 

@@ -64,6 +64,7 @@ TABLES=(
 "exporter|the cost of \`daptrace exporter --attach\` scraped every 5 s"
 "fixes-cost|the worker CPU of this wave's kernel fixes, module before and after"
 "probe-cost|the worker CPU of the accuracy probes (probe_pages 0 against 64)"
+"estimate|the online accuracy estimate against the truth, by workload"
 "objtrace|the allocation tracer's overhead (\`record --objects\`), on the host"
 )
 names=()
@@ -153,6 +154,7 @@ make_table() {
 	fixes-cost) "$TOP/bench/fixes-cost.sh" --rounds "$rounds" --out "$o" ;;
 	# The same module, its accuracy probes off and on, alternating boots.
 	probe-cost) "$TOP/bench/probe-cost.sh" --rounds "$rounds" --out "$o" ;;
+	estimate) "$TOP/bench/estimate.sh" --rounds "$rounds" --out "$o" ;;
 	objtrace) "$TOP/bench/objtrace.sh" --out "$o" ;;
 	esac
 }
