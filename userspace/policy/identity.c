@@ -77,19 +77,78 @@ void pol_iset_remove(struct pol_iset *s, uint64_t start, uint64_t end)
 	s->n -= j - i;
 }
 
-void pol_iset_add(struct pol_iset *s, uint64_t start, uint64_t end, int64_t t_ns)
+int pol_iset_add(struct pol_iset *s, uint64_t start, uint64_t end, int64_t t_ns)
 {
 	size_t i;
 
 	if (start >= end)
-		return;
+		return 0;
+	/*
+	 * Room first (a range around the new one splits, then the new one):
+	 * without it nothing changes.  The engine may ignore that (not
+	 * remembered: acted on again later, never lost); report savings may
+	 * not (a lost access would read as idle).
+	 */
+	if (reserve(s, 2))
+		return -1;
 	pol_iset_remove(s, start, end);
-	if (reserve(s, 1))
-		return;		/* not remembered: acted on again later, never lost */
 	i = first_after(s, start);
 	memmove(&s->r[i + 1], &s->r[i], (s->n - i) * sizeof(s->r[0]));
 	s->r[i] = (struct pol_range){ start, end, t_ns };
 	s->n++;
+	return 0;
+}
+
+/*
+ * Out piece @r after out[0..*o): merged with the last one when they touch
+ * and share their time, so ranges added window by window stay few.
+ */
+static void emit(struct pol_range *out, size_t *o, struct pol_range r)
+{
+	if (r.start >= r.end)
+		return;
+	if (*o && out[*o - 1].end == r.start && out[*o - 1].t_ns == r.t_ns) {
+		out[*o - 1].end = r.end;
+		return;
+	}
+	out[(*o)++] = r;
+}
+
+int pol_iset_add_sorted(struct pol_iset *s, const struct pol_range *add, size_t n)
+{
+	/* each added range takes its place and may cut one old range in two */
+	size_t cap = s->n + 2 * n, o = 0, j = 0;
+	struct pol_range *out;
+	uint64_t done = 0;		/* end of the last added range emitted */
+
+	if (!n)
+		return 0;
+	out = malloc(cap * sizeof(*out));
+	if (!out)
+		return -1;
+	for (size_t i = 0; i < s->n; i++) {
+		struct pol_range r = s->r[i];
+		uint64_t a = r.start > done ? r.start : done;
+
+		/* the added ranges that start before this one ends, and its gaps */
+		for (; j < n && add[j].start < r.end; j++) {
+			if (a < add[j].start)
+				emit(out, &o, (struct pol_range){ a, add[j].start, r.t_ns });
+			emit(out, &o, add[j]);
+			done = add[j].end;
+			if (a < done)
+				a = done;
+		}
+		if (a < r.end)
+			emit(out, &o, (struct pol_range){ a, r.end, r.t_ns });
+	}
+	for (; j < n; j++)
+		emit(out, &o, add[j]);
+	free(s->r);
+	s->r = out;
+	s->n = o;
+	s->cap = cap;
+	return 0;
 }
 
 void pol_iset_expire(struct pol_iset *s, int64_t before_ns)

@@ -385,7 +385,14 @@ int pol_pid_rss(pid_t pid, uint64_t *bytes);
 int pol_pid_majflt(pid_t pid, uint64_t *n);
 
 /* identity.c */
-void pol_iset_add(struct pol_iset *s, uint64_t start, uint64_t end, int64_t t_ns);
+/* [start, end) at @t_ns, replacing what it covers; -1 (set unchanged): no memory. */
+int pol_iset_add(struct pol_iset *s, uint64_t start, uint64_t end, int64_t t_ns);
+/*
+ * The same for @add[0..n), sorted and disjoint, in one merge: O(set + n),
+ * where one pol_iset_add() each moves the set's tail.  -1 (set unchanged):
+ * no memory.
+ */
+int pol_iset_add_sorted(struct pol_iset *s, const struct pol_range *add, size_t n);
 void pol_iset_remove(struct pol_iset *s, uint64_t start, uint64_t end);
 void pol_iset_expire(struct pol_iset *s, int64_t before_ns);
 /* Bytes of [start, end) covered by the set. */

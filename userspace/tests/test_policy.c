@@ -316,6 +316,55 @@ TEST(identity_set)
 	pol_iset_free(&s);
 }
 
+/* Many sorted ranges in one merge: as many pol_iset_add() calls would leave it. */
+TEST(identity_set_add_sorted)
+{
+	static const struct pol_range add[] = {
+		{ 0, 50, 9 }, { 120, 130, 9 }, { 140, 150, 9 }, { 150, 160, 9 },
+		{ 250, 320, 8 }, { 500, 600, 9 },
+	};
+	struct pol_iset s = { 0 }, t = { 0 };
+	int64_t ts;
+	uint64_t pe;
+
+	for (int k = 0; k < 2; k++) {
+		struct pol_iset *x = k ? &t : &s;
+
+		pol_iset_add(x, 10, 20, 1);
+		pol_iset_add(x, 100, 200, 2);
+		pol_iset_add(x, 300, 400, 3);
+	}
+	ASSERT_EQ(0, pol_iset_add_sorted(&s, add, sizeof(add) / sizeof(add[0])));
+	for (size_t i = 0; i < sizeof(add) / sizeof(add[0]); i++)
+		pol_iset_add(&t, add[i].start, add[i].end, add[i].t_ns);
+	/* the same times everywhere */
+	for (uint64_t a = 0; a < 700; a = pe) {
+		int64_t tt = 0;
+		uint64_t pe2;
+		int in = pol_iset_piece(&s, a, 700, &pe, &ts);
+
+		EXPECT_EQ(in, pol_iset_piece(&t, a, 700, &pe2, &tt))
+			TH_LOG("at %lu", (unsigned long)a);
+		if (in) {
+			EXPECT_EQ(tt, ts) TH_LOG("at %lu", (unsigned long)a);
+		}
+		if (pe2 < pe)
+			pe = pe2;
+	}
+	/*
+	 * 0-50 (over 10-20), 100-120, 120-130, 130-140, 140-160 (two that
+	 * touch, of one time), 160-200, 250-320, 320-400, 500-600
+	 */
+	EXPECT_EQ(9, s.n);
+	EXPECT_EQ(0, s.r[0].start);
+	EXPECT_EQ(50, s.r[0].end);
+	EXPECT_EQ(140, s.r[4].start);
+	EXPECT_EQ(160, s.r[4].end);
+	EXPECT_EQ(0, pol_iset_add_sorted(&s, add, 0));
+	pol_iset_free(&s);
+	pol_iset_free(&t);
+}
+
 /* ---- the engine with fake maps and a recording "syscall" ------------- */
 
 struct call {

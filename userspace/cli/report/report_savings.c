@@ -9,6 +9,14 @@
  * space, also sorted: O(regions + ranges) per threshold, never all pairs
  * of windows.  Ranges reclaimed in the same window that touch are merged,
  * so a list stays about as long as the space's region list.
+ *
+ * Idle time is kept by address, not taken from the regions' ages: each
+ * space remembers when each of its ranges was last in an accessed region
+ * (the policy engine's struct pol_iset, identity.c, the same structure
+ * its idle= condition reads), forgetting what is older than the longest
+ * threshold.  A window's idle region is cut into pieces of one idle time
+ * each (a search of that set per piece); its accessed regions go into it
+ * in one merge.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -19,6 +27,7 @@
 #include "common/report_group.h"
 #include "report_savings.h"
 #include "common/units.h"
+#include "policy.h"
 
 #define CMD "report"
 
@@ -46,12 +55,14 @@ struct space {
 	struct ivl_set *sets;		/* reclaimed ranges, per threshold */
 	uint64_t seen_seq;		/* the last window with its regions */
 	int done;			/* its reclaimed bytes are accounted for */
+	struct pol_iset accessed;	/* when each range was last accessed: window ends */
+	uint64_t since_ns;		/* start of its first window: idle since then if never */
 };
 
 /* What a window says about a byte range of a space. */
 enum wkind {
 	W_ACCESSED,			/* nr_accesses > 0: reclaimed bytes refault */
-	W_IDLE,				/* idle for idle_ns: reclaimed if >= T */
+	W_IDLE,				/* idle for idle_ns (by address): reclaimed if >= T */
 	W_UNOBS,			/* not observable: no change */
 	W_AGE_UNKNOWN,			/* idle, for how long unknown: no change */
 	W_HOLE,				/* [unmapped]: reclaimed bytes were freed */
@@ -61,6 +72,7 @@ struct wreg {
 	uint64_t start, end, idle_ns;
 	size_t space;
 	enum wkind kind;
+	uint32_t age;			/* windows (for missed windows only) */
 };
 
 struct savings {
@@ -73,6 +85,11 @@ struct savings {
 	size_t nr_sot;
 	struct wreg *w;
 	size_t w_cap;
+	struct wreg *pw;		/* one space's regions, idle ones cut by idle time */
+	size_t pw_cap;
+	struct pol_range *acc;		/* one space's accessed regions, this window */
+	size_t acc_cap;
+	uint64_t max_t_ns;		/* the longest threshold */
 	struct ivl_set scratch;
 	struct sav_stats all;
 	struct rgroups groups;
@@ -145,6 +162,7 @@ static ssize_t space_of(struct savings *sv, const struct rec_info *info, pid_t p
 	memset(sp, 0, sizeof(*sp));
 	sp->pid = pid;
 	sp->target = ti;
+	sp->since_ns = UINT64_MAX;
 	sp->sets = calloc(sv->nr_t, sizeof(*sp->sets));
 	if (!sp->sets)
 		return -1;
@@ -465,9 +483,7 @@ static ssize_t window_regions(struct savings *sv, const struct rec_snapshot *s,
 			w->kind = W_AGE_UNKNOWN;
 		else
 			w->kind = W_IDLE;
-		/* idle through this window and the @age before it */
-		if (w->kind == W_IDLE)
-			w->idle_ns = report_age_ns(sv->o, s, r->age) + (s->end_ns - s->start_ns);
+		w->age = r->age;
 		if (n && cmp_wreg(&sv->w[n - 1], w) > 0)
 			sorted = 0;
 		n++;
@@ -485,6 +501,108 @@ static ssize_t window_regions(struct savings *sv, const struct rec_snapshot *s,
 	return (ssize_t)m;
 }
 
+/*
+ * Windows the record lacks (missed_before) may hold accesses, as the policy
+ * engine's after_gap() says: an idle region whose age covers them kept its
+ * idle level through them, and its ranges' clocks stand; any other counts
+ * as accessed when its level last changed (its age ago, as report access
+ * counts it), or, its age unknown, up to this window.
+ */
+static int after_gap(struct savings *sv, struct space *sp, const struct wreg *r, size_t nr,
+		     const struct rec_snapshot *s)
+{
+	for (size_t i = 0; i < nr; i++) {
+		uint64_t t, idle;
+
+		if (r[i].kind == W_IDLE && r[i].age > s->missed_before)
+			continue;
+		if (r[i].kind == W_IDLE) {
+			idle = report_age_ns(sv->o, s, r[i].age) + (s->end_ns - s->start_ns);
+			t = s->end_ns > idle ? s->end_ns - idle : 0;
+		} else if (r[i].kind == W_AGE_UNKNOWN)
+			t = s->start_ns;
+		else
+			continue;	/* accessed: marked now; the others say nothing */
+		if (t < sp->since_ns)
+			t = sp->since_ns;
+		if (pol_iset_add(&sp->accessed, r[i].start, r[i].end, (int64_t)t))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * One space's regions @r[0..nr) of window @s into sv->pw: each idle one cut
+ * into pieces of one idle time, by address: since the end of the last
+ * window in which a region covering the piece had an access, else since
+ * the space's first window began.
+ */
+static ssize_t by_address(struct savings *sv, const struct space *sp, const struct wreg *r,
+			  size_t nr, const struct rec_snapshot *s)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < nr; i++) {
+		uint64_t a = r[i].start;
+
+		do {
+			struct wreg w = r[i];
+			uint64_t pe = r[i].end;
+			int64_t t;
+
+			if (w.kind == W_IDLE) {
+				if (!pol_iset_piece(&sp->accessed, a, r[i].end, &pe, &t))
+					t = (int64_t)sp->since_ns;
+				w.idle_ns = s->end_ns > (uint64_t)t ? s->end_ns - (uint64_t)t : 0;
+			}
+			w.start = a;
+			w.end = pe;
+			if (report_grow((void **)&sv->pw, &sv->pw_cap, n + 1, sizeof(*sv->pw)))
+				return -1;
+			sv->pw[n++] = w;
+			a = pe;
+		} while (a < r[i].end);
+	}
+	return (ssize_t)n;
+}
+
+/* Space @sp through window @s: its regions @r[0..nr), sorted and disjoint. */
+static int space_window(struct savings *sv, struct space *sp, const struct wreg *r, size_t nr,
+			const struct rec_snapshot *s)
+{
+	size_t nacc = 0;
+	ssize_t np;
+
+	if (sp->since_ns == UINT64_MAX)
+		sp->since_ns = s->start_ns;
+	if (s->missed_before && after_gap(sv, sp, r, nr, s))
+		return fail(CMD, "out of memory");
+	np = by_address(sv, sp, r, nr, s);
+	if (np < 0)
+		return fail(CMD, "out of memory");
+	for (ssize_t i = 0; i < np; i++)
+		tally(sv, &sv->pw[i]);
+	for (unsigned int k = 0; k < sv->nr_t; k++)
+		if (sweep(sv, sp, k, sv->pw, (size_t)np, s->end_ns))
+			return EXIT_FAIL;
+	for (size_t i = 0; i < nr; i++) {
+		if (r[i].kind != W_ACCESSED)
+			continue;
+		if (report_grow((void **)&sv->acc, &sv->acc_cap, nacc + 1, sizeof(*sv->acc)))
+			return fail(CMD, "out of memory");
+		sv->acc[nacc++] = (struct pol_range){ r[i].start, r[i].end, (int64_t)s->end_ns };
+	}
+	if (pol_iset_add_sorted(&sp->accessed, sv->acc, nacc))
+		return fail(CMD, "out of memory");
+	/*
+	 * Older than the longest threshold: idle for more than every one,
+	 * as is memory never seen accessed (since_ns is older still).
+	 */
+	if (s->end_ns > sv->max_t_ns)
+		pol_iset_expire(&sp->accessed, (int64_t)(s->end_ns - sv->max_t_ns));
+	return 0;
+}
+
 static int on_window(void *arg, const struct rec_snapshot *s, const struct rec_info *info)
 {
 	struct savings *sv = arg;
@@ -496,17 +614,14 @@ static int on_window(void *arg, const struct rec_snapshot *s, const struct rec_i
 	if (report_grow((void **)&sv->touched, &sv->touched_cap, sv->nr_sp + 1,
 			sizeof(*sv->touched)))
 		return fail(CMD, "out of memory");
-	for (i = 0; i < (size_t)n; i++)
-		tally(sv, &sv->w[i]);
 	for (i = 0; i < (size_t)n; i = j) {
 		struct space *sp = &sv->sp[sv->w[i].space];
 
 		for (j = i; j < (size_t)n && sv->w[j].space == sv->w[i].space; j++)
 			;
 		sp->seen_seq = s->seq + 1;
-		for (unsigned int k = 0; k < sv->nr_t; k++)
-			if (sweep(sv, sp, k, &sv->w[i], j - i, s->end_ns))
-				return EXIT_FAIL;
+		if (space_window(sv, sp, &sv->w[i], j - i, s))
+			return EXIT_FAIL;
 	}
 	/* spaces without regions now whose process is gone: never reused */
 	for (i = 0; i < sv->nr_sp; i++) {
@@ -573,6 +688,7 @@ static void savings_free(struct savings *sv)
 		for (unsigned int k = 0; k < sv->nr_t; k++)
 			free(sv->sp[i].sets[k].v);
 		free(sv->sp[i].sets);
+		pol_iset_free(&sv->sp[i].accessed);
 	}
 	for (size_t i = 0; i < sv->gst_cap; i++) {
 		if (!sv->gst[i])
@@ -585,6 +701,8 @@ static void savings_free(struct savings *sv)
 	free(sv->sp);
 	free(sv->sp_of_target);
 	free(sv->w);
+	free(sv->pw);
+	free(sv->acc);
 	free(sv->scratch.v);
 	free(sv->touched);
 	rgroups_free(&sv->groups);
@@ -600,6 +718,9 @@ int report_savings(const struct report_opts *o, FILE *out, FILE *tics)
 	sv.t_ns = o->nr_thresholds ? o->thresholds_ns : default_t_ns;
 	sv.nr_t = o->nr_thresholds ? o->nr_thresholds :
 		  (unsigned int)(sizeof(default_t_ns) / sizeof(default_t_ns[0]));
+	for (unsigned int k = 0; k < sv.nr_t; k++)
+		if (sv.t_ns[k] > sv.max_t_ns)
+			sv.max_t_ns = sv.t_ns[k];
 	if (stats_init(&sv.all, sv.nr_t, "all")) {
 		memset(&info, 0, sizeof(info));
 		ret = fail(CMD, "out of memory");

@@ -6,8 +6,13 @@
  * below), report_savings_out.c prints it as text, JSON or plot data.
  *
  * The replayed policy.  A byte is reclaimed in the first window in which
- * it lies in an observable region with no access and a known age whose
- * idle time (age + this window, as report access counts it) is >= T.  It
+ * it lies in an observable region with no access and a known age and its
+ * idle time is >= T.  Idle time is by address, as the policy engine's
+ * idle= counts it: from the end of the last window in which a region
+ * covering the byte had an access (else from the start of its space's
+ * first window) to the end of this one.  Not age + window: a region's age
+ * keeps growing while its count moves by less than the merge threshold,
+ * so memory read in one window of ten would look idle for ever.  It
  * stays reclaimed until the first later window in which it lies in a
  * region with nr_accesses > 0: a refault, after the time between the two
  * windows' ends (to the windows' precision).  Regions split and merge from
