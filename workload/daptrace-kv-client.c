@@ -160,6 +160,23 @@ static int kv_get_check(struct conn *c, uint64_t k, const char *want, size_t len
 	return bad;
 }
 
+/*
+ * Set key @k to its value (@get 0), or read it back and compare (@get 1):
+ * 0 or 1 as kv_set() / kv_get_check(), -1 with the message said if the
+ * connection is lost.  @val is scratch space of @vlen bytes.
+ */
+static int kv_op(struct conn *c, int get, uint64_t k, char *val, size_t vlen)
+{
+	int r;
+
+	value_of(k, val, vlen);
+	r = get ? kv_get_check(c, k, val, vlen) : kv_set(c, k, val, vlen);
+	if (r < 0)
+		fprintf(stderr, "%s k%llu: connection lost\n", get ? "get" : "set",
+			(unsigned long long)k);
+	return r;
+}
+
 /* Cumulative Zipf distribution over @n ranks. */
 static double *zipf_cdf(uint64_t n, double s)
 {
@@ -242,12 +259,9 @@ int main(int argc, char **argv)
 	}
 	t0 = now_s();
 	for (uint64_t k = 0; k < nkeys; k++) {
-		value_of(k, val, vlen);
-		r = kv_set(&c, k, val, vlen);
-		if (r < 0) {
-			fprintf(stderr, "set k%llu: connection lost\n", (unsigned long long)k);
+		r = kv_op(&c, 0, k, val, vlen);
+		if (r < 0)
 			return 1;
-		}
 		bad += r;
 	}
 	printf("load keys=%llu value=%zu secs=%.1f bad=%llu\n", (unsigned long long)nkeys, vlen,
@@ -263,12 +277,9 @@ int main(int argc, char **argv)
 	while (now_s() - t0 < duration) {
 		uint64_t k = perm[zipf_rank(cdf, nkeys)];
 
-		value_of(k, val, vlen);
-		r = kv_get_check(&c, k, val, vlen);
-		if (r < 0) {
-			fprintf(stderr, "get k%llu: connection lost\n", (unsigned long long)k);
+		r = kv_op(&c, 1, k, val, vlen);
+		if (r < 0)
 			return 1;
-		}
 		bad += r;
 		ops++;
 		if (now_s() >= next) {
