@@ -24,6 +24,11 @@ int fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2,
 void warn_msg(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Message for getopt_long's ':' (missing value) or '?' (unknown option). */
 int opt_error(const char *cmd, char **argv, int c);
+/*
+ * An option no case of the command took: -h/--help prints @usage to stdout
+ * and exits EXIT_OK; anything else is opt_error()'s message.
+ */
+int opt_help_or_error(const char *cmd, char **argv, int c, void (*usage)(FILE *f));
 /* Message for a flag whose value is wrong: names the flag and the value. */
 int bad_value(const char *cmd, const char *flag, const char *val, const char *what);
 /*

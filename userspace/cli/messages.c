@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -67,6 +68,15 @@ int opt_error(const char *cmd, char **argv, int c)
 	if (c == ':')
 		return usage_error(cmd, "option '%s' needs a value", name);
 	return usage_error(cmd, "unknown option '%s'", name);
+}
+
+int opt_help_or_error(const char *cmd, char **argv, int c, void (*usage)(FILE *f))
+{
+	if (c == 'h') {
+		usage(stdout);
+		exit(EXIT_OK);
+	}
+	return opt_error(cmd, argv, c);
 }
 
 int bad_value(const char *cmd, const char *flag, const char *val, const char *what)

@@ -255,11 +255,8 @@ int exp_parse_opts(int argc, char **argv, struct exp_opts *o)
 	while ((c = getopt_long(argc, argv, SHORTOPTS, longopts, NULL)) != -1) {
 		if (c == 'c')
 			config = optarg;
-		else if (c == 'h') {
-			usage(stdout);
-			exit(EXIT_OK);
-		} else if (c == ':' || c == '?')
-			return opt_error(CMD, argv, c);
+		else if (c == 'h' || c == ':' || c == '?')
+			return opt_help_or_error(CMD, argv, c, usage);
 	}
 	if (config) {
 		ret = read_config(o, config);

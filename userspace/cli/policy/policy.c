@@ -293,11 +293,8 @@ static int parse_opts(int argc, char **argv, struct policy_opts *o)
 			break;
 		case 'K':
 			return usage_error(CMD, "--config comes first, before the other options");
-		case 'h':
-			usage(stdout);
-			exit(EXIT_OK);
 		default:
-			return opt_error(CMD, argv, c);
+			return opt_help_or_error(CMD, argv, c, usage);
 		}
 		if (ret)
 			return ret;

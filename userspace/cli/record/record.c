@@ -246,14 +246,8 @@ static int parse_opts(int argc, char **argv, struct record_opts *o, int top)
 				return bad_value(CMD, "--objects-min", optarg,
 						 "expected a size > 0 such as 4096, 64K or 1M");
 			break;
-		case 'h':
-			if (top)
-				top_usage(stdout);
-			else
-				usage(stdout);
-			exit(EXIT_OK);
 		default:
-			return opt_error(CMD, argv, c);
+			return opt_help_or_error(CMD, argv, c, top ? top_usage : usage);
 		}
 	}
 	if (top)

@@ -689,11 +689,8 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 		case OPT_TEMP_W:
 			err = parse_weights(optarg, o->temp_w);
 			break;
-		case 'h':
-			usage(stdout);
-			exit(EXIT_OK);
 		default:
-			return opt_error(CMD, argv, c);
+			return opt_help_or_error(CMD, argv, c, usage);
 		}
 		if (err)
 			return err;

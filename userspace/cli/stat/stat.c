@@ -186,11 +186,8 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 			if (ret)
 				return ret;
 			break;
-		case 'h':
-			usage(stdout);
-			exit(EXIT_OK);
 		default:
-			return opt_error(CMD, argv, c);
+			return opt_help_or_error(CMD, argv, c, usage);
 		}
 	}
 	if (optind < argc)
