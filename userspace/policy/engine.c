@@ -84,6 +84,20 @@ static int target_index(struct pol_engine *e, pid_t pid)
 	return -1;
 }
 
+void *pol_grow(void *p, size_t *cap, size_t need, size_t size, size_t first)
+{
+	size_t cap2 = *cap ? *cap : first;
+
+	if (need <= *cap)
+		return p;
+	while (cap2 < need)
+		cap2 *= 2;
+	p = realloc(p, cap2 * size);
+	if (p)
+		*cap = cap2;
+	return p;
+}
+
 int pol_engine_add_target(struct pol_engine *e, pid_t pid)
 {
 	struct pol_target *t;
@@ -91,15 +105,10 @@ int pol_engine_add_target(struct pol_engine *e, pid_t pid)
 
 	if (i >= 0)
 		return i;
-	if (e->nr_targets == e->cap_targets) {
-		int cap = e->cap_targets ? 2 * e->cap_targets : 16;
-
-		t = realloc(e->t, cap * sizeof(*t));
-		if (!t)
-			return -ENOMEM;
-		e->t = t;
-		e->cap_targets = cap;
-	}
+	t = pol_grow(e->t, &e->cap_targets, e->nr_targets + 1, sizeof(*t), 16);
+	if (!t)
+		return -ENOMEM;
+	e->t = t;
 	t = &e->t[e->nr_targets];
 	memset(t, 0, sizeof(*t));
 	t->pid = pid;
@@ -154,15 +163,11 @@ void pol_engine_free(struct pol_engine *e)
 static int add_cand(struct pol_engine *e, uint64_t start, uint64_t end, int t,
 		    unsigned int score)
 {
-	if (e->nr_cand == e->cap_cand) {
-		size_t cap = e->cap_cand ? e->cap_cand * 2 : 256;
-		struct pol_cand *c = realloc(e->cand, cap * sizeof(*c));
+	struct pol_cand *c = pol_grow(e->cand, &e->cap_cand, e->nr_cand + 1, sizeof(*c), 256);
 
-		if (!c)
-			return -ENOMEM;
-		e->cand = c;
-		e->cap_cand = cap;
-	}
+	if (!c)
+		return -ENOMEM;
+	e->cand = c;
 	e->cand[e->nr_cand++] = (struct pol_cand){ start, end, t, score };
 	return 0;
 }

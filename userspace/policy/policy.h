@@ -494,7 +494,8 @@ struct pol_engine {
 	struct pol_scheme *s;
 	int nr_schemes;
 	struct pol_target *t;		/* pol_engine_add_target() */
-	int nr_targets, cap_targets;
+	int nr_targets;
+	size_t cap_targets;
 	int last_target;		/* the last target a region was found in */
 	struct pol_cand *cand;
 	size_t nr_cand, cap_cand;
@@ -512,7 +513,8 @@ struct pol_engine {
 	uint64_t nr_missed;
 	/* regret.c: the counters per (scheme, cgroup), the pieces followed */
 	struct pol_regret *regret;
-	int nr_regret, cap_regret;
+	int nr_regret;
+	size_t cap_regret;
 	char **cgroups;
 	int nr_cgroups;
 	struct pol_regret_ent *rent;
@@ -545,6 +547,12 @@ struct pol_engine {
 
 int pol_engine_init(struct pol_engine *e, struct pol_scheme *s, int nr_schemes,
 		    const pid_t *pids, int nr_pids);
+/*
+ * The engine's arrays: @p (of *@cap items of @size bytes) made to hold
+ * @need, doubling *@cap from @first.  Returns the array, @p itself if it
+ * was large enough, or NULL (out of memory: @p and *@cap as they were).
+ */
+void *pol_grow(void *p, size_t *cap, size_t need, size_t size, size_t first);
 /*
  * A target that joins while running (a process tree's new member, a
  * cgroup's): its index, or -ENOMEM.  An existing one is not added twice.

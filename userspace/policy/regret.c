@@ -118,15 +118,10 @@ struct pol_regret *pol_regret_get(struct pol_engine *e, int scheme, const char *
 	for (int i = 0; i < e->nr_regret; i++)
 		if (e->regret[i].scheme == scheme && !strcmp(e->regret[i].cgroup, cgroup))
 			return &e->regret[i];
-	if (e->nr_regret == e->cap_regret) {
-		int cap = e->cap_regret ? 2 * e->cap_regret : 8;
-
-		r = realloc(e->regret, cap * sizeof(*r));
-		if (!r)
-			return NULL;
-		e->regret = r;
-		e->cap_regret = cap;
-	}
+	r = pol_grow(e->regret, &e->cap_regret, e->nr_regret + 1, sizeof(*r), 8);
+	if (!r)
+		return NULL;
+	e->regret = r;
 	r = &e->regret[e->nr_regret];
 	memset(r, 0, sizeof(*r));
 	r->scheme = scheme;
@@ -288,15 +283,10 @@ void pol_regret_after(struct pol_engine *e, const struct pol_scheme *s, struct p
 	p->nr_out = popcount(gone1, nw);
 	if (!p->nr_out)
 		return;
-	if (e->nr_rent == e->cap_rent) {
-		size_t cap = e->cap_rent ? 2 * e->cap_rent : 64;
-
-		n = realloc(e->rent, cap * sizeof(*n));
-		if (!n)
-			goto unknown;
-		e->rent = n;
-		e->cap_rent = cap;
-	}
+	n = pol_grow(e->rent, &e->cap_rent, e->nr_rent + 1, sizeof(*n), 64);
+	if (!n)
+		goto unknown;
+	e->rent = n;
 	out = calloc(2 * nw, sizeof(*out));
 	if (!out)
 		goto unknown;
