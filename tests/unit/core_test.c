@@ -108,6 +108,15 @@ static void ctx_fini(struct daptrace_ctx *ctx)
 		daptrace_destroy_target(ctx, t);
 }
 
+/* The usual start of a test: seed 1, one target (pid 1) holding @rs. */
+static struct daptrace_target *one_target(struct daptrace_ctx *ctx,
+					  unsigned long unit, struct prng *p,
+					  const struct rgn *rs, unsigned int n)
+{
+	ctx_setup(ctx, unit, p, 1);
+	return add_target(ctx, 1, rs, n);
+}
+
 /* Read a target's regions into @out; returns how many (at most MAX_RGNS). */
 static unsigned int dump(const struct daptrace_target *t, struct rgn *out)
 {
@@ -215,6 +224,20 @@ static const char *check_ctx(const struct daptrace_ctx *ctx)
 		TH_LOG("invariant broken: %s", __why);			\
 	ASSERT_EQ(NULL, __why);						\
 } while (0)
+
+/*
+ * The end of a table case: @t holds exactly @exp (statistics too), the
+ * invariants hold, and the context is freed for the next case.
+ */
+static void finish_case(struct __test_metadata *_metadata,
+			struct daptrace_ctx *ctx, const char *name,
+			const struct daptrace_target *t,
+			const struct rgn *exp, unsigned int nr_exp)
+{
+	expect_rgns(_metadata, name, t, exp, nr_exp, true);
+	ASSERT_VALID(ctx);
+	ctx_fini(ctx);
+}
 
 /* ---- attributes ------------------------------------------------------ */
 
@@ -445,8 +468,8 @@ TEST(evenly_split)
 		struct daptrace_target *t;
 		struct daptrace_region *r;
 
-		ctx_setup(&ctx, cases[i].unit, &p, 1);
-		t = add_target(&ctx, 1, cases[i].old, cases[i].nr_old);
+		t = one_target(&ctx, cases[i].unit, &p, cases[i].old,
+			       cases[i].nr_old);
 		j = 0;
 		daptrace_for_each_region(r, t)
 			if (j++ == cases[i].idx)
@@ -454,10 +477,8 @@ TEST(evenly_split)
 		ASSERT_EQ(cases[i].ret,
 			  daptrace_evenly_split_region(&ctx, t, r,
 						       cases[i].nr_pieces));
-		expect_rgns(_metadata, cases[i].name, t, cases[i].exp,
-			    cases[i].nr_exp, true);
-		ASSERT_VALID(&ctx);
-		ctx_fini(&ctx);
+		finish_case(_metadata, &ctx, cases[i].name, t, cases[i].exp,
+			    cases[i].nr_exp);
 	}
 	ASSERT_EQ(0, shim_nr_live);
 }
@@ -521,10 +542,8 @@ TEST(init_regions_exact)
 		t = add_target(&ctx, 1, NULL, 0);
 		ASSERT_EQ(0, daptrace_init_regions(&ctx, t, cases[i].ranges,
 						   cases[i].nr_ranges));
-		expect_rgns(_metadata, cases[i].name, t, cases[i].exp,
-			    cases[i].nr_exp, true);
-		ASSERT_VALID(&ctx);
-		ctx_fini(&ctx);
+		finish_case(_metadata, &ctx, cases[i].name, t, cases[i].exp,
+			    cases[i].nr_exp);
 	}
 	ASSERT_EQ(0, shim_nr_live);
 }
@@ -635,8 +654,7 @@ TEST(init_regions_bad_input)
 	struct daptrace_ctx ctx;
 	struct prng p;
 
-	ctx_setup(&ctx, 1, &p, 1);
-	t = add_target(&ctx, 1, old, 1);
+	t = one_target(&ctx, 1, &p, old, 1);
 	ASSERT_EQ(-EINVAL, daptrace_init_regions(&ctx, t, ok, 0));
 	ASSERT_EQ(-EINVAL, daptrace_init_regions(&ctx, t, unsorted, 2));
 	ASSERT_EQ(-EINVAL, daptrace_init_regions(&ctx, t, empty, 1));
@@ -671,8 +689,7 @@ TEST(update_age)
 		struct rgn one = { 0, 10, cases[i].nr, cases[i].last,
 				   cases[i].age };
 
-		ctx_setup(&ctx, 1, &p, 1);
-		t = add_target(&ctx, 1, &one, 1);
+		t = one_target(&ctx, 1, &p, &one, 1);
 		daptrace_update_age(&ctx, cases[i].threshold);
 		r = list_first_entry(&t->regions, struct daptrace_region, list);
 		EXPECT_EQ(cases[i].exp_age, r->age);
@@ -701,8 +718,7 @@ TEST(reset_aggregated)
 	struct daptrace_ctx ctx;
 	struct prng p;
 
-	ctx_setup(&ctx, 1, &p, 1);
-	t = add_target(&ctx, 1, old, 2);
+	t = one_target(&ctx, 1, &p, old, 2);
 	daptrace_reset_aggregated(&ctx);
 	expect_rgns(_metadata, "reset", t, exp, 2, true);
 	ctx_fini(&ctx);
@@ -767,14 +783,11 @@ TEST(merge)
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct daptrace_target *t;
 
-		ctx_setup(&ctx, 1, &p, 1);
-		t = add_target(&ctx, 1, cases[i].old, cases[i].nr_old);
+		t = one_target(&ctx, 1, &p, cases[i].old, cases[i].nr_old);
 		daptrace_merge_regions(&ctx, cases[i].threshold,
 				       cases[i].sz_limit);
-		expect_rgns(_metadata, cases[i].name, t, cases[i].exp,
-			    cases[i].nr_exp, true);
-		ASSERT_VALID(&ctx);
-		ctx_fini(&ctx);
+		finish_case(_metadata, &ctx, cases[i].name, t, cases[i].exp,
+			    cases[i].nr_exp);
 	}
 	ASSERT_EQ(0, shim_nr_live);
 }
@@ -810,8 +823,7 @@ TEST(merge_weights_do_not_overflow)
 
 	if (sizeof(long) < 8)
 		SKIP(return, "needs a 64-bit unsigned long");
-	ctx_setup(&ctx, 1, &p, 1);
-	t = add_target(&ctx, 1, old, 2);
+	t = one_target(&ctx, 1, &p, old, 2);
 	daptrace_merge_regions(&ctx, 0xffffffffU, ~0UL);
 	ASSERT_EQ(1U, t->nr_regions);
 	r = list_first_entry(&t->regions, struct daptrace_region, list);
@@ -850,8 +862,7 @@ TEST(merge_threshold_loop)
 
 	/* Below max_nr_regions the threshold is not raised. */
 	ctx_fini(&ctx);
-	ctx_setup(&ctx, 1, &p, 1);
-	t = add_target(&ctx, 1, old, 60);
+	t = one_target(&ctx, 1, &p, old, 60);
 	daptrace_merge_regions(&ctx, 2, 600 / 3);
 	ASSERT_EQ(60U, t->nr_regions);
 	ctx_fini(&ctx);
@@ -936,8 +947,7 @@ TEST(merge_keeps_nodes_apart)
 	struct prng p;
 	unsigned int i = 0;
 
-	ctx_setup(&ctx, 1, &p, 1);
-	t = add_target(&ctx, 1, old, 4);
+	t = one_target(&ctx, 1, &p, old, 4);
 	daptrace_for_each_region(r, t) {
 		if (node[i] >= 0) {
 			r->nr_present = 2;
@@ -972,8 +982,7 @@ TEST(merge_keeps_unobserved_apart)
 	struct prng p;
 	unsigned int i = 0;
 
-	ctx_setup(&ctx, 1, &p, 1);
-	t = add_target(&ctx, 1, old, 4);
+	t = one_target(&ctx, 1, &p, old, 4);
 	daptrace_for_each_region(r, t)
 		r->nr_unobserved = unobserved[i++];
 	daptrace_merge_regions(&ctx, 1, 1000);
@@ -1402,8 +1411,7 @@ TEST(tune_intervals)
 	bool changed;
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		ctx_setup(&ctx, 4096, &p, 1);
-		t = add_target(&ctx, 1, two, 2);
+		t = one_target(&ctx, 4096, &p, two, 2);
 		ctx.attrs.goal_access_bp = 400;
 		ctx.attrs.goal_min_sample_us = cases[i].lo;
 		ctx.attrs.goal_max_sample_us = cases[i].hi;
@@ -1457,8 +1465,7 @@ TEST(tune_intervals_keeps_ratio)
 	struct prng p;
 	unsigned int w;
 
-	ctx_setup(&ctx, 4096, &p, 1);
-	t = add_target(&ctx, 1, two, 2);
+	t = one_target(&ctx, 4096, &p, two, 2);
 	ctx.attrs.goal_aggrs = 1;
 	ctx.attrs.goal_min_sample_us = 5000;
 	ctx.attrs.goal_max_sample_us = DAPTRACE_MAX_SAMPLE_US;
@@ -1506,8 +1513,7 @@ TEST(update_idle)
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct rgn one = { 0, 10, cases[i].nr, cases[i].last, 3 };
 
-		ctx_setup(&ctx, 1, &p, 1);
-		t = add_target(&ctx, 1, &one, 1);
+		t = one_target(&ctx, 1, &p, &one, 1);
 		r = list_first_entry(&t->regions, struct daptrace_region, list);
 		r->idle = cases[i].idle;
 		daptrace_update_age(&ctx, 2);
@@ -1543,8 +1549,7 @@ TEST(merge_keeps_histories_apart)
 	unsigned int i, k;
 
 	for (k = 0; k < ARRAY_SIZE(cases); k++) {
-		ctx_setup(&ctx, 1, &p, 1);
-		t = add_target(&ctx, 1, old, ARRAY_SIZE(old));
+		t = one_target(&ctx, 1, &p, old, ARRAY_SIZE(old));
 		i = 0;
 		daptrace_for_each_region(r, t)
 			r->idle = cases[k].idle[i++];
@@ -1648,8 +1653,7 @@ TEST(split_granularity)
 	struct prng p;
 	unsigned int i;
 
-	ctx_setup(&ctx, 4096, &p, 1);
-	t = add_target(&ctx, 1, two_pages, 1);
+	t = one_target(&ctx, 4096, &p, two_pages, 1);
 	daptrace_split_regions(&ctx);
 	expect_rgns(_metadata, "2 pages stay whole", t, two_pages, 1, false);
 	ctx_fini(&ctx);
@@ -1781,17 +1785,15 @@ TEST(set_regions)
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct daptrace_target *t;
 
-		ctx_setup(&ctx, cases[i].unit, &p, 1);
-		t = add_target(&ctx, 1, cases[i].old, cases[i].nr_old);
+		t = one_target(&ctx, cases[i].unit, &p, cases[i].old,
+			       cases[i].nr_old);
 		t->quiet = true;
 		ASSERT_EQ(0, daptrace_set_regions(&ctx, t, cases[i].ranges,
 						  cases[i].nr_ranges));
-		expect_rgns(_metadata, cases[i].name, t, cases[i].exp,
-			    cases[i].nr_exp, true);
 		/* the prepare pass must walk the new regions */
 		ASSERT_FALSE(t->quiet) TH_LOG("%s: still quiet", cases[i].name);
-		ASSERT_VALID(&ctx);
-		ctx_fini(&ctx);
+		finish_case(_metadata, &ctx, cases[i].name, t, cases[i].exp,
+			    cases[i].nr_exp);
 	}
 	ASSERT_EQ(0, shim_nr_live);
 }
@@ -1807,8 +1809,7 @@ TEST(set_regions_bad_input)
 	struct daptrace_ctx ctx;
 	struct prng p;
 
-	ctx_setup(&ctx, 1, &p, 1);
-	t = add_target(&ctx, 1, old, 1);
+	t = one_target(&ctx, 1, &p, old, 1);
 	t->quiet = true;
 	ASSERT_EQ(-EINVAL, daptrace_set_regions(&ctx, t, overlap, 2));
 	ASSERT_EQ(-EINVAL, daptrace_set_regions(&ctx, t, empty, 2));
@@ -1872,8 +1873,7 @@ static long enomem_sweep(struct __test_metadata *_metadata,
 	int ret;
 
 	for (budget = 0; ; budget++) {
-		ctx_setup(&ctx, 1, &p, 1);
-		t = add_target(&ctx, 1, old, nr_old);
+		t = one_target(&ctx, 1, &p, old, nr_old);
 		live = shim_nr_live;
 		shim_alloc_budget = budget;
 		ret = op(&ctx, t, arg);
@@ -2231,8 +2231,7 @@ TEST(targets_and_counts)
 	struct daptrace_ctx ctx;
 	struct prng p;
 
-	ctx_setup(&ctx, 1, &p, 1);
-	ta = add_target(&ctx, 1, a, 2);
+	ta = one_target(&ctx, 1, &p, a, 2);
 	tb = add_target(&ctx, 2, b, 1);
 	ASSERT_EQ(2U, ctx.nr_targets);
 	ASSERT_EQ(3U, daptrace_nr_regions(&ctx));
