@@ -808,7 +808,8 @@ TEST(engine_watermarks)
 
 	ASSERT_LT(0, pol_free_permille(POL_WMARK_FREE, 0));
 	regs[0] = REGION(0, 16 * MiB, 0, 5);
-	engine_start(&t, 1, "pageout freq=0-0 wmarks=free,100,100,0", "cold freq=0-0 wmarks=free,0,0,0");
+	engine_start(&t, 1, "pageout freq=0-0 wmarks=free,100,100,0",
+		     "cold freq=0-0 wmarks=free,0,0,0");
 	apply_at(&t, 1000);
 	EXPECT_EQ(1, nr_calls);			/* only the first scheme ran */
 	EXPECT_EQ(16 * MiB, t.s[0].st.sz_applied);
