@@ -446,9 +446,7 @@ static void apply_at(struct engine_test *t, int64_t now_ns)
 /* Frees what engine_start() made. */
 static void engine_test_done(struct engine_test *t)
 {
-	pol_engine_free(&t->e);
-	for (int i = 0; i < t->n; i++)
-		pol_scheme_free(&t->s[i]);
+	engine_done(&t->e, t->s, t->n);
 }
 
 /* One second, in the engine's nanosecond clock. */
