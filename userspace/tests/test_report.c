@@ -416,28 +416,24 @@ TEST(json_for_every_mode)
 		EXPECT_NE(NULL, j) TH_LOG("%s: not JSON: %.400s", modes[i], out);
 		json_object_put(j);
 	}
-	run_daptrace(A("report", "hot", "--json", (char *)rec), out, sizeof(out));
-	j = parse_json(out);
-	ASSERT_NE(NULL, j);
-	ASSERT_TRUE(json_object_object_get_ex(j, "regions", &v));
+	j = run_daptrace_json(A("report", "hot", "--json", (char *)rec), out, sizeof(out));
+	ASSERT_NE(NULL, j) TH_LOG("%s", out);
+	v = JSON_FIELD(j, "regions");
 	ASSERT_EQ(2, json_object_array_length(v));
 	v = json_object_array_get_idx(v, 0);
 	EXPECT_STREQ("[heap]", json_object_get_string(json_object_object_get(v, "label")));
 	EXPECT_EQ(100, (int)json_object_get_double(json_object_object_get(v, "freq_percent")));
 	json_object_put(j);
-	run_daptrace(A("report", "wss", "--json", (char *)rec), out, sizeof(out));
-	j = parse_json(out);
-	ASSERT_NE(NULL, j);
-	ASSERT_TRUE(json_object_object_get_ex(j, "wss_bytes", &v));
+	j = run_daptrace_json(A("report", "wss", "--json", (char *)rec), out, sizeof(out));
+	ASSERT_NE(NULL, j) TH_LOG("%s", out);
+	v = JSON_FIELD(j, "wss_bytes");
 	/* WSS 4096, 1052672, 0: the median is the heap alone */
 	EXPECT_EQ(4096, json_object_get_int64(json_object_object_get(v, "p50")));
 	EXPECT_EQ(1052672, json_object_get_int64(json_object_object_get(v, "p100")));
 	json_object_put(j);
-	run_daptrace(A("report", "raw", "--json", (char *)rec), out, sizeof(out));
-	j = parse_json(out);
-	ASSERT_NE(NULL, j);
-	ASSERT_TRUE(json_object_object_get_ex(j, "snapshots", &v));
-	EXPECT_EQ(3, json_object_array_length(v));
+	j = run_daptrace_json(A("report", "raw", "--json", (char *)rec), out, sizeof(out));
+	ASSERT_NE(NULL, j) TH_LOG("%s", out);
+	EXPECT_EQ(3, json_object_array_length(JSON_FIELD(j, "snapshots")));
 	EXPECT_TRUE(json_object_get_boolean(json_object_object_get(j, "complete")));
 	json_object_put(j);
 	tmp_clean(&t);
@@ -1087,31 +1083,43 @@ TEST(addr_zooms_in)
  * memory of the same grid as text (a json-c tree of millions of numbers).
  * Written as it goes, it stays within a small multiple of the grid.
  */
+/*
+ * The peak resident size in KiB of `daptrace report heatmap @json
+ * --addr-bins 10000 @rec` (@json "--json" or ""), as /usr/bin/time reports
+ * it; -1 where that could not be read.
+ */
+static long heatmap_peak_kib(const char *rec, const char *json)
+{
+	char cmd[512];
+	long kib;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "/usr/bin/time -f %%M '%s' report heatmap %s "
+		 "--addr-bins 10000 '%s' 2>&1 >/dev/null | tail -n 1", daptrace_bin(), json, rec);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &kib) != 1)
+		kib = -1;
+	pclose(f);
+	return kib;
+}
+
 TEST(heatmap_json_memory)
 {
 	struct tmp t = { 0 };
 	char *syn = synthetic_record();
 	const char *rec = tmp_record(&t, "syn.csv", syn);
-	char cmd[512];
 	long kb_json, kb_text;
-	FILE *f;
 
 	SKIP_UNLESS_DAPTRACE_BIN();
 	free(syn);
 	if (access("/usr/bin/time", X_OK))
 		SKIP(return, "/usr/bin/time not installed");
-	snprintf(cmd, sizeof(cmd), "/usr/bin/time -f %%M '%s' report heatmap --json "
-		 "--addr-bins 10000 '%s' 2>&1 >/dev/null | tail -n 1", daptrace_bin(), rec);
-	f = popen(cmd, "r");
-	ASSERT_NE(NULL, f);
-	ASSERT_EQ(1, fscanf(f, "%ld", &kb_json));
-	pclose(f);
-	snprintf(cmd, sizeof(cmd), "/usr/bin/time -f %%M '%s' report heatmap "
-		 "--addr-bins 10000 '%s' 2>&1 >/dev/null | tail -n 1", daptrace_bin(), rec);
-	f = popen(cmd, "r");
-	ASSERT_NE(NULL, f);
-	ASSERT_EQ(1, fscanf(f, "%ld", &kb_text));
-	pclose(f);
+	kb_json = heatmap_peak_kib(rec, "--json");
+	ASSERT_LT(0, kb_json);
+	kb_text = heatmap_peak_kib(rec, "");
+	ASSERT_LT(0, kb_text);
 	/* the grid: 50 columns x 10000 rows of doubles, 4 MB; text needs ~4 MB more */
 	EXPECT_LT(kb_json, 2 * kb_text) TH_LOG("json %ld KiB, text %ld KiB", kb_json, kb_text);
 	tmp_clean(&t);
