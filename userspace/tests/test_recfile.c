@@ -121,6 +121,15 @@ static void reading_done(struct reading *rd)
 	fclose(rd->f);
 }
 
+/* @s as a whole record of target 42 ("t") in @f, rewound for reading. */
+static void write_one_snapshot(FILE *f, const struct rec_snapshot *s)
+{
+	rec_write_header(f, NULL, 0, &(struct rec_target){ .pid = 42, .comm = "t" }, 1);
+	rec_write_snapshot(f, s);
+	rec_write_trailer(f, NULL, 0);
+	rewind(f);
+}
+
 /* Frees what a read_with() into @c and @rd left, and closes the file. */
 static void read_free(struct reading *rd, struct collected *c)
 {
@@ -323,10 +332,7 @@ TEST(placement_round_trip_and_versions)
 	struct reading rd = { .f = tmpfile() };
 
 	ASSERT_NE(NULL, rd.f);
-	rec_write_header(rd.f, NULL, 0, &(struct rec_target){ .pid = 42, .comm = "t" }, 1);
-	rec_write_snapshot(rd.f, &s);
-	rec_write_trailer(rd.f, NULL, 0);
-	rewind(rd.f);
+	write_one_snapshot(rd.f, &s);
 	ASSERT_EQ(0, read_with(&rd, 0, collect_placement, &out)) TH_LOG("%s", rd.err);
 	EXPECT_EQ(1, out.placement);
 	EXPECT_EQ(10, got[0].nr_present);
@@ -590,11 +596,8 @@ TEST(unobserved_round_trip)
 
 	ASSERT_NE(NULL, rd.f);
 	ASSERT_EQ(0, rec_rows_fill(&rows, &s, &ds, 0, label_x, NULL));
-	rec_write_header(rd.f, NULL, 0, &(struct rec_target){ .pid = 42, .comm = "t" }, 1);
-	rec_write_snapshot(rd.f, &s);
-	rec_write_trailer(rd.f, NULL, 0);
+	write_one_snapshot(rd.f, &s);
 	rec_rows_free(&rows);
-	rewind(rd.f);
 	ASSERT_EQ(0, read_with(&rd, 0, see_unobs, &u)) TH_LOG("%s", rd.err);
 	ASSERT_EQ(1, u.nr);
 	EXPECT_EQ(5, u.count[0]);
