@@ -171,6 +171,11 @@ static void parsed_log_free(struct obj_set *s, struct obj_log_stats *st)
 	"T,100,101,5000\n" \
 	"Q,100,6000,9,0\n"
 
+/* How the logs below start: the program's image, then one malloc() of it. */
+#define LOG_ONE_MALLOC \
+	"H,100,1000,/bin/prog\n" \
+	"A,100,100,2000,10000,4000,1234,malloc\n"
+
 TEST(log_parse_complete)
 {
 	struct obj_set s = { 0 };
@@ -206,9 +211,7 @@ TEST(log_parse_closed_by_the_program)
 {
 	struct obj_set s = { 0 };
 	struct obj_log_stats st;
-	static const char log[] = "H,100,1000,/bin/prog\n"
-		"A,100,100,2000,10000,4000,1234,malloc\n"
-		"C,100,3000,2,1\n";
+	static const char log[] = LOG_ONE_MALLOC "C,100,3000,2,1\n";
 
 	ASSERT_EQ(0, parse_log(log, 500, &s, &st));
 	EXPECT_EQ(1, s.n);
@@ -225,8 +228,7 @@ TEST(log_parse_truncated_and_malformed)
 	struct obj_set s = { 0 };
 	struct obj_log_stats st;
 	/* a bad kind, a bad number, then a line cut by a killed writer */
-	static const char log[] = "H,100,1000,/bin/prog\n"
-		"A,100,100,2000,10000,4000,1234,malloc\n"
+	static const char log[] = LOG_ONE_MALLOC
 		"X,100,1\n"
 		"A,100,100,zz,10000,4000,1234,malloc\n"
 		"A,100,100,3000,20000,40";
