@@ -64,6 +64,14 @@ static inline void engine_fake(struct pol_engine *e, struct pol_scheme *s, int n
 	e->act_chunk = UINT64_MAX;
 }
 
+/* Frees @e and the @n schemes of it that parsed() made. */
+static inline void engine_done(struct pol_engine *e, struct pol_scheme *s, int n)
+{
+	pol_engine_free(e);
+	for (int i = 0; i < n; i++)
+		pol_scheme_free(&s[i]);
+}
+
 /*
  * What pol_stats_write_csv() (@json 0) or pol_stats_write_json() writes for
  * @e, as a string to free; NULL where the writer failed.

@@ -19,4 +19,20 @@ static inline struct json_object *run_daptrace_json(char *const *argv, char *out
 	return json_tokener_parse(out);
 }
 
+/*
+ * @o's member @k, which the test requires: in a TEST (kselftest_harness.h,
+ * included first), a NULL @o or a missing member fails the test there.
+ */
+static inline struct json_object *json_field(struct __test_metadata *_metadata,
+					     struct json_object *o, const char *k)
+{
+	struct json_object *v = NULL;
+
+	ASSERT_TRUE(o && json_object_object_get_ex(o, k, &v))
+		TH_LOG("no \"%s\" in %.300s", k, o ? json_object_to_json_string(o) : "NULL");
+	return v;
+}
+
+#define JSON_FIELD(o, k) json_field(_metadata, o, k)
+
 #endif

@@ -94,6 +94,27 @@ static void rm_rf(const char *dir)
 		fprintf(stderr, "# could not remove %s\n", dir);
 }
 
+/*
+ * Each test's records go to a directory of its own, removed after the test
+ * whatever its outcome.
+ */
+FIXTURE(damo) {
+	char dir[64];
+};
+
+FIXTURE_SETUP(damo)
+{
+	SKIP_UNLESS_DAPTRACE_BIN();
+	strcpy(self->dir, "/tmp/daptrace-damo37-XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->dir));
+}
+
+FIXTURE_TEARDOWN(damo)
+{
+	if (self->dir[0])
+		rm_rf(self->dir);
+}
+
 #define REGION(s, e, acc, age) \
 	"{\"start\": " s ", \"end\": " e ", \"nr_accesses\": {\"samples\": " acc \
 	", \"percent\": null}, \"age\": {\"usec\": null, \"aggr_intervals\": " age "}}"
@@ -118,16 +139,13 @@ static const char two_pointers[] =
 	SNAP("1200000000", "1300000000",
 	     REGION("18446744073709547520", "18446744073709551615", "1", "0")) "]}]";
 
-TEST(kernel_pointer_target_ids_stay_apart)
+TEST_F(damo, kernel_pointer_target_ids_stay_apart)
 {
-	char dir[] = "/tmp/daptrace-damo37-XXXXXX";
 	struct json_object *j;
 	const char *rec;
 
-	SKIP_UNLESS_DAPTRACE_BIN();
-	ASSERT_NE(NULL, mkdtemp(dir));
 	for (int z = 0; z < 2; z++) {
-		rec = fixture(dir, z ? "two.damon.data" : "two.json", two_pointers, z);
+		rec = fixture(self->dir, z ? "two.damon.data" : "two.json", two_pointers, z);
 		ASSERT_NE(NULL, rec);
 		j = report_json(_metadata, A("report", "raw", "--json", (char *)rec));
 		ASSERT_NE(NULL, j);
@@ -152,7 +170,6 @@ TEST(kernel_pointer_target_ids_stay_apart)
 		EXPECT_EQ(4095, json_object_get_int64(at(j, "series.2.wss_bytes")));
 		json_object_put(j);
 	}
-	rm_rf(dir);
 }
 
 /*
@@ -187,7 +204,7 @@ static void numbers(struct __test_metadata *_metadata, const char *mode, const c
 	json_object_put(j);
 }
 
-TEST(damo_export_leaves_holes_out)
+TEST_F(damo, damo_export_leaves_holes_out)
 {
 	static const char *const hist[] = { "access_frequency", "age", NULL };
 	static const char *const access[] = {
@@ -199,15 +216,13 @@ TEST(damo_export_leaves_holes_out)
 		const char *mode;
 		const char *const *keys;
 	} reports[] = { { "hist", hist }, { "access", access }, { "wss", wss } };
-	char dir[] = "/tmp/daptrace-damo37-XXXXXX", damo[300], a[4096], b[4096];
+	char damo[300], a[4096], b[4096];
 	struct json_object *j;
 	const char *rec;
 
-	SKIP_UNLESS_DAPTRACE_BIN();
-	ASSERT_NE(NULL, mkdtemp(dir));
-	rec = fixture(dir, "gap.csv", with_gap, 0);
+	rec = fixture(self->dir, "gap.csv", with_gap, 0);
 	ASSERT_NE(NULL, rec);
-	snprintf(damo, sizeof(damo), "%s/gap.json", dir);
+	snprintf(damo, sizeof(damo), "%s/gap.json", self->dir);
 	ASSERT_EQ(0, run_daptrace(A("report", "damo", "-o", damo, (char *)rec), out,
 				  sizeof(out))) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "2 [unmapped] regions")) TH_LOG("%s", out);
@@ -224,14 +239,13 @@ TEST(damo_export_leaves_holes_out)
 		EXPECT_STREQ(a, b) TH_LOG("report %s", reports[i].mode);
 	}
 	/* the base time too: exported again, the same CLOCK_MONOTONIC times */
-	snprintf(a, sizeof(a), "%s/again.json", dir);
+	snprintf(a, sizeof(a), "%s/again.json", self->dir);
 	ASSERT_EQ(0, run_daptrace(A("report", "damo", "-o", a, damo), out, sizeof(out)));
 	j = json_object_from_file(a);
 	ASSERT_NE(NULL, j);
 	EXPECT_STREQ("5100000000", json_object_get_string(at(j, "0.snapshots.1.start_time")));
 	EXPECT_STREQ("5200000000", json_object_get_string(at(j, "0.snapshots.1.end_time")));
 	json_object_put(j);
-	rm_rf(dir);
 }
 
 #define PL(t, id, nr, range, acc) \
@@ -269,7 +283,7 @@ static const char *perf_without(const char *dir, const char *const *lines, size_
 	return fixture(dir, "perf.txt", text, 0);
 }
 
-TEST(perf_script_missing_a_line)
+TEST_F(damo, perf_script_missing_a_line)
 {
 	static const struct {
 		const char *const *lines;
@@ -287,34 +301,31 @@ TEST(perf_script_missing_a_line)
 		  "window opened at line 1" },
 		{ one_target, 0, "line 2: a region below the previous one's end" },
 	};
-	char dir[] = "/tmp/daptrace-damo37-XXXXXX", cmd[600];
+	char cmd[600];
 	struct json_object *j;
 	const char *rec;
 
-	SKIP_UNLESS_DAPTRACE_BIN();
-	ASSERT_NE(NULL, mkdtemp(dir));
 	for (int k = 0; k < 2; k++) {
-		rec = perf_without(dir, k ? one_target : two_targets, SIZE_MAX);
+		rec = perf_without(self->dir, k ? one_target : two_targets, SIZE_MAX);
 		j = report_json(_metadata, A("report", "raw", "--json", (char *)rec));
 		ASSERT_NE(NULL, j);
 		EXPECT_EQ(2, json_object_array_length(at(j, "snapshots")));
 		json_object_put(j);
 	}
 	for (size_t i = 0; i < sizeof(cut) / sizeof(cut[0]); i++) {
-		rec = perf_without(dir, cut[i].lines, cut[i].drop);
+		rec = perf_without(self->dir, cut[i].lines, cut[i].drop);
 		EXPECT_EQ(1, run_daptrace(A("report", "wss", (char *)rec), out, sizeof(out)));
 		EXPECT_NE(NULL, strstr(out, cut[i].msg)) TH_LOG("want '%s': %s", cut[i].msg, out);
 	}
 	/* damo's own trace without its third line: the next window's time */
 	snprintf(cmd, sizeof(cmd), "gzip -dc '%s/perf.data.script.gz' | sed 3d > '%s/cut.txt'",
-		 getenv("DAPTRACE_TESTDATA") ? getenv("DAPTRACE_TESTDATA") : "tests/data", dir);
+		 getenv("DAPTRACE_TESTDATA") ? getenv("DAPTRACE_TESTDATA") : "tests/data", self->dir);
 	ASSERT_EQ(0, system(cmd));
-	snprintf(cmd, sizeof(cmd), "%s/cut.txt", dir);
+	snprintf(cmd, sizeof(cmd), "%s/cut.txt", self->dir);
 	EXPECT_EQ(1, run_daptrace(A("report", "hot", cmd), out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "line 8: a region traced later, but the window opened at "
 			       "line 1 (target_id=18446623435582458880 nr_regions=8) has only 7 "
 			       "regions, the last at line 7: a line is missing")) TH_LOG("%s", out);
-	rm_rf(dir);
 }
 
 /* damo's "<percentile> <value> |***|" lines of @name: value by percentile */
@@ -392,25 +403,23 @@ TEST(wss_and_regions_percentiles_as_damo)
  * the damo export keeps the intervals unknown rather than writing the
  * assumed ones as the record's.
  */
-TEST(record_without_intervals_is_said_so)
+TEST_F(damo, record_without_intervals_is_said_so)
 {
 	static const char *const modes[] = {
 		"wss", "regions", "hot", "raw", "hist", "access", "heatmap", NULL,
 	};
-	char dir[] = "/tmp/daptrace-damo37-XXXXXX", damo[300];
+	char damo[300];
 	char *text = strdup(two_pointers), *iv;
 	struct json_object *j;
 	const char *rec;
 
-	SKIP_UNLESS_DAPTRACE_BIN();
-	ASSERT_NE(NULL, mkdtemp(dir));
 	ASSERT_NE(NULL, text);
 	/* both records' intervals: null, padded to the same length */
 	while ((iv = strstr(text, "{\"sample_us\": 5000, \"aggr_us\": 100000, "
 				  "\"ops_update_us\": 1000000}")))
 		memcpy(iv, "null                                                                ",
 		       strlen("{\"sample_us\": 5000, \"aggr_us\": 100000, \"ops_update_us\": 1000000}"));
-	rec = fixture(dir, "noiv.damon.data", text, 1);
+	rec = fixture(self->dir, "noiv.damon.data", text, 1);
 	free(text);
 	ASSERT_NE(NULL, rec);
 	for (const char *const *m = modes; *m; m++) {
@@ -420,7 +429,7 @@ TEST(record_without_intervals_is_said_so)
 				       "DAMON's default, 5000 us; access frequencies and ages "
 				       "rest on it")) TH_LOG("report %s: %.300s", *m, out);
 	}
-	snprintf(damo, sizeof(damo), "%s/back.json", dir);
+	snprintf(damo, sizeof(damo), "%s/back.json", self->dir);
 	ASSERT_EQ(0, run_daptrace(A("report", "damo", "-o", damo, (char *)rec), out, sizeof(out)));
 	j = json_object_from_file(damo);
 	ASSERT_NE(NULL, j);
@@ -428,7 +437,6 @@ TEST(record_without_intervals_is_said_so)
 	EXPECT_EQ(NULL, at(j, "0.intervals"));
 	EXPECT_EQ(NULL, at(j, "0.snapshots.0.sample_interval_us"));
 	json_object_put(j);
-	rm_rf(dir);
 }
 
 /*
@@ -460,7 +468,7 @@ static const char csv_empty_age[] =
 	"#snap,2,100000000,200000000,2,20,0,0\n"
 	"200000000,2,7,4096,8192,2,,20,a\n200000000,2,7,8192,16384,0,,20,b\n#eof\n";
 
-TEST(unknown_ages_stay_unknown)
+TEST_F(damo, unknown_ages_stay_unknown)
 {
 	static const struct {
 		const char *name, *text;
@@ -468,14 +476,12 @@ TEST(unknown_ages_stay_unknown)
 		{ "noage.perf.txt", perf_no_age }, { "nullage.json", damo_null_age },
 		{ "emptyage.csv", csv_empty_age },
 	};
-	char dir[] = "/tmp/daptrace-damo37-XXXXXX", damo[300];
+	char damo[300];
 	struct json_object *j, *v;
 	const char *rec;
 
-	SKIP_UNLESS_DAPTRACE_BIN();
-	ASSERT_NE(NULL, mkdtemp(dir));
 	for (size_t i = 0; i < sizeof(src) / sizeof(src[0]); i++) {
-		rec = fixture(dir, src[i].name, src[i].text, 0);
+		rec = fixture(self->dir, src[i].name, src[i].text, 0);
 		ASSERT_NE(NULL, rec);
 		j = report_json(_metadata, A("report", "raw", "--json", (char *)rec));
 		ASSERT_NE(NULL, j);
@@ -539,7 +545,7 @@ TEST(unknown_ages_stay_unknown)
 		EXPECT_EQ(0, json_object_get_int64(at(j, "matched_regions")));
 		json_object_put(j);
 		/* damo gets null back, and reads as daptrace did */
-		snprintf(damo, sizeof(damo), "%s/%s.back.json", dir, src[i].name);
+		snprintf(damo, sizeof(damo), "%s/%s.back.json", self->dir, src[i].name);
 		ASSERT_EQ(0, run_daptrace(A("report", "damo", "-o", damo, (char *)rec), out,
 					  sizeof(out))) TH_LOG("%s", out);
 		j = json_object_from_file(damo);
@@ -556,13 +562,11 @@ TEST(unknown_ages_stay_unknown)
 		EXPECT_NE(NULL, at(j, "snapshots.0.regions.0.nr_accesses"));
 		json_object_put(j);
 	}
-	rm_rf(dir);
 }
 
 /* Known ages read as before: 0 is 0, and an age field that is no number is an error. */
-TEST(known_ages_and_bad_ages)
+TEST_F(damo, known_ages_and_bad_ages)
 {
-	char dir[] = "/tmp/daptrace-damo37-XXXXXX";
 	char text[] = "# daptrace-record v2\n#meta,sample_us,5000\n#meta,aggr_us,100000\n"
 		"#target,7,app\ntime_ns,seq,pid,start,end,nr_accesses,age,nr_samples,label\n"
 		"#snap,1,0,100000000,1,20,0,0\n100000000,1,7,4096,8192,0,0,20,a\n"
@@ -571,9 +575,7 @@ TEST(known_ages_and_bad_ages)
 	const char *rec;
 	char *p;
 
-	SKIP_UNLESS_DAPTRACE_BIN();
-	ASSERT_NE(NULL, mkdtemp(dir));
-	rec = fixture(dir, "known.csv", text, 0);
+	rec = fixture(self->dir, "known.csv", text, 0);
 	ASSERT_NE(NULL, rec);
 	j = report_json(_metadata, A("report", "raw", "--json", (char *)rec));
 	ASSERT_NE(NULL, j);
@@ -590,10 +592,9 @@ TEST(known_ages_and_bad_ages)
 	p = strstr(text, ",1,20,a\n#eof");
 	ASSERT_NE(NULL, p);
 	p[1] = 'x';			/* the last age */
-	rec = fixture(dir, "bad.csv", text, 0);
+	rec = fixture(self->dir, "bad.csv", text, 0);
 	EXPECT_EQ(1, run_daptrace(A("report", "raw", (char *)rec), out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "bad.csv:9: bad age 'x'")) TH_LOG("%s", out);
-	rm_rf(dir);
 }
 
 /*
@@ -640,15 +641,12 @@ static const char damo_rss_by_time_raw[] =
 	" 75         7340032 |***************************************************        |\n"
 	"100         7340032 |***************************************************        |\n";
 
-TEST(footprints_as_damo_reports_them)
+TEST_F(damo, footprints_as_damo_reports_them)
 {
-	char dir[] = "/tmp/daptrace-damo37-XXXXXX";
 	struct json_object *j;
 	const char *rec;
 
-	SKIP_UNLESS_DAPTRACE_BIN();
-	ASSERT_NE(NULL, mkdtemp(dir));
-	rec = fixture(dir, "fp.csv", with_footprints, 0);
+	rec = fixture(self->dir, "fp.csv", with_footprints, 0);
 	ASSERT_NE(NULL, rec);
 	EXPECT_EQ(0, run_daptrace(A("report", "footprints", "--percentile-method", "damo",
 				    (char *)rec), out, sizeof(out)));
@@ -683,11 +681,10 @@ TEST(footprints_as_damo_reports_them)
 	EXPECT_NE(NULL, strstr(out, "--metric: invalid value 'sys_used'")) TH_LOG("%s", out);
 	EXPECT_EQ(2, run_daptrace(A("report", "wss", "--sortby", "time", (char *)rec), out,
 				  sizeof(out)));
-	rec = fixture(dir, "two.json", two_pointers, 0);
+	rec = fixture(self->dir, "two.json", two_pointers, 0);
 	EXPECT_EQ(1, run_daptrace(A("report", "footprints", (char *)rec), out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "no footprints in its 3 windows")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, ".mem_footprint")) TH_LOG("%s", out);
-	rm_rf(dir);
 }
 
 /*
@@ -710,17 +707,15 @@ static const char labelled[] =
 	"200000000,2,4242,4096,8192,0,3,20,20,20,0,0,0,4096,/usr/lib/libc.so.6\n"
 	"200000000,2,77,65536,69632,1,2,20,20,20,0,0,0,12288,[stack]\n#eof\n";
 
-TEST(round_trip_keeps_pids_comms_labels_and_target_ids)
+TEST_F(damo, round_trip_keeps_pids_comms_labels_and_target_ids)
 {
-	char dir[] = "/tmp/daptrace-damo37-XXXXXX", damo[300], again[300];
+	char damo[300], again[300];
 	struct json_object *j;
 	const char *rec;
 
-	SKIP_UNLESS_DAPTRACE_BIN();
-	ASSERT_NE(NULL, mkdtemp(dir));
-	rec = fixture(dir, "lab.csv", labelled, 0);
+	rec = fixture(self->dir, "lab.csv", labelled, 0);
 	ASSERT_NE(NULL, rec);
-	snprintf(damo, sizeof(damo), "%s/lab.damon.data", dir);
+	snprintf(damo, sizeof(damo), "%s/lab.damon.data", self->dir);
 	ASSERT_EQ(0, run_daptrace(A("report", "damo", "-o", damo, (char *)rec), out, sizeof(out)))
 		TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "lab.csv: damo's format has no place for the placement of "
@@ -751,9 +746,9 @@ TEST(round_trip_keeps_pids_comms_labels_and_target_ids)
 	EXPECT_STREQ("other", json_object_get_string(at(j, "groups.0.group")));
 	json_object_put(j);
 	/* damo's kernel-pointer ids survive damo -> daptrace -> damo */
-	rec = fixture(dir, "two.damon.data", two_pointers, 1);
+	rec = fixture(self->dir, "two.damon.data", two_pointers, 1);
 	ASSERT_NE(NULL, rec);
-	snprintf(again, sizeof(again), "%s/again.json", dir);
+	snprintf(again, sizeof(again), "%s/again.json", self->dir);
 	ASSERT_EQ(0, run_daptrace(A("report", "damo", "-o", again, (char *)rec), out,
 				  sizeof(out))) TH_LOG("%s", out);
 	j = json_object_from_file(again);
@@ -763,18 +758,17 @@ TEST(round_trip_keeps_pids_comms_labels_and_target_ids)
 	EXPECT_EQ(2, json_object_get_int(at(j, "1.daptrace_pid")));
 	json_object_put(j);
 	/* a key of ours that is wrong is an error naming it */
-	rec = fixture(dir, "bad.json", "[{\"target_id\": 1, \"daptrace_pid\": -4, \"snapshots\": "
+	rec = fixture(self->dir, "bad.json", "[{\"target_id\": 1, \"daptrace_pid\": -4, \"snapshots\": "
 		      "[" SNAP("1", "2", REGION("4096", "8192", "0", "0")) "]}]", 0);
 	EXPECT_EQ(1, run_daptrace(A("report", "raw", (char *)rec), out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "bad.json: records[0]: daptrace_pid is not a pid"))
 		TH_LOG("%s", out);
-	rec = fixture(dir, "bad.json", "[{\"target_id\": 1, \"snapshots\": [" SNAP("1", "2",
+	rec = fixture(self->dir, "bad.json", "[{\"target_id\": 1, \"snapshots\": [" SNAP("1", "2",
 		      "{\"start\": 4096, \"end\": 8192, \"nr_accesses\": {\"samples\": 0}, "
 		      "\"age\": null, \"daptrace_label\": 5}") "]}]", 0);
 	EXPECT_EQ(1, run_daptrace(A("report", "raw", (char *)rec), out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "records[0].snapshots[0].regions[0]: daptrace_label is "
 			       "not a string")) TH_LOG("%s", out);
-	rm_rf(dir);
 }
 
 /*
@@ -823,7 +817,7 @@ static char *fine_record(void)
  * windows of 0.5 s, 1.5 and 2 s as before; A2's 0.9 s rounds down to one
  * window), D's unknown; every report reads the result.
  */
-TEST(adjust_merges_windows)
+TEST_F(damo, adjust_merges_windows)
 {
 	static const struct {
 		const char *key;
@@ -846,16 +840,14 @@ TEST(adjust_merges_windows)
 	static const char *const modes[] = {
 		"raw", "hist", "wss", "regions", "hot", "access", "heatmap", "footprints", NULL,
 	};
-	char dir[] = "/tmp/daptrace-damo37-XXXXXX", coarse[300];
+	char coarse[300];
 	struct json_object *j;
 	const char *rec;
 	FILE *f;
 
-	SKIP_UNLESS_DAPTRACE_BIN();
-	ASSERT_NE(NULL, mkdtemp(dir));
-	rec = fixture(dir, "fine.csv", fine_record(), 0);
+	rec = fixture(self->dir, "fine.csv", fine_record(), 0);
 	ASSERT_NE(NULL, rec);
-	snprintf(coarse, sizeof(coarse), "%s/coarse.csv", dir);
+	snprintf(coarse, sizeof(coarse), "%s/coarse.csv", self->dir);
 	ASSERT_EQ(0, run_daptrace(A("report", "adjust", "--aggr", "500ms", "-o", coarse,
 				    (char *)rec), out, sizeof(out))) TH_LOG("%s", out);
 	EXPECT_STREQ("", out);
@@ -904,7 +896,7 @@ TEST(adjust_merges_windows)
 	EXPECT_EQ(1, run_daptrace(A("report", "adjust", "--aggr", "1s", "--skip", "10", "-o",
 				    coarse, (char *)rec), out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "--skip 10 leaves none of its 10 windows")) TH_LOG("%s", out);
-	rec = fixture(dir, "bad.csv", "# daptrace-record v2\n#target,7,a\n"
+	rec = fixture(self->dir, "bad.csv", "# daptrace-record v2\n#target,7,a\n"
 		      "time_ns,seq,pid,start,end,nr_accesses,age,label\n"
 		      "#snap,1,0,100,1,20,0,0\n100,1,7,4096,8192,1,zz,x\n#eof\n", 0);
 	EXPECT_EQ(1, run_daptrace(A("report", "adjust", "--aggr", "1s", "-o", coarse,
@@ -914,7 +906,6 @@ TEST(adjust_merges_windows)
 	ASSERT_NE(NULL, f);
 	EXPECT_EQ(1, fread(out, 1, 20, f) > 0 && !strncmp(out, "# daptrace-record v2", 20));
 	fclose(f);
-	rm_rf(dir);
 }
 
 TEST_HARNESS_MAIN

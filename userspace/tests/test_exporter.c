@@ -165,6 +165,27 @@ static int sample(const char *text, const char *series, double *v)
 	return -1;
 }
 
+/* A series ("name{labels}") a rendering must hold, and its value. */
+struct want_sample {
+	const char *series;
+	double value;
+};
+
+/* Each of the @n series of @w is in @text, with its value. */
+static void expect_samples(struct __test_metadata *_metadata, const char *text,
+			   const struct want_sample *w, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		double x = NAN;
+
+		EXPECT_EQ(0, sample(text, w[i].series, &x))
+			TH_LOG("no %s in:\n%s", w[i].series, text);
+		EXPECT_EQ(w[i].value, x) TH_LOG("%s", w[i].series);
+	}
+}
+
+#define EXPECT_SAMPLES(text, w) expect_samples(_metadata, text, w, sizeof(w) / sizeof(w[0]))
+
 TEST(catalogue_from_a_view)
 {
 	static const struct reg in[] = { { 10, 8 << 20, 0, 9 }, { 10, 2 << 20, 1, 5 } };
@@ -174,6 +195,22 @@ TEST(catalogue_from_a_view)
 				.c = { .nr_snapshots = 12, .worker_cpu_us = 2500000 },
 				.have_late = 1, .samples_late = 3 };
 	struct exp_counts n = { .snapshots_read = 11, .snapshots_missed = 1 };
+	static const struct want_sample want_view[] = {
+		{ "daptrace_working_set_bytes{target=\"10\",comm=\"big\"}", 2 << 20 },
+		{ "daptrace_target_bytes{target=\"other\",comm=\"\"}", 0 },
+		{ "daptrace_idle_bytes{target=\"10\",comm=\"big\","
+		  "min_idle_seconds=\"0.5\"}", 8 << 20 },
+		{ "daptrace_idle_bytes{target=\"10\",comm=\"big\","
+		  "min_idle_seconds=\"1\"}", 8 << 20 },
+		/* 2 MiB accessed (age 5: -0.6 s) of 10: the median is in the idle 8 */
+		{ "daptrace_idle_time_seconds{target=\"10\",comm=\"big\",percentile=\"50\"}", 1 },
+		{ "daptrace_not_observable_bytes{target=\"10\",comm=\"big\"}", 0 },
+		{ "daptrace_last_snapshot_seq", 7 },
+		{ "daptrace_worker_cpu_seconds_total", 2.5 },
+		{ "daptrace_samples_late_total", 3 },
+		{ "daptrace_exporter_snapshots_missed_total", 1 },
+		{ "daptrace_monitor_on", 1 },
+	};
 	struct daptrace_region r[2];
 	struct daptrace_snapshot s;
 	struct exp_view v = { 0 };
@@ -188,38 +225,12 @@ TEST(catalogue_from_a_view)
 	EXPECT_EQ(0, m.dropped);
 	text = render(&m, 0);
 	ASSERT_NE(NULL, text);
-	EXPECT_EQ(0, sample(text, "daptrace_working_set_bytes{target=\"10\",comm=\"big\"}", &x));
-	EXPECT_EQ(2 << 20, x);
-	EXPECT_EQ(0, sample(text, "daptrace_target_bytes{target=\"other\",comm=\"\"}", &x));
-	EXPECT_EQ(0, x);
-	EXPECT_EQ(0, sample(text, "daptrace_idle_bytes{target=\"10\",comm=\"big\","
-			    "min_idle_seconds=\"0.5\"}", &x));
-	EXPECT_EQ(8 << 20, x);
-	EXPECT_EQ(0, sample(text, "daptrace_idle_bytes{target=\"10\",comm=\"big\","
-			    "min_idle_seconds=\"1\"}", &x));
-	EXPECT_EQ(8 << 20, x);
-	/* 2 MiB accessed (age 5: -0.6 s) of 10: the median is in the idle 8 */
-	EXPECT_EQ(0, sample(text, "daptrace_idle_time_seconds{target=\"10\",comm=\"big\","
-			    "percentile=\"50\"}", &x));
-	EXPECT_EQ(1, x);
+	EXPECT_SAMPLES(text, want_view);
 	/* other has no regions: no percentile */
 	EXPECT_EQ(-1, sample(text, "daptrace_idle_time_seconds{target=\"other\",comm=\"\","
 			     "percentile=\"50\"}", &x));
-	EXPECT_EQ(0, sample(text, "daptrace_not_observable_bytes{target=\"10\",comm=\"big\"}",
-			    &x));
-	EXPECT_EQ(0, x);
-	EXPECT_EQ(0, sample(text, "daptrace_last_snapshot_seq", &x));
-	EXPECT_EQ(7, x);
-	EXPECT_EQ(0, sample(text, "daptrace_worker_cpu_seconds_total", &x));
-	EXPECT_EQ(2.5, x);
-	EXPECT_EQ(0, sample(text, "daptrace_samples_late_total", &x));
-	EXPECT_EQ(3, x);
 	/* a counter the module did not have is left out, not made 0 */
 	EXPECT_EQ(-1, sample(text, "daptrace_samples_busy_total", &x));
-	EXPECT_EQ(0, sample(text, "daptrace_exporter_snapshots_missed_total", &x));
-	EXPECT_EQ(1, x);
-	EXPECT_EQ(0, sample(text, "daptrace_monitor_on", &x));
-	EXPECT_EQ(1, x);
 	free(text);
 	mset_free(&m);
 
@@ -262,6 +273,43 @@ TEST(policy_stats_known_and_generic_fields)
 	};
 	struct pol_engine e = { .s = sc, .nr_schemes = 2, .nr_snapshots = 40, .nr_missed = 2,
 				.regret = rg, .nr_regret = 2 };
+	static const struct want_sample want_known[] = {
+		{ "daptrace_policy_stats_up", 1 },
+		{ "daptrace_policy_snapshots_total", 40 },
+		{ "daptrace_policy_elapsed_seconds", 12.5 },
+		{ "daptrace_policy_tried_bytes_total{scheme=\"0\","
+		  "action=\"pageout\",node=\"-1\"}", 1 << 20 },
+		{ "daptrace_policy_applied_regions_total{scheme=\"0\","
+		  "action=\"pageout\",node=\"-1\"}", 3 },
+		{ "daptrace_policy_errors_total{scheme=\"0\","
+		  "action=\"pageout\",node=\"-1\",error=\"eperm\"}", 2 },
+		/* regret: per cgroup and window (docs/exporter.md) */
+		{ "daptrace_policy_regret_bytes_total{scheme=\"0\","
+		  "action=\"pageout\",node=\"-1\",cgroup=\"/sys.slice/a\",window=\"1s\"}", 4096 },
+		{ "daptrace_policy_regret_checked_bytes_total{scheme=\"0\","
+		  "action=\"pageout\",node=\"-1\",cgroup=\"/sys.slice/a\",window=\"1s\"}", 8192 },
+		{ "daptrace_policy_regret_unknown_bytes_total{scheme=\"0\","
+		  "action=\"pageout\",node=\"-1\",cgroup=\"/sys.slice/a\",window=\"10s\"}", 4096 },
+		{ "daptrace_policy_regret_acted_bytes_total{scheme=\"0\","
+		  "action=\"pageout\",node=\"-1\",cgroup=\"/b\"}", 4096 },
+		{ "daptrace_policy_regret_unknown_calls_total{scheme=\"0\","
+		  "action=\"pageout\",node=\"-1\",cgroup=\"/sys.slice/a\"}", 1 },
+		{ "daptrace_policy_regret_bytes_total{scheme=\"0\","
+		  "action=\"pageout\",node=\"-1\",cgroup=\"/b\",window=\"60s\"}", 0 },
+	};
+	static const struct want_sample want_generic[] = {
+		{ "daptrace_policy_enabled", 1 },
+		{ "daptrace_policy_effective_quota_bytes{scheme=\"0\","
+		  "action=\"pageout\",node=\"-1\"}", 1048576 },
+		/* a gauge may not end in _total */
+		{ "daptrace_policy_esz{scheme=\"0\",action=\"pageout\",node=\"-1\"}", 9 },
+		{ "daptrace_policy_tuning{scheme=\"0\",action=\"pageout\","
+		  "node=\"-1\",key=\"score\"}", 0.25 },
+		{ "daptrace_policy_goals_target_value{scheme=\"0\","
+		  "action=\"pageout\",node=\"-1\",index=\"0\",metric=\"some_mem_psi_us\"}", 1000 },
+		{ "daptrace_policy_goals_current_value{scheme=\"0\","
+		  "action=\"pageout\",node=\"-1\",index=\"0\",metric=\"some_mem_psi_us\"}", 250.5 },
+	};
 	struct exp_policy p = { .path = path };
 	struct exp_counts n = { 0 };
 	struct metric_set m;
@@ -291,46 +339,10 @@ TEST(policy_stats_known_and_generic_fields)
 	exp_policy_metrics(&p, &m);
 	text = render(&m, 0);
 	EXPECT_EQ(0, m.dropped) TH_LOG("%s", text);
-	EXPECT_EQ(0, sample(text, "daptrace_policy_stats_up", &x));
-	EXPECT_EQ(1, x);
-	EXPECT_EQ(0, sample(text, "daptrace_policy_snapshots_total", &x));
-	EXPECT_EQ(40, x);
-	EXPECT_EQ(0, sample(text, "daptrace_policy_elapsed_seconds", &x));
-	EXPECT_EQ(12.5, x);
-	EXPECT_EQ(0, sample(text, "daptrace_policy_tried_bytes_total{scheme=\"0\","
-			    "action=\"pageout\",node=\"-1\"}", &x)) TH_LOG("%s", text);
-	EXPECT_EQ(1 << 20, x);
-	EXPECT_EQ(0, sample(text, "daptrace_policy_applied_regions_total{scheme=\"0\","
-			    "action=\"pageout\",node=\"-1\"}", &x));
-	EXPECT_EQ(3, x);
-	EXPECT_EQ(0, sample(text, "daptrace_policy_errors_total{scheme=\"0\","
-			    "action=\"pageout\",node=\"-1\",error=\"eperm\"}", &x)) TH_LOG("%s", text);
-	EXPECT_EQ(2, x);
+	EXPECT_SAMPLES(text, want_known);
 	EXPECT_EQ(0, sample(text, "daptrace_policy_scheme_info{scheme=\"1\","
 			    "action=\"migrate_hot\",node=\"0\",text=\"migrate_hot 0\"}", &x));
 	EXPECT_NE(NULL, strstr(text, "text=\"pageout \\\"idle\\\"\""));
-	/* regret: per cgroup and window (docs/exporter.md) */
-	EXPECT_EQ(0, sample(text, "daptrace_policy_regret_bytes_total{scheme=\"0\","
-			    "action=\"pageout\",node=\"-1\",cgroup=\"/sys.slice/a\",window=\"1s\"}",
-			    &x)) TH_LOG("%s", text);
-	EXPECT_EQ(4096, x);
-	EXPECT_EQ(0, sample(text, "daptrace_policy_regret_checked_bytes_total{scheme=\"0\","
-			    "action=\"pageout\",node=\"-1\",cgroup=\"/sys.slice/a\",window=\"1s\"}",
-			    &x));
-	EXPECT_EQ(8192, x);
-	EXPECT_EQ(0, sample(text, "daptrace_policy_regret_unknown_bytes_total{scheme=\"0\","
-			    "action=\"pageout\",node=\"-1\",cgroup=\"/sys.slice/a\",window=\"10s\"}",
-			    &x));
-	EXPECT_EQ(4096, x);
-	EXPECT_EQ(0, sample(text, "daptrace_policy_regret_acted_bytes_total{scheme=\"0\","
-			    "action=\"pageout\",node=\"-1\",cgroup=\"/b\"}", &x));
-	EXPECT_EQ(4096, x);
-	EXPECT_EQ(0, sample(text, "daptrace_policy_regret_unknown_calls_total{scheme=\"0\","
-			    "action=\"pageout\",node=\"-1\",cgroup=\"/sys.slice/a\"}", &x));
-	EXPECT_EQ(1, x);
-	EXPECT_EQ(0, sample(text, "daptrace_policy_regret_bytes_total{scheme=\"0\","
-			    "action=\"pageout\",node=\"-1\",cgroup=\"/b\",window=\"60s\"}", &x));
-	EXPECT_EQ(0, x);
 	free(text);
 	mset_free(&m);
 
@@ -351,26 +363,7 @@ TEST(policy_stats_known_and_generic_fields)
 	mset_init(&m);
 	exp_policy_metrics(&p, &m);
 	text = render(&m, 0);
-	EXPECT_EQ(0, sample(text, "daptrace_policy_enabled", &x)) TH_LOG("%s", text);
-	EXPECT_EQ(1, x);
-	EXPECT_EQ(0, sample(text, "daptrace_policy_effective_quota_bytes{scheme=\"0\","
-			    "action=\"pageout\",node=\"-1\"}", &x)) TH_LOG("%s", text);
-	EXPECT_EQ(1048576, x);
-	/* a gauge may not end in _total */
-	EXPECT_EQ(0, sample(text, "daptrace_policy_esz{scheme=\"0\",action=\"pageout\","
-			    "node=\"-1\"}", &x));
-	EXPECT_EQ(9, x);
-	EXPECT_EQ(0, sample(text, "daptrace_policy_tuning{scheme=\"0\",action=\"pageout\","
-			    "node=\"-1\",key=\"score\"}", &x));
-	EXPECT_EQ(0.25, x);
-	EXPECT_EQ(0, sample(text, "daptrace_policy_goals_target_value{scheme=\"0\","
-			    "action=\"pageout\",node=\"-1\",index=\"0\","
-			    "metric=\"some_mem_psi_us\"}", &x)) TH_LOG("%s", text);
-	EXPECT_EQ(1000, x);
-	EXPECT_EQ(0, sample(text, "daptrace_policy_goals_current_value{scheme=\"0\","
-			    "action=\"pageout\",node=\"-1\",index=\"0\","
-			    "metric=\"some_mem_psi_us\"}", &x));
-	EXPECT_EQ(250.5, x);
+	EXPECT_SAMPLES(text, want_generic);
 	/* tuning.bad (an array), goals[1] (no object), deep.a (an object): counted */
 	EXPECT_EQ(3, m.dropped) TH_LOG("%s", text);
 	free(text);

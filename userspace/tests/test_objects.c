@@ -138,6 +138,27 @@ static FILE *text(const char *s)
 	return fmemopen((void *)s, strlen(s), "r");
 }
 
+/* obj_log_parse() of the log @log of pid 100, times from @t0_ns; -1 without a FILE. */
+static int parse_log(const char *log, int64_t t0_ns, struct obj_set *s,
+		     struct obj_log_stats *st)
+{
+	FILE *f = text(log);
+	int ret;
+
+	if (!f)
+		return -1;
+	ret = obj_log_parse(f, 100, t0_ns, s, st);
+	fclose(f);
+	return ret;
+}
+
+/* Frees what parse_log() filled in. */
+static void parsed_log_free(struct obj_set *s, struct obj_log_stats *st)
+{
+	obj_log_stats_free(st);
+	obj_set_free(s);
+}
+
 #define LOG_OK \
 	"H,100,1000,/bin/prog\n" \
 	"L,100,1000,1000,5000,0,/bin/prog\n" \
@@ -150,14 +171,17 @@ static FILE *text(const char *s)
 	"T,100,101,5000\n" \
 	"Q,100,6000,9,0\n"
 
+/* How the logs below start: the program's image, then one malloc() of it. */
+#define LOG_ONE_MALLOC \
+	"H,100,1000,/bin/prog\n" \
+	"A,100,100,2000,10000,4000,1234,malloc\n"
+
 TEST(log_parse_complete)
 {
 	struct obj_set s = { 0 };
 	struct obj_log_stats st;
-	FILE *f = text(LOG_OK);
 
-	ASSERT_EQ(0, obj_log_parse(f, 100, 500, &s, &st));
-	fclose(f);
+	ASSERT_EQ(0, parse_log(LOG_OK, 500, &s, &st));
 	ASSERT_EQ(3, s.n);
 	EXPECT_EQ(OBJ_HEAP, s.v[0].kind);
 	EXPECT_EQ(0x10000, s.v[0].start);
@@ -179,8 +203,7 @@ TEST(log_parse_complete)
 	ASSERT_EQ(1, s.nr_mods);
 	EXPECT_STREQ("/bin/prog", s.mods[0].path);
 	EXPECT_STREQ("/bin/prog", st.exe);
-	obj_log_stats_free(&st);
-	obj_set_free(&s);
+	parsed_log_free(&s, &st);
 }
 
 /* A program that took the log's fd: the tracer's last line says so. */
@@ -188,20 +211,16 @@ TEST(log_parse_closed_by_the_program)
 {
 	struct obj_set s = { 0 };
 	struct obj_log_stats st;
-	FILE *f = text("H,100,1000,/bin/prog\n"
-		       "A,100,100,2000,10000,4000,1234,malloc\n"
-		       "C,100,3000,2,1\n");
+	static const char log[] = LOG_ONE_MALLOC "C,100,3000,2,1\n";
 
-	ASSERT_EQ(0, obj_log_parse(f, 100, 500, &s, &st));
-	fclose(f);
+	ASSERT_EQ(0, parse_log(log, 500, &s, &st));
 	EXPECT_EQ(1, s.n);
 	EXPECT_EQ(0, st.bad_lines);
 	EXPECT_EQ(1, st.log_closed);
 	EXPECT_EQ(0, st.no_exit);
 	EXPECT_EQ(0, st.clean_exits);
 	EXPECT_EQ(1, st.lost_writes);
-	obj_log_stats_free(&st);
-	obj_set_free(&s);
+	parsed_log_free(&s, &st);
 }
 
 TEST(log_parse_truncated_and_malformed)
@@ -209,37 +228,33 @@ TEST(log_parse_truncated_and_malformed)
 	struct obj_set s = { 0 };
 	struct obj_log_stats st;
 	/* a bad kind, a bad number, then a line cut by a killed writer */
-	FILE *f = text("H,100,1000,/bin/prog\n"
-		       "A,100,100,2000,10000,4000,1234,malloc\n"
-		       "X,100,1\n"
-		       "A,100,100,zz,10000,4000,1234,malloc\n"
-		       "A,100,100,3000,20000,40");
+	static const char log[] = LOG_ONE_MALLOC
+		"X,100,1\n"
+		"A,100,100,zz,10000,4000,1234,malloc\n"
+		"A,100,100,3000,20000,40";
 
-	ASSERT_EQ(0, obj_log_parse(f, 100, 0, &s, &st));
-	fclose(f);
+	ASSERT_EQ(0, parse_log(log, 0, &s, &st));
 	EXPECT_EQ(1, s.n);
 	EXPECT_EQ(2, st.bad_lines);
 	EXPECT_EQ(1, st.truncated);
 	EXPECT_EQ(1, st.no_exit);		/* no Q: partial */
 	EXPECT_EQ(1, st.still_alive);
-	obj_log_stats_free(&st);
-	obj_set_free(&s);
+	parsed_log_free(&s, &st);
 }
 
 TEST(log_parse_exec_ends_the_old_image)
 {
 	struct obj_set s = { 0 };
 	struct obj_log_stats st;
-	FILE *f = text("H,100,1000,/bin/sh\n"
-		       "L,100,1000,1000,5000,0,/bin/sh\n"
-		       "A,100,100,2000,10000,4000,1234,malloc\n"
-		       "H,100,7000,/bin/prog\n"
-		       "L,100,7000,1000,9000,0,/bin/prog\n"
-		       "F,100,100,8000,10000\n"	/* same address, new image: not ours */
-		       "Q,100,9000,3,0\n");
+	static const char log[] = "H,100,1000,/bin/sh\n"
+		"L,100,1000,1000,5000,0,/bin/sh\n"
+		"A,100,100,2000,10000,4000,1234,malloc\n"
+		"H,100,7000,/bin/prog\n"
+		"L,100,7000,1000,9000,0,/bin/prog\n"
+		"F,100,100,8000,10000\n"	/* same address, new image: not ours */
+		"Q,100,9000,3,0\n";
 
-	ASSERT_EQ(0, obj_log_parse(f, 100, 0, &s, &st));
-	fclose(f);
+	ASSERT_EQ(0, parse_log(log, 0, &s, &st));
 	ASSERT_EQ(1, s.n);
 	EXPECT_EQ(7000, s.v[0].free_ns);
 	EXPECT_EQ(2, st.images);
@@ -251,8 +266,7 @@ TEST(log_parse_exec_ends_the_old_image)
 	EXPECT_EQ(1, s.mods[1].image);
 	EXPECT_EQ(0, s.v[0].image);
 	EXPECT_EQ(1, s.image);
-	obj_log_stats_free(&st);
-	obj_set_free(&s);
+	parsed_log_free(&s, &st);
 }
 
 TEST(side_file_round_trip_and_cut)
@@ -725,35 +739,25 @@ TEST(report_objects_ranks_a_synthetic_record)
 
 		j = run_daptrace_json(A("report", "objects", rec, "--json"), out, sizeof(out));
 		ASSERT_NE(NULL, j) TH_LOG("failed or not JSON: %s", out);
-		ASSERT_TRUE(json_object_object_get_ex(j, "objects", &arr));
+		arr = JSON_FIELD(j, "objects");
 		EXPECT_EQ(4, json_object_array_length(arr));
-		EXPECT_TRUE(json_object_object_get_ex(j, "windows", &v));
-		EXPECT_EQ(10, json_object_get_int(v));
-		EXPECT_TRUE(json_object_object_get_ex(j, "globals_and_stacks_only", &v));
-		EXPECT_FALSE(json_object_get_boolean(v));
+		EXPECT_EQ(10, json_object_get_int(JSON_FIELD(j, "windows")));
+		EXPECT_FALSE(json_object_get_boolean(JSON_FIELD(j, "globals_and_stacks_only")));
 		e = json_object_array_get_idx(arr, 0);
-		EXPECT_TRUE(json_object_object_get_ex(e, "name", &v));
-		EXPECT_STREQ("hot@a.c:1", json_object_get_string(v));
-		EXPECT_TRUE(json_object_object_get_ex(e, "mean_freq_percent", &v));
-		EXPECT_EQ(100, (int)json_object_get_double(v));
-		EXPECT_TRUE(json_object_object_get_ex(e, "size", &v));
-		EXPECT_EQ(65536, json_object_get_int64(v));
-		EXPECT_TRUE(json_object_object_get_ex(e, "callsite", &v));
-		EXPECT_STREQ("0x1", json_object_get_string(v));
+		EXPECT_STREQ("hot@a.c:1", json_object_get_string(JSON_FIELD(e, "name")));
+		EXPECT_EQ(100, (int)json_object_get_double(JSON_FIELD(e, "mean_freq_percent")));
+		EXPECT_EQ(65536, json_object_get_int64(JSON_FIELD(e, "size")));
+		EXPECT_STREQ("0x1", json_object_get_string(JSON_FIELD(e, "callsite")));
 		e = json_object_array_get_idx(arr, 1);
-		EXPECT_TRUE(json_object_object_get_ex(e, "name", &v));
-		EXPECT_STREQ("late@a.c:3", json_object_get_string(v));
-		EXPECT_TRUE(json_object_object_get_ex(e, "hot_share_percent", &v));
-		EXPECT_EQ(50, (int)json_object_get_double(v));
+		EXPECT_STREQ("late@a.c:3", json_object_get_string(JSON_FIELD(e, "name")));
+		EXPECT_EQ(50, (int)json_object_get_double(JSON_FIELD(e, "hot_share_percent")));
 		for (size_t i = 0; i < 4; i++) {
 			e = json_object_array_get_idx(arr, i);
-			json_object_object_get_ex(e, "name", &v);
-			if (strcmp(json_object_get_string(v), "gone@a.c:4"))
+			if (strcmp(json_object_get_string(JSON_FIELD(e, "name")), "gone@a.c:4"))
 				continue;
 			/* freed at 0.45 s: five windows, all cold */
-			EXPECT_TRUE(json_object_object_get_ex(e, "windows", &v));
-			EXPECT_EQ(5, json_object_get_int(v));
-			EXPECT_TRUE(json_object_object_get_ex(e, "peak_freq_percent", &v));
+			EXPECT_EQ(5, json_object_get_int(JSON_FIELD(e, "windows")));
+			v = JSON_FIELD(e, "peak_freq_percent");
 			EXPECT_EQ(0, (int)json_object_get_double(v));
 		}
 		json_object_put(j);

@@ -409,19 +409,44 @@ static int fake_maps(struct maps *m)
 	return 0;
 }
 
-static void engine_of(struct pol_engine *e, struct pol_scheme *s, int n)
+/*
+ * What an engine test runs: one or two schemes, an engine over them with
+ * fake_act() and fake_maps(), and the snapshot of regs[] it is shown.
+ */
+struct engine_test {
+	struct pol_scheme s[2];
+	int n;
+	struct daptrace_snapshot snap;
+	struct pol_engine e;
+};
+
+/*
+ * @spec0 (and @spec1 unless NULL) parsed, an engine over them with no call
+ * recorded and none failing, and a snapshot of regs[0..@nr_regions).
+ */
+static void engine_start(struct engine_test *t, int nr_regions, const char *spec0,
+			 const char *spec1)
 {
-	engine_fake(e, s, n, fake_act, fake_maps);
+	t->n = spec1 ? 2 : 1;
+	t->s[0] = parsed(spec0);
+	if (spec1)
+		t->s[1] = parsed(spec1);
+	snap_of(&t->snap, nr_regions);
+	engine_fake(&t->e, t->s, t->n, fake_act, fake_maps);
 	nr_calls = 0;
 	fail_with = 0;
 }
 
-/* Frees what engine_of() and parsed() made. */
-static void engine_done(struct pol_engine *e, struct pol_scheme *s, int n)
+/* The engine shown the test's snapshot at @now_ns. */
+static void apply_at(struct engine_test *t, int64_t now_ns)
 {
-	pol_engine_free(e);
-	for (int i = 0; i < n; i++)
-		pol_scheme_free(&s[i]);
+	pol_engine_apply(&t->e, &t->snap, now_ns);
+}
+
+/* Frees what engine_start() made. */
+static void engine_test_done(struct engine_test *t)
+{
+	engine_done(&t->e, t->s, t->n);
 }
 
 /* One second, in the engine's nanosecond clock. */
@@ -434,31 +459,28 @@ static const int64_t sec = 1000000000LL;
  */
 TEST(engine_targets_join_and_leave)
 {
-	struct pol_scheme s = parsed("stat freq=0-0");
-	struct daptrace_snapshot snap;
-	struct pol_engine e;
+	struct engine_test t;
 	uint64_t before;
 
-	engine_of(&e, &s, 1);
+	engine_start(&t, 2, "stat freq=0-0", NULL);
 	regs[0] = REGION(0, 32 * MiB, 0, 5);
 	regs[1] = REGION(32 * MiB, 64 * MiB, 0, 5);
 	regs[1].pid = 43;
-	snap_of(&snap, 2);
-	pol_engine_apply(&e, &snap, 1000);
-	EXPECT_EQ(32 * MiB, s.st.sz_tried);
-	ASSERT_EQ(1, pol_engine_add_target(&e, 43));
-	EXPECT_EQ(1, pol_engine_add_target(&e, 43));
-	EXPECT_EQ(2, e.nr_targets);
-	pol_engine_apply(&e, &snap, 2000);
-	EXPECT_EQ(32 * MiB + 64 * MiB, s.st.sz_tried);
-	pol_engine_remove_target(&e, 42);
-	EXPECT_EQ(1, e.nr_targets);
-	before = s.st.sz_tried;
-	pol_engine_apply(&e, &snap, 3000);
-	EXPECT_EQ(32 * MiB, s.st.sz_tried - before);
-	pol_engine_remove_target(&e, 42);	/* not a target: nothing */
-	EXPECT_EQ(1, e.nr_targets);
-	engine_done(&e, &s, 1);
+	apply_at(&t, 1000);
+	EXPECT_EQ(32 * MiB, t.s[0].st.sz_tried);
+	ASSERT_EQ(1, pol_engine_add_target(&t.e, 43));
+	EXPECT_EQ(1, pol_engine_add_target(&t.e, 43));
+	EXPECT_EQ(2, t.e.nr_targets);
+	apply_at(&t, 2000);
+	EXPECT_EQ(32 * MiB + 64 * MiB, t.s[0].st.sz_tried);
+	pol_engine_remove_target(&t.e, 42);
+	EXPECT_EQ(1, t.e.nr_targets);
+	before = t.s[0].st.sz_tried;
+	apply_at(&t, 3000);
+	EXPECT_EQ(32 * MiB, t.s[0].st.sz_tried - before);
+	pol_engine_remove_target(&t.e, 42);	/* not a target: nothing */
+	EXPECT_EQ(1, t.e.nr_targets);
+	engine_test_done(&t);
 }
 
 /*
@@ -486,99 +508,85 @@ TEST(engine_freq_bounds_are_exact)
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct pol_scheme s = parsed(cases[i].spec);
-		struct daptrace_snapshot snap;
-		struct pol_engine e;
+		struct engine_test t;
 
 		regs[0] = REGION(32 * MiB, 64 * MiB, cases[i].nr_accesses, 5);
-		snap_of(&snap, 1);
-		snap.nr_samples = cases[i].nr_samples;
-		engine_of(&e, &s, 1);
-		pol_engine_apply(&e, &snap, 1000);
-		EXPECT_EQ(cases[i].match, s.st.nr_tried > 0)
+		engine_start(&t, 1, cases[i].spec, NULL);
+		t.snap.nr_samples = cases[i].nr_samples;
+		apply_at(&t, 1000);
+		EXPECT_EQ(cases[i].match, t.s[0].st.nr_tried > 0)
 			TH_LOG("'%s' on %u of %u samples", cases[i].spec, cases[i].nr_accesses,
 			       cases[i].nr_samples);
-		engine_done(&e, &s, 1);
+		engine_test_done(&t);
 	}
 }
 
 TEST(engine_clips_to_mappings_and_filters)
 {
-	struct pol_scheme s[2] = { parsed("pageout freq=0-0"),
-				   parsed("cold freq=0-0 type=file") };
-	struct daptrace_snapshot snap;
-	struct pol_engine e;
+	struct engine_test t;
 
 	/* one idle region over the heap, the file, the hole and the anon map */
 	regs[0] = REGION(32 * MiB, 224 * MiB, 0, 5);
-	snap_of(&snap, 1);
-	engine_of(&e, s, 2);
-	pol_engine_apply(&e, &snap, 1000);
+	engine_start(&t, 1, "pageout freq=0-0", "cold freq=0-0 type=file");
+	apply_at(&t, 1000);
 	/* never the hole: 32-64 heap, 64-128 file, 192-224 anon; then the file */
 	ASSERT_EQ(4, nr_calls);
 	EXPECT_CALL(0, 32 * MiB, 32 * MiB);
 	EXPECT_EQ(64 * MiB, calls[1].start);
 	EXPECT_EQ(192 * MiB, calls[2].start);
 	EXPECT_CALL(3, 64 * MiB, 64 * MiB);
-	EXPECT_EQ(128 * MiB, s[0].st.sz_applied);
-	EXPECT_EQ(64 * MiB, s[1].st.sz_applied);
-	engine_done(&e, s, 2);
+	EXPECT_EQ(128 * MiB, t.s[0].st.sz_applied);
+	EXPECT_EQ(64 * MiB, t.s[1].st.sz_applied);
+	engine_test_done(&t);
 }
 
 /* What the module could not observe is not cold: no action unless asked. */
 TEST(engine_leaves_unobserved_regions_alone)
 {
-	struct pol_scheme s[2] = { parsed("pageout freq=0-0"),
-				   parsed("cold freq=0-0 unobserved=act") };
-	struct daptrace_snapshot snap;
-	struct pol_engine e;
+	struct engine_test t;
 
 	/* the heap: every check unobserved; the anon map: observed, idle */
 	regs[0] = REGION(32 * MiB, 64 * MiB, 0, 5);
 	regs[0].nr_unobserved = 20;
 	regs[1] = REGION(192 * MiB, 224 * MiB, 0, 5);
-	snap_of(&snap, 2);
-	engine_of(&e, s, 2);
-	pol_engine_apply(&e, &snap, 1000);
-	EXPECT_EQ(32 * MiB, s[0].st.sz_applied);
-	EXPECT_EQ(1, s[0].st.nr_unobserved_skip);
-	EXPECT_EQ(32 * MiB, s[0].st.sz_unobserved_skip);
-	EXPECT_EQ(64 * MiB, s[1].st.sz_applied);
-	EXPECT_EQ(0, s[1].st.nr_unobserved_skip);
+	engine_start(&t, 2, "pageout freq=0-0", "cold freq=0-0 unobserved=act");
+	apply_at(&t, 1000);
+	EXPECT_EQ(32 * MiB, t.s[0].st.sz_applied);
+	EXPECT_EQ(1, t.s[0].st.nr_unobserved_skip);
+	EXPECT_EQ(32 * MiB, t.s[0].st.sz_unobserved_skip);
+	EXPECT_EQ(64 * MiB, t.s[1].st.sz_applied);
+	EXPECT_EQ(0, t.s[1].st.nr_unobserved_skip);
 	/* the schemes in order: pageout the anon map; cold both */
 	ASSERT_EQ(3, nr_calls);
 	EXPECT_EQ(192 * MiB, calls[0].start);
 	EXPECT_EQ(32 * MiB, calls[1].start);
 	EXPECT_EQ(192 * MiB, calls[2].start);
-	engine_done(&e, s, 2);
+	engine_test_done(&t);
 }
 
 TEST(engine_identity)
 {
-	struct pol_scheme s = parsed("pageout freq=0-0");
-	struct daptrace_snapshot snap;
-	struct pol_engine e;
+	struct engine_test t;
 
 	regs[0] = REGION(0, 32 * MiB, 0, 5);
 	regs[1] = REGION(32 * MiB, 64 * MiB, 3, 5);
-	snap_of(&snap, 2);
-	engine_of(&e, &s, 1);
-	pol_engine_apply(&e, &snap, 1000);
+	engine_start(&t, 2, "pageout freq=0-0", NULL);
+	apply_at(&t, 1000);
 	ASSERT_EQ(1, nr_calls);
 	/* still idle: not advised again, counted as an identity skip */
 	for (int i = 0; i < 5; i++)
-		pol_engine_apply(&e, &snap, 2000 + i);
+		apply_at(&t, 2000 + i);
 	EXPECT_EQ(1, nr_calls);
-	EXPECT_EQ(5 * 32 * MiB, s.st.sz_identity_skip);
+	EXPECT_EQ(5 * 32 * MiB, t.s[0].st.sz_identity_skip);
 	/* the regions change shape: half of the acted range is accessed */
 	regs[0] = REGION(0, 16 * MiB, 2, 0);
 	regs[1] = REGION(16 * MiB, 64 * MiB, 0, 0);
-	pol_engine_apply(&e, &snap, 3000);
+	apply_at(&t, 3000);
 	/* only the part that was accessed and is idle again is new */
 	ASSERT_EQ(2, nr_calls);
 	EXPECT_CALL(1, 32 * MiB, 32 * MiB);
 	regs[0].nr_accesses = 0;
-	pol_engine_apply(&e, &snap, 4000);
+	apply_at(&t, 4000);
 	ASSERT_EQ(3, nr_calls);
 	EXPECT_CALL(2, 0, 16 * MiB);
 	/*
@@ -586,97 +594,91 @@ TEST(engine_identity)
 	 * have skipped part of it).  16-32M was acted on at 1000, 32-64M at
 	 * 3000, 0-16M at 4000.
 	 */
-	pol_engine_apply(&e, &snap, 1000 + 10000000000LL);
+	apply_at(&t, 1000 + 10000000000LL);
 	EXPECT_EQ(3, nr_calls);
-	pol_engine_apply(&e, &snap, 1000 + 10000000000LL + 1);
+	apply_at(&t, 1000 + 10000000000LL + 1);
 	ASSERT_EQ(4, nr_calls);
 	EXPECT_CALL(3, 16 * MiB, 16 * MiB);
-	pol_engine_apply(&e, &snap, 3000 + 10000000000LL + 1);
+	apply_at(&t, 3000 + 10000000000LL + 1);
 	ASSERT_EQ(5, nr_calls);
 	EXPECT_EQ(32 * MiB, calls[4].start);
-	pol_engine_apply(&e, &snap, 4000 + 10000000000LL + 1);
+	apply_at(&t, 4000 + 10000000000LL + 1);
 	ASSERT_EQ(6, nr_calls);
 	EXPECT_CALL(5, 0, 16 * MiB);
-	engine_done(&e, &s, 1);
+	engine_test_done(&t);
 }
 
 TEST(engine_idle_by_address)
 {
-	struct pol_scheme s = parsed("pageout idle=5s");
-	struct daptrace_snapshot snap;
-	struct pol_engine e;
+	struct engine_test t;
 
 	/* 0-32M idle all along; 32-48M read at t=2 s, inside a region of 32-64M */
 	regs[0] = REGION(0, 32 * MiB, 0, 50);
 	regs[1] = REGION(32 * MiB, 64 * MiB, 0, 50);
-	snap_of(&snap, 2);
-	engine_of(&e, &s, 1);
-	pol_engine_apply(&e, &snap, 1 * sec);
+	engine_start(&t, 2, "pageout idle=5s", NULL);
+	apply_at(&t, 1 * sec);
 	EXPECT_EQ(0, nr_calls);		/* not watched for 5 s yet */
 	regs[1].end = 48 * MiB;
 	regs[1].nr_accesses = 1;
 	regs[2] = REGION(48 * MiB, 64 * MiB, 0, 50);
-	snap_of(&snap, 3);
-	pol_engine_apply(&e, &snap, 2 * sec);
+	snap_of(&t.snap, 3);
+	apply_at(&t, 2 * sec);
 	regs[1].nr_accesses = 0;
-	pol_engine_apply(&e, &snap, 6 * sec);
+	apply_at(&t, 6 * sec);
 	/* everything but the range read 4 s ago */
 	ASSERT_EQ(2, nr_calls);
 	EXPECT_CALL(0, 0, 32 * MiB);
 	EXPECT_CALL(1, 48 * MiB, 16 * MiB);
-	pol_engine_apply(&e, &snap, 7 * sec + 1);
+	apply_at(&t, 7 * sec + 1);
 	ASSERT_EQ(3, nr_calls);
 	EXPECT_CALL(2, 32 * MiB, 16 * MiB);
-	engine_done(&e, &s, 1);
+	engine_test_done(&t);
 }
 
 TEST(engine_gap_keeps_what_age_covers)
 {
-	struct pol_scheme s = parsed("pageout idle=5s");
-	struct daptrace_snapshot snap;
-	struct pol_engine e;
+	struct engine_test t;
 
 	regs[0] = REGION(0, 32 * MiB, 0, 50);
 	regs[1] = REGION(32 * MiB, 64 * MiB, 0, 50);
-	snap_of(&snap, 2);
-	engine_of(&e, &s, 1);
-	pol_engine_apply(&e, &snap, 1 * sec);
+	engine_start(&t, 2, "pageout idle=5s", NULL);
+	apply_at(&t, 1 * sec);
 	/*
 	 * Five windows missed: the first region stayed idle through them
 	 * (age 70 > 5), the second changed level 0.3 s ago (age 3).
 	 */
 	regs[0].age = 70;
 	regs[1].age = 3;
-	snap.missed_before = 5;
-	pol_engine_apply(&e, &snap, 3 * sec);
-	snap.missed_before = 0;
+	t.snap.missed_before = 5;
+	apply_at(&t, 3 * sec);
+	t.snap.missed_before = 0;
 	regs[0].age = 105;
 	regs[1].age = 38;
-	pol_engine_apply(&e, &snap, 6 * sec + sec / 2);
+	apply_at(&t, 6 * sec + sec / 2);
 	/* idle since 1 s: the first region only, its clock kept */
 	ASSERT_EQ(1, nr_calls);
 	EXPECT_CALL(0, 0, 32 * MiB);
 	/* the second: 5 s after 2.7 s */
-	pol_engine_apply(&e, &snap, 7 * sec + sec / 2);
+	apply_at(&t, 7 * sec + sec / 2);
 	EXPECT_EQ(1, nr_calls);
-	pol_engine_apply(&e, &snap, 7 * sec + 8 * sec / 10);
+	apply_at(&t, 7 * sec + 8 * sec / 10);
 	ASSERT_EQ(2, nr_calls);
 	EXPECT_EQ(32 * MiB, calls[1].start);
 	/* another gap the first region stayed idle through: not advised again */
 	regs[0].age = 200;
 	regs[1].age = 2;
-	snap.missed_before = 3;
-	pol_engine_apply(&e, &snap, 8 * sec);
+	t.snap.missed_before = 3;
+	apply_at(&t, 8 * sec);
 	EXPECT_EQ(2, nr_calls);
 	/* the second changed in it: identity gone, idle clock from 7.8 s */
-	snap.missed_before = 0;
-	pol_engine_apply(&e, &snap, 12 * sec);
+	t.snap.missed_before = 0;
+	apply_at(&t, 12 * sec);
 	EXPECT_EQ(2, nr_calls);
-	pol_engine_apply(&e, &snap, 13 * sec);
+	apply_at(&t, 13 * sec);
 	ASSERT_EQ(3, nr_calls);
 	EXPECT_EQ(32 * MiB, calls[2].start);
-	EXPECT_EQ(8, e.nr_missed);
-	engine_done(&e, &s, 1);
+	EXPECT_EQ(8, t.e.nr_missed);
+	engine_test_done(&t);
 }
 
 /*
@@ -686,57 +688,51 @@ TEST(engine_gap_keeps_what_age_covers)
  */
 TEST(engine_gap_age_saturates)
 {
-	struct pol_scheme s = parsed("pageout idle=5s");
-	struct daptrace_snapshot snap;
-	struct pol_engine e;
+	struct engine_test t;
 
 	regs[0] = REGION(0, 32 * MiB, 0, 50);
-	snap_of(&snap, 1);
-	engine_of(&e, &s, 1);
-	pol_engine_apply(&e, &snap, 1 * sec);
+	engine_start(&t, 1, "pageout idle=5s", NULL);
+	apply_at(&t, 1 * sec);
 	/* 4306063 x 4283900183 us x 1000: 2^64 - 22616 ns */
 	regs[0].age = 4306063;
-	snap.missed_before = 5000000;
-	snap.aggr_us = 4283900183u;
-	pol_engine_apply(&e, &snap, 3 * sec);
+	t.snap.missed_before = 5000000;
+	t.snap.aggr_us = 4283900183u;
+	apply_at(&t, 3 * sec);
 	EXPECT_EQ(0, nr_calls);
-	snap_of(&snap, 1);
+	snap_of(&t.snap, 1);
 	regs[0].age = 4306064;
-	pol_engine_apply(&e, &snap, 6 * sec + 1);
+	apply_at(&t, 6 * sec + 1);
 	/* idle since the engine started watching, 5 s before */
 	ASSERT_EQ(1, nr_calls);
 	EXPECT_CALL(0, 0, 32 * MiB);
-	engine_done(&e, &s, 1);
+	engine_test_done(&t);
 }
 
 TEST(engine_quota_coldest_first)
 {
-	struct pol_scheme s = parsed("pageout freq=0-50 quota=24M/1s");
-	struct daptrace_snapshot snap;
-	struct pol_engine e;
+	struct engine_test t;
 
 	/* warm (5/20), cold (0/20) and old-cold regions: oldest coldest first */
 	regs[0] = REGION(0, 16 * MiB, 5, 1);
 	regs[1] = REGION(16 * MiB, 32 * MiB, 0, 1);
 	regs[2] = REGION(32 * MiB, 48 * MiB, 0, 600);
-	snap_of(&snap, 3);
-	engine_of(&e, &s, 1);
-	pol_engine_apply(&e, &snap, 1000000000LL);
+	engine_start(&t, 3, "pageout freq=0-50 quota=24M/1s", NULL);
+	apply_at(&t, 1000000000LL);
 	ASSERT_EQ(2, nr_calls);
 	EXPECT_CALL(0, 32 * MiB, 16 * MiB);	/* old and cold: all of it */
 	EXPECT_CALL(1, 16 * MiB, 8 * MiB);	/* cold: the part that fits */
-	EXPECT_EQ(24 * MiB, s.st.sz_applied);
-	EXPECT_EQ(24 * MiB, s.st.sz_quota_skip);
-	EXPECT_EQ(1, s.st.qt_exceeds);
+	EXPECT_EQ(24 * MiB, t.s[0].st.sz_applied);
+	EXPECT_EQ(24 * MiB, t.s[0].st.sz_quota_skip);
+	EXPECT_EQ(1, t.s[0].st.qt_exceeds);
 	/* the same window: quota spent, nothing more */
-	pol_engine_apply(&e, &snap, 1500000000LL);
+	apply_at(&t, 1500000000LL);
 	EXPECT_EQ(2, nr_calls);
 	/* next window: the rest fits, in address order; no range twice */
-	pol_engine_apply(&e, &snap, 2000000000LL);
+	apply_at(&t, 2000000000LL);
 	ASSERT_EQ(4, nr_calls);
 	EXPECT_CALL(2, 0, 16 * MiB);
 	EXPECT_CALL(3, 24 * MiB, 8 * MiB);
-	engine_done(&e, &s, 1);
+	engine_test_done(&t);
 }
 
 /*
@@ -746,120 +742,105 @@ TEST(engine_quota_coldest_first)
  */
 TEST(engine_quota_ranks_by_idle_time)
 {
-	struct pol_scheme s = parsed("pageout freq=0-0 size=20M-max quota=8M/1s");
-	struct daptrace_snapshot snap;
-	struct pol_engine e;
+	struct engine_test t;
 
-	engine_of(&e, &s, 1);
+	engine_start(&t, 2, "pageout freq=0-0 size=20M-max quota=8M/1s", NULL);
 	/* both halves touched at 1 s, the first again at 6 s (too small to match) */
 	regs[0] = REGION(0, 16 * MiB, 3, 1);
 	regs[1] = REGION(16 * MiB, 32 * MiB, 3, 1);
-	snap_of(&snap, 2);
-	pol_engine_apply(&e, &snap, 1000000000LL);
+	apply_at(&t, 1000000000LL);
 	regs[1].nr_accesses = 0;
-	pol_engine_apply(&e, &snap, 6000000000LL);
+	apply_at(&t, 6000000000LL);
 	EXPECT_EQ(0, nr_calls);
 	/* merged into one young region: the half idle since 1 s goes first */
 	regs[0] = REGION(0, 32 * MiB, 0, 1);
-	snap_of(&snap, 1);
-	pol_engine_apply(&e, &snap, 10000000000LL);
+	snap_of(&t.snap, 1);
+	apply_at(&t, 10000000000LL);
 	ASSERT_EQ(1, nr_calls);
 	EXPECT_CALL(0, 16 * MiB, 8 * MiB);
-	engine_done(&e, &s, 1);
+	engine_test_done(&t);
 }
 
 /* Equal candidates under a quota take turns, window after window. */
 TEST(engine_quota_share_takes_turns)
 {
-	struct pol_scheme s = parsed("stat freq=0-0 quota=16M/1s");
-	struct daptrace_snapshot snap;
-	struct pol_engine e;
+	struct engine_test t;
 	const uint64_t want[] = { 0, 16 * MiB, 0 };
 
-	engine_of(&e, &s, 1);
+	engine_start(&t, 2, "stat freq=0-0 quota=16M/1s", NULL);
 	regs[0] = REGION(0, 16 * MiB, 0, 5);
 	regs[1] = REGION(16 * MiB, 32 * MiB, 0, 5);
-	snap_of(&snap, 2);
 	for (int w = 0; w < 3; w++) {
-		pol_engine_apply(&e, &snap, (w + 1) * 1000000000LL);
+		apply_at(&t, (w + 1) * 1000000000LL);
 		ASSERT_EQ(w + 1, nr_calls);
 		EXPECT_EQ(want[w], calls[w].start) TH_LOG("window %d", w);
 		EXPECT_EQ(16 * MiB, calls[w].len);
 	}
-	engine_done(&e, &s, 1);
+	engine_test_done(&t);
 }
 
 TEST(engine_work_budget)
 {
-	struct pol_scheme s = parsed("pageout freq=0-0");
-	struct daptrace_snapshot snap;
-	struct pol_engine e;
+	struct engine_test t;
 
 	regs[0] = REGION(0, 32 * MiB, 0, 5);
-	snap_of(&snap, 1);
-	engine_of(&e, &s, 1);
-	e.act_chunk = 8 * MiB;
-	e.work_budget_ns = 1;		/* spent after the first chunk */
+	engine_start(&t, 1, "pageout freq=0-0", NULL);
+	t.e.act_chunk = 8 * MiB;
+	t.e.work_budget_ns = 1;		/* spent after the first chunk */
 	/* apply_start_ns is set by the apply: the first chunk always goes */
-	pol_engine_apply(&e, &snap, 1000);
+	apply_at(&t, 1000);
 	ASSERT_EQ(1, nr_calls);
 	EXPECT_EQ(8 * MiB, calls[0].len);
-	EXPECT_EQ(24 * MiB, s.st.sz_quota_skip);
+	EXPECT_EQ(24 * MiB, t.s[0].st.sz_quota_skip);
 	/* the next snapshot goes on where it stopped */
-	pol_engine_apply(&e, &snap, 2000);
+	apply_at(&t, 2000);
 	ASSERT_EQ(2, nr_calls);
 	EXPECT_EQ(8 * MiB, calls[1].start);
-	engine_done(&e, &s, 1);
+	engine_test_done(&t);
 }
 
 TEST(engine_watermarks)
 {
 	/* free memory is always in 0-100 %, never above 0 % of nothing */
-	struct pol_scheme s[2] = { parsed("pageout freq=0-0 wmarks=free,100,100,0"),
-				   parsed("cold freq=0-0 wmarks=free,0,0,0") };
-	struct daptrace_snapshot snap;
-	struct pol_engine e;
+	struct engine_test t;
 
 	ASSERT_LT(0, pol_free_permille(POL_WMARK_FREE, 0));
 	regs[0] = REGION(0, 16 * MiB, 0, 5);
-	snap_of(&snap, 1);
-	engine_of(&e, s, 2);
-	pol_engine_apply(&e, &snap, 1000);
+	engine_start(&t, 1, "pageout freq=0-0 wmarks=free,100,100,0",
+		     "cold freq=0-0 wmarks=free,0,0,0");
+	apply_at(&t, 1000);
 	EXPECT_EQ(1, nr_calls);			/* only the first scheme ran */
-	EXPECT_EQ(16 * MiB, s[0].st.sz_applied);
-	EXPECT_EQ(0, s[1].st.sz_tried);
-	EXPECT_EQ(1, s[1].st.wmark_inactive);
+	EXPECT_EQ(16 * MiB, t.s[0].st.sz_applied);
+	EXPECT_EQ(0, t.s[1].st.sz_tried);
+	EXPECT_EQ(1, t.s[1].st.wmark_inactive);
 	EXPECT_EQ(-ENOENT, pol_free_permille(POL_WMARK_NODE_FREE, 4095));
-	engine_done(&e, s, 2);
+	engine_test_done(&t);
 }
 
 TEST(engine_counts_errors_and_goes_on)
 {
-	struct pol_scheme s = parsed("pageout freq=0-0");
-	struct daptrace_snapshot snap;
-	struct pol_engine e;
+	struct engine_test t;
 	const int errs[] = { -EPERM, -ENOMEM, -EAGAIN, -EINVAL };
 
 	regs[0] = REGION(0, 16 * MiB, 0, 1);
-	snap_of(&snap, 1);
-	engine_of(&e, &s, 1);
+	engine_start(&t, 1, "pageout freq=0-0", NULL);
 	for (int i = 0; i < 4; i++) {
 		fail_with = errs[i];
-		pol_engine_apply(&e, &snap, 1000 + i);
+		apply_at(&t, 1000 + i);
 	}
 	/* failed ranges are not remembered: each window tries again */
 	EXPECT_EQ(4, nr_calls);
-	EXPECT_EQ(1, s.st.errs[POL_EPERM]);
-	EXPECT_EQ(1, s.st.errs[POL_ENOMEM]);
-	EXPECT_EQ(1, s.st.errs[POL_EAGAIN]);
-	EXPECT_EQ(1, s.st.errs[POL_EOTHER]);
+	EXPECT_EQ(1, t.s[0].st.errs[POL_EPERM]);
+	EXPECT_EQ(1, t.s[0].st.errs[POL_ENOMEM]);
+	EXPECT_EQ(1, t.s[0].st.errs[POL_EAGAIN]);
+	EXPECT_EQ(1, t.s[0].st.errs[POL_EOTHER]);
 	/* the target exited: counted once, then nothing more is tried */
 	fail_with = -ESRCH;
-	pol_engine_apply(&e, &snap, 2000);
-	pol_engine_apply(&e, &snap, 3000);
+	apply_at(&t, 2000);
+	apply_at(&t, 3000);
 	EXPECT_EQ(5, nr_calls);
-	EXPECT_EQ(1, s.st.errs[POL_ESRCH]);
-	engine_done(&e, &s, 1);
+	EXPECT_EQ(1, t.s[0].st.errs[POL_ESRCH]);
+	engine_test_done(&t);
 }
 
 TEST(stats_output)
@@ -875,14 +856,13 @@ TEST(stats_output)
 		{ 1, "\"sz_applied\":4096" },
 		{ 1, "\"eperm\":3" },
 	};
-	struct pol_scheme s = parsed("pageout");
-	struct pol_engine e;
+	struct engine_test t;
 
-	engine_of(&e, &s, 1);
-	s.st.sz_applied = 4096;
-	s.st.errs[POL_EPERM] = 3;
+	engine_start(&t, 0, "pageout", NULL);
+	t.s[0].st.sz_applied = 4096;
+	t.s[0].st.errs[POL_EPERM] = 3;
 	for (int json = 0; json <= 1; json++) {
-		char *buf = stats_text(&e, json);
+		char *buf = stats_text(&t.e, json);
 
 		ASSERT_NE(NULL, buf);
 		for (size_t i = 0; i < sizeof(wants) / sizeof(wants[0]); i++) {
@@ -892,7 +872,7 @@ TEST(stats_output)
 		}
 		free(buf);
 	}
-	engine_done(&e, &s, 1);
+	engine_test_done(&t);
 }
 
 TEST_HARNESS_MAIN

@@ -15,6 +15,7 @@
 
 #include "kselftest_harness.h"
 #include "policy.h"
+#include "policy_fixture.h"
 
 #define KiB	4096ULL		/* one simulated page */
 #define NPAGES	1024
@@ -92,7 +93,6 @@ static int fake_maps(struct maps *m)
 	return 0;
 }
 
-static struct daptrace_region regs[2];
 static struct daptrace_snapshot snap;
 
 /* every page of both targets idle (so the schemes act on all of it) */
@@ -106,6 +106,13 @@ static void snap_idle(int nr_targets)
 	for (int i = 0; i < 2; i++)
 		regs[i] = (struct daptrace_region){ .start = 0, .end = NPAGES * KiB,
 			.nr_accesses = 0, .age = 100, .pid = 42 + i };
+}
+
+/* Every page of @nr_targets targets idle, shown to @e at @t: schemes act on all. */
+static void act_on_idle(struct pol_engine *e, int nr_targets, int64_t t)
+{
+	snap_idle(nr_targets);
+	pol_engine_apply(e, &snap, t);
 }
 
 static void engine_of(struct pol_engine *e, struct pol_scheme *s, int n, int nr_targets)
@@ -125,16 +132,6 @@ static void engine_of(struct pol_engine *e, struct pol_scheme *s, int n, int nr_
 		}
 	probe_fails = 0;
 	nr_probes = 0;
-}
-
-static struct pol_scheme parsed(const char *spec)
-{
-	struct pol_scheme s;
-	char err[POL_ERRMSG_LEN];
-
-	if (pol_scheme_parse(spec, &s, err, sizeof(err)))
-		abort();
-	return s;
 }
 
 /* A snapshot with nothing to do (all accessed): only the windows move. */
@@ -171,8 +168,7 @@ TEST(pageout_windows)
 	engine_of(&e, &s, 1, 1);
 	for (int p = 900; p < 1000; p++)
 		present[0][p] = 0;
-	snap_idle(1);
-	pol_engine_apply(&e, &snap, 1 * SEC);
+	act_on_idle(&e, 1, 1 * SEC);
 	r = find(&e, 0, "/a");
 	ASSERT_NE(NULL, r);
 	EXPECT_EQ(924 * KiB, r->acted);
@@ -207,8 +203,7 @@ TEST(pageout_windows)
 		EXPECT_EQ(0, r->unknown[w]);
 	EXPECT_EQ(0, e.nr_rent);		/* every window closed: forgotten */
 	EXPECT_EQ(0, e.regret_pages);
-	pol_engine_free(&e);
-	pol_scheme_free(&s);
+	engine_done(&e, &s, 1);
 }
 
 /* Once every page taken is back, later windows know it without a probe. */
@@ -221,8 +216,7 @@ TEST(all_back_needs_no_more_probes)
 
 	engine_of(&e, &s, 1, 1);
 	e.act_chunk = UINT64_MAX;		/* one call, one piece */
-	snap_idle(1);
-	pol_engine_apply(&e, &snap, 1 * SEC);
+	act_on_idle(&e, 1, 1 * SEC);
 	EXPECT_EQ(2, nr_probes);		/* before and after the call */
 	for (int p = 0; p < NPAGES; p++)
 		present[0][p] = 1;
@@ -238,8 +232,7 @@ TEST(all_back_needs_no_more_probes)
 		EXPECT_EQ(NPAGES * KiB, r->checked[w]);
 		EXPECT_EQ(NPAGES * KiB, r->back[w]);
 	}
-	pol_engine_free(&e);
-	pol_scheme_free(&s);
+	engine_done(&e, &s, 1);
 }
 
 /*
@@ -254,8 +247,7 @@ TEST(late_gone_and_failed_are_unknown)
 	struct pol_engine e;
 
 	engine_of(&e, &s, 1, 1);
-	snap_idle(1);
-	pol_engine_apply(&e, &snap, 1 * SEC);
+	act_on_idle(&e, 1, 1 * SEC);
 	r = find(&e, 0, "/a");
 	ASSERT_NE(NULL, r);
 	EXPECT_EQ(NPAGES * KiB, r->acted);
@@ -282,8 +274,7 @@ TEST(late_gone_and_failed_are_unknown)
 	EXPECT_EQ(2, r->unknown_calls);		/* two calls of 2 MiB */
 	EXPECT_EQ(0, r->acted);
 	EXPECT_EQ(NPAGES * KiB, s.st.sz_applied - NPAGES * KiB);	/* still applied */
-	pol_engine_free(&e);
-	pol_scheme_free(&s);
+	engine_done(&e, &s, 1);
 }
 
 /*
@@ -301,8 +292,7 @@ TEST(per_scheme_and_cgroup)
 	struct pol_engine e;
 
 	engine_of(&e, s, 2, 2);
-	snap_idle(2);
-	pol_engine_apply(&e, &snap, 1 * SEC);
+	act_on_idle(&e, 2, 1 * SEC);
 	a0 = find(&e, 0, "/a");
 	b0 = find(&e, 0, "/b");
 	a1 = find(&e, 1, "/a");
@@ -339,9 +329,7 @@ TEST(per_scheme_and_cgroup)
 	EXPECT_EQ(519 * KiB, a1->acted);
 	ASSERT_NE(NULL, find(&e, 1, "/b"));
 	EXPECT_EQ(512 * KiB, find(&e, 1, "/b")->acted);
-	pol_engine_free(&e);
-	for (int i = 0; i < 2; i++)
-		pol_scheme_free(&s[i]);
+	engine_done(&e, s, 2);
 }
 
 /* Actions without a per-page outcome are not followed, and nothing is probed. */
@@ -351,16 +339,14 @@ TEST(unobserved_actions_are_not_claimed)
 	struct pol_engine e;
 
 	engine_of(&e, &s, 1, 1);
-	snap_idle(1);
-	pol_engine_apply(&e, &snap, 1 * SEC);
+	act_on_idle(&e, 1, 1 * SEC);
 	EXPECT_EQ(NPAGES * KiB, s.st.sz_applied);
 	EXPECT_EQ(0, e.nr_regret);
 	EXPECT_EQ(0, nr_probes);
 	EXPECT_EQ(POL_REGRET_NONE, pol_regret_how_of(POL_COLD));
 	EXPECT_EQ(POL_REGRET_RESIDENT, pol_regret_how_of(POL_PAGEOUT));
 	EXPECT_EQ(POL_REGRET_NODE, pol_regret_how_of(POL_MIGRATE_HOT));
-	pol_engine_free(&e);
-	pol_scheme_free(&s);
+	engine_done(&e, &s, 1);
 }
 
 /*
@@ -379,8 +365,7 @@ TEST(scheme_cgroup_filter_and_dup)
 	struct pol_engine e;
 
 	engine_of(&e, s, 3, 2);
-	snap_idle(2);
-	pol_engine_apply(&e, &snap, 1 * SEC);
+	act_on_idle(&e, 2, 1 * SEC);
 	EXPECT_EQ(NPAGES * KiB, s[0].st.sz_applied);		/* 43 only */
 	EXPECT_EQ(2 * NPAGES * KiB, s[1].st.sz_applied);	/* both */
 	EXPECT_EQ(0, s[2].st.sz_applied);			/* neither */
@@ -391,9 +376,7 @@ TEST(scheme_cgroup_filter_and_dup)
 	EXPECT_STREQ("/b", d.cgroup);
 	EXPECT_NE(s[0].cgroup, d.cgroup);
 	EXPECT_EQ(0, d.st.sz_applied);
-	pol_engine_free(&e);
-	for (int i = 0; i < 3; i++)
-		pol_scheme_free(&s[i]);
+	engine_done(&e, s, 3);
 	EXPECT_STREQ("/b", d.cgroup);		/* its own copy */
 	pol_scheme_free(&d);
 }
@@ -430,9 +413,7 @@ TEST(identity_and_idle_are_per_target)
 	EXPECT_EQ(512 * KiB, s[1].st.sz_applied);
 	EXPECT_EQ(0, present[0][600]);
 	EXPECT_EQ(1, present[1][600]);
-	pol_engine_free(&e);
-	for (int i = 0; i < 2; i++)
-		pol_scheme_free(&s[i]);
+	engine_done(&e, s, 2);
 }
 
 static int self_in_a(pid_t pid, char *buf, size_t len)
@@ -466,9 +447,7 @@ TEST(goals_count_the_scheme_cgroup_only)
 	/* the parent's rss is in the unfiltered sum only (rss moves a little) */
 	EXPECT_LT(v[0], (double)self_rss * 1.5 + 1048576);
 	EXPECT_GT(v[1], v[0] + (double)parent_rss / 2);
-	pol_engine_free(&e);
-	for (int i = 0; i < 2; i++)
-		pol_scheme_free(&s[i]);
+	engine_done(&e, s, 2);
 }
 
 static int64_t mono(void)
@@ -567,8 +546,7 @@ TEST(real_probe_matches_mincore)
 	EXPECT_EQ(0, r->unknown[0]);
 	EXPECT_EQ(0, r->checked[1]);
 out:
-	pol_engine_free(&e);
-	pol_scheme_free(&sc);
+	engine_done(&e, &sc, 1);
 	munmap(m, PAGES * psz);
 	close(fd);
 }

@@ -98,24 +98,52 @@ static FILE *sample_file(int with_trailer)
 	return f;
 }
 
-/* Frees what a rec_read() of @f into @c and @info left, and closes @f. */
-static void read_free(struct rec_info *info, struct collected *c, FILE *f)
+/*
+ * One read of a record by rec_read() (named "t.csv" in its messages): the
+ * file, what the reader found in it and its error message.
+ */
+struct reading {
+	FILE *f;
+	struct rec_info info;
+	char err[512];
+};
+
+/* rec_read() of @rd->f, each snapshot to @cb(@arg); @partial: allow_partial. */
+static int read_with(struct reading *rd, int partial, rec_snapshot_cb cb, void *arg)
 {
-	rec_info_free(info);
+	return rec_read(rd->f, "t.csv", partial, cb, arg, &rd->info, rd->err, sizeof(rd->err));
+}
+
+/* Frees what read_with() left in @rd and closes its file. */
+static void reading_done(struct reading *rd)
+{
+	rec_info_free(&rd->info);
+	fclose(rd->f);
+}
+
+/* @s as a whole record of target 42 ("t") in @f, rewound for reading. */
+static void write_one_snapshot(FILE *f, const struct rec_snapshot *s)
+{
+	rec_write_header(f, NULL, 0, &(struct rec_target){ .pid = 42, .comm = "t" }, 1);
+	rec_write_snapshot(f, s);
+	rec_write_trailer(f, NULL, 0);
+	rewind(f);
+}
+
+/* Frees what a read_with() into @c and @rd left, and closes the file. */
+static void read_free(struct reading *rd, struct collected *c)
+{
+	reading_done(rd);
 	collected_free(c);
-	fclose(f);
 }
 
 TEST(round_trip)
 {
 	struct collected c = { 0 };
-	struct rec_info info;
-	char err[256];
-	FILE *f = sample_file(1);
+	struct reading rd = { .f = sample_file(1) };
 
-	ASSERT_NE(NULL, f);
-	ASSERT_EQ(0, rec_read(f, "t.csv", 0, collect, &c, &info, err, sizeof(err)))
-		TH_LOG("%s", err);
+	ASSERT_NE(NULL, rd.f);
+	ASSERT_EQ(0, read_with(&rd, 0, collect, &c)) TH_LOG("%s", rd.err);
 	ASSERT_EQ(2, c.nr);
 	EXPECT_EQ(7, c.seqs[0]);
 	EXPECT_EQ(11, c.seqs[1]);
@@ -124,36 +152,34 @@ TEST(round_trip)
 	for (size_t i = 0; i < NR_AWKWARD; i++) {
 		EXPECT_STREQ(awkward[i], c.labels[0][i]) TH_LOG("label %zu", i);
 	}
-	EXPECT_TRUE(info.complete);
-	EXPECT_EQ(2, info.nr_snapshots);
-	EXPECT_STREQ("sh -c 'echo \"a,b\"\nexit'", rec_info_get(&info, "command"));
-	EXPECT_STREQ("6.12.0", rec_info_get(&info, "kernel"));
-	EXPECT_STREQ("3", rec_info_trailer(&info, "missed"));
-	EXPECT_STREQ("all targets exited", rec_info_trailer(&info, "reason"));
-	ASSERT_EQ(1, info.nr_targets);
-	EXPECT_EQ(42, info.targets[0].pid);
-	EXPECT_STREQ("we,ird \"comm\"", info.targets[0].comm);
-	read_free(&info, &c, f);
+	EXPECT_TRUE(rd.info.complete);
+	EXPECT_EQ(2, rd.info.nr_snapshots);
+	EXPECT_STREQ("sh -c 'echo \"a,b\"\nexit'", rec_info_get(&rd.info, "command"));
+	EXPECT_STREQ("6.12.0", rec_info_get(&rd.info, "kernel"));
+	EXPECT_STREQ("3", rec_info_trailer(&rd.info, "missed"));
+	EXPECT_STREQ("all targets exited", rec_info_trailer(&rd.info, "reason"));
+	ASSERT_EQ(1, rd.info.nr_targets);
+	EXPECT_EQ(42, rd.info.targets[0].pid);
+	EXPECT_STREQ("we,ird \"comm\"", rd.info.targets[0].comm);
+	read_free(&rd, &c);
 }
 
 TEST(partial_file_with_flag)
 {
 	struct collected c = { 0 };
-	struct rec_info info;
-	char err[256];
-	FILE *f = sample_file(0);
+	struct reading rd = { .f = sample_file(0) };
 
-	ASSERT_NE(NULL, f);
-	EXPECT_EQ(-1, rec_read(f, "t.csv", 0, collect, &c, &info, err, sizeof(err)));
-	EXPECT_NE(NULL, strstr(err, "no #eof")) TH_LOG("%s", err);
-	rec_info_free(&info);
+	ASSERT_NE(NULL, rd.f);
+	EXPECT_EQ(-1, read_with(&rd, 0, collect, &c));
+	EXPECT_NE(NULL, strstr(rd.err, "no #eof")) TH_LOG("%s", rd.err);
+	rec_info_free(&rd.info);
 	collected_free(&c);
 	memset(&c, 0, sizeof(c));
-	rewind(f);
-	EXPECT_EQ(0, rec_read(f, "t.csv", 1, collect, &c, &info, err, sizeof(err)));
+	rewind(rd.f);
+	EXPECT_EQ(0, read_with(&rd, 1, collect, &c));
 	EXPECT_EQ(2, c.nr);
-	EXPECT_FALSE(info.complete);
-	read_free(&info, &c, f);
+	EXPECT_FALSE(rd.info.complete);
+	read_free(&rd, &c);
 }
 
 #define HDR "# daptrace-record v1\n#meta,aggr_us,100000\n#target,42,x\n" REC_COLUMNS_V1 "\n"
@@ -253,20 +279,19 @@ TEST(bad_files)
 {
 	for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
 		struct collected c = { 0 };
-		struct rec_info info;
-		char err[512];
-		FILE *f = fmemopen((void *)bad_cases[i].text,
-				   strlen(bad_cases[i].text) ? strlen(bad_cases[i].text) : 1, "r");
+		size_t len = strlen(bad_cases[i].text);
+		struct reading rd = { .f = fmemopen((void *)bad_cases[i].text, len ? len : 1,
+						    "r") };
 
-		ASSERT_NE(NULL, f);
+		ASSERT_NE(NULL, rd.f);
 		if (!strlen(bad_cases[i].text))
-			fgetc(f);	/* fmemopen cannot do size 0: consume the NUL */
-		EXPECT_EQ(-1, rec_read(f, "t.csv", 0, collect, &c, &info, err, sizeof(err)))
+			fgetc(rd.f);	/* fmemopen cannot do size 0: consume the NUL */
+		EXPECT_EQ(-1, read_with(&rd, 0, collect, &c))
 			TH_LOG("case '%s' was accepted", bad_cases[i].name);
-		EXPECT_NE(NULL, strstr(err, bad_cases[i].expect))
-			TH_LOG("case '%s': got '%s', want '%s'", bad_cases[i].name, err,
+		EXPECT_NE(NULL, strstr(rd.err, bad_cases[i].expect))
+			TH_LOG("case '%s': got '%s', want '%s'", bad_cases[i].name, rd.err,
 			       bad_cases[i].expect);
-		read_free(&info, &c, f);
+		read_free(&rd, &c);
 	}
 }
 
@@ -304,17 +329,11 @@ TEST(placement_round_trip_and_versions)
 		"nr_accesses,age\n"
 		SNAP1 "x,?,100,1,42,4096,8192,3,0\ny,?,100,1,42,8192,12288,0,1\n" END,
 	};
-	struct rec_info info;
-	char err[512];
-	FILE *f = tmpfile();
+	struct reading rd = { .f = tmpfile() };
 
-	ASSERT_NE(NULL, f);
-	rec_write_header(f, NULL, 0, &(struct rec_target){ .pid = 42, .comm = "t" }, 1);
-	rec_write_snapshot(f, &s);
-	rec_write_trailer(f, NULL, 0);
-	rewind(f);
-	ASSERT_EQ(0, rec_read(f, "t.csv", 0, collect_placement, &out, &info, err,
-			      sizeof(err))) TH_LOG("%s", err);
+	ASSERT_NE(NULL, rd.f);
+	write_one_snapshot(rd.f, &s);
+	ASSERT_EQ(0, read_with(&rd, 0, collect_placement, &out)) TH_LOG("%s", rd.err);
 	EXPECT_EQ(1, out.placement);
 	EXPECT_EQ(10, got[0].nr_present);
 	EXPECT_EQ(4, got[0].node_samples[0]);
@@ -322,23 +341,21 @@ TEST(placement_round_trip_and_versions)
 	EXPECT_EQ(0x1234000, got[0].phys_addr);
 	EXPECT_EQ(0, got[1].nr_present);
 	EXPECT_EQ(REC_PHYS_NONE, got[1].phys_addr);
-	rec_info_free(&info);
-	fclose(f);
+	reading_done(&rd);
 
 	for (size_t i = 0; i < 2; i++) {
-		f = fmemopen((void *)texts[i], strlen(texts[i]), "r");
-		ASSERT_NE(NULL, f);
+		rd.f = fmemopen((void *)texts[i], strlen(texts[i]), "r");
+		ASSERT_NE(NULL, rd.f);
 		memset(got, 0xff, sizeof(got));
-		EXPECT_EQ(0, rec_read(f, "t.csv", 0, collect_placement, &out, &info, err,
-				      sizeof(err))) TH_LOG("text %zu: %s", i, err);
+		EXPECT_EQ(0, read_with(&rd, 0, collect_placement, &out))
+			TH_LOG("text %zu: %s", i, rd.err);
 		EXPECT_EQ(0, out.placement);
 		EXPECT_EQ(2, out.nr_regions);
 		EXPECT_EQ(8192, got[1].start);
 		EXPECT_EQ(3, got[0].nr_accesses);
 		EXPECT_EQ(0, got[0].nr_present);
 		EXPECT_EQ(REC_PHYS_NONE, got[0].phys_addr);
-		rec_info_free(&info);
-		fclose(f);
+		reading_done(&rd);
 	}
 }
 
@@ -382,13 +399,11 @@ TEST(intervals_flags_and_footprints_round_trip)
 				  .footprints = &fp, .nr_footprints = 1 };
 	struct rec_kv meta[] = { { "sample_us", "1000" }, { "aggr_us", "20000" } };
 	struct seen c = { 0 };
-	struct rec_info info;
-	char err[512];
-	FILE *f = tmpfile();
+	struct reading rd = { .f = tmpfile() };
 
-	ASSERT_NE(NULL, f);
-	rec_write_header(f, meta, 2, &(struct rec_target){ .pid = 42, .comm = "t" }, 1);
-	rec_write_snapshot(f, &s);
+	ASSERT_NE(NULL, rd.f);
+	rec_write_header(rd.f, meta, 2, &(struct rec_target){ .pid = 42, .comm = "t" }, 1);
+	rec_write_snapshot(rd.f, &s);
 	/* tuned: 10 ms sampling in the next window */
 	s.seq = 2;
 	s.start_ns = 100;
@@ -396,16 +411,16 @@ TEST(intervals_flags_and_footprints_round_trip)
 	s.sample_us = 10000;
 	s.aggr_us = 200000;
 	s.nr_footprints = 0;
-	rec_write_snapshot(f, &s);
+	rec_write_snapshot(rd.f, &s);
 	/* unknown: the #meta intervals */
 	s.seq = 3;
 	s.start_ns = 200;
 	s.end_ns = 300;
 	s.sample_us = s.aggr_us = 0;
-	rec_write_snapshot(f, &s);
-	rec_write_trailer(f, NULL, 0);
-	rewind(f);
-	ASSERT_EQ(0, rec_read(f, "t.csv", 0, see, &c, &info, err, sizeof(err))) TH_LOG("%s", err);
+	rec_write_snapshot(rd.f, &s);
+	rec_write_trailer(rd.f, NULL, 0);
+	rewind(rd.f);
+	ASSERT_EQ(0, read_with(&rd, 0, see, &c)) TH_LOG("%s", rd.err);
 	ASSERT_EQ(3, c.nr);
 	EXPECT_EQ(5000, c.sample_us[0]);
 	EXPECT_EQ(100000, c.aggr_us[0]);
@@ -420,8 +435,7 @@ TEST(intervals_flags_and_footprints_round_trip)
 	EXPECT_EQ(99, c.fp[0].time_ns);
 	EXPECT_EQ(1 << 30, c.fp[0].vsz);
 	EXPECT_EQ(1 << 20, c.fp[0].rss);
-	rec_info_free(&info);
-	fclose(f);
+	reading_done(&rd);
 }
 
 /*
@@ -442,34 +456,31 @@ TEST(regret_round_trip)
 		       { 60000000, 0, 0, 0 } },
 	};
 	struct collected c = { 0 };
-	struct rec_info info;
-	char err[256];
-	FILE *f = tmpfile();
+	struct reading rd = { .f = tmpfile() };
 
-	ASSERT_NE(NULL, f);
-	write_sample(f, 0);
-	ASSERT_EQ(0, rec_write_regret(f, &r));
-	ASSERT_EQ(0, rec_write_trailer(f, NULL, 0));
-	rewind(f);
-	ASSERT_EQ(0, rec_read(f, "t.csv", 0, collect, &c, &info, err, sizeof(err)))
-		TH_LOG("%s", err);
-	ASSERT_EQ(1, info.nr_regret);
-	EXPECT_EQ(1, info.regret[0].scheme);
-	EXPECT_STREQ(r.name, info.regret[0].name);
-	EXPECT_STREQ("resident", info.regret[0].method);
-	EXPECT_STREQ("/a,b", info.regret[0].cgroup);
-	EXPECT_EQ(1 << 20, info.regret[0].acted);
-	EXPECT_EQ(2, info.regret[0].unknown_calls);
-	ASSERT_EQ(3, info.regret[0].nr_windows);
-	EXPECT_EQ(0, memcmp(r.w, info.regret[0].w, sizeof(r.w[0]) * 3));
-	read_free(&info, &c, f);
+	ASSERT_NE(NULL, rd.f);
+	write_sample(rd.f, 0);
+	ASSERT_EQ(0, rec_write_regret(rd.f, &r));
+	ASSERT_EQ(0, rec_write_trailer(rd.f, NULL, 0));
+	rewind(rd.f);
+	ASSERT_EQ(0, read_with(&rd, 0, collect, &c)) TH_LOG("%s", rd.err);
+	ASSERT_EQ(1, rd.info.nr_regret);
+	EXPECT_EQ(1, rd.info.regret[0].scheme);
+	EXPECT_STREQ(r.name, rd.info.regret[0].name);
+	EXPECT_STREQ("resident", rd.info.regret[0].method);
+	EXPECT_STREQ("/a,b", rd.info.regret[0].cgroup);
+	EXPECT_EQ(1 << 20, rd.info.regret[0].acted);
+	EXPECT_EQ(2, rd.info.regret[0].unknown_calls);
+	ASSERT_EQ(3, rd.info.regret[0].nr_windows);
+	EXPECT_EQ(0, memcmp(r.w, rd.info.regret[0].w, sizeof(r.w[0]) * 3));
+	read_free(&rd, &c);
 
-	f = sample_file(1);
-	ASSERT_NE(NULL, f);
+	rd.f = sample_file(1);
+	ASSERT_NE(NULL, rd.f);
 	memset(&c, 0, sizeof(c));
-	ASSERT_EQ(0, rec_read(f, "t.csv", 0, collect, &c, &info, err, sizeof(err)));
-	EXPECT_EQ(0, info.nr_regret);
-	read_free(&info, &c, f);
+	ASSERT_EQ(0, read_with(&rd, 0, collect, &c));
+	EXPECT_EQ(0, rd.info.nr_regret);
+	read_free(&rd, &c);
 }
 
 TEST(targets_joining_later_and_unknown_rows)
@@ -485,41 +496,36 @@ TEST(targets_joining_later_and_unknown_rows)
 		"200,2,43,8192,12288,3,0,20,,,,,,,0,y\n"
 		"#eof\n";
 	struct seen c = { 0 };
-	struct rec_info info;
-	char err[512];
-	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	struct reading rd = { .f = fmemopen((void *)text, strlen(text), "r") };
 
-	ASSERT_NE(NULL, f);
-	ASSERT_EQ(0, rec_read(f, "t.csv", 0, see, &c, &info, err, sizeof(err))) TH_LOG("%s", err);
+	ASSERT_NE(NULL, rd.f);
+	ASSERT_EQ(0, read_with(&rd, 0, see, &c)) TH_LOG("%s", rd.err);
 	ASSERT_EQ(2, c.nr);
 	EXPECT_EQ(1, c.nr_targets_at[0]);
 	EXPECT_EQ(2, c.nr_targets_at[1]);
 	EXPECT_EQ(0, c.flags[0]);
 	EXPECT_EQ(0, c.flags[1]);
-	ASSERT_EQ(2, info.nr_targets);
-	EXPECT_EQ(43, info.targets[1].pid);
-	EXPECT_STREQ("child", info.targets[1].comm);
-	rec_info_free(&info);
-	fclose(f);
+	ASSERT_EQ(2, rd.info.nr_targets);
+	EXPECT_EQ(43, rd.info.targets[1].pid);
+	EXPECT_STREQ("child", rd.info.targets[1].comm);
+	reading_done(&rd);
 }
 
 TEST(huge_field)
 {
 	size_t n = 200 * 1024;
-	char *text = malloc(n + 256), err[512];
-	struct rec_info info;
-	FILE *f;
+	char *text = malloc(n + 256);
+	struct reading rd = { 0 };
 
 	ASSERT_NE(NULL, text);
 	strcpy(text, HDR SNAP1 "100,1,42,4096,8192,3,0,\"");
 	memset(text + strlen(text), 'x', n);
 	text[strlen(HDR SNAP1 "100,1,42,4096,8192,3,0,\"") + n] = '\0';
-	f = fmemopen(text, strlen(text), "r");
-	ASSERT_NE(NULL, f);
-	EXPECT_EQ(-1, rec_read(f, "t.csv", 0, NULL, NULL, &info, err, sizeof(err)));
-	EXPECT_NE(NULL, strstr(err, "longer than 65536 bytes")) TH_LOG("%s", err);
-	rec_info_free(&info);
-	fclose(f);
+	rd.f = fmemopen(text, strlen(text), "r");
+	ASSERT_NE(NULL, rd.f);
+	EXPECT_EQ(-1, read_with(&rd, 0, NULL, NULL));
+	EXPECT_NE(NULL, strstr(rd.err, "longer than 65536 bytes")) TH_LOG("%s", rd.err);
+	reading_done(&rd);
 	free(text);
 }
 
@@ -536,16 +542,13 @@ TEST(missing_file)
 
 TEST(callback_stops)
 {
-	struct rec_info info;
-	char err[512];
 	const char *text = HDR SNAP1 ROW1 ROW2 END;
-	FILE *f = fmemopen((void *)text, strlen(text), "r");
 	struct collected c = { .nr = 8 };	/* full: collect() returns 99 */
+	struct reading rd = { .f = fmemopen((void *)text, strlen(text), "r") };
 
-	ASSERT_NE(NULL, f);
-	EXPECT_EQ(99, rec_read(f, "t.csv", 0, collect, &c, &info, err, sizeof(err)));
-	rec_info_free(&info);
-	fclose(f);
+	ASSERT_NE(NULL, rd.f);
+	EXPECT_EQ(99, read_with(&rd, 0, collect, &c));
+	reading_done(&rd);
 }
 
 struct unobs {
@@ -589,26 +592,19 @@ TEST(unobserved_round_trip)
 	struct rec_rows rows = { 0 };
 	struct rec_snapshot s;
 	struct unobs u = { 0 };
-	struct rec_info info;
-	char err[512];
-	FILE *f = tmpfile();
+	struct reading rd = { .f = tmpfile() };
 
-	ASSERT_NE(NULL, f);
+	ASSERT_NE(NULL, rd.f);
 	ASSERT_EQ(0, rec_rows_fill(&rows, &s, &ds, 0, label_x, NULL));
-	rec_write_header(f, NULL, 0, &(struct rec_target){ .pid = 42, .comm = "t" }, 1);
-	rec_write_snapshot(f, &s);
-	rec_write_trailer(f, NULL, 0);
+	write_one_snapshot(rd.f, &s);
 	rec_rows_free(&rows);
-	rewind(f);
-	ASSERT_EQ(0, rec_read(f, "t.csv", 0, see_unobs, &u, &info, err, sizeof(err)))
-		TH_LOG("%s", err);
+	ASSERT_EQ(0, read_with(&rd, 0, see_unobs, &u)) TH_LOG("%s", rd.err);
 	ASSERT_EQ(1, u.nr);
 	EXPECT_EQ(5, u.count[0]);
 	EXPECT_EQ(0, u.flags[0]);
 	EXPECT_EQ(20, u.count[1]);
 	EXPECT_EQ(REC_REGION_NOT_OBSERVABLE, u.flags[1]);
-	rec_info_free(&info);
-	fclose(f);
+	reading_done(&rd);
 }
 
 struct names {
@@ -640,39 +636,36 @@ TEST(targets_join_exec_exit_and_reuse)
 	struct rec_snapshot s = { .seq = 1, .end_ns = 100, .nr_samples = 20 };
 	const struct rec_target *t;
 	struct names n = { 0 };
-	struct rec_info info;
-	char err[512];
-	FILE *f = tmpfile();
+	struct reading rd = { .f = tmpfile() };
 
-	ASSERT_NE(NULL, f);
-	rec_write_header(f, NULL, 0, &(struct rec_target){ .pid = 42, .comm = "make" }, 1);
-	rec_write_snapshot(f, &s);
-	rec_write_target(f, &child);
+	ASSERT_NE(NULL, rd.f);
+	rec_write_header(rd.f, NULL, 0, &(struct rec_target){ .pid = 42, .comm = "make" }, 1);
+	rec_write_snapshot(rd.f, &s);
+	rec_write_target(rd.f, &child);
 	s.seq = 2;
-	rec_write_snapshot(f, &s);
+	rec_write_snapshot(rd.f, &s);
 	child.comm = "cc1";
-	rec_write_target(f, &child);
+	rec_write_target(rd.f, &child);
 	s.seq = 3;
-	rec_write_snapshot(f, &s);
-	rec_write_exit(f, 43, 350, 0);
+	rec_write_snapshot(rd.f, &s);
+	rec_write_exit(rd.f, 43, 350, 0);
 	s.seq = 4;
-	rec_write_snapshot(f, &s);
+	rec_write_snapshot(rd.f, &s);
 	child.comm = "ld";
 	child.time_ns = 450;
-	rec_write_target(f, &child);
-	rec_write_exit(f, 42, 460, 1);
-	rec_write_trailer(f, NULL, 0);
-	rewind(f);
-	ASSERT_EQ(0, rec_read(f, "t.csv", 0, name_of_43, &n, &info, err, sizeof(err)))
-		TH_LOG("%s", err);
+	rec_write_target(rd.f, &child);
+	rec_write_exit(rd.f, 42, 460, 1);
+	rec_write_trailer(rd.f, NULL, 0);
+	rewind(rd.f);
+	ASSERT_EQ(0, read_with(&rd, 0, name_of_43, &n)) TH_LOG("%s", rd.err);
 	ASSERT_EQ(4, n.nr);
 	EXPECT_STREQ("-", n.comm[0]);
 	EXPECT_STREQ("sh", n.comm[1]);
 	EXPECT_STREQ("cc1", n.comm[2]);
 	EXPECT_STREQ("cc1", n.comm[3]);
 	/* make, the child that exec'ed, the process that got its pid later */
-	ASSERT_EQ(3, info.nr_targets);
-	t = &info.targets[1];
+	ASSERT_EQ(3, rd.info.nr_targets);
+	t = &rd.info.targets[1];
 	EXPECT_EQ(43, t->pid);
 	EXPECT_STREQ("cc1", t->comm);
 	EXPECT_EQ(42, t->ppid);
@@ -680,18 +673,17 @@ TEST(targets_join_exec_exit_and_reuse)
 	EXPECT_EQ(150, t->time_ns);
 	EXPECT_EQ(350, t->exit_ns);
 	EXPECT_FALSE(t->moved);
-	t = rec_info_target(&info, 43);
-	EXPECT_EQ(&info.targets[2], t);
+	t = rec_info_target(&rd.info, 43);
+	EXPECT_EQ(&rd.info.targets[2], t);
 	EXPECT_STREQ("ld", t->comm);
 	EXPECT_EQ(450, t->time_ns);
 	EXPECT_EQ(REC_NO_EXIT, t->exit_ns);
 	/* moved out of the cgroup, not exited */
-	EXPECT_EQ(460, info.targets[0].exit_ns);
-	EXPECT_TRUE(info.targets[0].moved);
-	EXPECT_EQ(0, info.targets[0].ppid);
-	EXPECT_EQ(NULL, info.targets[0].cgroup);
-	rec_info_free(&info);
-	fclose(f);
+	EXPECT_EQ(460, rd.info.targets[0].exit_ns);
+	EXPECT_TRUE(rd.info.targets[0].moved);
+	EXPECT_EQ(0, rd.info.targets[0].ppid);
+	EXPECT_EQ(NULL, rd.info.targets[0].cgroup);
+	reading_done(&rd);
 }
 
 /* Thousands of targets: each region row finds its own. */
@@ -701,38 +693,36 @@ TEST(many_targets)
 	struct rec_region *regs = calloc(N, sizeof(*regs));
 	struct rec_snapshot s = { .seq = 1, .end_ns = 100, .nr_regions = N, .nr_samples = 20 };
 	struct collected c = { 0 };
-	struct rec_info info;
-	char err[512], comm[16];
-	FILE *f = tmpfile();
+	char comm[16];
+	struct reading rd = { .f = tmpfile() };
 
-	ASSERT_NE(NULL, f);
+	ASSERT_NE(NULL, rd.f);
 	ASSERT_NE(NULL, regs);
-	rec_write_header(f, NULL, 0, NULL, 0);
+	rec_write_header(rd.f, NULL, 0, NULL, 0);
 	for (int i = 0; i < N; i++) {
 		snprintf(comm, sizeof(comm), "p%d", i);
-		rec_write_target(f, &(struct rec_target){ .pid = 1000 + 7 * i, .comm = comm });
+		rec_write_target(rd.f, &(struct rec_target){ .pid = 1000 + 7 * i, .comm = comm });
 		regs[i] = (struct rec_region){ .start = 4096, .end = 8192, .pid = 1000 + 7 * i,
 					       .label = "x" };
 	}
 	s.regions = regs;
-	rec_write_snapshot(f, &s);
-	rec_write_trailer(f, NULL, 0);
-	rewind(f);
-	ASSERT_EQ(0, rec_read(f, "t.csv", 0, collect, &c, &info, err, sizeof(err)))
-		TH_LOG("%s", err);
-	ASSERT_EQ(N, info.nr_targets);
+	rec_write_snapshot(rd.f, &s);
+	rec_write_trailer(rd.f, NULL, 0);
+	rewind(rd.f);
+	ASSERT_EQ(0, read_with(&rd, 0, collect, &c)) TH_LOG("%s", rd.err);
+	ASSERT_EQ(N, rd.info.nr_targets);
 	for (int i = 0; i < N; i += 499) {
-		const struct rec_target *t = rec_info_target(&info, 1000 + 7 * i);
+		const struct rec_target *t = rec_info_target(&rd.info, 1000 + 7 * i);
 
 		ASSERT_NE(NULL, t);
 		snprintf(comm, sizeof(comm), "p%d", i);
 		EXPECT_STREQ(comm, t->comm);
 	}
-	EXPECT_EQ(NULL, rec_info_target(&info, 999));
-	rec_info_free(&info);
+	EXPECT_EQ(NULL, rec_info_target(&rd.info, 999));
+	rec_info_free(&rd.info);
 	collected_free(&c);
 	free(regs);
-	fclose(f);
+	fclose(rd.f);
 }
 
 TEST_HARNESS_MAIN

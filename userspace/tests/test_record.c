@@ -192,6 +192,47 @@ static int fake_kernel_run(const char *dir, int n, long gap_ms, pid_t *pid_out)
 	return 0;
 }
 
+/*
+ * Play the kernel for @n snapshots 30 ms apart, then end the target: the
+ * exit code of @recorder, or -1 where playing failed.
+ */
+static int run_to_target_exit(const char *dir, int n, pid_t recorder)
+{
+	pid_t pid = 0;
+
+	if (fake_kernel_run(dir, n, 30, &pid))
+		return -1;
+	fake_write(dir, "target_status", "%d exited\n", pid);
+	return recorder_exit(recorder);
+}
+
+/* Start @exe with @argv in the background, stdout and stderr to /dev/null. */
+static pid_t start_quiet(const char *exe, char *const *argv)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, 1);
+		dup2(null, 2);
+		execv(exe, argv);
+		_exit(126);
+	}
+	return pid;
+}
+
+/* The record that was at @path before a test writes there; 0 or -1. */
+static int write_previous(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	fputs("previous record\n", f);
+	return fclose(f);
+}
+
 TEST_F(rec, command_until_target_exits)
 {
 	struct rec_info info;
@@ -410,18 +451,13 @@ TEST_F(rec, interrupted_file_is_complete)
 		j = run_daptrace_json(A("report", "pheatmap", "--json", "--time-bins", "4",
 					"--addr-bins", "6", self->out), out, sizeof(out));
 		ASSERT_NE(NULL, j) TH_LOG("%s", out);
-		ASSERT_TRUE(json_object_object_get_ex(j, "snapshots", &v));
-		EXPECT_EQ(5, json_object_get_uint64(v));
-		ASSERT_TRUE(json_object_object_get_ex(j, "without_placement", &v));
-		EXPECT_EQ(0, json_object_get_uint64(v));
-		ASSERT_TRUE(json_object_object_get_ex(j, "points", &v));
-		EXPECT_GT(json_object_get_uint64(v), 0);
-		ASSERT_TRUE(json_object_object_get_ex(j, "phys_min", &v));
-		ASSERT_TRUE(json_object_object_get_ex(j, "phys_max", &cell));
-		EXPECT_LE(json_object_get_uint64(v), json_object_get_uint64(cell));
-		ASSERT_TRUE(json_object_object_get_ex(j, "time_s", &v));
-		EXPECT_EQ(4, json_object_array_length(v));
-		ASSERT_TRUE(json_object_object_get_ex(j, "cells", &v));
+		EXPECT_EQ(5, json_object_get_uint64(JSON_FIELD(j, "snapshots")));
+		EXPECT_EQ(0, json_object_get_uint64(JSON_FIELD(j, "without_placement")));
+		EXPECT_GT(json_object_get_uint64(JSON_FIELD(j, "points")), 0);
+		EXPECT_LE(json_object_get_uint64(JSON_FIELD(j, "phys_min")),
+			  json_object_get_uint64(JSON_FIELD(j, "phys_max")));
+		EXPECT_EQ(4, json_object_array_length(JSON_FIELD(j, "time_s")));
+		v = JSON_FIELD(j, "cells");
 		ASSERT_EQ(4, json_object_array_length(v));
 		for (size_t t = 0; t < 4; t++) {
 			col = json_object_array_get_idx(v, t);
@@ -576,10 +612,7 @@ TEST_F(rec, command_that_cannot_run_fails)
 
 	snprintf(old, sizeof(old), "%s.old", self->out);
 	snprintf(script, sizeof(script), "%s/script", self->dir);
-	f = fopen(self->out, "w");
-	ASSERT_NE(NULL, f);
-	fputs("previous record\n", f);
-	fclose(f);
+	ASSERT_EQ(0, write_previous(self->out));
 	EXPECT_EQ(1, run_daptrace(A("record", "-q", "-o", self->out, "--", "/nonexistent/cmd"),
 				  out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "daptrace record: cannot run '/nonexistent/cmd': No such "
@@ -618,8 +651,6 @@ TEST_F(rec, record_heatmap_link_gzip_keeps_old)
 {
 	char link[600], gz[600], old[640], png[600];
 	struct stat st;
-	pid_t pid = 0;
-	FILE *f;
 
 	if (system("gnuplot --version >/dev/null 2>&1"))
 		SKIP(return, "gnuplot not installed");
@@ -629,23 +660,10 @@ TEST_F(rec, record_heatmap_link_gzip_keeps_old)
 	snprintf(png, sizeof(png), "%s/out.png", self->dir);
 	ASSERT_EQ(0, symlink(daptrace_bin()[0] == '/' ? daptrace_bin() :
 			     realpath(daptrace_bin(), NULL), link));
-	f = fopen(gz, "w");
-	ASSERT_NE(NULL, f);
-	fputs("previous record\n", f);
-	fclose(f);
-	self->recorder = fork();
-	if (self->recorder == 0) {
-		int null = open("/dev/null", O_WRONLY);
-
-		dup2(null, 1);
-		dup2(null, 2);
-		execl(link, "daptrace-record", "heatmap", "-q", "-o", gz, "--", "sleep",
-		      "30", (char *)NULL);
-		_exit(126);
-	}
-	ASSERT_EQ(0, fake_kernel_run(self->dir, 12, 30, &pid));
-	fake_write(self->dir, "target_status", "%d exited\n", pid);
-	ASSERT_EQ(0, recorder_exit(self->recorder));
+	ASSERT_EQ(0, write_previous(gz));
+	self->recorder = start_quiet(link, A("daptrace-record", "heatmap", "-q", "-o", gz, "--",
+					     "sleep", "30"));
+	ASSERT_EQ(0, run_to_target_exit(self->dir, 12, self->recorder));
 	check_gz_kept_old(_metadata, gz, old, 12);
 	EXPECT_EQ(0, stat(png, &st));
 	EXPECT_GT(st.st_size, 1000);
@@ -656,7 +674,6 @@ TEST_F(rec, top_stdio_shows_live_tables)
 {
 	char path[600], *text;
 	struct timespec t0, t1;
-	pid_t pid = 0;
 	size_t n;
 	int tables = 0;
 	long ms;
@@ -672,9 +689,7 @@ TEST_F(rec, top_stdio_shows_live_tables)
 		      "-n", "3", "--", "sleep", "30", (char *)NULL);
 		_exit(126);
 	}
-	ASSERT_EQ(0, fake_kernel_run(self->dir, 12, 30, &pid));
-	fake_write(self->dir, "target_status", "%d exited\n", pid);
-	ASSERT_EQ(0, recorder_exit(self->recorder));
+	ASSERT_EQ(0, run_to_target_exit(self->dir, 12, self->recorder));
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
 	text = read_text(path, 1 << 16, &n);
@@ -695,28 +710,13 @@ TEST_F(rec, top_stdio_shows_live_tables)
 TEST_F(rec, policy_record_gzip_keeps_old)
 {
 	char gz[600], old[640];
-	pid_t pid = 0;
-	FILE *f;
 
 	snprintf(gz, sizeof(gz), "%s/policy.csv.gz", self->dir);
 	snprintf(old, sizeof(old), "%s.old", gz);
-	f = fopen(gz, "w");
-	ASSERT_NE(NULL, f);
-	fputs("previous record\n", f);
-	fclose(f);
-	self->recorder = fork();
-	if (self->recorder == 0) {
-		int null = open("/dev/null", O_WRONLY);
-
-		dup2(null, 1);
-		dup2(null, 2);
-		execl(daptrace_bin(), "daptrace", "policy", "-q", "-S", "stat", "-o", gz,
-		      "--", "sleep", "30", (char *)NULL);
-		_exit(126);
-	}
-	ASSERT_EQ(0, fake_kernel_run(self->dir, 5, 30, &pid));
-	fake_write(self->dir, "target_status", "%d exited\n", pid);
-	ASSERT_EQ(0, recorder_exit(self->recorder));
+	ASSERT_EQ(0, write_previous(gz));
+	self->recorder = start_quiet(daptrace_bin(), A("daptrace", "policy", "-q", "-S", "stat",
+						       "-o", gz, "--", "sleep", "30"));
+	ASSERT_EQ(0, run_to_target_exit(self->dir, 5, self->recorder));
 	check_gz_kept_old(_metadata, gz, old, 5);
 }
 
@@ -731,7 +731,6 @@ TEST_F(rec, output_symlink_kept_and_fifo_written_through)
 	struct counted c = { 0 };
 	struct rec_info info;
 	struct stat st;
-	pid_t pid = 0;
 	int rd;
 	FILE *f;
 
@@ -740,15 +739,10 @@ TEST_F(rec, output_symlink_kept_and_fifo_written_through)
 	snprintf(old, sizeof(old), "%s.old", link);
 	snprintf(fifo, sizeof(fifo), "%s/fifo.csv", self->dir);
 	snprintf(script, sizeof(script), "%s/script", self->dir);
-	f = fopen(real, "w");
-	ASSERT_NE(NULL, f);
-	fputs("previous record\n", f);
-	fclose(f);
+	ASSERT_EQ(0, write_previous(real));
 	ASSERT_EQ(0, symlink("real.csv", link));
 	self->recorder = start_recorder(link, A("--", "sleep", "30"));
-	ASSERT_EQ(0, fake_kernel_run(self->dir, 3, 30, &pid));
-	fake_write(self->dir, "target_status", "%d exited\n", pid);
-	ASSERT_EQ(0, recorder_exit(self->recorder));
+	ASSERT_EQ(0, run_to_target_exit(self->dir, 3, self->recorder));
 	ASSERT_EQ(0, lstat(link, &st));
 	EXPECT_TRUE(S_ISREG(st.st_mode));
 	ASSERT_EQ(0, lstat(old, &st));
@@ -819,10 +813,7 @@ TEST(create_failure_puts_the_old_record_back)
 	ASSERT_NE(NULL, mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/r.csv", dir);
 	snprintf(old, sizeof(old), "%s.old", path);
-	f = fopen(path, "w");
-	ASSERT_NE(NULL, f);
-	fputs("previous record\n", f);
-	fclose(f);
+	ASSERT_EQ(0, write_previous(path));
 	f = NULL;
 	/* no fd left: the rename works, the open fails with EMFILE */
 	fd = open("/dev/null", O_RDONLY);

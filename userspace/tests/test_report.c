@@ -103,24 +103,57 @@ static int run_full(const char *exe, char *const *argv, const char *in, char *ou
 
 static char out[1 << 20];
 
+/*
+ * One run of `daptrace report WORDS... RECORD`: the exit code it must have,
+ * the pieces its output must hold and one it must not.
+ */
+struct report_run {
+	const char *words[6];
+	int rc;
+	const char *has[4];
+	const char *lacks;
+};
+
+/* Each of @n runs on @rec in order, its exit code and its output checked. */
+static void expect_runs(struct __test_metadata *_metadata, const char *rec,
+			const struct report_run *runs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char *argv[9] = { "report" }, what[160] = "report";
+		size_t k = 1;
+
+		for (size_t w = 0; w < 6 && runs[i].words[w]; w++) {
+			argv[k++] = (char *)runs[i].words[w];
+			snprintf(what + strlen(what), sizeof(what) - strlen(what), " %s",
+				 runs[i].words[w]);
+		}
+		argv[k++] = (char *)rec;
+		argv[k] = NULL;
+		EXPECT_EQ(runs[i].rc, run_daptrace(argv, out, sizeof(out)))
+			TH_LOG("%s: %s", what, out);
+		for (size_t h = 0; h < 4 && runs[i].has[h]; h++)
+			EXPECT_NE(NULL, strstr(out, runs[i].has[h])) TH_LOG("%s: %s", what, out);
+		if (runs[i].lacks)
+			EXPECT_EQ(NULL, strstr(out, runs[i].lacks)) TH_LOG("%s: %s", what, out);
+	}
+}
+
+#define EXPECT_RUNS(rec, runs) expect_runs(_metadata, rec, runs, sizeof(runs) / sizeof(runs[0]))
+
 TEST(hot_skips_the_empty_last_window)
 {
 	struct tmp t = { 0 };
 	const char *rec = tmp_record(&t, "r.csv", last_empty);
+	static const struct report_run runs[] = {
+		{ .words = { "hot" }, .rc = 0,
+		  .has = { "snapshot seq 2 ", "[heap]", "libc.so.6" } },
+		/* --at near the empty window still gets the nearest one with regions */
+		{ .words = { "hot", "--at", "0.3" }, .rc = 0, .has = { "snapshot seq 2 " } },
+		{ .words = { "hot", "--at", "0.1" }, .rc = 0, .has = { "snapshot seq 1 " } },
+	};
 
 	SKIP_UNLESS_DAPTRACE_BIN();
-	ASSERT_EQ(0, run_daptrace(A("report", "hot", (char *)rec), out, sizeof(out)))
-		TH_LOG("%s", out);
-	EXPECT_NE(NULL, strstr(out, "snapshot seq 2 ")) TH_LOG("%s", out);
-	EXPECT_NE(NULL, strstr(out, "[heap]")) TH_LOG("%s", out);
-	EXPECT_NE(NULL, strstr(out, "libc.so.6")) TH_LOG("%s", out);
-	/* --at near the empty window still gets the nearest one with regions */
-	ASSERT_EQ(0, run_daptrace(A("report", "hot", "--at", "0.3", (char *)rec), out,
-				  sizeof(out)));
-	EXPECT_NE(NULL, strstr(out, "snapshot seq 2 ")) TH_LOG("%s", out);
-	ASSERT_EQ(0, run_daptrace(A("report", "hot", "--at", "0.1", (char *)rec), out,
-				  sizeof(out)));
-	EXPECT_NE(NULL, strstr(out, "snapshot seq 1 ")) TH_LOG("%s", out);
+	EXPECT_RUNS(rec, runs);
 	tmp_clean(&t);
 }
 
@@ -312,14 +345,14 @@ TEST(partial_record_cut_inside_a_quoted_label)
 {
 	struct tmp t = { 0 };
 	const char *rec = tmp_record(&t, "cut.csv", cut_in_label);
+	static const struct report_run runs[] = {
+		{ .words = { "raw" }, .rc = 1 },
+		{ .words = { "raw", "--partial" }, .rc = 0,
+		  .has = { "snapshot seq 1 ", "incomplete record" }, .lacks = "snapshot seq 2 " },
+	};
 
 	SKIP_UNLESS_DAPTRACE_BIN();
-	EXPECT_EQ(1, run_daptrace(A("report", "raw", (char *)rec), out, sizeof(out)));
-	ASSERT_EQ(0, run_daptrace(A("report", "raw", "--partial", (char *)rec), out,
-				  sizeof(out))) TH_LOG("%s", out);
-	EXPECT_NE(NULL, strstr(out, "snapshot seq 1 ")) TH_LOG("%s", out);
-	EXPECT_EQ(NULL, strstr(out, "snapshot seq 2 ")) TH_LOG("%s", out);
-	EXPECT_NE(NULL, strstr(out, "incomplete record")) TH_LOG("%s", out);
+	EXPECT_RUNS(rec, runs);
 	tmp_clean(&t);
 }
 
@@ -383,28 +416,24 @@ TEST(json_for_every_mode)
 		EXPECT_NE(NULL, j) TH_LOG("%s: not JSON: %.400s", modes[i], out);
 		json_object_put(j);
 	}
-	run_daptrace(A("report", "hot", "--json", (char *)rec), out, sizeof(out));
-	j = parse_json(out);
-	ASSERT_NE(NULL, j);
-	ASSERT_TRUE(json_object_object_get_ex(j, "regions", &v));
+	j = run_daptrace_json(A("report", "hot", "--json", (char *)rec), out, sizeof(out));
+	ASSERT_NE(NULL, j) TH_LOG("%s", out);
+	v = JSON_FIELD(j, "regions");
 	ASSERT_EQ(2, json_object_array_length(v));
 	v = json_object_array_get_idx(v, 0);
 	EXPECT_STREQ("[heap]", json_object_get_string(json_object_object_get(v, "label")));
 	EXPECT_EQ(100, (int)json_object_get_double(json_object_object_get(v, "freq_percent")));
 	json_object_put(j);
-	run_daptrace(A("report", "wss", "--json", (char *)rec), out, sizeof(out));
-	j = parse_json(out);
-	ASSERT_NE(NULL, j);
-	ASSERT_TRUE(json_object_object_get_ex(j, "wss_bytes", &v));
+	j = run_daptrace_json(A("report", "wss", "--json", (char *)rec), out, sizeof(out));
+	ASSERT_NE(NULL, j) TH_LOG("%s", out);
+	v = JSON_FIELD(j, "wss_bytes");
 	/* WSS 4096, 1052672, 0: the median is the heap alone */
 	EXPECT_EQ(4096, json_object_get_int64(json_object_object_get(v, "p50")));
 	EXPECT_EQ(1052672, json_object_get_int64(json_object_object_get(v, "p100")));
 	json_object_put(j);
-	run_daptrace(A("report", "raw", "--json", (char *)rec), out, sizeof(out));
-	j = parse_json(out);
-	ASSERT_NE(NULL, j);
-	ASSERT_TRUE(json_object_object_get_ex(j, "snapshots", &v));
-	EXPECT_EQ(3, json_object_array_length(v));
+	j = run_daptrace_json(A("report", "raw", "--json", (char *)rec), out, sizeof(out));
+	ASSERT_NE(NULL, j) TH_LOG("%s", out);
+	EXPECT_EQ(3, json_object_array_length(JSON_FIELD(j, "snapshots")));
 	EXPECT_TRUE(json_object_get_boolean(json_object_object_get(j, "complete")));
 	json_object_put(j);
 	tmp_clean(&t);
@@ -414,27 +443,20 @@ TEST(time_address_and_label_filters)
 {
 	struct tmp t = { 0 };
 	const char *rec = tmp_record(&t, "r.csv", last_empty);
+	static const struct report_run runs[] = {
+		{ .words = { "wss", "--since", "0.15" }, .rc = 0, .has = { "# snapshots 2," } },
+		{ .words = { "wss", "--until", "0.1" }, .rc = 0, .has = { "# snapshots 1," } },
+		{ .words = { "hot", "--label", "libc" }, .rc = 0,
+		  .has = { "libc.so.6" }, .lacks = "[heap]" },
+		{ .words = { "hot", "--addr", "0x0-0x2000" }, .rc = 0,
+		  .has = { "[heap]" }, .lacks = "libc.so.6" },
+		/* decimal with leading zeros, not octal: [4096, 8192), the heap */
+		{ .words = { "hot", "--addr", "04096-08192" }, .rc = 0,
+		  .has = { "[heap]" }, .lacks = "libc.so.6" },
+	};
 
 	SKIP_UNLESS_DAPTRACE_BIN();
-	ASSERT_EQ(0, run_daptrace(A("report", "wss", "--since", "0.15", (char *)rec), out,
-				  sizeof(out))) TH_LOG("%s", out);
-	EXPECT_NE(NULL, strstr(out, "# snapshots 2,")) TH_LOG("%s", out);
-	ASSERT_EQ(0, run_daptrace(A("report", "wss", "--until", "0.1", (char *)rec), out,
-				  sizeof(out))) TH_LOG("%s", out);
-	EXPECT_NE(NULL, strstr(out, "# snapshots 1,")) TH_LOG("%s", out);
-	ASSERT_EQ(0, run_daptrace(A("report", "hot", "--label", "libc", (char *)rec), out,
-				  sizeof(out))) TH_LOG("%s", out);
-	EXPECT_EQ(NULL, strstr(out, "[heap]")) TH_LOG("%s", out);
-	EXPECT_NE(NULL, strstr(out, "libc.so.6")) TH_LOG("%s", out);
-	ASSERT_EQ(0, run_daptrace(A("report", "hot", "--addr", "0x0-0x2000", (char *)rec),
-				  out, sizeof(out))) TH_LOG("%s", out);
-	EXPECT_NE(NULL, strstr(out, "[heap]")) TH_LOG("%s", out);
-	EXPECT_EQ(NULL, strstr(out, "libc.so.6")) TH_LOG("%s", out);
-	/* decimal with leading zeros, not octal: [4096, 8192), the heap */
-	ASSERT_EQ(0, run_daptrace(A("report", "hot", "--addr", "04096-08192", (char *)rec),
-				  out, sizeof(out))) TH_LOG("%s", out);
-	EXPECT_NE(NULL, strstr(out, "[heap]")) TH_LOG("%s", out);
-	EXPECT_EQ(NULL, strstr(out, "libc.so.6")) TH_LOG("%s", out);
+	EXPECT_RUNS(rec, runs);
 	tmp_clean(&t);
 }
 
@@ -442,15 +464,14 @@ TEST(heatmap_blocks_named_and_holes_apart_from_idle)
 {
 	struct tmp t = { 0 };
 	const char *rec = tmp_record(&t, "r.csv", last_empty);
+	/* one block from the heap to the end of libc, the hole between drawn NaN */
+	static const struct report_run runs[] = {
+		{ .words = { "heatmap", "--max-blocks", "1", "--addr-bins", "256" }, .rc = 0,
+		  .has = { "# block 0: bins 0-", "[heap]", " NaN\n", " 0.000\n" } },
+	};
 
 	SKIP_UNLESS_DAPTRACE_BIN();
-	ASSERT_EQ(0, run_daptrace(A("report", "heatmap", "--max-blocks", "1", "--addr-bins",
-				    "256", (char *)rec), out, sizeof(out))) TH_LOG("%s", out);
-	/* one block from the heap to the end of libc, the hole between drawn NaN */
-	EXPECT_NE(NULL, strstr(out, "# block 0: bins 0-")) TH_LOG("%.500s", out);
-	EXPECT_NE(NULL, strstr(out, "[heap]")) TH_LOG("%.500s", out);
-	EXPECT_NE(NULL, strstr(out, " NaN\n")) TH_LOG("%.500s", out);
-	EXPECT_NE(NULL, strstr(out, " 0.000\n")) TH_LOG("%.500s", out);
+	EXPECT_RUNS(rec, runs);
 	tmp_clean(&t);
 }
 
@@ -495,16 +516,15 @@ TEST(mode_flags_and_subcommand_names)
 	const char *rec = tmp_record(&t, "r.csv", last_empty);
 	char link[160];
 
+	static const struct report_run runs[] = {
+		{ .words = { "wss", "--top", "5", "--by-label" }, .rc = 2,
+		  .has = { "--top does not apply to 'report wss'" } },
+		{ .words = { "hot", "--by-label=1" }, .rc = 0, .has = { "labels of" } },
+		{ .words = { "hot", "--by-label=0" }, .rc = 0, .has = { "hottest regions" } },
+	};
+
 	SKIP_UNLESS_DAPTRACE_BIN();
-	EXPECT_EQ(2, run_daptrace(A("report", "wss", "--top", "5", "--by-label", (char *)rec),
-				  out, sizeof(out)));
-	EXPECT_NE(NULL, strstr(out, "--top does not apply to 'report wss'")) TH_LOG("%s", out);
-	EXPECT_EQ(0, run_daptrace(A("report", "hot", "--by-label=1", (char *)rec), out,
-				  sizeof(out))) TH_LOG("%s", out);
-	EXPECT_NE(NULL, strstr(out, "labels of")) TH_LOG("%s", out);
-	EXPECT_EQ(0, run_daptrace(A("report", "hot", "--by-label=0", (char *)rec), out,
-				  sizeof(out))) TH_LOG("%s", out);
-	EXPECT_NE(NULL, strstr(out, "hottest regions")) TH_LOG("%s", out);
+	EXPECT_RUNS(rec, runs);
 	EXPECT_EQ(0, run_daptrace(A("help", "record"), out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "Usage: daptrace record")) TH_LOG("%s", out);
 	EXPECT_EQ(0, run_daptrace(A("help", "report"), out, sizeof(out)));
@@ -904,6 +924,22 @@ TEST(pid_and_time_outside_the_record)
 		"#snap,2,100412345,200412345,1,20,0,0\n"
 		"200412345,2,7,4096,8192,20,2,\"[heap]\"\n"
 		"#end,reason,all targets exited\n#eof\n";
+	static const struct report_run on_rec[] = {
+		{ .words = { "wss", "-p", "7" }, .rc = 0 },
+		{ .words = { "hot", "--at", "0" }, .rc = 0, .has = { "snapshot seq 1 " } },
+		{ .words = { "hot", "--at", "0.45" }, .rc = 1,
+		  .has = { "--at 0.45: more than one window (0.100 s) away from ",
+		    "span 0.000 to 0.300 s" } },
+		{ .words = { "hot", "--at", "1", "--since", "0.15" }, .rc = 1,
+		  .has = { "span 0.100 to 0.300 s" } },
+		{ .words = { "hot", "--at", "0.05", "--since", "0.25" }, .rc = 1,
+		  .has = { "span 0.200 to 0.300 s" } },
+	};
+	static const struct report_run on_late[] = {
+		{ .words = { "hot", "--at", "0" }, .rc = 0, .has = { "snapshot seq 1 " } },
+		/* the recorder stopped up to a window after the last one closed */
+		{ .words = { "hot", "--at", "0.25" }, .rc = 0, .has = { "snapshot seq 2 " } },
+	};
 	struct tmp t = { 0 }, l = { 0 };
 	const char *rec = tmp_record(&t, "r.csv", last_empty);
 	const char *lrec = tmp_record(&l, "late.csv", late);
@@ -914,30 +950,9 @@ TEST(pid_and_time_outside_the_record)
 					  out, sizeof(out))) TH_LOG("%s: %s", modes[i], out);
 		EXPECT_NE(NULL, strstr(out, "--pid 99: not a target of ")) TH_LOG("%s", out);
 	}
-	ASSERT_EQ(0, run_daptrace(A("report", "wss", "-p", "7", (char *)rec), out,
-				  sizeof(out))) TH_LOG("%s", out);
-	ASSERT_EQ(0, run_daptrace(A("report", "hot", "--at", "0", (char *)rec), out,
-				  sizeof(out))) TH_LOG("%s", out);
-	EXPECT_NE(NULL, strstr(out, "snapshot seq 1 ")) TH_LOG("%s", out);
+	EXPECT_RUNS(rec, on_rec);
 	ASSERT_NE(NULL, lrec);
-	EXPECT_EQ(0, run_daptrace(A("report", "hot", "--at", "0", (char *)lrec), out,
-				  sizeof(out))) TH_LOG("%s", out);
-	EXPECT_NE(NULL, strstr(out, "snapshot seq 1 ")) TH_LOG("%s", out);
-	/* the recorder stopped up to a window after the last one closed */
-	EXPECT_EQ(0, run_daptrace(A("report", "hot", "--at", "0.25", (char *)lrec), out,
-				  sizeof(out))) TH_LOG("%s", out);
-	EXPECT_NE(NULL, strstr(out, "snapshot seq 2 ")) TH_LOG("%s", out);
-	EXPECT_EQ(1, run_daptrace(A("report", "hot", "--at", "0.45", (char *)rec), out,
-				  sizeof(out)));
-	EXPECT_NE(NULL, strstr(out, "--at 0.45: more than one window (0.100 s) away from "))
-		TH_LOG("%s", out);
-	EXPECT_NE(NULL, strstr(out, "span 0.000 to 0.300 s")) TH_LOG("%s", out);
-	EXPECT_EQ(1, run_daptrace(A("report", "hot", "--at", "1", "--since", "0.15",
-				    (char *)rec), out, sizeof(out)));
-	EXPECT_NE(NULL, strstr(out, "span 0.100 to 0.300 s")) TH_LOG("%s", out);
-	EXPECT_EQ(1, run_daptrace(A("report", "hot", "--at", "0.05", "--since", "0.25",
-				    (char *)rec), out, sizeof(out)));
-	EXPECT_NE(NULL, strstr(out, "span 0.200 to 0.300 s")) TH_LOG("%s", out);
+	EXPECT_RUNS(lrec, on_late);
 	tmp_clean(&t);
 	tmp_clean(&l);
 }
@@ -1049,19 +1064,17 @@ TEST(addr_zooms_in)
 {
 	struct tmp t = { 0 };
 	const char *rec = tmp_record(&t, "r.csv", last_empty);
+	static const struct report_run runs[] = {
+		{ .words = { "heatmap", "--addr", "0x100000-0x110000" }, .rc = 0,
+		  .has = { ": 0x100000-0x110000 (64.0 KiB) /usr/lib/libc.so.6\n" } },
+		{ .words = { "hot", "--addr", "0x100000-0x110000" }, .rc = 0,
+		  .has = { "0x100000           0x110000           64.0 KiB" } },
+		{ .words = { "wss", "--addr", "0x100000-0x110000" }, .rc = 0,
+		  .has = { "\n0.200000 65536 " } },
+	};
 
 	SKIP_UNLESS_DAPTRACE_BIN();
-	ASSERT_EQ(0, run_daptrace(A("report", "heatmap", "--addr", "0x100000-0x110000",
-				    (char *)rec), out, sizeof(out))) TH_LOG("%s", out);
-	EXPECT_NE(NULL, strstr(out, ": 0x100000-0x110000 (64.0 KiB) /usr/lib/libc.so.6\n"))
-		TH_LOG("%.600s", out);
-	ASSERT_EQ(0, run_daptrace(A("report", "hot", "--addr", "0x100000-0x110000",
-				    (char *)rec), out, sizeof(out))) TH_LOG("%s", out);
-	EXPECT_NE(NULL, strstr(out, "0x100000           0x110000           64.0 KiB"))
-		TH_LOG("%s", out);
-	ASSERT_EQ(0, run_daptrace(A("report", "wss", "--addr", "0x100000-0x110000",
-				    (char *)rec), out, sizeof(out))) TH_LOG("%s", out);
-	EXPECT_NE(NULL, strstr(out, "\n0.200000 65536 ")) TH_LOG("%s", out);
+	EXPECT_RUNS(rec, runs);
 	tmp_clean(&t);
 }
 
@@ -1070,31 +1083,43 @@ TEST(addr_zooms_in)
  * memory of the same grid as text (a json-c tree of millions of numbers).
  * Written as it goes, it stays within a small multiple of the grid.
  */
+/*
+ * The peak resident size in KiB of `daptrace report heatmap @json
+ * --addr-bins 10000 @rec` (@json "--json" or ""), as /usr/bin/time reports
+ * it; -1 where that could not be read.
+ */
+static long heatmap_peak_kib(const char *rec, const char *json)
+{
+	char cmd[512];
+	long kib;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "/usr/bin/time -f %%M '%s' report heatmap %s "
+		 "--addr-bins 10000 '%s' 2>&1 >/dev/null | tail -n 1", daptrace_bin(), json, rec);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &kib) != 1)
+		kib = -1;
+	pclose(f);
+	return kib;
+}
+
 TEST(heatmap_json_memory)
 {
 	struct tmp t = { 0 };
 	char *syn = synthetic_record();
 	const char *rec = tmp_record(&t, "syn.csv", syn);
-	char cmd[512];
 	long kb_json, kb_text;
-	FILE *f;
 
 	SKIP_UNLESS_DAPTRACE_BIN();
 	free(syn);
 	if (access("/usr/bin/time", X_OK))
 		SKIP(return, "/usr/bin/time not installed");
-	snprintf(cmd, sizeof(cmd), "/usr/bin/time -f %%M '%s' report heatmap --json "
-		 "--addr-bins 10000 '%s' 2>&1 >/dev/null | tail -n 1", daptrace_bin(), rec);
-	f = popen(cmd, "r");
-	ASSERT_NE(NULL, f);
-	ASSERT_EQ(1, fscanf(f, "%ld", &kb_json));
-	pclose(f);
-	snprintf(cmd, sizeof(cmd), "/usr/bin/time -f %%M '%s' report heatmap "
-		 "--addr-bins 10000 '%s' 2>&1 >/dev/null | tail -n 1", daptrace_bin(), rec);
-	f = popen(cmd, "r");
-	ASSERT_NE(NULL, f);
-	ASSERT_EQ(1, fscanf(f, "%ld", &kb_text));
-	pclose(f);
+	kb_json = heatmap_peak_kib(rec, "--json");
+	ASSERT_LT(0, kb_json);
+	kb_text = heatmap_peak_kib(rec, "");
+	ASSERT_LT(0, kb_text);
 	/* the grid: 50 columns x 10000 rows of doubles, 4 MB; text needs ~4 MB more */
 	EXPECT_LT(kb_json, 2 * kb_text) TH_LOG("json %ld KiB, text %ld KiB", kb_json, kb_text);
 	tmp_clean(&t);
@@ -1200,6 +1225,16 @@ TEST(groups_by_process_comm_and_cgroup)
 	struct tmp t = { 0 };
 	const char *rec = tmp_record(&t, "tree.csv", tree_rec);
 	struct json_object *j, *g;
+	/* bad input */
+	static const struct report_run bad_by[] = {
+		{ .words = { "wss", "--by", "user" }, .rc = 2,
+		  .has = { "--by: invalid value 'user' (expected pid, comm or cgroup)" } },
+		{ .words = { "heatmap", "--by", "pid" }, .rc = 2,
+		  .has = { "--by does not apply to 'report heatmap'" } },
+		{ .words = { "hot", "--by", "pid", "--at", "1" }, .rc = 2 },
+		{ .words = { "hot", "--by", "pid", "--by-label" }, .rc = 2 },
+		{ .words = { "wss", "--by", "pid", "--plot", "x.png" }, .rc = 2 },
+	};
 
 	SKIP_UNLESS_DAPTRACE_BIN();
 	/* by command name, as the names were at each time: cc1 from 0.2 s on */
@@ -1292,20 +1327,7 @@ TEST(groups_by_process_comm_and_cgroup)
 		TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "all: wss mean 16.0 EiB")) TH_LOG("%s", out);
 
-	/* bad input */
-	EXPECT_EQ(2, run_daptrace(A("report", "wss", "--by", "user", (char *)rec), out,
-				  sizeof(out)));
-	EXPECT_NE(NULL, strstr(out, "--by: invalid value 'user' (expected pid, comm or cgroup)"))
-		TH_LOG("%s", out);
-	EXPECT_EQ(2, run_daptrace(A("report", "heatmap", "--by", "pid", (char *)rec), out,
-				  sizeof(out)));
-	EXPECT_NE(NULL, strstr(out, "--by does not apply to 'report heatmap'")) TH_LOG("%s", out);
-	EXPECT_EQ(2, run_daptrace(A("report", "hot", "--by", "pid", "--at", "1", (char *)rec),
-				  out, sizeof(out)));
-	EXPECT_EQ(2, run_daptrace(A("report", "hot", "--by", "pid", "--by-label", (char *)rec),
-				  out, sizeof(out)));
-	EXPECT_EQ(2, run_daptrace(A("report", "wss", "--by", "pid", "--plot", "x.png",
-				    (char *)rec), out, sizeof(out)));
+	EXPECT_RUNS(rec, bad_by);
 	tmp_clean(&t);
 }
 
@@ -1396,33 +1418,27 @@ TEST(units_messages_and_json_numbers)
 	struct json_object *j, *v;
 	const char *p99, *p100;
 
+	static const struct report_run runs[] = {
+		{ .words = { "hot", "--by-label", "--at", "5" }, .rc = 2,
+		  .has = { "--at picks one snapshot, --by-label ranks" } },
+		/* --since/--until/--at: seconds, or a unit */
+		{ .words = { "wss", "--since", "150ms" }, .rc = 0, .has = { "# snapshots 2," } },
+		{ .words = { "hot", "--at", "0.1s" }, .rc = 0, .has = { "snapshot seq 1 " } },
+		{ .words = { "wss", "--until", "1h" }, .rc = 2,
+		  .has = { "--until: invalid value '1h'" } },
+		/* the age has its unit */
+		{ .words = { "hot" }, .rc = 0, .has = { " 0.20 s    [heap]" } },
+		/* nothing to show: why */
+		{ .words = { "wss", "--since", "1000" }, .rc = 1,
+		  .has = { "no snapshot ends within --since 1000 s: the record's 3 "
+		    "snapshots end from 0.100 to 0.300 s" } },
+		{ .words = { "heatmap", "--label", "nomatch" }, .rc = 1,
+		  .has = { "no region matches --label 'nomatch' (of 4 regions in 3 snapshots)" },
+		  .lacks = "pid" },
+	};
+
 	SKIP_UNLESS_DAPTRACE_BIN();
-	EXPECT_EQ(2, run_daptrace(A("report", "hot", "--by-label", "--at", "5", (char *)rec),
-				  out, sizeof(out)));
-	EXPECT_NE(NULL, strstr(out, "--at picks one snapshot, --by-label ranks")) TH_LOG("%s", out);
-	/* --since/--until/--at: seconds, or a unit */
-	ASSERT_EQ(0, run_daptrace(A("report", "wss", "--since", "150ms", (char *)rec), out,
-				  sizeof(out))) TH_LOG("%s", out);
-	EXPECT_NE(NULL, strstr(out, "# snapshots 2,")) TH_LOG("%s", out);
-	ASSERT_EQ(0, run_daptrace(A("report", "hot", "--at", "0.1s", (char *)rec), out,
-				  sizeof(out))) TH_LOG("%s", out);
-	EXPECT_NE(NULL, strstr(out, "snapshot seq 1 ")) TH_LOG("%s", out);
-	EXPECT_EQ(2, run_daptrace(A("report", "wss", "--until", "1h", (char *)rec), out,
-				  sizeof(out)));
-	EXPECT_NE(NULL, strstr(out, "--until: invalid value '1h'")) TH_LOG("%s", out);
-	/* the age has its unit */
-	ASSERT_EQ(0, run_daptrace(A("report", "hot", (char *)rec), out, sizeof(out)));
-	EXPECT_NE(NULL, strstr(out, " 0.20 s    [heap]")) TH_LOG("%s", out);
-	/* nothing to show: why */
-	EXPECT_EQ(1, run_daptrace(A("report", "wss", "--since", "1000", (char *)rec), out,
-				  sizeof(out)));
-	EXPECT_NE(NULL, strstr(out, "no snapshot ends within --since 1000 s: the record's 3 "
-			       "snapshots end from 0.100 to 0.300 s")) TH_LOG("%s", out);
-	EXPECT_EQ(1, run_daptrace(A("report", "heatmap", "--label", "nomatch", (char *)rec),
-				  out, sizeof(out)));
-	EXPECT_NE(NULL, strstr(out, "no region matches --label 'nomatch' (of 4 regions in "
-			       "3 snapshots)")) TH_LOG("%s", out);
-	EXPECT_EQ(NULL, strstr(out, "pid")) TH_LOG("%s", out);
+	EXPECT_RUNS(rec, runs);
 	/* JSON: p99 before p100, numbers at their precision, metadata numbers */
 	ASSERT_EQ(0, run_daptrace(A("report", "wss", "--json", (char *)rec), out, sizeof(out)));
 	p99 = strstr(out, "\"p99\"");
