@@ -609,6 +609,15 @@ TEST(unobserved_round_trip)
 	EXPECT_EQ(REC_REGION_NOT_OBSERVABLE, u.flags[1]);
 	rec_info_free(&info);
 	fclose(f);
+
+	/* a window without a sampling round observed nothing */
+	ds.nr_samples = 0;
+	dregs[0].nr_unobserved = 0;
+	dregs[1].nr_unobserved = 0;
+	ASSERT_EQ(0, rec_rows_fill(&rows, &s, &ds, 0, label_x, NULL));
+	EXPECT_EQ(REC_REGION_NOT_OBSERVABLE, rows.rows[0].flags);
+	EXPECT_EQ(REC_REGION_NOT_OBSERVABLE, rows.rows[1].flags);
+	rec_rows_free(&rows);
 }
 
 struct names {
