@@ -212,6 +212,17 @@ struct daptrace_snapshot {
 };
 
 /*
+ * Whether any check of @s's window observed @r: false if every sampling
+ * round's check of it could not be made (@r->nr_unobserved reaches
+ * @s->nr_samples) or the window had no rounds at all.  Such a region's
+ * nr_accesses of 0 means nothing, not "idle": count its bytes as not
+ * observable, in neither the working set nor the idle memory.  (A module
+ * older than nr_unobserved leaves it 0: observed, as it then reported.)
+ */
+int daptrace_region_observed(const struct daptrace_snapshot *s,
+			     const struct daptrace_region *r);
+
+/*
  * Estimated bytes of @r resident on node @nid in @s's window:
  * size * node_samples[nid] / nr_samples; 0 without placement or for
  * @nid outside [0, DAPTRACE_NR_NODES).  @nid < 0 gives resident bytes on

@@ -431,6 +431,12 @@ void daptrace_snapshot_free(struct daptrace_snapshot *s)
 	s->nr_regions = 0;
 }
 
+int daptrace_region_observed(const struct daptrace_snapshot *s,
+			     const struct daptrace_region *r)
+{
+	return s->nr_samples > r->nr_unobserved;
+}
+
 uint64_t daptrace_region_node_bytes(const struct daptrace_snapshot *s,
 				    const struct daptrace_region *r, int nid)
 {

@@ -186,6 +186,63 @@ static void expect_samples(struct __test_metadata *_metadata, const char *text,
 
 #define EXPECT_SAMPLES(text, w) expect_samples(_metadata, text, w, sizeof(w) / sizeof(w[0]))
 
+/*
+ * A region none of whose checks could be made says nothing of its accesses:
+ * its bytes are not observable, in neither the working set, the idle bytes
+ * nor the percentiles, however old its age (before, they read as idle).  A
+ * window with no sampling round observed nothing at all.
+ */
+TEST(model_unobserved_is_neither_idle_nor_working_set)
+{
+	static const struct reg in[] = {
+		{ 10, 4 << 20, 0, 50 },		/* every check unobserved */
+		{ 10, 2 << 20, 0, 50 },		/* 5 of 20 unobserved: idle 5.1 s */
+		{ 10, 1 << 20, 3, 0 },		/* accessed */
+	};
+	struct exp_config c = { .top_n = 1, .idle_us = { 1000000 }, .nr_idle = 1,
+				.pct = { 50, 100 }, .nr_pct = 2 };
+	struct daptrace_region r[3];
+	struct daptrace_snapshot s;
+	struct exp_view v = { 0 };
+	struct metric_set m;
+	struct exp_health h = { .module_loaded = 1, .on = 1 };
+	struct exp_counts n = { 0 };
+	double x;
+	char *text;
+
+	make_snapshot(&s, r, in, 3);
+	r[0].nr_unobserved = 20;
+	r[1].nr_unobserved = 5;
+	ASSERT_EQ(0, exp_view_update(&v, &c, &s, names, NULL));
+	EXPECT_EQ(7 << 20, v.g[0].bytes);
+	EXPECT_EQ(4 << 20, v.g[0].unobservable_bytes);
+	EXPECT_EQ(1 << 20, v.g[0].wss_bytes);
+	EXPECT_EQ(2 << 20, v.g[0].idle_bytes[0]);
+	/* of the 3 observed MiB: 1 accessed (-0.1 s), then 2 idle (5.1 s) */
+	EXPECT_EQ(5100000, v.g[0].idle_pct_us[0]);
+	EXPECT_EQ(5100000, v.g[0].idle_pct_us[1]);
+	mset_init(&m);
+	exp_metrics_build(&m, &c, &v, &h, &n, NULL);
+	text = render(&m, 0);
+	ASSERT_NE(NULL, text);
+	EXPECT_EQ(0, sample(text, "daptrace_not_observable_bytes{target=\"10\",comm=\"big\"}",
+			    &x));
+	EXPECT_EQ(4 << 20, x);
+	free(text);
+	mset_free(&m);
+
+	/* no sampling round in the window: nothing observed */
+	s.nr_samples = 0;
+	r[0].nr_unobserved = 0;
+	r[1].nr_unobserved = 0;
+	r[2].nr_accesses = 0;
+	ASSERT_EQ(0, exp_view_update(&v, &c, &s, names, NULL));
+	EXPECT_EQ(7 << 20, v.g[0].unobservable_bytes);
+	EXPECT_EQ(0, v.g[0].wss_bytes);
+	EXPECT_EQ(0, v.g[0].idle_bytes[0]);
+	exp_view_free(&v);
+}
+
 TEST(catalogue_from_a_view)
 {
 	static const struct reg in[] = { { 10, 8 << 20, 0, 9 }, { 10, 2 << 20, 1, 5 } };

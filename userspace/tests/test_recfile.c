@@ -605,6 +605,15 @@ TEST(unobserved_round_trip)
 	EXPECT_EQ(20, u.count[1]);
 	EXPECT_EQ(REC_REGION_NOT_OBSERVABLE, u.flags[1]);
 	reading_done(&rd);
+
+	/* a window without a sampling round observed nothing */
+	ds.nr_samples = 0;
+	dregs[0].nr_unobserved = 0;
+	dregs[1].nr_unobserved = 0;
+	ASSERT_EQ(0, rec_rows_fill(&rows, &s, &ds, 0, label_x, NULL));
+	EXPECT_EQ(REC_REGION_NOT_OBSERVABLE, rows.rows[0].flags);
+	EXPECT_EQ(REC_REGION_NOT_OBSERVABLE, rows.rows[1].flags);
+	rec_rows_free(&rows);
 }
 
 struct names {

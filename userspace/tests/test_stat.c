@@ -120,6 +120,17 @@ TEST(model_of_a_snapshot)
 	EXPECT_EQ(60000, m.all.idle_ms[100]);
 	EXPECT_EQ(60000, m.all.idle_ms[70]);
 	stat_model_free(&m);
+
+	/*
+	 * A window without a sampling round (the worker got none in): no
+	 * region was observed, none is idle or in the working set.
+	 */
+	s.nr_samples = 0;
+	ASSERT_EQ(0, stat_model_compute(&m, &s, NULL, NULL, 0));
+	EXPECT_EQ(20 * MiB, m.all.unobserved);
+	EXPECT_EQ(0, m.all.resident);
+	EXPECT_EQ(0, m.all.wss);
+	stat_model_free(&m);
 }
 
 static void sleep_ms(long ms)

@@ -45,7 +45,7 @@ struct exp_group {
 	uint32_t nr_regions;
 	uint64_t bytes;				/* all regions */
 	uint64_t wss_bytes;			/* nr_accesses >= 1 */
-	uint64_t unobservable_bytes;		/* see exp_region_observable() */
+	uint64_t unobservable_bytes;		/* see daptrace_region_observed() */
 	uint64_t idle_bytes[EXP_MAX_BUCKETS];	/* idle for >= idle_us[i] */
 	int64_t idle_pct_us[EXP_MAX_PERCENTILES];	/* valid if nr_regions */
 };
@@ -104,11 +104,6 @@ typedef const char *(*exp_comm_fn)(void *ctx, pid_t pid);
 int exp_view_update(struct exp_view *v, const struct exp_config *c,
 		    const struct daptrace_snapshot *s, exp_comm_fn comm, void *ctx);
 void exp_view_free(struct exp_view *v);
-/*
- * Whether the monitor could observe @r's accesses.  The kernel does not
- * say yet (a per-region flag is coming); until then every region is.
- */
-int exp_region_observable(const struct daptrace_region *r);
 
 /* What the reader thread knows about the monitor, read each render. */
 struct exp_health {

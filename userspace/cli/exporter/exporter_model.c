@@ -38,18 +38,6 @@ struct exp_rkey {
 	uint64_t bytes;
 };
 
-int exp_region_observable(const struct daptrace_region *r)
-{
-	/*
-	 * The kernel will flag regions whose accesses it cannot see (the
-	 * lead's per-region "not observable" flag); test it here when it
-	 * lands.  Such bytes then count in not_observable and in neither the
-	 * working set nor the idle memory.
-	 */
-	(void)r;
-	return 1;
-}
-
 static int grow(void **p, size_t *cap, size_t want, size_t size)
 {
 	void *n;
@@ -136,7 +124,7 @@ static int collect(struct exp_view *v, const struct exp_config *c,
 		t = &v->t[last];
 		t->nr_regions++;
 		t->bytes += size;
-		if (!exp_region_observable(r)) {
+		if (!daptrace_region_observed(s, r)) {
 			t->unobservable_bytes += size;
 			continue;
 		}
@@ -177,7 +165,7 @@ static int percentiles(struct exp_view *v, const struct exp_config *c,
 		const struct daptrace_region *r = &s->regions[k];
 		struct exp_tacc key = { .pid = r->pid }, *t;
 
-		if (!exp_region_observable(r))
+		if (!daptrace_region_observed(s, r))
 			continue;
 		t = bsearch(&key, v->t, nr_t, sizeof(*v->t), cmp_pid);
 		v->r[n++] = (struct exp_rkey){

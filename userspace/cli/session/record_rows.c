@@ -138,8 +138,8 @@ int rec_rows_fill(struct rec_rows *b, struct rec_snapshot *rs,
 			.phys_addr = reg->phys_addr,
 			.nr_unobserved = reg->nr_unobserved,
 			/* no round could look: not observable, never "idle" */
-			.flags = s->nr_samples && reg->nr_unobserved >= s->nr_samples ?
-				 REC_REGION_NOT_OBSERVABLE : 0,
+			.flags = daptrace_region_observed(s, reg) ? 0 :
+				 REC_REGION_NOT_OBSERVABLE,
 		};
 		for (int n = 0; n < REC_NODES && n < DAPTRACE_NR_NODES; n++)
 			b->rows[i].node_samples[n] = reg->node_samples[n];

@@ -122,7 +122,7 @@ int stat_model_compute(struct stat_model *m, const struct daptrace_snapshot *s,
 		if (new_pid)
 			m->all.nr_procs++;
 		pid = r->pid;
-		if (s->nr_samples && r->nr_unobserved >= s->nr_samples) {
+		if (!daptrace_region_observed(s, r)) {
 			m->all.unobserved = u64_add_sat(m->all.unobserved, r->end - r->start);
 			if (cgroup_of)
 				gs.g[group].u[0] = u64_add_sat(gs.g[group].u[0], r->end - r->start);
