@@ -553,24 +553,38 @@ static DT_UNUSED void dt_tally_region(struct dt_tally *t,
 		t->hot_seen += e - s;
 }
 
+/* The most ranges one tally takes. */
+#define DT_TALLY_MAX	8
+
 /*
- * dt_tally_ranges() - monitor from a fresh start (state on), let the
+ * dt_tally_ranges_each() - monitor from a fresh start (state on), let the
  * regions adapt for @skip snapshots, then tally the regions of @pid in each
- * of the @n ranges of @t (lo and hi set) over the next @windows snapshots
- * (a minute at most); state off.  Returns the snapshots tallied, or -1.
+ * of the @n (at most DT_TALLY_MAX) ranges of @t (lo and hi set) over the
+ * next @windows snapshots (a minute at most); state off.  If @each is
+ * given, it is called for every tallied window with the window's header and
+ * the window's own tallies of the ranges (what it adds to @t), so that a
+ * test can judge a window against what its workload did in it.  Returns
+ * the snapshots tallied, or -1.
  */
-static DT_UNUSED int dt_tally_ranges(pid_t pid, struct dt_tally *t,
-				     unsigned int n, unsigned int skip,
-				     unsigned int windows)
+static DT_UNUSED int dt_tally_ranges_each(pid_t pid, struct dt_tally *t,
+					  unsigned int n, unsigned int skip,
+					  unsigned int windows,
+					  void (*each)(const struct daptrace_snap_hdr *sh,
+						       const struct dt_tally *w,
+						       unsigned int n, void *arg),
+					  void *arg)
 {
 	struct daptrace_ring_hdr rh;
 	struct daptrace_snap_hdr *sh;
+	struct dt_tally w[DT_TALLY_MAX];
 	long long seq, newest;
 	double t0 = dt_now_ms();
 	unsigned int seen = 0;
 	void *buf;
 	int fd;
 
+	if (n > DT_TALLY_MAX)
+		return -1;
 	for (unsigned int k = 0; k < n; k++) {
 		unsigned long lo = t[k].lo, hi = t[k].hi;
 
@@ -599,19 +613,38 @@ static DT_UNUSED int dt_tally_ranges(pid_t pid, struct dt_tally *t,
 		if (dt_read_slot(fd, &rh, seq++, buf))
 			continue;
 		seen++;
+		for (unsigned int k = 0; k < n; k++)
+			w[k] = (struct dt_tally){ .lo = t[k].lo, .hi = t[k].hi };
 		for (unsigned int i = 0; i < sh->nr_regions; i++) {
 			const struct daptrace_region_rec *r = dt_slot_rec(&rh, buf, i);
 
 			if (r->pid != pid)
 				continue;
 			for (unsigned int k = 0; k < n; k++)
-				dt_tally_region(&t[k], r, sh->nr_samples);
+				dt_tally_region(&w[k], r, sh->nr_samples);
 		}
+		for (unsigned int k = 0; k < n; k++) {
+			t[k].hot_seen += w[k].hot_seen;
+			t[k].hot_bytes += w[k].hot_bytes;
+			t[k].checks += w[k].checks;
+			t[k].unobserved += w[k].unobserved;
+			t[k].accesses += w[k].accesses;
+		}
+		if (each)
+			each(sh, w, n, arg);
 	}
 	free(buf);
 	close(fd);
 	dt_write("state", "off");
 	return buf ? (int)seen : -1;
+}
+
+/* dt_tally_ranges_each() without a look at each window. */
+static DT_UNUSED int dt_tally_ranges(pid_t pid, struct dt_tally *t,
+				     unsigned int n, unsigned int skip,
+				     unsigned int windows)
+{
+	return dt_tally_ranges_each(pid, t, n, skip, windows, NULL, NULL);
 }
 
 #endif /* DAPTRACE_SYSFS_H */
