@@ -99,7 +99,7 @@ done
 	echo
 	echo "    bench/ab.sh --rounds $ROUNDS --wl \"$WLS\" --settings \"$SETTINGS\" --mons \"$MONS\" --smp $SMP --kernel $SERIES"
 	echo
-	echo "Each run in its own boot of $K ($SMP vCPUs, qemu64), the monitors taking turns"
+	echo "Each run in its own boot of $K ($SMP vCPUs, qemu64,+rdrand), the monitors taking turns"
 	echo "and the first one rotating every round, 10 s fixed-time phases; CPU is the"
 	echo "worker's (kdamond's) share of the workload's wall time.  Ratio: of the"
 	echo "medians; per-round ratios: of the CPU times within a round.  Per sample: the"

@@ -53,7 +53,7 @@ done
 	echo
 	echo "    bench/estimate.sh --rounds $ROUNDS --kernels \"$SERIES\" --secs $SECS --cases \"$CASES\""
 	echo
-	echo "$(date -u +%F): one boot per kernel and round (2 vCPUs, qemu64, 8 GiB), the cases one"
+	echo "$(date -u +%F): one boot per kernel and round (2 vCPUs, qemu64,+rdrand, 8 GiB), the cases one"
 	echo "after the other, $SECS s each, probe_pages 64 (the default), the record's other"
 	echo "settings the CLI's defaults (5 ms / 100 ms, 10-1000 regions) but for"
 	echo "blocks-coarse (-s 100ms -a 100ms -r 10-10: one check a window, a truth near 0.5)"

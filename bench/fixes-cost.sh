@@ -70,7 +70,7 @@ done
 	echo
 	echo "    bench/fixes-cost.sh --before $BEFORE --rounds $ROUNDS --kernels \"$SERIES\" --wl \"$WLS\" --setting $SETTING"
 	echo
-	echo "$(date -u +%F): each run in its own boot (2 vCPUs, qemu64, 8 GiB), the two modules"
+	echo "$(date -u +%F): each run in its own boot (2 vCPUs, qemu64,+rdrand, 8 GiB), the two modules"
 	echo "taking turns and the first rotating every round; 10 s of the workload; worker"
 	echo "CPU as a share of the wall time.  Ratio: after / before, of the medians, and"
 	echo "the spread of the per-round ratios."
