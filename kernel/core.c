@@ -21,6 +21,7 @@
 #include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/string.h>
 #include <linux/types.h>
 #include <linux/daptrace.h>
@@ -1660,20 +1661,29 @@ bool daptrace_tune_intervals(struct daptrace_ctx *ctx, unsigned int nr_samples,
 	return true;
 }
 
+/* sort() order of probe candidates: by position (in units, then address). */
+static int daptrace_probe_cmp(const void *a, const void *b)
+{
+	const struct daptrace_probe *pa = a, *pb = b;
+
+	return pa->addr < pb->addr ? -1 : pa->addr > pb->addr;
+}
+
 /**
- * daptrace_probes_pick() - choose a window's probe pages.
- * @ctx:	The context, with @ctx->probes room for @n entries.
+ * daptrace_probes_pick() - draw a window's probe candidates.
+ * @ctx:	The context, with @ctx->probes room for @n *
+ *		DAPTRACE_PROBE_DRAWS entries.
  * @n:		Probes wanted.
  *
- * Pages are drawn uniformly, with replacement, from every byte the regions
- * of the live targets cover (as min_region_sz units), so that shares of
- * probes estimate shares of monitored bytes: a probe in an unmapped hole
- * that a region spans counts as the region claims it.  They are sorted by
- * target, in context order, and address, and each is given its region.
- * The caller (the operations) clears their accessed bits next.
+ * DAPTRACE_PROBE_DRAWS candidates per probe are drawn uniformly, with
+ * replacement, from every byte the regions of the live targets cover (as
+ * min_region_sz units); daptrace_probes_select() keeps, of each probe's
+ * candidates, the first in mapped memory.  They are sorted by target, in
+ * context order, and address, and each is given its region.  The caller
+ * marks next the candidates where nothing is mapped.
  *
- * Return: the number picked, @n or 0 if no live target has regions; also
- * stored in @ctx->nr_probes.
+ * Return: the number of candidates, @n * DAPTRACE_PROBE_DRAWS or 0 if no
+ * live target has regions; also stored in @ctx->nr_probes.
  */
 unsigned int daptrace_probes_pick(struct daptrace_ctx *ctx, unsigned int n)
 {
@@ -1681,12 +1691,14 @@ unsigned int daptrace_probes_pick(struct daptrace_ctx *ctx, unsigned int n)
 	struct daptrace_region *r;
 	struct daptrace_probe *pr = ctx->probes;
 	u64 total = 0, base = 0;
-	unsigned int i, j;
+	unsigned int i, m;
 
 	ctx->nr_probes = 0;
+	ctx->probe_slots = 0;
 	if (!ctx->probes || !n)
 		return 0;
 	n = min(n, DAPTRACE_MAX_PROBE_PAGES);
+	m = n * DAPTRACE_PROBE_DRAWS;
 	daptrace_for_each_target(t, ctx)
 		if (!t->exited)
 			daptrace_for_each_region(r, t)
@@ -1694,17 +1706,15 @@ unsigned int daptrace_probes_pick(struct daptrace_ctx *ctx, unsigned int n)
 	if (!total)
 		return 0;
 	/*
-	 * The positions, in units from the first region, sorted by insertion
-	 * (n is small) in @addr until they become addresses below (a unit
-	 * index of a 64-bit address space fits an unsigned long).
+	 * The positions, in units from the first region (a unit index of a
+	 * 64-bit address space fits an unsigned long), in @addr until they
+	 * become addresses below.
 	 */
-	for (i = 0; i < n; i++) {
-		unsigned long v = daptrace_rand_below(ctx, total);
-
-		for (j = i; j > 0 && pr[j - 1].addr > v; j--)
-			pr[j].addr = pr[j - 1].addr;
-		pr[j].addr = v;
+	for (i = 0; i < m; i++) {
+		pr[i].addr = daptrace_rand_below(ctx, total);
+		pr[i].draw = i;
 	}
+	sort(pr, m, sizeof(*pr), daptrace_probe_cmp, NULL);
 	i = 0;
 	daptrace_for_each_target(t, ctx) {
 		if (t->exited)
@@ -1712,7 +1722,7 @@ unsigned int daptrace_probes_pick(struct daptrace_ctx *ctx, unsigned int n)
 		daptrace_for_each_region(r, t) {
 			u64 units = daptrace_sz_region(r) / ctx->min_region_sz;
 
-			for (; i < n && pr[i].addr < base + units; i++) {
+			for (; i < m && pr[i].addr < base + units; i++) {
 				struct daptrace_probe *p = &pr[i];
 
 				p->t = t;
@@ -1726,7 +1736,51 @@ unsigned int daptrace_probes_pick(struct daptrace_ctx *ctx, unsigned int n)
 		}
 	}
 	ctx->nr_probes = i;
+	ctx->probe_slots = n;
 	return i;
+}
+
+/**
+ * daptrace_probes_select() - keep one candidate per probe, in mapped memory.
+ * @ctx:	The context, after daptrace_probes_pick() and after the
+ *		operations marked the candidates where nothing is mapped
+ *		DAPTRACE_PROBE_UNMAPPED.
+ *
+ * Of each probe's candidates, the first drawn that is not marked stays:
+ * rejection sampling, so a probe kept is uniform over the mapped bytes the
+ * regions cover and independent of the others (the choice depends on the
+ * draws' order, never on where they fell).  A probe all of whose
+ * candidates are unmapped is dropped: the window has fewer probes, which
+ * its counts say, rather than probes that can only say "not accessed".
+ * Memory mapped during the window is not probed.  The order stays sorted.
+ *
+ * Return: the probes kept; also stored in @ctx->nr_probes.
+ */
+unsigned int daptrace_probes_select(struct daptrace_ctx *ctx)
+{
+	u8 first[DAPTRACE_MAX_PROBE_PAGES];
+	unsigned int i, kept = 0, n = ctx->probe_slots;
+
+	if (!n)
+		return ctx->nr_probes = 0;
+	BUILD_BUG_ON(DAPTRACE_PROBE_DRAWS > U8_MAX);
+	memset(first, DAPTRACE_PROBE_DRAWS, n);
+	for (i = 0; i < ctx->nr_probes; i++) {
+		const struct daptrace_probe *p = &ctx->probes[i];
+
+		if (p->seen != DAPTRACE_PROBE_UNMAPPED &&
+		    p->draw / n < first[p->draw % n])
+			first[p->draw % n] = p->draw / n;
+	}
+	for (i = 0; i < ctx->nr_probes; i++) {
+		const struct daptrace_probe *p = &ctx->probes[i];
+
+		if (p->seen != DAPTRACE_PROBE_UNMAPPED &&
+		    p->draw / n == first[p->draw % n])
+			ctx->probes[kept++] = *p;
+	}
+	ctx->nr_probes = kept;
+	return kept;
 }
 
 /**

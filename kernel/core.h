@@ -85,6 +85,19 @@ struct daptrace_region_rec;
 #define DAPTRACE_DEF_PROBE_PAGES	64U
 #define DAPTRACE_MAX_PROBE_PAGES	256U
 
+/*
+ * Draws per probe page: a probe is drawn from the bytes the regions cover
+ * and redrawn, up to this many draws in all, while it lands where nothing
+ * is mapped (daptrace_probes_select()).  Regions span the gaps between
+ * mappings (up to all but the two largest), often many times the mapped
+ * memory, and a probe in a gap only ever says "not accessed": without the
+ * redraws most probes would be spent there, and the estimate would rest on
+ * a few accessed pages.  Only candidates' VMAs are looked up, never their
+ * pages: the extra clears and checks stay at one per probe.
+ */
+#define DAPTRACE_PROBE_DRAWS		8U
+#define DAPTRACE_MAX_PROBE_DRAWS	(DAPTRACE_MAX_PROBE_PAGES * DAPTRACE_PROBE_DRAWS)
+
 /**
  * struct daptrace_addr_range - a half-open virtual address range [start, end).
  * @start:	First byte.
@@ -314,11 +327,15 @@ struct daptrace_tuner {
  *				mmap_lock, an unobservable mapping, the
  *				target exited or exec()ed): counted apart,
  *				never as "not accessed".
+ * @DAPTRACE_PROBE_UNMAPPED:	A candidate drawn where nothing was mapped
+ *				at the window's start: redrawn, never
+ *				counted (daptrace_probes_select()).
  */
 enum daptrace_probe_seen {
 	DAPTRACE_PROBE_OLD,
 	DAPTRACE_PROBE_YOUNG,
 	DAPTRACE_PROBE_UNOBSERVED,
+	DAPTRACE_PROBE_UNMAPPED,
 };
 
 /**
@@ -331,6 +348,9 @@ enum daptrace_probe_seen {
  * @addr:	The page's address.
  * @state:	What the operations' clear recorded for its check.
  * @seen:	enum daptrace_probe_seen.
+ * @draw:	Index of the draw that gave it (daptrace_probes_pick()):
+ *		draw % slots is the probe it is a candidate for, draw / slots
+ *		its turn.
  */
 struct daptrace_probe {
 	struct daptrace_target *t;
@@ -338,6 +358,7 @@ struct daptrace_probe {
 	unsigned long addr;
 	unsigned long state;
 	unsigned int seen;
+	unsigned int draw;
 };
 
 /**
@@ -381,9 +402,11 @@ struct daptrace_probe_counts {
  * @tuner:		The intervals goal's measure (daptrace_tune_intervals()).
  * @recall:		The recall goal's (daptrace_tune_recall()).
  * @probes:	The current window's probe pages, sorted by target (in
- *		context order) and address; NULL if the caller gave none.
+ *		context order) and address; NULL if the caller gave none,
+ *		else room for DAPTRACE_MAX_PROBE_DRAWS.
  * @nr_probes:	Entries of @probes in use: 0 between a window's end and
  *		the next one's start.
+ * @probe_slots: Probe pages asked for by the last daptrace_probes_pick().
  */
 struct daptrace_ctx {
 	struct daptrace_attrs attrs;
@@ -398,6 +421,7 @@ struct daptrace_ctx {
 	struct daptrace_recall_tuner recall;
 	struct daptrace_probe *probes;
 	unsigned int nr_probes;
+	unsigned int probe_slots;
 };
 
 #define daptrace_for_each_target(t, ctx) \
@@ -499,8 +523,12 @@ bool daptrace_tune_intervals(struct daptrace_ctx *ctx, unsigned int nr_samples,
 			     unsigned long *sample_us, unsigned long *aggr_us,
 			     unsigned long *update_us);
 
-/* Accuracy probes: pick at a window's start, account at its end. */
+/*
+ * Accuracy probes: pick candidates at a window's start, keep those in
+ * mapped memory, account at its end.
+ */
 unsigned int daptrace_probes_pick(struct daptrace_ctx *ctx, unsigned int n);
+unsigned int daptrace_probes_select(struct daptrace_ctx *ctx);
 void daptrace_probes_account(const struct daptrace_ctx *ctx,
 			     unsigned int nr_samples,
 			     struct daptrace_probe_counts *c);

@@ -75,7 +75,7 @@ struct daptrace_counters {
  * @probe_pages: Accuracy probes per window (attribute probe_pages), at most
  *		DAPTRACE_MAX_PROBE_PAGES; 0: none.  Set while monitoring is
  *		off (the worker reads it unlocked).
- * @probes:	Room for the worker's probes (&daptrace_ctx.probes).
+ * @probes:	Room for the worker's probe candidates (&daptrace_ctx.probes).
  * @tracepoint:	daptrace:daptrace_aggregated fires (attribute tracepoint).
  * @ops:	Address-space operations.
  * @worker:	The worker kthread while it exists, with a task reference
@@ -122,7 +122,7 @@ struct daptrace_mon {
 	enum daptrace_tlb_policy tlb;
 	bool phys_addr;
 	unsigned int probe_pages;
-	struct daptrace_probe probes[DAPTRACE_MAX_PROBE_PAGES];
+	struct daptrace_probe probes[DAPTRACE_MAX_PROBE_DRAWS];
 	bool tracepoint;
 	const struct daptrace_ops *ops;
 	struct task_struct *worker;

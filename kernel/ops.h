@@ -95,8 +95,13 @@ struct daptrace_sample_stats {
  *			follows an aggregation may skip a target marked
  *			&daptrace_target.quiet whose threads have not run
  *			since.
+ * @probe_map:		At the start of a window, after
+ *			daptrace_probes_pick(): mark the candidates where
+ *			nothing is mapped DAPTRACE_PROBE_UNMAPPED.  Only
+ *			looks (at mappings, not pages); a target it cannot
+ *			look at keeps its candidates.
  * @probe_prepare:	At the start of a window, after
- *			daptrace_probes_pick() and before the prepare pass:
+ *			daptrace_probes_select() and before the prepare pass:
  *			clear the accessed bits of &daptrace_ctx.probes and
  *			flush by the policy given (never "none"); mark the
  *			probes it cannot clear unobserved.  Until
@@ -119,6 +124,7 @@ struct daptrace_ops {
 	bool (*target_allowed)(struct daptrace_target *t);
 	bool (*target_same)(const void *a, const void *b);
 	bool (*window_idle)(struct daptrace_target *t);
+	void (*probe_map)(struct daptrace_ctx *ctx);
 	void (*probe_prepare)(struct daptrace_ctx *ctx,
 			      enum daptrace_tlb_policy tlb);
 	void (*probe_check)(struct daptrace_ctx *ctx);

@@ -894,6 +894,44 @@ static int daptrace_va_probe_shared(struct daptrace_target *t,
 }
 
 /*
+ * Mark the probe candidates that lie in no VMA (daptrace_probes_select()):
+ * one lookup each, cached across the sorted candidates of a target.  A
+ * target whose mm is gone or whose mmap_lock is busy keeps its candidates;
+ * the prepare that follows finds the same and makes them unobserved.
+ */
+static void daptrace_va_probe_map(struct daptrace_ctx *ctx)
+{
+	struct daptrace_target *t = NULL;
+	struct vm_area_struct *vma = NULL;
+	struct mm_struct *mm = NULL;
+	unsigned int i;
+
+	for (i = 0; i < ctx->nr_probes; i++) {
+		struct daptrace_probe *p = &ctx->probes[i];
+
+		if (p->t != t) {
+			if (mm) {
+				mmap_read_unlock(mm);
+				mmput_async(mm);
+			}
+			t = p->t;
+			vma = NULL;
+			mm = daptrace_va_target_mm(t);
+			if (mm && !mmap_read_trylock(mm)) {
+				mmput_async(mm);
+				mm = NULL;
+			}
+		}
+		if (mm && !daptrace_va_vma(mm, &vma, p->addr))
+			p->seen = DAPTRACE_PROBE_UNMAPPED;
+	}
+	if (mm) {
+		mmap_read_unlock(mm);
+		mmput_async(mm);
+	}
+}
+
+/*
  * Clear the bits of @t's probes [@first, @first + @nr); see above.  The
  * flush follows whenever a probe was walked, not only when a bit was found
  * set: a bit found clear may have been cleared without a flush (by our own
@@ -1354,6 +1392,7 @@ const struct daptrace_ops daptrace_vaddr_ops = {
 	.target_allowed		= daptrace_va_target_allowed,
 	.target_same		= daptrace_va_target_same,
 	.window_idle		= daptrace_va_window_idle,
+	.probe_map		= daptrace_va_probe_map,
 	.probe_prepare		= daptrace_va_probe_prepare,
 	.probe_check		= daptrace_va_probe_check,
 };

@@ -214,13 +214,13 @@ static void worker_publish(struct daptrace_mon *mon, struct worker_clock *clk,
 }
 
 /*
- * The accuracy probes of the window that starts (daptrace_probes_pick(),
- * and the vaddr operations for how their clears and the regions' share
- * bits).  Between the aggregation and the prepare pass: see
- * daptrace_ops.probe_prepare.  Their truth must not be TLB-blind, so they
- * are flushed by the policy in force if it flushes, else by mm (or
- * round); where neither is supported no probe is picked (the snapshots
- * say probe_pages 0) rather than publish a blind truth.
+ * The accuracy probes of the window that starts (daptrace_probes_pick() and
+ * daptrace_probes_select(), and the vaddr operations for how their clears
+ * and the regions' share bits).  Between the aggregation and the prepare
+ * pass: see daptrace_ops.probe_prepare.  Their truth must not be
+ * TLB-blind, so they are flushed by the policy in force if it flushes,
+ * else by mm (or round); where neither is supported no probe is picked
+ * (the snapshots say probe_pages 0) rather than publish a blind truth.
  */
 static void worker_probe_start(struct daptrace_mon *mon)
 {
@@ -231,7 +231,10 @@ static void worker_probe_start(struct daptrace_mon *mon)
 		      DAPTRACE_TLB_MM : DAPTRACE_TLB_ROUND;
 	if (!daptrace_tlb_policy_supported(tlb))
 		return;
-	if (daptrace_probes_pick(&mon->ctx, mon->probe_pages))
+	if (!daptrace_probes_pick(&mon->ctx, mon->probe_pages))
+		return;
+	mon->ops->probe_map(&mon->ctx);
+	if (daptrace_probes_select(&mon->ctx))
 		mon->ops->probe_prepare(&mon->ctx, tlb);
 }
 

@@ -67,6 +67,7 @@ struct opts {
 	uint64_t duration_ns;
 	uint64_t warm_period_ns;
 	unsigned int objects;
+	size_t gap;
 	const char *thp;
 	const char *truth;
 };
@@ -92,6 +93,8 @@ static void usage(FILE *f)
 "      --phase DUR       phase length for moving/phases (default 2s)\n"
 "  -d, --duration DUR    run time, 0 = until SIGTERM/SIGINT (default 10s)\n"
 "      --objects N       scattered: hot pages, each in its own 2 MiB area (default 32)\n"
+"      --gap SIZE        leave SIZE unmapped after the mapping, a mapped page beyond it,\n"
+"                        so the monitored span holds a hole (a sparse target; default 0)\n"
 "      --thp MODE        never | always | default (madvise; default: default)\n"
 "  -t, --truth FILE      write the ground truth here (default: stdout)\n"
 "DUR needs a unit: ns, us, ms, s or m (\"500ms\", \"10s\"), as in daptrace record.\n");
@@ -212,6 +215,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		WL_OPT("phase", 0, wl_dur, &o->phase_ns, .flags = WL_NONZERO),
 		WL_OPT("duration", 'd', wl_dur, &o->duration_ns, .flags = WL_BARE_ZERO),
 		WL_OPT("objects", 0, wl_uint, &o->objects, .max = MAX_RANGES, .flags = WL_NONZERO),
+		WL_OPT("gap", 0, wl_size, &o->gap),
 		WL_OPT("thp", 0, wl_str, &o->thp),
 		WL_OPT("truth", 't', wl_str, &o->truth),
 		{ }
@@ -283,14 +287,26 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 
-	/* Over-map by one huge page so the mapping can be 2 MiB aligned. */
-	raw = mmap(NULL, o.size + HUGE_SZ, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	/*
+	 * Over-map by one huge page so the mapping can be 2 MiB aligned, and
+	 * by the gap and a page after it: the gap is unmapped again, and the
+	 * page beyond keeps it inside the span a monitor's regions cover.
+	 */
+	o.gap = (o.gap + PAGE_SZ - 1) & ~(PAGE_SZ - 1);
+	raw = mmap(NULL, o.size + HUGE_SZ + (o.gap ? o.gap + PAGE_SZ : 0),
+		   PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (raw == MAP_FAILED) {
 		fprintf(stderr, "daptrace-workload: mmap %zu bytes: %s\n", o.size, strerror(errno));
 		return 1;
 	}
 	base = ((uintptr_t)raw + HUGE_SZ - 1) & ~(HUGE_SZ - 1);
+	if (o.gap) {
+		if (munmap((void *)(base + o.size), o.gap)) {
+			fprintf(stderr, "daptrace-workload: munmap the gap: %s\n", strerror(errno));
+			return 1;
+		}
+		*(volatile char *)(base + o.size + o.gap) = 1;
+	}
 	/* scattered: single hot pages, unless huge pages are asked for. */
 	if (!strcmp(o.thp, "never") ||
 	    (!strcmp(o.pattern, "scattered") && strcmp(o.thp, "always")))

@@ -23,6 +23,16 @@
 #  - tlb_flush=none on the hot half: the probes flush whatever the policy;
 #    how blind the regions are depends on the (emulated) TLB, and the
 #    estimate must follow it either way.
+#  - sparse: the high case with a 4 GiB hole after the mapping, inside
+#    the span the regions cover (a page is mapped beyond it), so that
+#    nearly all of that span is unmapped.
+#
+# The probes are drawn from mapped memory (daptrace_probes_select()): in
+# the high and sparse cases, where half the mapped memory is hot, at least
+# 0.3 of the probes must be accessed pages.  Drawn from the regions' whole
+# span they are a few percent in the sparse case (and 5-15 % in the high
+# case, with the gaps ASLR leaves), and the estimate then rests on so few
+# accessed pages that its pools stay short of their 600 even at 10 s.
 #
 # Controls that must FAIL, so that the bound can reject a wrong estimate:
 # the low case's record scored with the estimate moved up by 0.4 (it then
@@ -36,14 +46,30 @@
 TMP=${TMPDIR:-/tmp}/accuracy_estimate.$$
 SCORE_ARGS="--max-recall-est-err 0.05 --min-recall-est-ok 0.9 --min-accuracy-windows 40"
 
-# scenario NAME "WORKLOAD-ARGS" "RECORD-ARGS" [MAX-TRUTH-MEAN]: run, record,
-# score.
+# accessed_share NAME MIN: a test that at least MIN of NAME's probes (those
+# observed) were accessed pages.
+accessed_share() {
+	name=$1 min=$2
+	share=$(awk '$1 == "accuracy_probes" {
+		n = $3 + $5 + $7 + $9; if (n) printf "%.3f", ($3 + $5) / n }' "$TMP/$name.score")
+	echo "# $name: accessed share of the probes: ${share:-none}"
+	if awk -v s="$share" -v m="$min" 'BEGIN { exit !(s != "" && s >= m) }'; then
+		ktap_test_pass "$name: probes drawn from mapped memory"
+	else
+		ktap_test_fail "$name: probes drawn from mapped memory" \
+			"accessed share ${share:-none} < $min"
+	fi
+}
+
+# scenario NAME "WORKLOAD-ARGS" "RECORD-ARGS" [MAX-TRUTH-MEAN] [MIN-SHARE]:
+# run, record, score; with MIN-SHARE also accessed_share.
 scenario() {
-	name=$1 wl=$2 rec_args=$3 max_truth=$4
+	name=$1 wl=$2 rec_args=$3 max_truth=$4 min_share=$5
 	truth=$TMP/$name.truth rec=$TMP/$name.csv
 	# shellcheck disable=SC2086
 	if ! workload_start "$truth" $wl; then
 		ktap_test_fail "$name" "workload did not start"
+		[ -z "$min_share" ] || ktap_test_fail "$name: probes drawn from mapped memory" "no run"
 		return 1
 	fi
 	pid=$WL_PID
@@ -52,11 +78,13 @@ scenario() {
 		sed 's/^/# record: /' "$TMP/$name.log"
 		wait $pid
 		ktap_test_fail "$name" "daptrace record failed"
+		[ -z "$min_share" ] || ktap_test_fail "$name: probes drawn from mapped memory" "no run"
 		return 1
 	fi
 	wait $pid
 	if ! grep -q '^#probes,' "$rec"; then
 		ktap_test_fail "$name" "the record has no #probes rows"
+		[ -z "$min_share" ] || ktap_test_fail "$name: probes drawn from mapped memory" "no run"
 		return 1
 	fi
 	# shellcheck disable=SC2086
@@ -65,6 +93,7 @@ scenario() {
 	st=$?
 	grep -E '^(accuracy_|recall_est|recall_truth|hot_seen_m|# FAIL)' \
 		"$TMP/$name.score" | sed "s/^/# $name: /"
+	[ -z "$min_share" ] || accessed_share "$name" "$min_share"
 	if [ $st -ne 0 ]; then
 		[ $st -eq 1 ] || sed "s/^/# $name: /" "$TMP/$name.score"
 		# the windows furthest off, to see why
@@ -112,14 +141,15 @@ ktap_require_tools daptrace daptrace-workload daptrace-score
 [ "$(cat /sys/kernel/daptrace/probe_pages)" = 64 ] ||
 	ktap_exit_fail_msg "probe_pages is $(cat /sys/kernel/daptrace/probe_pages), not the default 64"
 mkdir -p "$TMP"
-ktap_set_plan 5
+ktap_set_plan 8
 
 # 24 s: the estimate is compared once its pool is whole (600 accessed probe
 # pages or 10 s: daptrace-score), and where the regions span much unmapped
 # memory (ASLR decides) a window holds only a few accessed probe pages.
-scenario high "-p hotcold -s 128M --hot-size 64M --warm-size 0 -d 24s" ""
+scenario high "-p hotcold -s 128M --hot-size 64M --warm-size 0 -d 24s" "" "" 0.3
 scenario low "-p blocks -s 128M -d 24s" "-s 100ms -a 100ms -r 10-10 --no-auto-intervals" 0.75
 scenario tlb_none "-p hotcold -s 128M --hot-size 64M --warm-size 0 -d 24s" "-t none"
+scenario sparse "-p hotcold -s 128M --hot-size 64M --warm-size 0 --gap 4G -d 24s" "" "" 0.3
 control low +0.4
 control high -0.4
 rm -rf "$TMP"

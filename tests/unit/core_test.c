@@ -1005,14 +1005,16 @@ TEST(merge_keeps_unobserved_apart)
  * unobserved only for a target none of whose checks can be observed.
  */
 /*
- * Probes: sorted, each inside its own region, none in an exited target's,
- * spread by size (a region of 9/10 of the bytes gets most of them).
+ * Probe candidates: DAPTRACE_PROBE_DRAWS per probe, each draw once, sorted,
+ * each inside its own region, none in an exited target's, spread by size
+ * (a region of 9/10 of the bytes gets most of them).
  */
 TEST(probes_pick)
 {
 	static const struct rgn a[] = { { 0, 100, 0 }, { 100, 1000, 0 } };
 	static const struct rgn b[] = { { 5000, 5010, 0 } };
-	struct daptrace_probe probes[DAPTRACE_MAX_PROBE_PAGES];
+	struct daptrace_probe probes[DAPTRACE_MAX_PROBE_DRAWS];
+	bool drawn[DAPTRACE_MAX_PROBE_DRAWS] = {};
 	struct daptrace_target *ta, *tb, *tc;
 	struct daptrace_ctx ctx;
 	unsigned int i, in_big = 0;
@@ -1026,9 +1028,10 @@ TEST(probes_pick)
 	tc = add_target(&ctx, 3, b, 1);
 	tc->exited = true;
 	tb = add_target(&ctx, 2, b, 1);
-	ASSERT_EQ(DAPTRACE_MAX_PROBE_PAGES,
+	ASSERT_EQ(DAPTRACE_MAX_PROBE_DRAWS,
 		  daptrace_probes_pick(&ctx, DAPTRACE_MAX_PROBE_PAGES + 5));
-	EXPECT_EQ(DAPTRACE_MAX_PROBE_PAGES, ctx.nr_probes);
+	EXPECT_EQ(DAPTRACE_MAX_PROBE_DRAWS, ctx.nr_probes);
+	EXPECT_EQ(DAPTRACE_MAX_PROBE_PAGES, ctx.probe_slots);
 	for (i = 0; i < ctx.nr_probes; i++) {
 		struct daptrace_probe *q = &probes[i];
 
@@ -1036,15 +1039,72 @@ TEST(probes_pick)
 		EXPECT_GE(q->addr, q->r->ar.start);
 		EXPECT_LT(q->addr, q->r->ar.end);
 		EXPECT_EQ(DAPTRACE_PROBE_OLD, q->seen);
+		ASSERT_LT(q->draw, DAPTRACE_MAX_PROBE_DRAWS);
+		EXPECT_FALSE(drawn[q->draw]);
+		drawn[q->draw] = true;
 		if (i)
 			EXPECT_TRUE((probes[i - 1].t == q->t &&
 				     probes[i - 1].addr <= q->addr) ||
 				    (probes[i - 1].t == ta && q->t == tb));
 		in_big += q->r->ar.start == 100;
 	}
-	/* 900 of 1010 units: expect 228 of 256, far from 128 or 256 */
-	EXPECT_GT(in_big, 200U);
-	EXPECT_LT(in_big, 250U);
+	/* 900 of 1010 units: expect 1825 of 2048 (sd 14), far from 1024 or 2048 */
+	EXPECT_GT(in_big, 1750U);
+	EXPECT_LT(in_big, 1900U);
+	ctx_fini(&ctx);
+}
+
+/*
+ * Selection: with the low half of the bytes unmapped, every probe kept is
+ * in the high half, at most one per probe (its first mapped draw), nearly
+ * every probe finds one (all eight draws unmapped: 1/256), and the kept ones
+ * spread over the mapped half as uniformly as draws do; the sorted order
+ * stays.  Nothing unmapped: each probe keeps its first draw.
+ */
+TEST(probes_select)
+{
+	static const struct rgn a[] = { { 0, 1000, 0 }, { 1000, 2000, 0 } };
+	struct daptrace_probe probes[64 * DAPTRACE_PROBE_DRAWS];
+	unsigned int i, n, w, kept = 0, upper = 0, picked = 0;
+	struct daptrace_ctx ctx;
+	struct prng p;
+
+	ctx_setup(&ctx, 1, &p, 5);
+	ctx.probes = probes;
+	add_target(&ctx, 1, a, 2);
+	for (w = 0; w < 100; w++) {
+		bool slot[64] = {};
+
+		ASSERT_EQ(ARRAY_SIZE(probes), daptrace_probes_pick(&ctx, 64));
+		for (i = 0; i < ctx.nr_probes; i++)
+			if (probes[i].addr < 1000)
+				probes[i].seen = DAPTRACE_PROBE_UNMAPPED;
+		n = daptrace_probes_select(&ctx);
+		ASSERT_EQ(n, ctx.nr_probes);
+		for (i = 0; i < ctx.nr_probes; i++) {
+			const struct daptrace_probe *q = &probes[i];
+
+			ASSERT_GE(q->addr, 1000U);
+			EXPECT_FALSE(slot[q->draw % 64]);
+			slot[q->draw % 64] = true;
+			if (i)
+				EXPECT_LE(probes[i - 1].addr, q->addr);
+			upper += q->addr >= 1500;
+		}
+		kept += ctx.nr_probes;
+	}
+	/* 6400 probes, 6375 expected (sd 5) */
+	EXPECT_GT(kept, 6350U);
+	EXPECT_LE(kept, 6400U);
+	/* half of those above 1500 (sd 39) */
+	EXPECT_GT(upper, kept / 2 - 150);
+	EXPECT_LT(upper, kept / 2 + 150);
+
+	daptrace_probes_pick(&ctx, 64);
+	ASSERT_EQ(64U, daptrace_probes_select(&ctx));
+	for (i = 0; i < 64; i++)
+		picked += probes[i].draw < 64;
+	EXPECT_EQ(64U, picked) TH_LOG("the first draws stay");
 	ctx_fini(&ctx);
 }
 
@@ -2521,7 +2581,7 @@ static double blocks_run(u64 seed, unsigned long goal_bp, unsigned long budget,
 		{ base, base + 128 * mib },
 		{ 0x7ffff0000000UL, 0x7ffff0021000UL },
 	};
-	struct daptrace_probe probes[64];
+	struct daptrace_probe probes[64 * DAPTRACE_PROBE_DRAWS];
 	unsigned long nb, ns, tp = 0, fn = 0;
 	struct daptrace_target *t;
 	struct daptrace_region *r;
@@ -2549,7 +2609,8 @@ static double blocks_run(u64 seed, unsigned long goal_bp, unsigned long budget,
 	for (w = 0; w < windows; w++) {
 		struct daptrace_probe_counts c = {};
 
-		daptrace_probes_pick(&ctx, ARRAY_SIZE(probes));
+		daptrace_probes_pick(&ctx, 64);
+		daptrace_probes_select(&ctx);
 		for (i = 0; i < ctx.nr_probes; i++)
 			probes[i].seen = BLOCK_HOT(probes[i].addr) ?
 					 DAPTRACE_PROBE_YOUNG : DAPTRACE_PROBE_OLD;

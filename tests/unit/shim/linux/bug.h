@@ -19,4 +19,7 @@
 	__warned;							\
 })
 
+/* As the kernel's: a true condition fails the build. */
+#define BUILD_BUG_ON(cond)	_Static_assert(!(cond), "BUILD_BUG_ON(" #cond ")")
+
 #endif

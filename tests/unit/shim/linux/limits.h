@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stdint.h>
 
+#define U8_MAX		UINT8_MAX
 #define U32_MAX		UINT32_MAX
 #define U64_MAX		UINT64_MAX
 
