@@ -25,6 +25,8 @@ case_args() {
 	blocks-coarse) echo "-p blocks -s 128M|-s 100ms -a 100ms -r 10-10 --no-auto-intervals" ;;
 	# TLB-blind regions: the probes must follow what they miss
 	tlb-none) echo "-p hotcold -s 512M --thp never|-t none" ;;
+	# a sparse target: a small hot set, a 16 GiB hole inside the span
+	sparse) echo "-p smallhot -s 1G --hot-size 8M --thp never --gap 16G|" ;;
 	*) return 1 ;;
 	esac
 }
@@ -60,9 +62,12 @@ for c in $CASES; do
 		ktap_test_fail "$c" "daptrace-score failed"
 		continue
 	fi
+	# accuracy_probes tp N fn N fp N tn N unobserved N pages N
 	echo "# BENCH case=$c probe_pages=$probes secs=$D" \
 		"$(grep -E '^(accuracy_|recall_est|recall_truth|regions_)' "$TMP/$c.score" |
-		   grep -v '^accuracy_probes ' | tr ' ' '=' | tr '\n' ' ')"
+		   grep -v '^accuracy_probes ' | tr ' ' '=' | tr '\n' ' ')" \
+		"$(awk '$1 == "accuracy_probes" {
+			printf "probes_accessed=%d probes_all=%d", $3 + $5, $13 }' "$TMP/$c.score")"
 	ktap_test_pass "$c"
 done
 ktap_finished

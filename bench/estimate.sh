@@ -10,7 +10,7 @@
 #
 #   bench/estimate.sh [--rounds N] [--out FILE] [--lock FILE]
 #                     [--kernels "5.10 newest"] [--secs D]
-#                     [--cases "hotcold moving smallhot blocks-coarse tlb-none"]
+#                     [--cases "hotcold moving smallhot blocks-coarse tlb-none sparse"]
 #
 # --secs: each case's length (the estimate is compared once its pool is
 # whole: 600 accessed probe pages, or 10 s).
@@ -20,10 +20,10 @@ set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bench/lib.sh
 . "$TOP/bench/lib.sh"
-SERIES="5.10 newest" SECS=30 CASES="hotcold moving smallhot blocks-coarse tlb-none"
+SERIES="5.10 newest" SECS=30 CASES="hotcold moving smallhot blocks-coarse tlb-none sparse"
 BENCH_OPTS="kernels=SERIES secs=SECS cases=CASES"
 bench_parse_opts bench/estimate.sh "$@"
-bench_words bench/estimate.sh --cases case "hotcold moving smallhot blocks-coarse tlb-none" "$CASES"
+bench_words bench/estimate.sh --cases case "hotcold moving smallhot blocks-coarse tlb-none sparse" "$CASES"
 [[ $SECS =~ ^[1-9][0-9]*$ ]] ||
 	{ echo "bench/estimate.sh: --secs: not a positive integer: '$SECS'" >&2; exit 2; }
 for s in $SERIES; do
@@ -57,7 +57,8 @@ done
 	echo "after the other, $SECS s each, probe_pages 64 (the default), the record's other"
 	echo "settings the CLI's defaults (5 ms / 100 ms, 10-1000 regions) but for"
 	echo "blocks-coarse (-s 100ms -a 100ms -r 10-10: one check a window, a truth near 0.5)"
-	echo "and tlb-none (-t none); daptrace-score pools the estimate as the CLI does and"
+	echo "and tlb-none (-t none); sparse: the small hot set with a 16 GiB hole inside the"
+	echo "span the regions cover.  daptrace-score pools the estimate as the CLI does and"
 	echo "compares it with the true recall of the same windows, once a pool is whole."
 	echo "Medians over the rounds of each run's figures."
 	echo
