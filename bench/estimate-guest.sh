@@ -56,6 +56,8 @@ for c in $CASES; do
 		continue
 	fi
 	wait $pid
+	# the run's cost, kept after "off" (reset by the next "on")
+	cost="probe_us=$(cat /sys/kernel/daptrace/probe_us) worker_cpu_us=$(cat /sys/kernel/daptrace/worker_cpu_us)"
 	# no bounds here: the figures are the result (selftests bound them)
 	if ! daptrace-score --truth "$truth" --record "$rec" > "$TMP/$c.score" 2>&1; then
 		sed "s/^/# $c: /" "$TMP/$c.score"
@@ -63,7 +65,7 @@ for c in $CASES; do
 		continue
 	fi
 	# accuracy_probes tp N fn N fp N tn N unobserved N pages N
-	echo "# BENCH case=$c probe_pages=$probes secs=$D" \
+	echo "# BENCH case=$c probe_pages=$probes secs=$D $cost" \
 		"$(grep -E '^(accuracy_|recall_est|recall_truth|regions_)' "$TMP/$c.score" |
 		   grep -v '^accuracy_probes ' | tr ' ' '=' | tr '\n' ' ')" \
 		"$(awk '$1 == "accuracy_probes" {

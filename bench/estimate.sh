@@ -60,7 +60,8 @@ done
 	echo "and tlb-none (-t none); sparse: the small hot set with a 16 GiB hole inside the"
 	echo "span the regions cover.  daptrace-score pools the estimate as the CLI does and"
 	echo "compares it with the true recall of the same windows, once a pool is whole."
-	echo "Medians over the rounds of each run's figures."
+	echo "Medians over the rounds of each run's figures.  The probes' cost: the module's"
+	echo "probe_us (wall time of the probe work) over worker_cpu_us, of the same run."
 	echo
 	python3 "$TOP/bench/estimate-report.py" "$ROWS" probes
 } > "$OUT"

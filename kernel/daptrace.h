@@ -33,6 +33,11 @@ struct task_struct;
  * @nr_missed:		Snapshots overwritten in the ring before any reader
  *			read them, since the last "on".
  * @worker_cpu_ns:	CPU time of the worker thread since the last "on".
+ * @probe_ns:		Time the worker spent on the accuracy probes (drawing,
+ *			clearing, reading, counting them) since the last
+ *			"on": wall time of that work, preemption in it
+ *			included, so at least its CPU time.  A part of
+ *			@worker_cpu_ns, the cost the probes add.
  * @nr_regions:		Regions of all targets after the last aggregation.
  * @nr_late:		Sampling deadlines the worker could not keep (work
  *			took longer than the sampling interval).
@@ -48,6 +53,7 @@ struct daptrace_counters {
 	u64 nr_snapshots;
 	u64 nr_missed;
 	u64 worker_cpu_ns;
+	u64 probe_ns;
 	u64 nr_late;
 	u64 nr_busy;
 	unsigned int nr_regions;

@@ -753,10 +753,14 @@ static ssize_t nr_regions_show(struct kobject *kobj, struct kobj_attribute *attr
 	return sysfs_emit(buf, "%u\n", READ_ONCE(kobj_mon(kobj)->cnt.nr_regions));
 }
 
-/* A 64-bit counter of struct daptrace_counters, located by its offset. */
+/*
+ * A 64-bit counter of struct daptrace_counters, located by its offset, shown
+ * divided by @unit (times are kept in ns and shown in us).
+ */
 struct daptrace_counter_attr {
 	struct kobj_attribute kattr;
 	size_t offset;
+	u32 unit;
 };
 
 static ssize_t counter_show(struct kobject *kobj, struct kobj_attribute *kattr,
@@ -766,28 +770,23 @@ static ssize_t counter_show(struct kobject *kobj, struct kobj_attribute *kattr,
 		container_of(kattr, struct daptrace_counter_attr, kattr);
 	u64 *cnt = (u64 *)((char *)&kobj_mon(kobj)->cnt + a->offset);
 
-	return sysfs_emit(buf, "%llu\n", READ_ONCE(*cnt));
+	return sysfs_emit(buf, "%llu\n", div_u64(READ_ONCE(*cnt), a->unit));
 }
 
-#define DAPTRACE_COUNTER_ATTR(_var, file, _field)			\
+#define DAPTRACE_COUNTER_ATTR(_var, file, _field, _unit)		\
 	static struct daptrace_counter_attr _var = {			\
 		.kattr = __ATTR(file, 0400, counter_show, NULL),	\
 		.offset = offsetof(struct daptrace_counters, _field),	\
+		.unit = _unit,						\
 	}
 
-DAPTRACE_COUNTER_ATTR(nr_samples_attr, nr_samples, nr_samples);
-DAPTRACE_COUNTER_ATTR(nr_samples_late_attr, nr_samples_late, nr_late);
-DAPTRACE_COUNTER_ATTR(nr_samples_busy_attr, nr_samples_busy, nr_busy);
-DAPTRACE_COUNTER_ATTR(nr_snapshots_attr, nr_snapshots, nr_snapshots);
-DAPTRACE_COUNTER_ATTR(nr_snapshots_missed_attr, nr_snapshots_missed, nr_missed);
-
-static ssize_t worker_cpu_us_show(struct kobject *kobj,
-				  struct kobj_attribute *attr, char *buf)
-{
-	u64 ns = READ_ONCE(kobj_mon(kobj)->cnt.worker_cpu_ns);
-
-	return sysfs_emit(buf, "%llu\n", div_u64(ns, NSEC_PER_USEC));
-}
+DAPTRACE_COUNTER_ATTR(nr_samples_attr, nr_samples, nr_samples, 1);
+DAPTRACE_COUNTER_ATTR(nr_samples_late_attr, nr_samples_late, nr_late, 1);
+DAPTRACE_COUNTER_ATTR(nr_samples_busy_attr, nr_samples_busy, nr_busy, 1);
+DAPTRACE_COUNTER_ATTR(nr_snapshots_attr, nr_snapshots, nr_snapshots, 1);
+DAPTRACE_COUNTER_ATTR(nr_snapshots_missed_attr, nr_snapshots_missed, nr_missed, 1);
+DAPTRACE_COUNTER_ATTR(worker_cpu_us_attr, worker_cpu_us, worker_cpu_ns, NSEC_PER_USEC);
+DAPTRACE_COUNTER_ATTR(probe_us_attr, probe_us, probe_ns, NSEC_PER_USEC);
 
 /* --- the kernel series built for (Kbuild; compat.h) -------------------- */
 
@@ -938,8 +937,6 @@ static struct kobj_attribute target_status_attr =
 static struct kobj_attribute nr_targets_attr =
 	__ATTR(nr_targets, 0400, nr_targets_show, NULL);
 static struct kobj_attribute nr_regions_attr = __ATTR(nr_regions, 0400, nr_regions_show, NULL);
-static struct kobj_attribute worker_cpu_us_attr =
-	__ATTR(worker_cpu_us, 0400, worker_cpu_us_show, NULL);
 static struct kobj_attribute snapshot_seq_attr =
 	__ATTR(snapshot_seq, 0400, snapshot_seq_show, NULL);
 static struct kobj_attribute snapshot_attr = __ATTR(snapshot, 0400, snapshot_show, NULL);
@@ -978,7 +975,8 @@ static struct attribute *daptrace_attrs[] = {
 	&nr_samples_busy_attr.kattr.attr,
 	&nr_snapshots_attr.kattr.attr,
 	&nr_snapshots_missed_attr.kattr.attr,
-	&worker_cpu_us_attr.attr,
+	&worker_cpu_us_attr.kattr.attr,
+	&probe_us_attr.kattr.attr,
 	&snapshot_seq_attr.attr,
 	&snapshot_attr.attr,
 	&kernel_series_attr.attr,

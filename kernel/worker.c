@@ -213,6 +213,12 @@ static void worker_publish(struct daptrace_mon *mon, struct worker_clock *clk,
 	memset(&clk->probes, 0, sizeof(clk->probes));
 }
 
+/* Add the probe work that began at @t0 to the counter (probe_us). */
+static void worker_probe_time(struct daptrace_mon *mon, u64 t0)
+{
+	WRITE_ONCE(mon->cnt.probe_ns, mon->cnt.probe_ns + ktime_get_ns() - t0);
+}
+
 /*
  * The accuracy probes of the window that starts (daptrace_probes_pick() and
  * daptrace_probes_select(), and the vaddr operations for how their clears
@@ -225,17 +231,20 @@ static void worker_publish(struct daptrace_mon *mon, struct worker_clock *clk,
 static void worker_probe_start(struct daptrace_mon *mon)
 {
 	enum daptrace_tlb_policy tlb = mon->tlb;
+	u64 t0;
 
 	if (tlb == DAPTRACE_TLB_NONE)
 		tlb = daptrace_tlb_policy_supported(DAPTRACE_TLB_MM) ?
 		      DAPTRACE_TLB_MM : DAPTRACE_TLB_ROUND;
-	if (!daptrace_tlb_policy_supported(tlb))
+	if (!daptrace_tlb_policy_supported(tlb) || !mon->probe_pages)
 		return;
-	if (!daptrace_probes_pick(&mon->ctx, mon->probe_pages))
-		return;
-	mon->ops->probe_map(&mon->ctx);
-	if (daptrace_probes_select(&mon->ctx))
-		mon->ops->probe_prepare(&mon->ctx, tlb);
+	t0 = ktime_get_ns();
+	if (daptrace_probes_pick(&mon->ctx, mon->probe_pages)) {
+		mon->ops->probe_map(&mon->ctx);
+		if (daptrace_probes_select(&mon->ctx))
+			mon->ops->probe_prepare(&mon->ctx, tlb);
+	}
+	worker_probe_time(mon, t0);
 }
 
 /*
@@ -246,12 +255,15 @@ static void worker_probe_start(struct daptrace_mon *mon)
 static void worker_probe_end(struct daptrace_mon *mon, struct worker_clock *clk)
 {
 	struct daptrace_ctx *ctx = &mon->ctx;
+	u64 t0;
 
 	if (!ctx->nr_probes)
 		return;
+	t0 = ktime_get_ns();
 	mon->ops->probe_check(ctx);
 	daptrace_probes_account(ctx, clk->window_samples, &clk->probes);
 	ctx->nr_probes = 0;
+	worker_probe_time(mon, t0);
 }
 
 /*

@@ -93,6 +93,7 @@ TEST_F(attrs, defaults_after_load)
 		{ "nr_samples_late", "0" }, { "nr_samples_busy", "0" },
 		{ "nr_snapshots", "0" },
 		{ "nr_snapshots_missed", "0" }, { "worker_cpu_us", "0" },
+		{ "probe_us", "0" },
 		{ "snapshot_seq", "0" }, { "snapshot", "none" },
 	};
 	char buf[256], path[256];
@@ -505,7 +506,7 @@ TEST_F(attrs, read_only_files_refuse_open_for_write)
 		"nr_samples_late",
 		"nr_samples_busy",
 		"nr_snapshots", "nr_snapshots_missed", "worker_cpu_us",
-		"snapshot_seq", "snapshot", "snapshots", "kernel_series",
+		"probe_us", "snapshot_seq", "snapshot", "snapshots", "kernel_series",
 		"kernel_series_verified",
 	};
 	char path[256];

@@ -178,7 +178,7 @@ TEST_F(state, config_writes_while_on_fail_ebusy_unchanged)
 
 TEST_F_TIMEOUT(state, counters_move_while_on, 60)
 {
-	long long samples, snaps, cpu, regions, seq0, seq, late;
+	long long samples, snaps, cpu, regions, seq0, seq, late, probe;
 	double t0;
 
 	add_child(_metadata, self, 64);
@@ -193,12 +193,14 @@ TEST_F_TIMEOUT(state, counters_move_while_on, 60)
 	regions = dt_read_ll("nr_regions");
 	seq = dt_read_ll("snapshot_seq");
 	late = dt_read_ll("nr_samples_late");
+	probe = dt_read_ll("probe_us");
 	TH_LOG("after %.0f ms: nr_samples %lld nr_snapshots %lld worker_cpu_us %lld "
-	       "nr_regions %lld nr_samples_late %lld snapshot_seq %lld -> %lld",
-	       dt_now_ms() - t0, samples, snaps, cpu, regions, late, seq0, seq);
+	       "probe_us %lld nr_regions %lld nr_samples_late %lld snapshot_seq %lld -> %lld",
+	       dt_now_ms() - t0, samples, snaps, cpu, probe, regions, late, seq0, seq);
 	EXPECT_LE(5, snaps) TH_LOG("5 snapshots of 100 ms within 20 s");
 	EXPECT_LE(snaps, samples) TH_LOG("every window has a sample");
 	EXPECT_LT(0, cpu) TH_LOG("the worker used CPU time");
+	EXPECT_LT(0, probe) TH_LOG("the accuracy probes (probe_pages 64) took time");
 	EXPECT_LE((long long)DT_DEF_MIN_NR_REGIONS, regions)
 		TH_LOG("nr_regions within [min_nr_regions, max_nr_regions]");
 	EXPECT_GE((long long)DT_DEF_MAX_NR_REGIONS, regions);
@@ -219,6 +221,18 @@ TEST_F_TIMEOUT(state, counters_move_while_on, 60)
 	ASSERT_EQ(0, dt_write("state", "on"));
 	EXPECT_GT(samples, dt_read_ll("nr_samples")) TH_LOG("reset by on");
 	EXPECT_GT(snaps, dt_read_ll("nr_snapshots")) TH_LOG("reset by on");
+
+	/* Without probes, probe_us stays 0 while the worker works. */
+	ASSERT_EQ(0, dt_write("state", "off"));
+	ASSERT_EQ(0, dt_write("probe_pages", "0"));
+	ASSERT_EQ(0, dt_write("state", "on"));
+	t0 = dt_now_ms();
+	while (dt_read_ll("nr_snapshots") < 3 && dt_now_ms() - t0 < 20000)
+		dt_sleep_ms(50);
+	EXPECT_LE(3, dt_read_ll("nr_snapshots"));
+	EXPECT_EQ(0, dt_read_ll("probe_us")) TH_LOG("no probes, no probe time");
+	ASSERT_EQ(0, dt_write("state", "off"));
+	EXPECT_EQ(0, dt_write("probe_pages", "64"));
 }
 
 /* One target exits: reported as exited, the others go on. */

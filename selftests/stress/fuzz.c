@@ -874,7 +874,7 @@ static void check_final_values(struct __test_metadata *_metadata)
 		TH_LOG("state \"%s\"", buf);
 	for (i = 0; files[i][0] && i < nr_files; i++) {
 		if (!strncmp(files[i], "nr_", 3) || !strcmp(files[i], "worker_cpu_us") ||
-		    !strcmp(files[i], "snapshot_seq"))
+		    !strcmp(files[i], "probe_us") || !strcmp(files[i], "snapshot_seq"))
 			EXPECT_LE(0, dt_read_ll(files[i])) TH_LOG("%s", files[i]);
 	}
 	/* target and target_status agree line by line, no duplicates */
