@@ -21,7 +21,6 @@
 #include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/slab.h>
-#include <linux/sort.h>
 #include <linux/string.h>
 #include <linux/types.h>
 #include <linux/daptrace.h>
@@ -1661,12 +1660,54 @@ bool daptrace_tune_intervals(struct daptrace_ctx *ctx, unsigned int nr_samples,
 	return true;
 }
 
-/* sort() order of probe candidates: by position (in units, then address). */
-static int daptrace_probe_cmp(const void *a, const void *b)
-{
-	const struct daptrace_probe *pa = a, *pb = b;
+/*
+ * Candidates are sorted with a counting pass on the top bits of their
+ * position (into this many buckets, in place) and an insertion sort within
+ * the buckets.  Uniform draws leave a few per bucket, so the cost is linear:
+ * sort()'s m log m indirect comparisons of 512 candidates cost more than all
+ * the probes' page walks of a window (measured under the emulator, with
+ * probe_us, at 0.5 ms a window).
+ */
+#define DAPTRACE_PROBE_BUCKETS	128
 
-	return pa->addr < pb->addr ? -1 : pa->addr > pb->addr;
+/* Sort @pr[0..@m) by @addr, each a position in [0, @total). */
+static void daptrace_probes_sort(struct daptrace_probe *pr, unsigned int m,
+				 u64 total)
+{
+	u16 next[DAPTRACE_PROBE_BUCKETS], end[DAPTRACE_PROBE_BUCKETS];
+	unsigned int shift = 0, b, c, i, j;
+	struct daptrace_probe tmp;
+
+	BUILD_BUG_ON(DAPTRACE_MAX_PROBE_DRAWS > U16_MAX);
+	while ((total - 1) >> shift >= DAPTRACE_PROBE_BUCKETS)
+		shift++;
+	memset(end, 0, sizeof(end));
+	for (i = 0; i < m; i++)
+		end[pr[i].addr >> shift]++;
+	for (b = 0, i = 0; b < DAPTRACE_PROBE_BUCKETS; b++) {
+		next[b] = i;
+		i += end[b];
+		end[b] = i;
+	}
+	/* Each swap puts one candidate into its bucket for good. */
+	for (b = 0; b < DAPTRACE_PROBE_BUCKETS; b++) {
+		while (next[b] < end[b]) {
+			c = pr[next[b]].addr >> shift;
+			if (c == b) {
+				next[b]++;
+				continue;
+			}
+			tmp = pr[next[c]];
+			pr[next[c]++] = pr[next[b]];
+			pr[next[b]] = tmp;
+		}
+	}
+	for (i = 1; i < m; i++) {
+		tmp = pr[i];
+		for (j = i; j > 0 && pr[j - 1].addr > tmp.addr; j--)
+			pr[j] = pr[j - 1];
+		pr[j] = tmp;
+	}
 }
 
 /**
@@ -1714,7 +1755,7 @@ unsigned int daptrace_probes_pick(struct daptrace_ctx *ctx, unsigned int n)
 		pr[i].addr = daptrace_rand_below(ctx, total);
 		pr[i].draw = i;
 	}
-	sort(pr, m, sizeof(*pr), daptrace_probe_cmp, NULL);
+	daptrace_probes_sort(pr, m, total);
 	i = 0;
 	daptrace_for_each_target(t, ctx) {
 		if (t->exited)

@@ -1055,6 +1055,45 @@ TEST(probes_pick)
 }
 
 /*
+ * The candidates' sort on spans from one unit to 2^50: sorted, inside their
+ * regions, over both regions of a span whose top bits alone tell them apart.
+ */
+TEST(probes_pick_sorts_any_span)
+{
+	static const struct rgn one[] = { { 7, 8, 0 } };
+	static const struct rgn wide[] = { { 0, 1UL << 50, 0 },
+					   { 1UL << 50, (1UL << 50) + 1000, 0 } };
+	struct daptrace_probe probes[64 * DAPTRACE_PROBE_DRAWS];
+	struct daptrace_ctx ctx;
+	unsigned int i, low = 0;
+	struct prng p;
+
+	ctx_setup(&ctx, 1, &p, 9);
+	ctx.probes = probes;
+	add_target(&ctx, 1, one, 1);
+	ASSERT_EQ(ARRAY_SIZE(probes), daptrace_probes_pick(&ctx, 64));
+	for (i = 0; i < ctx.nr_probes; i++)
+		EXPECT_EQ(7UL, probes[i].addr);
+	ctx_fini(&ctx);
+
+	ctx_setup(&ctx, 1, &p, 10);
+	ctx.probes = probes;
+	add_target(&ctx, 1, wide, 2);
+	ASSERT_EQ(ARRAY_SIZE(probes), daptrace_probes_pick(&ctx, 64));
+	for (i = 0; i < ctx.nr_probes; i++) {
+		EXPECT_GE(probes[i].addr, probes[i].r->ar.start);
+		EXPECT_LT(probes[i].addr, probes[i].r->ar.end);
+		if (i)
+			EXPECT_LE(probes[i - 1].addr, probes[i].addr);
+		low += probes[i].addr < (1UL << 49);
+	}
+	/* half below 2^49 (sd 11) */
+	EXPECT_GT(low, 200U);
+	EXPECT_LT(low, 312U);
+	ctx_fini(&ctx);
+}
+
+/*
  * Selection: with the low half of the bytes unmapped, every probe kept is
  * in the high half, at most one per probe (its first mapped draw), nearly
  * every probe finds one (all eight draws unmapped: 1/256), and the kept ones

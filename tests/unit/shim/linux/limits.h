@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #define U8_MAX		UINT8_MAX
+#define U16_MAX		UINT16_MAX
 #define U32_MAX		UINT32_MAX
 #define U64_MAX		UINT64_MAX
 
