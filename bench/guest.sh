@@ -75,7 +75,7 @@ run() {
 	fi
 	wpid=$WL_PID
 	t0=$(cut -d' ' -f1 /proc/uptime)
-	cpu=0
+	cpu=0 probe=
 	case $mon${BARE:+-bare} in
 	none | none-bare)
 		wait $wpid
@@ -87,7 +87,7 @@ run() {
 		echo "$wpid" > $DT/target
 		echo on > $DT/state
 		wait "$wpid"
-		cpu=$(($(cat $DT/worker_cpu_us) * 1000))
+		cpu=$(($(cat $DT/worker_cpu_us) * 1000)) probe=$(cat $DT/probe_us)
 		echo off > $DT/state 2>/dev/null
 		;;
 	damon-bare)
@@ -109,8 +109,9 @@ run() {
 		rpid=$!
 		wait $wpid
 		wait $rpid || { sed 's/^/# record: /' "$TMP/rec.log"; FAILS=$((FAILS + 1)); }
-		# The worker's sum_exec_runtime, kept after "off" until the next "on".
-		cpu=$(($(cat $DT/worker_cpu_us) * 1000))
+		# The worker's sum_exec_runtime and the probes' part (probe_us),
+		# kept after "off" until the next "on".
+		cpu=$(($(cat $DT/worker_cpu_us) * 1000)) probe=$(cat $DT/probe_us)
 		;;
 	damon)
 		damon_setup $wpid "$sample" "$aggr" $((aggr * 10)) 10 1000
@@ -146,6 +147,7 @@ run() {
 	line="round=$round monitor=$mon setting=$setting tlb=$tlb wl=$(echo "$*" | tr ' ' '_')"
 	line="$line wall_ms=$wall_ms cpu_ms=$((cpu / 1000000)) touched=$touched"
 	line="$line probe_pages=$(cat $DT/probe_pages)"
+	[ -z "$probe" ] || line="$line probe_us=$probe"
 	if [ "$mon" != none ] && [ -z "$BARE" ]; then
 		# Samples taken: DAMON's windows hold aggr/sample each however
 		# long they stretch, daptrace's fewer if the worker ran late.
