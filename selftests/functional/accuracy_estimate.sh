@@ -144,8 +144,8 @@ mkdir -p "$TMP"
 ktap_set_plan 8
 
 # 24 s: the estimate is compared once its pool is whole (600 accessed probe
-# pages or 10 s: daptrace-score), and where the regions span much unmapped
-# memory (ASLR decides) a window holds only a few accessed probe pages.
+# pages or 10 s: daptrace-score); in the sparse case most draws land in the
+# hole, windows hold ~13 probes, and the pools take the full 10 s.
 scenario high "-p hotcold -s 128M --hot-size 64M --warm-size 0 -d 24s" "" "" 0.3
 scenario low "-p blocks -s 128M -d 24s" "-s 100ms -a 100ms -r 10-10 --no-auto-intervals" 0.75
 scenario tlb_none "-p hotcold -s 128M --hot-size 64M --warm-size 0 -d 24s" "-t none"
