@@ -11,8 +11,9 @@
 #  - with a goal of 90 %: the module must add samples per window (a shorter
 #    sampling interval in the same 100 ms window) by itself, and the
 #    estimated recall of the last 8 s of a 40 s run must be at the goal or
-#    0.15 above that of its first second, and 0.15 above the recall of the
-#    run without the goal over the last 8 s of its run.
+#    0.15 above that of the windows before its first decision, and 0.15
+#    above the recall of the run without the goal over the last 8 s of its
+#    run.
 # Before the recall goal tuned the samples per window it only raised the
 # budget (10 to 164 in 40 s) and the recall stayed near 0.5: the last two
 # checks then fail.  The run without the goal comes first: a run that
@@ -74,6 +75,20 @@ buckets() {
 	sed "s/^/# $1: /" "$TMP/$1.buckets"
 }
 
+# untuned NAME: the pooled estimated recall of the windows taken before the
+# first change of the sampling interval, the run's state before any tuning.
+# Not the first second: with probes drawn from mapped memory a pool fills in
+# the first 5 windows, and two decisions (S 1 -> 2 -> 4) can fall in the
+# first second, which then reads half tuned.
+untuned() {
+	awk -F, '
+	$1 == "#probes" { tp[$2] = $4; fn[$2] = $5 }
+	$1 == "#snap" { if (s0 == "") s0 = $9
+		if ($9 != s0) exit
+		if ($2 in tp) { TP += tp[$2]; FN += fn[$2] } }
+	END { if (TP + FN) printf "%.3f", TP / (TP + FN); else print -1 }' "$TMP/$1.csv"
+}
+
 # late NAME FIRST LAST FIELD: over buckets FIRST..LAST, the pooled recall
 # (FIELD recall), the shortest sampling interval (sample_us), or the
 # largest value of FIELD (regions, samples, aggr, sample_max).
@@ -102,21 +117,21 @@ if ! run none 0 24 || ! run goal "$GOAL" 40; then
 fi
 buckets none
 buckets goal
-# The last 8 whole seconds of each run, the partial one left out; the
-# first second of the goal's run: at most one decision (5 windows) in.
+# The last 8 whole seconds of each run, the partial one left out; the goal's
+# run before its first decision.
 nn=$(wc -l < "$TMP/none.buckets")
 ng=$(wc -l < "$TMP/goal.buckets")
 none_sample_lo=$(late none 0 $((nn - 1)) sample_us)
 none_sample_hi=$(late none 0 $((nn - 1)) sample_max)
 none_regions=$(late none 0 $((nn - 1)) regions)
 none_rec=$(late none $((nn - 9)) $((nn - 2)) recall)
-first=$(late goal 0 0 recall)
+first=$(untuned goal)
 goal_samples=$(late goal $((ng - 9)) $((ng - 2)) samples)
 goal_sample_lo=$(late goal $((ng - 9)) $((ng - 2)) sample_us)
 goal_aggr=$(late goal 0 $((ng - 1)) aggr)
 goal_rec=$(late goal $((ng - 9)) $((ng - 2)) recall)
 echo "# without the goal: sample_us $none_sample_lo-$none_sample_hi, regions at most $none_regions, recall of the last 8 s $none_rec"
-echo "# with the goal: recall $first in the first second, $goal_rec in the last 8 s with sample_us down to $goal_sample_lo and up to $goal_samples samples per window (aggr_us at most $goal_aggr)"
+echo "# with the goal: recall $first before the first decision, $goal_rec in the last 8 s with sample_us down to $goal_sample_lo and up to $goal_samples samples per window (aggr_us at most $goal_aggr)"
 
 if [ "$nn" -ge 20 ] && [ "$none_sample_lo" -eq 100000 ] &&
 	[ "$none_sample_hi" -eq 100000 ] && [ "$none_regions" -le 10 ]; then
