@@ -711,39 +711,37 @@ DAPTRACE_SETTING_ATTR(tracepoint_attr, tracepoint, bool_ops, struct daptrace_mon
  * Accuracy probes per window, 0..DAPTRACE_MAX_PROBE_PAGES (0: none).  Set
  * while monitoring is off (-EBUSY while on), like tlb_flush.
  */
-static ssize_t probe_pages_show(struct kobject *kobj, struct kobj_attribute *attr,
-				char *buf)
+static ssize_t probe_pages_show(struct daptrace_mon *mon,
+				const struct daptrace_setting_attr *a, char *buf)
 {
-	return sysfs_emit(buf, "%u\n", READ_ONCE(kobj_mon(kobj)->probe_pages));
+	return sysfs_emit(buf, "%u\n", READ_ONCE(mon->probe_pages));
 }
 
-static ssize_t probe_pages_store(struct kobject *kobj, struct kobj_attribute *attr,
-				 const char *buf, size_t count)
+/* As the other numbers: -ERANGE past ULONG_MAX, -EINVAL past the cap. */
+static int probe_pages_parse(const char *buf, unsigned long *val)
 {
-	struct daptrace_mon *mon = kobj_mon(kobj);
-	unsigned long val;
-	int err;
+	int err = kstrtoul(buf, 10, val);
 
-	if (!capable(CAP_SYS_ADMIN))
-		return -EPERM;
-	/* As the other numbers: -ERANGE past ULONG_MAX, -EINVAL past the cap. */
-	err = kstrtoul(buf, 10, &val);
 	if (err)
 		return err;
-	if (val > DAPTRACE_MAX_PROBE_PAGES)
-		return -EINVAL;
-
-	mutex_lock(&mon->lock);
-	if (daptrace_running(mon))
-		err = -EBUSY;
-	else
-		WRITE_ONCE(mon->probe_pages, val);
-	mutex_unlock(&mon->lock);
-	return err ?: count;
+	return *val > DAPTRACE_MAX_PROBE_PAGES ? -EINVAL : 0;
 }
 
-static struct kobj_attribute probe_pages_attr =
-	__ATTR(probe_pages, 0600, probe_pages_show, probe_pages_store);
+static int probe_pages_apply(struct daptrace_mon *mon,
+			     const struct daptrace_setting_attr *a, unsigned long val)
+{
+	WRITE_ONCE(mon->probe_pages, val);
+	return 0;
+}
+
+static const struct daptrace_setting_ops probe_pages_ops = {
+	.show = probe_pages_show,
+	.parse = probe_pages_parse,
+	.apply = probe_pages_apply,
+};
+
+DAPTRACE_SETTING_ATTR(probe_pages_attr, probe_pages, probe_pages_ops, struct daptrace_mon,
+		      probe_pages);
 
 /* --- counters (lockless: written only by the worker) ------------------ */
 
@@ -968,7 +966,7 @@ static struct attribute *daptrace_attrs[] = {
 	&tlb_flush_attr.kattr.attr,
 	&phys_addr_attr.kattr.attr,
 	&tracepoint_attr.kattr.attr,
-	&probe_pages_attr.attr,
+	&probe_pages_attr.kattr.attr,
 	&nr_regions_attr.attr,
 	&nr_samples_attr.kattr.attr,
 	&nr_samples_late_attr.kattr.attr,
