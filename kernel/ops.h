@@ -102,9 +102,10 @@ struct daptrace_sample_stats {
  *			look at keeps its candidates.
  * @probe_prepare:	At the start of a window, after
  *			daptrace_probes_select() and before the prepare pass:
- *			clear the accessed bits of &daptrace_ctx.probes and
- *			flush by the policy given (never "none"); mark the
- *			probes it cannot clear unobserved.  Until
+ *			clear the accessed bits of &daptrace_ctx.probes, to
+ *			be flushed by the policy given (never "none") at the
+ *			latest by the @sample pass that follows at once; mark
+ *			the probes it cannot clear unobserved.  Until
  *			@probe_check, every clear @sample makes hands what it
  *			erased to the probes it covers.
  * @probe_check:	At the end of the window, after its last check: read

@@ -109,6 +109,11 @@ MODULE_PARM_DESC(placement,
  * @probe_nr:	&daptrace_ctx.probes[@probe_first, + @probe_nr), sorted by
  *		address (daptrace_va_probe_prepare()); @probe_nr is 0 outside
  *		a window's probing.
+ * @probe_flush: The TLB policy by which the probes' clears in it are still
+ *		to be flushed (DAPTRACE_TLB_NONE: none owed).  The probes'
+ *		prepare leaves its flush to the prepare pass that follows it
+ *		at once (daptrace_va_sample()): where that pass clears bits
+ *		and flushes by the same policy, one flush serves both.
  *
  * Touched only by the worker, and by the sysfs writer before the target
  * is listed or after the worker stopped (monitor lock).
@@ -130,6 +135,7 @@ struct daptrace_va_target {
 	u64 allowed_exec_id;
 	unsigned int probe_first;
 	unsigned int probe_nr;
+	enum daptrace_tlb_policy probe_flush;
 };
 
 /*
@@ -816,10 +822,15 @@ static bool daptrace_va_unobservable(struct daptrace_target *t,
  * tlb_flush=none, it is what the probes are meant to measure), so after
  * the probe clears (whether or not they found a bit set: see
  * daptrace_va_probe_prepare_target()) the target's TLB entries are flushed
- * by the policy given
- * (the worker passes mm or round whatever tlb_flush says, see worker.c),
- * before the prepare pass.  Its clears then follow without a flush if
- * tlb_flush=none, and translations cached again in between stay as blind
+ * by the policy given (the worker passes mm or round whatever tlb_flush
+ * says, see worker.c).  Under the policy of the prepare pass that follows
+ * at once, the flush that pass makes after its own clears in the target
+ * serves the probes too (one flush a window fewer; the probes' clears wait
+ * for it as long as the pass takes over the target's regions, as the
+ * regions' first clears do); where that pass clears nothing there, the
+ * probes' flush follows it (daptrace_va_sample()).  Under another policy
+ * (tlb_flush=none) it comes before the pass, so the pass's clears follow
+ * without a flush, and translations cached again in between stay as blind
  * as before: the one flush per window changes little of what is measured.
  * A bit one of rule 1's prepares cleared without a flush can hide later
  * accesses to the probe, but the probe is then already marked accessed.
@@ -932,9 +943,9 @@ static void daptrace_va_probe_map(struct daptrace_ctx *ctx)
 }
 
 /*
- * Clear the bits of @t's probes [@first, @first + @nr); see above.  The
- * flush follows whenever a probe was walked, not only when a bit was found
- * set: a bit found clear may have been cleared without a flush (by our own
+ * Clear the bits of @t's probes [@first, @first + @nr); see above.  A
+ * flush is owed (@probe_flush) whenever a probe was walked, not only when a
+ * bit was found set: a bit found clear may have been cleared without a flush (by our own
  * prepares under tlb_flush=none, or by MGLRU's aging walk, which does not
  * flush either) while a translation with it set is still cached, and then
  * the probe would be as blind as the regions it is meant to judge.  (The
@@ -945,8 +956,7 @@ static void daptrace_va_probe_map(struct daptrace_ctx *ctx)
 static void daptrace_va_probe_prepare_target(struct daptrace_ctx *ctx,
 					     struct daptrace_target *t,
 					     unsigned int first, unsigned int nr,
-					     enum daptrace_tlb_policy tlb,
-					     unsigned int *nr_walked)
+					     enum daptrace_tlb_policy tlb)
 {
 	struct daptrace_va_target *vt = t->priv;
 	struct vm_area_struct *vma = NULL;
@@ -993,8 +1003,7 @@ static void daptrace_va_probe_prepare_target(struct daptrace_ctx *ctx,
 	}
 	mmap_read_unlock(mm);
 	if (walked)
-		daptrace_tlb_flush_mm(mm, tlb);
-	*nr_walked += walked;
+		vt->probe_flush = tlb;
 	mmput_async(mm);
 }
 
@@ -1006,7 +1015,7 @@ static void daptrace_va_probe_prepare(struct daptrace_ctx *ctx,
 				      enum daptrace_tlb_policy tlb)
 {
 	struct daptrace_target *t;
-	unsigned int i = 0, first, walked = 0;
+	unsigned int i = 0, first;
 
 	daptrace_for_each_target(t, ctx) {
 		struct daptrace_va_target *vt = t->priv;
@@ -1016,11 +1025,8 @@ static void daptrace_va_probe_prepare(struct daptrace_ctx *ctx,
 			continue;
 		for (first = i; i < ctx->nr_probes && ctx->probes[i].t == t; i++)
 			;
-		daptrace_va_probe_prepare_target(ctx, t, first, i - first, tlb,
-						 &walked);
+		daptrace_va_probe_prepare_target(ctx, t, first, i - first, tlb);
 	}
-	if (tlb == DAPTRACE_TLB_ROUND && walked)
-		daptrace_tlb_flush_round();
 }
 
 /*
@@ -1307,8 +1313,11 @@ busy_flush:
 	st->nr_busy++;
 flush:
 	st->nr_cleared += vt->nr_cleared;
-	if (vt->nr_cleared)
+	if (vt->nr_cleared) {
 		daptrace_tlb_flush_mm(mm, tlb);
+		/* by daptrace_va_sample(), owed only under @tlb here */
+		vt->probe_flush = DAPTRACE_TLB_NONE;
+	}
 	mmput_async(mm);
 	return;
 busy:
@@ -1330,6 +1339,28 @@ busy:
 	}
 	vt->runtime = DAPTRACE_VA_RAN;
 	mmput_async(mm);
+}
+
+/*
+ * Make the flush the probes' prepare left owed in @t, if any (the target's
+ * pass did not make it: see &daptrace_va_target.probe_flush).  Return: true
+ * if it was by round, whose flush of every CPU the caller then owes.
+ */
+static bool daptrace_va_probe_flush(struct daptrace_target *t)
+{
+	struct daptrace_va_target *vt = t->priv;
+	enum daptrace_tlb_policy tlb = vt->probe_flush;
+	struct mm_struct *mm;
+
+	if (tlb == DAPTRACE_TLB_NONE)
+		return false;
+	vt->probe_flush = DAPTRACE_TLB_NONE;
+	mm = daptrace_va_target_mm(t);
+	if (!mm)
+		return false;	/* exited: nothing left to flush for */
+	daptrace_tlb_flush_mm(mm, tlb);
+	mmput_async(mm);
+	return tlb == DAPTRACE_TLB_ROUND;
 }
 
 /*
@@ -1359,15 +1390,22 @@ static void daptrace_va_sample(struct daptrace_ctx *ctx, unsigned int what,
 	/* Checking only: the window's last pass, which asks every target. */
 	bool all = stride <= 1 || !(what & DAPTRACE_SAMPLE_PREPARE);
 	struct daptrace_target *t;
+	bool round = false;
 
 	daptrace_for_each_target(t, ctx) {
+		struct daptrace_va_target *vt = t->priv;
+
+		/* The probes' flush: see DAPTRACE_VA_PROBE_SCAN ("The TLB"). */
+		if (vt->probe_flush != tlb)
+			round |= daptrace_va_probe_flush(t);
 		if (!t->exited)
 			daptrace_va_sample_target(ctx, t, what, tlb, st,
 						  all ||
 						  (i + ctx->nr_passes) % stride == 0);
+		round |= daptrace_va_probe_flush(t);
 		i++;
 	}
-	if (tlb == DAPTRACE_TLB_ROUND && st->nr_cleared != cleared)
+	if ((tlb == DAPTRACE_TLB_ROUND && st->nr_cleared != cleared) || round)
 		daptrace_tlb_flush_round();
 }
 
