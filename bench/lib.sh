@@ -61,6 +61,18 @@ bench_rows() {
 	: > "$ROWS"
 }
 
+# bench_row NAME LOG SED PREFIX: the figures SED (a sed -n script printing
+# them) finds in LOG, appended to ROWS as "PREFIX FIGURES"; none ends the
+# benchmark naming NAME and LOG.  One copy for the drivers that take a
+# single row from each boot's log (exporter.sh, placement.sh).
+bench_row() {
+	local row
+
+	row=$(sed -n "$3" "$2")
+	[ -n "$row" ] || { echo "$1: no figures in $2" >&2; exit 1; }
+	echo "$4 $row" >> "$ROWS"
+}
+
 # bench_kernel NAME SERIES: the installed kernel of SERIES (scripts/kernels.sh)
 # on stdout, or a message naming NAME and exit 1.
 bench_kernel() {
