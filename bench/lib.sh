@@ -5,7 +5,8 @@
 # series, one boot of the VM.
 
 # bench_parse_opts NAME "$@": getopt(1) over the common options --rounds N
-# (ROUNDS, default 3), --out FILE (OUT, default stdout) and --lock FILE
+# (ROUNDS, default BENCH_ROUNDS or 3: percost.sh's one round is what
+# BENCHMARKS.md quotes), --out FILE (OUT, default stdout) and --lock FILE
 # (LOCK, default the VM lock), and over the driver's own, each taking a
 # value into a variable: BENCH_OPTS lists them as OPTION=VARIABLE
 # ("kernel=SERIES parts=PARTS").  Anything else exits 2 with getopt's
@@ -22,7 +23,7 @@ bench_parse_opts() {
 	done
 	parsed=$(getopt -n "$name" -o '' -l "$longopts" -- "$@") || exit 2
 	eval set -- "$parsed"
-	ROUNDS=3 OUT=/dev/stdout LOCK=/tmp/daptrace-vm.lock
+	ROUNDS=${BENCH_ROUNDS:-3} OUT=/dev/stdout LOCK=/tmp/daptrace-vm.lock
 	while [ "$1" != -- ]; do
 		case $1 in
 		--rounds) ROUNDS=$2 ;;
