@@ -41,6 +41,7 @@ for series in $KERNELS; do
 			log=$DIR/percost-$series-$mon-g$GRAPH-$r.log
 			flock "$LOCK" "$TOP/selftests/vm/run.sh" --kernel "$K" --no-la57 \
 				--smp 2 --memory 8G --guest-file "$PERF:/usr/bin/perf" \
+				--guest-file "$TOP/bench/lib-guest.sh:/bench/lib-guest.sh" \
 				--test extra/percost-guest --extra-test "$TOP/bench/percost-guest.sh" \
 				--append "bench.mon=$mon bench.secs=$SECS bench.graph=$GRAPH" > "$log" 2>&1 ||
 				echo "bench/percost.sh: $series $mon $r failed (log: $log)" >&2
