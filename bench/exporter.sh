@@ -31,9 +31,7 @@ for r in $(seq "$ROUNDS"); do
 			--kernel "$K" --no-la57 --append "dtbench.exporter=$with" \
 			--guest-file "$TOP/userspace/build/daptrace:/opt/daptrace/daptrace" \
 			--test extra/exporter-guest --extra-test "$TOP/bench/exporter-guest.sh"
-		row=$(sed -n 's/.*# exporter-bench //p' "$log")
-		[ -n "$row" ] || { echo "bench/exporter.sh: no figures in $log" >&2; exit 1; }
-		echo "round=$r $row" >> "$ROWS"
+		bench_row bench/exporter.sh "$log" 's/.*# exporter-bench //p' "round=$r"
 	done
 done
 

@@ -5,7 +5,8 @@
 # series, one boot of the VM.
 
 # bench_parse_opts NAME "$@": getopt(1) over the common options --rounds N
-# (ROUNDS, default 3), --out FILE (OUT, default stdout) and --lock FILE
+# (ROUNDS, default BENCH_ROUNDS or 3: percost.sh's one round is what
+# BENCHMARKS.md quotes), --out FILE (OUT, default stdout) and --lock FILE
 # (LOCK, default the VM lock), and over the driver's own, each taking a
 # value into a variable: BENCH_OPTS lists them as OPTION=VARIABLE
 # ("kernel=SERIES parts=PARTS").  Anything else exits 2 with getopt's
@@ -22,7 +23,7 @@ bench_parse_opts() {
 	done
 	parsed=$(getopt -n "$name" -o '' -l "$longopts" -- "$@") || exit 2
 	eval set -- "$parsed"
-	ROUNDS=3 OUT=/dev/stdout LOCK=/tmp/daptrace-vm.lock
+	ROUNDS=${BENCH_ROUNDS:-3} OUT=/dev/stdout LOCK=/tmp/daptrace-vm.lock
 	while [ "$1" != -- ]; do
 		case $1 in
 		--rounds) ROUNDS=$2 ;;
@@ -59,6 +60,18 @@ bench_rows() {
 	mkdir -p "$DIR"
 	ROWS=$DIR/$1-rows.txt
 	: > "$ROWS"
+}
+
+# bench_row NAME LOG SED PREFIX: the figures SED (a sed -n script printing
+# them) finds in LOG, appended to ROWS as "PREFIX FIGURES"; none ends the
+# benchmark naming NAME and LOG.  One copy for the drivers that take a
+# single row from each boot's log (exporter.sh, placement.sh).
+bench_row() {
+	local row
+
+	row=$(sed -n "$3" "$2")
+	[ -n "$row" ] || { echo "$1: no figures in $2" >&2; exit 1; }
+	echo "$4 $row" >> "$ROWS"
 }
 
 # bench_kernel NAME SERIES: the installed kernel of SERIES (scripts/kernels.sh)

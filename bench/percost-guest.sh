@@ -55,6 +55,11 @@ thread_stat() {
 
 ktap_print_header
 ktap_set_plan 1
+# The function_graph parser, shared with bench/profile.sh: bench/percost.sh
+# copies it in.
+[ -r /bench/lib-guest.sh ] || ktap_exit_fail_msg "no /bench/lib-guest.sh (run by bench/percost.sh)"
+# shellcheck source=bench/lib-guest.sh
+. /bench/lib-guest.sh
 mkdir -p "$TMP"
 command -v perf > /dev/null || ktap_exit_fail_msg "no perf in the guest (bench/percost.sh copies it)"
 STAT=/sys/module/damon_stat/parameters/enabled
@@ -158,16 +163,7 @@ wait $wpid
 # the function tracer, lines "comm-pid [cpu] ... name <-caller": calls.
 awk '/ <-/ { for (i = 1; i <= NF; i++) if ($i ~ /^<-/) n[$(i - 1)]++ }
 END { for (f in n) printf "# PERCOST fn=%s calls=%d\n", f, n[f] }' "$TMP/trace"
-awk '/\(\);$/ || /\} \/\* / {
-	gsub(/ \[[A-Za-z0-9_]+\]/, "")
-	u = ""
-	for (i = 1; i <= NF; i++) if ($i == "us" || $i == "ms") { d = $(i - 1); u = $i; break }
-	if (u == "") next
-	if ($NF == "*/") name = $(NF - 1); else { name = $NF; sub(/\(\);/, "", name) }
-	if (u == "ms") d *= 1000
-	n[name]++; t[name] += d
-}
-END { for (f in n) printf "# PERCOST fn=%s calls=%d total_us=%d mean_us=%.1f\n", f, n[f], t[f], t[f] / n[f] }' "$TMP/trace"
+graph_times PERCOST "$TMP/trace"
 # DAMON's regions: the last window's, from its tracepoint.
 [ "$MON" = damon ] && nr=$(awk '/damon_aggregated/ { for (i = 1; i <= NF; i++) if ($i ~ /^nr_regions=/) { sub(/nr_regions=/, "", $i); print $i } }' \
 	"$TMP/trace" | tail -1)

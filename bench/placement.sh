@@ -28,9 +28,8 @@ for r in $(seq "$ROUNDS"); do
 		bench_boot "$log" "bench/placement.sh: run $r placement=$p" --kernel "$K" \
 			--no-la57 --insmod-args "placement=$p" --test extra/placement-guest \
 			--extra-test "$TOP/bench/placement-guest.sh"
-		row=$(sed -n 's/.*# placement: worker_cpu_us \([0-9]*\) .* nr_regions \([0-9]*\)$/\1 \2/p' "$log")
-		[ -n "$row" ] || { echo "bench/placement.sh: no figure in $log" >&2; exit 1; }
-		echo "$p $r $row" >> "$ROWS"
+		bench_row bench/placement.sh "$log" \
+			's/.*# placement: worker_cpu_us \([0-9]*\) .* nr_regions \([0-9]*\)$/\1 \2/p' "$p $r"
 	done
 done
 

@@ -14,6 +14,7 @@
 # (bench/policy-report.py).
 #
 #   bench/policy.sh [--rounds N] [--first R] [--kernel K] [--output FILE]
+#                   [--lock FILE]
 #                   [--mons "daptrace damos damos_reclaim damon_reclaim"]
 #                   [--scens "reclaim tiering"]
 #   bench/policy.sh --scens "phases kv" --mons "tmo senpai damos_psi" ...
@@ -29,42 +30,20 @@
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-ROUNDS=3
-FIRST=1
-MONS="daptrace damos damos_reclaim damon_reclaim"
-MONS_ARG=
-SCENS="reclaim tiering"
-K=
-OUT=
-while [ $# -gt 0 ]; do
-	case $1 in
-	--rounds) ROUNDS=$2; shift ;;
-	--first) FIRST=$2; shift ;;
-	--mons) MONS=$2; MONS_ARG=" --mons \"$2\""; shift ;;
-	--scens) SCENS=$2; shift ;;
-	--kernel) K=$2; shift ;;
-	--output) OUT=$2; shift ;;
-	*) echo "bench/policy.sh: unknown option '$1'" >&2; exit 2 ;;
-	esac
-	shift
-done
-[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || { echo "bench/policy.sh: --rounds: not a positive integer: '$ROUNDS'" >&2; exit 2; }
+# shellcheck source=bench/lib.sh
+. "$TOP/bench/lib.sh"
+DEFAULT_MONS="daptrace damos damos_reclaim damon_reclaim"
+FIRST=1 MONS=$DEFAULT_MONS SCENS="reclaim tiering" K=''
+# --output is this driver's name for the common --out (BENCHMARKS.md quotes it).
+BENCH_OPTS="first=FIRST mons=MONS scens=SCENS kernel=K output=OUT"
+bench_parse_opts bench/policy.sh "$@"
 [[ $FIRST =~ ^[1-9][0-9]*$ ]] || { echo "bench/policy.sh: --first: not a positive integer: '$FIRST'" >&2; exit 2; }
-for m in $MONS; do
-	case $m in
-	daptrace | damos | damos_reclaim | damon_reclaim | tmo | senpai | damos_psi) ;;
-	*) echo "bench/policy.sh: --mons: unknown policy '$m' (daptrace, damos, damos_reclaim," \
-		"damon_reclaim, tmo, senpai, damos_psi)" >&2
-	   exit 2 ;;
-	esac
-done
-for sc in $SCENS; do
-	case $sc in
-	reclaim | tiering | phases | kv) ;;
-	*) echo "bench/policy.sh: --scens: unknown scenario '$sc' (reclaim, tiering, phases, kv)" >&2
-	   exit 2 ;;
-	esac
-done
+bench_words bench/policy.sh --mons policy \
+	"daptrace damos damos_reclaim damon_reclaim tmo senpai damos_psi" "$MONS"
+bench_words bench/policy.sh --scens scenario "reclaim tiering phases kv" "$SCENS"
+# The report's command line names --mons only when it is not the default.
+MONS_ARG=
+[ "$MONS" = "$DEFAULT_MONS" ] || MONS_ARG=" --mons \"$MONS\""
 [ -n "$K" ] || K=$("$TOP/scripts/kernels.sh" 6.12)
 [ -n "$K" ] || { echo "bench/policy.sh: no 6.12 kernel (it carries DAMON)" >&2; exit 1; }
 DIR=$TOP/build/bench-policy/$K
@@ -125,7 +104,7 @@ for ((r = FIRST; r <= ROUNDS; r++)); do
 			case $K-$mon in 6.1.*-damos*) continue ;; esac
 			log=$DIR/$r-$mon-$scen.log
 			echo "bench/policy: round $r $mon $scen" >&2
-			flock /tmp/daptrace-vm.lock "$TOP/selftests/vm/run.sh" --kernel "$K" --no-la57 \
+			flock "$LOCK" "$TOP/selftests/vm/run.sh" --kernel "$K" --no-la57 \
 				--test extra/policy-guest ${EXTRA[@]+"${EXTRA[@]}"} \
 				--extra-test "$TOP/bench/policy-guest.sh" \
 				--append "bench.policy=$mon-$scen" > "$log" 2>&1 || true
@@ -139,4 +118,4 @@ for ((r = FIRST; r <= ROUNDS; r++)); do
 done
 report=(python3 "$TOP/bench/policy-report.py" --rows "$DIR/rows.txt"
 	--command "bench/policy.sh --rounds $ROUNDS --kernel $K${MONS_ARG}" --duration $((SECONDS - t0)))
-if [ -n "$OUT" ]; then "${report[@]}" > "$OUT"; else "${report[@]}"; fi
+"${report[@]}" > "$OUT"

@@ -3,8 +3,12 @@
 #
 # Where a sampling pass's time goes: one VM boot, one workload, daptrace
 # only, the module's sampling functions timed with ftrace's function_graph
-# tracer (Debian's kernels lack the function profiler).  Run by
-# bench/profile-run.sh as an extra test; prints "# PROFILE k=v ..." rows:
+# tracer (Debian's kernels lack the function profiler).  Run as an extra
+# test, with bench/lib-guest.sh copied in:
+#   flock /tmp/daptrace-vm.lock selftests/vm/run.sh --kernel K --no-la57 \
+#       --guest-file bench/lib-guest.sh:/bench/lib-guest.sh \
+#       --test extra/profile --extra-test bench/profile.sh --append "bench.runs=..."
+# It prints "# PROFILE k=v ..." rows:
 #   fn=NAME calls=N total_us=T mean_us=M   per traced function
 #   worker_cpu_us=... nr_samples=... nr_regions=...  for the traced phase
 # Parameters from the kernel command line: bench.runs=WL:SAMPLE_US:AGGR_US,...
@@ -29,6 +33,10 @@ TLB=$(arg tlb "$(cat $DT/tlb_flush)") SECS=$(arg secs 10)
 
 ktap_print_header
 ktap_set_plan 1
+# The function_graph parser, shared with bench/percost-guest.sh.
+[ -r /bench/lib-guest.sh ] || ktap_exit_fail_msg "no /bench/lib-guest.sh (--guest-file, above)"
+# shellcheck source=bench/lib-guest.sh
+. /bench/lib-guest.sh
 mkdir -p "$TMP"
 [ -d $TR/events ] || mount -t tracefs nodev $TR
 # The tracer is set up once, before any workload runs: patching function
@@ -76,19 +84,8 @@ profile() {
 	echo $pid > $DT/target_remove
 	kill $pid
 	wait $pid 2>/dev/null
-	# Leaf lines " 1)   12.345 us    |  name();", closing lines of calls with
-	# traced callees " 1)   12.345 us    |  } /* name */" (funcgraph-tail).
 	cat $TR/trace > "$TMP/trace"
-	awk '/\(\);$/ || /\} \/\* / {
-		gsub(/ \[[A-Za-z0-9_]+\]/, "")	# " [module]" after a name
-		u = ""
-		for (i = 1; i <= NF; i++) if ($i == "us" || $i == "ms") { d = $(i - 1); u = $i; break }
-		if (u == "") next
-		if ($NF == "*/") name = $(NF - 1); else { name = $NF; sub(/\(\);/, "", name) }
-		if (u == "ms") d *= 1000
-		n[name]++; t[name] += d
-	}
-	END { for (f in n) printf "# PROFILE fn=%s calls=%d total_us=%d mean_us=%.1f\n", f, n[f], t[f], t[f] / n[f] }' "$TMP/trace"
+	graph_times PROFILE "$TMP/trace"
 	echo "# PROFILE wl=$WL sample=$SAMPLE aggr=$AGGR tlb=$TLB secs=$SECS worker_cpu_us=$((c1 - c0)) nr_samples=$((s1 - s0)) nr_regions=$nr"
 	echo "# PROFILE overrun=$(cat $TR/per_cpu/cpu0/stats 2>/dev/null | awk '/overrun/ { print $2 }')"
 }
