@@ -13,15 +13,18 @@
 #include "fake_sysfs.h"
 #include "daptrace.h"
 
+/* The field a plan step for @id sets: the test's own map, not the library's. */
 static uint64_t *field(struct daptrace_attrs *a, enum daptrace_attr_id id)
 {
-	switch (id) {
-	case DAPTRACE_ATTR_SAMPLE: return &a->sample_us;
-	case DAPTRACE_ATTR_AGGR: return &a->aggr_us;
-	case DAPTRACE_ATTR_UPDATE: return &a->update_us;
-	case DAPTRACE_ATTR_MIN_REGIONS: return &a->min_nr_regions;
-	default: return &a->max_nr_regions;
-	}
+	uint64_t *const of[DAPTRACE_ATTR_NR_NUMERIC] = {
+		[DAPTRACE_ATTR_SAMPLE] = &a->sample_us,
+		[DAPTRACE_ATTR_AGGR] = &a->aggr_us,
+		[DAPTRACE_ATTR_UPDATE] = &a->update_us,
+		[DAPTRACE_ATTR_MIN_REGIONS] = &a->min_nr_regions,
+		[DAPTRACE_ATTR_MAX_REGIONS] = &a->max_nr_regions,
+	};
+
+	return of[id];
 }
 
 static const uint64_t times[] = {
@@ -75,6 +78,7 @@ TEST(plan_keeps_every_step_valid)
 				       (unsigned long long)want.aggr_us,
 				       (unsigned long long)want.update_us);
 		for (int i = 0; i < n; i++) {
+			ASSERT_LT(steps[i].attr, DAPTRACE_ATTR_NR_NUMERIC) TH_LOG("step %d", i);
 			*field(&cur, steps[i].attr) = steps[i].value;
 			ASSERT_EQ(0, daptrace_attrs_validate(&cur, &why))
 				TH_LOG("step %d (%s=%llu) is invalid: %s", i,
