@@ -28,6 +28,17 @@ static inline const char *daptrace_bin(void)
 	} while (0)
 
 /*
+ * The same, and skip unless @dir, what the test reads besides the binary,
+ * is readable; @fmt says what is missing, with one %s for @dir.
+ */
+#define SKIP_UNLESS_DAPTRACE_BIN_AND_DIR(dir, fmt)				\
+	do {									\
+		SKIP_UNLESS_DAPTRACE_BIN();					\
+		if (access(dir, R_OK))						\
+			SKIP(return, fmt, dir);					\
+	} while (0)
+
+/*
  * Run @exe with @argv (argv[0] included) and stdin from the file @in (NULL:
  * this process's stdin); stdout and stderr both go to @out.  Returns the
  * exit code, or 128 + signal.

@@ -125,6 +125,12 @@ TEST(record_rows)
 	static const char *const head =
 		"# daptrace-record v2\n#meta,sample_us,5000\n#meta,aggr_us,100000\n"
 		"#target,42,wl\ntime_ns,seq,pid,start,end,nr_accesses,age,label\n";
+	static const struct {
+		const char *probes, *err;
+	} bad[] = {
+		{ "#probes,1,64,30,10,4,18,3", "add up" },
+		{ "#probes,2,64,30,10,4,18,2", "#probes row of seq 2" },
+	};
 	struct rec_snapshot s = { .seq = 3, .end_ns = 5, .nr_samples = 20, .has_probes = 1,
 				  .probes = { 64, 30, 10, 4, 18, 2 } };
 	struct rec_info info = { 0 };
@@ -153,31 +159,21 @@ TEST(record_rows)
 	EXPECT_EQ(2, g.c[0].unobserved);
 	free(buf);
 
-	/* the counts must add up to the pages */
-	buf = NULL;
-	f = open_memstream(&buf, &len);
-	fprintf(f, "%s#probes,1,64,30,10,4,18,3\n#snap,1,0,5,0,20,0,0\n#eof\n", head);
-	fclose(f);
-	f = fmemopen(buf, len, "r");
-	memset(&info, 0, sizeof(info));
-	EXPECT_NE(0, rec_read(f, "mem", 0, collect, &g, &info, err, sizeof(err)));
-	EXPECT_NE(NULL, strstr(err, "add up")) TH_LOG("%s", err);
-	fclose(f);
-	rec_info_free(&info);
-	free(buf);
-
-	/* and belong to the #snap that follows */
-	buf = NULL;
-	f = open_memstream(&buf, &len);
-	fprintf(f, "%s#probes,2,64,30,10,4,18,2\n#snap,1,0,5,0,20,0,0\n#eof\n", head);
-	fclose(f);
-	f = fmemopen(buf, len, "r");
-	memset(&info, 0, sizeof(info));
-	EXPECT_NE(0, rec_read(f, "mem", 0, collect, &g, &info, err, sizeof(err)));
-	EXPECT_NE(NULL, strstr(err, "#probes row of seq 2")) TH_LOG("%s", err);
-	fclose(f);
-	rec_info_free(&info);
-	free(buf);
+	/* the counts must add up to the pages, and belong to the #snap that follows */
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		buf = NULL;
+		f = open_memstream(&buf, &len);
+		fprintf(f, "%s%s\n#snap,1,0,5,0,20,0,0\n#eof\n", head, bad[i].probes);
+		fclose(f);
+		f = fmemopen(buf, len, "r");
+		memset(&info, 0, sizeof(info));
+		EXPECT_NE(0, rec_read(f, "mem", 0, collect, &g, &info, err, sizeof(err)))
+			TH_LOG("%s was read", bad[i].probes);
+		EXPECT_NE(NULL, strstr(err, bad[i].err)) TH_LOG("%s: %s", bad[i].probes, err);
+		fclose(f);
+		rec_info_free(&info);
+		free(buf);
+	}
 }
 
 TEST_HARNESS_MAIN

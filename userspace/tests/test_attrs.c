@@ -13,15 +13,18 @@
 #include "fake_sysfs.h"
 #include "daptrace.h"
 
+/* The field a plan step for @id sets: the test's own map, not the library's. */
 static uint64_t *field(struct daptrace_attrs *a, enum daptrace_attr_id id)
 {
-	switch (id) {
-	case DAPTRACE_ATTR_SAMPLE: return &a->sample_us;
-	case DAPTRACE_ATTR_AGGR: return &a->aggr_us;
-	case DAPTRACE_ATTR_UPDATE: return &a->update_us;
-	case DAPTRACE_ATTR_MIN_REGIONS: return &a->min_nr_regions;
-	default: return &a->max_nr_regions;
-	}
+	uint64_t *const of[DAPTRACE_ATTR_NR_NUMERIC] = {
+		[DAPTRACE_ATTR_SAMPLE] = &a->sample_us,
+		[DAPTRACE_ATTR_AGGR] = &a->aggr_us,
+		[DAPTRACE_ATTR_UPDATE] = &a->update_us,
+		[DAPTRACE_ATTR_MIN_REGIONS] = &a->min_nr_regions,
+		[DAPTRACE_ATTR_MAX_REGIONS] = &a->max_nr_regions,
+	};
+
+	return of[id];
 }
 
 static const uint64_t times[] = {
@@ -75,6 +78,7 @@ TEST(plan_keeps_every_step_valid)
 				       (unsigned long long)want.aggr_us,
 				       (unsigned long long)want.update_us);
 		for (int i = 0; i < n; i++) {
+			ASSERT_LT(steps[i].attr, DAPTRACE_ATTR_NR_NUMERIC) TH_LOG("step %d", i);
 			*field(&cur, steps[i].attr) = steps[i].value;
 			ASSERT_EQ(0, daptrace_attrs_validate(&cur, &why))
 				TH_LOG("step %d (%s=%llu) is invalid: %s", i,
@@ -152,8 +156,9 @@ FIXTURE_TEARDOWN(tree)
 }
 
 /* Names of the files closed after writing, in order, comma separated. */
-static void written(int ino, char *out, size_t len)
+static const char *written(int ino)
 {
+	static char out[512];
 	char buf[8192] __attribute__((aligned(8)));
 	ssize_t n;
 
@@ -164,26 +169,33 @@ static void written(int ino, char *out, size_t len)
 
 			if (e->len && e->name[0] != '.') {
 				if (out[0])
-					strncat(out, ",", len - strlen(out) - 1);
-				strncat(out, e->name, len - strlen(out) - 1);
+					strncat(out, ",", sizeof(out) - strlen(out) - 1);
+				strncat(out, e->name, sizeof(out) - strlen(out) - 1);
 			}
 			p += sizeof(*e) + e->len;
 		}
 	}
+	return out;
+}
+
+/* daptrace_set_attrs(@a) on the tree, which must succeed; the files it wrote. */
+static const char *set_attrs_written(struct __test_metadata *_metadata,
+				     FIXTURE_DATA(tree) *self, const struct daptrace_attrs *a)
+{
+	ASSERT_EQ(0, daptrace_set_attrs(self->d, a)) TH_LOG("%s", daptrace_last_error());
+	return written(self->ino);
 }
 
 TEST_F(tree, grow_writes_outermost_first)
 {
 	struct daptrace_attrs a, back;
-	char order[512], buf[64];
+	char buf[64];
 
 	daptrace_attrs_default(&a);
 	a.sample_us = 10000;
 	a.aggr_us = 2000000;
 	a.update_us = 20000000;
-	ASSERT_EQ(0, daptrace_set_attrs(self->d, &a)) TH_LOG("%s", daptrace_last_error());
-	written(self->ino, order, sizeof(order));
-	EXPECT_STREQ("update_us,aggr_us,sample_us", order);
+	EXPECT_STREQ("update_us,aggr_us,sample_us", set_attrs_written(_metadata, self, &a));
 	ASSERT_GT(fake_read(self->dir, "aggr_us", buf, sizeof(buf)), 0);
 	EXPECT_STREQ("2000000\n", buf);
 	ASSERT_EQ(0, daptrace_get_attrs(self->d, &back));
@@ -193,7 +205,6 @@ TEST_F(tree, grow_writes_outermost_first)
 TEST_F(tree, shrink_writes_innermost_first)
 {
 	struct daptrace_attrs a;
-	char order[512];
 
 	daptrace_attrs_default(&a);
 	a.sample_us = 1000;
@@ -201,53 +212,43 @@ TEST_F(tree, shrink_writes_innermost_first)
 	a.update_us = 4000;
 	a.min_nr_regions = 3;
 	a.max_nr_regions = 5;
-	ASSERT_EQ(0, daptrace_set_attrs(self->d, &a)) TH_LOG("%s", daptrace_last_error());
-	written(self->ino, order, sizeof(order));
-	EXPECT_STREQ("sample_us,aggr_us,update_us,min_nr_regions,max_nr_regions", order);
+	EXPECT_STREQ("sample_us,aggr_us,update_us,min_nr_regions,max_nr_regions",
+		     set_attrs_written(_metadata, self, &a));
 }
 
 TEST_F(tree, regions_grow_max_first)
 {
 	struct daptrace_attrs a;
-	char order[512];
 
 	daptrace_attrs_default(&a);
 	a.min_nr_regions = 2000;
 	a.max_nr_regions = 5000;
-	ASSERT_EQ(0, daptrace_set_attrs(self->d, &a)) TH_LOG("%s", daptrace_last_error());
-	written(self->ino, order, sizeof(order));
-	EXPECT_STREQ("max_nr_regions,min_nr_regions", order);
+	EXPECT_STREQ("max_nr_regions,min_nr_regions", set_attrs_written(_metadata, self, &a));
 }
 
 TEST_F(tree, only_changes_are_written)
 {
 	struct daptrace_attrs a;
-	char order[512], buf[64];
+	char buf[64];
 
 	daptrace_attrs_default(&a);
 	a.tlb_flush = DAPTRACE_TLB_ROUND;
-	ASSERT_EQ(0, daptrace_set_attrs(self->d, &a));
-	written(self->ino, order, sizeof(order));
-	EXPECT_STREQ("tlb_flush", order);
+	EXPECT_STREQ("tlb_flush", set_attrs_written(_metadata, self, &a));
 	ASSERT_GT(fake_read(self->dir, "tlb_flush", buf, sizeof(buf)), 0);
 	EXPECT_STREQ("round\n", buf);
-	ASSERT_EQ(0, daptrace_set_attrs(self->d, &a));
-	written(self->ino, order, sizeof(order));
-	EXPECT_STREQ("", order);
+	EXPECT_STREQ("", set_attrs_written(_metadata, self, &a));
 }
 
 TEST_F(tree, invalid_attrs_write_nothing)
 {
 	struct daptrace_attrs a;
-	char order[512];
 
 	daptrace_attrs_default(&a);
 	a.aggr_us = 10;
 	EXPECT_EQ(-EINVAL, daptrace_set_attrs(self->d, &a));
 	EXPECT_NE(NULL, strstr(daptrace_last_error(), "invalid attributes (aggregation interval must be >= sample interval)"))
 		TH_LOG("%s", daptrace_last_error());
-	written(self->ino, order, sizeof(order));
-	EXPECT_STREQ("", order);
+	EXPECT_STREQ("", written(self->ino));
 }
 
 TEST_F(tree, intervals_goal_round_trip)
@@ -277,14 +278,12 @@ TEST_F(tree, invalid_intervals_goal_writes_nothing)
 		{ { 400, 3, 5000, 10000001 }, "maximum sample interval must be <= 10 s" },
 		{ { 400, 3, 50000, 5000 }, "minimum sample interval must be <= the maximum" },
 	};
-	char order[512];
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		EXPECT_EQ(-EINVAL, daptrace_set_intervals_goal(self->d, &cases[i].g));
 		EXPECT_NE(NULL, strstr(daptrace_last_error(), cases[i].why))
 			TH_LOG("%s", daptrace_last_error());
-		written(self->ino, order, sizeof(order));
-		EXPECT_STREQ("", order);
+		EXPECT_STREQ("", written(self->ino));
 	}
 }
 

@@ -68,6 +68,22 @@ static struct json_object *report_json(struct __test_metadata *_metadata, char *
 	return j;
 }
 
+/*
+ * Report @view of @rec both ways: the --json document is returned (the test
+ * fails here without one) and the text report is left in out[].
+ */
+static struct json_object *report_both(struct __test_metadata *_metadata, const char *view,
+				       const char *rec)
+{
+	struct json_object *j = report_json(_metadata, A("report", (char *)view, "--json",
+							 (char *)rec));
+
+	ASSERT_NE(NULL, j) TH_LOG("report %s --json %s", view, rec);
+	EXPECT_EQ(0, run_daptrace(A("report", (char *)view, (char *)rec), out, sizeof(out)))
+		TH_LOG("report %s %s: %s", view, rec, out);
+	return j;
+}
+
 static struct json_object *at(struct json_object *j, const char *path)
 {
 	char key[64];
@@ -483,8 +499,7 @@ TEST_F(damo, unknown_ages_stay_unknown)
 	for (size_t i = 0; i < sizeof(src) / sizeof(src[0]); i++) {
 		rec = fixture(self->dir, src[i].name, src[i].text, 0);
 		ASSERT_NE(NULL, rec);
-		j = report_json(_metadata, A("report", "raw", "--json", (char *)rec));
-		ASSERT_NE(NULL, j);
+		j = report_both(_metadata, "raw", rec);
 		for (int k = 0; k < 2; k++) {
 			char key[64];
 
@@ -496,27 +511,22 @@ TEST_F(damo, unknown_ages_stay_unknown)
 			EXPECT_EQ(NULL, at(v, "age_s")) TH_LOG("%s", src[i].name);
 		}
 		json_object_put(j);
-		EXPECT_EQ(0, run_daptrace(A("report", "raw", (char *)rec), out, sizeof(out)));
 		EXPECT_NE(NULL, strstr(out, "age unknown")) TH_LOG("%s", out);
 		EXPECT_EQ(NULL, strstr(out, "windows (")) TH_LOG("%s", out);
 		/* hist: no age bucket, all 12 KiB "unknown" */
-		j = report_json(_metadata, A("report", "hist", "--json", (char *)rec));
-		ASSERT_NE(NULL, j);
+		j = report_both(_metadata, "hist", rec);
 		EXPECT_EQ(0, json_object_array_length(at(j, "age"))) TH_LOG("%s", src[i].name);
 		EXPECT_EQ(100, json_object_get_double(at(j, "age_unknown_share_percent")));
 		EXPECT_EQ(12288, json_object_get_double(at(j, "age_unknown_avg_bytes")));
 		json_object_put(j);
-		EXPECT_EQ(0, run_daptrace(A("report", "hist", (char *)rec), out, sizeof(out)));
 		EXPECT_NE(NULL, strstr(out, "\nunknown        12.0 KiB     100.00%")) TH_LOG("%s", out);
 		EXPECT_EQ(NULL, strstr(out, "\n0 s ")) TH_LOG("%s", out);
 		/* hot: the age column says so */
-		j = report_json(_metadata, A("report", "hot", "--json", (char *)rec));
-		ASSERT_NE(NULL, j);
+		j = report_both(_metadata, "hot", rec);
 		EXPECT_NE(NULL, at(j, "regions.1"));
 		EXPECT_EQ(NULL, at(j, "regions.0.age_s"));
 		EXPECT_EQ(NULL, at(j, "regions.1.age_windows"));
 		json_object_put(j);
-		EXPECT_EQ(0, run_daptrace(A("report", "hot", (char *)rec), out, sizeof(out)));
 		EXPECT_NE(NULL, strstr(out, "# age unknown (the source has none) for 12.0 KiB"))
 			TH_LOG("%s", out);
 		/*

@@ -80,11 +80,7 @@ static int missing_flags(const char *text, char *missing, size_t len)
 	return n;
 }
 
-#define NEED() do { \
-	SKIP_UNLESS_DAPTRACE_BIN(); \
-	if (access(man_dir(), R_OK)) \
-		SKIP(return, "no man pages at %s (DAPTRACE_DOCS)", man_dir()); \
-} while (0)
+#define NEED() SKIP_UNLESS_DAPTRACE_BIN_AND_DIR(man_dir(), "no man pages at %s (DAPTRACE_DOCS)")
 
 TEST(every_flag_of_every_command_is_in_its_page)
 {

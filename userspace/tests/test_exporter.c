@@ -35,13 +35,10 @@ static void make_snapshot(struct daptrace_snapshot *s, struct daptrace_region *r
 {
 	uint64_t addr = 0x100000;
 
-	memset(s, 0, sizeof(*s));
-	s->seq = 7;
-	s->aggr_us = 100000;
-	s->sample_us = 5000;
-	s->nr_samples = 20;
-	s->start_ns = 1000000000;
-	s->end_ns = 1100000000;
+	*s = (struct daptrace_snapshot){
+		.seq = 7, .aggr_us = 100000, .sample_us = 5000, .nr_samples = 20,
+		.start_ns = 1000000000, .end_ns = 1100000000, .regions = r, .nr_regions = n,
+	};
 	for (unsigned int i = 0; i < n; i++) {
 		r[i] = (struct daptrace_region){
 			.start = addr, .end = addr + in[i].size, .pid = in[i].pid,
@@ -49,8 +46,6 @@ static void make_snapshot(struct daptrace_snapshot *s, struct daptrace_region *r
 		};
 		addr += in[i].size;
 	}
-	s->regions = r;
-	s->nr_regions = n;
 }
 
 static const char *names(void *ctx, pid_t pid)

@@ -287,6 +287,26 @@ static void mon_forget(void *ctx, struct follow_proc *p)
 	m->forgot[p->pid]++;
 }
 
+/*
+ * The targets of @m are exactly the @n pids listed, no other pid:
+ * EXPECT_TARGETS(1, 40) in a TEST_F(fake, ...).
+ */
+static void expect_targets(struct __test_metadata *_metadata, const struct fake_mon *m,
+			   const int *pids, size_t n)
+{
+	for (int pid = 0; pid < MAX_ERR; pid++) {
+		int want = 0;
+
+		for (size_t i = 0; i < n; i++)
+			want |= pids[i] == pid;
+		EXPECT_EQ(want, m->targets[pid]) TH_LOG("pid %d", pid);
+	}
+}
+
+#define EXPECT_TARGETS(...)							\
+	expect_targets(_metadata, &self->mon, (const int[]){ __VA_ARGS__ },	\
+		       sizeof((const int[]){ __VA_ARGS__ }) / sizeof(int))
+
 FIXTURE(fake) {
 	char root[256];
 	struct fake_mon mon;
@@ -675,10 +695,8 @@ TEST_F(fake, machine_takes_every_user_process)
 	f->self = 41;
 	follow_scan(f, 1000);
 	EXPECT_EQ(2, f->nr_targets);
-	EXPECT_EQ(1, self->mon.targets[1]);
-	EXPECT_EQ(0, self->mon.targets[2]);
-	EXPECT_EQ(1, self->mon.targets[40]);
-	EXPECT_EQ(0, self->mon.targets[41]);
+	/* not kthreadd (2), not ourselves (41) */
+	EXPECT_TARGETS(1, 40);
 	EXPECT_STREQ("/system.slice/ssh.service", follow_find(f, 40)->cgroup);
 }
 
@@ -724,8 +742,7 @@ TEST_F(fake, cgroup_membership_is_followed)
 	fake_proc(self->root, 53, 1, "outside", 'S', 13, "/svc/sub");
 	fake_proc(self->root, 52, 50, "worker", 'S', 12, "/other");
 	follow_scan(f, 2000);
-	EXPECT_EQ(1, self->mon.targets[53]);
-	EXPECT_EQ(0, self->mon.targets[52]);
+	EXPECT_TARGETS(50, 51, 53, 54);
 	EXPECT_EQ(100, self->mon.left[52]);
 	EXPECT_EQ(1, f->st.moved_out);
 	EXPECT_EQ(0, f->st.exited);

@@ -84,11 +84,7 @@ static size_t ours(const char *json, struct region *r, size_t max)
 	return n;
 }
 
-#define NEED() do { \
-	SKIP_UNLESS_DAPTRACE_BIN(); \
-	if (access(data_dir(), R_OK)) \
-		SKIP(return, "no test data in %s (DAPTRACE_TESTDATA)", data_dir()); \
-} while (0)
+#define NEED() SKIP_UNLESS_DAPTRACE_BIN_AND_DIR(data_dir(), "no test data in %s (DAPTRACE_TESTDATA)")
 
 static struct region want[20000], got[20000];
 

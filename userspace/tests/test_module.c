@@ -53,22 +53,29 @@ FIXTURE_TEARDOWN(root)
 	ASSERT_EQ(0, system(cmd));
 }
 
+/* dt_module_why() for kernel @release on the fake root, into self->why. */
+static void why(FIXTURE_DATA(root) *self, const char *release)
+{
+	dt_module_why(self->dir, release, self->why, sizeof(self->why));
+}
+
+/* The diagnosis holds @text (or, for _LACKS, does not); shown if not. */
+#define EXPECT_WHY_HAS(text) EXPECT_NE(NULL, strstr(self->why, text)) TH_LOG("%s", self->why)
+#define EXPECT_WHY_LACKS(text) EXPECT_EQ(NULL, strstr(self->why, text)) TH_LOG("%s", self->why)
+
 /* The verified series are Kbuild's list, passed in by the Makefile. */
 TEST_F(root, unverified_kernel_without_module)
 {
-	dt_module_why(self->dir, "6.8.0-31-generic", self->why, sizeof(self->why));
-	EXPECT_NE(NULL, strstr(self->why, "kernel 6.8.0-31-generic is not of a series daptrace is "
-			       "verified on (Linux " DAPTRACE_VERIFIED_SERIES ")"))
-		TH_LOG("%s", self->why);
-	EXPECT_NE(NULL, strstr(self->why, "DAPTRACE_UNVERIFIED=1 in /etc/dkms/daptrace.conf"))
-		TH_LOG("%s", self->why);
-	EXPECT_NE(NULL, strstr(self->why, "make install DAPTRACE_UNVERIFIED=1 KVER=6.8.0-31-generic"))
-		TH_LOG("%s", self->why);
+	why(self, "6.8.0-31-generic");
+	EXPECT_WHY_HAS("kernel 6.8.0-31-generic is not of a series daptrace is "
+		       "verified on (Linux " DAPTRACE_VERIFIED_SERIES ")");
+	EXPECT_WHY_HAS("DAPTRACE_UNVERIFIED=1 in /etc/dkms/daptrace.conf");
+	EXPECT_WHY_HAS("make install DAPTRACE_UNVERIFIED=1 KVER=6.8.0-31-generic");
 	/* "6.1" is verified, "6.10" is not */
-	dt_module_why(self->dir, "6.10.3-amd64", self->why, sizeof(self->why));
-	EXPECT_NE(NULL, strstr(self->why, "6.10.3-amd64 is not of a series")) TH_LOG("%s", self->why);
-	dt_module_why(self->dir, "6.1.0-56-amd64", self->why, sizeof(self->why));
-	EXPECT_EQ(NULL, strstr(self->why, "is not of a series")) TH_LOG("%s", self->why);
+	why(self, "6.10.3-amd64");
+	EXPECT_WHY_HAS("6.10.3-amd64 is not of a series");
+	why(self, "6.1.0-56-amd64");
+	EXPECT_WHY_LACKS("is not of a series");
 }
 
 /* Built anyway (DAPTRACE_UNVERIFIED=1): diagnosed as any installed module. */
@@ -76,26 +83,24 @@ TEST_F(root, unverified_kernel_with_module)
 {
 	ASSERT_EQ(0, put(self->dir, "/lib/modules/6.8.0-31-generic/updates/dkms/daptrace.ko",
 			 "\177ELF..."));
-	dt_module_why(self->dir, "6.8.0-31-generic", self->why, sizeof(self->why));
+	why(self, "6.8.0-31-generic");
 	EXPECT_NE(NULL, strstr(self->why, "/updates/dkms/daptrace.ko) but not loaded: run 'modprobe daptrace'"))
 		TH_LOG("%s", self->why);
 }
 
 TEST_F(root, not_installed)
 {
-	dt_module_why(self->dir, REL, self->why, sizeof(self->why));
-	EXPECT_NE(NULL, strstr(self->why, "not installed for kernel " REL))
-		TH_LOG("%s", self->why);
-	EXPECT_NE(NULL, strstr(self->why, "daptrace-dkms"));
+	why(self, REL);
+	EXPECT_WHY_HAS("not installed for kernel " REL);
+	EXPECT_WHY_HAS("daptrace-dkms");
 }
 
 TEST_F(root, installed_not_loaded)
 {
 	ASSERT_EQ(0, put(self->dir, "/lib/modules/" REL "/updates/dkms/daptrace.ko",
 			 "\177ELF..."));
-	dt_module_why(self->dir, REL, self->why, sizeof(self->why));
-	EXPECT_NE(NULL, strstr(self->why, "(/lib/modules/" REL "/updates/dkms/daptrace.ko) but not loaded: run 'modprobe daptrace'"))
-		TH_LOG("%s", self->why);
+	why(self, REL);
+	EXPECT_WHY_HAS("(/lib/modules/" REL "/updates/dkms/daptrace.ko) but not loaded: run 'modprobe daptrace'");
 }
 
 TEST_F(root, lockdown_unsigned)
@@ -104,11 +109,10 @@ TEST_F(root, lockdown_unsigned)
 			 "\177ELF..."));
 	ASSERT_EQ(0, put(self->dir, "/sys/kernel/security/lockdown",
 			 "none [integrity] confidentiality\n"));
-	dt_module_why(self->dir, REL, self->why, sizeof(self->why));
-	EXPECT_NE(NULL, strstr(self->why, "kernel lockdown (Secure Boot) admits only signed modules"))
-		TH_LOG("%s", self->why);
-	EXPECT_NE(NULL, strstr(self->why, "is not signed"));
-	EXPECT_NE(NULL, strstr(self->why, "mokutil --import /var/lib/dkms/mok.pub"));
+	why(self, REL);
+	EXPECT_WHY_HAS("kernel lockdown (Secure Boot) admits only signed modules");
+	EXPECT_WHY_HAS("is not signed");
+	EXPECT_WHY_HAS("mokutil --import /var/lib/dkms/mok.pub");
 }
 
 TEST_F(root, sig_enforce_signed)
@@ -118,20 +122,18 @@ TEST_F(root, sig_enforce_signed)
 	ASSERT_EQ(0, put(self->dir, "/sys/kernel/security/lockdown",
 			 "[none] integrity confidentiality\n"));
 	ASSERT_EQ(0, put(self->dir, "/sys/module/module/parameters/sig_enforce", "Y\n"));
-	dt_module_why(self->dir, REL, self->why, sizeof(self->why));
-	EXPECT_NE(NULL, strstr(self->why, "module.sig_enforce admits only signed modules"))
-		TH_LOG("%s", self->why);
-	EXPECT_NE(NULL, strstr(self->why, "Key was rejected by service"));
-	EXPECT_EQ(NULL, strstr(self->why, "is not signed"));
+	why(self, REL);
+	EXPECT_WHY_HAS("module.sig_enforce admits only signed modules");
+	EXPECT_WHY_HAS("Key was rejected by service");
+	EXPECT_WHY_LACKS("is not signed");
 }
 
 TEST_F(root, loaded_without_sysfs)
 {
 	ASSERT_EQ(0, put(self->dir, "/proc/modules",
 			 "daptrace 98304 0 - Live 0x0 (OE)\n"));
-	dt_module_why(self->dir, REL, self->why, sizeof(self->why));
-	EXPECT_NE(NULL, strstr(self->why, "is loaded, but its sysfs directory is missing"))
-		TH_LOG("%s", self->why);
+	why(self, REL);
+	EXPECT_WHY_HAS("is loaded, but its sysfs directory is missing");
 }
 
 TEST_HARNESS_MAIN

@@ -453,6 +453,18 @@ static void engine_test_done(struct engine_test *t)
 static const int64_t sec = 1000000000LL;
 
 /*
+ * How the idle= tests start: "pageout idle=5s" on @nr_regions (1 or 2) of
+ * 0-32M and 32-64M, not accessed (age 50), first shown at 1 s.
+ */
+static void idle_engine_start(struct engine_test *t, int nr_regions)
+{
+	regs[0] = REGION(0, 32 * MiB, 0, 50);
+	regs[1] = REGION(32 * MiB, 64 * MiB, 0, 50);
+	engine_start(t, nr_regions, "pageout idle=5s", NULL);
+	apply_at(t, 1 * sec);
+}
+
+/*
  * Targets join and leave while the engine runs (process trees, cgroups):
  * a joined one's regions are acted on from the next snapshot, a removed
  * one's never again, and one added twice is one target.
@@ -613,10 +625,7 @@ TEST(engine_idle_by_address)
 	struct engine_test t;
 
 	/* 0-32M idle all along; 32-48M read at t=2 s, inside a region of 32-64M */
-	regs[0] = REGION(0, 32 * MiB, 0, 50);
-	regs[1] = REGION(32 * MiB, 64 * MiB, 0, 50);
-	engine_start(&t, 2, "pageout idle=5s", NULL);
-	apply_at(&t, 1 * sec);
+	idle_engine_start(&t, 2);
 	EXPECT_EQ(0, nr_calls);		/* not watched for 5 s yet */
 	regs[1].end = 48 * MiB;
 	regs[1].nr_accesses = 1;
@@ -639,10 +648,7 @@ TEST(engine_gap_keeps_what_age_covers)
 {
 	struct engine_test t;
 
-	regs[0] = REGION(0, 32 * MiB, 0, 50);
-	regs[1] = REGION(32 * MiB, 64 * MiB, 0, 50);
-	engine_start(&t, 2, "pageout idle=5s", NULL);
-	apply_at(&t, 1 * sec);
+	idle_engine_start(&t, 2);
 	/*
 	 * Five windows missed: the first region stayed idle through them
 	 * (age 70 > 5), the second changed level 0.3 s ago (age 3).
@@ -690,9 +696,7 @@ TEST(engine_gap_age_saturates)
 {
 	struct engine_test t;
 
-	regs[0] = REGION(0, 32 * MiB, 0, 50);
-	engine_start(&t, 1, "pageout idle=5s", NULL);
-	apply_at(&t, 1 * sec);
+	idle_engine_start(&t, 1);
 	/* 4306063 x 4283900183 us x 1000: 2^64 - 22616 ns */
 	regs[0].age = 4306063;
 	t.snap.missed_before = 5000000;

@@ -140,10 +140,27 @@ static void expect_runs(struct __test_metadata *_metadata, const char *rec,
 
 #define EXPECT_RUNS(rec, runs) expect_runs(_metadata, rec, runs, sizeof(runs) / sizeof(runs[0]))
 
-TEST(hot_skips_the_empty_last_window)
+/*
+ * The runs on the record @text, written as @name in a directory of its own:
+ * the whole of a test that is one table of runs.
+ */
+static void expect_runs_on(struct __test_metadata *_metadata, const char *name,
+			   const char *text, const struct report_run *runs, size_t n)
 {
 	struct tmp t = { 0 };
-	const char *rec = tmp_record(&t, "r.csv", last_empty);
+	const char *rec;
+
+	SKIP_UNLESS_DAPTRACE_BIN();
+	rec = tmp_record(&t, name, text);
+	expect_runs(_metadata, rec, runs, n);
+	tmp_clean(&t);
+}
+
+#define EXPECT_RUNS_ON(name, text, runs) \
+	expect_runs_on(_metadata, name, text, runs, sizeof(runs) / sizeof(runs[0]))
+
+TEST(hot_skips_the_empty_last_window)
+{
 	static const struct report_run runs[] = {
 		{ .words = { "hot" }, .rc = 0,
 		  .has = { "snapshot seq 2 ", "[heap]", "libc.so.6" } },
@@ -152,9 +169,7 @@ TEST(hot_skips_the_empty_last_window)
 		{ .words = { "hot", "--at", "0.1" }, .rc = 0, .has = { "snapshot seq 1 " } },
 	};
 
-	SKIP_UNLESS_DAPTRACE_BIN();
-	EXPECT_RUNS(rec, runs);
-	tmp_clean(&t);
+	EXPECT_RUNS_ON("r.csv", last_empty, runs);
 }
 
 TEST(heatmap_survives_huge_and_overlapping_regions)
@@ -343,17 +358,13 @@ TEST(output_stale_tmpdir_and_full_device)
 
 TEST(partial_record_cut_inside_a_quoted_label)
 {
-	struct tmp t = { 0 };
-	const char *rec = tmp_record(&t, "cut.csv", cut_in_label);
 	static const struct report_run runs[] = {
 		{ .words = { "raw" }, .rc = 1 },
 		{ .words = { "raw", "--partial" }, .rc = 0,
 		  .has = { "snapshot seq 1 ", "incomplete record" }, .lacks = "snapshot seq 2 " },
 	};
 
-	SKIP_UNLESS_DAPTRACE_BIN();
-	EXPECT_RUNS(rec, runs);
-	tmp_clean(&t);
+	EXPECT_RUNS_ON("cut.csv", cut_in_label, runs);
 }
 
 TEST(stdin_dash_and_gzip)
@@ -441,8 +452,6 @@ TEST(json_for_every_mode)
 
 TEST(time_address_and_label_filters)
 {
-	struct tmp t = { 0 };
-	const char *rec = tmp_record(&t, "r.csv", last_empty);
 	static const struct report_run runs[] = {
 		{ .words = { "wss", "--since", "0.15" }, .rc = 0, .has = { "# snapshots 2," } },
 		{ .words = { "wss", "--until", "0.1" }, .rc = 0, .has = { "# snapshots 1," } },
@@ -455,24 +464,18 @@ TEST(time_address_and_label_filters)
 		  .has = { "[heap]" }, .lacks = "libc.so.6" },
 	};
 
-	SKIP_UNLESS_DAPTRACE_BIN();
-	EXPECT_RUNS(rec, runs);
-	tmp_clean(&t);
+	EXPECT_RUNS_ON("r.csv", last_empty, runs);
 }
 
 TEST(heatmap_blocks_named_and_holes_apart_from_idle)
 {
-	struct tmp t = { 0 };
-	const char *rec = tmp_record(&t, "r.csv", last_empty);
 	/* one block from the heap to the end of libc, the hole between drawn NaN */
 	static const struct report_run runs[] = {
 		{ .words = { "heatmap", "--max-blocks", "1", "--addr-bins", "256" }, .rc = 0,
 		  .has = { "# block 0: bins 0-", "[heap]", " NaN\n", " 0.000\n" } },
 	};
 
-	SKIP_UNLESS_DAPTRACE_BIN();
-	EXPECT_RUNS(rec, runs);
-	tmp_clean(&t);
+	EXPECT_RUNS_ON("r.csv", last_empty, runs);
 }
 
 /* gnuplot renders; the p50 of 2.6 MiB is labelled 2.6, not 2 (integer division). */
@@ -1062,8 +1065,6 @@ TEST(not_observable_memory_and_footprints)
  */
 TEST(addr_zooms_in)
 {
-	struct tmp t = { 0 };
-	const char *rec = tmp_record(&t, "r.csv", last_empty);
 	static const struct report_run runs[] = {
 		{ .words = { "heatmap", "--addr", "0x100000-0x110000" }, .rc = 0,
 		  .has = { ": 0x100000-0x110000 (64.0 KiB) /usr/lib/libc.so.6\n" } },
@@ -1073,9 +1074,7 @@ TEST(addr_zooms_in)
 		  .has = { "\n0.200000 65536 " } },
 	};
 
-	SKIP_UNLESS_DAPTRACE_BIN();
-	EXPECT_RUNS(rec, runs);
-	tmp_clean(&t);
+	EXPECT_RUNS_ON("r.csv", last_empty, runs);
 }
 
 /*
