@@ -21,6 +21,7 @@
 # count above is read before.  It fails only if a step could not run.
 
 . /selftests/lib/ktap.sh
+. /selftests/lib/setup.sh
 . /selftests/lib/workload.sh
 
 DT=/sys/kernel/daptrace
@@ -67,12 +68,7 @@ run() {
 		[ -x "$EXPORTER" ] || { echo "$EXPORTER missing"; return 1; }
 		"$EXPORTER" exporter --attach --listen "127.0.0.1:$PORT" > "$TMP/exporter.log" 2>&1 &
 		EXP=$!
-		i=0
-		while [ $i -lt 100 ] && ! grep -q "serving http" "$TMP/exporter.log"; do
-			sleep 0.1
-			i=$((i + 1))
-		done
-		grep -q "serving http" "$TMP/exporter.log" || { cat "$TMP/exporter.log"; return 1; }
+		log_wait "$TMP/exporter.log" "serving http" || { cat "$TMP/exporter.log"; return 1; }
 	fi
 	echo "$WL_PID" > $DT/target && echo on > $DT/state || return 1
 	if [ "$WITH" = 1 ]; then

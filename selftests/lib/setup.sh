@@ -2,7 +2,8 @@
 # shellcheck shell=sh
 #
 # The guest set-up and state reads several shell selftests share: the
-# module's state after a run, zram swap, a cgroup v2 hierarchy.  Each
+# module's state after a run, zram swap, a cgroup v2 hierarchy, a daemon's
+# start.  Each
 # function only sets up or reads; what a test asserts stays in the test:
 #
 #	if dt_left_off; then
@@ -70,6 +71,19 @@ cgroup2_memory() {
 	grep -qw memory "$CG_ROOT/cgroup.controllers" || return 1
 	grep -qw memory "$CG_ROOT/cgroup.subtree_control" ||
 		echo +memory > "$CG_ROOT/cgroup.subtree_control"
+}
+
+# log_wait FILE TEXT: wait up to 10 s for TEXT (a fixed string) to appear
+# in FILE, the log of a daemon the test started (the exporter's "serving
+# http://..."); fails if it did not.
+log_wait() {
+	lw_i=0
+	while [ $lw_i -lt 100 ]; do
+		grep -qF "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+		lw_i=$((lw_i + 1))
+	done
+	return 1
 }
 
 # proc_kb FILE KEY: the kB value of "KEY:" in a /proc status-like FILE

@@ -12,6 +12,7 @@
 # /usr/bin/daptrace is static, without an HTTP server).
 
 . "$(dirname "$0")/../lib/ktap.sh"
+. "$(dirname "$0")/../lib/setup.sh"
 
 EXPORTER=${EXPORTER:-/opt/daptrace/daptrace}
 PORT=9798
@@ -46,12 +47,7 @@ fi
 # 2. The exporter, on the address QEMU forwards to: an explicit --listen.
 "$EXPORTER" exporter --attach --listen "0.0.0.0:$PORT" > "$TMP/exporter.log" 2>&1 &
 EXP=$!
-i=0
-while [ $i -lt 100 ] && ! grep -q "serving http://0.0.0.0:$PORT/metrics" "$TMP/exporter.log"; do
-	sleep 0.1
-	i=$((i + 1))
-done
-if grep -q "serving http://0.0.0.0:$PORT/metrics" "$TMP/exporter.log" &&
+if log_wait "$TMP/exporter.log" "serving http://0.0.0.0:$PORT/metrics" &&
    wget -q -O "$TMP/first.txt" "http://127.0.0.1:$PORT/metrics"; then
 	ktap_test_pass "exporter serves /metrics on 0.0.0.0:$PORT"
 else
