@@ -37,10 +37,8 @@ FIXTURE_SETUP(unload)
 	self->rep = NULL;
 	DT_SKIP_UNLESS_RELOADABLE(self->ko);
 	ASSERT_EQ(0, dt_reset());
-	self->rep = mmap(NULL, sizeof(*self->rep), PROT_READ | PROT_WRITE,
-			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, self->rep);
-	memset(self->rep, 0, sizeof(*self->rep));
+	self->rep = dt_shared(sizeof(*self->rep));
+	ASSERT_NE(NULL, self->rep);
 	self->target = dt_spawn(0, 0);
 	ASSERT_LT(0, self->target);
 }
@@ -152,25 +150,16 @@ TEST_F_TIMEOUT(unload, rmmod_while_reading_snapshots, 60)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		char path[256], buf[4096];
-		off_t off = 0;
-		ssize_t n;
+		char path[256];
 		int fd;
 
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		fd = open(dt_path("snapshots", path, sizeof(path)), O_RDONLY);
 		if (fd < 0)
 			_exit(2);
-		for (;;) {
-			n = pread(fd, buf, sizeof(buf), off);
-			if (n < 0) {
-				rep->read_err = errno;
-				rep->woke_ms = dt_now_ms();
-				_exit(0);
-			}
-			rep->nr_reads++;
-			off = n ? off + n : 0;
-		}
+		rep->read_err = dt_read_ring_until_error(fd, &rep->nr_reads);
+		rep->woke_ms = dt_now_ms();
+		_exit(0);
 	}
 	self->reader = pid;
 	while (rep->nr_reads < 100)

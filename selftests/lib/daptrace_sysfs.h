@@ -421,6 +421,26 @@ static DT_UNUSED ssize_t dt_pread_all(int fd, void *buf, size_t len, off_t off)
 	return done;
 }
 
+/*
+ * Read the ring at @fd from its start to its end, over and over, counting
+ * the reads in *@nr_reads (in memory a watching parent shares), until a
+ * read fails; return that read's errno (ENODEV once the module is gone).
+ */
+static DT_UNUSED int dt_read_ring_until_error(int fd, long long *nr_reads)
+{
+	char buf[4096];
+	off_t off = 0;
+	ssize_t n;
+
+	for (;;) {
+		n = pread(fd, buf, sizeof(buf), off);
+		if (n < 0)
+			return errno;
+		(*nr_reads)++;
+		off = n ? off + n : 0;
+	}
+}
+
 /* The ring header; 0, -ENODATA if the ring is empty/short, or -errno. */
 static DT_UNUSED int dt_ring_hdr(int fd, struct daptrace_ring_hdr *rh)
 {

@@ -104,6 +104,19 @@ static DT_CHILD_UNUSED volatile char *dt_map_touched(size_t len, int flags,
 	return p;
 }
 
+/*
+ * dt_shared() - @len bytes of zeroed memory a parent shares with the
+ * children it forks afterwards, for their reports.  NULL if the mapping
+ * failed.
+ */
+static DT_CHILD_UNUSED void *dt_shared(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
 struct dt_spawn_args {
 	size_t map_bytes, touch_stride;
 };

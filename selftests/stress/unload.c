@@ -55,24 +55,15 @@ static void poller(const char *name, struct report *rep, int idx, int ready_fd)
 
 static void ring_reader(struct report *rep, int ready_fd)
 {
-	char path[256], buf[4096];
-	off_t off = 0;
-	ssize_t n;
+	char path[256];
 	int fd;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	fd = open(dt_path("snapshots", path, sizeof(path)), O_RDONLY);
 	if (fd < 0 || write(ready_fd, "r", 1) != 1)
 		_exit(2);
-	for (;;) {
-		n = pread(fd, buf, sizeof(buf), off);
-		if (n < 0) {
-			rep->ring_err = errno;
-			_exit(0);
-		}
-		rep->ring_reads++;
-		off = n ? off + n : 0;
-	}
+	rep->ring_err = dt_read_ring_until_error(fd, &rep->ring_reads);
+	_exit(0);
 }
 
 /* Writes anything anywhere until killed; errors are expected. */
@@ -115,9 +106,8 @@ FIXTURE_SETUP(rmmod)
 	self->rep = NULL;
 	DT_SKIP_UNLESS_RELOADABLE(self->ko);
 	ASSERT_EQ(0, dt_reset());
-	self->rep = mmap(NULL, sizeof(*self->rep), PROT_READ | PROT_WRITE,
-			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, self->rep);
+	self->rep = dt_shared(sizeof(*self->rep));
+	ASSERT_NE(NULL, self->rep);
 }
 
 FIXTURE_TEARDOWN(rmmod)
