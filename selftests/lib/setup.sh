@@ -73,6 +73,47 @@ cgroup2_memory() {
 		echo +memory > "$CG_ROOT/cgroup.subtree_control"
 }
 
+# pressure_test_begin DIR NAME...: the start of a test of a policy driven
+# by memory pressure, up to its plan: the KTAP header, the tools, PSI, zram
+# swap (zram_swap_on), one cgroup v2 with the memory controller and
+# memory.pressure per NAME (CG_ROOT/NAME.PID, listed in CGS) and the
+# test's scratch directory DIR.  Without any of them the whole test is
+# skipped, with the reason, after pressure_test_end undid the rest.
+pressure_test_begin() {
+	ktap_print_header
+	ktap_require_tools daptrace daptrace-policy-workload
+	[ -e /proc/pressure/memory ] || ktap_skip_all "PSI is off in this kernel (psi=0?)"
+	zram_swap_on || ktap_skip_all "no zram swap (zram.ko not in the initramfs or failed to load)"
+	PT_DIR=$1
+	shift
+	CGS=
+	if ! pressure_cgroups "$@"; then
+		pressure_test_end
+		ktap_skip_all "no cgroup v2 with the memory controller and memory.pressure"
+	fi
+	mkdir -p "$PT_DIR"
+}
+
+pressure_cgroups() {
+	cgroup2_mount && cgroup2_memory || return 1
+	for pc_name in "$@"; do
+		mkdir "$CG_ROOT/$pc_name.$$" || return 1
+		CGS="${CGS:+$CGS }$CG_ROOT/$pc_name.$$"
+		[ -e "$CG_ROOT/$pc_name.$$/memory.pressure" ] || return 1
+	done
+}
+
+# pressure_test_end: undoes pressure_test_begin: the cgroups (once their
+# processes are gone), the mount cgroup2_mount made, the zram swap, DIR.
+pressure_test_end() {
+	for pe_cg in $CGS; do
+		rmdir "$pe_cg" 2>/dev/null
+	done
+	[ -z "$CG_MOUNTED" ] || umount "$CG_MOUNTED"
+	zram_swap_off
+	[ -z "$PT_DIR" ] || rm -rf "$PT_DIR"
+}
+
 # log_wait FILE TEXT: wait up to 10 s for TEXT (a fixed string) to appear
 # in FILE, the log of a daemon the test started (the exporter's "serving
 # http://..."); fails if it did not.

@@ -28,36 +28,19 @@ HOT_MB=32
 WARM_MB=32
 COLD_MB=128
 DURATION=90
-CG=
 
 psi_total() {
 	sed -n 's/^some .*total=\([0-9]*\).*/\1/p' "$1"
 }
 
-# A cgroup v2 for the workload, with the memory controller.
-cgroup_on() {
-	cgroup2_mount && cgroup2_memory || return 1
-	CG=$CG_ROOT/daptrace-tmo.$$
-	mkdir "$CG" && [ -e "$CG/memory.pressure" ]
-}
-
 cleanup() {
-	[ -z "$CG" ] || rmdir "$CG" 2>/dev/null
-	[ -z "$CG_MOUNTED" ] || umount "$CG_MOUNTED"
-	zram_swap_off
-	rm -rf "$TMP"
+	pressure_test_end
 }
 
-ktap_print_header
-ktap_require_tools daptrace daptrace-policy-workload
-[ -e /proc/pressure/memory ] || ktap_skip_all "PSI is off in this kernel (psi=0?)"
-zram_swap_on || ktap_skip_all "no zram swap (zram.ko not in the initramfs or failed to load)"
-if ! cgroup_on; then
-	cleanup
-	ktap_skip_all "no cgroup v2 with the memory controller and memory.pressure"
-fi
+# A cgroup v2 for the workload, with the memory controller.
+pressure_test_begin "$TMP" daptrace-tmo
+CG=$CGS
 ktap_set_plan 6
-mkdir -p "$TMP"
 
 # The workload enters the cgroup before it allocates; the policy stays out.
 sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$CG" \

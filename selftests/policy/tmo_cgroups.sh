@@ -23,41 +23,16 @@ HOT_MB=8
 WARM_MB=8
 COLD_MB=48
 DURATION=75
-CGS=
+
+cleanup() {
+	pressure_test_end
+}
 
 # Two cgroups v2 with the memory controller (mounting the hierarchy first
 # if nobody has).
-cgroups_on() {
-	cgroup2_mount && cgroup2_memory || return 1
-	root=$CG_ROOT
-	for n in a b; do
-		mkdir "$root/daptrace-cg-$n.$$" || return 1
-		CGS="$CGS $root/daptrace-cg-$n.$$"
-	done
-	for cg in $CGS; do
-		[ -e "$cg/memory.pressure" ] || return 1
-	done
-}
-
-cleanup() {
-	for cg in $CGS; do
-		rmdir "$cg" 2>/dev/null
-	done
-	[ -z "$CG_MOUNTED" ] || umount "$CG_MOUNTED"
-	zram_swap_off
-	rm -rf "$TMP"
-}
-
-ktap_print_header
-ktap_require_tools daptrace daptrace-policy-workload
-[ -e /proc/pressure/memory ] || ktap_skip_all "PSI is off in this kernel (psi=0?)"
-zram_swap_on || ktap_skip_all "no zram swap (zram.ko not in the initramfs or failed to load)"
-if ! cgroups_on; then
-	cleanup
-	ktap_skip_all "no cgroup v2 with the memory controller and memory.pressure"
-fi
+pressure_test_begin "$TMP" daptrace-cg-a daptrace-cg-b
 ktap_set_plan 6
-mkdir -p "$TMP"
+root=$CG_ROOT
 set -- $CGS
 CGA=$1
 CGB=$2
