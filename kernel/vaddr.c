@@ -1392,16 +1392,24 @@ static void daptrace_va_sample(struct daptrace_ctx *ctx, unsigned int what,
 	struct daptrace_target *t;
 	bool round = false;
 
-	daptrace_for_each_target(t, ctx) {
-		struct daptrace_va_target *vt = t->priv;
-
-		/* The probes' flush: see DAPTRACE_VA_PROBE_SCAN ("The TLB"). */
-		if (vt->probe_flush != tlb)
+	/*
+	 * The probes' flushes (see DAPTRACE_VA_PROBE_SCAN, "The TLB"): owed
+	 * under another policy than this pass's, that is with tlb_flush=none,
+	 * they all come before any of the pass's clears.
+	 */
+	if (tlb == DAPTRACE_TLB_NONE) {
+		daptrace_for_each_target(t, ctx)
 			round |= daptrace_va_probe_flush(t);
+		if (round)
+			daptrace_tlb_flush_round();
+		round = false;
+	}
+	daptrace_for_each_target(t, ctx) {
 		if (!t->exited)
 			daptrace_va_sample_target(ctx, t, what, tlb, st,
 						  all ||
 						  (i + ctx->nr_passes) % stride == 0);
+		/* owed under @tlb and not made by the pass: now */
 		round |= daptrace_va_probe_flush(t);
 		i++;
 	}
