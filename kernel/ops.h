@@ -54,6 +54,9 @@ enum daptrace_tlb_policy {
  * @nr_idle:	Targets whose walk was skipped because none of their threads
  *		ran since the previous pass.
  * @nr_walked:	Targets walked (wholly or in part).
+ * @probe_flush_ns: Time spent on flushes made for the probes alone (see
+ *		&daptrace_ops.probe_prepare): the pass cleared nothing in
+ *		their target, so its flush had nothing else to serve.
  */
 struct daptrace_sample_stats {
 	unsigned int nr_young;
@@ -61,6 +64,7 @@ struct daptrace_sample_stats {
 	unsigned int nr_busy;
 	unsigned int nr_idle;
 	unsigned int nr_walked;
+	u64 probe_flush_ns;
 };
 
 /**
@@ -77,8 +81,9 @@ struct daptrace_sample_stats {
  *			account it; with DAPTRACE_SAMPLE_PREPARE pick the
  *			next sampling address and clear its accessed bit;
  *			both in one walk.  Then apply @tlb to what was
- *			cleared and add to @stats.  Never blocks on a
- *			target's mmap_lock.
+ *			cleared, and make the flush @probe_prepare left to
+ *			it where it cleared nothing, and add to @stats.
+ *			Never blocks on a target's mmap_lock.
  * @target_valid:	False once the target process has exited.
  * @target_exec_id:	Identity of the target's current address space; it
  *			changes when the target exec()s.
@@ -102,10 +107,12 @@ struct daptrace_sample_stats {
  *			look at keeps its candidates.
  * @probe_prepare:	At the start of a window, after
  *			daptrace_probes_select() and before the prepare pass:
- *			clear the accessed bits of &daptrace_ctx.probes, to
- *			be flushed by the policy given (never "none") at the
- *			latest by the @sample pass that follows at once; mark
- *			the probes it cannot clear unobserved.  Until
+ *			clear the accessed bits of &daptrace_ctx.probes and
+ *			have them flushed by the policy given (never "none"):
+ *			with @shared, the @sample pass with PREPARE that must
+ *			follow at once, under that same policy, makes the
+ *			flush (after its own clears); else it flushes itself.
+ *			Mark the probes it cannot clear unobserved.  Until
  *			@probe_check, every clear @sample makes hands what it
  *			erased to the probes it covers.
  * @probe_check:	At the end of the window, after its last check: read
@@ -127,7 +134,7 @@ struct daptrace_ops {
 	bool (*window_idle)(struct daptrace_target *t);
 	void (*probe_map)(struct daptrace_ctx *ctx);
 	void (*probe_prepare)(struct daptrace_ctx *ctx,
-			      enum daptrace_tlb_policy tlb);
+			      enum daptrace_tlb_policy tlb, bool shared);
 	void (*probe_check)(struct daptrace_ctx *ctx);
 };
 

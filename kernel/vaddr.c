@@ -112,8 +112,8 @@ MODULE_PARM_DESC(placement,
  * @probe_flush: The TLB policy by which the probes' clears in it are still
  *		to be flushed (DAPTRACE_TLB_NONE: none owed).  The probes'
  *		prepare leaves its flush to the prepare pass that follows it
- *		at once (daptrace_va_sample()): where that pass clears bits
- *		and flushes by the same policy, one flush serves both.
+ *		at once under the same policy (daptrace_va_sample()): where
+ *		that pass clears bits, one flush serves both.
  *
  * Touched only by the worker, and by the sysfs writer before the target
  * is listed or after the worker stopped (monitor lock).
@@ -823,15 +823,17 @@ static bool daptrace_va_unobservable(struct daptrace_target *t,
  * the probe clears (whether or not they found a bit set: see
  * daptrace_va_probe_prepare_target()) the target's TLB entries are flushed
  * by the policy given (the worker passes mm or round whatever tlb_flush
- * says, see worker.c).  Under the policy of the prepare pass that follows
- * at once, the flush that pass makes after its own clears in the target
- * serves the probes too (one flush a window fewer; the probes' clears wait
- * for it as long as the pass takes over the target's regions, as the
- * regions' first clears do); where that pass clears nothing there, the
- * probes' flush follows it (daptrace_va_sample()).  Under another policy
- * (tlb_flush=none) it comes before the pass, so the pass's clears follow
- * without a flush, and translations cached again in between stay as blind
- * as before: the one flush per window changes little of what is measured.
+ * says, see worker.c).  When that is the policy of the prepare pass that
+ * follows at once (@shared), the flush that pass makes after its own
+ * clears in the target serves the probes too: one flush a window fewer.
+ * The probes' clears then wait for it until the pass is done with that
+ * target, the passes over the targets before it included (under round,
+ * the whole pass), as the regions' first clears do; where the pass clears
+ * nothing in the target, the probes' flush follows its turn there
+ * (daptrace_va_sample()).  Otherwise (tlb_flush=none) the probes flush
+ * before the pass, so its clears follow without a flush, and translations
+ * cached again in between stay as blind as before: the one flush per
+ * window changes little of what is measured.
  * A bit one of rule 1's prepares cleared without a flush can hide later
  * accesses to the probe, but the probe is then already marked accessed.
  */
@@ -944,8 +946,9 @@ static void daptrace_va_probe_map(struct daptrace_ctx *ctx)
 
 /*
  * Clear the bits of @t's probes [@first, @first + @nr); see above.  A
- * flush is owed (@probe_flush) whenever a probe was walked, not only when a
- * bit was found set: a bit found clear may have been cleared without a flush (by our own
+ * flush follows (or, with @shared, is left owed in
+ * &daptrace_va_target.probe_flush) whenever a probe was walked, not only
+ * when a bit was found set: a bit found clear may have been cleared without a flush (by our own
  * prepares under tlb_flush=none, or by MGLRU's aging walk, which does not
  * flush either) while a translation with it set is still cached, and then
  * the probe would be as blind as the regions it is meant to judge.  (The
@@ -956,7 +959,8 @@ static void daptrace_va_probe_map(struct daptrace_ctx *ctx)
 static void daptrace_va_probe_prepare_target(struct daptrace_ctx *ctx,
 					     struct daptrace_target *t,
 					     unsigned int first, unsigned int nr,
-					     enum daptrace_tlb_policy tlb)
+					     enum daptrace_tlb_policy tlb, bool shared,
+					     unsigned int *nr_walked)
 {
 	struct daptrace_va_target *vt = t->priv;
 	struct vm_area_struct *vma = NULL;
@@ -1002,20 +1006,24 @@ static void daptrace_va_probe_prepare_target(struct daptrace_ctx *ctx,
 		walked++;
 	}
 	mmap_read_unlock(mm);
-	if (walked)
+	if (walked && shared)
 		vt->probe_flush = tlb;
+	else if (walked)
+		daptrace_tlb_flush_mm(mm, tlb);
+	*nr_walked += walked;
 	mmput_async(mm);
 }
 
 /*
  * At the start of a window, after daptrace_probes_pick() and before the
- * prepare pass: clear the probes' bits, and flush by @tlb (mm or round).
+ * prepare pass: clear the probes' bits, and flush by @tlb (mm or round),
+ * or with @shared leave the flush to that pass (see above).
  */
 static void daptrace_va_probe_prepare(struct daptrace_ctx *ctx,
-				      enum daptrace_tlb_policy tlb)
+				      enum daptrace_tlb_policy tlb, bool shared)
 {
 	struct daptrace_target *t;
-	unsigned int i = 0, first;
+	unsigned int i = 0, first, walked = 0;
 
 	daptrace_for_each_target(t, ctx) {
 		struct daptrace_va_target *vt = t->priv;
@@ -1025,8 +1033,11 @@ static void daptrace_va_probe_prepare(struct daptrace_ctx *ctx,
 			continue;
 		for (first = i; i < ctx->nr_probes && ctx->probes[i].t == t; i++)
 			;
-		daptrace_va_probe_prepare_target(ctx, t, first, i - first, tlb);
+		daptrace_va_probe_prepare_target(ctx, t, first, i - first, tlb,
+						 shared, &walked);
 	}
+	if (tlb == DAPTRACE_TLB_ROUND && walked && !shared)
+		daptrace_tlb_flush_round();
 }
 
 /*
@@ -1315,8 +1326,9 @@ flush:
 	st->nr_cleared += vt->nr_cleared;
 	if (vt->nr_cleared) {
 		daptrace_tlb_flush_mm(mm, tlb);
-		/* by daptrace_va_sample(), owed only under @tlb here */
-		vt->probe_flush = DAPTRACE_TLB_NONE;
+		/* the probes' flush, if owed by this policy, is this one */
+		if (vt->probe_flush == tlb)
+			vt->probe_flush = DAPTRACE_TLB_NONE;
 	}
 	mmput_async(mm);
 	return;
@@ -1343,14 +1355,18 @@ busy:
 
 /*
  * Make the flush the probes' prepare left owed in @t, if any (the target's
- * pass did not make it: see &daptrace_va_target.probe_flush).  Return: true
- * if it was by round, whose flush of every CPU the caller then owes.
+ * pass cleared nothing, so it made none: see &daptrace_va_target.
+ * probe_flush), and count its time in @st: it is the probes' alone.
+ * Return: true if it was by round, whose flush of every CPU the caller then
+ * owes.
  */
-static bool daptrace_va_probe_flush(struct daptrace_target *t)
+static bool daptrace_va_probe_flush(struct daptrace_target *t,
+				    struct daptrace_sample_stats *st)
 {
 	struct daptrace_va_target *vt = t->priv;
 	enum daptrace_tlb_policy tlb = vt->probe_flush;
 	struct mm_struct *mm;
+	u64 t0;
 
 	if (tlb == DAPTRACE_TLB_NONE)
 		return false;
@@ -1358,7 +1374,9 @@ static bool daptrace_va_probe_flush(struct daptrace_target *t)
 	mm = daptrace_va_target_mm(t);
 	if (!mm)
 		return false;	/* exited: nothing left to flush for */
+	t0 = ktime_get_ns();
 	daptrace_tlb_flush_mm(mm, tlb);
+	st->probe_flush_ns += ktime_get_ns() - t0;
 	mmput_async(mm);
 	return tlb == DAPTRACE_TLB_ROUND;
 }
@@ -1392,25 +1410,13 @@ static void daptrace_va_sample(struct daptrace_ctx *ctx, unsigned int what,
 	struct daptrace_target *t;
 	bool round = false;
 
-	/*
-	 * The probes' flushes (see DAPTRACE_VA_PROBE_SCAN, "The TLB"): owed
-	 * under another policy than this pass's, that is with tlb_flush=none,
-	 * they all come before any of the pass's clears.
-	 */
-	if (tlb == DAPTRACE_TLB_NONE) {
-		daptrace_for_each_target(t, ctx)
-			round |= daptrace_va_probe_flush(t);
-		if (round)
-			daptrace_tlb_flush_round();
-		round = false;
-	}
 	daptrace_for_each_target(t, ctx) {
 		if (!t->exited)
 			daptrace_va_sample_target(ctx, t, what, tlb, st,
 						  all ||
 						  (i + ctx->nr_passes) % stride == 0);
-		/* owed under @tlb and not made by the pass: now */
-		round |= daptrace_va_probe_flush(t);
+		/* the probes' flush, owed and not made by the pass: now */
+		round |= daptrace_va_probe_flush(t, st);
 		i++;
 	}
 	if ((tlb == DAPTRACE_TLB_ROUND && st->nr_cleared != cleared) || round)

@@ -227,6 +227,8 @@ static void worker_probe_time(struct daptrace_mon *mon, u64 t0)
  * TLB-blind, so they are flushed by the policy in force if it flushes,
  * else by mm (or round); where neither is supported no probe is picked
  * (the snapshots say probe_pages 0) rather than publish a blind truth.
+ * Under the policy in force, the prepare pass that must follow at once
+ * makes their flush with its own.
  */
 static void worker_probe_start(struct daptrace_mon *mon)
 {
@@ -242,7 +244,7 @@ static void worker_probe_start(struct daptrace_mon *mon)
 	if (daptrace_probes_pick(&mon->ctx, mon->probe_pages)) {
 		mon->ops->probe_map(&mon->ctx);
 		if (daptrace_probes_select(&mon->ctx))
-			mon->ops->probe_prepare(&mon->ctx, tlb);
+			mon->ops->probe_prepare(&mon->ctx, tlb, tlb == mon->tlb);
 	}
 	worker_probe_time(mon, t0);
 }
@@ -479,6 +481,8 @@ static bool worker_sample(struct daptrace_mon *mon, unsigned int what)
 
 	mon->ops->sample(&mon->ctx, what, mon->tlb, &st);
 	mon->ctx.nr_passes++;
+	if (st.probe_flush_ns)
+		WRITE_ONCE(mon->cnt.probe_ns, mon->cnt.probe_ns + st.probe_flush_ns);
 	if (st.nr_busy)
 		WRITE_ONCE(mon->cnt.nr_busy, mon->cnt.nr_busy + st.nr_busy);
 	return st.nr_idle && !st.nr_walked;
