@@ -3,8 +3,8 @@
 #
 # The guest set-up and state reads several shell selftests share: the
 # module's state after a run, zram swap, a cgroup v2 hierarchy, a daemon's
-# start.  Each
-# function only sets up or reads; what a test asserts stays in the test:
+# start.  Each function only sets up or reads; what a test asserts stays
+# in the test:
 #
 #	if dt_left_off; then
 #		ktap_test_pass "module left off, no stale target"
@@ -74,11 +74,12 @@ cgroup2_memory() {
 }
 
 # pressure_test_begin DIR NAME...: the start of a test of a policy driven
-# by memory pressure, up to its plan: the KTAP header, the tools, PSI, zram
-# swap (zram_swap_on), one cgroup v2 with the memory controller and
-# memory.pressure per NAME (CG_ROOT/NAME.PID, listed in CGS) and the
-# test's scratch directory DIR.  Without any of them the whole test is
-# skipped, with the reason, after pressure_test_end undid the rest.
+# by memory pressure, up to its plan: the KTAP header, the tools (a missing
+# one fails the test), PSI, zram swap (zram_swap_on), one cgroup v2 with
+# the memory controller and memory.pressure per NAME (CG_ROOT/NAME.PID,
+# listed in CGS) and the test's scratch directory DIR.  Without PSI, zram
+# or the cgroups the whole test is skipped, with the reason, after
+# pressure_test_end undid the rest.
 pressure_test_begin() {
 	ktap_print_header
 	ktap_require_tools daptrace daptrace-policy-workload
@@ -94,8 +95,11 @@ pressure_test_begin() {
 	mkdir -p "$PT_DIR"
 }
 
+# pressure_cgroups NAME...: pressure_test_begin's cgroups, added to CGS as
+# they are made (so that pressure_test_end removes those made before a
+# failure).
 pressure_cgroups() {
-	cgroup2_mount && cgroup2_memory || return 1
+	cgroup2_mount /sys/fs/cgroup && cgroup2_memory || return 1
 	for pc_name in "$@"; do
 		mkdir "$CG_ROOT/$pc_name.$$" || return 1
 		CGS="${CGS:+$CGS }$CG_ROOT/$pc_name.$$"
@@ -105,6 +109,7 @@ pressure_cgroups() {
 
 # pressure_test_end: undoes pressure_test_begin: the cgroups (once their
 # processes are gone), the mount cgroup2_mount made, the zram swap, DIR.
+# Again, it does nothing.
 pressure_test_end() {
 	for pe_cg in $CGS; do
 		rmdir "$pe_cg" 2>/dev/null
@@ -112,6 +117,7 @@ pressure_test_end() {
 	[ -z "$CG_MOUNTED" ] || umount "$CG_MOUNTED"
 	zram_swap_off
 	[ -z "$PT_DIR" ] || rm -rf "$PT_DIR"
+	CGS='' CG_MOUNTED='' ZRAM_ADDED='' PT_DIR=''
 }
 
 # log_wait FILE TEXT: wait up to 10 s for TEXT (a fixed string) to appear
@@ -119,12 +125,11 @@ pressure_test_end() {
 # http://..."); fails if it did not.
 log_wait() {
 	lw_i=0
-	while [ $lw_i -lt 100 ]; do
-		grep -qF "$2" "$1" 2>/dev/null && return 0
+	until grep -qF -e "$2" "$1" 2>/dev/null; do
+		[ $lw_i -lt 100 ] || return 1
 		sleep 0.1
 		lw_i=$((lw_i + 1))
 	done
-	return 1
 }
 
 # proc_kb FILE KEY: the kB value of "KEY:" in a /proc status-like FILE
