@@ -948,13 +948,14 @@ static void daptrace_va_probe_map(struct daptrace_ctx *ctx)
  * Clear the bits of @t's probes [@first, @first + @nr); see above.  A
  * flush follows (or, with @shared, is left owed in
  * &daptrace_va_target.probe_flush) whenever a probe was walked, not only
- * when a bit was found set: a bit found clear may have been cleared without a flush (by our own
- * prepares under tlb_flush=none, or by MGLRU's aging walk, which does not
- * flush either) while a translation with it set is still cached, and then
- * the probe would be as blind as the regions it is meant to judge.  (The
- * first VM run of accuracy_estimate's tlb_none case had exactly that: hot
- * THPs whose pmd bit the regions' prepares had cleared, probes reading them
- * as not accessed, and an estimate of 0.99 against a truth of 0.65.)
+ * when a bit was found set: a bit found clear may have been cleared
+ * without a flush (by our own prepares under tlb_flush=none, or by MGLRU's
+ * aging walk, which does not flush either) while a translation with it set
+ * is still cached, and then the probe would be as blind as the regions it
+ * is meant to judge.  (The first VM run of accuracy_estimate's tlb_none
+ * case had exactly that: hot THPs whose pmd bit the regions' prepares had
+ * cleared, probes reading them as not accessed, and an estimate of 0.99
+ * against a truth of 0.65.)
  */
 static void daptrace_va_probe_prepare_target(struct daptrace_ctx *ctx,
 					     struct daptrace_target *t,
