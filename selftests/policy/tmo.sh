@@ -9,12 +9,14 @@
 # check of every word of every page), not by the tool's counters.
 # Goals: every page intact; the goal read from the cgroup, every window,
 # without a failed read; the never-read set (which costs no pressure) >=
-# 90 % swapped out within 60 s; <= 1 % of the hot set ever found swapped
+# 90 % swapped out within 30 s; <= 1 % of the hot set ever found swapped
 # out; the cgroup's pressure over the last 30 s before the workload's final
-# check <= 3 x the goal.  The 60 s is the tuner's worst case here: a blip
-# of pressure in the first window (before the monitor has told warm memory
-# from cold) ends its doubling, 20 quiet windows restart it, 10 doublings
-# reach the ceiling, and paging 128 MiB into zram under TCG takes 10-25 s.
+# check <= 3 x the goal.  The 30 s (the issue's goal for -P tmo): the
+# never-read set is idle enough (2 s) from the start, and the quota doubles
+# from 256 KiB each second until pressure comes (a counter's baseline
+# window starts the ramp; pressure before the policy paged anything out
+# does not end it), so 128 MiB goes within about 10 windows: 9-10 s in the
+# VM on 5.10, against 28 s and more when the ramp did not start.
 # The 3x: the tuner holds the mean pressure on the goal, but the pressure
 # comes in spikes (a warm page paged out by mistake costs its refault in
 # one burst); uncontrolled paging of the warm set costs 100x.
@@ -114,10 +116,10 @@ else
 		"#goal rows ${ngoal:-0}, last row '$(tail -n 1 "$TMP/rec.csv")' $(cat "$TMP/report.err")"
 fi
 
-if [ -n "$reached" ] && [ "$reached" -le 60 ]; then
+if [ -n "$reached" ] && [ "$reached" -le 30 ]; then
 	ktap_test_pass "never-read memory paged out: VmSwap >= 90% of ${COLD_MB} MiB after $reached s"
 else
-	bound_fail "never-read memory paged out within 60 s" \
+	bound_fail "never-read memory paged out within 30 s" \
 		"VmSwap peaked at $max_swap kB (reached at '${reached:-never}'), want >= $want_kb kB"
 fi
 

@@ -33,13 +33,14 @@
  * So the quota doubles each window at the start (from q_min = q_max / 1024
  * it reaches q_max in 10 windows) until the metric reaches half the target
  * (half, because with a window of delay the doubling goes on one window
- * past what it sees), and again after 20 windows without any of the metric
- * at all: no stall in 20 s is no noise to be careful of (a start can end
- * the ramp on one spike, while the monitor has not yet told warm memory
- * from cold, and leave the quota to climb x1.06 a window).  The average
- * then starts afresh.  A ramp that ends past the target (not just past
- * half of it) doubled too often while the pressure was on its way: the
- * quota goes back x1/4 at once.
+ * past what it sees; pressure or refaults read before the scheme took
+ * anything away are not its own and do not end it), and again after 20
+ * windows without any of the metric at all: no stall in 20 s is no noise
+ * to be careful of (a start can end the ramp on one spike, while the
+ * monitor has not yet told warm memory from cold, and leave the quota to
+ * climb x1.06 a window).  The average then starts afresh.  A ramp that
+ * ends past the target (not just past half of it) doubled too often while
+ * the pressure was on its way: the quota goes back x1/4 at once.
  * In the test VM a ramp that paged out all 128 MiB of never-read memory in
  * 10 s went on into memory read each second, and the x1/2 steps of the
  * law took 6 windows of 8-150 ms of stall to come down.
@@ -255,9 +256,18 @@ static uint64_t propose(struct pol_engine *e, struct pol_scheme *s, struct pol_g
 			double window_scale, uint64_t used)
 {
 	uint64_t qmin = pol_tune_floor(s), qmax = s->quota_sz;
-	double v, gap;
+	double v, gap, score;
 	int err = e->goal_read(e, g, &v);
 
+	/*
+	 * The first window ramps up from the floor, whether its read gave a
+	 * value or only took the baseline of a counter (psi and refault are
+	 * differences: their first read is always -EAGAIN, and a ramp set
+	 * only on a value never started, leaving the quota to climb x1.06 a
+	 * window until a quiet spell restarted it).
+	 */
+	if (!g->level && !g->q && (!err || err == -EAGAIN))
+		g->rt.ramp = 1;
 	if (err == -EAGAIN)
 		return g->level ? g->q : (g->q = g->q ? g->q : qmin);
 	if (err) {
@@ -284,9 +294,19 @@ static uint64_t propose(struct pol_engine *e, struct pol_scheme *s, struct pol_g
 			      g->integral;
 		return g->q = pol_tune_level(gap / 2 + g->integral, qmax);
 	}
-	if (!g->q)
-		g->rt.ramp = 1;		/* the first window */
-	g->q = pol_tune_rate(&g->rt, g->q ? g->q : qmin, used, rate_score(g), qmin, qmax);
+	score = rate_score(g);
+	/*
+	 * Pressure and refaults cannot be the scheme's doing before it took
+	 * anything away: what was never paged out cannot fault back in.  Such
+	 * a metric (the workload's own start, another cgroup's reclaim) does
+	 * not end the ramp; the ramp's quota stays at twice what was used
+	 * meanwhile, and the first window after the scheme acted reads the
+	 * metric as usual.
+	 */
+	if (g->rt.ramp && (g->metric == POL_GOAL_PSI || g->metric == POL_GOAL_REFAULT) &&
+	    !s->st.sz_applied)
+		score = 0;
+	g->q = pol_tune_rate(&g->rt, g->q ? g->q : qmin, used, score, qmin, qmax);
 	/* far past the goal even at the floor: pause until it comes down */
 	return g->q <= qmin && g->rt.mean >= 2 ? 0 : g->q;
 }

@@ -617,7 +617,7 @@ TEST(tuner_no_windup_when_the_quota_is_not_used)
 /* ---- the tuner in the engine ------------------------------------------ */
 
 static double plant_value, plant_user;
-static int plant_fail;
+static int plant_fail, plant_counter;
 static uint64_t acted_bytes;
 
 static int plant_read(struct pol_engine *e, struct pol_goal *g, double *v)
@@ -625,6 +625,11 @@ static int plant_read(struct pol_engine *e, struct pol_goal *g, double *v)
 	(void)e;
 	if (plant_fail)
 		return -EIO;
+	/* as pol_goal_read() for psi and refault: a counter's first read is its baseline */
+	if (plant_counter && !g->have_total) {
+		g->have_total = 1;
+		return -EAGAIN;
+	}
 	*v = g->metric == POL_GOAL_USER ? plant_user : plant_value;
 	return 0;
 }
@@ -657,7 +662,65 @@ static void engine_with_plant(struct pol_engine *e, struct pol_scheme *s,
 	regs[0] = REGION(0, 4096 * MiB, 1, 5);
 	snap_of(snap, 1);
 	plant_fail = 0;
+	plant_counter = 0;
 	acted_bytes = 0;
+}
+
+/*
+ * A rate goal read from a counter (refault, psi): the first window only
+ * takes the baseline, and the ramp must still start there: the quota
+ * doubles from the floor each window (256 KiB to 256 MiB in 10) while the
+ * metric stays at 0.  It used to start only on a first window that read a
+ * value, so a counter's goal climbed x1.0625 a window instead.
+ */
+TEST(tuner_ramp_starts_after_a_counter_baseline)
+{
+	struct pol_scheme s = parsed("pageout freq=0-100 quota=256M/1s goal=refault:100");
+	struct daptrace_snapshot snap;
+	struct pol_engine e;
+
+	engine_with_plant(&e, &s, &snap);
+	plant_counter = 1;
+	plant_value = 0;
+	pol_engine_apply(&e, &snap, SEC);
+	EXPECT_EQ(pol_tune_floor(&s), s.quota_eff);
+	for (int k = 1; k <= 10; k++) {
+		pol_engine_apply(&e, &snap, (k + 1) * SEC);
+		EXPECT_EQ(pol_tune_floor(&s) << k, s.quota_eff) TH_LOG("window %d", k + 1);
+	}
+	EXPECT_EQ(256 * MiB, s.quota_eff);
+	pol_engine_free(&e);
+	pol_scheme_free(&s);
+}
+
+/*
+ * Pressure while the scheme has taken nothing away is not its own (nothing
+ * it paged out can fault back): the ramp goes on through it, and ends on
+ * the first window after the scheme acted that still reads it.
+ */
+TEST(tuner_ramp_ignores_pressure_before_any_action)
+{
+	struct pol_scheme s = parsed("pageout freq=0-0 quota=256M/1s goal=refault:100");
+	struct daptrace_snapshot snap;
+	struct pol_engine e;
+	int k;
+
+	engine_with_plant(&e, &s, &snap);
+	plant_value = 1000;	/* 10x the goal, from the start */
+	for (k = 0; k < 5; k++)	/* the region is accessed: freq=0-0 takes none of it */
+		pol_engine_apply(&e, &snap, (k + 1) * SEC);
+	EXPECT_EQ(0, acted_bytes);
+	EXPECT_EQ(1, s.goals[0].rt.ramp);
+	/* nothing used: the ramp's quota stays at twice the floor, no windup */
+	EXPECT_EQ(2 * pol_tune_floor(&s), s.quota_eff);
+	regs[0].nr_accesses = 0;	/* idle now: the scheme acts */
+	pol_engine_apply(&e, &snap, ++k * SEC);
+	EXPECT_EQ(2 * pol_tune_floor(&s), acted_bytes);
+	pol_engine_apply(&e, &snap, ++k * SEC);
+	EXPECT_EQ(0, s.goals[0].rt.ramp);
+	EXPECT_GT(2 * pol_tune_floor(&s), s.quota_eff);
+	pol_engine_free(&e);
+	pol_scheme_free(&s);
 }
 
 /*
