@@ -23,6 +23,8 @@
 # "bench.quick=1" on the kernel command line runs a reduced matrix.
 
 . "$(dirname "$0")/../lib/ktap.sh" 2>/dev/null || . /selftests/lib/ktap.sh
+# shellcheck source=selftests/lib/setup.sh
+. /selftests/lib/setup.sh
 . "$(dirname "$0")/../lib/workload.sh" 2>/dev/null || . /selftests/lib/workload.sh
 
 DT=/sys/kernel/daptrace
@@ -165,14 +167,7 @@ run() {
 
 ktap_print_header
 [ -d $DT ] || die "daptrace module not loaded"
-# Debian's 7.x start DAMON_STAT at boot: a whole-machine kdamond that holds
-# DAMON exclusively (a sysfs kdamond's "on" fails with EBUSY) and takes CPU
-# beside every monitor.  Off in every run, whichever monitor it measures.
-STAT=/sys/module/damon_stat/parameters/enabled
-if [ -w $STAT ] && [ "$(cat $STAT)" = Y ]; then
-	echo N > $STAT || die "cannot turn DAMON_STAT off"
-	echo "# DAMON_STAT turned off for the run"
-fi
+damon_stat_off || die "cannot turn DAMON_STAT off"
 # "bench.probe_pages=N": daptrace's accuracy probes per window
 # (bench/ab.sh --probe-pages); every row says how many there were.
 probes=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^bench\.probe_pages=//p')

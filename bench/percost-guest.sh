@@ -22,6 +22,8 @@
 # Prints "# PERCOST k=v ..." rows and the perf tables as "# PERF" lines.
 
 . /selftests/lib/ktap.sh
+# shellcheck source=selftests/lib/setup.sh
+. /selftests/lib/setup.sh
 . /selftests/lib/workload.sh
 
 DT=/sys/kernel/daptrace
@@ -62,11 +64,7 @@ ktap_set_plan 1
 . /bench/lib-guest.sh
 mkdir -p "$TMP"
 command -v perf > /dev/null || ktap_exit_fail_msg "no perf in the guest (bench/percost.sh copies it)"
-STAT=/sys/module/damon_stat/parameters/enabled
-if [ -w $STAT ] && [ "$(cat $STAT)" = Y ]; then
-	echo N > $STAT || ktap_exit_fail_msg "cannot turn DAMON_STAT off"
-	echo "# DAMON_STAT turned off for the run"
-fi
+damon_stat_off || ktap_exit_fail_msg "cannot turn DAMON_STAT off"
 [ -d $TR/events ] || mount -t tracefs nodev $TR
 echo -1 > /proc/sys/kernel/perf_event_paranoid
 echo 0 > /proc/sys/kernel/kptr_restrict

@@ -383,6 +383,7 @@ tiering() {
 
 ktap_print_header
 ktap_set_plan 1
+damon_stat_off || ktap_exit_fail_msg "cannot turn DAMON_STAT off"
 mkdir -p $TMP
 case $SCEN in
 reclaim) reclaim ;;

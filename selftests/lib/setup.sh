@@ -44,6 +44,19 @@ zram_swap_on() {
 	ZRAM_ADDED=1
 }
 
+# damon_stat_off: Debian's 7.x kernels start DAMON_STAT at boot, a
+# whole-machine kdamond that holds DAMON exclusively (a sysfs kdamond's "on"
+# fails with EBUSY) and takes CPU and TLB flushes beside whatever else runs.
+# A measurement turns it off in every run, whichever monitor it measures,
+# so that each runs on an equally quiet machine.  Fails only when it is on
+# and cannot be turned off.
+damon_stat_off() {
+	_stat=/sys/module/damon_stat/parameters/enabled
+	[ -w $_stat ] && [ "$(cat $_stat)" = Y ] || return 0
+	echo N > $_stat || return 1
+	echo "# DAMON_STAT turned off for the run"
+}
+
 # zram_swap_off: undoes zram_swap_on (nothing if it added nothing); later
 # tests (the OOM ones) expect a guest without swap.
 zram_swap_off() {
