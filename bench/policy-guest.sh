@@ -293,9 +293,12 @@ goal_reclaim() {
 				if (reach < 0 && w >= 0.8) reach = t[i]
 				if (reach >= 0) { k++; if (w >= 0.8 && w <= 1.2) held++ }
 			}
-			printf "saved_mb=%.0f saved_end_mb=%.0f psi_pct=%.3f refaults=%d reach_s=%s held=%s",
+			# memory saved over time: MiB at every 5th second
+			for (i = 5; i <= n; i += 5) ts = ts (ts == "" ? "" : ",") sprintf("%.0f", sv[i])
+			printf "saved_mb=%.0f saved_end_mb=%.0f psi_pct=%.3f refaults=%d reach_s=%s held=%s saved_ts=%s",
 			       m ? s / m : 0, sv[n], n ? p[n] / n / 1e4 : 0, rf,
-			       reach < 0 ? "never" : reach, k ? sprintf("%.2f", held / k) : "none"
+			       reach < 0 ? "never" : reach, k ? sprintf("%.2f", held / k) : "none",
+			       ts == "" ? "none" : ts
 		}' $TMP/series) cpu_ms=$cpu"
 }
 

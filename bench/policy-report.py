@@ -46,6 +46,23 @@ def cell(vals, key):
     return s
 
 
+def saved_over_time(runs, scen, mons):
+    """The cgroup's memory saved every 5 s (MiB), median [min-max] over the rounds."""
+    ts = {m: [[num(x) for x in r.get("saved_ts", "none").split(",")] for r in runs[(scen, m)]
+              if r.get("saved_ts", "none") != "none"] for m in mons}
+    n = max((len(s) for m in mons for s in ts[m]), default=0)
+    if not n:
+        return
+    print("Memory saved over time (MiB below the cgroup's start, every 5 s):\n")
+    print("| s | " + " | ".join(mons) + " |")
+    print("|---|" + "---|" * len(mons))
+    for i in range(n):
+        print("| %d | " % (5 * (i + 1)) +
+              " | ".join(cell(v, "") if v else "–"
+                         for v in ([s[i] for s in ts[m] if i < len(s)] for m in mons)) + " |")
+    print()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rows", required=True)
@@ -76,6 +93,8 @@ def main():
                                                 for m in mons) + " |")
         ver = ["%s: %s" % (m, ",".join(r.get("verify", "?") for r in runs[(scen, m)])) for m in mons]
         print("\nData check of every page: " + "; ".join(ver) + "\n")
+        if metrics is GOAL:
+            saved_over_time(runs, scen, mons)
 
 
 if __name__ == "__main__":
