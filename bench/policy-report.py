@@ -46,6 +46,12 @@ def cell(vals, key):
     return s
 
 
+def date(runs):
+    """The rows' dates (bench/policy.sh tags each with its run's), as a span."""
+    ds = sorted({r.get("date", "?") for rs in runs.values() for r in rs})
+    return ds[0] if len(ds) == 1 else "%s to %s" % (ds[0], ds[-1])
+
+
 def saved_over_time(runs, scen, mons):
     """The cgroup's memory saved every 5 s (MiB), median [min-max] over the rounds."""
     ts = {m: [[num(x) for x in r.get("saved_ts", "none").split(",")] for r in runs[(scen, m)]
@@ -76,8 +82,13 @@ def main():
         runs[(kv.get("scen"), kv.get("mon"))].append(kv)
         kernel = kv.get("kernel", kernel)
     series = ".".join(kernel.split(".")[:2])
-    title = "daptrace policy vs DAMOS" if series == "6.12" else "daptrace policy (no DAMON)"
-    print("## Policies on %s: %s\n" % (series, title))
+    damos = any(m.startswith("damo") for (_, m) in runs)
+    if all(s in ("phases", "kv") for (s, _) in runs):
+        print("## Reclaim to a pressure goal on %s: -P tmo, a Senpai loop%s (%s)\n"
+              % (series, ", DAMOS's psi goal" if damos else "", date(runs)))
+    else:
+        title = "daptrace policy vs DAMOS" if damos else "daptrace policy (no DAMON)"
+        print("## Policies on %s: %s\n" % (series, title))
     print("`%s` (%d s), kernel %s, one boot per run, policies alternating within a round; "
           "median [min–max] over the rounds. Measured on the target (VmSwap, the workload's "
           "mincore/move_pages, /proc/vmstat), not by either tool's counters.\n" % (a.command, a.duration, kernel))

@@ -44,6 +44,8 @@ bench_words bench/policy.sh --scens scenario "reclaim tiering phases kv" "$SCENS
 # The report's command line names --mons only when it is not the default.
 MONS_ARG=
 [ "$MONS" = "$DEFAULT_MONS" ] || MONS_ARG=" --mons \"$MONS\""
+SCENS_ARG=
+[ "$SCENS" = "reclaim tiering" ] || SCENS_ARG=" --scens \"$SCENS\""
 [ -n "$K" ] || K=$("$TOP/scripts/kernels.sh" 6.12)
 [ -n "$K" ] || { echo "bench/policy.sh: no 6.12 kernel (it carries DAMON)" >&2; exit 1; }
 DIR=$TOP/build/bench-policy/$K
@@ -109,7 +111,7 @@ for ((r = FIRST; r <= ROUNDS; r++)); do
 				--extra-test "$TOP/bench/policy-guest.sh" \
 				--append "bench.policy=$mon-$scen" > "$log" 2>&1 || true
 			if row=$(grep -o 'BENCH .*' "$log"); then
-				echo "${row#BENCH } round=$r" >> "$DIR/rows.txt"
+				echo "${row#BENCH } round=$r date=$(date -u +%F)" >> "$DIR/rows.txt"
 			else
 				echo "bench/policy: no result from $log" >&2
 			fi
@@ -117,5 +119,5 @@ for ((r = FIRST; r <= ROUNDS; r++)); do
 	done
 done
 report=(python3 "$TOP/bench/policy-report.py" --rows "$DIR/rows.txt"
-	--command "bench/policy.sh --rounds $ROUNDS --kernel $K${MONS_ARG}" --duration $((SECONDS - t0)))
+	--command "bench/policy.sh --rounds $ROUNDS --kernel $K${SCENS_ARG}${MONS_ARG}" --duration $((SECONDS - t0)))
 "${report[@]}" > "$OUT"

@@ -56,6 +56,8 @@ TABLES=(
 "idle|worker CPU for a stopped target, IPIs to CPUs that never ran it"
 "policy-6.12|reclaim and tiering: daptrace policy vs DAMOS on 6.12"
 "policy-6.1|reclaim and tiering: daptrace policy on 6.1 (no DAMON)"
+"tmo-6.12|reclaim to a pressure goal: -P tmo vs a Senpai loop vs DAMOS's psi goal, on 6.12"
+"tmo-newest|the same on the newest kernel (7.3, DAMON_STAT off)"
 "placement|the cost of NUMA placement tracking"
 "follow|process trees (per-process recall, join latency), the whole machine, idle-time percentiles"
 "targets|1 to 4096 mostly idle targets: worker and daptrace CPU, recall of the one that wakes"
@@ -93,6 +95,7 @@ fi
 K=$("$TOP/scripts/kernels.sh" 6.12)
 [ -n "$K" ] || { echo "bench: no 6.12 kernel installed (it carries DAMON)" >&2; exit 1; }
 K61=$("$TOP/scripts/kernels.sh" 6.1)
+KN=$("$TOP/scripts/kernels.sh" newest)
 DIR=$TOP/build/bench
 mkdir -p "$DIR"
 t0=$SECONDS
@@ -144,6 +147,11 @@ make_table() {
 	policy-6.12) "$TOP/bench/policy.sh" --rounds "$rounds" --kernel "$K" --output "$o" ;;
 	policy-6.1) "$TOP/bench/policy.sh" --rounds "$rounds" --kernel "$K61" --mons daptrace \
 		--output "$o" ;;
+	# Reclaim to a pressure goal, phases and memcached: the three ways.
+	tmo-6.12) "$TOP/bench/policy.sh" --rounds "$rounds" --kernel "$K" --scens "phases kv" \
+		--mons "tmo senpai damos_psi" --output "$o" ;;
+	tmo-newest) "$TOP/bench/policy.sh" --rounds "$rounds" --kernel "$KN" --scens "phases kv" \
+		--mons "tmo senpai damos_psi" --output "$o" ;;
 	placement) "$TOP/bench/placement.sh" --rounds "$rounds" --out "$o" ;;
 	follow) "$TOP/bench/follow.sh" --rounds "$rounds" --out "$o" ;;
 	targets) "$TOP/bench/targets.sh" --rounds "$rounds" --out "$o" ;;
