@@ -42,6 +42,13 @@ static const char *cmd_name = "record";
  * is re-read this many times less often per that many targets.
  */
 #define FOOTPRINTS_PER_WINDOW	64
+/*
+ * The main loop reads at most this many snapshots (the ring's 16 slots)
+ * before it looks at the clock, the signals, the targets and the process
+ * events again: a reader slower than the worker always finds another
+ * snapshot, and would otherwise never get back to them.
+ */
+#define DRAIN_BATCH		16
 
 struct record_opts {
 	struct session_opts so;		/* -p, -s, -a, -u, -r, -t, -d, command */
@@ -413,15 +420,20 @@ static int write_snapshot(struct recorder *r)
 	return r->o->top ? top_show(r, &rs) : rec_write_snapshot(r->out, &rs);
 }
 
-/* Read and write every snapshot published so far. */
-static int drain(struct recorder *r)
+/*
+ * Read and write the snapshots published so far, at most @max of them.
+ * Those the worker overwrote meanwhile are counted as missed by the reader,
+ * and those left are read by the next call.
+ */
+static int drain(struct recorder *r, unsigned int max)
 {
-	int ret;
+	unsigned int n = 0;
+	int ret = 0;
 
 	/* a #target or #exit row that could not be written */
 	if (r->write_err)
 		return fail(CMD, "writing %s: %s", r->o->output, strerror(-r->write_err));
-	while ((ret = daptrace_read_next(r->s.d, &r->snap)) > 0) {
+	while (n++ < max && (ret = daptrace_read_next(r->s.d, &r->snap)) > 0) {
 		int err = write_snapshot(r);
 
 		if (err) {
@@ -472,7 +484,7 @@ static int run_loop(struct recorder *r)
 		err = session_wait_or_fail(&r->s, timeout_ms, CMD);
 		if (err)
 			return err;
-		err = drain(r);
+		err = drain(r, DRAIN_BATCH);
 		if (err)
 			return err;
 		now = session_now_ns();
@@ -658,15 +670,21 @@ static int teardown(struct recorder *r, int ret)
 	if (r->out && r->header_written && !r->write_err) {
 		/* the worker's last window may be published just after "off" */
 		int64_t wait_ns = 2 * (int64_t)r->o->so.attrs.aggr_us * 1000;
+		unsigned int left = daptrace_reader_slots(r->s.d);
 		int64_t deadline;
 
 		if (wait_ns < 100 * NS_PER_MS)
 			wait_ns = 100 * NS_PER_MS;
 		if (wait_ns > 2000 * NS_PER_MS)
 			wait_ns = 2000 * NS_PER_MS;
+		/*
+		 * Off: what is left is at most the ring's slots (the older
+		 * ones count as missed) and the last window.
+		 */
+		left = (left > DRAIN_BATCH ? left : DRAIN_BATCH) + 1;
 		deadline = session_now_ns() + wait_ns;
 		do {
-			if (drain(r)) {
+			if (drain(r, left)) {
 				ret = ret ? ret : EXIT_FAIL;
 				break;
 			}
