@@ -2,6 +2,7 @@
 /* Labels for regions, from the target's /proc/PID/maps. */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,17 +40,18 @@ int maps_refresh(struct maps *m)
 {
 	struct maps_entry *e = NULL, *ne;
 	size_t n = 0, cap = 0, lcap = 0;
-	char path[64], *line = NULL;
+	char path[PATH_MAX], *line = NULL;
 	FILE *f;
 	int err = 0;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)m->pid);
+	snprintf(path, sizeof(path), "%s/%d/maps", m->proc ? m->proc : "/proc", (int)m->pid);
 	f = fopen(path, "re");
 	if (!f) {
 		if (errno == ENOENT || errno == ESRCH)
 			m->gone = 1;
 		return -errno;
 	}
+	m->nr_reads++;
 	while (getline(&line, &lcap, f) > 0) {
 		if (n == cap) {
 			cap = cap ? cap * 2 : 64;

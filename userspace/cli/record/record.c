@@ -21,6 +21,7 @@
 #include "objects/objects_record.h"
 #include "common/recfile.h"
 #include "record_footprint.h"
+#include "record_labels.h"
 #include "session/record_output.h"
 #include "session/record_rows.h"
 #include "report/report.h"
@@ -62,12 +63,6 @@ struct record_opts {
 	unsigned int top_n;		/* top: regions shown */
 	uint64_t refresh_us;		/* top: at most one table per this */
 	uint64_t objects_min;		/* --objects: smallest structure; 0: off */
-};
-
-/* What the recorder keeps per target (follow_proc.data). */
-struct rec_tgt {
-	struct maps maps;		/* labels */
-	int64_t maps_ns;		/* last read */
 };
 
 struct recorder {
@@ -289,43 +284,20 @@ static const char *label_of(void *ctx, const struct daptrace_region *reg)
 	return t ? maps_label(&t->maps, reg->start, reg->end) : "[unknown target]";
 }
 
-static void refresh_maps(struct rec_tgt *t, int64_t now, int64_t min_age)
+static struct rec_tgt *find_tgt(void *ctx, pid_t pid)
 {
-	if (t->maps.gone || now - t->maps_ns < min_age)
-		return;
-	maps_refresh(&t->maps);
-	t->maps_ns = now;
+	return tgt_of(ctx, pid);
 }
 
-/*
- * The maps of the targets in the snapshot, re-read once they are old; a
- * region outside every known mapping means a new mapping since the last
- * read: re-read that target's map (rate-limited).  Done for the whole
- * snapshot before any label is taken, because a re-read frees the labels
- * of the previous read.
- */
+/* The labels of the targets in the snapshot, before any label is taken. */
 static void refresh_maps_for(struct recorder *r, const struct daptrace_snapshot *s,
 			     int64_t now)
 {
 	int64_t every = MAPS_REFRESH_NS *
 			(r->s.f.nr_targets > FOOTPRINTS_PER_WINDOW ?
 			 r->s.f.nr_targets / FOOTPRINTS_PER_WINDOW : 1);
-	struct rec_tgt *t = NULL;
-	pid_t pid = 0;
 
-	for (uint32_t i = 0; i < s->nr_regions; i++) {
-		const struct daptrace_region *reg = &s->regions[i];
-
-		/* a snapshot lists each target's regions together */
-		if (!i || reg->pid != pid) {
-			pid = reg->pid;
-			t = tgt_of(r, pid);
-			if (t)
-				refresh_maps(t, now, every);
-		}
-		if (t && !strcmp(maps_label(&t->maps, reg->start, reg->end), "[unmapped]"))
-			refresh_maps(t, now, MAPS_RETRY_NS);
-	}
+	rec_labels_refresh(s, now, every, MAPS_RETRY_NS, find_tgt, r);
 }
 
 /* The targets whose footprints this window reads: all, or the next in turn. */
@@ -586,8 +558,7 @@ static void target_joined(void *ctx, struct follow_proc *p, int exec)
 	/* joined, or a new image (@exec): the labels of now */
 	(void)exec;
 	t->maps.gone = 0;
-	maps_refresh(&t->maps);
-	t->maps_ns = session_now_ns();
+	rec_tgt_read(t, session_now_ns());
 	if (!r->out || !r->header_written || r->write_err)
 		return;
 	err = rec_write_follow_target(r->out, p, r->s.t0);
@@ -614,7 +585,7 @@ static void target_forget(void *ctx, struct follow_proc *p)
 	(void)ctx;
 	if (!t)
 		return;
-	maps_free(&t->maps);
+	rec_tgt_free(t);
 	free(t);
 	p->data = NULL;
 }
