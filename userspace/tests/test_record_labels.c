@@ -38,6 +38,7 @@ static const char *const maps_v2 =
 
 struct ctx {
 	struct rec_tgt t;
+	struct rec_labels l;
 	char proc[PATH_MAX];
 	struct daptrace_region regs[8];
 	struct daptrace_snapshot s;
@@ -72,9 +73,13 @@ static void set_regions(struct ctx *c, const uint64_t *ranges, uint32_t n)
 					   .nr_samples = 20 };
 }
 
+/* What the last refresh labelled region @i, and what the map says now. */
 static const char *label(struct ctx *c, uint32_t i)
 {
-	return maps_label(&c->t.maps, c->regs[i].start, c->regs[i].end);
+	const char *l = rec_label(&c->l, &c->s, &c->regs[i]);
+
+	return strcmp(l, maps_label(&c->t.maps, c->regs[i].start, c->regs[i].end)) ?
+	       "(stale)" : l;
 }
 
 /* The three initial regions of maps_v1: the first is mostly hole. */
@@ -112,6 +117,7 @@ FIXTURE_TEARDOWN(labels)
 	char path[PATH_MAX + 32];
 
 	rec_tgt_free(&self->c.t);
+	rec_labels_free(&self->c.l);
 	snprintf(path, sizeof(path), "%s/%d/maps", self->c.proc, PID);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/%d", self->c.proc, PID);
@@ -125,7 +131,7 @@ TEST_F(labels, a_hole_shown_by_the_last_read_reads_nothing_more)
 	struct ctx *c = &self->c;
 
 	for (int w = 1; w <= 30; w++) {
-		rec_labels_refresh(&c->s, w * 100 * MS, EVERY, RETRY, find, c);
+		rec_labels_refresh(&c->l, &c->s, w * 100 * MS, EVERY, RETRY, find, c);
 		EXPECT_STREQ("[unmapped]", label(c, 0));
 		EXPECT_STREQ("/usr/lib/libc.so.6", label(c, 1));
 		EXPECT_STREQ("[stack]", label(c, 2));
@@ -146,10 +152,10 @@ TEST_F(labels, pieces_of_a_known_hole_read_nothing)
 	};
 	struct ctx *c = &self->c;
 
-	rec_labels_refresh(&c->s, 100 * MS, EVERY, RETRY, find, c);
+	rec_labels_refresh(&c->l, &c->s, 100 * MS, EVERY, RETRY, find, c);
 	set_regions(c, split, 5);
 	for (int w = 2; w <= 9; w++)
-		rec_labels_refresh(&c->s, w * 100 * MS, EVERY, RETRY, find, c);
+		rec_labels_refresh(&c->l, &c->s, w * 100 * MS, EVERY, RETRY, find, c);
 	EXPECT_STREQ("[unmapped]", label(c, 0));
 	EXPECT_STREQ("[unmapped]", label(c, 1));
 	EXPECT_STREQ("[heap]", label(c, 2));
@@ -170,15 +176,15 @@ TEST_F(labels, a_region_outside_the_map_reads_it_again)
 	};
 	struct ctx *c = &self->c;
 
-	rec_labels_refresh(&c->s, 100 * MS, EVERY, RETRY, find, c);
+	rec_labels_refresh(&c->l, &c->s, 100 * MS, EVERY, RETRY, find, c);
 	ASSERT_EQ(1, c->t.maps.nr_reads);
 	ASSERT_EQ(0, write_maps(c, maps_v2));
 	set_regions(c, grown, 3);
 	/* 4 GiB of the new region's 4 GiB + 2 MiB: unknown to the old map */
-	rec_labels_refresh(&c->s, 200 * MS, EVERY, RETRY, find, c);
+	rec_labels_refresh(&c->l, &c->s, 200 * MS, EVERY, RETRY, find, c);
 	EXPECT_EQ(2, c->t.maps.nr_reads);
 	for (int w = 3; w <= 9; w++)
-		rec_labels_refresh(&c->s, w * 100 * MS, EVERY, RETRY, find, c);
+		rec_labels_refresh(&c->l, &c->s, w * 100 * MS, EVERY, RETRY, find, c);
 	EXPECT_EQ(2, c->t.maps.nr_reads);
 	EXPECT_STREQ("[unmapped]", label(c, 0));
 	EXPECT_STREQ("[unmapped]", label(c, 1));
@@ -199,15 +205,15 @@ TEST_F(labels, early_reads_wait_for_the_retry_interval)
 	};
 	struct ctx *c = &self->c;
 
-	rec_labels_refresh(&c->s, 100 * MS, EVERY, RETRY, find, c);
+	rec_labels_refresh(&c->l, &c->s, 100 * MS, EVERY, RETRY, find, c);
 	set_regions(c, moved, 3);
-	rec_labels_refresh(&c->s, 120 * MS, EVERY, RETRY, find, c);
+	rec_labels_refresh(&c->l, &c->s, 120 * MS, EVERY, RETRY, find, c);
 	EXPECT_EQ(2, c->t.maps.nr_reads);
 	/* 30 ms after that read: another region unknown to it waits */
 	set_regions(c, moved_again, 3);
-	rec_labels_refresh(&c->s, 150 * MS, EVERY, RETRY, find, c);
+	rec_labels_refresh(&c->l, &c->s, 150 * MS, EVERY, RETRY, find, c);
 	EXPECT_EQ(2, c->t.maps.nr_reads);
-	rec_labels_refresh(&c->s, 220 * MS, EVERY, RETRY, find, c);
+	rec_labels_refresh(&c->l, &c->s, 220 * MS, EVERY, RETRY, find, c);
 	EXPECT_EQ(3, c->t.maps.nr_reads);
 }
 

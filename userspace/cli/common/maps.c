@@ -9,6 +9,16 @@
 
 #include "maps.h"
 
+/* FNV-1a */
+static uint32_t label_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
 int maps_parse_line(const char *line, struct maps_entry *e)
 {
 	uint64_t start, end;
@@ -26,7 +36,10 @@ int maps_parse_line(const char *line, struct maps_entry *e)
 	e->start = start;
 	e->end = end;
 	e->label = len ? strndup(path, len) : strdup("[anon]");
-	return e->label ? 0 : -ENOMEM;
+	if (!e->label)
+		return -ENOMEM;
+	e->hash = label_hash(e->label);
+	return 0;
 }
 
 static void free_entries(struct maps_entry *e, size_t n)
@@ -85,6 +98,7 @@ const char *maps_label(const struct maps *m, uint64_t start, uint64_t end)
 	/* bytes of [start, end) per label: the mapping's pieces share one */
 	struct label_bytes {
 		const char *label;
+		uint32_t hash;
 		uint64_t bytes;
 	} seen[16];
 	size_t lo = 0, hi = m->n, nseen = 0, best = 0;
@@ -104,13 +118,19 @@ const char *maps_label(const struct maps *m, uint64_t start, uint64_t end)
 		uint64_t b = m->e[i].end < end ? m->e[i].end : end;
 		size_t k;
 
-		for (k = 0; k < nseen && strcmp(seen[k].label, m->e[i].label); k++)
+		/*
+		 * The hash first: a region over a library's mappings compares
+		 * every one with each label seen, and paths share long prefixes.
+		 */
+		for (k = 0; k < nseen && (seen[k].hash != m->e[i].hash ||
+					  strcmp(seen[k].label, m->e[i].label)); k++)
 			;
 		if (k == nseen) {
 			if (nseen == sizeof(seen) / sizeof(seen[0]))
 				k = nseen - 1;	/* many small ones: share the last slot */
 			else
-				seen[nseen++] = (struct label_bytes){ m->e[i].label, 0 };
+				seen[nseen++] = (struct label_bytes){ m->e[i].label,
+								      m->e[i].hash, 0 };
 		}
 		seen[k].bytes += b - a;
 		mapped += b - a;

@@ -10,6 +10,8 @@
 struct maps_entry {
 	uint64_t start, end;
 	char *label;
+	/* of @label (0 if unset): different hashes, different labels */
+	uint32_t hash;
 };
 
 struct maps {

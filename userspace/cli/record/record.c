@@ -73,6 +73,7 @@ struct recorder {
 	uint64_t nr_regions_last;
 	struct daptrace_snapshot snap;
 	struct rec_rows rows;
+	struct rec_labels labels;	/* of the snapshot being written */
 	struct footprints fp;		/* the targets' VSZ and RSS per window */
 	struct pid_vec fp_pids;		/* whose footprint this window reads */
 	size_t fp_next;			/* the next target's turn */
@@ -269,8 +270,9 @@ static int parse_opts(int argc, char **argv, struct record_opts *o, int top)
 	return EXIT_OK;
 }
 
-static struct rec_tgt *tgt_of(const struct recorder *r, pid_t pid)
+static struct rec_tgt *tgt_of(void *ctx, pid_t pid)
 {
+	const struct recorder *r = ctx;
 	struct follow_proc *p = follow_find(&r->s.f, pid);
 
 	return p ? p->data : NULL;
@@ -279,25 +281,20 @@ static struct rec_tgt *tgt_of(const struct recorder *r, pid_t pid)
 /* The labels stay in the maps cache until the next re-read. */
 static const char *label_of(void *ctx, const struct daptrace_region *reg)
 {
-	struct rec_tgt *t = tgt_of(ctx, reg->pid);
+	const struct recorder *r = ctx;
 
-	return t ? maps_label(&t->maps, reg->start, reg->end) : "[unknown target]";
+	return rec_label(&r->labels, &r->snap, reg);
 }
 
-static struct rec_tgt *find_tgt(void *ctx, pid_t pid)
-{
-	return tgt_of(ctx, pid);
-}
-
-/* The labels of the targets in the snapshot, before any label is taken. */
-static void refresh_maps_for(struct recorder *r, const struct daptrace_snapshot *s,
-			     int64_t now)
+/* Label the snapshot's regions (the maps of its targets read first if due). */
+static void label_regions(struct recorder *r, const struct daptrace_snapshot *s,
+			  int64_t now)
 {
 	int64_t every = MAPS_REFRESH_NS *
 			(r->s.f.nr_targets > FOOTPRINTS_PER_WINDOW ?
 			 r->s.f.nr_targets / FOOTPRINTS_PER_WINDOW : 1);
 
-	rec_labels_refresh(s, now, every, MAPS_RETRY_NS, find_tgt, r);
+	rec_labels_refresh(&r->labels, s, now, every, MAPS_RETRY_NS, tgt_of, r);
 }
 
 /* The targets whose footprints this window reads: all, or the next in turn. */
@@ -365,7 +362,7 @@ static int write_snapshot(struct recorder *r)
 	struct rec_snapshot rs;
 	int err;
 
-	refresh_maps_for(r, s, now);
+	label_regions(r, s, now);
 	err = rec_rows_fill(&r->rows, &rs, s, r->s.t0, label_of, r);
 	if (err)
 		return err;
@@ -698,6 +695,7 @@ static int teardown(struct recorder *r, int ret)
 	pid_vec_free(&r->fp_pids);
 	daptrace_snapshot_free(&r->snap);
 	rec_rows_free(&r->rows);
+	rec_labels_free(&r->labels);
 	free(r->acc);
 	footprints_free(&r->fp);
 	session_close(&r->s);

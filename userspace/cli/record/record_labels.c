@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Region labels and when to re-read the maps (record_labels.h). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "record_labels.h"
@@ -37,10 +38,7 @@ static void add_hole(struct rec_tgt *t, const struct daptrace_region *reg)
 		t->holes[t->nr_holes++] = (struct rec_hole){ reg->start, reg->end };
 }
 
-static int unmapped(const struct rec_tgt *t, const struct daptrace_region *reg)
-{
-	return !strcmp(maps_label(&t->maps, reg->start, reg->end), "[unmapped]");
-}
+#define UNKNOWN_TARGET	"[unknown target]"
 
 /*
  * A region that the map calls mostly unmapped may be a mapping made since
@@ -54,17 +52,27 @@ static int unmapped(const struct rec_tgt *t, const struct daptrace_region *reg)
  * hole leads to no read; a region elsewhere (a new one: the worker's
  * regions follow the address space at its update interval) still does.
  */
-void rec_labels_refresh(const struct daptrace_snapshot *s, int64_t now, int64_t every,
-			int64_t retry, struct rec_tgt *(*find)(void *ctx, pid_t pid),
-			void *ctx)
+void rec_labels_refresh(struct rec_labels *l, const struct daptrace_snapshot *s,
+			int64_t now, int64_t every, int64_t retry,
+			struct rec_tgt *(*find)(void *ctx, pid_t pid), void *ctx)
 {
 	struct rec_tgt *t = NULL;
 	uint32_t first = 0;
 	int started = 0;
 	pid_t pid = 0;
 
+	l->n = 0;
+	if (s->nr_regions > l->cap) {
+		const char **v = realloc(l->v, s->nr_regions * sizeof(*v));
+
+		if (v) {
+			l->v = v;
+			l->cap = s->nr_regions;
+		}
+	}
 	for (uint32_t i = 0; i < s->nr_regions; i++) {
 		const struct daptrace_region *reg = &s->regions[i];
+		const char *label;
 
 		/* a snapshot lists each target's regions together */
 		if (!started || reg->pid != pid) {
@@ -77,7 +85,10 @@ void rec_labels_refresh(const struct daptrace_snapshot *s, int64_t now, int64_t 
 			if (t)
 				read_if_older(t, now, every);
 		}
-		if (!t || !unmapped(t, reg))
+		label = t ? maps_label(&t->maps, reg->start, reg->end) : UNKNOWN_TARGET;
+		if (i < l->cap)
+			l->v[i] = label;
+		if (!t || strcmp(label, "[unmapped]"))
 			continue;
 		if (t->fresh) {
 			add_hole(t, reg);
@@ -93,6 +104,28 @@ void rec_labels_refresh(const struct daptrace_snapshot *s, int64_t now, int64_t 
 	}
 	if (t)
 		t->fresh = 0;
+	/* out of memory: rec_label() asks the maps, as the labels are still there */
+	l->n = s->nr_regions <= l->cap ? s->nr_regions : 0;
+	l->find = find;
+	l->ctx = ctx;
+}
+
+const char *rec_label(const struct rec_labels *l, const struct daptrace_snapshot *s,
+		      const struct daptrace_region *reg)
+{
+	size_t i = (size_t)(reg - s->regions);
+	struct rec_tgt *t;
+
+	if (i < l->n)
+		return l->v[i];
+	t = l->find ? l->find(l->ctx, reg->pid) : NULL;
+	return t ? maps_label(&t->maps, reg->start, reg->end) : UNKNOWN_TARGET;
+}
+
+void rec_labels_free(struct rec_labels *l)
+{
+	free(l->v);
+	memset(l, 0, sizeof(*l));
 }
 
 void rec_tgt_free(struct rec_tgt *t)

@@ -39,20 +39,33 @@ struct rec_tgt {
 	unsigned int nr_holes;
 };
 
+/* The labels of a snapshot's regions, by index; valid until the next refresh. */
+struct rec_labels {
+	const char **v;
+	uint32_t n, cap;
+	/* where rec_label() looks when v could not be allocated */
+	struct rec_tgt *(*find)(void *ctx, pid_t pid);
+	void *ctx;
+};
+
 /* Read @t's map now (@now): a new target, or one that exec'ed. */
 void rec_tgt_read(struct rec_tgt *t, int64_t now);
 
 /*
- * Bring the maps of the targets in @s up to date before its regions are
- * labelled (a read frees the labels of the previous one).  A map older
- * than @every is read again; one that has no mapping for most of a
- * region is read again at once (at most every @retry), unless that region
- * lies in a hole that the last read already showed.  @find gives the
- * target of a pid, NULL if unknown.
+ * Label the regions of @s into @l, each once, from the maps of their
+ * targets brought up to date first (a read frees the labels of the
+ * previous one).  A map older than @every is read again; one that has no
+ * mapping for most of a region is read again at once (at most every
+ * @retry), unless that region lies in a hole that the last read already
+ * showed.  @find gives the target of a pid, NULL if unknown.
  */
-void rec_labels_refresh(const struct daptrace_snapshot *s, int64_t now, int64_t every,
-			int64_t retry, struct rec_tgt *(*find)(void *ctx, pid_t pid),
-			void *ctx);
+void rec_labels_refresh(struct rec_labels *l, const struct daptrace_snapshot *s,
+			int64_t now, int64_t every, int64_t retry,
+			struct rec_tgt *(*find)(void *ctx, pid_t pid), void *ctx);
+/* The label of region @reg of @s, which the last refresh labelled into @l. */
+const char *rec_label(const struct rec_labels *l, const struct daptrace_snapshot *s,
+		      const struct daptrace_region *reg);
+void rec_labels_free(struct rec_labels *l);
 
 void rec_tgt_free(struct rec_tgt *t);
 
