@@ -404,7 +404,8 @@ static int fake_maps(struct maps *m)
 		return 0;
 	m->e = calloc(3, sizeof(*m->e));
 	for (int i = 0; i < 3; i++)
-		m->e[i] = (struct maps_entry){ ents[i].s, ents[i].e, strdup(ents[i].l) };
+		m->e[i] = (struct maps_entry){ .start = ents[i].s, .end = ents[i].e,
+					       .label = strdup(ents[i].l) };
 	m->n = 3;
 	return 0;
 }

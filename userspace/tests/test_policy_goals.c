@@ -648,7 +648,8 @@ static int one_map(struct maps *m)
 	if (m->e)
 		return 0;
 	m->e = calloc(1, sizeof(*m->e));
-	m->e[0] = (struct maps_entry){ 0, 4096 * MiB, strdup("[anon]") };
+	m->e[0] = (struct maps_entry){ .start = 0, .end = 4096 * MiB,
+				       .label = strdup("[anon]") };
 	m->n = 1;
 	return 0;
 }

@@ -88,7 +88,8 @@ static int fake_maps(struct maps *m)
 	if (m->e)
 		return 0;
 	m->e = calloc(1, sizeof(*m->e));
-	m->e[0] = (struct maps_entry){ 0, NPAGES * KiB, strdup("[heap]") };
+	m->e[0] = (struct maps_entry){ .start = 0, .end = NPAGES * KiB,
+				       .label = strdup("[heap]") };
 	m->n = 1;
 	return 0;
 }

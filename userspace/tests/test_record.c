@@ -386,6 +386,143 @@ TEST_F(rec, pid_attributes_and_overrun)
 	rec_info_free(&info);
 }
 
+/* The highest seq of the #snap rows written to @f so far (whole lines only). */
+static uint64_t snaps_written(FILE *f, uint64_t last)
+{
+	char line[256];
+
+	clearerr(f);
+	for (;;) {
+		long at = ftell(f);
+		unsigned long long seq;
+
+		if (!fgets(line, sizeof(line), f))
+			break;
+		if (!strchr(line, '\n')) {
+			fseek(f, at, SEEK_SET);	/* the rest is on its way */
+			break;
+		}
+		if (sscanf(line, "#snap,%llu,", &seq) == 1)
+			last = seq;
+	}
+	return last;
+}
+
+/*
+ * Publish snapshots @from to @to (one region of @pid each) at once: a write
+ * per slot and one of snapshot_seq, far quicker than a reader takes them.
+ */
+static int publish_batch(const char *dir, const struct fake_ring *r, uint64_t from,
+			 uint64_t to, pid_t pid)
+{
+	size_t slot = fake_slot_size(r->max_regions);
+	struct daptrace_region_rec reg = {
+		.start = 0x10000000ULL, .end = 0x10001000ULL, .pid = pid,
+		.phys_addr = DAPTRACE_NO_PHYS,
+	};
+	struct daptrace_snap_hdr h = {
+		.nr_regions = 1, .nr_samples = 20, .sample_us = 5000, .aggr_us = 100000,
+	};
+	struct timespec now;
+	char path[512];
+	int fd, ok = 1;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	h.end_ns = (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec;
+	h.start_ns = h.end_ns - 100000000ULL;
+	snprintf(path, sizeof(path), "%s/snapshots", dir);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -1;
+	for (uint64_t seq = from; ok && seq <= to; seq++) {
+		off_t off = sizeof(struct daptrace_ring_hdr) + (off_t)(seq % r->nr_slots) * slot;
+
+		h.seq = seq;
+		reg.nr_accesses = (uint32_t)(seq % 21);
+		ok = pwrite(fd, &h, sizeof(h), off) == sizeof(h) &&
+		     pwrite(fd, &reg, sizeof(reg), off + sizeof(h)) == sizeof(reg);
+	}
+	close(fd);
+	if (!ok)
+		return -1;
+	return fake_write(dir, "snapshot_seq", "%020llu\n", (unsigned long long)to);
+}
+
+/*
+ * A recorder slower than the worker always finds another snapshot waiting.
+ * It must still come back to its signals (and its clock, its targets)
+ * within a few snapshots, and keep every one exact: this kernel stays
+ * LEAD snapshots ahead of what the record holds, in a ring of 4096 slots
+ * so that nothing is overwritten, and gives up after BUDGET snapshots.  A
+ * recorder that reads "until there is none" stops only then.
+ */
+TEST_F(rec, stops_while_snapshots_keep_coming)
+{
+	enum { LEAD = 3000, BUDGET = 60000, TERM_AT = 50 };
+	struct fake_ring r = { .nr_slots = 4096, .max_regions = 1, .generation = 1 };
+	struct rec_info info;
+	struct counted c = { 0 };
+	char err[512], buf[64];
+	uint64_t seq = 0, written = 0, term_seq = 0;
+	int64_t idle_ms = 0;
+	pid_t target;
+	FILE *f;
+
+	target = fork();
+	if (target == 0) {
+		pause();
+		_exit(0);
+	}
+	snprintf(buf, sizeof(buf), "%d", (int)target);
+	self->recorder = start_recorder(self->out, A("-p", buf));
+	ASSERT_EQ(0, wait_for(self->dir, "state", "on", 5000));
+	fake_write(self->dir, "target_status", "%d monitoring\n", (int)target);
+	ASSERT_EQ(0, fake_ring_init(self->dir, &r));
+	f = fopen(self->out, "r");
+	ASSERT_NE(NULL, f);
+	while (seq < BUDGET && idle_ms < 50000) {
+		uint64_t now_written = snaps_written(f, written);
+
+		if (fake_read(self->dir, "state", buf, sizeof(buf)) > 0 && strncmp(buf, "on", 2))
+			break;
+		idle_ms = now_written == written ? idle_ms + 1 : 0;	/* ~0.1 ms each */
+		written = now_written;
+		if (seq < written + LEAD) {
+			uint64_t to = written + LEAD < BUDGET ? written + LEAD : BUDGET;
+
+			ASSERT_EQ(0, publish_batch(self->dir, &r, seq + 1, to, target));
+			seq = to;
+		}
+		if (!term_seq && written >= TERM_AT) {
+			term_seq = seq;
+			kill(self->recorder, SIGTERM);
+		}
+		usleep(100);
+	}
+	fclose(f);
+	ASSERT_EQ(0, recorder_exit(self->recorder));
+	kill(target, SIGKILL);
+	waitpid(target, NULL, 0);
+	ASSERT_NE(0, term_seq);
+	/* it stopped while this kernel still had snapshots to give */
+	EXPECT_LT(seq, BUDGET) TH_LOG("signalled at seq %llu, still reading at %llu",
+				       (unsigned long long)term_seq, (unsigned long long)seq);
+
+	ASSERT_EQ(0, rec_read_path(self->out, 0, count, &c, &info, err, sizeof(err)))
+		TH_LOG("%s", err);
+	EXPECT_TRUE(info.complete);
+	EXPECT_STREQ("terminated (SIGTERM)", rec_info_trailer(&info, "reason"));
+	/*
+	 * Nothing was overwritten: every snapshot up to the last one read is
+	 * in the record, and so is every one published before the signal.
+	 */
+	EXPECT_EQ(0, c.missed);
+	EXPECT_EQ(c.last_seq, c.snapshots);
+	EXPECT_GE(c.last_seq, term_seq);
+	EXPECT_STREQ("0", rec_info_trailer(&info, "missed"));
+	rec_info_free(&info);
+}
+
 TEST_F(rec, interrupted_file_is_complete)
 {
 	struct rec_info info;

@@ -2,11 +2,22 @@
 /* Labels for regions, from the target's /proc/PID/maps. */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "maps.h"
+
+/* FNV-1a */
+static uint32_t label_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
 
 int maps_parse_line(const char *line, struct maps_entry *e)
 {
@@ -25,7 +36,10 @@ int maps_parse_line(const char *line, struct maps_entry *e)
 	e->start = start;
 	e->end = end;
 	e->label = len ? strndup(path, len) : strdup("[anon]");
-	return e->label ? 0 : -ENOMEM;
+	if (!e->label)
+		return -ENOMEM;
+	e->hash = label_hash(e->label);
+	return 0;
 }
 
 static void free_entries(struct maps_entry *e, size_t n)
@@ -39,17 +53,18 @@ int maps_refresh(struct maps *m)
 {
 	struct maps_entry *e = NULL, *ne;
 	size_t n = 0, cap = 0, lcap = 0;
-	char path[64], *line = NULL;
+	char path[PATH_MAX], *line = NULL;
 	FILE *f;
 	int err = 0;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)m->pid);
+	snprintf(path, sizeof(path), "%s/%d/maps", m->proc ? m->proc : "/proc", (int)m->pid);
 	f = fopen(path, "re");
 	if (!f) {
 		if (errno == ENOENT || errno == ESRCH)
 			m->gone = 1;
 		return -errno;
 	}
+	m->nr_reads++;
 	while (getline(&line, &lcap, f) > 0) {
 		if (n == cap) {
 			cap = cap ? cap * 2 : 64;
@@ -83,6 +98,7 @@ const char *maps_label(const struct maps *m, uint64_t start, uint64_t end)
 	/* bytes of [start, end) per label: the mapping's pieces share one */
 	struct label_bytes {
 		const char *label;
+		uint32_t hash;
 		uint64_t bytes;
 	} seen[16];
 	size_t lo = 0, hi = m->n, nseen = 0, best = 0;
@@ -102,13 +118,19 @@ const char *maps_label(const struct maps *m, uint64_t start, uint64_t end)
 		uint64_t b = m->e[i].end < end ? m->e[i].end : end;
 		size_t k;
 
-		for (k = 0; k < nseen && strcmp(seen[k].label, m->e[i].label); k++)
+		/*
+		 * The hash first: a region over a library's mappings compares
+		 * every one with each label seen, and paths share long prefixes.
+		 */
+		for (k = 0; k < nseen && (seen[k].hash != m->e[i].hash ||
+					  strcmp(seen[k].label, m->e[i].label)); k++)
 			;
 		if (k == nseen) {
 			if (nseen == sizeof(seen) / sizeof(seen[0]))
 				k = nseen - 1;	/* many small ones: share the last slot */
 			else
-				seen[nseen++] = (struct label_bytes){ m->e[i].label, 0 };
+				seen[nseen++] = (struct label_bytes){ m->e[i].label,
+								      m->e[i].hash, 0 };
 		}
 		seen[k].bytes += b - a;
 		mapped += b - a;

@@ -10,16 +10,20 @@
 struct maps_entry {
 	uint64_t start, end;
 	char *label;
+	/* of @label (0 if unset): different hashes, different labels */
+	uint32_t hash;
 };
 
 struct maps {
 	pid_t pid;
+	const char *proc;	/* NULL: /proc; a fake tree in tests */
 	struct maps_entry *e;
 	size_t n;
 	int gone;	/* process exited: labels are from the last good read */
+	unsigned int nr_reads;	/* maps_refresh() calls that opened the file */
 };
 
-/* Re-read /proc/<pid>/maps; keeps the previous table if it cannot. */
+/* Re-read <proc>/<pid>/maps; keeps the previous table if it cannot. */
 int maps_refresh(struct maps *m);
 /*
  * Label of [start, end): the mapping (by label: a file's pieces count as

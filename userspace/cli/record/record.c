@@ -21,6 +21,7 @@
 #include "objects/objects_record.h"
 #include "common/recfile.h"
 #include "record_footprint.h"
+#include "record_labels.h"
 #include "session/record_output.h"
 #include "session/record_rows.h"
 #include "report/report.h"
@@ -42,6 +43,13 @@ static const char *cmd_name = "record";
  * is re-read this many times less often per that many targets.
  */
 #define FOOTPRINTS_PER_WINDOW	64
+/*
+ * The main loop reads at most this many snapshots (the ring's 16 slots)
+ * before it looks at the clock, the signals, the targets and the process
+ * events again: a reader slower than the worker always finds another
+ * snapshot, and would otherwise never get back to them.
+ */
+#define DRAIN_BATCH		16
 
 struct record_opts {
 	struct session_opts so;		/* -p, -s, -a, -u, -r, -t, -d, command */
@@ -57,12 +65,6 @@ struct record_opts {
 	uint64_t objects_min;		/* --objects: smallest structure; 0: off */
 };
 
-/* What the recorder keeps per target (follow_proc.data). */
-struct rec_tgt {
-	struct maps maps;		/* labels */
-	int64_t maps_ns;		/* last read */
-};
-
 struct recorder {
 	const struct record_opts *o;
 	struct session s;		/* monitor, targets, command, t0 */
@@ -71,6 +73,7 @@ struct recorder {
 	uint64_t nr_regions_last;
 	struct daptrace_snapshot snap;
 	struct rec_rows rows;
+	struct rec_labels labels;	/* of the snapshot being written */
 	struct footprints fp;		/* the targets' VSZ and RSS per window */
 	struct pid_vec fp_pids;		/* whose footprint this window reads */
 	size_t fp_next;			/* the next target's turn */
@@ -267,8 +270,9 @@ static int parse_opts(int argc, char **argv, struct record_opts *o, int top)
 	return EXIT_OK;
 }
 
-static struct rec_tgt *tgt_of(const struct recorder *r, pid_t pid)
+static struct rec_tgt *tgt_of(void *ctx, pid_t pid)
 {
+	const struct recorder *r = ctx;
 	struct follow_proc *p = follow_find(&r->s.f, pid);
 
 	return p ? p->data : NULL;
@@ -277,48 +281,20 @@ static struct rec_tgt *tgt_of(const struct recorder *r, pid_t pid)
 /* The labels stay in the maps cache until the next re-read. */
 static const char *label_of(void *ctx, const struct daptrace_region *reg)
 {
-	struct rec_tgt *t = tgt_of(ctx, reg->pid);
+	const struct recorder *r = ctx;
 
-	return t ? maps_label(&t->maps, reg->start, reg->end) : "[unknown target]";
+	return rec_label(&r->labels, &r->snap, reg);
 }
 
-static void refresh_maps(struct rec_tgt *t, int64_t now, int64_t min_age)
-{
-	if (t->maps.gone || now - t->maps_ns < min_age)
-		return;
-	maps_refresh(&t->maps);
-	t->maps_ns = now;
-}
-
-/*
- * The maps of the targets in the snapshot, re-read once they are old; a
- * region outside every known mapping means a new mapping since the last
- * read: re-read that target's map (rate-limited).  Done for the whole
- * snapshot before any label is taken, because a re-read frees the labels
- * of the previous read.
- */
-static void refresh_maps_for(struct recorder *r, const struct daptrace_snapshot *s,
-			     int64_t now)
+/* Label the snapshot's regions (the maps of its targets read first if due). */
+static void label_regions(struct recorder *r, const struct daptrace_snapshot *s,
+			  int64_t now)
 {
 	int64_t every = MAPS_REFRESH_NS *
 			(r->s.f.nr_targets > FOOTPRINTS_PER_WINDOW ?
 			 r->s.f.nr_targets / FOOTPRINTS_PER_WINDOW : 1);
-	struct rec_tgt *t = NULL;
-	pid_t pid = 0;
 
-	for (uint32_t i = 0; i < s->nr_regions; i++) {
-		const struct daptrace_region *reg = &s->regions[i];
-
-		/* a snapshot lists each target's regions together */
-		if (!i || reg->pid != pid) {
-			pid = reg->pid;
-			t = tgt_of(r, pid);
-			if (t)
-				refresh_maps(t, now, every);
-		}
-		if (t && !strcmp(maps_label(&t->maps, reg->start, reg->end), "[unmapped]"))
-			refresh_maps(t, now, MAPS_RETRY_NS);
-	}
+	rec_labels_refresh(&r->labels, s, now, every, MAPS_RETRY_NS, tgt_of, r);
 }
 
 /* The targets whose footprints this window reads: all, or the next in turn. */
@@ -386,7 +362,7 @@ static int write_snapshot(struct recorder *r)
 	struct rec_snapshot rs;
 	int err;
 
-	refresh_maps_for(r, s, now);
+	label_regions(r, s, now);
 	err = rec_rows_fill(&r->rows, &rs, s, r->s.t0, label_of, r);
 	if (err)
 		return err;
@@ -413,15 +389,20 @@ static int write_snapshot(struct recorder *r)
 	return r->o->top ? top_show(r, &rs) : rec_write_snapshot(r->out, &rs);
 }
 
-/* Read and write every snapshot published so far. */
-static int drain(struct recorder *r)
+/*
+ * Read and write the snapshots published so far, at most @max of them.
+ * Those the worker overwrote meanwhile are counted as missed by the reader,
+ * and those left are read by the next call.
+ */
+static int drain(struct recorder *r, unsigned int max)
 {
-	int ret;
+	unsigned int n = 0;
+	int ret = 0;
 
 	/* a #target or #exit row that could not be written */
 	if (r->write_err)
 		return fail(CMD, "writing %s: %s", r->o->output, strerror(-r->write_err));
-	while ((ret = daptrace_read_next(r->s.d, &r->snap)) > 0) {
+	while (n++ < max && (ret = daptrace_read_next(r->s.d, &r->snap)) > 0) {
 		int err = write_snapshot(r);
 
 		if (err) {
@@ -472,7 +453,7 @@ static int run_loop(struct recorder *r)
 		err = session_wait_or_fail(&r->s, timeout_ms, CMD);
 		if (err)
 			return err;
-		err = drain(r);
+		err = drain(r, DRAIN_BATCH);
 		if (err)
 			return err;
 		now = session_now_ns();
@@ -574,8 +555,7 @@ static void target_joined(void *ctx, struct follow_proc *p, int exec)
 	/* joined, or a new image (@exec): the labels of now */
 	(void)exec;
 	t->maps.gone = 0;
-	maps_refresh(&t->maps);
-	t->maps_ns = session_now_ns();
+	rec_tgt_read(t, session_now_ns());
 	if (!r->out || !r->header_written || r->write_err)
 		return;
 	err = rec_write_follow_target(r->out, p, r->s.t0);
@@ -602,7 +582,7 @@ static void target_forget(void *ctx, struct follow_proc *p)
 	(void)ctx;
 	if (!t)
 		return;
-	maps_free(&t->maps);
+	rec_tgt_free(t);
 	free(t);
 	p->data = NULL;
 }
@@ -658,15 +638,21 @@ static int teardown(struct recorder *r, int ret)
 	if (r->out && r->header_written && !r->write_err) {
 		/* the worker's last window may be published just after "off" */
 		int64_t wait_ns = 2 * (int64_t)r->o->so.attrs.aggr_us * 1000;
+		unsigned int left = daptrace_reader_slots(r->s.d);
 		int64_t deadline;
 
 		if (wait_ns < 100 * NS_PER_MS)
 			wait_ns = 100 * NS_PER_MS;
 		if (wait_ns > 2000 * NS_PER_MS)
 			wait_ns = 2000 * NS_PER_MS;
+		/*
+		 * Off: what is left is at most the ring's slots (the older
+		 * ones count as missed) and the last window.
+		 */
+		left = (left > DRAIN_BATCH ? left : DRAIN_BATCH) + 1;
 		deadline = session_now_ns() + wait_ns;
 		do {
-			if (drain(r)) {
+			if (drain(r, left)) {
 				ret = ret ? ret : EXIT_FAIL;
 				break;
 			}
@@ -709,6 +695,7 @@ static int teardown(struct recorder *r, int ret)
 	pid_vec_free(&r->fp_pids);
 	daptrace_snapshot_free(&r->snap);
 	rec_rows_free(&r->rows);
+	rec_labels_free(&r->labels);
 	free(r->acc);
 	footprints_free(&r->fp);
 	session_close(&r->s);
