@@ -439,11 +439,19 @@ static void apply_scheme(struct pol_engine *e, struct pol_scheme *s,
 		const struct daptrace_region *r = &snap->regions[i];
 		uint64_t age_us = (uint64_t)r->age * snap->aggr_us;
 		int ti = target_index(e, r->pid);
+		/*
+		 * nr_accesses counts among the observed checks: the frequency
+		 * of a region that had some unobserved (acted on only with
+		 * unobserved=act) is of those, or it reads colder than what was
+		 * seen of it.  None observed: no samples, frequency 0.
+		 */
+		uint32_t observed = snap->nr_samples > r->nr_unobserved ?
+				    snap->nr_samples - r->nr_unobserved : 0;
 
-		if (ti < 0 || e->t[ti].gone || !matches(s, r, snap->nr_samples, age_us) ||
+		if (ti < 0 || e->t[ti].gone || !matches(s, r, observed, age_us) ||
 		    !pol_scheme_has_target(e, s, &e->t[ti]))
 			continue;
-		collect(e, s, r, ti, snap->nr_samples, age_us, now);
+		collect(e, s, r, ti, observed, age_us, now);
 	}
 	if (s->quota_sz) {
 		for (size_t i = 0; i < e->nr_cand; i++)

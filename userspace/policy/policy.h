@@ -180,7 +180,7 @@ struct pol_iset {
  * @action:	what to do
  * @node:	target node of migrate_hot/migrate_cold
  * @min_sz/@max_sz: region size range, bytes
- * @min_freq/@max_freq: nr_accesses range, permille of the window's samples
+ * @min_freq/@max_freq: nr_accesses range, permille of the region's observed samples
  * @min_age_us/@max_age_us: age range, µs (age in windows * aggr_us)
  * @quota_sz:	bytes per @quota_us window, 0 = unlimited
  * @quota_us:	quota window

@@ -6,7 +6,7 @@
  *
  *   ACTION   pageout cold willneed collapse stat | migrate_hot NODE | migrate_cold NODE
  *   size=MIN-MAX     region size, bytes with K/M/G (MAX may be "max")
- *   freq=MIN-MAX     accesses, percent of the window's samples (0-100)
+ *   freq=MIN-MAX     accesses, percent of the region's observed samples (0-100)
  *   age=MIN-MAX      how long the access level held (durations; MAX "max")
  *   quota=BYTES/DUR  at most BYTES acted on per DUR
  *   prio=coldest|hottest   who goes first under the quota

@@ -577,6 +577,27 @@ TEST(engine_leaves_unobserved_regions_alone)
 	engine_test_done(&t);
 }
 
+/*
+ * With unobserved=act, a region's frequency is of its observed checks: 10
+ * accesses in the 10 observed of 20 is accessed every time, not half the
+ * time, so freq=0-60 leaves it alone; 1 of 10 observed is 10 %, in range.
+ */
+TEST(engine_frequency_of_the_observed_checks)
+{
+	struct engine_test t;
+
+	regs[0] = REGION(32 * MiB, 64 * MiB, 10, 5);
+	regs[0].nr_unobserved = 10;
+	regs[1] = REGION(192 * MiB, 224 * MiB, 1, 5);
+	regs[1].nr_unobserved = 10;
+	engine_start(&t, 2, "cold freq=0-60 unobserved=act", NULL);
+	apply_at(&t, 1000);
+	ASSERT_EQ(1, nr_calls);
+	EXPECT_EQ(192 * MiB, calls[0].start);
+	EXPECT_EQ(32 * MiB, t.s[0].st.sz_applied);
+	engine_test_done(&t);
+}
+
 TEST(engine_identity)
 {
 	struct engine_test t;

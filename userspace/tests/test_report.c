@@ -785,6 +785,30 @@ TEST(hist_by_access_frequency_and_age)
 	tmp_clean(&t);
 }
 
+/*
+ * A region read accessed in 10 of its 10 observed checks (the other 10 of
+ * the window's 20 unobserved) is accessed in 100 % of what was seen of it,
+ * not 50 %; one with all 20 unobserved reads 0, shown as unobservable.
+ */
+static const char half_unobserved[] = "# daptrace-record v2\n#target,7,a\n"
+	"time_ns,seq,pid,start,end,nr_accesses,age,label,nr_unobserved\n"
+	"#snap,1,0,100,2,20,0,0\n"
+	"100,1,7,4096,8192,10,1,[heap],10\n"
+	"100,1,7,1048576,1052672,0,1,[stack],20\n#eof\n";
+
+TEST(hist_frequency_of_the_observed_checks)
+{
+	struct tmp t = { 0 };
+	const char *rec = tmp_record(&t, "r.csv", half_unobserved);
+
+	SKIP_UNLESS_DAPTRACE_BIN();
+	ASSERT_EQ(0, run_daptrace(A("report", "hist", (char *)rec), out, sizeof(out)))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\n90-100%")) TH_LOG("%s", out);
+	EXPECT_EQ(NULL, strstr(out, "\n40-50%")) TH_LOG("%s", out);
+	tmp_clean(&t);
+}
+
 /* Two targets: a heatmap each, never one address axis for both. */
 static const char two_targets[] = "# daptrace-record v1\n#target,7,a\n#target,8,b\n"
 	"time_ns,seq,pid,start,end,nr_accesses,age,label\n"

@@ -84,7 +84,7 @@ static void usage(FILE *f)
 "SCHEME: ACTION [NODE] [key=value ...]\n"
 "  ACTION   pageout, cold, willneed, collapse, stat, migrate_hot NODE, migrate_cold NODE\n"
 "  size=MIN-MAX     region size in bytes (K/M/G; MAX may be max)\n"
-"  freq=MIN-MAX     accesses, percent of the window's samples (0-0: idle)\n"
+"  freq=MIN-MAX     accesses, percent of the observed samples (0-0: idle)\n"
 "  age=MIN-MAX      how long the access level held (e.g. 5s-max)\n"
 "  idle=DUR         not seen accessed for DUR, by address across windows\n"
 "  quota=BYTES/DUR  at most BYTES per DUR, coldest first (hottest for\n"

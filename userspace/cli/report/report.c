@@ -130,7 +130,7 @@ static void usage(FILE *f)
 "  access:\n"
 "      --at T            the snapshot (default: the last one with regions)\n"
 "      --size MIN-MAX    regions of this size (bytes, K, M, G; MIN- or -MAX)\n"
-"      --freq MIN-MAX    accessed in this %% of the window's samples (0-0: idle)\n"
+"      --freq MIN-MAX    accessed in this %% of the observed samples (0-0: idle)\n"
 "      --age MIN-MAX     at their access level this long (durations: 10s-)\n"
 "      --sort KEYS       address (default), size, freq, age, temperature;\n"
 "                        comma separated, '-' before one: descending\n"
@@ -141,7 +141,7 @@ static void usage(FILE *f)
 "                        temperature = size x S + freq %% x F + age in us x A,\n"
 "                        negative if not accessed (default 0,100,100, damo's)\n"
 "  nodes:\n"
-"      --hot-pct N       hot: accessed in >= N%% of the window's samples\n"
+"      --hot-pct N       hot: accessed in >= N%% of the observed samples\n"
 "                        (default 50; 1..100); cold: no access seen\n"
 "  pheatmap:\n"
 "      --time-bins N, --addr-bins N   as for heatmap\n"
@@ -1032,6 +1032,17 @@ double report_freq(const struct rec_snapshot *s, const struct rec_region *r)
 	/* a window without a sample count (older records): its intervals */
 	if (!max && s->sample_us)
 		max = (double)s->aggr_us / s->sample_us;
+	/*
+	 * nr_accesses counts among the observed checks only: a check the
+	 * module could not observe (nr_unobserved) is neither an access nor a
+	 * miss, and dividing by every sample read such a region as colder
+	 * than what was seen of it.  Wholly unobserved: 0, as before (the
+	 * callers show it as unobservable).
+	 */
+	if (r->nr_unobserved < max)
+		max -= r->nr_unobserved;
+	else if (r->nr_unobserved)
+		return 0;
 	if (max <= 0)
 		return 0;
 	return r->nr_accesses >= max ? 100.0 : 100.0 * r->nr_accesses / max;

@@ -125,7 +125,8 @@ int report_read(const struct report_opts *o, rec_snapshot_cb cb, void *arg,
 /*
  * Access frequency of a region in percent of its own window's samples
  * (nr_samples, else the window's aggr_us / sample_us): right across a
- * change of the sampling interval.
+ * change of the sampling interval.  Of the observed ones: the region's
+ * unobserved checks are left out of the count (0 if all were).
  */
 double report_freq(const struct rec_snapshot *s, const struct rec_region *r);
 /*
