@@ -263,11 +263,14 @@ goal_reclaim() {
 		[ ! -e $TMP/done ] || break
 		echo "t=$t cur=$(cat $CG/memory.current) psi=$(($(cg_psi) - psi0))" \
 		     "rf=$(($(cg_refaults) - rf0)) swap=$(status_kb "$pid" VmSwap) q=$(eff_quota)" >> $TMP/series
+		# a vaddr kdamond ends with its target, before the loop does:
+		# its CPU as last seen alive
+		[ "$MON" != damos_psi ] || { k=$(kdamond_cpu); [ "$k" = 0 ] || kcpu=$k; }
 	done
 	case $MON in
 	tmo) cpu=$(cpu_ms "$mon") ;;
 	senpai) cpu=$(cpu_all_ms "$mon") ;;
-	damos_psi) cpu=$(kdamond_cpu) ;;
+	damos_psi) k=$(kdamond_cpu); [ "$k" = 0 ] || kcpu=$k; cpu=${kcpu:-0} ;;
 	esac
 	touch $TMP/stop
 	case $MON in
