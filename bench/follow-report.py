@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """The section of BENCHMARKS.md for bench/follow.sh, from its rows.
 
-    follow-report.py ROWS ROUNDS KERNEL [PARTS]
+    follow-report.py ROWS ROUNDS KERNEL [PARTS [NEWEST]]
+
+NEWEST: the kernel of the damon_stat part ("-" or none without it).
 """
 import json
 import statistics
@@ -15,15 +17,20 @@ def cell(v, f="%.2f"):
     return (f + " [" + f + "–" + f + "]") % (statistics.median(v), min(v), max(v))
 
 
+TEXT_KINDS = ("aging_truth", "aging_json", "dstat_json")
+
+
 def parse(path):
+    """Rows "round=R date=D kernel=K" + a "# BENCH" row of the guest: its
+    key=value words, or (TEXT_KINDS) its kind and the rest of the line."""
     rows = []
     for line in open(path):
-        words = line.rstrip("\n").split(" ", 3)
-        rnd = int(words[0].split("=")[1])
-        date = words[1].split("=")[1]
-        if words[2] in ("aging_truth", "aging_json"):
-            rows.append({"round": rnd, "date": date, "kind": words[2],
-                         "text": words[3] if len(words) > 3 else ""})
+        words = line.rstrip("\n").split(" ", 4)
+        head = dict(w.split("=", 1) for w in words[:3])
+        rnd, date, kernel = int(head["round"]), head["date"], head["kernel"]
+        if words[3] in TEXT_KINDS:
+            rows.append({"round": rnd, "date": date, "kernel": kernel, "kind": words[3],
+                         "text": words[4] if len(words) > 4 else ""})
             continue
         kv = dict(w.split("=", 1) for w in line.split() if "=" in w)
         kv["round"] = rnd
@@ -45,51 +52,76 @@ def damon_percentiles(items):
     return out
 
 
-def aging_errors(rows):
-    """Relative errors of the aging cgroup's idle percentiles, per report."""
+def aging_truth(rows, kernel, rnd):
+    """The aging workload's areas [(start, end, idle_from_ns)] and start_ns
+    in round rnd on kernel, or ([], None)."""
+    areas, start = [], None
+    for r in rows:
+        if r["kind"] != "aging_truth" or r["round"] != rnd or r["kernel"] != kernel:
+            continue
+        w = r["text"].split()
+        if w[0] == "area":
+            areas.append((int(w[2], 16), int(w[3], 16), int(w[5])))
+        elif w[0] == "start_ns":
+            start = int(w[1])
+    return areas, start
+
+
+def dt_aging(j):
+    """daptrace stat's percentiles of the aging cgroup in report j, or None."""
+    cg = [c for c in j.get("cgroups", []) if c.get("cgroup") == "/dt-aging"]
+    return cg[0]["memory_idle_ms_percentiles"] if cg else None
+
+
+def aging_errors(rows, kernel=None, kind="aging_json", pick=dt_aging):
+    """Relative errors of the idle percentiles pick() finds in the reports
+    of kind against the aging workload's truth, per report: (round,
+    percentile, truth, measured, error).  kernel None: any."""
     errs = []
     for rnd in sorted({r["round"] for r in rows}):
-        truth = [r["text"] for r in rows if r["round"] == rnd and r["kind"] == "aging_truth"]
-        reports = [r["text"] for r in rows if r["round"] == rnd and r["kind"] == "aging_json"]
-        areas, start = [], None
-        for t in truth:
-            w = t.split()
-            if w[0] == "area":
-                areas.append((int(w[2], 16), int(w[3], 16), int(w[5])))
-            elif w[0] == "start_ns":
-                start = int(w[1])
-        if not areas or start is None:
-            continue
-        for line in reports:
-            j = json.loads(line)
-            cg = [c for c in j.get("cgroups", []) if c.get("cgroup") == "/dt-aging"]
-            if not cg:
+        for k in sorted({r["kernel"] for r in rows if r["round"] == rnd and "text" in r}):
+            if kernel is not None and k != kernel:
                 continue
-            t_end = j["window_end_ns"]
-            if t_end < areas[0][2] + 4e9:
-                continue       # the workload's first seconds
-            items = []
-            for s, e, idle_from in areas:
-                ms = (t_end - idle_from) / 1e6 if t_end > idle_from else -(t_end - start) / 1e6
-                items.append((ms, e - s))
-            want = damon_percentiles(items)
-            got = cg[0]["memory_idle_ms_percentiles"]
-            # the middle of each area's band, where the truth is idle memory
-            for p in (12, 37, 62, 87):
-                if want[p] > 0:
-                    errs.append((rnd, p, want[p], got[p], abs(got[p] - want[p]) / want[p]))
+            areas, start = aging_truth(rows, k, rnd)
+            if not areas or start is None:
+                continue
+            for r in rows:
+                if r["kind"] != kind or r["round"] != rnd or r["kernel"] != k:
+                    continue
+                j = json.loads(r["text"])
+                got = pick(j)
+                if got is None:
+                    continue
+                t_end = j["window_end_ns"]
+                if t_end < areas[0][2] + 4e9:
+                    continue       # the workload's first seconds
+                want = damon_percentiles(truth_items(areas, start, t_end))
+                # the middle of each area's band, where the truth is idle memory
+                for p in (12, 37, 62, 87):
+                    if want[p] > 0:
+                        errs.append((rnd, p, want[p], got[p], abs(got[p] - want[p]) / want[p]))
     return errs
+
+
+def truth_items(areas, start, t):
+    """(idle_ms, bytes) of each area at t, DAMON's sign: accessed < 0."""
+    return [((t - idle_from) / 1e6 if t > idle_from else -(t - start) / 1e6, e - s)
+            for s, e, idle_from in areas]
 
 
 def main():
     rows = parse(sys.argv[1])
     rounds, kernel = sys.argv[2], sys.argv[3]
     parts = (sys.argv[4] if len(sys.argv) > 4 else "tree machine aging scale").split()
+    newest = sys.argv[5] if len(sys.argv) > 5 else "-"
     r = [x for x in rows if x["kind"] == "row"]
     dates = "/".join(sorted({x["date"] for x in rows}))
+    # the other parts' rows: damon_stat's (on the newest) reuse their modes
+    own = [x for x in rows if x["kernel"] == kernel]
 
-    def sel(**kw):
-        return [x for x in r if all(x.get(k) == v for k, v in kw.items())]
+    def sel(kern=kernel, **kw):
+        return [x for x in r if x["kernel"] == kern and
+                all(x.get(k) == v for k, v in kw.items())]
 
     def score(mode, i):
         return [tuple(map(float, x["score"].split(","))) for x in sel(mode=mode, worker=str(i))]
@@ -99,7 +131,10 @@ def main():
     if parts != ["tree", "machine", "aging", "scale"]:
         cmd += ' --parts "%s"' % " ".join(parts)
     print("    %s\n" % cmd)
-    print("One boot of %s per run (2 vCPUs, 4 GiB), the runs of a pair alternating and" % kernel)
+    kernels = kernel
+    if "damon_stat" in parts:
+        kernels = newest if parts == ["damon_stat"] else kernel + " (" + newest + ": damon_stat)"
+    print("One boot of %s per run (2 vCPUs, 4 GiB), the runs of a pair alternating and" % kernels)
     print("the first flipping every round; median [min–max] over %s rounds; %s.\n"
           % (rounds, dates))
     if "tree" in parts:
@@ -107,9 +142,11 @@ def main():
     if "machine" in parts:
         machine(sel)
     if "aging" in parts:
-        aging(rows)
+        aging(own)
     if "scale" in parts:
         scale(sel, kernel)
+    if "damon_stat" in parts:
+        damon_stat(rows, lambda **kw: sel(kern=newest, **kw), newest)
 
 
 def tree(sel, score, kernel):
@@ -211,6 +248,145 @@ def scale(sel, kernel):
             cell([int(x["cpu_us"]) / 120000 for x in xs], "%.2f %%"),
             cell([int(x["user_us"]) / 120000 for x in xs], "%.2f %%"),
             cell([int(x["no_room"] or 0) for x in xs], "%.0f")))
+
+
+def mib(v):
+    return v / 2**20
+
+
+def dstat_reads(rows, kernel):
+    """Per round, its DAMON_STAT reads and daptrace stat reports in order
+    and the aging truth: {round: (dstat, stat, areas, start)}."""
+    out = {}
+    for rnd in sorted({r["round"] for r in rows if r["kernel"] == kernel}):
+        areas, start = aging_truth(rows, kernel, rnd)
+        got = [[json.loads(r["text"]) for r in rows if r["kind"] == kind and
+                r["round"] == rnd and r["kernel"] == kernel]
+               for kind in ("dstat_json", "aging_json")]
+        out[rnd] = (got[0], got[1], areas, start)
+    return out
+
+
+def damon_stat(rows, sel, kernel):
+    when = "/".join(sorted({x["date"] for x in rows if x["kernel"] == kernel}))
+    rng = [int(x["bytes"]) for x in sel(mode="dstat-range")]
+    rng_gib = "%.2f" % (statistics.median(rng) / 2**30) if rng else "?"
+    print("### daptrace stat against DAMON_STAT itself (%s)\n" % kernel)
+    print("Debian's 7.x kernels start DAMON_STAT at boot.  One boot per monitor a round,")
+    print("alternating, the first flipping every round: daptrace's boot turns DAMON_STAT off")
+    print("(`damon_stat_off`) and runs `daptrace stat`; DAMON_STAT's boot leaves it on, as")
+    print("Debian boots, and daptrace monitors nothing.  Each boot does the same work in the")
+    print("same order: the aging workload among 220 idle processes (the idle-time section")
+    print("above), stopped, then the busy worker among them (the machine section above).\n")
+    print("**They do not measure the same memory.**  DAMON_STAT's percentiles are over")
+    print("*physical* memory: the biggest System RAM range (%s GiB of the guest's 4 GiB)," % rng_gib)
+    print("every byte of it (free pages, page cache, the kernel's, every process's)")
+    print("weighted by size, at intervals it tunes itself (sampling 5 ms to 10 s, aiming")
+    print("at 4 % of the possible accesses seen), idle times in steps of the tuned")
+    print("aggregation interval, refreshed at most every 5 s (mm/damon/stat.c).  daptrace")
+    print("stat's are over the *virtual* memory of the user processes (about 230 targets),")
+    print("weighted by resident bytes, per cgroup: its row below is the aging cgroup's,")
+    print("which holds only the aging workload's 64 MiB.  A DAMON_STAT read is compared")
+    print("with the truth at the time of the read, a daptrace stat report at the end of")
+    print("its window.\n")
+
+    # CPU
+    print("#### CPU over machine's 12 s window\n")
+    stat_w = {x["round"]: int(x["cpu_us"]) for x in sel(mode="machine")}
+    stat_u = {x["round"]: int(x["user_us"]) for x in sel(mode="machine") if "user_us" in x}
+    kd = {x["round"]: int(x["cpu_us"]) for x in sel(mode="dstat-machine")}
+    aggr = [int(x["aggr_us_end"]) / 1000 for x in sel(mode="dstat-machine")]
+    print("| monitor | kernel | date | CPU, ms in 12 s | share of one CPU |")
+    print("| --- | --- | --- | --- | --- |")
+    for name, v in (("daptrace stat: the module's worker", stat_w),
+                    ("daptrace stat: worker + the `daptrace stat` process",
+                     {k: stat_w[k] + stat_u[k] for k in stat_w if k in stat_u}),
+                    ("DAMON_STAT: its kdamond", kd)):
+        xs = list(v.values())
+        print("| %s | %s | %s | %s | %s |" % (name, kernel, when, cell([x / 1000 for x in xs], "%.0f"),
+                                             cell([x / 120000 for x in xs], "%.2f %%")))
+    print()
+    ratio = [stat_w[k] / kd[k] for k in stat_w if k in kd and kd[k]]
+    ratio_u = [(stat_w[k] + stat_u[k]) / kd[k] for k in stat_w if k in kd and kd[k] and k in stat_u]
+    print("daptrace's worker / DAMON_STAT's kdamond, per round: %s; with the `daptrace" % cell(ratio))
+    print("stat` process: %s.  DAMON_STAT's tuned aggregation interval at the" % cell(ratio_u))
+    print("window's end: %s ms (its sampling interval is 1/20 of it); daptrace stat's" % cell(aggr, "%.0f"))
+    print("is fixed at 1000 ms (20 ms sampling).\n")
+
+    # percentiles against the truth
+    print("#### Idle-time percentiles against the aging workload's truth\n")
+    print("The aging workload's truth at each read (p12, p37, p62, p87: the middle of each")
+    print("area's band), as in the idle-time section above, for each monitor's")
+    print("percentiles.\n")
+    e_stat = aging_errors(rows, kernel, "aging_json", dt_aging)
+    e_ds = aging_errors(rows, kernel, "dstat_json", lambda j: j["memory_idle_ms_percentiles"])
+    print("| percentile | kernel | date | truth, ms | daptrace stat, the aging cgroup, ms | error"
+          " | DAMON_STAT, physical memory, ms | error |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    for p in (12, 37, 62, 87):
+        a = [x for x in e_stat if x[1] == p]
+        b = [x for x in e_ds if x[1] == p]
+        print("| p%d | %s | %s | %s | %s | %s | %s | %s |" % (
+            p, kernel, when, cell([x[2] for x in a + b], "%.0f"),
+            cell([x[3] for x in a], "%.0f"), cell([100 * x[4] for x in a], "%.1f %%"),
+            cell([x[3] for x in b], "%.0f"), cell([100 * x[4] for x in b], "%.1f %%")))
+    print()
+    for name, e in (("daptrace stat (the aging cgroup)", e_stat),
+                    ("DAMON_STAT (physical memory)", e_ds)):
+        if e:
+            print("%s: median error %.1f %%, %d of %d points within 10 %%." % (
+                name, 100 * statistics.median([x[4] for x in e]),
+                sum(1 for x in e if x[4] <= 0.10), len(e)))
+        else:
+            print("%s: no report could be compared." % name)
+    print()
+
+    # what DAMON_STAT's range holds, read by read
+    reads = dstat_reads(rows, kernel)
+    print("#### Read by read\n")
+    print("Medians over the rounds.  \"Accessed\" is the share of each monitor's memory")
+    print("with a negative idle time (accessed in its last aggregation); the aging")
+    print("workload's share of DAMON_STAT's range is what the workload's accessed areas")
+    print("(16 MiB each) would add to it.  Bandwidth: DAMON's estimate (bytes × sampled")
+    print("accesses per aggregation interval, per second), MiB/s.\n")
+    print("| read, s | kernel | date | areas accessed (truth) | DAMON_STAT: accessed, % of range"
+          " | aging workload accessed, % of range | free memory, % of range"
+          " | DAMON_STAT: aggr interval, ms | DAMON_STAT: p50, ms | DAMON_STAT: bandwidth"
+          " | daptrace stat: aging cgroup accessed, % | daptrace stat: bandwidth, aging cgroup"
+          " | daptrace stat: bandwidth, every process |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    n = max([len(v[0]) for v in reads.values()] + [len(v[1]) for v in reads.values()] + [0])
+    for i in range(n):
+        c = {k: [] for k in ("t", "act", "ds_acc", "wl", "free", "aggr", "p50", "ds_bw",
+                             "st_acc", "st_bw", "st_all")}
+        for rnd, (ds, st, areas, start) in reads.items():
+            size = max(rng) if rng else 0
+            if i < len(ds) and areas and start is not None and size:
+                j = ds[i]
+                t = j["window_end_ns"]
+                pct = j["memory_idle_ms_percentiles"]
+                c["t"].append((t - start) / 1e9 + 3)
+                c["act"].append(sum(1 for a in areas if a[2] > t))
+                c["ds_acc"].append(sum(1 for v in pct if v < 0))
+                c["wl"].append(100 * sum(e - s for s, e, f in areas if f > t) / size)
+                c["free"].append(100 * j["mem_free_bytes"] / size)
+                c["aggr"].append(j["aggr_interval_us"] / 1000)
+                c["p50"].append(pct[50])
+                c["ds_bw"].append(mib(j["estimated_memory_bandwidth"]))
+            if i < len(st):
+                j = st[i]
+                cg = [g for g in j.get("cgroups", []) if g.get("cgroup") == "/dt-aging"]
+                c["st_all"].append(mib(j["estimated_memory_bandwidth"]))
+                if cg:
+                    c["st_bw"].append(mib(cg[0]["estimated_memory_bandwidth"]))
+                    if cg[0]["resident_bytes"]:
+                        c["st_acc"].append(100 * cg[0]["wss_bytes"] / cg[0]["resident_bytes"])
+        print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            cell(c["t"], "%.0f"), kernel, when, cell(c["act"], "%.0f"),
+            cell(c["ds_acc"], "%.0f %%"), cell(c["wl"], "%.1f %%"), cell(c["free"], "%.0f %%"),
+            cell(c["aggr"], "%.0f"), cell(c["p50"], "%.0f"), cell(c["ds_bw"], "%.0f"),
+            cell(c["st_acc"], "%.0f %%"), cell(c["st_bw"], "%.0f"), cell(c["st_all"], "%.0f")))
+    print()
 
 
 main()
