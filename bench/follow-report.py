@@ -147,7 +147,12 @@ def main():
     def score(mode, i):
         return [tuple(map(float, x["score"].split(","))) for x in sel(mode=mode, worker=str(i))]
 
-    print("## Following processes: trees, the machine, idle-time percentiles\n")
+    alone = parts == ["damon_stat"]
+    if alone:
+        # a table of its own (bench/run.sh's follow-damon_stat)
+        print("## daptrace stat against DAMON_STAT itself, on the newest kernel\n")
+    else:
+        print("## Following processes: trees, the machine, idle-time percentiles\n")
     cmd = "bench/follow.sh --rounds %s" % rounds
     if parts != ["tree", "machine", "aging", "scale"]:
         cmd += ' --parts "%s"' % " ".join(parts)
@@ -167,7 +172,7 @@ def main():
     if "scale" in parts:
         scale(sel, kernel)
     if "damon_stat" in parts:
-        damon_stat(rows, lambda **kw: sel(kern=newest, **kw), newest)
+        damon_stat(rows, lambda **kw: sel(kern=newest, **kw), newest, "" if alone else "#")
 
 
 def tree(sel, score, kernel):
@@ -292,17 +297,21 @@ def dstat_reads(rows, kernel):
     return out
 
 
-def damon_stat(rows, sel, kernel):
+def damon_stat(rows, sel, kernel, h):
+    """The damon_stat section; h: "#" when it is a part of the follow
+    table, whose other sections are at its level, "" as a table alone."""
     when = "/".join(sorted({x["date"] for x in rows if x["kernel"] == kernel}))
     rng = [int(x["bytes"]) for x in sel(mode="dstat-range")]
     rng_gib = "%.2f" % (statistics.median(rng) / 2**30) if rng else "?"
-    print("### daptrace stat against DAMON_STAT itself (%s)\n" % kernel)
+    if h:
+        print("### daptrace stat against DAMON_STAT itself (%s)\n" % kernel)
     print("Debian's 7.x kernels start DAMON_STAT at boot.  One boot per monitor a round,")
     print("alternating, the first flipping every round: daptrace's boot turns DAMON_STAT off")
     print("(`damon_stat_off`) and runs `daptrace stat`; DAMON_STAT's boot leaves it on, as")
     print("Debian boots, and daptrace monitors nothing.  Each boot does the same work in the")
-    print("same order: the aging workload among 220 idle processes (the idle-time section")
-    print("above), stopped, then the busy worker among them (the machine section above).\n")
+    print("same order: the aging workload among 220 idle processes (the follow table's")
+    print("idle-time percentiles), stopped, then the busy worker among them (its whole")
+    print("machine run: `daptrace stat` at its defaults, the CPU over 12 s from 5 s in).\n")
     print("**They do not measure the same memory.**  DAMON_STAT's percentiles are over")
     print("*physical* memory: the biggest System RAM range (%s GiB of the guest's 4 GiB),"
           % rng_gib)
@@ -317,7 +326,7 @@ def damon_stat(rows, sel, kernel):
     print("its window.\n")
 
     # CPU
-    print("#### CPU over machine's 12 s window\n")
+    print(h + "### CPU over machine's 12 s window\n")
     stat_w = {x["round"]: int(x["cpu_us"]) for x in sel(mode="machine")}
     stat_u = {x["round"]: int(x["user_us"]) for x in sel(mode="machine") if "user_us" in x}
     kd = {x["round"]: int(x["cpu_us"]) for x in sel(mode="dstat-machine")}
@@ -364,10 +373,10 @@ def damon_stat(rows, sel, kernel):
           % cell([int(x["cpu_us"]) / 1000 / ds_rounds[x["round"]] for x in ds_mach], "%.2f"))
 
     # percentiles against the truth
-    print("#### Idle-time percentiles against the aging workload's truth\n")
+    print(h + "### Idle-time percentiles against the aging workload's truth\n")
     print("The aging workload's truth at each read (p12, p37, p62, p87: the middle of each")
-    print("area's band), as in the idle-time section above, for each monitor's")
-    print("percentiles.\n")
+    print("area's band), as the follow table's idle-time section computes it, for each")
+    print("monitor's percentiles.\n")
     e_stat = aging_errors(rows, kernel, "aging_json", dt_aging)
     e_ds = aging_errors(rows, kernel, "dstat_json", lambda j: j["memory_idle_ms_percentiles"])
     print("| percentile | kernel | date | truth (both boots), ms"
@@ -395,7 +404,7 @@ def damon_stat(rows, sel, kernel):
 
     # what DAMON_STAT's range holds, read by read
     reads = dstat_reads(rows, kernel)
-    print("#### Read by read\n")
+    print(h + "### Read by read\n")
     print("Medians over the rounds; a read is 8, 16, ... 40 s after the monitor's start")
     print("(the aging workload starts at 3 s).  \"Accessed\" is the share of a monitor's")
     print("memory with a negative idle time (accessed in its last aggregation): for")
