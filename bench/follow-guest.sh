@@ -21,17 +21,36 @@
 #            16, 24 s) in its own cgroup: daptrace stat's JSON every 8 s and
 #            the ground truth, for bench/follow.sh to compare;
 #   scale    N idle processes: daptrace stat for 20 s: worker CPU, daptrace's
-#            own CPU, targets, regions.
+#            own CPU, targets, regions;
+#   dstat-machine  machine's processes with DAMON_STAT (Debian's 7.x start it
+#            at boot) left on and daptrace not monitoring: the CPU of its
+#            kdamond thread over machine's 12 s window;
+#   dstat-aging    aging's processes, DAMON_STAT on, daptrace not monitoring:
+#            its memory_idle_ms_percentiles, estimated_memory_bandwidth and
+#            aggr_interval_us read when aging's `daptrace stat` reports (8,
+#            16, ... 40 s after it would start), with the time of each read.
+#
+# MODE may list several of these, measured one after the other in one boot
+# (bench/follow.sh's damon_stat part: "aging machine" against "dstat-aging
+# dstat-machine", so each monitor gets one boot a round); the idle
+# processes are started once and kept.  DAMON_STAT is turned off unless a
+# dstat mode is asked for, so every daptrace run has as quiet a machine as
+# on 6.12, which has no DAMON_STAT.
 
 . /selftests/lib/ktap.sh
+# shellcheck source=selftests/lib/setup.sh
+. /selftests/lib/setup.sh
 
 DT=/sys/kernel/daptrace
 TMP=${TMPDIR:-/tmp}/bench-follow.$$
 CG=/sys/fs/cgroup
+DS=/sys/module/damon_stat/parameters
 IDLE=220
 
 # idle_procs N CGROUP: N processes that populate 64 KiB and sleep, in CGROUP
+# (once: a later mode of the same boot keeps them)
 idle_procs() {
+	[ -z "${IDLE_PID:-}" ] || return 0
 	mkdir -p "$CG/$2"
 	sh -c "echo \$\$ > $CG/$2/cgroup.procs && exec daptrace-tree-workload -p idle \
 		-w $1 -s 64K -l 600s -t $TMP/idle" &
@@ -72,11 +91,79 @@ cpu_of() {
 	awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null
 }
 
+# mono_ns: CLOCK_MONOTONIC now, the clock of the truth and of stat's windows
+mono_ns() {
+	sed -n 's/^now at \([0-9]*\) nsecs$/\1/p' /proc/timer_list | head -n 1
+}
+
+# sleep_until NS: sleep until CLOCK_MONOTONIC reaches NS (now if past), so
+# the reads keep to their times however long each one took
+sleep_until() {
+	sleep "$(awk -v t="$1" -v n="$(mono_ns)" \
+		'BEGIN { d = (t - n) / 1e9; printf "%.3f", (d > 0 ? d : 0) }')"
+}
+
+# kdamonds: the PIDs of the kdamond.N kernel threads (DAMON_STAT's one)
+kdamonds() {
+	grep -l '^kdamond' /proc/[0-9]*/comm 2>/dev/null | cut -d/ -f3
+}
+
+# kdamond_ns PIDS: their run time in ns, summed (schedstat's first field:
+# the scheduler's exact sum, where /proc/PID/stat counts 10 ms ticks)
+kdamond_ns() {
+	for p in $1; do
+		cut -d' ' -f1 "/proc/$p/schedstat"
+	done | awk '{ t += $1 } END { printf "%d", t }'
+}
+
+# ram_range: the bytes of the biggest "System RAM" range of /proc/iomem,
+# the physical range DAMON_STAT monitors
+# (damon_set_region_biggest_system_ram_default)
+ram_range() {
+	sed -n 's/^\([0-9a-f]*\)-\([0-9a-f]*\) : System RAM$/\1 \2/p' /proc/iomem | {
+		best=0
+		while read -r a b; do
+			[ $((0x$b - 0x$a + 1)) -le $best ] || best=$((0x$b - 0x$a + 1))
+		done
+		echo $best
+	}
+}
+
+# aging_workload: the aging workload in the cgroup dt-aging, started now
+aging_workload() {
+	mkdir -p $CG/dt-aging "$TMP/aging"
+	sh -c "echo \$\$ > $CG/dt-aging/cgroup.procs && exec daptrace-tree-workload -p aging \
+		-s 64M --areas 4 --step 8s -l 60s -t $TMP/aging" &
+	AGING_PID=$!
+}
+
+# aging_done: the aging workload stopped (a later mode must not have its
+# 64 MiB about) and its truth printed
+aging_done() {
+	kill "$AGING_PID" 2>/dev/null
+	wait "$AGING_PID" 2>/dev/null
+	sed 's/^/# BENCH aging_truth /' "$TMP/aging/aging.txt"
+}
+
 ktap_print_header
 ktap_set_plan 1
 mkdir -p "$TMP/idle"
 grep -q ' cgroup2 ' /proc/mounts || { mkdir -p $CG; mount -t cgroup2 none $CG; }
+case " $MODE" in
+*" dstat-"*)
+	[ "$(cat $DS/enabled 2>/dev/null)" = Y ] ||
+		ktap_exit_fail_msg "DAMON_STAT is not running on $(uname -r)"
+	KD=$(kdamonds)
+	[ -n "$KD" ] || ktap_exit_fail_msg "DAMON_STAT is on but no kdamond thread"
+	echo "# BENCH mode=dstat-range bytes=$(ram_range) kdamonds=$(echo "$KD" | wc -w)"
+	;;
+*)
+	damon_stat_off || ktap_exit_fail_msg "cannot turn DAMON_STAT off"
+	;;
+esac
 
+MODES=$MODE
+for MODE in $MODES; do
 case $MODE in
 tree)
 	daptrace record -q -o "$TMP/r.csv" -- daptrace-tree-workload -w 4 -s 32M \
@@ -119,25 +206,57 @@ machine | machine-rec | one)
 	mon=$!
 	# from 5 s in (the targets added, the regions split) for 12 s
 	sleep 5
-	c0=$(cat $DT/worker_cpu_us)
+	c0=$(cat $DT/worker_cpu_us) u0=$(cpu_of $mon) s0=$(cat $DT/nr_samples)
 	sleep 12
-	c1=$(cat $DT/worker_cpu_us)
+	c1=$(cat $DT/worker_cpu_us) u1=$(cpu_of $mon) s1=$(cat $DT/nr_samples)
 	regions=$(cat $DT/nr_regions)
 	targets=$(cat $DT/nr_targets 2>/dev/null || grep -c '^[0-9]' $DT/target)
 	wait $mon || { cat "$TMP/log"; exit 1; }
-	echo "# BENCH mode=$MODE cpu_us=$((c1 - c0)) secs=12 regions=$regions targets=$targets"
+	# and the monitor process's own CPU: clock ticks, 10 ms each (USER_HZ
+	# on x86), the daptrace side's cost beside the module's worker; the
+	# sampling rounds, to set against a kdamond's tuned ones
+	echo "# BENCH mode=$MODE cpu_us=$((c1 - c0)) secs=12 regions=$regions targets=$targets" \
+		"user_us=$(((u1 - u0) * 10000)) samples=$((s1 - s0))"
+	;;
+dstat-machine)
+	idle_procs $IDLE dt-idle
+	busy_proc
+	# machine's window: 2 s, then 5 s into the monitor's 20 s, for 12 s
+	sleep 7
+	k0=$(kdamond_ns "$KD") a0=$(cat $DS/aggr_interval_us)
+	sleep 12
+	k1=$(kdamond_ns "$KD") a1=$(cat $DS/aggr_interval_us)
+	echo "# BENCH mode=$MODE cpu_us=$(((k1 - k0) / 1000)) secs=12" \
+		"aggr_us_start=$a0 aggr_us_end=$a1"
 	;;
 aging)
 	idle_procs $IDLE dt-idle
-	mkdir -p $CG/dt-aging "$TMP/aging"
 	daptrace stat --json --interval 8s -d 41s > "$TMP/out" 2> "$TMP/log" &
 	mon=$!
 	sleep 3
-	sh -c "echo \$\$ > $CG/dt-aging/cgroup.procs && exec daptrace-tree-workload -p aging \
-		-s 64M --areas 4 --step 8s -l 60s -t $TMP/aging" &
+	aging_workload
 	wait $mon || { cat "$TMP/log"; exit 1; }
-	sed 's/^/# BENCH aging_truth /' "$TMP/aging/aging.txt"
+	aging_done
 	sed 's/^/# BENCH aging_json /' "$TMP/out"
+	;;
+dstat-aging)
+	idle_procs $IDLE dt-idle
+	t0=$(mono_ns)
+	sleep 3
+	aging_workload
+	# when aging's stat reports: every 8 s after its start, five times
+	for k in 1 2 3 4 5; do
+		sleep_until $((t0 + k * 8000000000))
+		now=$(mono_ns)
+		free=$(sed -n 's/^MemFree: *\([0-9]*\) kB$/\1/p' /proc/meminfo)
+		total=$(sed -n 's/^MemTotal: *\([0-9]*\) kB$/\1/p' /proc/meminfo)
+		echo "# BENCH dstat_json {\"window_end_ns\": $now," \
+			"\"aggr_interval_us\": $(cat $DS/aggr_interval_us)," \
+			"\"estimated_memory_bandwidth\": $(cat $DS/estimated_memory_bandwidth)," \
+			"\"mem_free_bytes\": $((free * 1024)), \"mem_total_bytes\": $((total * 1024))," \
+			"\"memory_idle_ms_percentiles\": [$(cat $DS/memory_idle_ms_percentiles)]}"
+	done
+	aging_done
 	;;
 scale)
 	[ "$N" -gt 0 ] && idle_procs "$N" dt-idle
@@ -160,7 +279,8 @@ scale)
 	ktap_exit_fail_msg "bench/follow-guest.sh: MODE '$MODE'?"
 	;;
 esac
-ktap_test_pass "bench follow $MODE"
+done
+ktap_test_pass "bench follow $MODES"
 kill "${IDLE_PID:-}" "${BUSY_PID:-}" 2>/dev/null
 wait
 rm -rf "$TMP"

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """The section of BENCHMARKS.md for bench/follow.sh, from its rows.
 
-    follow-report.py ROWS ROUNDS KERNEL [PARTS]
+    follow-report.py ROWS ROUNDS KERNEL [PARTS [NEWEST]]
+
+NEWEST: the kernel of the damon_stat part ("-" or none without it).
 """
 import json
 import statistics
@@ -15,19 +17,38 @@ def cell(v, f="%.2f"):
     return (f + " [" + f + "–" + f + "]") % (statistics.median(v), min(v), max(v))
 
 
+TEXT_KINDS = ("aging_truth", "aging_json", "dstat_json")
+
+
 def parse(path):
+    """Rows "round=R date=D kernel=K" + a "# BENCH" row of the guest: its
+    key=value words, or (TEXT_KINDS) its kind and the rest of the line."""
     rows = []
+    # A round of damon_stat has two boots that each print an aging truth:
+    # "boot" numbers the boots, so that reports meet their own boot's truth.
+    # A boot's rows are together; one with the aging workload starts with
+    # its truth ("pid"), but a DAMON_STAT boot with its range, its truth
+    # coming after its reads.
+    boot, truth_due = 0, False
     for line in open(path):
-        words = line.rstrip("\n").split(" ", 3)
-        rnd = int(words[0].split("=")[1])
-        date = words[1].split("=")[1]
-        if words[2] in ("aging_truth", "aging_json"):
-            rows.append({"round": rnd, "date": date, "kind": words[2],
-                         "text": words[3] if len(words) > 3 else ""})
+        words = line.rstrip("\n").split(" ", 4)
+        head = dict(w.split("=", 1) for w in words[:3])
+        rnd, date, kernel = int(head["round"]), head["date"], head["kernel"]
+        if words[3] == "mode=dstat-range":
+            boot, truth_due = boot + 1, True
+        elif words[3] == "aging_truth" and words[4].startswith("pid "):
+            if truth_due:
+                truth_due = False
+            else:
+                boot += 1
+        if words[3] in TEXT_KINDS:
+            rows.append({"round": rnd, "date": date, "kernel": kernel, "kind": words[3],
+                         "boot": boot, "text": words[4] if len(words) > 4 else ""})
             continue
         kv = dict(w.split("=", 1) for w in line.split() if "=" in w)
         kv["round"] = rnd
         kv["kind"] = "row"
+        kv["boot"] = boot
         rows.append(kv)
     return rows
 
@@ -45,35 +66,49 @@ def damon_percentiles(items):
     return out
 
 
-def aging_errors(rows):
-    """Relative errors of the aging cgroup's idle percentiles, per report."""
+def aging_truth(rows, boot):
+    """The aging workload's areas [(start, end, idle_from_ns)] and start_ns
+    in that boot, or ([], None)."""
+    areas, start = [], None
+    for r in rows:
+        if r["kind"] != "aging_truth" or r["boot"] != boot:
+            continue
+        w = r["text"].split()
+        if w[0] == "area":
+            areas.append((int(w[2], 16), int(w[3], 16), int(w[5])))
+        elif w[0] == "start_ns":
+            start = int(w[1])
+    return areas, start
+
+
+def dt_aging(j):
+    """daptrace stat's percentiles of the aging cgroup in report j, or None."""
+    cg = [c for c in j.get("cgroups", []) if c.get("cgroup") == "/dt-aging"]
+    return cg[0]["memory_idle_ms_percentiles"] if cg else None
+
+
+def aging_errors(rows, kernel=None, kind="aging_json", pick=dt_aging):
+    """Relative errors of the idle percentiles pick() finds in the reports
+    of kind against the aging workload's truth, per report: (round,
+    percentile, truth, measured, error).  kernel None: any."""
     errs = []
-    for rnd in sorted({r["round"] for r in rows}):
-        truth = [r["text"] for r in rows if r["round"] == rnd and r["kind"] == "aging_truth"]
-        reports = [r["text"] for r in rows if r["round"] == rnd and r["kind"] == "aging_json"]
-        areas, start = [], None
-        for t in truth:
-            w = t.split()
-            if w[0] == "area":
-                areas.append((int(w[2], 16), int(w[3], 16), int(w[5])))
-            elif w[0] == "start_ns":
-                start = int(w[1])
+    for b in sorted({r["boot"] for r in rows if r["kind"] == kind and
+                     kernel in (None, r["kernel"])}):
+        areas, start = aging_truth(rows, b)
         if not areas or start is None:
             continue
-        for line in reports:
-            j = json.loads(line)
-            cg = [c for c in j.get("cgroups", []) if c.get("cgroup") == "/dt-aging"]
-            if not cg:
+        for r in rows:
+            if r["kind"] != kind or r["boot"] != b:
+                continue
+            rnd = r["round"]
+            j = json.loads(r["text"])
+            got = pick(j)
+            if got is None:
                 continue
             t_end = j["window_end_ns"]
             if t_end < areas[0][2] + 4e9:
                 continue       # the workload's first seconds
-            items = []
-            for s, e, idle_from in areas:
-                ms = (t_end - idle_from) / 1e6 if t_end > idle_from else -(t_end - start) / 1e6
-                items.append((ms, e - s))
-            want = damon_percentiles(items)
-            got = cg[0]["memory_idle_ms_percentiles"]
+            want = damon_percentiles(truth_items(areas, start, t_end))
             # the middle of each area's band, where the truth is idle memory
             for p in (12, 37, 62, 87):
                 if want[p] > 0:
@@ -81,25 +116,51 @@ def aging_errors(rows):
     return errs
 
 
+def goal_cell(errs):
+    """Whether every report's error in errs is within 10 %, the goal."""
+    if not errs:
+        return "–"
+    ok = sum(1 for x in errs if x[4] <= 0.10)
+    return "%s (%d of %d reports)" % ("met" if ok == len(errs) else "**not met**", ok, len(errs))
+
+
+def truth_items(areas, start, t):
+    """(idle_ms, bytes) of each area at t, DAMON's sign: accessed < 0."""
+    return [((t - idle_from) / 1e6 if t > idle_from else -(t - start) / 1e6, e - s)
+            for s, e, idle_from in areas]
+
+
 def main():
     rows = parse(sys.argv[1])
     rounds, kernel = sys.argv[2], sys.argv[3]
     parts = (sys.argv[4] if len(sys.argv) > 4 else "tree machine aging scale").split()
+    newest = sys.argv[5] if len(sys.argv) > 5 else "-"
     r = [x for x in rows if x["kind"] == "row"]
     dates = "/".join(sorted({x["date"] for x in rows}))
+    # the other parts' rows: damon_stat's (on the newest) reuse their modes
+    own = [x for x in rows if x["kernel"] == kernel]
 
-    def sel(**kw):
-        return [x for x in r if all(x.get(k) == v for k, v in kw.items())]
+    def sel(kern=kernel, **kw):
+        return [x for x in r if x["kernel"] == kern and
+                all(x.get(k) == v for k, v in kw.items())]
 
     def score(mode, i):
         return [tuple(map(float, x["score"].split(","))) for x in sel(mode=mode, worker=str(i))]
 
-    print("## Following processes: trees, the machine, idle-time percentiles\n")
+    alone = parts == ["damon_stat"]
+    if alone:
+        # a table of its own (bench/run.sh's follow-damon_stat)
+        print("## daptrace stat against DAMON_STAT itself, on the newest kernel\n")
+    else:
+        print("## Following processes: trees, the machine, idle-time percentiles\n")
     cmd = "bench/follow.sh --rounds %s" % rounds
     if parts != ["tree", "machine", "aging", "scale"]:
         cmd += ' --parts "%s"' % " ".join(parts)
     print("    %s\n" % cmd)
-    print("One boot of %s per run (2 vCPUs, 4 GiB), the runs of a pair alternating and" % kernel)
+    kernels = kernel
+    if "damon_stat" in parts:
+        kernels = newest if parts == ["damon_stat"] else kernel + " (" + newest + ": damon_stat)"
+    print("One boot of %s per run (2 vCPUs, 4 GiB), the runs of a pair alternating and" % kernels)
     print("the first flipping every round; median [min–max] over %s rounds; %s.\n"
           % (rounds, dates))
     if "tree" in parts:
@@ -107,9 +168,11 @@ def main():
     if "machine" in parts:
         machine(sel)
     if "aging" in parts:
-        aging(rows)
+        aging(own)
     if "scale" in parts:
         scale(sel, kernel)
+    if "damon_stat" in parts:
+        damon_stat(rows, lambda **kw: sel(kern=newest, **kw), newest, "" if alone else "#")
 
 
 def tree(sel, score, kernel):
@@ -181,13 +244,14 @@ def aging(rows):
     print("the middle of each area's band (p12, p37, p62, p87) against the truth at the")
     print("window's end, where the truth is idle memory.\n")
     errs = aging_errors(rows)
-    print("| percentile | truth, ms | measured, ms | relative error |")
-    print("| --- | --- | --- | --- |")
+    print("| percentile | truth, ms | measured, ms | relative error | goal, within 10 % |")
+    print("| --- | --- | --- | --- | --- |")
     for p in (12, 37, 62, 87):
         e = [x for x in errs if x[1] == p]
-        print("| p%d | %s | %s | %s |" % (p, cell([x[2] for x in e], "%.0f"),
-                                         cell([x[3] for x in e], "%.0f"),
-                                         cell([100 * x[4] for x in e], "%.1f %%")))
+        print("| p%d | %s | %s | %s | %s |" % (p, cell([x[2] for x in e], "%.0f"),
+                                              cell([x[3] for x in e], "%.0f"),
+                                              cell([100 * x[4] for x in e], "%.1f %%"),
+                                              goal_cell(e)))
     if errs:
         within = sum(1 for x in errs if x[4] <= 0.10)
         print("\nAll reports: median error %.1f %%, %d of %d points within 10 %% (goal).\n"
@@ -211,6 +275,197 @@ def scale(sel, kernel):
             cell([int(x["cpu_us"]) / 120000 for x in xs], "%.2f %%"),
             cell([int(x["user_us"]) / 120000 for x in xs], "%.2f %%"),
             cell([int(x["no_room"] or 0) for x in xs], "%.0f")))
+
+
+def mib(v):
+    return v / 2**20
+
+
+def dstat_reads(rows, kernel):
+    """Per round, its DAMON_STAT reads and daptrace stat reports in order,
+    each with its boot's aging truth: {round: ((dstat, areas, start),
+    (stat, areas, start))}."""
+    out = {}
+    for rnd in sorted({r["round"] for r in rows if r["kernel"] == kernel}):
+        got = []
+        for kind in ("dstat_json", "aging_json"):
+            rs = [r for r in rows if r["kind"] == kind and r["round"] == rnd and
+                  r["kernel"] == kernel]
+            areas, start = aging_truth(rows, rs[0]["boot"]) if rs else ([], None)
+            got.append(([json.loads(r["text"]) for r in rs], areas, start))
+        out[rnd] = tuple(got)
+    return out
+
+
+def damon_stat(rows, sel, kernel, h):
+    """The damon_stat section; h: "#" when it is a part of the follow
+    table, whose other sections are at its level, "" as a table alone."""
+    when = "/".join(sorted({x["date"] for x in rows if x["kernel"] == kernel}))
+    rng = [int(x["bytes"]) for x in sel(mode="dstat-range")]
+    rng_gib = "%.2f" % (statistics.median(rng) / 2**30) if rng else "?"
+    if h:
+        print("### daptrace stat against DAMON_STAT itself (%s)\n" % kernel)
+    print("Debian's 7.x kernels start DAMON_STAT at boot.  One boot per monitor a round,")
+    print("alternating, the first flipping every round: daptrace's boot turns DAMON_STAT off")
+    print("(`damon_stat_off`) and runs `daptrace stat`; DAMON_STAT's boot leaves it on, as")
+    print("Debian boots, and daptrace monitors nothing.  Each boot does the same work in the")
+    print("same order: the aging workload among 220 idle processes (the follow table's")
+    print("idle-time percentiles), stopped, then the busy worker among them (its whole")
+    print("machine run: `daptrace stat` at its defaults, the CPU over 12 s from 5 s in).\n")
+    print("**They do not measure the same memory.**  DAMON_STAT's percentiles are over")
+    print("*physical* memory: the biggest System RAM range (%s GiB of the guest's 4 GiB),"
+          % rng_gib)
+    print("every byte of it (free pages, page cache, the kernel's, every process's)")
+    print("weighted by size, at intervals it tunes itself (sampling 5 ms to 10 s, aiming")
+    print("at 4 % of the possible accesses seen), idle times in steps of the tuned")
+    print("aggregation interval, refreshed at most every 5 s (mm/damon/stat.c).  daptrace")
+    print("stat's are over the *virtual* memory of the user processes (about 230 targets),")
+    print("weighted by resident bytes, per cgroup: its row below is the aging cgroup's,")
+    print("which holds only the aging workload's 64 MiB.  A DAMON_STAT read is compared")
+    print("with the truth at the time of the read, a daptrace stat report at the end of")
+    print("its window.\n")
+
+    # CPU
+    print(h + "### CPU over machine's 12 s window\n")
+    stat_w = {x["round"]: int(x["cpu_us"]) for x in sel(mode="machine")}
+    stat_u = {x["round"]: int(x["user_us"]) for x in sel(mode="machine") if "user_us" in x}
+    kd = {x["round"]: int(x["cpu_us"]) for x in sel(mode="dstat-machine")}
+    aggr = [int(x["aggr_us_end"]) / 1000 for x in sel(mode="dstat-machine")]
+    print("| monitor | kernel | date | CPU, ms in 12 s | share of one CPU |")
+    print("| --- | --- | --- | --- | --- |")
+    for name, v in (("daptrace stat: the module's worker", stat_w),
+                    ("daptrace stat: worker + the `daptrace stat` process",
+                     {k: stat_w[k] + stat_u[k] for k in stat_w if k in stat_u}),
+                    ("DAMON_STAT: its kdamond", kd)):
+        xs = list(v.values())
+        print("| %s | %s | %s | %s | %s |" % (name, kernel, when,
+                                             cell([x / 1000 for x in xs], "%.0f"),
+                                             cell([x / 120000 for x in xs], "%.2f %%")))
+    print()
+    ratio = [stat_w[k] / kd[k] for k in stat_w if k in kd and kd[k]]
+    ratio_u = [(stat_w[k] + stat_u[k]) / kd[k] for k in stat_w if k in kd and kd[k] and k in stat_u]
+    mach = sel(mode="machine")
+    ds_mach = [x for x in sel(mode="dstat-machine") if int(x["aggr_us_end"])]
+    # the kdamond's rounds in the window: from the mean of its sampling
+    # interval (1/20 of the aggregation) at the window's start and end
+    ds_rounds = {x["round"]: 12e6 / ((int(x["aggr_us_start"]) + int(x["aggr_us_end"])) / 40)
+                 for x in ds_mach}
+    print("daptrace's worker / DAMON_STAT's kdamond, per round of the benchmark: %s;"
+          % cell(ratio))
+    print("with the `daptrace stat` process: %s.  Both tune their intervals to the same"
+          % cell(ratio_u))
+    print("goal (4 % of the possible accesses seen over 3 aggregations, sampling 5 ms to")
+    print("10 s), but")
+    print("DAMON_STAT has been tuning since boot (its aggregation interval %s ms at the"
+          % cell(aggr, "%.0f"))
+    print("window's end, sampling at 1/20 of it) and daptrace stat from its start 5 s before")
+    print("the window, at 20 ms / 1 s; its domain is the processes' memory, where the busy")
+    print("worker's hot set is a far larger share than in 3 GiB of physical memory.  In the")
+    print("window daptrace stat made %s sampling rounds (%s ms apart on average), the"
+          % (cell([int(x["samples"]) for x in mach if "samples" in x], "%.0f"),
+             cell([12e3 / int(x["samples"]) for x in mach if int(x.get("samples", 0))], "%.0f")))
+    print("kdamond about %s.  Per sampling round: the worker %s ms over %s regions,"
+          % (cell(list(ds_rounds.values()), "%.0f"),
+             cell([int(x["cpu_us"]) / int(x["samples"]) / 1000 for x in mach
+                   if int(x.get("samples", 0))], "%.2f"),
+             cell([int(x["regions"]) for x in mach], "%.0f")))
+    print("the kdamond about %s ms (DAMON_STAT does not say its regions, at most 1000).\n"
+          % cell([int(x["cpu_us"]) / 1000 / ds_rounds[x["round"]] for x in ds_mach], "%.2f"))
+
+    # percentiles against the truth
+    print(h + "### Idle-time percentiles against the aging workload's truth\n")
+    print("The aging workload's truth at each read (p12, p37, p62, p87: the middle of each")
+    print("area's band), as the follow table's idle-time section computes it, for each")
+    print("monitor's percentiles.\n")
+    e_stat = aging_errors(rows, kernel, "aging_json", dt_aging)
+    e_ds = aging_errors(rows, kernel, "dstat_json", lambda j: j["memory_idle_ms_percentiles"])
+    print("| percentile | kernel | date | truth (both boots), ms"
+          " | daptrace stat, the aging cgroup, ms | error"
+          " | daptrace stat: goal, within 10 % | DAMON_STAT, physical memory, ms | error |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for p in (12, 37, 62, 87):
+        a = [x for x in e_stat if x[1] == p]
+        b = [x for x in e_ds if x[1] == p]
+        goal = goal_cell(a)
+        print("| p%d | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            p, kernel, when, cell([x[2] for x in a + b], "%.0f"),
+            cell([x[3] for x in a], "%.0f"), cell([100 * x[4] for x in a], "%.1f %%"), goal,
+            cell([x[3] for x in b], "%.0f"), cell([100 * x[4] for x in b], "%.1f %%")))
+    print()
+    for name, e in (("daptrace stat (the aging cgroup)", e_stat),
+                    ("DAMON_STAT (physical memory)", e_ds)):
+        if e:
+            print("%s: median error %.1f %%, %d of %d points within 10 %%." % (
+                name, 100 * statistics.median([x[4] for x in e]),
+                sum(1 for x in e if x[4] <= 0.10), len(e)))
+        else:
+            print("%s: no report could be compared." % name)
+    print()
+
+    # what DAMON_STAT's range holds, read by read
+    reads = dstat_reads(rows, kernel)
+    print(h + "### Read by read\n")
+    print("Medians over the rounds; a read is 8, 16, ... 40 s after the monitor's start")
+    print("(the aging workload starts at 3 s).  \"Accessed\" is the share of a monitor's")
+    print("memory with a negative idle time (accessed in its last aggregation): for")
+    print("DAMON_STAT of its whole range, to be set against the share the workload's")
+    print("accessed areas (16 MiB each) make of that range; for daptrace stat of the aging")
+    print("cgroup.  Bandwidth: DAMON's estimate (bytes × sampled accesses per aggregation")
+    print("interval, per second), MiB/s.\n")
+    print("| read | kernel | date | areas accessed (truth) | aging workload accessed, % of"
+          " DAMON_STAT's range | DAMON_STAT: accessed, % | DAMON_STAT: aggr interval, ms"
+          " | DAMON_STAT: p50, ms | uptime, ms | DAMON_STAT: bandwidth"
+          " | daptrace stat: aging cgroup accessed, % | daptrace stat: bandwidth, aging cgroup"
+          " | daptrace stat: bandwidth, every process |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    n = max([len(v[0][0]) for v in reads.values()] + [len(v[1][0]) for v in reads.values()]
+            + [0])
+    size = statistics.median(rng) if rng else 0
+    free, total = [], []
+    for i in range(n):
+        c = {k: [] for k in ("act", "ds_acc", "wl", "aggr", "p50", "up", "ds_bw",
+                             "st_acc", "st_bw", "st_all")}
+        for rnd, ((ds, areas, start), (st, _, _)) in reads.items():
+            if i < len(ds) and areas and start is not None and size:
+                j = ds[i]
+                t = j["window_end_ns"]
+                pct = j["memory_idle_ms_percentiles"]
+                c["act"].append(sum(1 for a in areas if a[2] > t))
+                c["up"].append(t / 1e6)
+                # 101 percentiles: the negative ones, about the share in %
+                c["ds_acc"].append(sum(1 for v in pct if v < 0))
+                c["wl"].append(100 * sum(e - s for s, e, f in areas if f > t) / size)
+                c["aggr"].append(j["aggr_interval_us"] / 1000)
+                c["p50"].append(pct[50])
+                c["ds_bw"].append(mib(j["estimated_memory_bandwidth"]))
+                free.append(j["mem_free_bytes"] / 2**30)
+                total.append(j["mem_total_bytes"] / 2**30)
+            if i < len(st):
+                j = st[i]
+                cg = [g for g in j.get("cgroups", []) if g.get("cgroup") == "/dt-aging"]
+                c["st_all"].append(mib(j["estimated_memory_bandwidth"]))
+                if cg:
+                    c["st_bw"].append(mib(cg[0]["estimated_memory_bandwidth"]))
+                    if cg[0]["resident_bytes"]:
+                        c["st_acc"].append(100 * cg[0]["wss_bytes"] / cg[0]["resident_bytes"])
+        print("| %d s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            8 * (i + 1), kernel, when, cell(c["act"], "%.0f"), cell(c["wl"], "%.1f %%"),
+            cell(c["ds_acc"], "%.0f %%"), cell(c["aggr"], "%.0f"), cell(c["p50"], "%.0f"),
+            cell(c["up"], "%.0f"), cell(c["ds_bw"], "%.0f"), cell(c["st_acc"], "%.0f %%"),
+            cell(c["st_bw"], "%.0f"),
+            cell(c["st_all"], "%.0f")))
+    print()
+    if free:
+        print("Free memory at DAMON_STAT's reads: %s GiB of %s GiB (MemTotal): most of"
+              % (cell(free), cell(total)))
+        print("what its percentiles rank is memory nobody touched since boot, whose true idle")
+        print("time is about the uptime (the kdamond starts during boot).  So its p50 is to be")
+        print("read against the uptime column, not against the aging workload; where its")
+        print("percentiles in the table above come near the workload's truth, that is because")
+        print("boot and the workload's start are seconds apart, not because it sees the")
+        print("workload, which is %s %% of its range (each area %s %%, under the 1-percentile"
+              % ("%.1f" % (100 * 2**26 / size), "%.1f" % (100 * 2**24 / size)))
+        print("step).  daptrace stat ranks only what processes map.\n")
 
 
 main()

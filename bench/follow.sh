@@ -12,62 +12,79 @@
 #  - idle-time percentiles against the ground truth of a workload whose
 #    areas go idle at known times;
 #  - worker CPU and daptrace's own CPU as targets grow, 1 to 4000 mostly
-#    idle processes.
+#    idle processes;
+#  - damon_stat (issue 36): on the newest kernel, whose DAMON_STAT starts
+#    at boot, `daptrace stat` (DAMON_STAT off) against DAMON_STAT itself
+#    (daptrace not monitoring) on the same work, one boot each a round:
+#    aging's percentiles, then machine's CPU (the worker's against the
+#    kdamond's), in that order in both boots.
 #
 #   bench/follow.sh [--rounds N] [--out FILE] [--lock FILE] [--module KO]
-#                   [--parts "tree machine aging scale"]
+#                   [--kernel SERIES] [--parts "tree machine aging scale"]
 #
-# --parts: only these measurements (default all; the table has only them).
+# --parts: only these measurements (default all but damon_stat, which
+# needs the newest kernel; the table has only them).
+# --kernel: the series of scripts/kernels.sh the other parts run on
+# (default 6.12); damon_stat always runs on the newest.
 # --module: load KO instead of the module built here (a module of another
-# tree, as selftests/vm/run.sh --module).
+# tree, as selftests/vm/run.sh --module; "%k" the kernel release).
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bench/lib.sh
 . "$TOP/bench/lib.sh"
-KO='' PARTS="tree machine aging scale"
-BENCH_OPTS="module=KO parts=PARTS"
+KO='' PARTS="tree machine aging scale" SERIES=6.12
+BENCH_OPTS="module=KO parts=PARTS kernel=SERIES"
 bench_parse_opts bench/follow.sh "$@"
 MODULE=()
 [ -z "$KO" ] || MODULE=(--module "$KO")
-bench_words bench/follow.sh --parts part "tree machine aging scale" "$PARTS"
+bench_words bench/follow.sh --parts part "tree machine aging scale damon_stat" "$PARTS"
 # part NAME: is NAME among --parts
 part() {
 	[[ " $PARTS " == *" $1 "* ]]
 }
 
-K=$(bench_kernel bench/follow.sh 6.12)
+K=$(bench_kernel bench/follow.sh "$SERIES")
+KN=-
+! part damon_stat || KN=$(bench_kernel bench/follow.sh newest)
 bench_rows follow
 
-# run ROUND MODE [N]: one boot; its "BENCH" rows, tagged with the round
+# run KERNEL ROUND "MODE..." [N]: one boot, the modes one after the other;
+# its "BENCH" rows, tagged with the round, the date and the kernel
 run() {
-	local r=$1 mode=$2 n=${3:-0} log script
-	script=$DIR/follow-$mode.sh
-	log=$DIR/follow-$r-$mode-$n.log
-	# the guest script with its mode, after the shebang
-	sed "2i MODE=$mode N=$n" "$TOP/bench/follow-guest.sh" > "$script"
-	echo "bench/follow.sh: round $r $mode${3:+ $n}" >&2
-	bench_boot "$log" "bench/follow.sh: run $r $mode" --kernel "$K" --no-la57 \
-		${MODULE[@]+"${MODULE[@]}"} --test "extra/follow-$mode" --extra-test "$script"
-	grep -o 'BENCH .*' "$log" | sed "s/^BENCH /round=$r date=$(date -u +%F) /" >> "$ROWS" ||
+	local k=$1 r=$2 mode=$3 n=${4:-0} tag log script
+	tag=${mode// /+}
+	script=$DIR/follow-$tag.sh
+	log=$DIR/follow-$r-$tag-$n-$k.log
+	# the guest script with its modes, after the shebang
+	sed "2i MODE='$mode' N=$n" "$TOP/bench/follow-guest.sh" > "$script"
+	echo "bench/follow.sh: $k round $r $mode${4:+ $n}" >&2
+	bench_boot "$log" "bench/follow.sh: run $r $mode" --kernel "$k" --no-la57 \
+		${MODULE[@]+"${MODULE[@]}"} --test "extra/follow-$tag" --extra-test "$script"
+	grep -o 'BENCH .*' "$log" |
+		sed "s/^BENCH /round=$r date=$(date -u +%F) kernel=$k /" >> "$ROWS" ||
 		{ echo "bench/follow.sh: no figures in $log" >&2; exit 1; }
 }
 
+# The two monitors of damon_stat: the same work, in the same order
+STAT="aging machine" DSTAT="dstat-aging dstat-machine"
 for r in $(seq "$ROUNDS"); do
 	if [ $((r % 2)) = 1 ]; then
-		! part tree || { run "$r" tree; run "$r" single; }
-		! part machine || { run "$r" machine; run "$r" one; }
+		! part tree || { run "$K" "$r" tree; run "$K" "$r" single; }
+		! part machine || { run "$K" "$r" machine; run "$K" "$r" one; }
+		! part damon_stat || { run "$KN" "$r" "$STAT"; run "$KN" "$r" "$DSTAT"; }
 	else
-		! part tree || { run "$r" single; run "$r" tree; }
-		! part machine || { run "$r" one; run "$r" machine; }
+		! part tree || { run "$K" "$r" single; run "$K" "$r" tree; }
+		! part machine || { run "$K" "$r" one; run "$K" "$r" machine; }
+		! part damon_stat || { run "$KN" "$r" "$DSTAT"; run "$KN" "$r" "$STAT"; }
 	fi
-	! part aging || run "$r" aging
+	! part aging || run "$K" "$r" aging
 	if part scale; then
 		for n in 1 64 512 4000; do
-			run "$r" scale $n
+			run "$K" "$r" scale $n
 		done
 	fi
 done
 
-python3 "$TOP/bench/follow-report.py" "$ROWS" "$ROUNDS" "$K" "$PARTS" > "$OUT"
+python3 "$TOP/bench/follow-report.py" "$ROWS" "$ROUNDS" "$K" "$PARTS" "$KN" > "$OUT"
 echo "bench/follow.sh: wrote $OUT" >&2

@@ -60,6 +60,7 @@ TABLES=(
 "tmo-newest|the same on the newest kernel (7.3, DAMON_STAT off)"
 "placement|the cost of NUMA placement tracking"
 "follow|process trees (per-process recall, join latency), the whole machine, idle-time percentiles"
+"follow-damon_stat|daptrace stat vs DAMON_STAT itself on the newest kernel: CPU, idle percentiles"
 "targets|1 to 4096 mostly idle targets: worker and daptrace CPU, recall of the one that wakes"
 "goals|interval auto-tuning against the fixed defaults; a quota goal (goal=rss) reached and held"
 "savings|the savings curve's prediction against a real pageout policy: saved and refaults"
@@ -154,6 +155,9 @@ make_table() {
 		--mons "tmo senpai damos_psi" --output "$o" ;;
 	placement) "$TOP/bench/placement.sh" --rounds "$rounds" --out "$o" ;;
 	follow) "$TOP/bench/follow.sh" --rounds "$rounds" --out "$o" ;;
+	# One boot per monitor a round: DAMON_STAT as Debian starts it, or off.
+	follow-damon_stat) "$TOP/bench/follow.sh" --rounds "$rounds" --parts damon_stat \
+		--out "$o" ;;
 	targets) "$TOP/bench/targets.sh" --rounds "$rounds" --out "$o" ;;
 	goals) "$TOP/bench/goals.sh" --rounds "$rounds" --out "$o" ;;
 	savings) "$TOP/bench/savings.sh" --rounds "$rounds" --out "$o" ;;
