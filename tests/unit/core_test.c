@@ -1769,6 +1769,44 @@ TEST(split_granularity)
 	}
 }
 
+/*
+ * Quiet targets holding more than half of max_nr_regions do not stop the
+ * split of a busy one: it is split while its pieces fit in what is left.
+ * (DAMON's rule, no split over max / 2 in all, left it one region.)
+ */
+TEST(split_busy_target_among_quiet_ones)
+{
+	static const struct rgn idle[] = { { 0, 100 }, { 100, 200 } };
+	static const struct rgn busy[] = { { 0, 1000 } };
+	struct daptrace_target *quiet[8], *t;
+	struct daptrace_ctx ctx;
+	struct prng p;
+	int i;
+
+	ctx_setup(&ctx, 1, &p, 5);
+	ctx.attrs.max_nr_regions = 20;
+	for (i = 0; i < 8; i++) {
+		quiet[i] = add_target(&ctx, i + 1, idle, 2);
+		quiet[i]->quiet = true;
+	}
+	t = add_target(&ctx, 9, busy, 1);
+	ASSERT_EQ(17U, daptrace_nr_regions(&ctx));	/* over 20 / 2 */
+	daptrace_split_regions(&ctx);
+	ASSERT_VALID(&ctx);
+	ASSERT_EQ(2U, t->nr_regions);
+	ASSERT_EQ(17U, ctx.last_nr_regions);
+	for (i = 0; i < 8; i++)
+		ASSERT_EQ(2U, quiet[i]->nr_regions);
+	/* 18 + 2 fits: again; then 20 + 4 would not */
+	daptrace_split_regions(&ctx);
+	ASSERT_EQ(4U, t->nr_regions);
+	daptrace_split_regions(&ctx);
+	ASSERT_EQ(4U, t->nr_regions);
+	ASSERT_EQ(20U, daptrace_nr_regions(&ctx));
+	ctx_fini(&ctx);
+	ASSERT_EQ(0, shim_nr_live);
+}
+
 /* Whatever the count, a split never leads past max_nr_regions. */
 TEST(split_never_exceeds_max)
 {
