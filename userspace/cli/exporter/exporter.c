@@ -371,7 +371,8 @@ static int64_t batch_ns(const struct exporter *x)
 	return ns < RENDER_NS ? ns : RENDER_NS;
 }
 
-static void run_loop(struct exporter *x)
+/* Read, render and write until a signal or --duration; why it stopped. */
+static const char *run_loop(struct exporter *x)
 {
 	const char *why;
 
@@ -408,9 +409,8 @@ static void run_loop(struct exporter *x)
 		}
 		why = should_stop(x, now);
 		if (why)
-			break;
+			return why;
 	}
-	warn_msg(CMD, "stopping: %s", why);
 }
 
 /* ---- setup and teardown ------------------------------------------------- */
@@ -462,6 +462,7 @@ static int start_http(struct exporter *x)
 static int run(struct exporter *x)
 {
 	const struct exp_opts *o = x->o;
+	const char *why;
 	int err;
 
 	if (o->textfile) {
@@ -485,9 +486,12 @@ static int run(struct exporter *x)
 		fprintf(stderr, "%s %s: writing %s every %.3g s\n", prog, CMD, x->tf.path,
 			(double)o->textfile_us / 1e6);
 	render(x, x->t0);
-	run_loop(x);
+	why = run_loop(x);
 	drain(x);
 	render(x, session_now_ns());
+	/* what this reader did, as the metrics said it last */
+	warn_msg(CMD, "stopping: %s; %" PRIu64 " snapshots read (%" PRIu64 " missed)", why,
+		 x->n.snapshots_read, x->n.snapshots_missed);
 	return 0;
 }
 
