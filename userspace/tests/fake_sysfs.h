@@ -12,11 +12,13 @@
 #endif
 #include <fcntl.h>
 #include <ftw.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -165,6 +167,77 @@ static inline int fake_publish(const char *dir, const struct fake_ring *r,
 		return -1;
 	/* fixed width: a concurrent reader never sees a mix of two lengths */
 	return fake_write(dir, "snapshot_seq", "%020llu\n", (unsigned long long)seq);
+}
+
+/*
+ * Publish snapshots @from to @to (one region of @pid each) at once: a write
+ * per slot and one of snapshot_seq, far quicker than a reader takes them.
+ */
+static inline int fake_publish_batch(const char *dir, const struct fake_ring *r,
+				     uint64_t from, uint64_t to, int pid)
+{
+	size_t slot = fake_slot_size(r->max_regions);
+	struct daptrace_region_rec reg = {
+		.start = 0x10000000ULL, .end = 0x10001000ULL, .pid = pid,
+		.phys_addr = DAPTRACE_NO_PHYS,
+	};
+	struct daptrace_snap_hdr h = {
+		.nr_regions = 1, .nr_samples = 20, .sample_us = 5000, .aggr_us = 100000,
+	};
+	struct timespec now;
+	char path[512];
+	int fd, ok = 1;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	h.end_ns = (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec;
+	h.start_ns = h.end_ns - 100000000ULL;
+	snprintf(path, sizeof(path), "%s/snapshots", dir);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -1;
+	for (uint64_t seq = from; ok && seq <= to; seq++) {
+		off_t off = sizeof(struct daptrace_ring_hdr) + (off_t)(seq % r->nr_slots) * slot;
+
+		h.seq = seq;
+		reg.nr_accesses = (uint32_t)(seq % 21);
+		ok = pwrite(fd, &h, sizeof(h), off) == sizeof(h) &&
+		     pwrite(fd, &reg, sizeof(reg), off + sizeof(h)) == sizeof(reg);
+	}
+	close(fd);
+	if (!ok)
+		return -1;
+	return fake_write(dir, "snapshot_seq", "%020llu\n", (unsigned long long)to);
+}
+
+/*
+ * A kernel that keeps snapshots coming: publish after *@seq, ten a
+ * millisecond, until our child @child exits or *@seq reaches @budget; then
+ * reap @child.  Its exit code (128 + signal if killed), or -1.
+ */
+static inline int fake_publish_until_exit(const char *dir, const struct fake_ring *r,
+					  uint64_t *seq, uint64_t budget, int pid,
+					  pid_t child)
+{
+	struct timespec ms = { 0, 1000000 };
+	pid_t w = 0;
+	int status;
+
+	while (*seq < budget && (w = waitpid(child, &status, WNOHANG)) == 0) {
+		uint64_t to = *seq + 10 < budget ? *seq + 10 : budget;
+
+		if (fake_publish_batch(dir, r, *seq + 1, to, pid)) {
+			kill(child, SIGKILL);
+			waitpid(child, NULL, 0);
+			return -1;
+		}
+		*seq = to;
+		nanosleep(&ms, NULL);
+	}
+	if (*seq >= budget)
+		w = waitpid(child, &status, 0);
+	if (w != child)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 static inline int fake_tree_create(char *dir, size_t len)

@@ -4,6 +4,7 @@
 #define DAPTRACE_RUN_CMD_H
 
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +78,20 @@ static inline int run_exe(const char *exe, char *const *argv, const char *in, ch
 	close(fds[0]);
 	waitpid(pid, &status, 0);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/*
+ * Stop our child @pid and wait until it is stopped: whatever the caller
+ * does until SIGCONT happens between two of the child's instructions, at
+ * a point the scheduler cannot move.  0, or -1.
+ */
+static inline int stop_child(pid_t pid)
+{
+	int status;
+
+	if (kill(pid, SIGSTOP) || waitpid(pid, &status, WUNTRACED) != pid)
+		return -1;
+	return WIFSTOPPED(status) ? 0 : -1;
 }
 
 /*

@@ -29,6 +29,7 @@
 #include "fake_sysfs.h"
 #include "policy.h"
 #include "run_cmd.h"
+#include "session/session.h"
 
 #define MARK	"/tmp/daptrace-exporter-test-mark"
 #define BODY	(256 * 1024)
@@ -375,7 +376,54 @@ TEST_F(exp, serves_every_snapshot_of_the_running_monitor)
 	EXPECT_EQ(7, sample(self->body, "daptrace_exporter_snapshots_read_total"));
 	EXPECT_EQ(0, exporter_stop(&self->e));
 	exporter_log(&self->e, log, sizeof(log));
-	EXPECT_NE(NULL, strstr(log, "stopping: terminated (SIGTERM)")) TH_LOG("%s", log);
+	/* and says what it read when it stops, as it served it last */
+	EXPECT_NE(NULL, strstr(log, "stopping: terminated (SIGTERM); 7 snapshots read "
+			       "(6 missed)\n")) TH_LOG("%s", log);
+}
+
+/*
+ * An exporter slower than the worker always finds another snapshot
+ * waiting.  It must still come back to its signals (and its renders, its
+ * textfile) within a batch, read a batch more for the last render, and
+ * count every snapshot.  Once it has read seq 1, this kernel publishes
+ * BACKLOG snapshots while the exporter is stopped, sends SIGTERM, and keeps
+ * publishing until it exits, into a ring of 4096 slots: nothing is
+ * overwritten, nothing missed.  An exporter that reads "until there is
+ * none" reads them all first.
+ */
+TEST_F(exp, stops_while_snapshots_keep_coming)
+{
+	enum { BACKLOG = 3000, BUDGET = 4000 };
+	char *argv[] = { "--attach", "--listen", "127.0.0.1:0", NULL };
+	unsigned long long snaps = 0, missed = 0;
+	uint64_t seq = BACKLOG + 1;
+	char log[8192];
+	const char *p;
+
+	self->r = (struct fake_ring){ .nr_slots = 4096, .max_regions = 1, .generation = 1 };
+	ASSERT_EQ(0, fake_ring_init(self->dir, &self->r));
+	ASSERT_EQ(0, exporter_start(&self->e, self->dir, argv, NULL));
+	ASSERT_EQ(0, fake_publish_batch(self->dir, &self->r, 1, 1, self->a));
+	ASSERT_EQ(1, wait_sample(self->e.port, self->body,
+				 "daptrace_exporter_snapshots_read_total", 1));
+	ASSERT_EQ(0, stop_child(self->e.pid));
+	ASSERT_EQ(0, fake_publish_batch(self->dir, &self->r, 2, BACKLOG + 1, self->a));
+	kill(self->e.pid, SIGTERM);
+	kill(self->e.pid, SIGCONT);
+	EXPECT_EQ(0, fake_publish_until_exit(self->dir, &self->r, &seq, BUDGET, self->a,
+					     self->e.pid));
+	self->e.pid = 0;	/* reaped */
+
+	exporter_log(&self->e, log, sizeof(log));
+	p = strstr(log, "stopping: terminated (SIGTERM); ");
+	ASSERT_NE(NULL, p) TH_LOG("%s", log);
+	ASSERT_EQ(2, sscanf(p, "stopping: terminated (SIGTERM); %llu snapshots read "
+			    "(%llu missed)", &snaps, &missed)) TH_LOG("%s", log);
+	/* seq 1, then a batch and the last one's: not the backlog, not the rest */
+	EXPECT_GT(snaps, 1);
+	EXPECT_LE(snaps, 1 + 2 * SESSION_DRAIN_BATCH) TH_LOG("read %llu of %llu published",
+							     snaps, (unsigned long long)seq);
+	EXPECT_EQ(0, missed);
 }
 
 TEST_F(exp, a_target_that_exits_is_counted_and_serving_goes_on)

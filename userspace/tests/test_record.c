@@ -409,46 +409,6 @@ static uint64_t snaps_written(FILE *f, uint64_t last)
 }
 
 /*
- * Publish snapshots @from to @to (one region of @pid each) at once: a write
- * per slot and one of snapshot_seq, far quicker than a reader takes them.
- */
-static int publish_batch(const char *dir, const struct fake_ring *r, uint64_t from,
-			 uint64_t to, pid_t pid)
-{
-	size_t slot = fake_slot_size(r->max_regions);
-	struct daptrace_region_rec reg = {
-		.start = 0x10000000ULL, .end = 0x10001000ULL, .pid = pid,
-		.phys_addr = DAPTRACE_NO_PHYS,
-	};
-	struct daptrace_snap_hdr h = {
-		.nr_regions = 1, .nr_samples = 20, .sample_us = 5000, .aggr_us = 100000,
-	};
-	struct timespec now;
-	char path[512];
-	int fd, ok = 1;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	h.end_ns = (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec;
-	h.start_ns = h.end_ns - 100000000ULL;
-	snprintf(path, sizeof(path), "%s/snapshots", dir);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -1;
-	for (uint64_t seq = from; ok && seq <= to; seq++) {
-		off_t off = sizeof(struct daptrace_ring_hdr) + (off_t)(seq % r->nr_slots) * slot;
-
-		h.seq = seq;
-		reg.nr_accesses = (uint32_t)(seq % 21);
-		ok = pwrite(fd, &h, sizeof(h), off) == sizeof(h) &&
-		     pwrite(fd, &reg, sizeof(reg), off + sizeof(h)) == sizeof(reg);
-	}
-	close(fd);
-	if (!ok)
-		return -1;
-	return fake_write(dir, "snapshot_seq", "%020llu\n", (unsigned long long)to);
-}
-
-/*
  * A recorder slower than the worker always finds another snapshot waiting.
  * It must still come back to its signals (and its clock, its targets)
  * within a few snapshots, and keep every one exact: this kernel stays
@@ -490,7 +450,7 @@ TEST_F(rec, stops_while_snapshots_keep_coming)
 		if (seq < written + LEAD) {
 			uint64_t to = written + LEAD < BUDGET ? written + LEAD : BUDGET;
 
-			ASSERT_EQ(0, publish_batch(self->dir, &r, seq + 1, to, target));
+			ASSERT_EQ(0, fake_publish_batch(self->dir, &r, seq + 1, to, target));
 			seq = to;
 		}
 		if (!term_seq && written >= TERM_AT) {

@@ -14,6 +14,7 @@
 #include "kselftest_harness.h"
 #include "fake_sysfs.h"
 #include "run_cmd.h"
+#include "session/session.h"
 #include "stat/stat_model.h"
 
 #define MiB	(1ULL << 20)
@@ -244,6 +245,65 @@ TEST(stat_prints_the_machine_once)
 	EXPECT_NE(NULL, strstr(out, " idle_p0  idle_p50 idle_p100\n")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "\nall ")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "    -2000     -2000      5000\n")) TH_LOG("%s", out);
+	fake_tree_destroy(dir);
+}
+
+/*
+ * A stat slower than the worker always finds another snapshot waiting.  It
+ * must still come back to its signals (and its clock, its reports) within
+ * a batch, and read a batch more for the last window.  This kernel
+ * publishes BACKLOG snapshots while stat is stopped, sends SIGTERM, and
+ * keeps publishing until stat exits, into a ring of 4096 slots: nothing is
+ * overwritten, nothing missed, so the last window read is the count read.
+ * A stat that reads "until there is none" reads them all first.
+ */
+TEST(stat_stops_while_snapshots_keep_coming)
+{
+	enum { BACKLOG = 3000, BUDGET = 4000 };
+	struct fake_ring r = { .nr_slots = 4096, .max_regions = 1, .generation = 1 };
+	char dir[256], out[512], buf[1 << 16];
+	struct json_object *j, *v;
+	uint64_t seq = BACKLOG;
+	pid_t stat;
+	int on = 0;
+
+	SKIP_UNLESS_DAPTRACE_BIN();
+	ASSERT_EQ(0, fake_tree_create(dir, sizeof(dir)));
+	snprintf(out, sizeof(out), "%s/stat.json", dir);
+	stat = fork();
+	if (stat == 0) {
+		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		dup2(fd, 1);
+		setenv("DAPTRACE_SYSFS", dir, 1);
+		execv(daptrace_bin(), A("daptrace", "stat", "--json", "-d", "600s"));
+		_exit(126);
+	}
+	/* "on": the reader is in place, the first snapshot is seq 1 */
+	for (int i = 0; i < 5000 && !on; i++) {
+		on = fake_read(dir, "state", buf, sizeof(buf)) > 0 && !strncmp(buf, "on", 2);
+		sleep_ms(1);
+	}
+	ASSERT_TRUE(on);
+	ASSERT_EQ(0, fake_ring_init(dir, &r));
+	ASSERT_EQ(0, stop_child(stat));
+	ASSERT_EQ(0, fake_publish_batch(dir, &r, 1, BACKLOG, getpid()));
+	kill(stat, SIGTERM);
+	kill(stat, SIGCONT);
+	EXPECT_EQ(0, fake_publish_until_exit(dir, &r, &seq, BUDGET, getpid(), stat));
+
+	fake_read(dir, "stat.json", buf, sizeof(buf));
+	j = json_tokener_parse(buf);
+	ASSERT_NE(NULL, j) TH_LOG("%s", buf);
+	ASSERT_TRUE(json_object_object_get_ex(j, "missed", &v));
+	EXPECT_EQ(0, json_object_get_uint64(v));
+	/* it read, and it stopped after a batch and the last: not the rest */
+	ASSERT_TRUE(json_object_object_get_ex(j, "seq", &v));
+	EXPECT_GE(json_object_get_uint64(v), 1);
+	EXPECT_LE(json_object_get_uint64(v), 2 * SESSION_DRAIN_BATCH)
+		TH_LOG("read %llu of %llu published",
+		       (unsigned long long)json_object_get_uint64(v), (unsigned long long)seq);
+	json_object_put(j);
 	fake_tree_destroy(dir);
 }
 

@@ -319,20 +319,28 @@ static void render(struct exporter *x, int64_t now)
 	}
 }
 
-/* Read every snapshot published so far. */
-static void drain(struct exporter *x)
+/*
+ * Read the snapshots published so far, at most SESSION_DRAIN_BATCH of them
+ * (those the worker overwrote meanwhile are counted as missed by the
+ * reader).  True if it stopped there: more may be waiting.
+ */
+static bool drain(struct exporter *x)
 {
+	unsigned int n = 0;
 	int ret;
 
-	while (x->s.d && (ret = daptrace_read_next(x->s.d, &x->snap[x->cur])) != 0) {
+	while (x->s.d && n < SESSION_DRAIN_BATCH &&
+	       (ret = daptrace_read_next(x->s.d, &x->snap[x->cur])) != 0) {
 		if (ret < 0) {
 			lost_interface(x, "reading snapshots");
 			break;
 		}
 		on_snapshot(x);
+		n++;
 	}
 	if (x->s.d)
 		x->n.snapshots_missed = x->missed_before + daptrace_reader_missed(x->s.d);
+	return n == SESSION_DRAIN_BATCH;
 }
 
 static const char *should_stop(struct exporter *x, int64_t now)
@@ -371,14 +379,17 @@ static int64_t batch_ns(const struct exporter *x)
 	return ns < RENDER_NS ? ns : RENDER_NS;
 }
 
-static void run_loop(struct exporter *x)
+/* Read, render and write until a signal or --duration; why it stopped. */
+static const char *run_loop(struct exporter *x)
 {
 	const char *why;
+	bool more = false;
 
 	for (;;) {
 		int64_t now, batch = batch_ns(x);
 
-		if (x->s.d && batch && !x->s.following) {
+		/* after a full batch the rest is waiting: read on, unslept */
+		if (x->s.d && batch && !x->s.following && !more) {
 			struct timespec ts = { batch / NS_PER_S, batch % NS_PER_S };
 
 			nanosleep(&ts, NULL);
@@ -395,7 +406,7 @@ static void run_loop(struct exporter *x)
 			nanosleep(&ts, NULL);
 			try_reopen(x, session_now_ns());
 		}
-		drain(x);
+		more = drain(x);
 		now = session_now_ns();
 		if (now - x->rendered_ns >= RENDER_NS || x->exit_pending)
 			render(x, now);
@@ -408,9 +419,8 @@ static void run_loop(struct exporter *x)
 		}
 		why = should_stop(x, now);
 		if (why)
-			break;
+			return why;
 	}
-	warn_msg(CMD, "stopping: %s", why);
 }
 
 /* ---- setup and teardown ------------------------------------------------- */
@@ -462,6 +472,7 @@ static int start_http(struct exporter *x)
 static int run(struct exporter *x)
 {
 	const struct exp_opts *o = x->o;
+	const char *why;
 	int err;
 
 	if (o->textfile) {
@@ -485,9 +496,13 @@ static int run(struct exporter *x)
 		fprintf(stderr, "%s %s: writing %s every %.3g s\n", prog, CMD, x->tf.path,
 			(double)o->textfile_us / 1e6);
 	render(x, x->t0);
-	run_loop(x);
+	why = run_loop(x);
+	/* the last window: a batch more at most, as in the loop */
 	drain(x);
 	render(x, session_now_ns());
+	/* what this reader did, as the metrics said it last */
+	warn_msg(CMD, "stopping: %s; %" PRIu64 " snapshots read (%" PRIu64 " missed)", why,
+		 x->n.snapshots_read, x->n.snapshots_missed);
 	return 0;
 }
 

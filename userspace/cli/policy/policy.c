@@ -622,12 +622,15 @@ static int run_loop(struct policy_run *r)
 	int ret;
 
 	for (;;) {
+		unsigned int n = 0;
 		int64_t now;
 
 		ret = session_wait_or_fail(&r->s, timeout_ms, CMD);
 		if (ret)
 			return ret;
-		while ((ret = daptrace_read_next(r->s.d, &r->snap)) > 0) {
+		/* a batch at most: the rest waits for the next turn (session.h) */
+		while (n++ < SESSION_DRAIN_BATCH &&
+		       (ret = daptrace_read_next(r->s.d, &r->snap)) > 0) {
 			pol_engine_apply(&r->e, &r->snap, session_now_ns());
 			if (r->rec && policy_rec_snapshot(r->rec, &r->snap, &r->e, r->s.t0))
 				return fail(CMD, "writing %s: %s", r->o->record, strerror(errno));

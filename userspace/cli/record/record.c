@@ -43,13 +43,6 @@ static const char *cmd_name = "record";
  * is re-read this many times less often per that many targets.
  */
 #define FOOTPRINTS_PER_WINDOW	64
-/*
- * The main loop reads at most this many snapshots (the ring's 16 slots)
- * before it looks at the clock, the signals, the targets and the process
- * events again: a reader slower than the worker always finds another
- * snapshot, and would otherwise never get back to them.
- */
-#define DRAIN_BATCH		16
 
 struct record_opts {
 	struct session_opts so;		/* -p, -s, -a, -u, -r, -t, -d, command */
@@ -453,7 +446,7 @@ static int run_loop(struct recorder *r)
 		err = session_wait_or_fail(&r->s, timeout_ms, CMD);
 		if (err)
 			return err;
-		err = drain(r, DRAIN_BATCH);
+		err = drain(r, SESSION_DRAIN_BATCH);
 		if (err)
 			return err;
 		now = session_now_ns();
@@ -649,7 +642,7 @@ static int teardown(struct recorder *r, int ret)
 		 * Off: what is left is at most the ring's slots (the older
 		 * ones count as missed) and the last window.
 		 */
-		left = (left > DRAIN_BATCH ? left : DRAIN_BATCH) + 1;
+		left = (left > SESSION_DRAIN_BATCH ? left : SESSION_DRAIN_BATCH) + 1;
 		deadline = session_now_ns() + wait_ns;
 		do {
 			if (drain(r, left)) {

@@ -154,6 +154,17 @@ int session_wait_ms(const struct daptrace_attrs *a);
  */
 int session_wait(struct session *s, int timeout_ms);
 /*
+ * A main loop (record, top, policy, stat, the exporter) reads at most this
+ * many snapshots, the kernel ring's 16 slots, between two looks at its
+ * clock, signals, targets and process events.  A reader slower than the
+ * worker always finds another snapshot: reading "until there is none",
+ * `record -d 34s` with 4096 targets stopped 15 minutes late.  Nothing is
+ * dropped: what is left is read in the next turn (session_wait() returns
+ * at once while snapshots wait), and what the worker overwrites meanwhile
+ * is counted as missed by the reader.
+ */
+#define SESSION_DRAIN_BATCH	16
+/*
  * session_wait() in a command's main loop: 0, also when a signal cut the
  * wait short; a failure is @cmd's, reported as fail() does.
  */

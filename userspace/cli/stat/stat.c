@@ -348,12 +348,18 @@ static int report(struct stat_run *r, int64_t now)
 	return ferror(stdout) ? fail(CMD, "writing the report: %s", strerror(errno)) : 0;
 }
 
-/* The newest snapshot is what a report shows; the others only keep us current. */
+/*
+ * Read the snapshots published so far, at most SESSION_DRAIN_BATCH of them
+ * (the rest are read by the next call; those the worker overwrote are
+ * counted as missed by the reader).  The newest read is what a report
+ * shows; each one's accuracy probes are pooled.
+ */
 static int drain(struct stat_run *r)
 {
-	int ret;
+	unsigned int n = 0;
+	int ret = 0;
 
-	while ((ret = daptrace_read_next(r->s.d, &r->snap)) > 0) {
+	while (n++ < SESSION_DRAIN_BATCH && (ret = daptrace_read_next(r->s.d, &r->snap)) > 0) {
 		const struct daptrace_snapshot *s = &r->snap;
 		const struct rec_probes c = {
 			.pages = s->probe_pages, .tp = s->probe_tp, .fn = s->probe_fn,
@@ -419,7 +425,10 @@ int cmd_stat(int argc, char **argv)
 		ret = session_start(&r.s);
 	if (!ret)
 		ret = run_loop(&r);
-	/* the last window, at the end of a --duration (or a Ctrl-C) */
+	/*
+	 * The last window, at the end of a --duration (or a Ctrl-C): a batch
+	 * more, as many as the kernel's ring holds.
+	 */
 	if (!ret && !drain(&r) && (!o.interval_us || r.snap.seq != r.shown_seq))
 		ret = report(&r, session_now_ns());
 	on = session_stop(&r.s, &ret);
