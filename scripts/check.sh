@@ -161,19 +161,28 @@ LA57_SUBSET=(module/load module/sysfs_root abi/targets abi/unload
 	functional/mmap_churn functional/idle_target stress/lifecycle stress/unload)
 #  - KASAN, lockdep, kmemleak (the debug kernel): everything but the tests
 #    of how accurate and how well tuned the results are, which measure the
-#    same code as the stock kernels do, and the longest.
+#    same code as the stock kernels do, and the longest; and but the tests
+#    of the userspace tools (the policies, following trees and cgroups, the
+#    CLI), whose module paths (targets joining and leaving, snapshots read
+#    while they come) abi/ and stress/ drive harder, so a debug kernel
+#    adds nothing to them.
 DEBUG_SKIP=(functional/accuracy functional/waking_target functional/timing functional/intervals_goal
 	functional/accuracy_estimate functional/recall_goal functional/lru_cold
-	policy/tiering policy/tmo policy/tmo_cgroups policy/regret numa/placement cli/report cli/objects
-	follow/stat)
-#  - the series between the oldest and the newest: everything but the same
-#    measurements, whose outcome depends on the page walk and the TLB code
-#    that the oldest and newest series bound (each series' walk is the
-#    subject of abi/, functional/accuracy, functional/tlb, functional/
-#    unobservable, stress/, which they run).
+	policy/tiering policy/tmo policy/tmo_cgroups policy/regret policy/reclaim numa/placement
+	cli/record cli/report cli/objects follow/tree follow/cgroup follow/stat)
+#  - the series between the oldest and the newest: the ABI, functional and
+#    stress tests, but the same measurements, whose outcome depends on the
+#    page walk and the TLB code that the oldest and newest series bound
+#    (each series' walk is the subject of abi/, functional/accuracy,
+#    functional/tlb, functional/unobservable, stress/, which they run); and
+#    not the userspace tools' tests (policies, following, the CLI), which
+#    meet a kernel through what the oldest and the newest series bound too
+#    (reclaim, pagemap, process events) but for policy/unobservable, the
+#    policies' view of the walk's unobservable memory.
 MID_SKIP=(functional/timing functional/intervals_goal policy/tiering policy/tmo
-	policy/tmo_cgroups functional/accuracy_estimate functional/recall_goal
-	numa/placement cli/report cli/objects follow/stat)
+	policy/tmo_cgroups policy/regret policy/reclaim functional/accuracy_estimate
+	functional/recall_goal numa/placement cli/record cli/report cli/objects
+	follow/tree follow/cgroup follow/stat)
 VM_SUBSET=() DEBUG_SUBSET=()
 if [ "${CHECK_FULL:-0}" = 0 ]; then
 	for t in "${LA57_SUBSET[@]}"; do VM_SUBSET+=(--la57-test "$t"); done
