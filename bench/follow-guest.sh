@@ -302,10 +302,11 @@ build-alone)
 		k=$((k + 1))
 		echo "# BENCH mode=build-alone what=job job=$k obj=$obj"
 		# the job's command as the build runs it
-		cmd=$(make -s -n --no-print-directory -C "$TMP/src" "$obj")
+		cmd=$(make -s -n --no-print-directory -C "$TMP/src" "$obj" < /dev/null)
 		trace_on || ktap_exit_fail_msg "cannot trace sched process events"
 		# shellcheck disable=SC2086 # the command's words
-		(cd "$TMP/src" && daptrace record -q -o "$TMP/a.csv" -- $cmd) > "$TMP/log" 2>&1 ||
+		(cd "$TMP/src" && daptrace record -q -o "$TMP/a.csv" -- $cmd) < /dev/null \
+			> "$TMP/log" 2>&1 ||
 			{ cat "$TMP/log"; exit 1; }
 		trace_off "$TMP/trace"
 		[ -f "$TMP/src/$obj" ] || { cat "$TMP/log"; ktap_exit_fail_msg "$cmd failed"; }
