@@ -31,8 +31,8 @@
 #
 # --parts: only these measurements (default all but damon_stat, which
 # needs the newest kernel, and build, which packs a 20 MiB toolchain into
-# every boot of its own and takes about as long as the rest together; the
-# table has only them).
+# its boots and answers another question: bench/run.sh's follow-build
+# table; the table has only them).
 # --kernel: the series of scripts/kernels.sh the other parts run on
 # (default 6.12); damon_stat always runs on the newest.
 # --module: load KO instead of the module built here (a module of another
