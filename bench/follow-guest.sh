@@ -22,6 +22,15 @@
 #            the ground truth, for bench/follow.sh to compare;
 #   scale    N idle processes: daptrace stat for 20 s: worker CPU, daptrace's
 #            own CPU, targets, regions;
+#   build    a real build, followed: `daptrace record -- make -j2` of the
+#            tree bench/toolchain-payload.sh unpacks in /opt/dtbuild (its
+#            extra test runs first), the kernel's sched_process_fork, exec
+#            and exit events traced beside it (trace clock mono): per
+#            process of the build, its fork, exec and exit times and the
+#            first window with its regions; the record's follower counts;
+#            `report wss --by pid` of the record;
+#   build-alone  each compile job of that build (jobs.txt, the command
+#            `make -n` prints) recorded alone, the same trace and report;
 #   dstat-machine  machine's processes with DAMON_STAT (Debian's 7.x start it
 #            at boot) left on and daptrace not monitoring: the CPU of its
 #            kdamond thread over machine's 12 s window;
@@ -145,6 +154,81 @@ aging_done() {
 	sed 's/^/# BENCH aging_truth /' "$TMP/aging/aging.txt"
 }
 
+TRACE=/sys/kernel/tracing
+
+# trace_on: the sched process events of everything from now, CLOCK_MONOTONIC
+# timestamps (trace clock mono, as the record's monotonic_start_ns)
+trace_on() {
+	[ -d $TRACE/events ] || mount -t tracefs nodev $TRACE || return 1
+	echo 0 > $TRACE/tracing_on
+	echo mono > $TRACE/trace_clock || return 1
+	echo 8192 > $TRACE/buffer_size_kb
+	: > $TRACE/trace
+	for e in sched_process_fork sched_process_exec sched_process_exit; do
+		echo 1 > $TRACE/events/sched/$e/enable || return 1
+	done
+	echo 1 > $TRACE/tracing_on
+}
+
+# trace_off FILE: stop, the events into FILE
+trace_off() {
+	echo 0 > $TRACE/tracing_on
+	cat $TRACE/trace > "$1"
+	echo 0 > $TRACE/events/sched/enable
+}
+
+# procs MODE JOB TRACE RECORD: a row per process of the tree of the
+# record's first target (the command): its parent, program, fork, exec and
+# exit times (trace, ns; "-" unknown), the start of the first window with
+# its regions (ns, CLOCK_MONOTONIC; "-" none) and how many windows had them;
+# the processes of the tree are the root and whatever its members forked
+procs() {
+	mono=$(sed -n 's/^#meta,"\{0,1\}monotonic_start_ns"\{0,1\},"\{0,1\}\([0-9]*\)"\{0,1\}$/\1/p' "$4")
+	root=$(sed -n 's/^#target,"\{0,1\}\([0-9]*\).*/\1/p' "$4" | head -n 1)
+	awk -F, -v m="$mono" '/^#snap,/ { s = $3 + m; next } /^#/ || $3 == "pid" { next }
+		{ if (!($3 in first)) first[$3] = s
+		  if (last[$3] != s) { n[$3]++; last[$3] = s } }
+		END { for (p in first) printf "%s %.0f %d\n", p, first[p], n[p] }' "$4" > "$TMP/first"
+	awk -v root="$root" -v mode="$1" -v job="$2" '
+	# a trace line: "comm-pid [cpu] flags secs.usecs: event: key=value ..."
+	function ns(   i) {
+		for (i = 1; i <= NF; i++)
+			if ($i ~ /^[0-9]+\.[0-9]+:$/) {
+				split(substr($i, 1, length($i) - 1), t, ".")
+				# busybox awk reads "000200" as octal
+				sub(/^0+/, "", t[2])
+				return sprintf("%.0f", t[1] * 1e9 + (t[2] == "" ? 0 : t[2]) * 1000)
+			}
+	}
+	function val(k,   i) {
+		for (i = 1; i <= NF; i++)
+			if (index($i, k "=") == 1)
+				return substr($i, length(k) + 2)
+	}
+	FILENAME == ARGV[1] { first[$1] = $2; wins[$1] = $3; next }
+	/sched_process_fork:/ {
+		c = val("child_pid")
+		if (c == root || val("pid") in tree) {
+			tree[c] = 1; fork[c] = ns(); ppid[c] = val("pid"); order[++nr] = c
+		}
+	}
+	/sched_process_exec:/ {
+		c = val("pid")
+		if (c in tree) { exe[c] = val("filename"); sub(/.*\//, "", exe[c]); exec[c] = ns() }
+	}
+	/sched_process_exit:/ { c = val("pid"); if (c in tree) exit_[c] = ns() }
+	END {
+		for (i = 1; i <= nr; i++) {
+			c = order[i]
+			printf "# BENCH mode=%s what=proc job=%s pid=%s ppid=%s exe=%s fork_ns=%s" \
+				" exec_ns=%s exit_ns=%s first_ns=%s windows=%s\n", mode, job, c, ppid[c],
+				(c in exe) ? exe[c] : "-", fork[c], (c in exec) ? exec[c] : "-",
+				(c in exit_) ? exit_[c] : "-", (c in first) ? first[c] : "-",
+				(c in wins) ? wins[c] : 0
+		}
+	}' "$TMP/first" "$3"
+}
+
 ktap_print_header
 ktap_set_plan 1
 mkdir -p "$TMP/idle"
@@ -190,6 +274,46 @@ single)
 		tr ' ' ,)"
 	echo "# BENCH mode=single cpu_us=$(trailer "$TMP/r.csv" worker_cpu_us)" \
 		"duration_ns=$(trailer "$TMP/r.csv" duration_ns)"
+	;;
+build)
+	rm -rf "$TMP/src"
+	cp -r /opt/dtbuild "$TMP/src" || ktap_exit_fail_msg "no build tree: the toolchain payload?"
+	trace_on || ktap_exit_fail_msg "cannot trace sched process events"
+	(cd "$TMP/src" && daptrace record -q -o "$TMP/b.csv" -- make -j2) > "$TMP/log" 2>&1 ||
+		{ cat "$TMP/log"; exit 1; }
+	trace_off "$TMP/trace"
+	[ -x "$TMP/src/objects-test" ] || { cat "$TMP/log"; ktap_exit_fail_msg "the build failed"; }
+	procs build - "$TMP/trace" "$TMP/b.csv"
+	echo "# BENCH mode=build what=rec cpu_us=$(trailer "$TMP/b.csv" worker_cpu_us)" \
+		"duration_ns=$(trailer "$TMP/b.csv" duration_ns)" \
+		"targets=$(trailer "$TMP/b.csv" targets)" \
+		"events=$(trailer "$TMP/b.csv" process_events)" \
+		"lost=$(trailer "$TMP/b.csv" process_events_lost)" \
+		"follow_lat_max_ns=$(trailer "$TMP/b.csv" join_latency_max_ns)" \
+		"update_us=$(sed -n 's/^#meta,"\{0,1\}update_us"\{0,1\},"\{0,1\}\([0-9]*\).*/\1/p' "$TMP/b.csv")"
+	echo "# BENCH build_json build - $(daptrace report wss --by pid --json "$TMP/b.csv" |
+		tr -d '\n')"
+	;;
+build-alone)
+	rm -rf "$TMP/src"
+	cp -r /opt/dtbuild "$TMP/src" || ktap_exit_fail_msg "no build tree: the toolchain payload?"
+	k=0
+	while read -r obj; do
+		k=$((k + 1))
+		echo "# BENCH mode=build-alone what=job job=$k obj=$obj"
+		# the job's command as the build runs it
+		cmd=$(make -s -n --no-print-directory -C "$TMP/src" "$obj" < /dev/null)
+		trace_on || ktap_exit_fail_msg "cannot trace sched process events"
+		# shellcheck disable=SC2086 # the command's words
+		(cd "$TMP/src" && daptrace record -q -o "$TMP/a.csv" -- $cmd) < /dev/null \
+			> "$TMP/log" 2>&1 ||
+			{ cat "$TMP/log"; exit 1; }
+		trace_off "$TMP/trace"
+		[ -f "$TMP/src/$obj" ] || { cat "$TMP/log"; ktap_exit_fail_msg "$cmd failed"; }
+		procs build-alone "$k" "$TMP/trace" "$TMP/a.csv"
+		echo "# BENCH build_json build-alone $k $(daptrace report wss --by pid --json \
+			"$TMP/a.csv" | tr -d '\n')"
+	done < "$TMP/src/jobs.txt"
 	;;
 machine | machine-rec | one)
 	idle_procs $IDLE dt-idle

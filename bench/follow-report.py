@@ -17,7 +17,7 @@ def cell(v, f="%.2f"):
     return (f + " [" + f + "–" + f + "]") % (statistics.median(v), min(v), max(v))
 
 
-TEXT_KINDS = ("aging_truth", "aging_json", "dstat_json")
+TEXT_KINDS = ("aging_truth", "aging_json", "dstat_json", "build_json")
 
 
 def parse(path):
@@ -151,6 +151,8 @@ def main():
     if alone:
         # a table of its own (bench/run.sh's follow-damon_stat)
         print("## daptrace stat against DAMON_STAT itself, on the newest kernel\n")
+    elif parts == ["build"]:
+        print("## Following a real build\n")
     else:
         print("## Following processes: trees, the machine, idle-time percentiles\n")
     cmd = "bench/follow.sh --rounds %s" % rounds
@@ -173,6 +175,8 @@ def main():
         scale(sel, kernel)
     if "damon_stat" in parts:
         damon_stat(rows, lambda **kw: sel(kern=newest, **kw), newest, "" if alone else "#")
+    if "build" in parts:
+        build(rows, sel, kernel, "" if parts == ["build"] else "#")
 
 
 def tree(sel, score, kernel):
@@ -275,6 +279,197 @@ def scale(sel, kernel):
             cell([int(x["cpu_us"]) / 120000 for x in xs], "%.2f %%"),
             cell([int(x["user_us"]) / 120000 for x in xs], "%.2f %%"),
             cell([int(x["no_room"] or 0) for x in xs], "%.0f")))
+
+
+def build_procs(sel, mode, rnd, job=None):
+    """The processes of one record's tree in a round: {pid: row}, ints
+    where the guest knew the value, None where it printed "-"."""
+    out = {}
+    for x in sel(mode=mode, what="proc"):
+        if x["round"] != rnd or (job is not None and x["job"] != job):
+            continue
+        p = dict(x)
+        for k in ("pid", "ppid", "fork_ns", "exec_ns", "exit_ns", "first_ns", "windows"):
+            p[k] = None if x[k] == "-" else int(x[k])
+        out[p["pid"]] = p
+    return out
+
+
+def build_wss(rows, mode, rnd, job="-"):
+    """{pid: group} of that record's `report wss --by pid --json`."""
+    for x in rows:
+        if x["kind"] == "build_json" and x["round"] == rnd:
+            m, j, text = x["text"].split(" ", 2)
+            if m == mode and j == job:
+                return {int(g["group"]): g for g in json.loads(text)["groups"]}
+    return {}
+
+
+def compile_jobs(procs):
+    """The build's compile jobs in the order make started them: the cc1
+    of each gcc driver that ran one, by the driver's exec time (make starts
+    the jobs in jobs.txt's order, the links after them)."""
+    cc1 = {p["ppid"]: p for p in procs.values() if p["exe"] == "cc1"}
+    drivers = sorted((p for p in procs.values() if p["pid"] in cc1),
+                     key=lambda p: p["exec_ns"] or p["fork_ns"])
+    return [cc1[d["pid"]] for d in drivers]
+
+
+def build(rows, sel, kernel, h):
+    """The build section; h: "#" as a part of the follow table."""
+    rounds = sorted({x["round"] for x in sel(mode="build", what="rec")})
+    when = "/".join(sorted({x["date"] for x in sel(mode="build")} |
+                           {x["date"] for x in sel(mode="build-alone")}))
+    rec = {x["round"]: x for x in sel(mode="build", what="rec")}
+    upd = [int(x["update_us"]) / 1000 for x in rec.values() if x.get("update_us")]
+    upd_ms = statistics.median(upd) if upd else 1000
+    if h:
+        print(h + "## A real build, followed\n")
+    print("`daptrace record -- make -j2` in the guest: the project's own userspace sources")
+    print("(libdaptrace's 7 files into a shared library, the 6 libc-only workload sources into")
+    print("5 programs: 13 compile jobs of `gcc -O2 -fPIC -c`, then 6 links), built by the")
+    print("host's Debian 12 gcc 12, binutils and GNU make packed into the busybox guest")
+    print("(bench/toolchain-payload.sh).  The kernel's `sched_process_fork`, `_exec` and")
+    print("`_exit` trace events (trace clock `mono`, the record's clock) give every process")
+    print("the build started and when; the record gives the first window holding each one's")
+    print("regions.  Join latency: fork to the start of that window (the follower adds a")
+    print("process at its fork or exec event; gcc and make start their children with")
+    print("vfork, so a child has an address space of its own only from its exec, a few")
+    print("ms later).  Record defaults: 5 ms / 100 ms / %.0f ms; %s.\n" % (upd_ms, when))
+
+    # the processes
+    by_exe, lat_all, lat_exec_all, started, seen, tgt, ev = {}, [], [], [], [], [], []
+    for rnd in rounds:
+        procs = build_procs(sel, "build", rnd)
+        kids = [p for p in procs.values() if p["ppid"] in procs]
+        started.append(len(kids))
+        seen.append(sum(1 for p in kids if p["windows"]))
+        tgt.append(int(rec[rnd]["targets"]) if rnd in rec else 0)
+        ev.append(int(rec[rnd]["events"]) if rnd in rec else 0)
+        for p in kids:
+            e = by_exe.setdefault(p["exe"], {"n": [], "seen": [], "life": [], "lat": [],
+                                               "miss_life": []})
+            life = (p["exit_ns"] - p["fork_ns"]) / 1e6 if p["exit_ns"] else None
+            e["n"].append(rnd)
+            if life is not None:
+                e["life"].append(life)
+            if p["windows"]:
+                e["seen"].append(rnd)
+                lat = (p["first_ns"] - p["fork_ns"]) / 1e6
+                e["lat"].append(lat)
+                lat_all.append(lat)
+                if p["exec_ns"]:
+                    lat_exec_all.append((p["first_ns"] - p["exec_ns"]) / 1e6)
+            elif life is not None:
+                e["miss_life"].append(life)
+    print("| program | processes a round | in the record (≥ 1 window) | lifetime, ms"
+          " | join latency, ms | lifetime of those not in the record, ms |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    n_r = max(len(rounds), 1)
+    for exe in sorted(by_exe, key=lambda k: -len(by_exe[k]["n"])):
+        e = by_exe[exe]
+        print("| %s | %.0f | %d of %d | %s | %s | %s |" % (
+            exe, len(e["n"]) / n_r, len(e["seen"]), len(e["n"]), cell(e["life"], "%.0f"),
+            cell(e["lat"], "%.0f"), cell(e["miss_life"], "%.0f")))
+    print()
+    print("Per round: %s processes started by the build (the trace; the root `make` not"
+          % cell(started, "%.0f"))
+    print("counted), %s of them in the record with at least one window; the record's"
+          % cell(seen, "%.0f"))
+    print("follower counted %s targets (with the root) from %s process events."
+          % (cell(tgt, "%.0f"), cell(ev, "%.0f")))
+    print("The build took %s s under the record, the module's worker %s ms of CPU."
+          % (cell([int(x["duration_ns"]) / 1e9 for x in rec.values()], "%.1f"),
+             cell([int(x["cpu_us"]) / 1000 for x in rec.values()], "%.0f")))
+    if lat_all:
+        ok = max(lat_all) <= upd_ms
+        print("Join latency over every process in the record and every round: median %.0f ms,"
+              % statistics.median(lat_all))
+        print("max %.0f ms (goal: within one update interval, %.0f ms: %s); from the exec"
+              % (max(lat_all), upd_ms, "met" if ok else "**not met**"))
+        print("instead of the fork: median %.0f ms, max %.0f ms.  A process that exits before"
+              % (statistics.median(lat_exec_all) if lat_exec_all else float("nan"),
+                 max(lat_exec_all) if lat_exec_all else float("nan")))
+        print("the window after the one it joined in closes is in no window at all: that is")
+        print("the short-lived ones above, not a lost join.\n")
+    else:
+        print("No process of the build was in any window.\n")
+
+    # each compile job against itself alone
+    print(h + "## Each compile job in the build against itself alone\n" if h else
+          "### Each compile job in the build against itself alone\n")
+    cc1_wss_max, cc1_obs_max, cc1_rss_max = [], [], []
+    for rnd in rounds:
+        wss = build_wss(rows, "build", rnd)
+        for c in compile_jobs(build_procs(sel, "build", rnd)):
+            g = wss.get(c["pid"])
+            if g:
+                cc1_wss_max.append(g["wss_max_bytes"] / 2**20)
+                cc1_obs_max.append(g["monitored_max_bytes"] / 2**20)
+                cc1_rss_max.append((g.get("rss_max_bytes") or 0) / 2**20)
+    print("The cc1 of each compile job: in the followed build (the k-th gcc driver make")
+    print("started runs the k-th object of the Makefile's list) and in")
+    print("`daptrace record -- gcc ... -c` of the same file with the same options and")
+    print("directory (the command `make -n` prints), both read with `daptrace report wss")
+    print("--by pid` (regions with an access in a window; mean and maximum over the windows")
+    print("holding the process's regions).  A real build has no page-level ground truth:")
+    print("this compares the monitor with itself, in a tree (one more job on the other")
+    print("vCPU, the follower adding and removing targets) and alone, not with the truth.")
+    print("`report wss` counts a region whole when its sampled page was accessed, and")
+    print("that includes regions labelled `[unmapped]` (more gap between mappings than")
+    print("mapping), which its `monitored` column leaves out: in this build a cc1's")
+    print("largest working set (%s MiB) is, for most jobs, above the most mapped memory"
+          % cell(cc1_wss_max, "%.0f"))
+    print("it had monitored (%s MiB) and its resident set (%s MiB): those windows"
+          % (cell(cc1_obs_max, "%.0f"), cell(cc1_rss_max, "%.0f")))
+    print("counted gaps.")
+    print("The maxima are mostly that; the means less so, but not free of it.\n")
+    print("| job | windows, build | windows, alone | WSS mean, build, KiB | WSS mean, alone, KiB"
+          " | build / alone, mean | WSS max, build, KiB | WSS max, alone, KiB"
+          " | build / alone, max |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    names = {x["job"]: x["obj"] for x in sel(mode="build-alone", what="job")}
+    per = {}
+    for rnd in rounds:
+        procs = build_procs(sel, "build", rnd)
+        wss = build_wss(rows, "build", rnd)
+        for k, c in enumerate(compile_jobs(procs), 1):
+            alone = [p for p in build_procs(sel, "build-alone", rnd, str(k)).values()
+                     if p["exe"] == "cc1"]
+            awss = build_wss(rows, "build-alone", rnd, str(k))
+            if not alone:
+                continue
+            a, g, ga = alone[0], wss.get(c["pid"]), awss.get(alone[0]["pid"])
+            d = per.setdefault(k, {x: [] for x in ("wb", "wa", "mb", "ma", "rm", "xb", "xa",
+                                                   "rx")})
+            d["wb"].append(c["windows"] or 0)
+            d["wa"].append(a["windows"] or 0)
+            if g and ga:
+                d["mb"].append(g["wss_mean_bytes"] / 1024)
+                d["ma"].append(ga["wss_mean_bytes"] / 1024)
+                d["xb"].append(g["wss_max_bytes"] / 1024)
+                d["xa"].append(ga["wss_max_bytes"] / 1024)
+                if ga["wss_mean_bytes"]:
+                    d["rm"].append(g["wss_mean_bytes"] / ga["wss_mean_bytes"])
+                if ga["wss_max_bytes"]:
+                    d["rx"].append(g["wss_max_bytes"] / ga["wss_max_bytes"])
+    rm_all, rx_all = [], []
+    for k in sorted(per):
+        d = per[k]
+        rm_all += d["rm"]
+        rx_all += d["rx"]
+        print("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            names.get(str(k), "job %d" % k), cell(d["wb"], "%.0f"), cell(d["wa"], "%.0f"),
+            cell(d["mb"], "%.0f"), cell(d["ma"], "%.0f"), cell(d["rm"]),
+            cell(d["xb"], "%.0f"), cell(d["xa"], "%.0f"), cell(d["rx"])))
+    print()
+    if rm_all:
+        print("Over all jobs and rounds, build / alone: mean working set %s, maximum %s."
+              % (cell(rm_all), cell(rx_all)))
+        print("No ratio where the job alone had no working set (a cc1 of one window whose")
+        print("sampled pages showed no access) or no window at all.\n")
+    else:
+        print("No job could be compared.\n")
 
 
 def mib(v):

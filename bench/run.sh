@@ -61,6 +61,7 @@ TABLES=(
 "placement|the cost of NUMA placement tracking"
 "follow|process trees (per-process recall, join latency), the whole machine, idle-time percentiles"
 "follow-damon_stat|daptrace stat vs DAMON_STAT itself on the newest kernel: CPU, idle percentiles"
+"follow-build|a real build (make -j2 in the guest) followed: processes in the record, join latency, each compile job against itself alone"
 "targets|1 to 4096 mostly idle targets: worker and daptrace CPU, recall of the one that wakes"
 "goals|interval auto-tuning against the fixed defaults; a quota goal (goal=rss) reached and held"
 "savings|the savings curve's prediction against a real pageout policy: saved and refaults"
@@ -158,6 +159,8 @@ make_table() {
 	# One boot per monitor a round: DAMON_STAT as Debian starts it, or off.
 	follow-damon_stat) "$TOP/bench/follow.sh" --rounds "$rounds" --parts damon_stat \
 		--out "$o" ;;
+	# The host's gcc in the guest, make -j2 followed; each job alone.
+	follow-build) "$TOP/bench/follow.sh" --rounds "$rounds" --parts build --out "$o" ;;
 	targets) "$TOP/bench/targets.sh" --rounds "$rounds" --out "$o" ;;
 	goals) "$TOP/bench/goals.sh" --rounds "$rounds" --out "$o" ;;
 	savings) "$TOP/bench/savings.sh" --rounds "$rounds" --out "$o" ;;
