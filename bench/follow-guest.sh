@@ -355,7 +355,8 @@ dstat-machine)
 	;;
 aging)
 	idle_procs $IDLE dt-idle
-	daptrace stat --json --interval 8s -d 41s > "$TMP/out" 2> "$TMP/log" &
+	# shellcheck disable=SC2086 # STAT_ARGS is a list of options
+	daptrace stat ${STAT_ARGS:-} --json --interval 8s -d 41s > "$TMP/out" 2> "$TMP/log" &
 	mon=$!
 	sleep 3
 	aging_workload

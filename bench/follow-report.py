@@ -134,6 +134,7 @@ def main():
     rows = parse(sys.argv[1])
     rounds, kernel = sys.argv[2], sys.argv[3]
     parts = (sys.argv[4] if len(sys.argv) > 4 else "tree machine aging scale").split()
+    stat_args = sys.argv[6] if len(sys.argv) > 6 else ""
     newest = sys.argv[5] if len(sys.argv) > 5 else "-"
     r = [x for x in rows if x["kind"] == "row"]
     dates = "/".join(sorted({x["date"] for x in rows}))
@@ -158,6 +159,8 @@ def main():
     cmd = "bench/follow.sh --rounds %s" % rounds
     if parts != ["tree", "machine", "aging", "scale"]:
         cmd += ' --parts "%s"' % " ".join(parts)
+    if stat_args:
+        cmd += ' --stat-args "%s"' % stat_args
     print("    %s\n" % cmd)
     kernels = kernel
     if "damon_stat" in parts:
@@ -170,7 +173,7 @@ def main():
     if "machine" in parts:
         machine(sel)
     if "aging" in parts:
-        aging(own)
+        aging(own, stat_args)
     if "scale" in parts:
         scale(sel, kernel)
     if "damon_stat" in parts:
@@ -240,10 +243,11 @@ def machine(sel):
         print("for stat's longer defaults in an always-on view.\n")
 
 
-def aging(rows):
+def aging(rows, stat_args=""):
     print("### Idle-time percentiles against known idle ages\n")
     print("An aging workload in its own cgroup (64 MiB in four areas, idle from 0, 8, 16")
-    print("and 24 s after it started) among 220 idle processes; `daptrace stat --json")
+    print("and 24 s after it started) among 220 idle processes; `daptrace stat %s--json"
+          % (stat_args + " " if stat_args else ""))
     print("--interval 8s` over the machine, the cgroup's `memory_idle_ms_percentiles` at")
     print("the middle of each area's band (p12, p37, p62, p87) against the truth at the")
     print("window's end, where the truth is idle memory.\n")

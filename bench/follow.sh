@@ -28,6 +28,7 @@
 #
 #   bench/follow.sh [--rounds N] [--out FILE] [--lock FILE] [--module KO]
 #                   [--kernel SERIES] [--parts "tree machine aging scale build"]
+#                   [--stat-args ARGS]
 #
 # --parts: only these measurements (default all but damon_stat, which
 # needs the newest kernel, and build, which packs a 20 MiB toolchain into
@@ -37,16 +38,21 @@
 # (default 6.12); damon_stat always runs on the newest.
 # --module: load KO instead of the module built here (a module of another
 # tree, as selftests/vm/run.sh --module; "%k" the kernel release).
+# --stat-args: options of the aging part's `daptrace stat` (its percentiles
+# are in steps of the aggregation interval, which stat tunes by default as
+# DAMON_STAT does: "--no-auto-intervals" keeps its 20 ms / 1 s).
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bench/lib.sh
 . "$TOP/bench/lib.sh"
-KO='' PARTS="tree machine aging scale" SERIES=6.12
-BENCH_OPTS="module=KO parts=PARTS kernel=SERIES"
+KO='' PARTS="tree machine aging scale" SERIES=6.12 STAT_ARGS=''
+BENCH_OPTS="module=KO parts=PARTS kernel=SERIES stat-args=STAT_ARGS"
 bench_parse_opts bench/follow.sh "$@"
 MODULE=()
 [ -z "$KO" ] || MODULE=(--module "$KO")
+[[ $STAT_ARGS =~ ^[-A-Za-z0-9=,.%\ ]*$ ]] ||
+	{ echo "bench/follow.sh: --stat-args: options, letters, digits and -=,.% only: '$STAT_ARGS'" >&2; exit 2; }
 bench_words bench/follow.sh --parts part "tree machine aging scale damon_stat build" "$PARTS"
 # part NAME: is NAME among --parts
 part() {
@@ -75,7 +81,7 @@ run() {
 	script=$DIR/follow-$tag.sh
 	log=$DIR/follow-$r-$tag-$n-$k.log
 	# the guest script with its modes, after the shebang
-	sed "2i MODE='$mode' N=$n" "$TOP/bench/follow-guest.sh" > "$script"
+	sed "2i MODE='$mode' N=$n STAT_ARGS='$STAT_ARGS'" "$TOP/bench/follow-guest.sh" > "$script"
 	echo "bench/follow.sh: $k round $r $mode${4:+ $n}" >&2
 	bench_boot "$log" "bench/follow.sh: run $r $mode" --kernel "$k" --no-la57 \
 		${MODULE[@]+"${MODULE[@]}"} --test "extra/follow-$tag" \
@@ -107,5 +113,5 @@ for r in $(seq "$ROUNDS"); do
 	fi
 done
 
-python3 "$TOP/bench/follow-report.py" "$ROWS" "$ROUNDS" "$K" "$PARTS" "$KN" > "$OUT"
+python3 "$TOP/bench/follow-report.py" "$ROWS" "$ROUNDS" "$K" "$PARTS" "$KN" "$STAT_ARGS" > "$OUT"
 echo "bench/follow.sh: wrote $OUT" >&2
