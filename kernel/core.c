@@ -101,6 +101,7 @@ void daptrace_ctx_init(struct daptrace_ctx *ctx, unsigned long min_region_sz,
 	ctx->nr_targets = 0;
 	INIT_LIST_HEAD(&ctx->targets);
 	ctx->last_nr_regions = 0;
+	ctx->age_unit_us = 0;
 	ctx->nr_passes = 0;
 	memset(&ctx->tuner, 0, sizeof(ctx->tuner));
 	memset(&ctx->recall, 0, sizeof(ctx->recall));
@@ -1200,6 +1201,44 @@ void daptrace_update_age(struct daptrace_ctx *ctx, unsigned int threshold)
 	}
 }
 
+/* @windows of @from_us each, in windows of @to_us: the nearest whole count. */
+static unsigned int daptrace_windows_in(unsigned int windows,
+					unsigned long from_us, unsigned long to_us)
+{
+	/* windows < 2^32, from_us <= DAPTRACE_MAX_AGGR_US < 2^27: no overflow */
+	u64 n = div64_u64((u64)windows * from_us + to_us / 2, to_us);
+
+	return min_t(u64, n, UINT_MAX);
+}
+
+/*
+ * A region's age and idle time count aggregation windows, and readers take
+ * them in windows of the interval each snapshot says it had (age x aggr_us:
+ * record, report, stat's idle-time percentiles).  When the intervals goal
+ * changes the aggregation interval, windows already counted were of the
+ * old length: convert them, as DAMON does (damon_age_for_new_attrs()), or
+ * every idle time after a change is off by the ratio of the two intervals
+ * (the intervals goal moves it by up to x1.25 a step, and by x100 in all).
+ * Called after daptrace_update_age() has counted the window that just
+ * ended, which had the old length.
+ */
+static void daptrace_rescale_ages(struct daptrace_ctx *ctx)
+{
+	unsigned long from = ctx->age_unit_us, to = ctx->attrs.aggr_us;
+	struct daptrace_target *t;
+	struct daptrace_region *r;
+
+	ctx->age_unit_us = to;
+	if (!from || from == to || !to)
+		return;
+	daptrace_for_each_target(t, ctx) {
+		daptrace_for_each_region(r, t) {
+			r->age = daptrace_windows_in(r->age, from, to);
+			r->idle = daptrace_windows_in(r->idle, from, to);
+		}
+	}
+}
+
 /* Merge @r into its left neighbour @l; statistics are size-weighted. */
 static void daptrace_merge_two_regions(struct daptrace_target *t,
 				       struct daptrace_region *l,
@@ -1543,10 +1582,12 @@ void daptrace_split_regions(struct daptrace_ctx *ctx)
  * @ctx:	The context.
  *
  * Call once per window, after the window's snapshot was published: ages the
- * regions, merges similar neighbours, starts the next window's counts and
- * splits.  Both the age threshold and the first merge threshold are a tenth
- * of the highest possible count, and merged regions may grow to
- * total size / min_nr_regions (at least min_region_sz), as in DAMON.
+ * regions (in windows of the aggregation interval now in force, which the
+ * intervals goal may just have changed: daptrace_rescale_ages()), merges
+ * similar neighbours, starts the next window's counts and splits.  Both the
+ * age threshold and the first merge threshold are a tenth of the highest
+ * possible count, and merged regions may grow to total size /
+ * min_nr_regions (at least min_region_sz), as in DAMON.
  */
 void daptrace_aggregate(struct daptrace_ctx *ctx)
 {
@@ -1558,6 +1599,7 @@ void daptrace_aggregate(struct daptrace_ctx *ctx)
 	sz_limit = max(sz_limit, ctx->min_region_sz);
 
 	daptrace_update_age(ctx, threshold);
+	daptrace_rescale_ages(ctx);
 	daptrace_merge_regions(ctx, threshold, sz_limit);
 	daptrace_reset_aggregated(ctx);
 	daptrace_split_regions(ctx);

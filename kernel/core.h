@@ -397,6 +397,10 @@ struct daptrace_probe_counts {
  * @last_nr_regions:	Region count the previous split started from (as in
  *			DAMON), used to decide whether a region is split in two
  *			or three pieces.
+ * @age_unit_us:	The aggregation interval the regions' &daptrace_region.age
+ *			and &daptrace_region.idle count windows of (0: none
+ *			yet); daptrace_aggregate() converts them when the
+ *			interval changed.
  * @nr_passes:		Sampling passes since "on": operations that spread
  *			work over passes take turns by it.
  * @tuner:		The intervals goal's measure (daptrace_tune_intervals()).
@@ -416,6 +420,7 @@ struct daptrace_ctx {
 	unsigned int nr_targets;
 	struct list_head targets;
 	unsigned int last_nr_regions;
+	unsigned long age_unit_us;
 	unsigned long nr_passes;
 	struct daptrace_tuner tuner;
 	struct daptrace_recall_tuner recall;

@@ -541,6 +541,8 @@ static int daptrace_worker_fn(void *data)
 	clk.window_cpu = clk.cpu_start;
 	worker_clock_set(&clk, &ctx->attrs);
 	memset(&ctx->tuner, 0, sizeof(ctx->tuner));
+	/* ops->init() below makes the regions: ages from scratch */
+	ctx->age_unit_us = 0;
 	memset(&ctx->recall, 0, sizeof(ctx->recall));
 	ctx->probes = mon->probes;
 	ctx->nr_probes = 0;

@@ -2124,6 +2124,54 @@ TEST(aggregate_order)
  * counts restart, nothing is merged or split; the other target is
  * aggregated as usual.
  */
+/*
+ * Ages and idle times count windows of the aggregation interval: when the
+ * intervals goal changes it, the windows already counted are converted, so
+ * that age x aggr_us stays the time it was.
+ */
+TEST(aggregate_converts_ages_when_the_interval_changes)
+{
+	static const struct rgn idle[] = { { 0, 1000, 0, 0, 9 } };
+	struct daptrace_target *t;
+	struct daptrace_region *r;
+	struct daptrace_ctx ctx;
+	struct prng p;
+
+	ctx_setup(&ctx, 1, &p, 7);
+	ctx.attrs.min_nr_regions = 1;
+	ctx.attrs.max_nr_regions = 1;
+	ctx.attrs.aggr_us = 100000;
+	t = add_target(&ctx, 1, idle, 1);
+	r = list_first_entry(&t->regions, struct daptrace_region, list);
+	r->idle = 9;
+	/* the first aggregation takes the interval the windows are of */
+	daptrace_aggregate(&ctx);
+	ASSERT_EQ(10U, r->age);
+	ASSERT_EQ(10U, r->idle);
+	/* 11 windows of 100 ms, then 200 ms ones: 5.5, rounded to 6 */
+	ctx.attrs.aggr_us = 200000;
+	daptrace_aggregate(&ctx);
+	ASSERT_EQ(6U, r->age);
+	ASSERT_EQ(6U, r->idle);
+	/* unchanged: one window older */
+	daptrace_aggregate(&ctx);
+	ASSERT_EQ(7U, r->age);
+	/* 8 windows of 200 ms in windows of 50 ms */
+	ctx.attrs.aggr_us = 50000;
+	daptrace_aggregate(&ctx);
+	ASSERT_EQ(32U, r->age);
+	ASSERT_EQ(32U, r->idle);
+	/* no count past UINT_MAX */
+	r->age = ~0U - 1;
+	r->idle = ~0U - 1;
+	ctx.attrs.aggr_us = 5000;
+	daptrace_aggregate(&ctx);
+	ASSERT_EQ(~0U, r->age);
+	ASSERT_EQ(~0U, r->idle);
+	ctx_fini(&ctx);
+	ASSERT_EQ(0, shim_nr_live);
+}
+
 TEST(aggregate_leaves_quiet_target)
 {
 	static const struct rgn old[] = {

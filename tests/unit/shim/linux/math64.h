@@ -10,6 +10,11 @@ static inline u64 div_u64(u64 dividend, u32 divisor)
 	return dividend / divisor;
 }
 
+static inline u64 div64_u64(u64 dividend, u64 divisor)
+{
+	return dividend / divisor;
+}
+
 static inline u64 mul_u64_u64_div_u64(u64 a, u64 mul, u64 div)
 {
 	return (u64)((unsigned __int128)a * mul / div);
