@@ -1392,8 +1392,10 @@ static unsigned int daptrace_merge_pass(struct daptrace_ctx *ctx,
 		if (!t->quiet || also_quiet)
 			daptrace_merge_regions_of(t, threshold, sz_limit, keep_apart);
 		/* Merged after all: sampled afresh, see &daptrace_target.quiet. */
-		if (t->nr_regions != before)
+		if (t->nr_regions != before && t->quiet) {
 			t->quiet = false;
+			t->merged_idle = true;
+		}
 		nr += t->nr_regions;
 	}
 	return nr;
@@ -1416,7 +1418,17 @@ static unsigned int daptrace_merge_pass(struct daptrace_ctx *ctx,
  * accessed at clearly different times are not merged in these passes
  * (daptrace_same_node(), daptrace_same_history()).
  *
- * Quiet targets (&daptrace_target.quiet) are left as they are.
+ * Quiet targets (&daptrace_target.quiet) are left as they are, but where
+ * the regions take more than half of max_nr_regions.  Then a quiet target's
+ * regions are merged too, as any other's: a target is split only while its
+ * pieces fit (daptrace_split_regions()), and processes that ran once and
+ * then slept keep the regions their first windows split them into, since
+ * a quiet target is never merged otherwise.  With enough of them (the
+ * whole machine: 220 sleeping processes) they hold the budget, and the
+ * targets that do run are never split again: a cgroup whose 64 MiB went
+ * idle in four steps read as one region, accessed, its idle-time
+ * percentiles all wrong.  Merging them frees the room; what it costs is one
+ * prepare of their merged regions (which are no longer quiet), once.
  *
  * If even then the count is above max_nr_regions (possible after new ranges
  * appeared, when @sz_limit forbids every merge, or with regions on many
@@ -1431,10 +1443,11 @@ void daptrace_merge_regions(struct daptrace_ctx *ctx, unsigned int threshold,
 {
 	unsigned long max_nr = ctx->attrs.max_nr_regions;
 	unsigned int max_thres = daptrace_max_nr_accesses(&ctx->attrs);
+	bool crowded = daptrace_nr_regions(ctx) > max_nr / 2;
 	unsigned int nr;
 
 	do {
-		nr = daptrace_merge_pass(ctx, threshold, sz_limit, true, false);
+		nr = daptrace_merge_pass(ctx, threshold, sz_limit, true, crowded);
 		threshold = threshold > UINT_MAX / 2 ? UINT_MAX :
 			    max(1U, threshold * 2);
 	} while (nr > max_nr && threshold / 4 < max_thres);
@@ -1541,8 +1554,10 @@ static void daptrace_split_regions_of(struct daptrace_ctx *ctx,
  * pieces are tried instead, in case the differently accessed part lies in a
  * region's middle; a target with no room for three gets two if those fit.
  *
- * Quiet targets (&daptrace_target.quiet) are not split: a cut would only
- * give a piece a sample that must be prepared, for nothing learnt.
+ * Quiet targets (&daptrace_target.quiet) are not split, nor those the
+ * merge just merged for being quiet (&daptrace_target.merged_idle): a cut
+ * would only give a piece a sample that must be prepared, for nothing
+ * learnt.
  *
  * &daptrace_ctx.last_nr_regions records the count before splitting, as in
  * DAMON.
@@ -1559,8 +1574,10 @@ void daptrace_split_regions(struct daptrace_ctx *ctx)
 		nr_pieces = 3;
 
 	daptrace_for_each_target(t, ctx) {
-		if (t->exited || t->quiet)
+		if (t->exited || t->quiet || t->merged_idle) {
+			t->merged_idle = false;
 			continue;
+		}
 		had = t->nr_regions;
 		pieces = nr_pieces;
 		/* each region becomes at most @pieces: the count grows by had * (pieces - 1) */

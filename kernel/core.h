@@ -191,6 +191,12 @@ struct daptrace_region {
  *		by whatever changes the regions meanwhile (a merge that
  *		max_nr_regions forces, a map update), so that the prepare
  *		pass walks them.
+ * @merged_idle: Set by daptrace_merge_regions() when it merged the regions
+ *		of a quiet target because the budget was crowded (which
+ *		clears @quiet: the merged regions must be prepared afresh);
+ *		the split of the same aggregation leaves such a target alone,
+ *		as it leaves a quiet one (it did not run: a cut would learn
+ *		nothing), and clears the flag.
  * @remove:	Written to target_remove while monitoring: the worker drops
  *		the target at the next aggregation boundary.  Under the
  *		monitor's targets_lock.
@@ -210,6 +216,7 @@ struct daptrace_target {
 	bool execed;
 	u64 exec_id;
 	bool quiet;
+	bool merged_idle;
 	bool remove;
 	bool unobservable;
 	unsigned int nr_regions;

@@ -1807,6 +1807,78 @@ TEST(split_busy_target_among_quiet_ones)
 	ASSERT_EQ(0, shim_nr_live);
 }
 
+/*
+ * Sleeping targets split while they ran keep their regions only while the
+ * budget has room: past half of it they merge, and a target that runs
+ * gets the room they held.
+ */
+TEST(merge_quiet_targets_when_crowded)
+{
+	static const struct rgn idle[] = { { 0, 100 }, { 100, 200 } };
+	static const struct rgn busy[] = { { 0, 1000 } };
+	struct daptrace_target *quiet[8], *t;
+	struct daptrace_ctx ctx;
+	struct prng p;
+	int i;
+
+	ctx_setup(&ctx, 1, &p, 5);
+	ctx.attrs.max_nr_regions = 20;
+	for (i = 0; i < 8; i++) {
+		quiet[i] = add_target(&ctx, i + 1, idle, 2);
+		quiet[i]->quiet = true;
+	}
+	t = add_target(&ctx, 9, busy, 1);
+	ASSERT_EQ(17U, daptrace_nr_regions(&ctx));	/* over 20 / 2 */
+	daptrace_merge_regions(&ctx, 1, 1000);
+	ASSERT_VALID(&ctx);
+	for (i = 0; i < 8; i++) {
+		ASSERT_EQ(1U, quiet[i]->nr_regions);
+		/* merged: to be prepared afresh, and not split at once */
+		ASSERT_FALSE(quiet[i]->quiet);
+		ASSERT_TRUE(quiet[i]->merged_idle);
+	}
+	ASSERT_EQ(1U, t->nr_regions);
+	/* 9 regions: the busy one splits until its pieces no longer fit */
+	daptrace_split_regions(&ctx);
+	ASSERT_EQ(2U, t->nr_regions);
+	for (i = 0; i < 8; i++) {
+		ASSERT_EQ(1U, quiet[i]->nr_regions);
+		ASSERT_FALSE(quiet[i]->merged_idle);
+		/* the next window's end finds them idle again */
+		quiet[i]->quiet = true;
+	}
+	daptrace_split_regions(&ctx);
+	ASSERT_EQ(4U, t->nr_regions);
+	daptrace_split_regions(&ctx);
+	ASSERT_EQ(8U, t->nr_regions);
+	ctx_fini(&ctx);
+	ASSERT_EQ(0, shim_nr_live);
+}
+
+/* Under half of the budget, quiet targets are left as they are. */
+TEST(quiet_targets_kept_when_room)
+{
+	static const struct rgn idle[] = { { 0, 100 }, { 100, 200 } };
+	struct daptrace_target *quiet[4];
+	struct daptrace_ctx ctx;
+	struct prng p;
+	int i;
+
+	ctx_setup(&ctx, 1, &p, 5);
+	ctx.attrs.max_nr_regions = 20;
+	for (i = 0; i < 4; i++) {
+		quiet[i] = add_target(&ctx, i + 1, idle, 2);
+		quiet[i]->quiet = true;
+	}
+	daptrace_merge_regions(&ctx, 1, 1000);
+	for (i = 0; i < 4; i++) {
+		ASSERT_EQ(2U, quiet[i]->nr_regions);
+		ASSERT_TRUE(quiet[i]->quiet);
+	}
+	ctx_fini(&ctx);
+	ASSERT_EQ(0, shim_nr_live);
+}
+
 /* Whatever the count, a split never leads past max_nr_regions. */
 TEST(split_never_exceeds_max)
 {
