@@ -1770,26 +1770,38 @@ TEST(split_granularity)
 }
 
 /*
+ * @n quiet targets of two regions each (0-100, 100-200) and, after them, a
+ * busy one of one region (0-1000), under a budget of 20 regions.
+ */
+static struct daptrace_target *busy_among_quiet(struct daptrace_ctx *ctx, struct prng *p,
+						struct daptrace_target **quiet, int n)
+{
+	static const struct rgn idle[] = { { 0, 100 }, { 100, 200 } };
+	static const struct rgn busy[] = { { 0, 1000 } };
+	int i;
+
+	ctx_setup(ctx, 1, p, 5);
+	ctx->attrs.max_nr_regions = 20;
+	for (i = 0; i < n; i++) {
+		quiet[i] = add_target(ctx, i + 1, idle, 2);
+		quiet[i]->quiet = true;
+	}
+	return add_target(ctx, n + 1, busy, 1);
+}
+
+/*
  * Quiet targets holding more than half of max_nr_regions do not stop the
  * split of a busy one: it is split while its pieces fit in what is left.
  * (DAMON's rule, no split over max / 2 in all, left it one region.)
  */
 TEST(split_busy_target_among_quiet_ones)
 {
-	static const struct rgn idle[] = { { 0, 100 }, { 100, 200 } };
-	static const struct rgn busy[] = { { 0, 1000 } };
 	struct daptrace_target *quiet[8], *t;
 	struct daptrace_ctx ctx;
 	struct prng p;
 	int i;
 
-	ctx_setup(&ctx, 1, &p, 5);
-	ctx.attrs.max_nr_regions = 20;
-	for (i = 0; i < 8; i++) {
-		quiet[i] = add_target(&ctx, i + 1, idle, 2);
-		quiet[i]->quiet = true;
-	}
-	t = add_target(&ctx, 9, busy, 1);
+	t = busy_among_quiet(&ctx, &p, quiet, 8);
 	ASSERT_EQ(17U, daptrace_nr_regions(&ctx));	/* over 20 / 2 */
 	daptrace_split_regions(&ctx);
 	ASSERT_VALID(&ctx);
@@ -1814,20 +1826,12 @@ TEST(split_busy_target_among_quiet_ones)
  */
 TEST(merge_quiet_targets_when_crowded)
 {
-	static const struct rgn idle[] = { { 0, 100 }, { 100, 200 } };
-	static const struct rgn busy[] = { { 0, 1000 } };
 	struct daptrace_target *quiet[8], *t;
 	struct daptrace_ctx ctx;
 	struct prng p;
 	int i;
 
-	ctx_setup(&ctx, 1, &p, 5);
-	ctx.attrs.max_nr_regions = 20;
-	for (i = 0; i < 8; i++) {
-		quiet[i] = add_target(&ctx, i + 1, idle, 2);
-		quiet[i]->quiet = true;
-	}
-	t = add_target(&ctx, 9, busy, 1);
+	t = busy_among_quiet(&ctx, &p, quiet, 8);
 	ASSERT_EQ(17U, daptrace_nr_regions(&ctx));	/* over 20 / 2 */
 	daptrace_merge_regions(&ctx, 1, 1000);
 	ASSERT_VALID(&ctx);
@@ -1858,18 +1862,13 @@ TEST(merge_quiet_targets_when_crowded)
 /* Under half of the budget, quiet targets are left as they are. */
 TEST(quiet_targets_kept_when_room)
 {
-	static const struct rgn idle[] = { { 0, 100 }, { 100, 200 } };
 	struct daptrace_target *quiet[4];
 	struct daptrace_ctx ctx;
 	struct prng p;
 	int i;
 
-	ctx_setup(&ctx, 1, &p, 5);
-	ctx.attrs.max_nr_regions = 20;
-	for (i = 0; i < 4; i++) {
-		quiet[i] = add_target(&ctx, i + 1, idle, 2);
-		quiet[i]->quiet = true;
-	}
+	busy_among_quiet(&ctx, &p, quiet, 4);
+	ASSERT_EQ(9U, daptrace_nr_regions(&ctx));	/* not over 20 / 2 */
 	daptrace_merge_regions(&ctx, 1, 1000);
 	for (i = 0; i < 4; i++) {
 		ASSERT_EQ(2U, quiet[i]->nr_regions);
