@@ -71,6 +71,21 @@ static inline int fake_read(const char *dir, const char *name, char *buf, size_t
 	return (int)n;
 }
 
+/* Wait up to @ms milliseconds for <dir>/<name> to start with @want: 0, else -1. */
+static inline int fake_wait_for(const char *dir, const char *name, const char *want, long ms)
+{
+	const struct timespec one_ms = { 0, 1000000 };
+	char buf[128];
+
+	for (long i = 0; i < ms; i++) {
+		if (fake_read(dir, name, buf, sizeof(buf)) > 0 &&
+		    !strncmp(buf, want, strlen(want)))
+			return 0;
+		nanosleep(&one_ms, NULL);
+	}
+	return -1;
+}
+
 static inline size_t fake_slot_size(uint32_t max_regions)
 {
 	return sizeof(struct daptrace_snap_hdr) +

@@ -179,7 +179,6 @@ TEST(stops_while_snapshots_keep_coming)
 	uint64_t seq = BACKLOG;
 	pid_t target, policy;
 	const char *p;
-	int on = 0;
 
 	SKIP_UNLESS_DAPTRACE_BIN();
 	ASSERT_EQ(0, fake_tree_create(dir, sizeof(dir)));
@@ -201,11 +200,7 @@ TEST(stops_while_snapshots_keep_coming)
 		_exit(126);
 	}
 	/* "on": the reader is in place, the first snapshot is seq 1 */
-	for (int i = 0; i < 5000 && !on; i++) {
-		on = fake_read(dir, "state", buf, sizeof(buf)) > 0 && !strncmp(buf, "on", 2);
-		usleep(1000);
-	}
-	ASSERT_TRUE(on);
+	ASSERT_EQ(0, fake_wait_for(dir, "state", "on", 5000));
 	fake_write(dir, "target_status", "%d monitoring\n", (int)target);
 	ASSERT_EQ(0, fake_ring_init(dir, &r));
 	ASSERT_EQ(0, stop_child(policy));

@@ -32,19 +32,6 @@ static void sleep_ms(long ms)
 }
 
 /* Wait until <dir>/<name> starts with @want; 0 on success. */
-static int wait_for(const char *dir, const char *name, const char *want, long ms)
-{
-	char buf[128];
-
-	for (long i = 0; i < ms; i++) {
-		if (fake_read(dir, name, buf, sizeof(buf)) > 0 &&
-		    !strncmp(buf, want, strlen(want)))
-			return 0;
-		sleep_ms(1);
-	}
-	return -1;
-}
-
 /*
  * The pid last written to <dir>/target, or -1 after @ms.  The fake's files
  * are regular files that libdaptrace opens with O_TRUNC and then writes: a
@@ -174,7 +161,7 @@ static int fake_kernel_run(const char *dir, int n, long gap_ms, pid_t *pid_out)
 	struct fake_ring r = { .nr_slots = 8, .max_regions = 16, .generation = 1 };
 	int pid;
 
-	if (wait_for(dir, "state", "on", 5000))
+	if (fake_wait_for(dir, "state", "on", 5000))
 		return -1;
 	pid = read_target(dir, 5000);
 	if (pid < 0)
@@ -248,7 +235,7 @@ TEST_F(rec, command_until_target_exits)
 	ASSERT_EQ(0, fake_kernel_run(self->dir, 12, 30, &pid));
 	ASSERT_GT(pid, 0);
 	fake_write(self->dir, "target_status", "%d exited\n", pid);
-	ASSERT_EQ(0, wait_for(self->dir, "state", "off", 5000));
+	ASSERT_EQ(0, fake_wait_for(self->dir, "state", "off", 5000));
 	ASSERT_EQ(0, recorder_exit(self->recorder));
 	/* the recorder removed its target and did not leave the command behind */
 	ASSERT_GT(fake_read(self->dir, "target_remove", buf, sizeof(buf)), 0);
@@ -282,7 +269,7 @@ static int fake_kernel_until_off(const char *dir, pid_t pid, int max)
 	char buf[16];
 	int seq = 0;
 
-	if (wait_for(dir, "state", "on", 5000) || fake_ring_init(dir, &r))
+	if (fake_wait_for(dir, "state", "on", 5000) || fake_ring_init(dir, &r))
 		return -1;
 	while (seq < max && fake_read(dir, "state", buf, sizeof(buf)) > 0 &&
 	       !strncmp(buf, "on", 2)) {
@@ -309,7 +296,7 @@ TEST_F(rec, command_tree_children_join_and_leave)
 
 	self->recorder = start_recorder(self->out, A("-a", "100ms", "-u", "200ms", "--",
 						     "sh", "-c", "sleep 1 & sleep 1 & wait"));
-	ASSERT_EQ(0, wait_for(self->dir, "state", "on", 5000));
+	ASSERT_EQ(0, fake_wait_for(self->dir, "state", "on", 5000));
 	pid = read_target(self->dir, 5000);
 	ASSERT_GT(pid, 0);
 	seq = fake_kernel_until_off(self->dir, pid, 100);
@@ -362,7 +349,7 @@ TEST_F(rec, pid_attributes_and_overrun)
 	EXPECT_EQ(target, pid);
 	sleep_ms(300);
 	fake_write(self->dir, "target_status", "%d exited\n", pid);
-	ASSERT_EQ(0, wait_for(self->dir, "state", "off", 5000));
+	ASSERT_EQ(0, fake_wait_for(self->dir, "state", "off", 5000));
 	ASSERT_EQ(0, recorder_exit(self->recorder));
 	kill(target, SIGKILL);
 	waitpid(target, NULL, 0);
@@ -435,7 +422,7 @@ TEST_F(rec, stops_while_snapshots_keep_coming)
 	}
 	snprintf(buf, sizeof(buf), "%d", (int)target);
 	self->recorder = start_recorder(self->out, A("-p", buf));
-	ASSERT_EQ(0, wait_for(self->dir, "state", "on", 5000));
+	ASSERT_EQ(0, fake_wait_for(self->dir, "state", "on", 5000));
 	fake_write(self->dir, "target_status", "%d monitoring\n", (int)target);
 	ASSERT_EQ(0, fake_ring_init(self->dir, &r));
 	f = fopen(self->out, "r");
@@ -495,7 +482,7 @@ TEST_F(rec, interrupted_file_is_complete)
 	sleep_ms(300);
 	kill(self->recorder, SIGINT);
 	ASSERT_EQ(0, recorder_exit(self->recorder));
-	EXPECT_EQ(0, wait_for(self->dir, "state", "off", 10));
+	EXPECT_EQ(0, fake_wait_for(self->dir, "state", "off", 10));
 	ASSERT_EQ(0, rec_read_path(self->out, 0, count, &c, &info, err, sizeof(err)))
 		TH_LOG("%s", err);
 	EXPECT_EQ(5, c.snapshots);

@@ -179,11 +179,7 @@ static int run_stat(const char *dir, char *const *args, char *out, size_t len)
 		_exit(126);
 	}
 	close(fds[1]);
-	for (int i = 0; i < 5000; i++) {
-		if (fake_read(dir, "state", buf, sizeof(buf)) > 0 && !strncmp(buf, "on", 2))
-			break;
-		sleep_ms(1);
-	}
+	fake_wait_for(dir, "state", "on", 5000);
 	if (fake_ring_init(dir, &ring))
 		return -1;
 	for (uint64_t seq = base + 1; seq <= base + 3; seq++) {
@@ -265,7 +261,6 @@ TEST(stat_stops_while_snapshots_keep_coming)
 	struct json_object *j, *v;
 	uint64_t seq = BACKLOG;
 	pid_t stat;
-	int on = 0;
 
 	SKIP_UNLESS_DAPTRACE_BIN();
 	ASSERT_EQ(0, fake_tree_create(dir, sizeof(dir)));
@@ -280,11 +275,7 @@ TEST(stat_stops_while_snapshots_keep_coming)
 		_exit(126);
 	}
 	/* "on": the reader is in place, the first snapshot is seq 1 */
-	for (int i = 0; i < 5000 && !on; i++) {
-		on = fake_read(dir, "state", buf, sizeof(buf)) > 0 && !strncmp(buf, "on", 2);
-		sleep_ms(1);
-	}
-	ASSERT_TRUE(on);
+	ASSERT_EQ(0, fake_wait_for(dir, "state", "on", 5000));
 	ASSERT_EQ(0, fake_ring_init(dir, &r));
 	ASSERT_EQ(0, stop_child(stat));
 	ASSERT_EQ(0, fake_publish_batch(dir, &r, 1, BACKLOG, getpid()));
