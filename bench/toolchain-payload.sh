@@ -5,7 +5,7 @@
 # selftests/vm/run.sh: the host's Debian gcc (driver, cc1, collect2, the LTO
 # plugin), binutils' as and ld, GNU make, the start files, libgcc and the C
 # library's link files, the headers a small source tree includes, and the
-# shared libraries all of these need (ldd, as bench/policy.sh's
+# shared libraries all of these need (scripts/shared-libs.sh, as bench/policy.sh's
 # memcached_payload does).  The tree is the project's own: libdaptrace's
 # sources (one shared library) and the libc-only workload generators (five
 # programs), with a generated Makefile of plain `gcc -O2 -c` rules.  The
@@ -116,12 +116,6 @@ copy_file() {
 	fi
 }
 
-# libs_of FILE...: the shared libraries ldd names for them
-libs_of() {
-	ldd "$@" 2>/dev/null | awk '/=> \// { print $3 } /^[[:space:]]*\/[^ ]+ \(/ { print $1 }' |
-		sort -u
-}
-
 versions() {
 	gcc --version | head -n 1
 	ld --version | head -n 1
@@ -132,7 +126,7 @@ versions() {
 
 # stage: the toolchain into $STAGE
 stage() {
-	local f host
+	local f host libs
 	rm -rf "$STAGE"
 	mkdir -p "$STAGE/usr/bin"
 	# the programs: gcc finds cc1, collect2 and the plugin beside itself
@@ -169,8 +163,10 @@ stage() {
 		}
 	done
 	# the shared libraries of every program and of the plugin
-	for f in $(libs_of "$STAGE"/usr/bin/* "$GCCDIR/cc1" "$GCCDIR/collect2" \
-		"$GCCDIR/lto-wrapper" "$(gcc -print-file-name=liblto_plugin.so)"); do
+	libs=$("$TOP/scripts/shared-libs.sh" --list "$STAGE"/usr/bin/* "$GCCDIR/cc1" \
+		"$GCCDIR/collect2" "$GCCDIR/lto-wrapper" \
+		"$(gcc -print-file-name=liblto_plugin.so)") || die "the toolchain's libraries"
+	for f in $libs; do
 		copy_file "$f"
 	done
 	# xz: two thirds of gzip's size; busybox's unxz takes seconds in the guest

@@ -129,6 +129,8 @@ done
 
 # An unverified series: refused, and built on request (one module build).
 ktap_step unverified "$LOGS/unverified.log" "$TOP/scripts/unverified-test.sh"
+# The libraries of the host programs the guest roots carry.
+ktap_step shared-libs "$LOGS/shared-libs.log" "$TOP/scripts/shared-libs-test.sh"
 
 step style "$LOGS/style.log" "${MAKE[@]}" style
 step shellcheck "$LOGS/shellcheck.log" "${MAKE[@]}" shellcheck

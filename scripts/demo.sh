@@ -124,10 +124,7 @@ trap 'rm -rf "$STAGE"' EXIT
 mkdir -p "$STAGE/root/demo" "$STAGE/root/usr/bin"
 cp "$XZ" "$STAGE/root/usr/bin/xz"
 # The libraries and the loader at their own paths, symlinks resolved.
-while read -r lib; do
-	mkdir -p "$STAGE/root$(dirname "$lib")"
-	cp -L "$lib" "$STAGE/root$lib"
-done < <(ldd "$XZ" | grep -o '/[^ ]*' | sort -u)
+"$TOP/scripts/shared-libs.sh" --into "$STAGE/root" "$XZ"
 XZ_VERSION=$(dpkg-query -W -f='${Package} ${Version}' xz-utils 2>/dev/null || xz --version | head -n1)
 cat > "$STAGE/root/demo/settings.sh" <<EOF
 DEMO_PATTERNS="$PATTERNS"

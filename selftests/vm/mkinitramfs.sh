@@ -261,7 +261,7 @@ done
 
 # record --objects: the LD_PRELOAD tracer (found by the CLI in
 # /usr/bin/../lib/daptrace), and the loader and libraries that the
-# dynamically linked programs among the tools need (objects-test), via ldd.
+# dynamically linked programs among the tools need (objects-test), by scripts/shared-libs.sh.
 for so in ${DAPTRACE_CLI:+"$(dirname "$DAPTRACE_CLI")/libdaptrace-objtrace.so"} \
 	  "$BUILD"/userspace-static/libdaptrace-objtrace.so; do
 	[ -f "$so" ] || continue
@@ -278,15 +278,11 @@ for spec in ${FILES[@]+"${FILES[@]}"}; do
 	install -D -m 0755 "$src" "$ROOT$dest"
 	ADDED+=("$ROOT$dest")
 done
+DYNAMIC=()
 for f in "$ROOT"/usr/bin/* "$ROOT"/usr/lib/daptrace/*.so ${ADDED[@]+"${ADDED[@]}"}; do
-	if [ -L "$f" ] || [ ! -f "$f" ] || ! LC_ALL=C readelf -d "$f" 2>/dev/null | grep -q NEEDED; then
-		continue
-	fi
-	ldd "$f" | awk '/=> \// { print $3 } /^[[:space:]]*\/[^ ]+ \(/ { print $1 }' |
-	while read -r lib; do
-		[ -e "$ROOT$lib" ] || { mkdir -p "$ROOT$(dirname "$lib")"; cp -L "$lib" "$ROOT$lib"; }
-	done
+	[ -L "$f" ] || [ ! -f "$f" ] || DYNAMIC+=("$f")
 done
+"$TOP/scripts/shared-libs.sh" --into "$ROOT" ${DYNAMIC[@]+"${DYNAMIC[@]}"}
 
 # zram and the modules it needs (Debian ships it as a module): swap for the
 # reclaim tests.  /lib/modules/order lists them dependencies first, and
