@@ -127,11 +127,12 @@ step deps "$LOGS/deps.log" "$TOP/scripts/deps.sh"
 # no longer come on top of the rest.  The debug step below waits for it;
 # if this build failed, that step's own call of debug-kernel.sh builds again
 # and reports.
+# Its own session, so that a check that ends early stops its make too.
 DEBUG_BUILD=
 if [ "${CHECK_DEBUG:-1}" != 0 ]; then
-	"$TOP/scripts/debug-kernel.sh" > /dev/null 2> "$LOGS/debug-kernel-early.log" < /dev/null &
+	setsid "$TOP/scripts/debug-kernel.sh" > /dev/null 2> "$LOGS/debug-kernel-early.log" < /dev/null &
 	DEBUG_BUILD=$!
-	trap '[ -z "$DEBUG_BUILD" ] || kill "$DEBUG_BUILD" 2> /dev/null || true' EXIT
+	trap '[ -z "$DEBUG_BUILD" ] || kill -- -"$DEBUG_BUILD" 2> /dev/null || true' EXIT
 fi
 
 mapfile -t KERNELS < <("$TOP/scripts/kernels.sh")
