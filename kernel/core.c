@@ -2012,21 +2012,24 @@ static u64 daptrace_probes_within(u64 other, u64 cost, unsigned long bp)
  * the measured costs, and those hardly depend on n (O not at all; c only
  * through the work that is the same for any number of probes, as a flush,
  * which makes c larger at small n).  With such a fixed part f besides v per
- * probe page, the step from n to N(3/4 b) is n <- t n / (f + v n) (t =
- * 3/4 b O / (1 - 3/4 b)): it rises with n and lies between n and the fixed
- * point n* = (t - f) / v, on whichever side n is, closing the gap by the
- * factor f / t < 1 each window, so it converges without overshoot; where
- * t <= f no count meets the bound and n falls to F.  Noise moves the count
- * only when O / c moves by more than the band allows from where the last
- * change put it: down by a quarter (at b = 5 %, N(b) is 1.35 N(3/4 b)) or
- * up by half (N(b / 2) is 0.66 N(3/4 b)); the average keeps one window's
- * luck from growing the count, and the dearer-of-two rule makes noise err
- * toward fewer probes, never more.  The doubling limit keeps the count
- * from jumping to @max on a cost seen for a window or two.
+ * probe page, c measured at n is f / n + v and the step from n to N(3/4 b)
+ * is n <- t n / (f + v n) (t = 3/4 b O / (1 - 3/4 b)): it rises with n and
+ * lies between n and the fixed point n* = (t - f) / v, on whichever side n
+ * is, closing the gap by the factor f / t < 1 each window, so it converges
+ * without overshoot; where t <= f no count meets the bound and n falls to
+ * F.  Noise moves the count only when O / c moves by more than the band
+ * allows from where the last change put it: down by a quarter (at b = 5 %,
+ * N(b) is 1.35 N(3/4 b)) or up by half (N(b / 2) is 0.66 N(3/4 b)); the
+ * average keeps one window's luck from growing the count, and the
+ * dearer-of-two rule makes noise err toward fewer probes, never more.  The
+ * doubling limit keeps the count from jumping to @max on a cost seen for a
+ * window or two.
  *
- * How fast.  A rise in cost shows in the last window: a rise by more than
- * a third (1.35) is cut at the next window, to the count that meets 3/4 b
- * at that cost, so only the window in which it happened exceeds the bound.
+ * How fast.  A rise in cost shows in the last window: if the count no
+ * longer meets the bound at the new cost, it is cut at the next window to
+ * the count that meets 3/4 b at that cost, so only the window in which the
+ * cost rose exceeds the bound (from the middle of the band that takes a
+ * rise by more than a third; from its lower edge, by more than double).
  * A fall in cost raises the count by at most a doubling per window, as
  * fast as the average follows: from F to 64 in 5 windows or a few more.
  *
@@ -2035,11 +2038,11 @@ static u64 daptrace_probes_within(u64 other, u64 cost, unsigned long bp)
  * windows (the CLI and the recall goal both sum tp and fn), so a count
  * that varies does not bias it, and at the CLI's 10 s pool and 100 ms
  * windows F = 2 still gives 200 probe pages, a Wilson 95 % interval of
- * recall about +-0.1 wide where half of them are accessed.  Where F binds
- * (few regions, few checks: on a coarse setting, 10 regions and one check
- * a window, the worker's other work per window is worth about one probe
- * page's share), the worker does little else, and its share is large only
- * of little.
+ * recall of about +-0.1 where half of them are accessed.  Where F binds
+ * (few regions checked rarely: with 10 regions and one check a window, 64
+ * probe pages took half the worker's CPU, so N(b) is a few probe pages or
+ * none), the worker does little else, and its share is large only of
+ * little.
  *
  * Return: the probe pages to ask daptrace_probes_pick() for; also in
  * @ctx->budget.nr.
