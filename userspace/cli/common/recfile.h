@@ -57,8 +57,9 @@
  * module's accuracy probes of that window (snapshot header, see the uapi
  * header and sysfs-docs/ probe_pages): <pages> pages given page-level
  * truth (the window's own count: the module's cost bound varies it from
- * window to window, see probe_max_cpu_bp; readers pool by pages), of which <tp> accessed with their region read accessed, <fn>
- * accessed with their region read not accessed, <fp> not accessed with
+ * window to window, see probe_max_cpu_bp; readers pool by pages), of
+ * which <tp> accessed with their region read accessed, <fn> accessed
+ * with their region read not accessed, <fp> not accessed with
  * their region read accessed, <tn> neither, and <unobserved> whose truth
  * or region verdict could not be observed; the five add up to <pages>.
  * Absent: the module did not probe (older module, probe_pages 0), or
