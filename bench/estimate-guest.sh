@@ -36,6 +36,7 @@ ktap_require_tools daptrace daptrace-workload daptrace-score
 # shellcheck disable=SC2086
 ktap_set_plan "$(echo $CASES | wc -w)"
 probes=$(cat /sys/kernel/daptrace/probe_pages)
+bound=$(cat /sys/kernel/daptrace/probe_max_cpu_bp 2>/dev/null || echo none)
 for c in $CASES; do
 	if ! a=$(case_args "$c"); then
 		ktap_test_fail "$c" "unknown case"
@@ -65,7 +66,7 @@ for c in $CASES; do
 		continue
 	fi
 	# accuracy_probes tp N fn N fp N tn N unobserved N pages N
-	echo "# BENCH case=$c probe_pages=$probes secs=$D $cost" \
+	echo "# BENCH case=$c probe_pages=$probes probe_max_cpu_bp=$bound secs=$D $cost" \
 		"$(grep -E '^(accuracy_|recall_est|recall_truth|regions_)' "$TMP/$c.score" |
 		   grep -v '^accuracy_probes ' | tr ' ' '=' | tr '\n' ' ')" \
 		"$(awk '$1 == "accuracy_probes" {

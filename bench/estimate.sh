@@ -54,7 +54,9 @@ done
 	echo "    bench/estimate.sh --rounds $ROUNDS --kernels \"$SERIES\" --secs $SECS --cases \"$CASES\""
 	echo
 	echo "$(date -u +%F): one boot per kernel and round (2 vCPUs, qemu64,+rdrand, 8 GiB), the cases one"
-	echo "after the other, $SECS s each, probe_pages 64 (the default), the record's other"
+	echo "after the other, $SECS s each, probe_pages 64 (the default ceiling) under the"
+	echo "default cost bound (probe_max_cpu_bp 500: the probes' share of the worker's CPU"
+	echo "within 5 %, at least 2 probe pages a window), the record's other"
 	echo "settings the CLI's defaults (5 ms / 100 ms, 10-1000 regions) but for"
 	echo "blocks-coarse (-s 100ms -a 100ms -r 10-10: one check a window, a truth near 0.5)"
 	echo "and tlb-none (-t none); sparse: the small hot set with a 16 GiB hole inside the"

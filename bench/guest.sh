@@ -149,11 +149,16 @@ run() {
 	line="round=$round monitor=$mon setting=$setting tlb=$tlb wl=$(echo "$*" | tr ' ' '_')"
 	line="$line wall_ms=$wall_ms cpu_ms=$((cpu / 1000000)) touched=$touched"
 	line="$line probe_pages=$(cat $DT/probe_pages)"
+	[ ! -f $DT/probe_max_cpu_bp ] || line="$line probe_max_cpu_bp=$(cat $DT/probe_max_cpu_bp)"
 	[ -z "$probe" ] || line="$line probe_us=$probe"
 	if [ "$mon" != none ] && [ -z "$BARE" ]; then
 		# Samples taken: DAMON's windows hold aggr/sample each however
 		# long they stretch, daptrace's fewer if the worker ran late.
 		line="$line samples=$(awk -F, '$1 == "#snap" { n += $6 } END { print n + 0 }' "$rec")"
+		# The probe pages a window had, on average: the cost bound's
+		# count (at most probe_pages), less draws that fell in gaps.
+		line="$line probes_per_window=$(awk -F, '$1 == "#probes" { p += $3 }
+			$1 == "#snap" { w++ } END { printf "%.1f", w ? p / w : 0 }' "$rec")"
 		if daptrace-score --truth "$truth" --record "$rec" --aggr-us "$aggr" \
 			--settle 1000 --min-windows 1 > "$TMP/score" 2>&1; then
 			line="$line $(grep -v '^#' "$TMP/score" | tr ' ' '=' | tr '\n' ' ')"

@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # What the online accuracy estimate costs: daptrace with its accuracy
-# probes off (probe_pages 0) against on (64, the default), one VM boot per
-# run, alternating, same module and workload:
+# probes off (probe_pages 0) against on (64, the default ceiling, under the
+# default cost bound probe_max_cpu_bp 500: at most 5 % of the worker's CPU
+# by the module's own count, probe_us), one VM boot per run, alternating,
+# same module and workload:
 #
 #   bench/probe-cost.sh [--rounds N] [--kernels "newest"]
 #                       [--wl "hotcold smallhot"] [--setting default]

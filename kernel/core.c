@@ -107,6 +107,8 @@ void daptrace_ctx_init(struct daptrace_ctx *ctx, unsigned long min_region_sz,
 	memset(&ctx->recall, 0, sizeof(ctx->recall));
 	ctx->probes = NULL;
 	ctx->nr_probes = 0;
+	ctx->probe_slots = 0;
+	memset(&ctx->budget, 0, sizeof(ctx->budget));
 }
 
 /**
@@ -1936,6 +1938,160 @@ void daptrace_probes_account(const struct daptrace_ctx *ctx,
 		else
 			claim ? c->fp++ : c->tn++;
 	}
+}
+
+/*
+ * The most probe pages whose cost stays within @bp of the worker's CPU, at
+ * @cost per probe page and @other of other worker CPU per window, that
+ * kept multiplied by DAPTRACE_PROBE_COST_WINDOWS (as the averages are).
+ */
+static u64 daptrace_probes_within(u64 other, u64 cost, unsigned long bp)
+{
+	/* n c / (n c + O) <= bp / 10000  <=>  n <= bp O / ((10000 - bp) c) */
+	return mul_u64_u64_div_u64(other, bp,
+				   (DAPTRACE_MAX_PROBE_MAX_CPU_BP - bp) *
+				   DAPTRACE_PROBE_COST_WINDOWS * cost);
+}
+
+/*
+ * A window's times are capped (at 1000 s) so that the averages' arithmetic
+ * cannot overflow: daptrace_probes_within()'s product stays below 2^56 and
+ * its quotient fits 64 bits.  No window is that long (the aggregation
+ * interval is at most 100 s).
+ */
+#define DAPTRACE_PROBE_MAX_WINDOW_NS	1000000000000ULL
+
+/**
+ * daptrace_probes_budget() - the probes' cost bound: how many probe pages
+ * the window that starts gets.
+ * @ctx:	The context, between a window's end (its probes accounted)
+ *		and the next one's daptrace_probes_pick(); @ctx->probe_slots
+ *		still says how many the window that ended asked for.
+ * @max:	The user's ceiling (probe_pages); 0: no probes.
+ * @max_cpu_bp:	The bound: the probes' share of the worker's CPU time, in
+ *		basis points; DAPTRACE_MAX_PROBE_MAX_CPU_BP: no bound.
+ * @probe_ns:	The time of the probe work in the window that ended (what
+ *		probe_us counts: wall time, so at least its CPU time).
+ * @cpu_ns:	The worker's CPU time in that window, the probes' included.
+ *
+ * The bound is on the share that probe_us / worker_cpu_us reports, so the
+ * law measures that share's two parts rather than predicting them: a
+ * fixed ratio of a probe's cost to a region check's (a feed-forward from
+ * regions * samples per window) would be wrong by a factor of 3 or more
+ * somewhere.  What a probe page costs beside its two page walks (its 8 VMA
+ * lookups, its share of a TLB flush) varies with the kernel (for the same
+ * workload the probes' share was 5 % on 5.10 and 15 % on 7.3), the flush
+ * policy (with tlb_flush none the probes flush alone) and the address
+ * space (draws that land in gaps); and what the worker spends besides its
+ * checks (aggregation, map updates, a flush per pass, wake-ups) dominates
+ * where regions are few.
+ *
+ * The measure.  Per window, P the probe time, n the probe pages asked for
+ * and O = cpu - P the worker's other CPU time, which does not depend on n.
+ * The cost of a probe page is c = P / n.  The share of n probe pages is
+ * then n c / (n c + O), within a bound b for n <= N(b) = b O / ((1 - b) c).
+ * P, n and O are averaged over the last windows (exponentially, a window
+ * weighing 1/DAPTRACE_PROBE_COST_WINDOWS), and the law takes the dearer of
+ * that average and the last window alone: the smaller O, the larger c.  So
+ * a rise in cost counts at once, and a fall only once it lasts.
+ *
+ * The law.  With F = min(DAPTRACE_PROBE_MIN_PAGES, @max), the first window
+ * gets F (nothing is measured yet, and a start at @max could cost many
+ * times the bound); after each window, with n the count in force:
+ *
+ *	n > N(b)		n <- N(3/4 b)			(too dear)
+ *	n <= N(b / 2)		n <- min(2 n, N(3/4 b))		(cheap)
+ *	else			n stays				(the band)
+ *
+ * with N rounded down, and n kept within [F, @max].  A cut aims at the
+ * middle of the band; a rise stops at the first count inside it, so the
+ * probes take between half the bound and all of it, less where a probe
+ * page is a large part of that (a count is whole).
+ *
+ * Why it is stable.  The law has no integrator: a change is a function of
+ * the measured costs, and those hardly depend on n (O not at all; c only
+ * through the work that is the same for any number of probes, as a flush,
+ * which makes c larger at small n).  With such a fixed part f besides v per
+ * probe page, c measured at n is f / n + v and the step from n to N(3/4 b)
+ * is n <- t n / (f + v n) (t = 3/4 b O / (1 - 3/4 b)): it rises with n and
+ * lies between n and the fixed point n* = (t - f) / v, on whichever side n
+ * is, closing the gap by the factor f / t < 1 each window, so it converges
+ * without overshoot; where t <= f no count meets the bound and n falls to
+ * F.  Noise moves the count only when O / c moves by more than the band
+ * allows from where the last change put it: down by a quarter (at b = 5 %,
+ * N(b) is 1.35 N(3/4 b)) or up by half (N(b / 2) is 0.66 N(3/4 b)); the
+ * average keeps one window's luck from growing the count, and the
+ * dearer-of-two rule makes noise err toward fewer probes, never more.  The
+ * doubling limit keeps the count from jumping to @max on a cost seen for a
+ * window or two.
+ *
+ * How fast.  A rise in cost shows in the last window: if the count no
+ * longer meets the bound at the new cost, it is cut at the next window to
+ * the count that meets 3/4 b at that cost, so only the window in which the
+ * cost rose exceeds the bound (from the middle of the band that takes a
+ * rise by more than a third; from its lower edge, by more than double).
+ * A fall in cost raises the count by at most a doubling per window, as
+ * fast as the average follows: from F to 64 in 5 windows or a few more.
+ *
+ * The floor.  F probe pages a window hold even where they cost more than
+ * the bound: the estimate is pooled over windows by probe pages, not by
+ * windows (the CLI and the recall goal both sum tp and fn), so a count
+ * that varies does not bias it, and at the CLI's 10 s pool and 100 ms
+ * windows F = 2 still gives 200 probe pages, a Wilson 95 % interval of
+ * recall of about +-0.1 where half of them are accessed.  Where F binds
+ * (few regions checked rarely: with 10 regions and one check a window, 64
+ * probe pages took half the worker's CPU, so N(b) is a few probe pages or
+ * none), the worker does little else, and its share is large only of
+ * little.
+ *
+ * Return: the probe pages to ask daptrace_probes_pick() for; also in
+ * @ctx->budget.nr.
+ */
+unsigned int daptrace_probes_budget(struct daptrace_ctx *ctx, unsigned int max,
+				    unsigned long max_cpu_bp, u64 probe_ns,
+				    u64 cpu_ns)
+{
+	struct daptrace_probe_budget *b = &ctx->budget;
+	const unsigned int w = DAPTRACE_PROBE_COST_WINDOWS;
+	unsigned int floor = min(DAPTRACE_PROBE_MIN_PAGES, max);
+	u64 n = b->nr, cost, other, mid;
+
+	if (!max || max_cpu_bp >= DAPTRACE_MAX_PROBE_MAX_CPU_BP)
+		return b->nr = max;
+	if (!b->nr)
+		return b->nr = floor;
+
+	probe_ns = min_t(u64, probe_ns, DAPTRACE_PROBE_MAX_WINDOW_NS);
+	cpu_ns = min_t(u64, cpu_ns, DAPTRACE_PROBE_MAX_WINDOW_NS);
+	other = cpu_ns > probe_ns ? cpu_ns - probe_ns : 0;
+	if (!b->windows) {
+		b->probe_ns = w * probe_ns;
+		b->slots = w * ctx->probe_slots;
+		b->other_ns = w * other;
+	} else {
+		b->probe_ns = b->probe_ns - b->probe_ns / w + probe_ns;
+		b->slots = b->slots - b->slots / w + ctx->probe_slots;
+		b->other_ns = b->other_ns - b->other_ns / w + other;
+	}
+	b->windows = min(b->windows + 1, w);
+	/* No probe asked for lately (no live target had regions). */
+	if (!b->slots)
+		return b->nr;
+
+	/* The dearer of the average and the last window (scaled as it). */
+	cost = div64_u64(b->probe_ns, b->slots);
+	if (ctx->probe_slots)
+		cost = max(cost, div64_u64(probe_ns, ctx->probe_slots));
+	cost = max_t(u64, cost, 1);
+	other = min(b->other_ns, w * other);
+
+	mid = daptrace_probes_within(other, cost, max_cpu_bp * 3 / 4);
+	if (n > daptrace_probes_within(other, cost, max_cpu_bp))
+		n = mid;
+	else if (n <= daptrace_probes_within(other, cost, max_cpu_bp / 2))
+		n = min(2 * n, mid);
+	b->nr = clamp_t(u64, n, floor, max);
+	return b->nr;
 }
 
 /*

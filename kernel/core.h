@@ -86,6 +86,17 @@ struct daptrace_region_rec;
 #define DAPTRACE_MAX_PROBE_PAGES	256U
 
 /*
+ * The probes' cost bound (daptrace_probes_budget()): their share of the
+ * worker's CPU, in basis points (10000: no bound, probe_pages every
+ * window); the fewest probe pages a window gets however dear they are; the
+ * weight of a window in the cost averages (1/4: the last ~4 windows).
+ */
+#define DAPTRACE_DEF_PROBE_MAX_CPU_BP	500UL
+#define DAPTRACE_MAX_PROBE_MAX_CPU_BP	10000UL
+#define DAPTRACE_PROBE_MIN_PAGES	2U
+#define DAPTRACE_PROBE_COST_WINDOWS	4U
+
+/*
  * Draws per probe page: a probe is drawn from the bytes the regions cover
  * and redrawn, up to this many draws in all, while it lands where nothing
  * is mapped (daptrace_probes_select()).  Regions span the gaps between
@@ -392,6 +403,30 @@ struct daptrace_probe_counts {
 };
 
 /**
+ * struct daptrace_probe_budget - the probes' cost bound, window by window
+ * (daptrace_probes_budget()).
+ * @probe_ns:	Average time of the probe work per window.
+ * @slots:	Average probe pages asked for per window.
+ * @other_ns:	Average worker CPU time per window not spent on the probes.
+ * @windows:	Windows measured (saturates); 0: none yet.
+ * @nr:		Probe pages asked for the window that starts; 0: not
+ *		started.
+ *
+ * The averages are exponential, each window weighing
+ * 1/DAPTRACE_PROBE_COST_WINDOWS, and kept multiplied by that number
+ * (an average of x reads DAPTRACE_PROBE_COST_WINDOWS * x) so that they
+ * stay integers without losing the small ones; only their ratios are used.
+ * Zeroed when monitoring starts.
+ */
+struct daptrace_probe_budget {
+	u64 probe_ns;
+	u64 slots;
+	u64 other_ns;
+	unsigned int windows;
+	unsigned int nr;
+};
+
+/**
  * struct daptrace_ctx - a monitoring context: attributes plus targets.
  * @attrs:		Attributes in force.
  * @min_region_sz:	Granularity of region boundaries and splits: PAGE_SIZE
@@ -418,6 +453,7 @@ struct daptrace_probe_counts {
  * @nr_probes:	Entries of @probes in use: 0 between a window's end and
  *		the next one's start.
  * @probe_slots: Probe pages asked for by the last daptrace_probes_pick().
+ * @budget:	The probes' cost bound (daptrace_probes_budget()).
  */
 struct daptrace_ctx {
 	struct daptrace_attrs attrs;
@@ -434,6 +470,7 @@ struct daptrace_ctx {
 	struct daptrace_probe *probes;
 	unsigned int nr_probes;
 	unsigned int probe_slots;
+	struct daptrace_probe_budget budget;
 };
 
 #define daptrace_for_each_target(t, ctx) \
@@ -544,6 +581,13 @@ unsigned int daptrace_probes_select(struct daptrace_ctx *ctx);
 void daptrace_probes_account(const struct daptrace_ctx *ctx,
 			     unsigned int nr_samples,
 			     struct daptrace_probe_counts *c);
+/*
+ * How many probe pages the window that starts gets, from the cost of the
+ * last windows: before daptrace_probes_pick().
+ */
+unsigned int daptrace_probes_budget(struct daptrace_ctx *ctx, unsigned int max,
+				    unsigned long max_cpu_bp, u64 probe_ns,
+				    u64 cpu_ns);
 
 /*
  * The recall goal: at the end of each window, with its probe counts, after

@@ -39,6 +39,8 @@ struct task_struct;
  *			included, so at least its CPU time.  A part of
  *			@worker_cpu_ns, the cost the probes add.
  * @nr_regions:		Regions of all targets after the last aggregation.
+ * @nr_probe_pages:	Probe pages asked for the current window, as the
+ *			cost bound gives them (daptrace_probes_budget()).
  * @nr_late:		Sampling deadlines the worker could not keep (work
  *			took longer than the sampling interval).
  * @nr_busy:		Target sampling passes skipped, wholly or in part,
@@ -57,6 +59,7 @@ struct daptrace_counters {
 	u64 nr_late;
 	u64 nr_busy;
 	unsigned int nr_regions;
+	unsigned int nr_probe_pages;
 };
 
 /**
@@ -79,8 +82,13 @@ struct daptrace_counters {
  * @tlb:	TLB flush policy.
  * @phys_addr:	Snapshots carry physical addresses (attribute phys_addr).
  * @probe_pages: Accuracy probes per window (attribute probe_pages), at most
- *		DAPTRACE_MAX_PROBE_PAGES; 0: none.  Set while monitoring is
- *		off (the worker reads it unlocked).
+ *		DAPTRACE_MAX_PROBE_PAGES; 0: none.  The most the cost bound
+ *		gives a window.  Set while monitoring is off (the worker
+ *		reads it unlocked).
+ * @probe_max_cpu_bp: The cost bound (attribute probe_max_cpu_bp): the
+ *		probes' share of the worker's CPU, in basis points, 1 to
+ *		DAPTRACE_MAX_PROBE_MAX_CPU_BP (no bound).  Set while
+ *		monitoring is off.
  * @probes:	Room for the worker's probe candidates (&daptrace_ctx.probes).
  * @tracepoint:	daptrace:daptrace_aggregated fires (attribute tracepoint).
  * @ops:	Address-space operations.
@@ -128,6 +136,7 @@ struct daptrace_mon {
 	enum daptrace_tlb_policy tlb;
 	bool phys_addr;
 	unsigned int probe_pages;
+	unsigned long probe_max_cpu_bp;
 	struct daptrace_probe probes[DAPTRACE_MAX_PROBE_DRAWS];
 	bool tracepoint;
 	const struct daptrace_ops *ops;

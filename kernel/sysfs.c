@@ -743,12 +743,57 @@ static const struct daptrace_setting_ops probe_pages_ops = {
 DAPTRACE_SETTING_ATTR(probe_pages_attr, probe_pages, probe_pages_ops, struct daptrace_mon,
 		      probe_pages);
 
+/*
+ * The probes' cost bound (daptrace_probes_budget()), in basis points of
+ * the worker's CPU, 1..DAPTRACE_MAX_PROBE_MAX_CPU_BP (no bound); 0 is
+ * refused: no probes at all is probe_pages 0.  Set while monitoring is
+ * off, like probe_pages.
+ */
+static ssize_t probe_max_cpu_bp_show(struct daptrace_mon *mon,
+				     const struct daptrace_setting_attr *a, char *buf)
+{
+	return sysfs_emit(buf, "%lu\n", READ_ONCE(mon->probe_max_cpu_bp));
+}
+
+/* As the other numbers: -ERANGE past ULONG_MAX, -EINVAL outside the range. */
+static int probe_max_cpu_bp_parse(const char *buf, unsigned long *val)
+{
+	int err = kstrtoul(buf, 10, val);
+
+	if (err)
+		return err;
+	return !*val || *val > DAPTRACE_MAX_PROBE_MAX_CPU_BP ? -EINVAL : 0;
+}
+
+static int probe_max_cpu_bp_apply(struct daptrace_mon *mon,
+				  const struct daptrace_setting_attr *a,
+				  unsigned long val)
+{
+	WRITE_ONCE(mon->probe_max_cpu_bp, val);
+	return 0;
+}
+
+static const struct daptrace_setting_ops probe_max_cpu_bp_ops = {
+	.show = probe_max_cpu_bp_show,
+	.parse = probe_max_cpu_bp_parse,
+	.apply = probe_max_cpu_bp_apply,
+};
+
+DAPTRACE_SETTING_ATTR(probe_max_cpu_bp_attr, probe_max_cpu_bp, probe_max_cpu_bp_ops,
+		      struct daptrace_mon, probe_max_cpu_bp);
+
 /* --- counters (lockless: written only by the worker) ------------------ */
 
 static ssize_t nr_regions_show(struct kobject *kobj, struct kobj_attribute *attr,
 			       char *buf)
 {
 	return sysfs_emit(buf, "%u\n", READ_ONCE(kobj_mon(kobj)->cnt.nr_regions));
+}
+
+static ssize_t nr_probe_pages_show(struct kobject *kobj, struct kobj_attribute *attr,
+				   char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(kobj_mon(kobj)->cnt.nr_probe_pages));
 }
 
 /*
@@ -935,6 +980,8 @@ static struct kobj_attribute target_status_attr =
 static struct kobj_attribute nr_targets_attr =
 	__ATTR(nr_targets, 0400, nr_targets_show, NULL);
 static struct kobj_attribute nr_regions_attr = __ATTR(nr_regions, 0400, nr_regions_show, NULL);
+static struct kobj_attribute nr_probe_pages_attr =
+	__ATTR(nr_probe_pages, 0400, nr_probe_pages_show, NULL);
 static struct kobj_attribute snapshot_seq_attr =
 	__ATTR(snapshot_seq, 0400, snapshot_seq_show, NULL);
 static struct kobj_attribute snapshot_attr = __ATTR(snapshot, 0400, snapshot_show, NULL);
@@ -967,7 +1014,9 @@ static struct attribute *daptrace_attrs[] = {
 	&phys_addr_attr.kattr.attr,
 	&tracepoint_attr.kattr.attr,
 	&probe_pages_attr.kattr.attr,
+	&probe_max_cpu_bp_attr.kattr.attr,
 	&nr_regions_attr.attr,
+	&nr_probe_pages_attr.attr,
 	&nr_samples_attr.kattr.attr,
 	&nr_samples_late_attr.kattr.attr,
 	&nr_samples_busy_attr.kattr.attr,

@@ -43,6 +43,8 @@ struct worker_clock {
 	struct daptrace_probe_counts probes;
 	u64 cpu_start;
 	u64 window_cpu;
+	u64 budget_cpu;
+	u64 budget_probe_ns;
 	u64 slack_ns;
 };
 
@@ -220,19 +222,47 @@ static void worker_probe_time(struct daptrace_mon *mon, u64 t0)
 }
 
 /*
+ * How many probe pages the window that starts gets: the cost bound
+ * (daptrace_probes_budget()), from what the probes and the worker cost
+ * since the last call, a window ago: the probe time is probe_us's own
+ * count (so the bound holds for the share probe_us / worker_cpu_us
+ * reports), the CPU time worker_cpu_us's.  The latter is the scheduler's
+ * count as of the worker's last sleep or tick, so it lags the probe time
+ * by part of a pass, alike in every window: the differences telescope.
+ * Published in nr_probe_pages.
+ */
+static unsigned int worker_probe_budget(struct daptrace_mon *mon,
+					struct worker_clock *clk)
+{
+	u64 cpu = current->se.sum_exec_runtime, probe_ns = mon->cnt.probe_ns;
+	unsigned int n;
+
+	n = daptrace_probes_budget(&mon->ctx, mon->probe_pages,
+				   mon->probe_max_cpu_bp,
+				   probe_ns - clk->budget_probe_ns,
+				   cpu - clk->budget_cpu);
+	clk->budget_probe_ns = probe_ns;
+	clk->budget_cpu = cpu;
+	/* Read by sysfs without the worker's consent. */
+	WRITE_ONCE(mon->cnt.nr_probe_pages, n);
+	return n;
+}
+
+/*
  * The accuracy probes of the window that starts (daptrace_probes_pick() and
  * daptrace_probes_select(), and the vaddr operations for how their clears
- * and the regions' share bits).  Between the aggregation and the prepare
- * pass: see daptrace_ops.probe_prepare.  Their truth must not be
- * TLB-blind, so they are flushed by the policy in force if it flushes,
- * else by mm (or round); where neither is supported no probe is picked
- * (the snapshots say probe_pages 0) rather than publish a blind truth.
- * Under the policy in force, the prepare pass that must follow at once
- * makes their flush with its own.
+ * and the regions' share bits), as many as the cost bound gives.  Between
+ * the aggregation and the prepare pass: see daptrace_ops.probe_prepare.
+ * Their truth must not be TLB-blind, so they are flushed by the policy in
+ * force if it flushes, else by mm (or round); where neither is supported
+ * no probe is picked (the snapshots say probe_pages 0) rather than publish
+ * a blind truth.  Under the policy in force, the prepare pass that must
+ * follow at once makes their flush with its own.
  */
-static void worker_probe_start(struct daptrace_mon *mon)
+static void worker_probe_start(struct daptrace_mon *mon, struct worker_clock *clk)
 {
 	enum daptrace_tlb_policy tlb = mon->tlb;
+	unsigned int n;
 	u64 t0;
 
 	if (tlb == DAPTRACE_TLB_NONE)
@@ -240,8 +270,10 @@ static void worker_probe_start(struct daptrace_mon *mon)
 		      DAPTRACE_TLB_MM : DAPTRACE_TLB_ROUND;
 	if (!daptrace_tlb_policy_supported(tlb) || !mon->probe_pages)
 		return;
+	/* The law's own few divisions count as the probes' time. */
 	t0 = ktime_get_ns();
-	if (daptrace_probes_pick(&mon->ctx, mon->probe_pages)) {
+	n = worker_probe_budget(mon, clk);
+	if (daptrace_probes_pick(&mon->ctx, n)) {
 		mon->ops->probe_map(&mon->ctx);
 		if (daptrace_probes_select(&mon->ctx))
 			mon->ops->probe_prepare(&mon->ctx, tlb, tlb == mon->tlb);
@@ -544,8 +576,10 @@ static int daptrace_worker_fn(void *data)
 	/* ops->init() below makes the regions: ages from scratch */
 	ctx->age_unit_us = 0;
 	memset(&ctx->recall, 0, sizeof(ctx->recall));
+	memset(&ctx->budget, 0, sizeof(ctx->budget));
 	ctx->probes = mon->probes;
 	ctx->nr_probes = 0;
+	ctx->probe_slots = 0;
 
 	clk.window_start = ktime_get();
 	err = ops->init(ctx);
@@ -563,7 +597,7 @@ static int daptrace_worker_fn(void *data)
 	clk.next_sample = ktime_add(now, clk.sample_ns);
 	clk.next_aggr = ktime_add(now, clk.aggr_ns);
 	clk.next_update = ktime_add(now, clk.update_ns);
-	worker_probe_start(mon);
+	worker_probe_start(mon, &clk);
 	worker_sample(mon, DAPTRACE_SAMPLE_PREPARE);
 	worker_update_counters(mon, &clk);
 
@@ -643,7 +677,7 @@ static int daptrace_worker_fn(void *data)
 				ops->update(ctx);
 			}
 			worker_update_counters(mon, &clk);
-			worker_probe_start(mon);
+			worker_probe_start(mon, &clk);
 			worker_sample(mon, DAPTRACE_SAMPLE_PREPARE);
 			worker_mark_quiet(mon, false);
 		}

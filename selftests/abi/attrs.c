@@ -81,8 +81,8 @@ TEST_F(attrs, defaults_after_load)
 		{ "update_us", "1000000" }, { "min_nr_regions", "10" },
 		{ "max_nr_regions", "1000" }, { "tlb_flush", "mm" },
 		{ "phys_addr", "off" }, { "tracepoint", "off" },
-		{ "probe_pages", "64" }, { "recall_goal_bp", "0" },
-		{ "recall_max_cpu_bp", "500" },
+		{ "probe_pages", "64" }, { "probe_max_cpu_bp", "500" },
+		{ "recall_goal_bp", "0" }, { "recall_max_cpu_bp", "500" },
 		{ "intervals_goal_access_bp", "400" },
 		{ "intervals_goal_aggrs", "0" },
 		{ "intervals_goal_min_sample_us", "5000" },
@@ -93,7 +93,7 @@ TEST_F(attrs, defaults_after_load)
 		{ "nr_samples_late", "0" }, { "nr_samples_busy", "0" },
 		{ "nr_snapshots", "0" },
 		{ "nr_snapshots_missed", "0" }, { "worker_cpu_us", "0" },
-		{ "probe_us", "0" },
+		{ "probe_us", "0" }, { "nr_probe_pages", "0" },
 		{ "snapshot_seq", "0" }, { "snapshot", "none" },
 	};
 	char buf[256], path[256];
@@ -239,6 +239,13 @@ static const struct step probe_range[] = {
 	{ NULL }
 };
 
+static const struct step probe_cpu_range[] = {
+	{ "probe_max_cpu_bp", "10001", EINVAL, "above 10000 bp" },
+	{ "probe_max_cpu_bp", "10000", 0, "no bound" },
+	{ "probe_max_cpu_bp", "1", 0, "the least" },
+	{ NULL }
+};
+
 static const struct step recall_goal_range[] = {
 	{ "recall_goal_bp", "10001", EINVAL, "above 10000 bp" },
 	{ "recall_goal_bp", "10000", 0, "all of it" },
@@ -265,6 +272,10 @@ FIXTURE_VARIANT_ADD(num, recall_max_cpu_bp) {
 FIXTURE_VARIANT_ADD(num, probe_pages) {
 	.file = "probe_pages", .def = 64, .valid = "128", .range = probe_range,
 	.zero_ok = true,
+};
+
+FIXTURE_VARIANT_ADD(num, probe_max_cpu_bp) {
+	.file = "probe_max_cpu_bp", .def = 500, .valid = "1000", .range = probe_cpu_range,
 };
 
 FIXTURE_VARIANT_ADD(num, intervals_goal_access_bp) {
@@ -506,7 +517,8 @@ TEST_F(attrs, read_only_files_refuse_open_for_write)
 		"nr_samples_late",
 		"nr_samples_busy",
 		"nr_snapshots", "nr_snapshots_missed", "worker_cpu_us",
-		"probe_us", "snapshot_seq", "snapshot", "snapshots", "kernel_series",
+		"probe_us", "nr_probe_pages", "snapshot_seq", "snapshot", "snapshots",
+		"kernel_series",
 		"kernel_series_verified",
 	};
 	char path[256];

@@ -140,7 +140,8 @@ TEST_F(state, config_writes_while_on_fail_ebusy_unchanged)
 		{ "sample_us", "2000" }, { "aggr_us", "200000" },
 		{ "update_us", "2000000" }, { "min_nr_regions", "20" },
 		{ "max_nr_regions", "500" }, { "tlb_flush", "none" },
-		{ "probe_pages", "8" }, { "recall_goal_bp", "9000" },
+		{ "probe_pages", "8" }, { "probe_max_cpu_bp", "1000" },
+		{ "recall_goal_bp", "9000" },
 	};
 	char before[64], after[256], want[64];
 	pid_t pid, other;
@@ -178,7 +179,7 @@ TEST_F(state, config_writes_while_on_fail_ebusy_unchanged)
 
 TEST_F_TIMEOUT(state, counters_move_while_on, 60)
 {
-	long long samples, snaps, cpu, regions, seq0, seq, late, probe;
+	long long samples, snaps, cpu, regions, seq0, seq, late, probe, nr_probe;
 	double t0;
 
 	add_child(_metadata, self, 64);
@@ -194,13 +195,18 @@ TEST_F_TIMEOUT(state, counters_move_while_on, 60)
 	seq = dt_read_ll("snapshot_seq");
 	late = dt_read_ll("nr_samples_late");
 	probe = dt_read_ll("probe_us");
+	nr_probe = dt_read_ll("nr_probe_pages");
 	TH_LOG("after %.0f ms: nr_samples %lld nr_snapshots %lld worker_cpu_us %lld "
-	       "probe_us %lld nr_regions %lld nr_samples_late %lld snapshot_seq %lld -> %lld",
-	       dt_now_ms() - t0, samples, snaps, cpu, probe, regions, late, seq0, seq);
+	       "probe_us %lld nr_probe_pages %lld nr_regions %lld nr_samples_late %lld "
+	       "snapshot_seq %lld -> %lld", dt_now_ms() - t0, samples, snaps, cpu, probe,
+	       nr_probe, regions, late, seq0, seq);
 	EXPECT_LE(5, snaps) TH_LOG("5 snapshots of 100 ms within 20 s");
 	EXPECT_LE(snaps, samples) TH_LOG("every window has a sample");
 	EXPECT_LT(0, cpu) TH_LOG("the worker used CPU time");
 	EXPECT_LT(0, probe) TH_LOG("the accuracy probes (probe_pages 64) took time");
+	/* The cost bound's count: from its floor (2) to probe_pages. */
+	EXPECT_LE(2, nr_probe) TH_LOG("nr_probe_pages at least the floor");
+	EXPECT_GE(64, nr_probe) TH_LOG("nr_probe_pages at most probe_pages");
 	EXPECT_LE((long long)DT_DEF_MIN_NR_REGIONS, regions)
 		TH_LOG("nr_regions within [min_nr_regions, max_nr_regions]");
 	EXPECT_GE((long long)DT_DEF_MAX_NR_REGIONS, regions);
@@ -231,8 +237,19 @@ TEST_F_TIMEOUT(state, counters_move_while_on, 60)
 		dt_sleep_ms(50);
 	EXPECT_LE(3, dt_read_ll("nr_snapshots"));
 	EXPECT_EQ(0, dt_read_ll("probe_us")) TH_LOG("no probes, no probe time");
+	EXPECT_EQ(0, dt_read_ll("nr_probe_pages")) TH_LOG("no probes asked for");
 	ASSERT_EQ(0, dt_write("state", "off"));
 	EXPECT_EQ(0, dt_write("probe_pages", "64"));
+
+	/* Without a bound, probe_pages every window. */
+	ASSERT_EQ(0, dt_write("probe_max_cpu_bp", "10000"));
+	ASSERT_EQ(0, dt_write("state", "on"));
+	t0 = dt_now_ms();
+	while (dt_read_ll("nr_snapshots") < 2 && dt_now_ms() - t0 < 20000)
+		dt_sleep_ms(50);
+	EXPECT_EQ(64, dt_read_ll("nr_probe_pages")) TH_LOG("probe_max_cpu_bp 10000: no bound");
+	ASSERT_EQ(0, dt_write("state", "off"));
+	EXPECT_EQ(0, dt_write("probe_max_cpu_bp", "500"));
 }
 
 /* One target exits: reported as exited, the others go on. */

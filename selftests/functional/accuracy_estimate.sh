@@ -34,6 +34,13 @@
 # case, with the gaps ASLR leaves), and the estimate then rests on so few
 # accessed pages that its pools stay short of their 600 even at 10 s.
 #
+# The probes' cost bound (probe_max_cpu_bp) is left at its default of 5 %
+# but for the low case: there (10 regions, one check a window) it leaves
+# the probes at their floor of 2 a window, about 100 accessed probe pages
+# in a 10 s pool, whose Wilson interval (+-0.1) is wider than the 0.05
+# asked here by design; the low case measures the estimate where the truth
+# is low, at probe_pages 64.  The other cases measure it as shipped.
+#
 # Controls that must FAIL, so that the bound can reject a wrong estimate:
 # the low case's record scored with the estimate moved up by 0.4 (it then
 # says ~0.9 where the truth says ~0.5), and the high case's moved down by
@@ -61,11 +68,23 @@ accessed_share() {
 	fi
 }
 
-# scenario NAME "WORKLOAD-ARGS" "RECORD-ARGS" [MAX-TRUTH-MEAN] [MIN-SHARE]:
-# run, record, score; with MIN-SHARE also accessed_share.
+# scenario NAME "WORKLOAD-ARGS" "RECORD-ARGS" [MAX-TRUTH-MEAN] [MIN-SHARE]
+# [PROBE-MAX-CPU-BP]: run, record, score (scenario_run) with the probes'
+# cost bound at PROBE-MAX-CPU-BP (default 500, put back after); with
+# MIN-SHARE also accessed_share.
 scenario() {
-	name=$1 wl=$2 rec_args=$3 max_truth=$4 min_share=$5
+	name=$1 wl=$2 rec_args=$3 max_truth=$4 min_share=$5 bound=${6:-500}
 	truth=$TMP/$name.truth rec=$TMP/$name.csv
+	echo "$bound" > /sys/kernel/daptrace/probe_max_cpu_bp ||
+		ktap_exit_fail_msg "cannot set probe_max_cpu_bp $bound"
+	echo "# $name: probe_max_cpu_bp $bound"
+	scenario_run
+	st=$?
+	echo 500 > /sys/kernel/daptrace/probe_max_cpu_bp
+	return $st
+}
+
+scenario_run() {
 	# shellcheck disable=SC2086
 	if ! workload_start "$truth" $wl; then
 		ktap_test_fail "$name" "workload did not start"
@@ -140,6 +159,8 @@ ktap_require_tools daptrace daptrace-workload daptrace-score
 [ -f /sys/kernel/daptrace/probe_pages ] || ktap_exit_fail_msg "no probe_pages attribute"
 [ "$(cat /sys/kernel/daptrace/probe_pages)" = 64 ] ||
 	ktap_exit_fail_msg "probe_pages is $(cat /sys/kernel/daptrace/probe_pages), not the default 64"
+[ "$(cat /sys/kernel/daptrace/probe_max_cpu_bp)" = 500 ] ||
+	ktap_exit_fail_msg "probe_max_cpu_bp is $(cat /sys/kernel/daptrace/probe_max_cpu_bp), not the default 500"
 mkdir -p "$TMP"
 ktap_set_plan 8
 
@@ -147,7 +168,7 @@ ktap_set_plan 8
 # pages or 10 s: daptrace-score); in the sparse case most draws land in the
 # hole, windows hold ~13 probes, and the pools take the full 10 s.
 scenario high "-p hotcold -s 128M --hot-size 64M --warm-size 0 -d 24s" "" "" 0.3
-scenario low "-p blocks -s 128M -d 24s" "-s 100ms -a 100ms -r 10-10 --no-auto-intervals" 0.75
+scenario low "-p blocks -s 128M -d 24s" "-s 100ms -a 100ms -r 10-10 --no-auto-intervals" 0.75 "" 10000
 scenario tlb_none "-p hotcold -s 128M --hot-size 64M --warm-size 0 -d 24s" "-t none"
 scenario sparse "-p hotcold -s 128M --hot-size 64M --warm-size 0 --gap 4G -d 24s" "" "" 0.3
 control low +0.4

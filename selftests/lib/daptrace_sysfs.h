@@ -310,6 +310,8 @@ static DT_UNUSED int dt_reset(void)
 	/* A module without accuracy probes has no such files. */
 	if (!err && access(dt_path("probe_pages", buf, sizeof(buf)), F_OK) == 0)
 		err = dt_write("probe_pages", "64");
+	if (!err && access(dt_path("probe_max_cpu_bp", buf, sizeof(buf)), F_OK) == 0)
+		err = dt_write("probe_max_cpu_bp", "500");
 	if (!err && access(dt_path("recall_goal_bp", buf, sizeof(buf)), F_OK) == 0)
 		err = dt_write("recall_goal_bp", "0");
 	if (!err && access(dt_path("recall_max_cpu_bp", buf, sizeof(buf)), F_OK) == 0)

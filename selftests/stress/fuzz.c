@@ -124,6 +124,7 @@ static const struct num_rule num_rules[] = {
 	{ "recall_goal_bp", 0, 10000 },
 	{ "recall_max_cpu_bp", 1, 10000 },
 	{ "probe_pages", 0, 256 },
+	{ "probe_max_cpu_bp", 1, 10000 },
 };
 
 static const struct num_rule *num_rule(const char *name)
@@ -382,6 +383,8 @@ static int valid_value(const char *name, char *buf, size_t size)
 		v = 1 + st_rand_below(10000);
 	else if (!strcmp(name, "probe_pages"))
 		v = st_rand_below(257);
+	else if (!strcmp(name, "probe_max_cpu_bp"))
+		v = 1 + st_rand_below(10000);
 	else
 		v = some_pid();
 	return snprintf(buf, size, "%llu%s", v, st_rand_below(2) ? "\n" : "");
@@ -630,7 +633,7 @@ static const char * const writable[] = { "sample_us", "aggr_us",
 	"phys_addr", "tracepoint", "intervals_goal_access_bp",
 	"intervals_goal_aggrs", "intervals_goal_min_sample_us",
 	"intervals_goal_max_sample_us", "recall_goal_bp", "recall_max_cpu_bp",
-	"probe_pages", "state", "target", "target_remove" };
+	"probe_pages", "probe_max_cpu_bp", "state", "target", "target_remove" };
 #define NR_WRITABLE	(sizeof(writable) / sizeof(writable[0]))
 
 /* Every writable file x every boundary value and word, with suffixes. */

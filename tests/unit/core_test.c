@@ -23,6 +23,7 @@
 #define TEST_TIMEOUT_DEFAULT 900
 #endif
 
+#include <linux/limits.h>
 #include <linux/minmax.h>
 #include <linux/slab.h>
 #include <linux/daptrace.h>
@@ -1186,6 +1187,336 @@ TEST(probes_account)
 	EXPECT_EQ(2U, c.fn);
 	EXPECT_EQ(1U, c.unobserved);
 	ctx_fini(&ctx);
+}
+
+/* ---- the probes' cost bound (daptrace_probes_budget()) --------------- */
+
+/*
+ * What the worker's windows cost, in ns: the probe work is @fixed (the
+ * same for any number of probe pages, as a flush of their own) plus
+ * @per_probe per probe page asked for; the rest of the worker's CPU time,
+ * @other, comes from the regions' checks and the per-window work, and
+ * does not depend on the probes.  The values are of the order measured
+ * under the emulator: a region check (check + prepare) ~1.35 us, a probe
+ * page (two walks, 8 VMA lookups) ~2.5 us, ~50 us of other work a window.
+ */
+struct cost_model {
+	const char *name;
+	u64 per_probe;
+	u64 fixed;
+	u64 other;
+};
+
+#define REGION_CHECK_NS	1350ULL
+#define WINDOW_NS	50000ULL
+/* @r regions checked @s times a window. */
+#define OTHER_NS(r, s)	((r) * (s) * REGION_CHECK_NS + WINDOW_NS)
+
+static const struct cost_model hotcold = { "hotcold: 100 regions, 20 checks",
+					   2500, 5000, OTHER_NS(100, 20) };
+static const struct cost_model blocks = { "blocks: 300 regions, 20 checks",
+					  2500, 5000, OTHER_NS(300, 20) };
+static const struct cost_model coarse = { "coarse: 10 regions, 1 check",
+					  2500, 5000, OTHER_NS(10, 1) };
+
+/* What a run of windows showed: the sums are probe_us and worker_cpu_us. */
+struct budget_run {
+	u64 probe_ns, cpu_ns;
+	unsigned int lo, hi;		/* fewest and most probe pages a window */
+	unsigned int changes;		/* windows whose count differs from the one before */
+	unsigned int over;		/* windows whose probes cost more than the bound */
+	unsigned int most_up;		/* largest factor of a rise, in percent */
+};
+
+static void budget_run_init(struct budget_run *run)
+{
+	memset(run, 0, sizeof(*run));
+	run->lo = U32_MAX;
+}
+
+/* @v moved by up to +-@pct percent, at random. */
+static u64 noisy(struct prng *p, u64 v, unsigned int pct)
+{
+	if (!pct)
+		return v;
+	return v * (100 - pct + prng_rand(p, 2 * pct + 1)) / 100;
+}
+
+/*
+ * @k windows at the counts the law gives, as the worker runs them: each
+ * window's probe work and CPU time fed to the law before the next is
+ * picked.  The law's first call (when monitoring starts) comes first if it
+ * has not been made.
+ */
+static void budget_windows(struct daptrace_ctx *ctx, const struct cost_model *m,
+			   unsigned int max, unsigned long bp, unsigned int k,
+			   struct prng *noise, unsigned int pct, struct budget_run *run)
+{
+	if (!ctx->budget.nr)
+		daptrace_probes_budget(ctx, max, bp, 0, 0);
+	while (k--) {
+		unsigned int n = ctx->budget.nr, next;
+		u64 probe = n ? noisy(noise, m->fixed + m->per_probe * n, pct) : 0;
+		u64 cpu = noisy(noise, m->other, pct) + probe;
+
+		ctx->probe_slots = n;	/* as daptrace_probes_pick() leaves it */
+		run->probe_ns += probe;
+		run->cpu_ns += cpu;
+		run->lo = min(run->lo, n);
+		run->hi = max(run->hi, n);
+		run->over += probe * 10000 > bp * cpu;
+		next = daptrace_probes_budget(ctx, max, bp, probe, cpu);
+		run->changes += next != n;
+		if (n && next > n)
+			run->most_up = max(run->most_up, next * 100 / n);
+	}
+}
+
+/* The run's share of the worker's CPU, in basis points, rounded up. */
+static u64 budget_share_bp(const struct budget_run *run)
+{
+	return (run->probe_ns * 10000 + run->cpu_ns - 1) / run->cpu_ns;
+}
+
+/*
+ * From the start, under each cost model, the count converges, stays within
+ * the bound over the run (the share probe_us / worker_cpu_us reports) and
+ * in every window once settled, and is never above probe_pages nor below
+ * the floor; where the bound leaves room it is used (at least half of it).
+ */
+TEST(probes_budget_converges)
+{
+	/* per probe page / fixed / other, and where the count must end */
+	static const struct {
+		struct cost_model m;
+		unsigned int lo, hi;
+	} cases[] = {
+		{ hotcold, 30, 50 },
+		{ blocks, 64, 64 },
+		{ coarse, 2, 2 },
+		/* probes flushing alone (tlb_flush none): dear at any count */
+		{ { "own flush: 30 us a window", 2500, 30000, OTHER_NS(100, 20) }, 15, 30 },
+		/* 3 times dearer against the checks (7.3 against 5.10) */
+		{ { "dear probes: 7.5 us each", 7500, 5000, OTHER_NS(100, 20) }, 10, 20 },
+		/* fewer samples a window (auto-tuned intervals) */
+		{ { "76 regions, 5 checks", 2500, 5000, OTHER_NS(76, 5) }, 3, 8 },
+	};
+	const unsigned long bp = DAPTRACE_DEF_PROBE_MAX_CPU_BP;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		const struct cost_model *m = &cases[i].m;
+		struct budget_run run, tail;
+		struct daptrace_ctx ctx;
+		struct prng p;
+		u64 share;
+
+		ctx_setup(&ctx, 1, &p, 1);
+		budget_run_init(&run);
+		budget_windows(&ctx, m, 64, bp, 50, NULL, 0, &run);
+		budget_run_init(&tail);
+		budget_windows(&ctx, m, 64, bp, 50, NULL, 0, &tail);
+		share = budget_share_bp(&tail);
+		TH_LOG("%s: %u probe pages a window, %llu bp of the worker's CPU "
+		       "(%llu bp over the first 50 windows)", m->name, ctx.budget.nr,
+		       (unsigned long long)share,
+		       (unsigned long long)budget_share_bp(&run));
+		EXPECT_EQ(0U, tail.changes) TH_LOG("%s: settled after 50 windows", m->name);
+		EXPECT_LE(cases[i].lo, tail.lo) TH_LOG("%s", m->name);
+		EXPECT_GE(cases[i].hi, tail.hi) TH_LOG("%s", m->name);
+		EXPECT_LE(DAPTRACE_PROBE_MIN_PAGES, run.lo) TH_LOG("%s: the floor", m->name);
+		EXPECT_GE(64U, run.hi) TH_LOG("%s: the ceiling", m->name);
+		if (tail.lo == DAPTRACE_PROBE_MIN_PAGES)
+			continue;	/* the floor holds whatever it costs */
+		EXPECT_GE(bp, budget_share_bp(&run)) TH_LOG("%s: within the bound from the start",
+							    m->name);
+		EXPECT_EQ(0U, run.over + tail.over) TH_LOG("%s: no window over the bound",
+							   m->name);
+		/* one probe page more would cost at least half the bound */
+		if (tail.hi < 64)
+			EXPECT_LE(bp / 2, (m->fixed + m->per_probe * (tail.hi + 1)) * 10000 /
+				  (m->other + m->fixed + m->per_probe * (tail.hi + 1)))
+				TH_LOG("%s: uses the room it has", m->name);
+	}
+}
+
+/* The first window, the ceiling, the floor, no bound, nothing measurable. */
+TEST(probes_budget_limits)
+{
+	const unsigned long bp = DAPTRACE_DEF_PROBE_MAX_CPU_BP;
+	static const struct cost_model free_probes = { "free", 0, 0, OTHER_NS(100, 20) };
+	struct budget_run run;
+	struct daptrace_ctx ctx;
+	struct prng p;
+
+	ctx_setup(&ctx, 1, &p, 1);
+	EXPECT_EQ(DAPTRACE_PROBE_MIN_PAGES, daptrace_probes_budget(&ctx, 64, bp, 0, 0))
+		TH_LOG("the first window, with nothing measured, gets the floor");
+	/* nothing asked for (no live target had regions): nothing to go by */
+	ctx.probe_slots = 0;
+	EXPECT_EQ(DAPTRACE_PROBE_MIN_PAGES, daptrace_probes_budget(&ctx, 64, bp, 0, 1000000));
+
+	/* a ceiling below the floor: the ceiling */
+	ctx_setup(&ctx, 1, &p, 1);
+	budget_run_init(&run);
+	budget_windows(&ctx, &blocks, 1, bp, 20, NULL, 0, &run);
+	EXPECT_EQ(1U, run.lo);
+	EXPECT_EQ(1U, run.hi);
+	ctx_setup(&ctx, 1, &p, 1);
+	EXPECT_EQ(0U, daptrace_probes_budget(&ctx, 0, bp, 0, 0)) TH_LOG("probe_pages 0");
+
+	/* no bound: probe_pages every window, even the coarse ones */
+	ctx_setup(&ctx, 1, &p, 1);
+	budget_run_init(&run);
+	budget_windows(&ctx, &coarse, 64, DAPTRACE_MAX_PROBE_MAX_CPU_BP, 20, NULL, 0, &run);
+	EXPECT_EQ(64U, run.lo);
+	EXPECT_EQ(64U, run.hi);
+
+	/* probes too cheap to measure: up to the ceiling, a doubling a window */
+	ctx_setup(&ctx, 1, &p, 1);
+	budget_run_init(&run);
+	budget_windows(&ctx, &free_probes, 200, bp, 8, NULL, 0, &run);
+	EXPECT_EQ(200U, ctx.budget.nr);
+	EXPECT_GE(200U, run.most_up);
+
+	/* the largest bound short of none, the smallest, on a dear window */
+	ctx_setup(&ctx, 1, &p, 1);
+	budget_run_init(&run);
+	budget_windows(&ctx, &hotcold, 256, DAPTRACE_MAX_PROBE_MAX_CPU_BP - 1, 20, NULL, 0, &run);
+	EXPECT_EQ(256U, ctx.budget.nr);
+	ctx_setup(&ctx, 1, &p, 1);
+	budget_run_init(&run);
+	budget_windows(&ctx, &hotcold, 256, 1, 20, NULL, 0, &run);
+	EXPECT_EQ(DAPTRACE_PROBE_MIN_PAGES, run.hi);
+
+	/* windows of the longest kind, the dearest probes: no overflow */
+	ctx_setup(&ctx, 1, &p, 1);
+	daptrace_probes_budget(&ctx, 256, bp, 0, 0);
+	ctx.probe_slots = DAPTRACE_PROBE_MIN_PAGES;
+	EXPECT_EQ(DAPTRACE_PROBE_MIN_PAGES,
+		  daptrace_probes_budget(&ctx, 256, bp, U64_MAX, U64_MAX));
+	ctx_setup(&ctx, 1, &p, 1);
+	daptrace_probes_budget(&ctx, 256, bp, 0, 0);
+	ctx.probe_slots = DAPTRACE_PROBE_MIN_PAGES;
+	EXPECT_EQ(4U, daptrace_probes_budget(&ctx, 256, bp, 1, U64_MAX))
+		TH_LOG("cheap beyond measure: a doubling a window at most");
+	ctx.probe_slots = 4;
+	EXPECT_EQ(8U, daptrace_probes_budget(&ctx, 256, 9999, 1, U64_MAX))
+		TH_LOG("the largest bound short of none: the largest quotient");
+	ctx.probe_slots = 8;
+	EXPECT_EQ(DAPTRACE_PROBE_MIN_PAGES,
+		  daptrace_probes_budget(&ctx, 256, 9999, U64_MAX, U64_MAX))
+		TH_LOG("the probes' time all of the worker's: cut to the floor");
+}
+
+/*
+ * The count follows the cost both ways: it is cut at the next window when
+ * the cost rises (only the window in which it rose is over the bound), and
+ * comes back up, by at most a doubling a window, when it falls.
+ */
+TEST(probes_budget_follows_cost)
+{
+	const unsigned long bp = DAPTRACE_DEF_PROBE_MAX_CPU_BP;
+	struct cost_model dearer = hotcold;
+	struct budget_run run;
+	struct daptrace_ctx ctx;
+	struct prng p;
+	unsigned int settled;
+
+	ctx_setup(&ctx, 1, &p, 1);
+	budget_run_init(&run);
+	budget_windows(&ctx, &hotcold, 64, bp, 40, NULL, 0, &run);
+	settled = ctx.budget.nr;
+	EXPECT_GT(64U, settled);
+
+	/* the targets go quiet: the worker's other work collapses */
+	budget_run_init(&run);
+	budget_windows(&ctx, &coarse, 64, bp, 1, NULL, 0, &run);
+	EXPECT_EQ(1U, run.over) TH_LOG("the window in which the cost rose");
+	EXPECT_EQ(DAPTRACE_PROBE_MIN_PAGES, ctx.budget.nr) TH_LOG("cut at once");
+	budget_windows(&ctx, &coarse, 64, bp, 20, NULL, 0, &run);
+	EXPECT_EQ(DAPTRACE_PROBE_MIN_PAGES, run.lo);
+	EXPECT_EQ(DAPTRACE_PROBE_MIN_PAGES, ctx.budget.nr);
+
+	/* the cost falls: back up, a doubling a window at most */
+	budget_run_init(&run);
+	budget_windows(&ctx, &blocks, 64, bp, 12, NULL, 0, &run);
+	EXPECT_EQ(64U, ctx.budget.nr) TH_LOG("back at the ceiling within 12 windows");
+	EXPECT_GE(200U, run.most_up);
+	EXPECT_EQ(0U, run.over);
+
+	/*
+	 * The first cost again: from above, the count is cut to the middle
+	 * of the band, where from below it stopped at its lower edge.
+	 */
+	budget_windows(&ctx, &hotcold, 64, bp, 40, NULL, 0, &run);
+	TH_LOG("hotcold: %u probe pages from below, %u from above", settled,
+	       ctx.budget.nr);
+	EXPECT_LE(settled, ctx.budget.nr);
+	settled = ctx.budget.nr;
+	budget_run_init(&run);
+	budget_windows(&ctx, &hotcold, 64, bp, 10, NULL, 0, &run);
+	EXPECT_EQ(0U, run.changes);
+	EXPECT_GE(bp, budget_share_bp(&run));
+	EXPECT_LE(bp / 2, budget_share_bp(&run));
+
+	/* each probe page three times dearer: cut at the next window */
+	dearer.per_probe *= 3;
+	budget_run_init(&run);
+	budget_windows(&ctx, &dearer, 64, bp, 40, NULL, 0, &run);
+	EXPECT_GE(1U, run.over);
+	EXPECT_GT(settled, ctx.budget.nr);
+	EXPECT_GE(bp, budget_share_bp(&run));
+}
+
+/*
+ * Window-to-window noise of +-20 % on both the probes' time and the rest
+ * (preemption, a map update, a busy mmap_lock) neither moves a settled
+ * count up and down nor takes the run over the bound.
+ */
+TEST(probes_budget_holds_under_noise)
+{
+	const unsigned long bp = DAPTRACE_DEF_PROBE_MAX_CPU_BP;
+	struct budget_run run;
+	struct daptrace_ctx ctx;
+	struct prng p, noise = { 42 };
+
+	ctx_setup(&ctx, 1, &p, 1);
+	budget_run_init(&run);
+	budget_windows(&ctx, &hotcold, 64, bp, 30, &noise, 20, &run);
+	budget_run_init(&run);
+	budget_windows(&ctx, &hotcold, 64, bp, 1000, &noise, 20, &run);
+	TH_LOG("%u..%u probe pages a window, %u changes in 1000 windows, %llu bp",
+	       run.lo, run.hi, run.changes, (unsigned long long)budget_share_bp(&run));
+	EXPECT_GE(10U, run.changes);
+	EXPECT_GE(bp, budget_share_bp(&run));
+	EXPECT_LE(bp / 2, budget_share_bp(&run));
+}
+
+/*
+ * The recall goal pools its windows by probe pages, not by windows: a
+ * window with 200 accessed probe pages, all read accessed, and four with
+ * one each, read not accessed, make a recall of 200 / 204, not the mean of
+ * 1, 0, 0, 0, 0.  With counts that vary from window to window the latter
+ * would be biased toward the windows with few probes.
+ */
+TEST(recall_pooled_by_probe_pages)
+{
+	struct daptrace_probe_counts many = { .nr = 200, .tp = 200 };
+	struct daptrace_probe_counts one = { .nr = 1, .fn = 1 };
+	unsigned long b, sample;
+	struct daptrace_ctx ctx;
+	unsigned int i;
+	struct prng p;
+
+	ctx_setup(&ctx, 1, &p, 1);
+	ctx.attrs.recall_goal_bp = 9000;
+	EXPECT_FALSE(daptrace_tune_recall(&ctx, &many, 1000000, 100000000, &b, &sample));
+	for (i = 0; i < 4; i++)
+		EXPECT_FALSE(daptrace_tune_recall(&ctx, &one, 1000000, 100000000, &b,
+						  &sample)) TH_LOG("0.98 is not below 0.9");
+	EXPECT_EQ(200U, ctx.recall.tp);
+	EXPECT_EQ(4U, ctx.recall.fn);
 }
 
 /*

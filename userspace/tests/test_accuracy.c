@@ -104,6 +104,54 @@ TEST(pool_by_probes)
 	free(p);
 }
 
+/*
+ * The module's cost bound (probe_max_cpu_bp) varies the probe pages a
+ * window has: the pool weighs probe pages, not windows.  A window of 60
+ * accessed probe pages, all read accessed, and three of 2, read not
+ * accessed: the recall is 60 / 66, not the mean of the windows' 1, 0, 0,
+ * 0; precision likewise over the pages; the interval rests on 66 pages.
+ * And windows of 2 probes fill a pool only by time, as they should.
+ */
+TEST(pool_weighs_probes_not_windows)
+{
+	struct acc_pool *p = malloc(sizeof(*p));
+	struct rec_probes many = { .pages = 64, .tp = 60, .fp = 4 };
+	struct rec_probes few = { .pages = 2, .fn = 2 };
+	struct acc_estimate e;
+	struct acc_interval want;
+
+	ASSERT_NE(NULL, p);
+	acc_pool_init(p, 10000000000ULL, 600);
+	acc_pool_add(p, 100000000ULL, &many);
+	for (uint64_t t = 2; t <= 4; t++)
+		acc_pool_add(p, t * 100000000ULL, &few);
+	ASSERT_EQ(1, acc_pool_estimate(p, &e));
+	EXPECT_EQ(4, e.windows);
+	EXPECT_EQ(70, e.pages);
+	EXPECT_EQ(60, e.recall.k);
+	EXPECT_EQ(66, e.recall.n);
+	EXPECT_TRUE(NEAR(e.recall.est, 60.0 / 66)) TH_LOG("recall %.4f", e.recall.est);
+	EXPECT_TRUE(NEAR(e.precision.est, 60.0 / 64)) TH_LOG("precision %.4f",
+							     e.precision.est);
+	acc_wilson95(60, 66, &want);
+	EXPECT_TRUE(NEAR(e.recall.lo, want.lo) && NEAR(e.recall.hi, want.hi));
+
+	/*
+	 * 2 probe pages a window (the module's floor), both accessed, one
+	 * read accessed: the 10 s span bounds the pool, 200 accessed pages
+	 * give +-0.07 at a recall of 0.5.
+	 */
+	few = (struct rec_probes){ .pages = 2, .tp = 1, .fn = 1 };
+	for (uint64_t t = 5; t <= 300; t++)
+		acc_pool_add(p, t * 100000000ULL, &few);
+	acc_pool_estimate(p, &e);
+	EXPECT_EQ(100, e.windows);
+	EXPECT_EQ(200, e.recall.n);
+	EXPECT_TRUE(e.recall.hi - e.recall.lo < 0.15) TH_LOG("[%.3f, %.3f]", e.recall.lo,
+							      e.recall.hi);
+	free(p);
+}
+
 struct got {
 	int n, with;
 	struct rec_probes c[4];

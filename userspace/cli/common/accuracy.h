@@ -16,6 +16,15 @@
  * apart.  With 64 probes a window and half the memory accessed, that is
  * about 19 windows (1.9 s at the default intervals): the estimate lags a
  * change by that much.
+ *
+ * The module's cost bound (probe_max_cpu_bp) gives a window fewer probes
+ * than probe_pages where they would cost more than 5 % of its worker's CPU
+ * (down to 2 a window): each window's count is the one it carries (the
+ * #probes row's pages), and the sums weigh every probe page alike, however
+ * many its window had, so a count that varies biases nothing; it only
+ * makes the pool span more windows, up to the 10 s, and its interval wider
+ * (2 a window: 200 probe pages in 10 s, about +-0.1 where half are
+ * accessed).
  */
 #ifndef DAPTRACE_ACCURACY_H
 #define DAPTRACE_ACCURACY_H

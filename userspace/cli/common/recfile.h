@@ -56,11 +56,14 @@
  * Accuracy probes (optional): before the #snap row of window <seq>, the
  * module's accuracy probes of that window (snapshot header, see the uapi
  * header and sysfs-docs/ probe_pages): <pages> pages given page-level
- * truth, of which <tp> accessed with their region read accessed, <fn>
- * accessed with their region read not accessed, <fp> not accessed with
+ * truth (the window's own count: the module's cost bound varies it from
+ * window to window, see probe_max_cpu_bp; readers pool by pages), of
+ * which <tp> accessed with their region read accessed, <fn> accessed
+ * with their region read not accessed, <fp> not accessed with
  * their region read accessed, <tn> neither, and <unobserved> whose truth
  * or region verdict could not be observed; the five add up to <pages>.
- * Absent: the module did not probe (older module, probe_pages 0).
+ * Absent: the module did not probe (older module, probe_pages 0), or
+ * kept none of the window's probes (all their draws fell in gaps).
  * Readers that do not know the row skip it.
  *
  * Regret (daptrace policy --record, written once, before the trailer): per
