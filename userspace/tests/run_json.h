@@ -4,6 +4,9 @@
 #define DAPTRACE_RUN_JSON_H
 
 #include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "run_cmd.h"
 
@@ -34,5 +37,23 @@ static inline struct json_object *json_field(struct __test_metadata *_metadata,
 }
 
 #define JSON_FIELD(o, k) json_field(_metadata, o, k)
+
+/* The member of @j at @path, "a.b.0.c" (a number indexes an array); NULL if none. */
+static inline struct json_object *json_at(struct json_object *j, const char *path)
+{
+	char key[64];
+
+	while (j && *path) {
+		size_t n = strcspn(path, ".");
+
+		snprintf(key, sizeof(key), "%.*s", (int)n, path);
+		if (json_object_is_type(j, json_type_array))
+			j = json_object_array_get_idx(j, strtoul(key, NULL, 10));
+		else if (!json_object_object_get_ex(j, key, &j))
+			j = NULL;
+		path += n + (path[n] == '.');
+	}
+	return j;
+}
 
 #endif

@@ -21,7 +21,7 @@
 #include <zlib.h>
 
 #include "kselftest_harness.h"
-#include "run_cmd.h"
+#include "run_json.h"
 
 static char out[1 << 20];
 
@@ -81,23 +81,6 @@ static struct json_object *report_both(struct __test_metadata *_metadata, const 
 	ASSERT_NE(NULL, j) TH_LOG("report %s --json %s", view, rec);
 	EXPECT_EQ(0, run_daptrace(A("report", (char *)view, (char *)rec), out, sizeof(out)))
 		TH_LOG("report %s %s: %s", view, rec, out);
-	return j;
-}
-
-static struct json_object *at(struct json_object *j, const char *path)
-{
-	char key[64];
-
-	while (j && *path) {
-		size_t n = strcspn(path, ".");
-
-		snprintf(key, sizeof(key), "%.*s", (int)n, path);
-		if (json_object_is_type(j, json_type_array))
-			j = json_object_array_get_idx(j, strtoul(key, NULL, 10));
-		else if (!json_object_object_get_ex(j, key, &j))
-			j = NULL;
-		path += n + (path[n] == '.');
-	}
 	return j;
 }
 
@@ -166,24 +149,24 @@ TEST_F(damo, kernel_pointer_target_ids_stay_apart)
 		j = report_json(_metadata, A("report", "raw", "--json", (char *)rec));
 		ASSERT_NE(NULL, j);
 		/* three windows of both targets, not six of one */
-		EXPECT_EQ(2, json_object_array_length(at(j, "targets")));
+		EXPECT_EQ(2, json_object_array_length(json_at(j, "targets")));
 		EXPECT_STREQ("target_id 18446623435582458880",
-			     json_object_get_string(at(j, "targets.0.comm")));
+			     json_object_get_string(json_at(j, "targets.0.comm")));
 		EXPECT_STREQ("target_id 18446623435582462976",
-			     json_object_get_string(at(j, "targets.1.comm")));
-		EXPECT_EQ(3, json_object_array_length(at(j, "snapshots")));
-		EXPECT_EQ(2, json_object_array_length(at(j, "snapshots.2.regions")));
+			     json_object_get_string(json_at(j, "targets.1.comm")));
+		EXPECT_EQ(3, json_object_array_length(json_at(j, "snapshots")));
+		EXPECT_EQ(2, json_object_array_length(json_at(j, "snapshots.2.regions")));
 		/* the top of the address space, exactly */
 		EXPECT_EQ(18446744073709551615ULL,
-			  json_object_get_uint64(at(j, "snapshots.2.regions.1.end")));
+			  json_object_get_uint64(json_at(j, "snapshots.2.regions.1.end")));
 		json_object_put(j);
 		/* damo's wss (collapsed targets): both targets' bytes per window */
 		j = report_json(_metadata, A("report", "wss", "--json", (char *)rec));
 		ASSERT_NE(NULL, j);
-		EXPECT_EQ(3, json_object_array_length(at(j, "series")));
-		EXPECT_EQ(4096 + 8192, json_object_get_int64(at(j, "series.0.wss_bytes")));
-		EXPECT_EQ(4096 + 8192, json_object_get_int64(at(j, "series.1.wss_bytes")));
-		EXPECT_EQ(4095, json_object_get_int64(at(j, "series.2.wss_bytes")));
+		EXPECT_EQ(3, json_object_array_length(json_at(j, "series")));
+		EXPECT_EQ(4096 + 8192, json_object_get_int64(json_at(j, "series.0.wss_bytes")));
+		EXPECT_EQ(4096 + 8192, json_object_get_int64(json_at(j, "series.1.wss_bytes")));
+		EXPECT_EQ(4095, json_object_get_int64(json_at(j, "series.2.wss_bytes")));
 		json_object_put(j);
 	}
 }
@@ -216,7 +199,7 @@ static void numbers(struct __test_metadata *_metadata, const char *mode, const c
 	buf[0] = '\0';
 	for (; j && *keys; keys++)
 		n += snprintf(buf + n, n < len ? len - n : 0, "%s=%s ", *keys,
-			      json_object_to_json_string(at(j, *keys)));
+			      json_object_to_json_string(json_at(j, *keys)));
 	json_object_put(j);
 }
 
@@ -245,8 +228,8 @@ TEST_F(damo, damo_export_leaves_holes_out)
 	/* damo sees the heap and the stack only: 2 MiB, not 287 MiB */
 	j = json_object_from_file(damo);
 	ASSERT_NE(NULL, j);
-	EXPECT_EQ(2, json_object_array_length(at(j, "0.snapshots.1.regions")));
-	EXPECT_STREQ("2097152", json_object_get_string(at(j, "0.snapshots.1.total_bytes")));
+	EXPECT_EQ(2, json_object_array_length(json_at(j, "0.snapshots.1.regions")));
+	EXPECT_STREQ("2097152", json_object_get_string(json_at(j, "0.snapshots.1.total_bytes")));
 	json_object_put(j);
 	/* and the round trip gives daptrace's own numbers back */
 	for (size_t i = 0; i < sizeof(reports) / sizeof(reports[0]); i++) {
@@ -259,8 +242,8 @@ TEST_F(damo, damo_export_leaves_holes_out)
 	ASSERT_EQ(0, run_daptrace(A("report", "damo", "-o", a, damo), out, sizeof(out)));
 	j = json_object_from_file(a);
 	ASSERT_NE(NULL, j);
-	EXPECT_STREQ("5100000000", json_object_get_string(at(j, "0.snapshots.1.start_time")));
-	EXPECT_STREQ("5200000000", json_object_get_string(at(j, "0.snapshots.1.end_time")));
+	EXPECT_STREQ("5100000000", json_object_get_string(json_at(j, "0.snapshots.1.start_time")));
+	EXPECT_STREQ("5200000000", json_object_get_string(json_at(j, "0.snapshots.1.end_time")));
 	json_object_put(j);
 }
 
@@ -325,7 +308,7 @@ TEST_F(damo, perf_script_missing_a_line)
 		rec = perf_without(self->dir, k ? one_target : two_targets, SIZE_MAX);
 		j = report_json(_metadata, A("report", "raw", "--json", (char *)rec));
 		ASSERT_NE(NULL, j);
-		EXPECT_EQ(2, json_object_array_length(at(j, "snapshots")));
+		EXPECT_EQ(2, json_object_array_length(json_at(j, "snapshots")));
 		json_object_put(j);
 	}
 	for (size_t i = 0; i < sizeof(cut) / sizeof(cut[0]); i++) {
@@ -393,19 +376,20 @@ TEST(wss_and_regions_percentiles_as_damo)
 		j = report_json(_metadata, A("report", (char *)r[i].mode, "--json", "--skip", "20",
 					     "--percentile-method", "damo", rec));
 		ASSERT_NE(NULL, j);
-		EXPECT_EQ(523, json_object_get_int(at(j, "snapshots")));
-		EXPECT_EQ(20, json_object_get_int(at(j, "skipped_snapshots")));
+		EXPECT_EQ(523, json_object_get_int(json_at(j, "snapshots")));
+		EXPECT_EQ(20, json_object_get_int(json_at(j, "skipped_snapshots")));
 		for (unsigned int p = 10; p <= 100; p += p == 90 ? 9 : p == 99 ? 1 : 10) {
 			snprintf(key, sizeof(key), "%s.p%u", r[i].key, p);
-			EXPECT_EQ(want[p], json_object_get_uint64(at(j, key))) TH_LOG("%s", key);
+			EXPECT_EQ(want[p], json_object_get_uint64(json_at(j, key)))
+				TH_LOG("%s", key);
 		}
 		json_object_put(j);
 	}
 	/* nearest rank on the same 523: p99 is the 518th, damo's the 517th */
 	j = report_json(_metadata, A("report", "wss", "--json", "--skip", "20", rec));
 	ASSERT_NE(NULL, j);
-	EXPECT_NE(want[99], json_object_get_uint64(at(j, "wss_bytes.p99")));
-	EXPECT_STREQ("nearest", json_object_get_string(at(j, "percentile_method")));
+	EXPECT_NE(want[99], json_object_get_uint64(json_at(j, "wss_bytes.p99")));
+	EXPECT_STREQ("nearest", json_object_get_string(json_at(j, "percentile_method")));
 	json_object_put(j);
 	EXPECT_EQ(2, run_daptrace(A("report", "wss", "--percentile-method", "mean", rec), out,
 				  sizeof(out)));
@@ -449,9 +433,9 @@ TEST_F(damo, record_without_intervals_is_said_so)
 	ASSERT_EQ(0, run_daptrace(A("report", "damo", "-o", damo, (char *)rec), out, sizeof(out)));
 	j = json_object_from_file(damo);
 	ASSERT_NE(NULL, j);
-	EXPECT_TRUE(json_object_object_get_ex(at(j, "0"), "intervals", NULL));
-	EXPECT_EQ(NULL, at(j, "0.intervals"));
-	EXPECT_EQ(NULL, at(j, "0.snapshots.0.sample_interval_us"));
+	EXPECT_TRUE(json_object_object_get_ex(json_at(j, "0"), "intervals", NULL));
+	EXPECT_EQ(NULL, json_at(j, "0.intervals"));
+	EXPECT_EQ(NULL, json_at(j, "0.snapshots.0.sample_interval_us"));
 	json_object_put(j);
 }
 
@@ -504,28 +488,28 @@ TEST_F(damo, unknown_ages_stay_unknown)
 			char key[64];
 
 			snprintf(key, sizeof(key), "snapshots.1.regions.%d", k);
-			v = at(j, key);
+			v = json_at(j, key);
 			ASSERT_NE(NULL, v) TH_LOG("%s: %s", src[i].name, key);
 			EXPECT_TRUE(json_object_object_get_ex(v, "age_windows", NULL));
-			EXPECT_EQ(NULL, at(v, "age_windows")) TH_LOG("%s", src[i].name);
-			EXPECT_EQ(NULL, at(v, "age_s")) TH_LOG("%s", src[i].name);
+			EXPECT_EQ(NULL, json_at(v, "age_windows")) TH_LOG("%s", src[i].name);
+			EXPECT_EQ(NULL, json_at(v, "age_s")) TH_LOG("%s", src[i].name);
 		}
 		json_object_put(j);
 		EXPECT_NE(NULL, strstr(out, "age unknown")) TH_LOG("%s", out);
 		EXPECT_EQ(NULL, strstr(out, "windows (")) TH_LOG("%s", out);
 		/* hist: no age bucket, all 12 KiB "unknown" */
 		j = report_both(_metadata, "hist", rec);
-		EXPECT_EQ(0, json_object_array_length(at(j, "age"))) TH_LOG("%s", src[i].name);
-		EXPECT_EQ(100, json_object_get_double(at(j, "age_unknown_share_percent")));
-		EXPECT_EQ(12288, json_object_get_double(at(j, "age_unknown_avg_bytes")));
+		EXPECT_EQ(0, json_object_array_length(json_at(j, "age"))) TH_LOG("%s", src[i].name);
+		EXPECT_EQ(100, json_object_get_double(json_at(j, "age_unknown_share_percent")));
+		EXPECT_EQ(12288, json_object_get_double(json_at(j, "age_unknown_avg_bytes")));
 		json_object_put(j);
 		EXPECT_NE(NULL, strstr(out, "\nunknown        12.0 KiB     100.00%")) TH_LOG("%s", out);
 		EXPECT_EQ(NULL, strstr(out, "\n0 s ")) TH_LOG("%s", out);
 		/* hot: the age column says so */
 		j = report_both(_metadata, "hot", rec);
-		EXPECT_NE(NULL, at(j, "regions.1"));
-		EXPECT_EQ(NULL, at(j, "regions.0.age_s"));
-		EXPECT_EQ(NULL, at(j, "regions.1.age_windows"));
+		EXPECT_NE(NULL, json_at(j, "regions.1"));
+		EXPECT_EQ(NULL, json_at(j, "regions.0.age_s"));
+		EXPECT_EQ(NULL, json_at(j, "regions.1.age_windows"));
 		json_object_put(j);
 		EXPECT_NE(NULL, strstr(out, "# age unknown (the source has none) for 12.0 KiB"))
 			TH_LOG("%s", out);
@@ -536,23 +520,23 @@ TEST_F(damo, unknown_ages_stay_unknown)
 		j = report_json(_metadata, A("report", "access", "--json", "--sort", "size",
 					     (char *)rec));
 		ASSERT_NE(NULL, j);
-		EXPECT_EQ(12288, json_object_get_int64(at(j, "age_unknown_bytes")));
-		EXPECT_EQ(12288, json_object_get_int64(at(j, "age_unknown_matched_bytes")));
-		EXPECT_EQ(4096, json_object_get_int64(at(j, "idle_known_bytes")));
-		EXPECT_EQ(0, json_object_get_double(at(j, "regions.0.idle_s")));
-		EXPECT_NE(NULL, at(j, "regions.0.idle_s"));
-		EXPECT_EQ(NULL, at(j, "regions.1.idle_s"));
-		EXPECT_EQ(NULL, at(j, "regions.1.temperature"));
-		EXPECT_EQ(NULL, at(j, "temperature_percentiles.p50"));
-		EXPECT_EQ(0, json_object_get_double(at(j, "recency_s_percentiles.p100")));
+		EXPECT_EQ(12288, json_object_get_int64(json_at(j, "age_unknown_bytes")));
+		EXPECT_EQ(12288, json_object_get_int64(json_at(j, "age_unknown_matched_bytes")));
+		EXPECT_EQ(4096, json_object_get_int64(json_at(j, "idle_known_bytes")));
+		EXPECT_EQ(0, json_object_get_double(json_at(j, "regions.0.idle_s")));
+		EXPECT_NE(NULL, json_at(j, "regions.0.idle_s"));
+		EXPECT_EQ(NULL, json_at(j, "regions.1.idle_s"));
+		EXPECT_EQ(NULL, json_at(j, "regions.1.temperature"));
+		EXPECT_EQ(NULL, json_at(j, "temperature_percentiles.p50"));
+		EXPECT_EQ(0, json_object_get_double(json_at(j, "recency_s_percentiles.p100")));
 		/* no bytes idle for 0.1 s: the one that might be is not known */
-		EXPECT_EQ(0, json_object_get_int64(at(j, "cold_tail.0.bytes")));
+		EXPECT_EQ(0, json_object_get_int64(json_at(j, "cold_tail.0.bytes")));
 		json_object_put(j);
 		/* an age range matches no unknown age */
 		j = report_json(_metadata, A("report", "access", "--json", "--age", "0s-10s",
 					     (char *)rec));
 		ASSERT_NE(NULL, j);
-		EXPECT_EQ(0, json_object_get_int64(at(j, "matched_regions")));
+		EXPECT_EQ(0, json_object_get_int64(json_at(j, "matched_regions")));
 		json_object_put(j);
 		/* damo gets null back, and reads as daptrace did */
 		snprintf(damo, sizeof(damo), "%s/%s.back.json", self->dir, src[i].name);
@@ -560,16 +544,16 @@ TEST_F(damo, unknown_ages_stay_unknown)
 					  sizeof(out))) TH_LOG("%s", out);
 		j = json_object_from_file(damo);
 		ASSERT_NE(NULL, j);
-		v = at(j, "0.snapshots.1.regions.1.age");
+		v = json_at(j, "0.snapshots.1.regions.1.age");
 		ASSERT_NE(NULL, v);
 		EXPECT_TRUE(json_object_object_get_ex(v, "aggr_intervals", NULL));
-		EXPECT_EQ(NULL, at(v, "aggr_intervals"));
-		EXPECT_EQ(NULL, at(v, "usec"));
+		EXPECT_EQ(NULL, json_at(v, "aggr_intervals"));
+		EXPECT_EQ(NULL, json_at(v, "usec"));
 		json_object_put(j);
 		j = report_json(_metadata, A("report", "raw", "--json", damo));
 		ASSERT_NE(NULL, j);
-		EXPECT_EQ(NULL, at(j, "snapshots.0.regions.0.age_s"));
-		EXPECT_NE(NULL, at(j, "snapshots.0.regions.0.nr_accesses"));
+		EXPECT_EQ(NULL, json_at(j, "snapshots.0.regions.0.age_s"));
+		EXPECT_NE(NULL, json_at(j, "snapshots.0.regions.0.nr_accesses"));
 		json_object_put(j);
 	}
 }
@@ -589,15 +573,15 @@ TEST_F(damo, known_ages_and_bad_ages)
 	ASSERT_NE(NULL, rec);
 	j = report_json(_metadata, A("report", "raw", "--json", (char *)rec));
 	ASSERT_NE(NULL, j);
-	EXPECT_NE(NULL, at(j, "snapshots.0.regions.0.age_windows"));
-	EXPECT_EQ(0, json_object_get_int(at(j, "snapshots.0.regions.0.age_windows")));
-	EXPECT_EQ(1, json_object_get_int(at(j, "snapshots.1.regions.0.age_windows")));
+	EXPECT_NE(NULL, json_at(j, "snapshots.0.regions.0.age_windows"));
+	EXPECT_EQ(0, json_object_get_int(json_at(j, "snapshots.0.regions.0.age_windows")));
+	EXPECT_EQ(1, json_object_get_int(json_at(j, "snapshots.1.regions.0.age_windows")));
 	json_object_put(j);
 	j = report_json(_metadata, A("report", "access", "--json", (char *)rec));
 	ASSERT_NE(NULL, j);
-	EXPECT_EQ(0, json_object_get_int64(at(j, "age_unknown_bytes")));
-	EXPECT_NE(NULL, at(j, "temperature_percentiles.p50"));
-	EXPECT_EQ(0.2, json_object_get_double(at(j, "recency_s_percentiles.p50")));
+	EXPECT_EQ(0, json_object_get_int64(json_at(j, "age_unknown_bytes")));
+	EXPECT_NE(NULL, json_at(j, "temperature_percentiles.p50"));
+	EXPECT_EQ(0.2, json_object_get_double(json_at(j, "recency_s_percentiles.p50")));
 	json_object_put(j);
 	p = strstr(text, ",1,20,a\n#eof");
 	ASSERT_NE(NULL, p);
@@ -672,18 +656,18 @@ TEST_F(damo, footprints_as_damo_reports_them)
 	/* nearest rank by default: p25 of 4 is the 1st, p50 the 2nd */
 	j = report_json(_metadata, A("report", "footprints", "--json", (char *)rec));
 	ASSERT_NE(NULL, j);
-	EXPECT_EQ(4, json_object_get_int(at(j, "windows")));
-	EXPECT_EQ(1, json_object_get_int(at(j, "windows_without_footprint")));
-	EXPECT_EQ(5242880, json_object_get_int64(at(j, "metrics.rss.avg_bytes")));
-	EXPECT_EQ(2097152, json_object_get_int64(at(j, "metrics.rss.percentiles.p25")));
-	EXPECT_EQ(3145728, json_object_get_int64(at(j, "metrics.rss.percentiles.p50")));
-	EXPECT_EQ(37748736, json_object_get_int64(at(j, "metrics.vsz.percentiles.p100")));
+	EXPECT_EQ(4, json_object_get_int(json_at(j, "windows")));
+	EXPECT_EQ(1, json_object_get_int(json_at(j, "windows_without_footprint")));
+	EXPECT_EQ(5242880, json_object_get_int64(json_at(j, "metrics.rss.avg_bytes")));
+	EXPECT_EQ(2097152, json_object_get_int64(json_at(j, "metrics.rss.percentiles.p25")));
+	EXPECT_EQ(3145728, json_object_get_int64(json_at(j, "metrics.rss.percentiles.p50")));
+	EXPECT_EQ(37748736, json_object_get_int64(json_at(j, "metrics.vsz.percentiles.p100")));
 	json_object_put(j);
 	/* one target: its own */
 	j = report_json(_metadata, A("report", "footprints", "--json", "-p", "8", (char *)rec));
 	ASSERT_NE(NULL, j);
-	EXPECT_EQ(3, json_object_get_int(at(j, "windows")));
-	EXPECT_EQ(4194304, json_object_get_int64(at(j, "metrics.rss.percentiles.p100")));
+	EXPECT_EQ(3, json_object_get_int(json_at(j, "windows")));
+	EXPECT_EQ(4194304, json_object_get_int64(json_at(j, "metrics.rss.percentiles.p100")));
 	json_object_put(j);
 	/* bad flags, and records without footprints, say so */
 	EXPECT_EQ(2, run_daptrace(A("report", "footprints", "--metric", "sys_used", (char *)rec),
@@ -734,26 +718,27 @@ TEST_F(damo, round_trip_keeps_pids_comms_labels_and_target_ids)
 		TH_LOG("%s", out);
 	j = report_json(_metadata, A("report", "raw", "--json", damo));
 	ASSERT_NE(NULL, j);
-	EXPECT_EQ(4242, json_object_get_int(at(j, "targets.0.pid")));
-	EXPECT_STREQ("my \"app\"", json_object_get_string(at(j, "targets.0.comm")));
-	EXPECT_EQ(77, json_object_get_int(at(j, "targets.1.pid")));
-	EXPECT_STREQ("other", json_object_get_string(at(j, "targets.1.comm")));
-	EXPECT_EQ(4242, json_object_get_int(at(j, "snapshots.0.regions.0.pid")));
+	EXPECT_EQ(4242, json_object_get_int(json_at(j, "targets.0.pid")));
+	EXPECT_STREQ("my \"app\"", json_object_get_string(json_at(j, "targets.0.comm")));
+	EXPECT_EQ(77, json_object_get_int(json_at(j, "targets.1.pid")));
+	EXPECT_STREQ("other", json_object_get_string(json_at(j, "targets.1.comm")));
+	EXPECT_EQ(4242, json_object_get_int(json_at(j, "snapshots.0.regions.0.pid")));
 	EXPECT_STREQ("/usr/lib/libc.so.6",
-		     json_object_get_string(at(j, "snapshots.0.regions.0.label")));
-	EXPECT_STREQ("[heap] \"q\"", json_object_get_string(at(j, "snapshots.0.regions.1.label")));
-	EXPECT_STREQ("[stack]", json_object_get_string(at(j, "snapshots.1.regions.1.label")));
-	EXPECT_EQ(3, json_object_get_int(at(j, "snapshots.1.regions.0.age_windows")));
+		     json_object_get_string(json_at(j, "snapshots.0.regions.0.label")));
+	EXPECT_STREQ("[heap] \"q\"",
+		     json_object_get_string(json_at(j, "snapshots.0.regions.1.label")));
+	EXPECT_STREQ("[stack]", json_object_get_string(json_at(j, "snapshots.1.regions.1.label")));
+	EXPECT_EQ(3, json_object_get_int(json_at(j, "snapshots.1.regions.0.age_windows")));
 	json_object_put(j);
 	/* --label and --by comm work on it as on the record */
 	j = report_json(_metadata, A("report", "hot", "--json", "--label", "heap", damo));
 	ASSERT_NE(NULL, j);
-	EXPECT_EQ(1, json_object_array_length(at(j, "regions")));
-	EXPECT_EQ(8192, json_object_get_int(at(j, "regions.0.start")));
+	EXPECT_EQ(1, json_object_array_length(json_at(j, "regions")));
+	EXPECT_EQ(8192, json_object_get_int(json_at(j, "regions.0.start")));
 	json_object_put(j);
 	j = report_json(_metadata, A("report", "hot", "--json", "--by", "comm", damo));
 	ASSERT_NE(NULL, j);
-	EXPECT_STREQ("other", json_object_get_string(at(j, "groups.0.group")));
+	EXPECT_STREQ("other", json_object_get_string(json_at(j, "groups.0.group")));
 	json_object_put(j);
 	/* damo's kernel-pointer ids survive damo -> daptrace -> damo */
 	rec = fixture(self->dir, "two.damon.data", two_pointers, 1);
@@ -763,9 +748,9 @@ TEST_F(damo, round_trip_keeps_pids_comms_labels_and_target_ids)
 				  sizeof(out))) TH_LOG("%s", out);
 	j = json_object_from_file(again);
 	ASSERT_NE(NULL, j);
-	EXPECT_EQ(18446623435582458880ULL, json_object_get_uint64(at(j, "0.target_id")));
-	EXPECT_EQ(18446623435582462976ULL, json_object_get_uint64(at(j, "1.target_id")));
-	EXPECT_EQ(2, json_object_get_int(at(j, "1.daptrace_pid")));
+	EXPECT_EQ(18446623435582458880ULL, json_object_get_uint64(json_at(j, "0.target_id")));
+	EXPECT_EQ(18446623435582462976ULL, json_object_get_uint64(json_at(j, "1.target_id")));
+	EXPECT_EQ(2, json_object_get_int(json_at(j, "1.daptrace_pid")));
 	json_object_put(j);
 	/* a key of ours that is wrong is an error naming it */
 	rec = fixture(self->dir, "bad.json", "[{\"target_id\": 1, \"daptrace_pid\": -4, \"snapshots\": "
@@ -863,23 +848,23 @@ TEST_F(damo, adjust_merges_windows)
 	EXPECT_STREQ("", out);
 	j = report_json(_metadata, A("report", "raw", "--json", coarse));
 	ASSERT_NE(NULL, j);
-	EXPECT_EQ(2, json_object_array_length(at(j, "snapshots")));
+	EXPECT_EQ(2, json_object_array_length(json_at(j, "snapshots")));
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-		EXPECT_NE(NULL, at(j, want[i].key)) TH_LOG("%s", want[i].key);
-		EXPECT_EQ(want[i].v, json_object_get_int64(at(j, want[i].key)))
+		EXPECT_NE(NULL, json_at(j, want[i].key)) TH_LOG("%s", want[i].key);
+		EXPECT_EQ(want[i].v, json_object_get_int64(json_at(j, want[i].key)))
 			TH_LOG("%s", want[i].key);
 	}
-	EXPECT_EQ(4, json_object_array_length(at(j, "snapshots.1.regions")));
-	EXPECT_EQ(1.5, json_object_get_double(at(j, "snapshots.0.regions.2.age_s")));
-	EXPECT_EQ(2.0, json_object_get_double(at(j, "snapshots.1.regions.2.age_s")));
-	EXPECT_EQ(NULL, at(j, "snapshots.1.regions.3.age_windows"));
-	EXPECT_STREQ("A2", json_object_get_string(at(j, "snapshots.1.regions.1.label")));
+	EXPECT_EQ(4, json_object_array_length(json_at(j, "snapshots.1.regions")));
+	EXPECT_EQ(1.5, json_object_get_double(json_at(j, "snapshots.0.regions.2.age_s")));
+	EXPECT_EQ(2.0, json_object_get_double(json_at(j, "snapshots.1.regions.2.age_s")));
+	EXPECT_EQ(NULL, json_at(j, "snapshots.1.regions.3.age_windows"));
+	EXPECT_STREQ("A2", json_object_get_string(json_at(j, "snapshots.1.regions.1.label")));
 	json_object_put(j);
 	/* the same memory over the same time: hist's unknown-age bytes too */
 	j = report_json(_metadata, A("report", "hist", "--json", coarse));
 	ASSERT_NE(NULL, j);
-	EXPECT_EQ(1.0, json_object_get_double(at(j, "seconds")));
-	EXPECT_EQ(4096, json_object_get_double(at(j, "age_unknown_avg_bytes")));
+	EXPECT_EQ(1.0, json_object_get_double(json_at(j, "seconds")));
+	EXPECT_EQ(4096, json_object_get_double(json_at(j, "age_unknown_avg_bytes")));
 	json_object_put(j);
 	for (const char *const *m = modes; *m; m++) {
 		EXPECT_EQ(0, run_daptrace(A("report", (char *)*m, coarse), out, sizeof(out)))
@@ -892,9 +877,9 @@ TEST_F(damo, adjust_merges_windows)
 		TH_LOG("%s", out);
 	j = report_json(_metadata, A("report", "raw", "--json", coarse));
 	ASSERT_NE(NULL, j);
-	EXPECT_EQ(4, json_object_array_length(at(j, "snapshots")));
-	EXPECT_EQ(60, json_object_get_int(at(j, "snapshots.0.nr_samples")));
-	EXPECT_EQ(20, json_object_get_int(at(j, "snapshots.3.nr_samples")));
+	EXPECT_EQ(4, json_object_array_length(json_at(j, "snapshots")));
+	EXPECT_EQ(60, json_object_get_int(json_at(j, "snapshots.0.nr_samples")));
+	EXPECT_EQ(20, json_object_get_int(json_at(j, "snapshots.3.nr_samples")));
 	json_object_put(j);
 	/* usage and record errors change nothing */
 	EXPECT_EQ(2, run_daptrace(A("report", "adjust", (char *)rec), out, sizeof(out)));

@@ -252,6 +252,12 @@ static const struct {
 	{ "footprint of no target", HDR "#footprint,43,5,8192,4096\n", "t.csv:5: #footprint row of pid 43, which no #target row names" },
 	{ "footprint rss > vsz", HDR "#footprint,42,5,4096,8192\n", "t.csv:5: footprint rss 8192 is more than its vsz 4096" },
 	{ "footprint short", HDR "#footprint,42,5,4096\n", "t.csv:5: #footprint row needs 5 fields, got 4" },
+	{ "maps of no target", HDR "#maps,43,5,4096,8192\n", "t.csv:5: #maps row of pid 43, which no #target row names" },
+	{ "maps half a range", HDR "#maps,42,5,4096\n", "t.csv:5: #maps row needs a pid, a time and start,end pairs, got 4 fields" },
+	{ "maps empty range", HDR "#maps,42,5,8192,8192\n", "t.csv:5: maps range 8192-8192 of pid 42 is empty" },
+	{ "maps overlap", HDR "#maps,42,5,4096,12288,8192,16384\n", "t.csv:5: maps range at 8192 of pid 42 is below the end of the one before (12288)" },
+	{ "maps overlap the row before", HDR "#maps,42,5,4096,12288\n#maps,42,5,8192,16384\n", "t.csv:6: maps range at 8192 of pid 42 is below" },
+	{ "maps inside a snapshot", HDR SNAP1 ROW1 "#maps,42,5\n", "t.csv:7: #maps row, but snapshot seq 1" },
 	{ "bad flags", HDR2A SNAP1 "100,1,42,4096,8192,3,0,20,,,,,,,x,[heap]\n", "t.csv:5: bad flags 'x'" },
 	{ "unobserved over samples", HDR3 SNAP1 "100,1,42,4096,8192,3,0,20,,,,,,,0,21,x\n", "t.csv:5: bad nr_unobserved '21'" },
 	{ "bad target ppid", HDR "#target,43,y,z\n", "t.csv:5: bad target ppid 'z'" },
@@ -274,6 +280,74 @@ static const struct {
 	{ "regret inside a snapshot", HDR SNAP1 ROW1 "#regret,0,0:pageout,resident,/a,8192,0,1000000,0,0,0\n", "t.csv:7: #regret row, but snapshot seq 1" },
 	{ "more accesses than samples", HDR SNAP1 "100,1,42,4096,8192,21,0,x\n", "t.csv:6: nr_accesses 21 is more than the window's 20 samples" },
 };
+
+/* A snapshot's maps as read: the reads, each with its ranges. */
+struct maps_read {
+	uint32_t nr_maps, nr_ranges;
+	struct rec_maps m[4];
+	struct rec_range r[64];
+};
+
+static int collect_maps(void *arg, const struct rec_snapshot *s, const struct rec_info *info)
+{
+	struct maps_read *out = arg;
+
+	(void)info;
+	if (s->nr_maps > 4 || s->nr_map_ranges > 64)
+		return 99;
+	out->nr_maps = s->nr_maps;
+	out->nr_ranges = s->nr_map_ranges;
+	memcpy(out->m, s->maps, s->nr_maps * sizeof(*s->maps));
+	memcpy(out->r, s->map_ranges, s->nr_map_ranges * sizeof(*s->map_ranges));
+	return 0;
+}
+
+/*
+ * #maps rows round trip: a read of more ranges than a row holds takes two
+ * rows and reads back as one; a read without mappings is a row of its own.
+ */
+TEST(maps_round_trip)
+{
+	struct rec_range r[REC_MAPS_PER_ROW + 6];
+	struct rec_maps m[2] = {
+		{ .pid = 42, .time_ns = 5, .first = 0, .nr = REC_MAPS_PER_ROW + 6 },
+		{ .pid = 42, .time_ns = 9, .first = REC_MAPS_PER_ROW + 6, .nr = 0 },
+	};
+	struct rec_snapshot s = { .seq = 1, .end_ns = 100, .nr_samples = 20, .maps = m,
+				  .nr_maps = 2, .map_ranges = r,
+				  .nr_map_ranges = REC_MAPS_PER_ROW + 6 };
+	struct rec_target tg = { .pid = 42, .comm = "x" };
+	struct reading rd = { .f = tmpfile() };
+	struct maps_read got = { 0 };
+	char line[1024];
+	int rows = 0;
+
+	for (uint32_t i = 0; i < REC_MAPS_PER_ROW + 6; i++)
+		r[i] = (struct rec_range){ 8192 * (i + 1), 8192 * (i + 1) + 4096 };
+	ASSERT_NE(NULL, rd.f);
+	ASSERT_EQ(0, rec_write_header(rd.f, NULL, 0, &tg, 1));
+	ASSERT_EQ(0, rec_write_snapshot(rd.f, &s));
+	ASSERT_EQ(0, rec_write_trailer(rd.f, NULL, 0));
+	rewind(rd.f);
+	while (fgets(line, sizeof(line), rd.f))
+		rows += !strncmp(line, "#maps,42,", 9);
+	EXPECT_EQ(3, rows);
+	rewind(rd.f);
+	ASSERT_EQ(0, read_with(&rd, 0, collect_maps, &got)) TH_LOG("%s", rd.err);
+	ASSERT_EQ(2, got.nr_maps);
+	ASSERT_EQ(REC_MAPS_PER_ROW + 6, got.nr_ranges);
+	EXPECT_EQ(5, got.m[0].time_ns);
+	EXPECT_EQ(0, got.m[0].first);
+	EXPECT_EQ(REC_MAPS_PER_ROW + 6, got.m[0].nr);
+	EXPECT_EQ(9, got.m[1].time_ns);
+	EXPECT_EQ(0, got.m[1].nr);
+	for (uint32_t i = 0; i < REC_MAPS_PER_ROW + 6; i++) {
+		EXPECT_EQ(r[i].start, got.r[i].start);
+		EXPECT_EQ(r[i].end, got.r[i].end);
+	}
+	rec_info_free(&rd.info);
+	fclose(rd.f);
+}
 
 TEST(bad_files)
 {

@@ -57,6 +57,7 @@ struct counted {
 	uint64_t snapshots, missed, regions;
 	uint64_t last_seq;
 	uint64_t footprints, rss, vsz;	/* the last footprint read */
+	uint64_t maps, map_ranges;	/* #maps reads, their ranges */
 };
 
 static int count(void *arg, const struct rec_snapshot *s, const struct rec_info *info)
@@ -69,6 +70,8 @@ static int count(void *arg, const struct rec_snapshot *s, const struct rec_info 
 	c->regions += s->nr_regions;
 	c->last_seq = s->seq;
 	c->footprints += s->nr_footprints;
+	c->maps += s->nr_maps;
+	c->map_ranges += s->nr_map_ranges;
 	if (s->nr_footprints) {
 		c->rss = s->footprints[0].rss;
 		c->vsz = s->footprints[0].vsz;
@@ -251,6 +254,9 @@ TEST_F(rec, command_until_target_exits)
 	EXPECT_GE(c.footprints, 6);
 	EXPECT_GT(c.rss, 0);
 	EXPECT_GE(c.vsz, c.rss);
+	/* its map, read as it joined, for the reports to leave out the holes */
+	EXPECT_GE(c.maps, 1);
+	EXPECT_GE(c.map_ranges, 2);
 	EXPECT_TRUE(info.complete);
 	EXPECT_STREQ("all targets exited", rec_info_trailer(&info, "reason"));
 	EXPECT_STREQ("0", rec_info_trailer(&info, "missed"));

@@ -217,4 +217,51 @@ TEST_F(labels, early_reads_wait_for_the_retry_interval)
 	EXPECT_EQ(3, c->t.maps.nr_reads);
 }
 
+/*
+ * Each read goes into the record once (its #maps rows, recfile.h), the
+ * pieces of a mapping and adjacent mappings joined into one range; a read
+ * that finds the same ranges, or an exited process's empty map, adds none.
+ */
+TEST_F(labels, each_read_goes_into_the_record_once)
+{
+	static const char *const adjacent =
+		"10000000-10004000 r--p 00000000 08:01 42 /usr/bin/app\n"
+		"10004000-10008000 r-xp 00004000 08:01 42 /usr/bin/app\n"
+		"10008000-10009000 rw-p 00000000 00:00 0\n"
+		"14000000-14021000 rw-p 00000000 00:00 0 [heap]\n";
+	struct rec_maps_rows rows = { 0 };
+	struct ctx *c = &self->c;
+
+	/* the join's read: maps_v1's four mappings, apart */
+	ASSERT_EQ(0, rec_tgt_maps_row(&c->t, &rows, 7));
+	ASSERT_EQ(1, rows.n);
+	EXPECT_EQ(PID, rows.v[0].pid);
+	EXPECT_EQ(7, rows.v[0].time_ns);
+	EXPECT_EQ(4, rows.v[0].nr);
+	EXPECT_EQ(0x7ffc00021000, rows.r[3].end);
+	/* not read since, or read and the same */
+	ASSERT_EQ(0, rec_tgt_maps_row(&c->t, &rows, 8));
+	EXPECT_EQ(1, rows.n);
+	rec_tgt_read(&c->t, EVERY / 2);
+	ASSERT_EQ(0, rec_tgt_maps_row(&c->t, &rows, 8));
+	EXPECT_EQ(1, rows.n);
+	EXPECT_EQ(4, rows.nr);
+	ASSERT_EQ(0, write_maps(c, adjacent));
+	rec_tgt_read(&c->t, EVERY);
+	rows.n = rows.nr = 0;
+	ASSERT_EQ(0, rec_tgt_maps_row(&c->t, &rows, 9));
+	ASSERT_EQ(1, rows.n);
+	ASSERT_EQ(2, rows.v[0].nr);
+	EXPECT_EQ(0x10000000, rows.r[0].start);
+	EXPECT_EQ(0x10009000, rows.r[0].end);
+	EXPECT_EQ(0x14000000, rows.r[1].start);
+	EXPECT_EQ(0x14021000, rows.r[1].end);
+	ASSERT_EQ(0, write_maps(c, ""));
+	rec_tgt_read(&c->t, 2 * EVERY);
+	rows.n = rows.nr = 0;
+	ASSERT_EQ(0, rec_tgt_maps_row(&c->t, &rows, 10));
+	EXPECT_EQ(0, rows.n);
+	rec_maps_rows_free(&rows);
+}
+
 TEST_HARNESS_MAIN

@@ -1083,6 +1083,115 @@ TEST(not_observable_memory_and_footprints)
 }
 
 /*
+ * report wss counts the bytes of the accessed regions that lie inside the
+ * target's mappings (the record's #maps rows), never the holes between
+ * them, whatever a region's label says:
+ *   A [0x10000, 0x14000)  16 KiB "[heap]", accessed, half over a hole: its
+ *                         mapping [0x10000, 0x12000) holds 8 KiB of it
+ *   B [0x1f000, 0x30000)  68 KiB "[unmapped]", accessed, holding the small
+ *                         mapping [0x20000, 0x21000): 4 KiB
+ *   C [0x40000, 0x50000)  64 KiB mapped, not accessed
+ * Window 1: 8192 + 4096 = 12288 (counted whole: 16384 + 69632 = 86016).
+ * Window 2: no #maps row, the map of window 1 holds: 12288.
+ * Window 3: a new map without B's mapping: 8192.
+ */
+#define MAPS_HDR "# daptrace-record v2\n#meta,sample_us,5000\n#meta,aggr_us,100000\n" \
+	"#target,7,cc1\ntime_ns,seq,pid,start,end,nr_accesses,age,nr_samples,flags,label\n"
+#define MAPS_WINDOW(t, seq) \
+	"#snap," #seq "," #t "00000000," #t "99999999,3,20,0,0\n" \
+	#t "99999999," #seq ",7,65536,81920,10,1,20,0,\"[heap]\"\n" \
+	#t "99999999," #seq ",7,126976,196608,3,1,20,0,\"[unmapped]\"\n" \
+	#t "99999999," #seq ",7,262144,327680,0,5,20,0,\"[anon]\"\n"
+#define MAPS_V1	"#maps,7,50000000,65536,73728,131072,135168,262144,327680\n"
+#define MAPS_V2	"#maps,7,250000000,65536,73728,262144,327680\n"
+
+static const char wss_maps[] = MAPS_HDR MAPS_V1 MAPS_WINDOW(0, 1) MAPS_WINDOW(1, 2)
+	MAPS_V2 MAPS_WINDOW(2, 3) "#eof\n";
+/* the same windows recorded before the maps were: mapping unknown */
+static const char wss_no_maps[] = MAPS_HDR MAPS_WINDOW(0, 1) MAPS_WINDOW(1, 2)
+	MAPS_WINDOW(2, 3) "#eof\n";
+
+/* A number a JSON report must hold at @path (json_at()); -1: absent. */
+struct json_want {
+	const char *path;
+	int64_t want;
+};
+
+/* Run daptrace @argv for a JSON report and check the @n numbers of @w in it. */
+static void expect_json(struct __test_metadata *_metadata, char *const *argv,
+			const struct json_want *w, size_t n)
+{
+	struct json_object *j = run_daptrace_json(argv, out, sizeof(out));
+
+	ASSERT_NE(NULL, j) TH_LOG("%s", out);
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *v = json_at(j, w[i].path);
+
+		EXPECT_EQ(w[i].want, v ? json_object_get_int64(v) : -1) TH_LOG("%s", w[i].path);
+	}
+	json_object_put(j);
+}
+
+#define EXPECT_JSON(argv, w) expect_json(_metadata, argv, w, sizeof(w) / sizeof(w[0]))
+
+/*
+ * The record with maps, and the same windows recorded before there were
+ * maps: their regions count whole, and the report says so.
+ */
+TEST(wss_counts_only_mapped_bytes)
+{
+	static const struct json_want maps[] = {
+		{ "series.0.wss_bytes", 12288 },
+		{ "series.1.wss_bytes", 12288 },
+		{ "series.2.wss_bytes", 8192 },
+		{ "wss_bytes.p100", 12288 },
+		{ "mapping_unknown_snapshots", 0 },
+		{ "mapping_unknown_max_bytes", 0 },
+		{ "series.0.mapping_unknown_bytes", -1 },
+	}, by_pid[] = {
+		{ "groups.0.wss_max_bytes", 12288 },
+		{ "groups.0.wss_last_bytes", 8192 },
+		/* A 8192 + B 4096 + C 65536: the mapped memory, as monitored */
+		{ "groups.0.monitored_max_bytes", 77824 },
+		{ "groups.0.mapping_unknown_max_bytes", 0 },
+	}, since[] = {
+		/* the map read before --since still holds after it */
+		{ "series.0.wss_bytes", 12288 },
+		{ "mapping_unknown_snapshots", 0 },
+	}, whole[] = {
+		{ "series.0.wss_bytes", 86016 },
+		{ "series.0.mapping_unknown_bytes", 86016 },
+		{ "series.2.mapping_unknown_bytes", 86016 },
+		{ "mapping_unknown_snapshots", 3 },
+		{ "mapping_unknown_max_bytes", 86016 },
+	}, whole_by_comm[] = {
+		{ "groups.0.mapping_unknown_max_bytes", 86016 },
+	};
+	static const struct report_run text[] = {
+		{ { "wss" }, 0, { "\n0.100000 12288 0 NaN NaN\n", "\n0.300000 8192 0 NaN NaN\n" },
+		  "mapping unknown" },
+	}, text_whole[] = {
+		{ { "wss" }, 0, { "# mapping unknown (no maps of the target in the record): in 3 "
+				  "of 3 snapshots accessed regions counted whole, holes between "
+				  "mappings included: max 84.0 KiB\n" }, NULL },
+		{ { "wss", "--by", "pid" }, 0, { "# mapping unknown" }, NULL },
+	};
+	struct tmp t = { 0 };
+	char *rec = (char *)tmp_record(&t, "maps.csv", wss_maps);
+
+	SKIP_UNLESS_DAPTRACE_BIN();
+	EXPECT_JSON(A("report", "wss", "--json", rec), maps);
+	EXPECT_JSON(A("report", "wss", "--json", "--by", "pid", rec), by_pid);
+	EXPECT_JSON(A("report", "wss", "--json", "--since", "0.15", rec), since);
+	EXPECT_RUNS(rec, text);
+	rec = (char *)tmp_record(&t, "old.csv", wss_no_maps);
+	EXPECT_JSON(A("report", "wss", "--json", rec), whole);
+	EXPECT_JSON(A("report", "wss", "--json", "--by", "comm", rec), whole_by_comm);
+	EXPECT_RUNS(rec, text_whole);
+	tmp_clean(&t);
+}
+
+/*
  * Issue 30, defect 4: --addr zooms in on the range, as damo clips to it,
  * rather than drawing the whole block around it; the other reports count
  * only the part of a region inside the range.

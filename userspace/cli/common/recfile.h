@@ -8,6 +8,7 @@
  *   #target,<pid>,<comm>[,<ppid>,<cgroup>,<time_ns>]  one per target
  *   <column names>                                column header, see below
  *   #footprint,<pid>,<time_ns>,<vsz>,<rss>        a target's footprint
+ *   #maps,<pid>,<time_ns>[,<start>,<end>]...      a target's mapped ranges
  *   #probes,<seq>,<pages>,<tp>,<fn>,<fp>,<tn>,<unobserved>  accuracy probes
  *   #snap,<seq>,<start_ns>,<end_ns>,<nr_regions>,<nr_samples>,<flags>,
  *         <missed_before>[,<sample_us>,<aggr_us>]
@@ -52,6 +53,21 @@
  * each target's is read about once a second, and a reader takes a target's
  * last footprint as its current one until it leaves.  Readers that do not
  * know the row skip it.
+ *
+ * Maps (optional, added after the footprints): before the #snap row of a
+ * window, a #maps row for each target whose /proc/<pid>/maps the recorder
+ * read since its last one: the address ranges [start, end) its mappings
+ * covered at time_ns, ascending and apart (adjacent mappings joined).  The
+ * space between them is no memory (a region labelled "[unmapped]" is
+ * mostly such space; the ranges say exactly how much).  A read of more
+ * than REC_MAPS_PER_ROW ranges takes more rows, one after the other with
+ * the same pid and time_ns; a row without ranges is a process without
+ * mappings.  The recorder writes a read only when its ranges changed.  A
+ * target's last map holds until its next one; another process that gets
+ * the pid (a #target row after the #exit) starts without.  Where a record
+ * has none for a target (an older record, an import, a map that could not
+ * be read) its regions' mapping is not known, and a report says so.
+ * Readers that do not know the row skip it.
  *
  * Accuracy probes (optional): before the #snap row of window <seq>, the
  * module's accuracy probes of that window (snapshot header, see the uapi
@@ -132,6 +148,24 @@ struct rec_target {
 	int moved;			/* left the followed cgroup (#exit ...,moved) */
 };
 
+/* #maps: at most this many ranges in a row (3 + 2 x 14 fields) */
+#define REC_MAPS_PER_ROW	14
+
+/* An address range [start, end). */
+struct rec_range {
+	uint64_t start, end;
+};
+
+/*
+ * One read of a target's maps (its #maps rows): ranges @first to
+ * @first + @nr - 1 of the snapshot's @map_ranges.
+ */
+struct rec_maps {
+	pid_t pid;
+	uint64_t time_ns;		/* when it was read, since the start */
+	uint32_t first, nr;
+};
+
 /* Placement fields are valid iff the snapshot's @placement is set. */
 struct rec_region {
 	uint64_t start, end;
@@ -171,6 +205,11 @@ struct rec_snapshot {
 	/* the #footprint rows before the #snap row */
 	struct rec_footprint *footprints;
 	uint32_t nr_footprints;
+	/* the #maps rows before the #snap row: the reads, and their ranges */
+	struct rec_maps *maps;
+	uint32_t nr_maps;
+	struct rec_range *map_ranges;
+	uint32_t nr_map_ranges;
 	unsigned long line;		/* line of the #snap row */
 	int placement;			/* regions carry placement */
 	/* the #probes row before the #snap row, if any (has_probes) */
@@ -224,7 +263,7 @@ int rec_write_header(FILE *f, const struct rec_kv *meta, int nr_meta,
 int rec_write_target(FILE *f, const struct rec_target *t);
 /* An #exit row: target @pid left at @time_ns, moved out of the cgroup if @moved. */
 int rec_write_exit(FILE *f, pid_t pid, uint64_t time_ns, int moved);
-/* @s's #footprint rows, its #snap row (with its intervals if set), its regions. */
+/* @s's #footprint and #maps rows, its #snap row (with its intervals if set), its regions. */
 int rec_write_snapshot(FILE *f, const struct rec_snapshot *s);
 int rec_write_trailer(FILE *f, const struct rec_kv *kv, int nr);
 int rec_write_regret(FILE *f, const struct rec_regret *r);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "recfile.h"
 #include "units.h"
 
@@ -18,6 +19,8 @@
 #define MAX_FIELD_LEN		(64 * 1024)
 #define MAX_REGIONS		(4U << 20)	/* per snapshot; kernel: 64 x 20000 */
 #define MAX_KV			4096
+/* #maps ranges before a #snap row: 4096 reads of 256 */
+#define MAX_MAP_RANGES		(1U << 20)
 /* #target rows: a machine's processes over a long recording */
 #define MAX_TARGET_ROWS		(1U << 20)
 
@@ -61,7 +64,14 @@ struct parse {
 	uint64_t last_seq;
 	uint32_t meta_sample_us, meta_aggr_us;	/* #meta fallbacks, 0: none */
 	struct rec_footprint *fp;	/* #footprint rows for the next #snap */
-	uint32_t nr_fp, fp_cap;
+	uint32_t nr_fp;
+	size_t fp_cap;
+	struct rec_maps *maps;		/* #maps reads for the next #snap */
+	uint32_t nr_maps;
+	size_t maps_cap;
+	struct rec_range *ranges;	/* their ranges */
+	uint32_t nr_ranges;
+	size_t ranges_cap;
 	int have_probes;		/* a #probes row for the next #snap */
 	uint64_t probes_seq;
 	struct rec_probes probes;
@@ -374,6 +384,15 @@ static void probes_row(struct parse *p)
 	};
 }
 
+/* Room for @need items of @size in *@arr (capacity *@cap); 0, or -1 failed. */
+static int grow(struct parse *p, void **arr, size_t *cap, size_t need, size_t size)
+{
+	if (!grow_array(arr, cap, need, size))
+		return 0;
+	fail(p, "out of memory");
+	return -1;
+}
+
 /* #footprint,<pid>,<time_ns>,<vsz>,<rss>: kept for the next snapshot. */
 static void footprint_row(struct parse *p)
 {
@@ -402,20 +421,74 @@ static void footprint_row(struct parse *p)
 		fail(p, "more than %d #footprint rows before a #snap row", MAX_KV);
 		return;
 	}
-	if (p->nr_fp == p->fp_cap) {
-		uint32_t cap = p->fp_cap ? p->fp_cap * 2 : 8;
-		struct rec_footprint *f = realloc(p->fp, cap * sizeof(*f));
-
-		if (!f) {
-			fail(p, "out of memory");
-			return;
-		}
-		p->fp = f;
-		p->fp_cap = cap;
-	}
+	if (grow(p, (void **)&p->fp, &p->fp_cap, p->nr_fp + 1, sizeof(*p->fp)))
+		return;
 	p->fp[p->nr_fp++] = (struct rec_footprint){
 		.pid = (pid_t)pid, .time_ns = v[0], .vsz = v[1], .rss = v[2],
 	};
+}
+
+/*
+ * #maps,<pid>,<time_ns>[,<start>,<end>]...: kept for the next snapshot.
+ * A row with the pid and time of the read before it goes on with that read.
+ */
+static void maps_row(struct parse *p)
+{
+	struct rec_maps *m = p->nr_maps ? &p->maps[p->nr_maps - 1] : NULL;
+	uint64_t pid, time_ns;
+
+	if (p->nr_fields < 3 || (p->nr_fields - 3) % 2) {
+		fail(p, "#maps row needs a pid, a time and start,end pairs, got %d fields",
+		     p->nr_fields);
+		return;
+	}
+	if (num(p, 1, "maps pid", INT32_MAX, &pid) ||
+	    num(p, 2, "maps time_ns", UINT64_MAX, &time_ns))
+		return;
+	if (!is_target(p, (pid_t)pid)) {
+		fail(p, "#maps row of pid %llu, which no #target row names",
+		     (unsigned long long)pid);
+		return;
+	}
+	if (!m || m->pid != (pid_t)pid || m->time_ns != time_ns) {
+		if (p->nr_maps >= MAX_KV) {
+			fail(p, "more than %d maps before a #snap row", MAX_KV);
+			return;
+		}
+		if (grow(p, (void **)&p->maps, &p->maps_cap, p->nr_maps + 1, sizeof(*m)))
+			return;
+		m = &p->maps[p->nr_maps++];
+		*m = (struct rec_maps){ .pid = (pid_t)pid, .time_ns = time_ns,
+					.first = p->nr_ranges };
+	}
+	for (int i = 3; i < p->nr_fields; i += 2) {
+		uint64_t a, b;
+
+		if (num(p, i, "maps start", UINT64_MAX, &a) ||
+		    num(p, i + 1, "maps end", UINT64_MAX, &b))
+			return;
+		if (a >= b) {
+			fail(p, "maps range %llu-%llu of pid %llu is empty",
+			     (unsigned long long)a, (unsigned long long)b,
+			     (unsigned long long)pid);
+			return;
+		}
+		if (m->nr && a < p->ranges[p->nr_ranges - 1].end) {
+			fail(p, "maps range at %llu of pid %llu is below the end of the one "
+			     "before (%llu)", (unsigned long long)a, (unsigned long long)pid,
+			     (unsigned long long)p->ranges[p->nr_ranges - 1].end);
+			return;
+		}
+		if (p->nr_ranges >= MAX_MAP_RANGES) {
+			fail(p, "more than %u maps ranges before a #snap row", MAX_MAP_RANGES);
+			return;
+		}
+		if (grow(p, (void **)&p->ranges, &p->ranges_cap, p->nr_ranges + 1,
+			 sizeof(*p->ranges)))
+			return;
+		p->ranges[p->nr_ranges++] = (struct rec_range){ a, b };
+		m->nr++;
+	}
 }
 
 static void deliver(struct parse *p)
@@ -428,6 +501,8 @@ static void deliver(struct parse *p)
 		ret = p->cb(p->arg, &p->snap, p->info);
 	clear_snap(p);
 	p->nr_fp = 0;
+	p->nr_maps = 0;
+	p->nr_ranges = 0;
 	if (ret) {
 		p->failed = 1;
 		p->cb_ret = ret;
@@ -494,6 +569,10 @@ static void snap_row(struct parse *p)
 	s->aggr_us = v[8] ? (uint32_t)v[8] : p->meta_aggr_us;
 	s->footprints = p->fp;
 	s->nr_footprints = p->nr_fp;
+	s->maps = p->maps;
+	s->nr_maps = p->nr_maps;
+	s->map_ranges = p->ranges;
+	s->nr_map_ranges = p->nr_ranges;
 	s->line = p->line;
 	s->placement = p->placement;
 	if (p->have_probes && p->probes_seq != s->seq) {
@@ -828,6 +907,9 @@ static void on_row(int c, void *arg)
 		} else if (is_tag(p, "#footprint")) {
 			if (!incomplete(p, "#footprint row"))
 				footprint_row(p);
+		} else if (is_tag(p, "#maps")) {
+			if (!incomplete(p, "#maps row"))
+				maps_row(p);
 		} else if (is_tag(p, "#probes")) {
 			if (!incomplete(p, "#probes row"))
 				probes_row(p);
@@ -947,6 +1029,8 @@ int rec_read(FILE *f, const char *name, int allow_partial, rec_snapshot_cb cb,
 	clear_snap(&p);
 	free(p.snap.regions);
 	free(p.fp);
+	free(p.maps);
+	free(p.ranges);
 	if (p.cb_ret)
 		return p.cb_ret;
 	return ret;

@@ -64,6 +64,22 @@ int rec_write_exit(FILE *f, pid_t pid, uint64_t time_ns, int moved)
 	return check(f);
 }
 
+/* One read's #maps rows: REC_MAPS_PER_ROW ranges a row, one row if none. */
+static void write_maps(FILE *f, const struct rec_snapshot *s, const struct rec_maps *m)
+{
+	uint32_t i = 0;
+
+	do {
+		fprintf(f, "#maps,%d,%" PRIu64, (int)m->pid, m->time_ns);
+		for (uint32_t k = 0; k < REC_MAPS_PER_ROW && i < m->nr; k++, i++) {
+			const struct rec_range *r = &s->map_ranges[m->first + i];
+
+			fprintf(f, ",%" PRIu64 ",%" PRIu64, r->start, r->end);
+		}
+		fputc('\n', f);
+	} while (i < m->nr);
+}
+
 int rec_write_snapshot(FILE *f, const struct rec_snapshot *s)
 {
 	for (uint32_t i = 0; i < s->nr_footprints; i++) {
@@ -72,6 +88,8 @@ int rec_write_snapshot(FILE *f, const struct rec_snapshot *s)
 		fprintf(f, "#footprint,%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
 			(int)fp->pid, fp->time_ns, fp->vsz, fp->rss);
 	}
+	for (uint32_t i = 0; i < s->nr_maps; i++)
+		write_maps(f, s, &s->maps[i]);
 	if (s->has_probes)
 		fprintf(f, "#probes,%" PRIu64 ",%u,%u,%u,%u,%u,%u\n", s->seq,
 			s->probes.pages, s->probes.tp, s->probes.fn, s->probes.fp,

@@ -39,7 +39,7 @@ static inline uint64_t u64_of(double d)
 	return !(d > 0) ? 0 : d >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)d;
 }
 
-#define GROUP_VALUES	8
+#define GROUP_VALUES	10
 
 /* One group: its key, the processes seen in it, the mode's numbers. */
 struct rgroup {

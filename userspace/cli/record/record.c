@@ -67,6 +67,7 @@ struct recorder {
 	struct daptrace_snapshot snap;
 	struct rec_rows rows;
 	struct rec_labels labels;	/* of the snapshot being written */
+	struct rec_maps_rows maps;	/* its #maps rows: the maps read since */
 	struct footprints fp;		/* the targets' VSZ and RSS per window */
 	struct pid_vec fp_pids;		/* whose footprint this window reads */
 	size_t fp_next;			/* the next target's turn */
@@ -310,6 +311,29 @@ static void footprint_turn(struct recorder *r)
 }
 
 /*
+ * The maps read since the last window went into the record: each target's
+ * (or one's that left while the window was made) as its #maps rows.
+ * Short of memory, a target's goes with a later window.
+ */
+static void maps_rows(struct recorder *r, struct rec_snapshot *rs)
+{
+	const struct follow *f = &r->s.f;
+
+	r->maps.n = r->maps.nr = 0;
+	for (size_t k = 0; k < f->n; k++) {
+		const struct follow_proc *p = f->p[k];
+		struct rec_tgt *t = p->data;
+
+		if (t && (p->state == FP_TARGET || p->state == FP_LEFT))
+			rec_tgt_maps_row(t, &r->maps, rec_rel_ns(t->maps_ns, r->s.t0));
+	}
+	rs->maps = r->maps.v;
+	rs->nr_maps = r->maps.n;
+	rs->map_ranges = r->maps.r;
+	rs->nr_map_ranges = r->maps.nr;
+}
+
+/*
  * daptrace top: the table of report hot (the same model: report_hot.c) for
  * the newest window with regions, at most once per --refresh; a cleared
  * screen on a terminal, blocks separated by a blank line with --stdio.
@@ -365,6 +389,7 @@ static int write_snapshot(struct recorder *r)
 		rs.nr_footprints = footprints_read(&r->fp, r->fp_pids.v, (int)r->fp_pids.n,
 						   rec_rel_ns(now, r->s.t0));
 		rs.footprints = r->fp.fp;
+		maps_rows(r, &rs);
 	}
 	if (r->o->top && rs.has_probes) {
 		if (!r->acc) {
@@ -689,6 +714,7 @@ static int teardown(struct recorder *r, int ret)
 	daptrace_snapshot_free(&r->snap);
 	rec_rows_free(&r->rows);
 	rec_labels_free(&r->labels);
+	rec_maps_rows_free(&r->maps);
 	free(r->acc);
 	footprints_free(&r->fp);
 	session_close(&r->s);

@@ -15,9 +15,11 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "common/grow.h"
 #include "import/import.h"
 #include "objects/objects.h"
 #include "report.h"
+#include "report_mapped.h"
 #include "common/report_group.h"
 #include "common/units.h"
 
@@ -873,6 +875,7 @@ struct filter {
 	void *arg;
 	struct rec_region *regions;
 	uint32_t cap;
+	struct mapped_now *maps;	/* NULL, or kept up to every snapshot */
 };
 
 /* --addr keeps the part of a region inside the range (damo clips too). */
@@ -923,7 +926,7 @@ static int filtered(void *arg, const struct rec_snapshot *s, const struct rec_in
 	double t = (double)s->end_ns / 1e9;
 	struct rec_snapshot copy = *s;
 
-	if (note_window(in, s))
+	if (note_window(in, s) || (f->maps && mapped_now_update(f->maps, s, info)))
 		return EXIT_FAIL;
 	/*
 	 * An imported record without intervals (damo's "intervals": null, a
@@ -963,10 +966,10 @@ static int filtered(void *arg, const struct rec_snapshot *s, const struct rec_in
 	return f->cb(f->arg, &copy, info);
 }
 
-int report_read(const struct report_opts *o, rec_snapshot_cb cb, void *arg,
-		struct rec_info *info)
+static int read_filtered(const struct report_opts *o, rec_snapshot_cb cb, void *arg,
+			 struct rec_info *info, struct mapped_now *maps)
 {
-	struct filter flt = { .o = o, .cb = cb, .arg = arg };
+	struct filter flt = { .o = o, .cb = cb, .arg = arg, .maps = maps };
 	struct report_input *in = o->in;
 	char err[512];
 	int ret;
@@ -1000,21 +1003,21 @@ int report_read(const struct report_opts *o, rec_snapshot_cb cb, void *arg,
 	return EXIT_OK;
 }
 
+int report_read(const struct report_opts *o, rec_snapshot_cb cb, void *arg,
+		struct rec_info *info)
+{
+	return read_filtered(o, cb, arg, info, NULL);
+}
+
+int report_read_mapped(const struct report_opts *o, rec_snapshot_cb cb, void *arg,
+		       struct rec_info *info, struct mapped_now *maps)
+{
+	return read_filtered(o, cb, arg, info, maps);
+}
+
 int report_grow(void **p, size_t *cap, size_t need, size_t size)
 {
-	size_t cap2 = *cap ? *cap : 64;
-	void *n;
-
-	if (need <= *cap)
-		return 0;
-	while (cap2 < need)
-		cap2 *= 2;
-	n = realloc(*p, cap2 * size);
-	if (!n)
-		return -1;
-	*p = n;
-	*cap = cap2;
-	return 0;
+	return grow_array(p, cap, need, size);
 }
 
 void report_input_free(struct report_input *in)

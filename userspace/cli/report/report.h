@@ -122,6 +122,14 @@ void report_input_free(struct report_input *in);
 /* Read @o->input, calling @cb per snapshot; prints the error and returns 1. */
 int report_read(const struct report_opts *o, rec_snapshot_cb cb, void *arg,
 		struct rec_info *info);
+struct mapped_now;
+/*
+ * report_read() with the targets' maps in force (report_mapped.h) in
+ * @maps, brought up to each snapshot read, those --since/--until leave
+ * out too: a map read before --since still holds after it.
+ */
+int report_read_mapped(const struct report_opts *o, rec_snapshot_cb cb, void *arg,
+		       struct rec_info *info, struct mapped_now *maps);
 /*
  * Access frequency of a region in percent of its own window's samples
  * (nr_samples, else the window's aggr_us / sample_us): right across a

@@ -2,8 +2,12 @@
 /*
  * report wss / regions: one value per snapshot over time.
  * WSS of a snapshot = bytes of the regions with nr_accesses >= --threshold
- * (all targets, or --pid); memory that cannot be observed is never in it
- * and is counted apart.  Next to it the targets' footprints, RSS and VSZ,
+ * (all targets, or --pid) that lie inside the target's mappings: a coarse
+ * region straddles the holes between mappings, which are no memory
+ * (report_mapped.h).  Where the record has no map of a target (older
+ * records, imports) its regions count whole, and those bytes are said
+ * (mapping_unknown).  Memory that cannot be observed is never in it and
+ * is counted apart.  Next to it the targets' footprints, RSS and VSZ,
  * when the record has them.  Percentiles use the nearest-rank method, or
  * with --percentile-method damo damo's floor index (its _damo_dist.py:
  * sorted[int(p / 100.0 * n)], the last one for p100); they differ when
@@ -27,14 +31,15 @@
 #include "common/json_out.h"
 #include "report.h"
 #include "report_fp.h"
+#include "report_mapped.h"
 #include "common/report_group.h"
 #include "common/units.h"
 
 /* Per group (--by), in rgroup.v[] (over the record) and u[] (bytes now): */
-enum { G_WSS_SUM, G_WSS_MAX, G_OBS_MAX, G_UNOBS_MAX, G_RSS_MAX };
+enum { G_WSS_SUM, G_WSS_MAX, G_OBS_MAX, G_UNOBS_MAX, G_RSS_MAX, G_UNKNOWN_MAX };
 enum {
 	G_SNAPSHOTS, G_WSS_LAST, G_TOUCHED, G_HAS_RSS, G_WSS_NOW, G_OBS_NOW, G_UNOBS_NOW,
-	G_RSS_NOW,
+	G_RSS_NOW, G_UNKNOWN_NOW,
 };
 
 struct series {
@@ -43,6 +48,7 @@ struct series {
 	double *t;
 	uint64_t *v, *missed;
 	uint64_t *unobs;		/* bytes not observable */
+	uint64_t *unknown;		/* in the wss, counted whole: no map known */
 	double *rss, *vsz;		/* NaN: no footprint in that window */
 	struct acc_total acc;		/* the probes of the windows reported */
 	struct acc_pool *pool;		/* the last second's, for each point */
@@ -51,12 +57,44 @@ struct series {
 	size_t n, cap;
 	uint64_t seen;			/* snapshots read, --skip ones too */
 	int has_unobs, has_fp;
+	size_t nr_unknown;		/* snapshots with unknown > 0 */
 	struct fp_now fp;		/* the footprints in force */
+	struct mapped_now maps;		/* the targets' maps in force */
 	/* --by */
 	struct rgroups groups;
 	size_t *touched;		/* groups with regions in this snapshot */
 	size_t nr_touched, touched_cap;
 };
+
+/* A snapshot's bytes (of a group, or of all targets or --pid). */
+struct sized {
+	uint64_t wss, obs, unobs, unknown;
+};
+
+/*
+ * Add @r to @z: its bytes inside its target's mappings are in the working
+ * set if it was accessed enough, and monitored if it can be observed.  A
+ * region of a target whose map the record lacks counts whole, and is
+ * noted as such (monitored: unless labelled "[unmapped]", as before maps).
+ */
+static void size_region(const struct series *ser, const struct rec_info *info,
+			const struct rec_region *r, struct sized *z)
+{
+	uint64_t whole = r->end - r->start, mem = whole;
+	int known = mapped_bytes(&ser->maps, info, r, &mem);
+
+	if (!rec_observable(r)) {
+		z->unobs = u64_add_sat(z->unobs, whole);
+		return;
+	}
+	if (known || strcmp(r->label, "[unmapped]"))
+		z->obs = u64_add_sat(z->obs, mem);
+	if (r->nr_accesses < ser->o->threshold)
+		return;
+	z->wss = u64_add_sat(z->wss, mem);
+	if (!known)
+		z->unknown = u64_add_sat(z->unknown, whole);
+}
 
 /* --by: this snapshot's numbers of one group, kept and folded in at its end. */
 static struct rgroup *touch(struct series *ser, const struct rec_info *info, pid_t pid)
@@ -78,7 +116,7 @@ static int add_groups(struct series *ser, const struct rec_snapshot *s,
 {
 	for (uint32_t i = 0; i < s->nr_regions; i++) {
 		const struct rec_region *r = &s->regions[i];
-		uint64_t bytes = r->end - r->start;
+		struct sized z = { 0 };
 		struct rgroup *g;
 
 		if (ser->o->pid && r->pid != ser->o->pid)
@@ -86,12 +124,11 @@ static int add_groups(struct series *ser, const struct rec_snapshot *s,
 		g = touch(ser, info, r->pid);
 		if (!g)
 			return fail("report", "out of memory");
-		if (!rec_observable(r))
-			g->u[G_UNOBS_NOW] = u64_add_sat(g->u[G_UNOBS_NOW], bytes);
-		else if (r->nr_accesses >= ser->o->threshold)
-			g->u[G_WSS_NOW] = u64_add_sat(g->u[G_WSS_NOW], bytes);
-		if (rec_observable(r) && strcmp(r->label, "[unmapped]"))
-			g->u[G_OBS_NOW] = u64_add_sat(g->u[G_OBS_NOW], bytes);
+		size_region(ser, info, r, &z);
+		g->u[G_WSS_NOW] = u64_add_sat(g->u[G_WSS_NOW], z.wss);
+		g->u[G_OBS_NOW] = u64_add_sat(g->u[G_OBS_NOW], z.obs);
+		g->u[G_UNOBS_NOW] = u64_add_sat(g->u[G_UNOBS_NOW], z.unobs);
+		g->u[G_UNKNOWN_NOW] = u64_add_sat(g->u[G_UNKNOWN_NOW], z.unknown);
 	}
 	/* the footprints of the group's live targets, now */
 	for (size_t i = 0; i < ser->fp.nr; i++) {
@@ -120,7 +157,10 @@ static int add_groups(struct series *ser, const struct rec_snapshot *s,
 			g->v[G_UNOBS_MAX] = (double)g->u[G_UNOBS_NOW];
 		if ((double)g->u[G_RSS_NOW] > g->v[G_RSS_MAX])
 			g->v[G_RSS_MAX] = (double)g->u[G_RSS_NOW];
+		if ((double)g->u[G_UNKNOWN_NOW] > g->v[G_UNKNOWN_MAX])
+			g->v[G_UNKNOWN_MAX] = (double)g->u[G_UNKNOWN_NOW];
 		g->u[G_WSS_NOW] = g->u[G_OBS_NOW] = g->u[G_UNOBS_NOW] = g->u[G_RSS_NOW] = 0;
+		g->u[G_UNKNOWN_NOW] = 0;
 		g->u[G_TOUCHED] = 0;
 	}
 	ser->nr_touched = 0;
@@ -140,7 +180,8 @@ static int add_point(void *arg, const struct rec_snapshot *s,
 		     const struct rec_info *info)
 {
 	struct series *ser = arg;
-	uint64_t v = 0, unobs = 0;
+	struct sized z = { 0 };
+	uint64_t v = 0;
 	double rss = 0, vsz = 0;
 	int fp = 0;
 
@@ -158,6 +199,7 @@ static int add_point(void *arg, const struct rec_snapshot *s,
 		    grow((void **)&ser->v, cap, sizeof(*ser->v)) |
 		    grow((void **)&ser->missed, cap, sizeof(*ser->missed)) |
 		    grow((void **)&ser->unobs, cap, sizeof(*ser->unobs)) |
+		    grow((void **)&ser->unknown, cap, sizeof(*ser->unknown)) |
 		    grow((void **)&ser->rss, cap, sizeof(*ser->rss)) |
 		    grow((void **)&ser->est, cap, sizeof(*ser->est)) |
 		    grow((void **)&ser->vsz, cap, sizeof(*ser->vsz)))
@@ -169,13 +211,13 @@ static int add_point(void *arg, const struct rec_snapshot *s,
 
 		if (ser->o->pid && r->pid != ser->o->pid)
 			continue;
-		if (!ser->wss)
+		if (ser->wss)
+			size_region(ser, info, r, &z);
+		else
 			v++;
-		else if (!rec_observable(r))
-			unobs += r->end - r->start;
-		else if (r->nr_accesses >= ser->o->threshold)
-			v += r->end - r->start;
 	}
+	if (ser->wss)
+		v = z.wss;
 	for (size_t i = 0; i < ser->fp.nr; i++) {
 		const struct fp_last *f = &ser->fp.fp[i];
 
@@ -201,10 +243,12 @@ static int add_point(void *arg, const struct rec_snapshot *s,
 	ser->t[ser->n] = (double)s->end_ns / 1e9;
 	ser->v[ser->n] = v;
 	ser->missed[ser->n] = s->missed_before;
-	ser->unobs[ser->n] = unobs;
+	ser->unobs[ser->n] = z.unobs;
+	ser->unknown[ser->n] = z.unknown;
+	ser->nr_unknown += z.unknown > 0;
 	ser->rss[ser->n] = fp ? rss : NAN;
 	ser->vsz[ser->n] = fp ? vsz : NAN;
-	ser->has_unobs |= unobs > 0;
+	ser->has_unobs |= z.unobs > 0;
 	ser->has_fp |= fp;
 	ser->n++;
 	return 0;
@@ -258,6 +302,29 @@ static void print_footprint(const struct series *ser, FILE *out)
 			fmt_bytes(u64_of(max_unobs), a, sizeof(a)));
 }
 
+static uint64_t max_of(const uint64_t *v, size_t n)
+{
+	uint64_t m = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (v[i] > m)
+			m = v[i];
+	return m;
+}
+
+/* The working set bytes counted whole for want of the targets' maps, if any. */
+static void print_unknown(const struct series *ser, FILE *out)
+{
+	char b[32];
+
+	if (!ser->nr_unknown)
+		return;
+	fprintf(out, "# mapping unknown (no maps of the target in the record): in %zu of %zu "
+		"snapshots accessed regions counted whole, holes between mappings included: "
+		"max %s\n", ser->nr_unknown, ser->n,
+		fmt_bytes(max_of(ser->unknown, ser->n), b, sizeof(b)));
+}
+
 /* The record's accuracy estimate, and a warning if it is low. */
 static void print_accuracy(const struct series *ser, FILE *out)
 {
@@ -298,6 +365,12 @@ static int print_json(const struct report_opts *o, const struct series *ser,
 				       percentile(o, sorted, ser->n, p) : sorted[0]));
 	}
 	json_object_object_add(j, wss ? "wss_bytes" : "nr_regions", dist);
+	if (wss) {
+		json_object_object_add(j, "mapping_unknown_snapshots",
+				       json_object_new_uint64(ser->nr_unknown));
+		json_object_object_add(j, "mapping_unknown_max_bytes",
+				       json_object_new_uint64(max_of(ser->unknown, ser->n)));
+	}
 	if (ser->has_acc) {
 		struct acc_estimate e;
 
@@ -317,6 +390,9 @@ static int print_json(const struct report_opts *o, const struct series *ser,
 		if (wss && ser->has_unobs)
 			json_object_object_add(e, "not_observable_bytes",
 					       json_object_new_uint64(ser->unobs[i]));
+		if (wss && ser->nr_unknown)
+			json_object_object_add(e, "mapping_unknown_bytes",
+					       json_object_new_uint64(ser->unknown[i]));
 		if (wss && ser->has_fp) {
 			json_object_object_add(e, "rss_bytes", json_bytes(ser->rss[i]));
 			json_object_object_add(e, "vsz_bytes", json_bytes(ser->vsz[i]));
@@ -352,7 +428,7 @@ static int print_groups(const struct report_opts *o, struct series *ser, uint64_
 	struct rgroups *gs = &ser->groups;
 	const char *by = report_by_name((enum report_by)o->by);
 	struct json_object *j = NULL, *arr = NULL;
-	double all = 0;
+	double all = 0, unknown = 0;
 	char b[6][32];
 
 	/* no groups, no array: qsort(NULL, 0) is undefined */
@@ -361,6 +437,9 @@ static int print_groups(const struct report_opts *o, struct series *ser, uint64_
 	for (size_t i = 0; i < ser->n; i++)
 		all += (double)ser->v[i];
 	all = ser->n ? all / (double)ser->n : 0;
+	for (size_t i = 0; i < gs->n; i++)
+		if (gs->g[i].v[G_UNKNOWN_MAX] > unknown)
+			unknown = gs->g[i].v[G_UNKNOWN_MAX];
 	if (o->json) {
 		j = json_object_new_object();
 		arr = json_object_new_array();
@@ -376,6 +455,10 @@ static int print_groups(const struct report_opts *o, struct series *ser, uint64_
 			PRIu64 "%s)\n", o->input, by, o->threshold, o->pid ? ", one pid" : "");
 		fprintf(out, "# snapshots %zu, missed %" PRIu64 "; all: wss mean %s\n", ser->n,
 			missed, fmt_bytes(u64_of(all), b[0], sizeof(b[0])));
+		if (unknown > 0)
+			fprintf(out, "# mapping unknown (no maps of the target in the record): "
+				"accessed regions counted whole, holes between mappings included: "
+				"max %s in a group\n", fmt_bytes(u64_of(unknown), b[0], sizeof(b[0])));
 		fprintf(out, "%-24s %6s %9s %11s %11s %11s %11s %11s %11s\n", by, "procs",
 			"snapshots", "wss_mean", "wss_max", "wss_last", "monitored", "not_obs",
 			"rss_max");
@@ -405,6 +488,8 @@ static int print_groups(const struct report_opts *o, struct series *ser, uint64_
 		json_object_object_add(e, "wss_last_bytes", json_object_new_uint64(g->u[G_WSS_LAST]));
 		json_object_object_add(e, "monitored_max_bytes", json_bytes(g->v[G_OBS_MAX]));
 		json_object_object_add(e, "not_observable_max_bytes", json_bytes(g->v[G_UNOBS_MAX]));
+		json_object_object_add(e, "mapping_unknown_max_bytes",
+				       json_bytes(g->v[G_UNKNOWN_MAX]));
 		json_object_object_add(e, "rss_max_bytes", g->u[G_HAS_RSS] ?
 				       json_bytes(g->v[G_RSS_MAX]) : NULL);
 		json_object_array_add(arr, e);
@@ -422,7 +507,7 @@ static int run(const struct report_opts *o, FILE *out, FILE *tics, int wss)
 	char b[4][32];
 	int ret;
 
-	ret = report_read(o, add_point, &ser, &info);
+	ret = report_read_mapped(o, add_point, &ser, &info, wss ? &ser.maps : NULL);
 	if (ret)
 		goto out;
 	if (!ser.n) {
@@ -468,6 +553,7 @@ static int run(const struct report_opts *o, FILE *out, FILE *tics, int wss)
 				ser.n, p) : sorted[0], b[3], sizeof(b[3])));
 		fmt_bytes(sorted[ser.n - 1], b[3], sizeof(b[3]));
 		print_footprint(&ser, out);
+		print_unknown(&ser, out);
 		fprintf(out, "# columns: time_s wss_bytes not_observable_bytes rss_bytes "
 			"vsz_bytes (NaN: no footprint)\n");
 	} else {
@@ -495,9 +581,11 @@ static int run(const struct report_opts *o, FILE *out, FILE *tics, int wss)
 			percentile(o, sorted, ser.n, 90), percentile(o, sorted, ser.n, 99),
 			ser.has_fp, ser.has_unobs);
 	/* the data went to a file: still tell the user the headline */
-	if ((o->plot || o->output) && wss)
+	if ((o->plot || o->output) && wss) {
 		printf("%s: %zu snapshots, wss p50 %s p90 %s p99 %s max %s\n",
 		       o->input, ser.n, b[0], b[1], b[2], b[3]);
+		print_unknown(&ser, stdout);
+	}
 	else if (o->plot || o->output)
 		printf("%s: %zu snapshots, regions min %" PRIu64 " p50 %" PRIu64
 		       " max %" PRIu64 "\n", o->input, ser.n, sorted[0],
@@ -509,11 +597,13 @@ out:
 	free(ser.v);
 	free(ser.missed);
 	free(ser.unobs);
+	free(ser.unknown);
 	free(ser.rss);
 	free(ser.vsz);
 	free(ser.est);
 	free(ser.pool);
 	fp_now_free(&ser.fp);
+	mapped_now_free(&ser.maps);
 	free(ser.touched);
 	rgroups_free(&ser.groups);
 	return ret;
