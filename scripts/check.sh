@@ -145,6 +145,8 @@ done
 ktap_step unverified "$LOGS/unverified.log" "$TOP/scripts/unverified-test.sh"
 # The libraries of the host programs the guest roots carry.
 ktap_step shared-libs "$LOGS/shared-libs.log" "$TOP/scripts/shared-libs-test.sh"
+# The scorer the accuracy tests and benchmarks judge the estimate with.
+ktap_step score "$LOGS/score.log" "$TOP/workload/tests/score-test.sh"
 
 step style "$LOGS/style.log" "${MAKE[@]}" style
 step shellcheck "$LOGS/shellcheck.log" "${MAKE[@]}" shellcheck
