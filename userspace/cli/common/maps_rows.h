@@ -4,8 +4,8 @@
  * the record does not have yet, each as the ranges its mappings covered
  * (mapped.h).  A read goes in once, and not at all when its ranges are
  * those of the target's last rows: most reads find the mappings of the
- * last one.  The recorder writes them, from the maps it labels the
- * regions with.
+ * last one.  The recorder and policy --record write them, each from the
+ * maps it labels the regions with.
  */
 #ifndef DAPTRACE_MAPS_ROWS_H
 #define DAPTRACE_MAPS_ROWS_H
