@@ -86,6 +86,15 @@ int mapped_bytes(const struct mapped_now *now, const struct rec_info *info,
 	return 1;
 }
 
+int mapped_memory(const struct mapped_now *now, const struct rec_info *info,
+		  const struct rec_region *r, uint64_t *bytes)
+{
+	if (mapped_bytes(now, info, r, bytes))
+		return 1;
+	*bytes = strcmp(r->label, "[unmapped]") ? r->end - r->start : 0;
+	return 0;
+}
+
 void mapped_now_free(struct mapped_now *now)
 {
 	for (size_t i = 0; i < now->nr_held; i++)
