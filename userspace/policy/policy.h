@@ -464,12 +464,14 @@ const char *pol_err_name(enum pol_err e);
 
 /* engine.c */
 #include "common/maps.h"
+#include "common/maps_rows.h"
 
 struct pol_target {
 	pid_t pid;
 	int pidfd;		/* -1 if it could not be opened */
 	struct maps maps;	/* for filters and to act on mapped bytes only */
 	int64_t maps_ns;
+	struct maps_written rec_maps;	/* what policy --record has of @maps */
 	int gone;		/* exited: no more actions */
 	int pagemap;		/* /proc/PID/pagemap (regret), -1: not open */
 	/*

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -70,7 +71,7 @@ TEST(model_top_n_and_other)
 	struct exp_view v = { 0 };
 
 	make_snapshot(&s, r, in, sizeof(in) / sizeof(in[0]));
-	ASSERT_EQ(0, exp_view_update(&v, &c, &s, names, NULL));
+	ASSERT_EQ(0, exp_view_update(&v, &c, &s, names, NULL, NULL));
 	ASSERT_EQ(3, v.nr_groups);
 	EXPECT_EQ(4, v.nr_targets);
 	EXPECT_EQ(7, v.seq);
@@ -101,7 +102,7 @@ TEST(model_top_n_and_other)
 
 	/* fewer targets than N: each its own, and an empty other */
 	c.top_n = 10;
-	ASSERT_EQ(0, exp_view_update(&v, &c, &s, names, NULL));
+	ASSERT_EQ(0, exp_view_update(&v, &c, &s, names, NULL, NULL));
 	ASSERT_EQ(5, v.nr_groups);
 	EXPECT_EQ(30, v.g[2].pid);	/* 2 MiB each: the lower pid first */
 	EXPECT_EQ(40, v.g[3].pid);
@@ -111,7 +112,7 @@ TEST(model_top_n_and_other)
 
 	/* no regions at all: just other */
 	s.nr_regions = 0;
-	ASSERT_EQ(0, exp_view_update(&v, &c, &s, names, NULL));
+	ASSERT_EQ(0, exp_view_update(&v, &c, &s, names, NULL, NULL));
 	EXPECT_EQ(1, v.nr_groups);
 	EXPECT_EQ(0, v.g[0].nr_regions);
 	exp_view_free(&v);
@@ -140,7 +141,7 @@ TEST(model_percentiles_as_damon_stat)
 	struct exp_view v = { 0 };
 
 	make_snapshot(&s, r, in, 4);
-	ASSERT_EQ(0, exp_view_update(&v, &c, &s, NULL, NULL));
+	ASSERT_EQ(0, exp_view_update(&v, &c, &s, NULL, NULL, NULL));
 	ASSERT_EQ(2, v.nr_groups);
 	for (int i = 0; i < c.nr_pct; i++) {
 		EXPECT_EQ(want[i], v.g[0].idle_pct_us[i]) TH_LOG("p%u", c.pct[i]);
@@ -208,7 +209,7 @@ TEST(model_unobserved_is_neither_idle_nor_working_set)
 	make_snapshot(&s, r, in, 3);
 	r[0].nr_unobserved = 20;
 	r[1].nr_unobserved = 5;
-	ASSERT_EQ(0, exp_view_update(&v, &c, &s, names, NULL));
+	ASSERT_EQ(0, exp_view_update(&v, &c, &s, names, NULL, NULL));
 	EXPECT_EQ(7 << 20, v.g[0].bytes);
 	EXPECT_EQ(4 << 20, v.g[0].unobservable_bytes);
 	EXPECT_EQ(1 << 20, v.g[0].wss_bytes);
@@ -231,11 +232,143 @@ TEST(model_unobserved_is_neither_idle_nor_working_set)
 	r[0].nr_unobserved = 0;
 	r[1].nr_unobserved = 0;
 	r[2].nr_accesses = 0;
-	ASSERT_EQ(0, exp_view_update(&v, &c, &s, names, NULL));
+	ASSERT_EQ(0, exp_view_update(&v, &c, &s, names, NULL, NULL));
 	EXPECT_EQ(7 << 20, v.g[0].unobservable_bytes);
 	EXPECT_EQ(0, v.g[0].wss_bytes);
 	EXPECT_EQ(0, v.g[0].idle_bytes[0]);
 	exp_view_free(&v);
+}
+
+/* The mapped ranges of pid 5 only: [0x102000, 0x106000). */
+static int maps_of_5(void *ctx, pid_t pid, const struct rec_range **r, size_t *n)
+{
+	static const struct rec_range five[] = { { 0x102000, 0x106000 } };
+
+	(void)ctx;
+	if (pid != 5)
+		return 0;
+	*r = five;
+	*n = 1;
+	return 1;
+}
+
+/*
+ * The working set is the bytes of the accessed regions inside the target's
+ * mappings; a target whose mappings are not known has its accessed regions
+ * counted whole, and those bytes said apart.  From 0x100000:
+ *   pid 5: 16 KiB accessed, 8 KiB of it mapped; 16 KiB idle, 8 KiB mapped
+ *   pid 6:  8 KiB accessed, its map unknown
+ * Idle bytes stay the regions' (holes included).
+ */
+TEST(model_working_set_of_mapped_bytes)
+{
+	static const struct reg in[] = { { 5, 0x4000, 1, 0 }, { 5, 0x4000, 0, 9 },
+					 { 6, 0x2000, 3, 0 } };
+	static const struct want_sample want[] = {
+		{ "daptrace_working_set_bytes{target=\"5\",comm=\"\"}", 0x2000 },
+		{ "daptrace_working_set_mapping_unknown_bytes{target=\"5\",comm=\"\"}", 0 },
+		{ "daptrace_working_set_bytes{target=\"other\",comm=\"\"}", 0x2000 },
+		{ "daptrace_working_set_mapping_unknown_bytes{target=\"other\",comm=\"\"}",
+		  0x2000 },
+	};
+	struct exp_config c = { .top_n = 1, .idle_us = { 1000000 }, .nr_idle = 1 };
+	struct exp_health h = { .module_loaded = 1, .on = 1 };
+	struct exp_counts n = { 0 };
+	struct exp_view v = { 0 };
+	struct daptrace_snapshot s;
+	struct daptrace_region r[3];
+	struct metric_set m;
+	char *text;
+
+	make_snapshot(&s, r, in, 3);
+	ASSERT_EQ(0, exp_view_update(&v, &c, &s, NULL, maps_of_5, NULL));
+	ASSERT_EQ(2, v.nr_groups);
+	EXPECT_EQ(5, v.g[0].pid);
+	EXPECT_EQ(0x8000, v.g[0].bytes);
+	EXPECT_EQ(0x4000, v.g[0].idle_bytes[0]);
+	mset_init(&m);
+	exp_metrics_build(&m, &c, &v, &h, &n, NULL);
+	text = render(&m, 0);
+	ASSERT_NE(NULL, text);
+	EXPECT_SAMPLES(text, want);
+	free(text);
+	mset_free(&m);
+	exp_view_free(&v);
+}
+
+/* Write @text as @dir/@pid/maps ("" removes it); 0 or -1. */
+static int fake_maps(const char *dir, pid_t pid, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%d", dir, (int)pid);
+	mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/%d/maps", dir, (int)pid);
+	if (!*text)
+		return unlink(path);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fputs(text, f);
+	return fclose(f) ? -1 : 0;
+}
+
+/*
+ * The exporter's maps of the targets: read as a target shows up, again
+ * when older than the period, kept when a read fails, forgotten when the
+ * target is no longer in the snapshot; a target never read has none.
+ */
+TEST(maps_read_kept_and_forgotten)
+{
+	static const struct reg in[] = { { 5, 0x1000, 1, 0 }, { 6, 0x1000, 1, 0 } };
+	char dir[] = "/tmp/daptrace-exp-maps-XXXXXX";
+	struct exp_maps mp = { .proc = dir };
+	const struct rec_range *mr;
+	struct daptrace_region r[2];
+	struct daptrace_snapshot s;
+	size_t nr;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	ASSERT_EQ(0, fake_maps(dir, 5, "00100000-00102000 r--p 00000000 08:01 42 /bin/a\n"
+				      "00102000-00104000 rw-p 00000000 00:00 0\n"
+				      "00200000-00201000 rw-p 00000000 00:00 0 [heap]\n"));
+	make_snapshot(&s, r, in, 2);
+	ASSERT_EQ(0, exp_maps_update(&mp, &s, 1, 1000));
+	ASSERT_EQ(1, exp_maps_of(&mp, 5, &mr, &nr));
+	ASSERT_EQ(2, nr);
+	EXPECT_EQ(0x100000, mr[0].start);
+	EXPECT_EQ(0x104000, mr[0].end);
+	EXPECT_EQ(0x200000, mr[1].start);
+	/* pid 6 has no maps file: not known */
+	EXPECT_EQ(0, exp_maps_of(&mp, 6, &mr, &nr));
+	/* not read again within the period, read after it */
+	ASSERT_EQ(0, fake_maps(dir, 5, "00300000-00301000 rw-p 00000000 00:00 0\n"));
+	ASSERT_EQ(0, exp_maps_update(&mp, &s, 500, 1000));
+	ASSERT_EQ(1, exp_maps_of(&mp, 5, &mr, &nr));
+	EXPECT_EQ(2, nr);
+	ASSERT_EQ(0, exp_maps_update(&mp, &s, 1001, 1000));
+	ASSERT_EQ(1, exp_maps_of(&mp, 5, &mr, &nr));
+	ASSERT_EQ(1, nr);
+	EXPECT_EQ(0x300000, mr[0].start);
+	/* a read that fails keeps the last one */
+	ASSERT_EQ(0, fake_maps(dir, 5, ""));
+	ASSERT_EQ(0, exp_maps_update(&mp, &s, 3000, 1000));
+	EXPECT_EQ(1, exp_maps_of(&mp, 5, &mr, &nr));
+	/* pid 5 is no longer a target: forgotten */
+	s.regions = &r[1];
+	s.nr_regions = 1;
+	ASSERT_EQ(0, exp_maps_update(&mp, &s, 3001, 1000));
+	EXPECT_EQ(0, exp_maps_of(&mp, 5, &mr, &nr));
+	EXPECT_EQ(1, mp.n);
+	exp_maps_free(&mp);
+	for (pid_t pid = 5; pid <= 6; pid++) {
+		char sub[64];
+
+		snprintf(sub, sizeof(sub), "%s/%d", dir, (int)pid);
+		rmdir(sub);
+	}
+	rmdir(dir);
 }
 
 TEST(catalogue_from_a_view)
@@ -271,7 +404,7 @@ TEST(catalogue_from_a_view)
 	char *text;
 
 	make_snapshot(&s, r, in, 2);
-	ASSERT_EQ(0, exp_view_update(&v, &c, &s, names, NULL));
+	ASSERT_EQ(0, exp_view_update(&v, &c, &s, names, NULL, NULL));
 	mset_init(&m);
 	exp_metrics_build(&m, &c, &v, &h, &n, NULL);
 	EXPECT_EQ(0, m.dropped);

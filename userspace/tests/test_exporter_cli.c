@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -205,6 +206,14 @@ static double wait_sample(int port, char *body, const char *series, double want)
 
 /* ---- the kernel's part ------------------------------------------------------ */
 
+/*
+ * Where publish() lays the regions out, one after the other: the targets
+ * have a mapping there (MAPPED bytes of it), so that the exporter finds
+ * their regions in memory, not in a hole between mappings.
+ */
+#define REGIONS_AT	0x10000000ULL
+#define MAPPED		(32ULL << 20)
+
 /* A child that sleeps under the name @name, for a real pid and comm. */
 static pid_t sleeper(const char *name)
 {
@@ -236,7 +245,7 @@ static int publish(const char *dir, const struct fake_ring *r, uint64_t seq, uin
 		.probe_tn = 5, .probe_unobserved = 4,
 	};
 	struct timespec now;
-	uint64_t addr = 0x10000000;
+	uint64_t addr = REGIONS_AT;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	h.end_ns = (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec;
@@ -271,6 +280,10 @@ FIXTURE_SETUP(exp)
 	ASSERT_EQ(0, fake_write(self->dir, "state", "on\n"));
 	ASSERT_EQ(0, fake_write(self->dir, "nr_samples_late", "0\n"));
 	ASSERT_EQ(0, fake_write(self->dir, "nr_samples_busy", "0\n"));
+	/* the sleepers' memory: inherited, mapped before they exist */
+	ASSERT_EQ((void *)REGIONS_AT, mmap((void *)REGIONS_AT, MAPPED, PROT_NONE,
+					   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
+					   MAP_FIXED_NOREPLACE, -1, 0));
 	self->a = sleeper("dt-alpha");
 	self->b = sleeper("dt-beta");
 	self->c = sleeper("dt-gamma");
@@ -468,6 +481,45 @@ TEST_F(exp, a_target_that_exits_is_counted_and_serving_goes_on)
 	exporter_log(&self->e, log, sizeof(log));
 	EXPECT_NE(NULL, strstr(log, "dt-beta) exited; still serving")) TH_LOG("%s", log);
 	EXPECT_NE(NULL, strstr(log, "already removed by the monitor's owner")) TH_LOG("%s", log);
+	EXPECT_EQ(0, exporter_stop(&self->e));
+}
+
+/*
+ * The working set is the bytes of the accessed regions inside the targets'
+ * mappings (/proc/PID/maps), never the holes between them; a target whose
+ * maps cannot be read has its regions counted whole, and said apart:
+ *   a: 30 MiB idle, then 4 MiB accessed over the end of its 32 MiB
+ *      mapping: 2 MiB of it mapped (4 MiB counted whole)
+ *   b: 1 MiB accessed, b gone before its maps were read: 1 MiB unknown
+ */
+TEST_F(exp, working_set_counts_only_mapped_bytes)
+{
+	char s[256], log[8192];
+	struct reg in[] = {
+		{ self->a, 30 << 20, 0, 0 }, { self->a, 4 << 20, 1, 0 },
+		{ self->b, 1 << 20, 2, 0 },
+	};
+	char *argv[] = { "--attach", "--listen", "127.0.0.1:0", NULL };
+
+	kill(self->b, SIGKILL);
+	waitpid(self->b, NULL, 0);
+	ASSERT_EQ(0, exporter_start(&self->e, self->dir, argv, NULL)) {
+		exporter_log(&self->e, log, sizeof(log));
+		TH_LOG("%s", log);
+	}
+	ASSERT_EQ(0, publish(self->dir, &self->r, 1, 0, in, 3));
+	EXPECT_EQ(1, wait_sample(self->e.port, self->body, "daptrace_last_snapshot_seq", 1));
+	series(s, sizeof(s), "daptrace_working_set_bytes", self->a, "dt-alpha");
+	EXPECT_EQ(2 << 20, sample(self->body, s)) TH_LOG("%s", self->body);
+	series(s, sizeof(s), "daptrace_working_set_mapping_unknown_bytes", self->a, "dt-alpha");
+	EXPECT_EQ(0, sample(self->body, s));
+	series(s, sizeof(s), "daptrace_working_set_bytes", self->b, "");
+	EXPECT_EQ(1 << 20, sample(self->body, s));
+	series(s, sizeof(s), "daptrace_working_set_mapping_unknown_bytes", self->b, "");
+	EXPECT_EQ(1 << 20, sample(self->body, s));
+	series(s, sizeof(s), "daptrace_target_bytes", self->a, "dt-alpha");
+	EXPECT_EQ(34 << 20, sample(self->body, s));
+	self->b = 0;		/* reaped above */
 	EXPECT_EQ(0, exporter_stop(&self->e));
 }
 

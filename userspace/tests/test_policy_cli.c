@@ -4,7 +4,7 @@
  * and a message naming the flag or FILE:LINE, before anything is done (the
  * command is never started, the kernel interface never opened).  And on a
  * fake sysfs tree, where the test plays the kernel: a policy behind the
- * worker still stops on a signal.
+ * worker still stops on a signal, and its record has the target's maps.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,8 +12,11 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "common/maps.h"
+#include "common/recfile.h"
 #include "fake_sysfs.h"
 #include "run_cmd.h"
+#include "run_json.h"
 #include "session/session.h"
 
 #define MARK "/tmp/daptrace-policy-test-mark"
@@ -161,6 +164,23 @@ TEST(config_file)
 	unlink(path);
 }
 
+/* Start daptrace @argv on the fake tree @dir, its output into @out. */
+static pid_t start_policy(const char *dir, const char *out, char *const *argv)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		dup2(fd, 1);
+		dup2(fd, 2);
+		setenv("DAPTRACE_SYSFS", dir, 1);
+		execv(daptrace_bin(), argv);
+		_exit(126);
+	}
+	return pid;
+}
+
 /*
  * A policy slower than the worker always finds another snapshot waiting.
  * It must still come back to its signals (and its clock, its targets)
@@ -189,16 +209,7 @@ TEST(stops_while_snapshots_keep_coming)
 		_exit(0);
 	}
 	snprintf(pid_arg, sizeof(pid_arg), "%d", (int)target);
-	policy = fork();
-	if (policy == 0) {
-		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-
-		dup2(fd, 1);
-		dup2(fd, 2);
-		setenv("DAPTRACE_SYSFS", dir, 1);
-		execv(daptrace_bin(), A("daptrace", "policy", "-S", "stat", "-p", pid_arg));
-		_exit(126);
-	}
+	policy = start_policy(dir, out, A("daptrace", "policy", "-S", "stat", "-p", pid_arg));
 	/* "on": the reader is in place, the first snapshot is seq 1 */
 	ASSERT_EQ(0, fake_wait_for(dir, "state", "on", 5000));
 	fake_write(dir, "target_status", "%d monitoring\n", (int)target);
@@ -222,6 +233,134 @@ TEST(stops_while_snapshots_keep_coming)
 	EXPECT_LE(snaps, SESSION_DRAIN_BATCH) TH_LOG("read %llu of %llu published", snaps,
 						      (unsigned long long)seq);
 	EXPECT_EQ(0, missed);
+	fake_tree_destroy(dir);
+}
+
+/* A page-aligned end of one of @pid's mappings with a hole after it; 0 if none. */
+static uint64_t end_before_hole(pid_t pid)
+{
+	struct maps m = { .pid = pid };
+	uint64_t end = 0;
+
+	if (maps_refresh(&m))
+		return 0;
+	for (size_t i = 0; i + 1 < m.n && !end; i++)
+		if (m.e[i + 1].start >= m.e[i].end + 4096)
+			end = m.e[i].end;
+	maps_free(&m);
+	return end;
+}
+
+/* Publish window @seq: the one region @reg, accessed. */
+static int publish_region(const char *dir, const struct fake_ring *r, uint64_t seq,
+			  const struct daptrace_region_rec *reg)
+{
+	struct daptrace_snap_hdr h = {
+		.nr_regions = 1, .nr_samples = 20, .sample_us = 5000, .aggr_us = 100000,
+	};
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	h.end_ns = (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec;
+	h.start_ns = h.end_ns - 100000000ULL;
+	if (fake_slot_write(dir, r, seq, seq, &h, reg))
+		return -1;
+	return fake_write(dir, "snapshot_seq", "%020llu\n", (unsigned long long)seq);
+}
+
+/* #maps rows of @pid in a record, and their ranges. */
+struct maps_seen {
+	pid_t pid;
+	uint64_t reads, ranges, snapshots;
+};
+
+static int count_maps(void *arg, const struct rec_snapshot *s, const struct rec_info *info)
+{
+	struct maps_seen *c = arg;
+
+	(void)info;
+	c->snapshots++;
+	for (uint32_t i = 0; i < s->nr_maps; i++) {
+		if (s->maps[i].pid != c->pid)
+			continue;
+		c->reads++;
+		c->ranges += s->maps[i].nr;
+	}
+	return 0;
+}
+
+/*
+ * policy --record writes the target's maps as the recorder does (#maps
+ * rows, recfile.h), so that report wss counts only the bytes inside them.
+ * The one region, accessed, is a page of a mapping and the page of the hole
+ * after it: 4096 bytes of working set, not 8192 "mapping unknown".
+ */
+TEST(record_has_the_targets_maps)
+{
+	struct fake_ring r = { .nr_slots = 4096, .max_regions = 1, .generation = 1 };
+	static char report[1 << 20];	/* a point per window */
+	char dir[256], rec[512], out[4096], pid_arg[16];
+	struct daptrace_region_rec reg = { .nr_accesses = 10, .phys_addr = DAPTRACE_NO_PHYS };
+	struct maps_seen seen = { 0 };
+	struct rec_info info = { 0 };
+	struct json_object *j, *v;
+	char err[256];
+	uint64_t seq = 0, hole;
+	pid_t target, policy;
+	int status;
+
+	SKIP_UNLESS_DAPTRACE_BIN();
+	ASSERT_EQ(0, fake_tree_create(dir, sizeof(dir)));
+	snprintf(rec, sizeof(rec), "%s/policy.csv", dir);
+	snprintf(out, sizeof(out), "%s/policy.out", dir);
+	target = fork();
+	if (target == 0) {
+		pause();
+		_exit(0);
+	}
+	hole = end_before_hole(target);
+	ASSERT_NE(0, hole);
+	reg.start = hole - 4096;
+	reg.end = hole + 4096;
+	reg.pid = target;
+	seen.pid = target;
+	snprintf(pid_arg, sizeof(pid_arg), "%d", (int)target);
+	policy = start_policy(dir, out, A("daptrace", "policy", "-q", "-S", "stat", "-p", pid_arg,
+					  "--record", rec));
+	ASSERT_EQ(0, fake_wait_for(dir, "state", "on", 5000));
+	fake_write(dir, "target_status", "%d monitoring\n", (int)target);
+	ASSERT_EQ(0, fake_ring_init(dir, &r));
+	/* windows for half a second, then until it stopped */
+	for (int i = 0; i < 50; i++) {
+		struct timespec ms10 = { 0, 10000000 };
+
+		ASSERT_EQ(0, publish_region(dir, &r, ++seq, &reg));
+		nanosleep(&ms10, NULL);
+	}
+	kill(policy, SIGTERM);
+	while (waitpid(policy, &status, WNOHANG) == 0 && seq < 4000) {
+		struct timespec ms1 = { 0, 1000000 };
+
+		ASSERT_EQ(0, publish_region(dir, &r, ++seq, &reg));
+		nanosleep(&ms1, NULL);
+	}
+	kill(target, SIGKILL);
+	waitpid(target, NULL, 0);
+	fake_read(dir, "policy.out", out, sizeof(out));
+	ASSERT_EQ(0, rec_read_path(rec, 0, count_maps, &seen, &info, err, sizeof(err)))
+		TH_LOG("%s; %s", err, out);
+	rec_info_free(&info);
+	ASSERT_GE(seen.snapshots, 1) TH_LOG("%s", out);
+	/* read as it joined: the mapping and at least one other */
+	EXPECT_GE(seen.reads, 1);
+	EXPECT_GE(seen.ranges, 2);
+	j = run_daptrace_json(A("report", "wss", "--json", rec), report, sizeof(report));
+	ASSERT_NE(NULL, j) TH_LOG("%s", report);
+	v = json_at(j, "wss_bytes.p100");
+	EXPECT_EQ(4096, v ? json_object_get_int64(v) : -1);
+	v = json_at(j, "mapping_unknown_snapshots");
+	EXPECT_EQ(0, v ? json_object_get_int64(v) : -1);
+	json_object_put(j);
 	fake_tree_destroy(dir);
 }
 

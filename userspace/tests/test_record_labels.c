@@ -229,27 +229,27 @@ TEST_F(labels, each_read_goes_into_the_record_once)
 		"10004000-10008000 r-xp 00004000 08:01 42 /usr/bin/app\n"
 		"10008000-10009000 rw-p 00000000 00:00 0\n"
 		"14000000-14021000 rw-p 00000000 00:00 0 [heap]\n";
-	struct rec_maps_rows rows = { 0 };
+	struct maps_rows rows = { 0 };
 	struct ctx *c = &self->c;
 
 	/* the join's read: maps_v1's four mappings, apart */
-	ASSERT_EQ(0, rec_tgt_maps_row(&c->t, &rows, 7));
+	ASSERT_EQ(0, maps_rows_add(&rows, &c->t.maps, 7, &c->t.written));
 	ASSERT_EQ(1, rows.n);
 	EXPECT_EQ(PID, rows.v[0].pid);
 	EXPECT_EQ(7, rows.v[0].time_ns);
 	EXPECT_EQ(4, rows.v[0].nr);
 	EXPECT_EQ(0x7ffc00021000, rows.r[3].end);
 	/* not read since, or read and the same */
-	ASSERT_EQ(0, rec_tgt_maps_row(&c->t, &rows, 8));
+	ASSERT_EQ(0, maps_rows_add(&rows, &c->t.maps, 8, &c->t.written));
 	EXPECT_EQ(1, rows.n);
 	rec_tgt_read(&c->t, EVERY / 2);
-	ASSERT_EQ(0, rec_tgt_maps_row(&c->t, &rows, 8));
+	ASSERT_EQ(0, maps_rows_add(&rows, &c->t.maps, 8, &c->t.written));
 	EXPECT_EQ(1, rows.n);
 	EXPECT_EQ(4, rows.nr);
 	ASSERT_EQ(0, write_maps(c, adjacent));
 	rec_tgt_read(&c->t, EVERY);
-	rows.n = rows.nr = 0;
-	ASSERT_EQ(0, rec_tgt_maps_row(&c->t, &rows, 9));
+	maps_rows_reset(&rows);
+	ASSERT_EQ(0, maps_rows_add(&rows, &c->t.maps, 9, &c->t.written));
 	ASSERT_EQ(1, rows.n);
 	ASSERT_EQ(2, rows.v[0].nr);
 	EXPECT_EQ(0x10000000, rows.r[0].start);
@@ -258,10 +258,10 @@ TEST_F(labels, each_read_goes_into_the_record_once)
 	EXPECT_EQ(0x14021000, rows.r[1].end);
 	ASSERT_EQ(0, write_maps(c, ""));
 	rec_tgt_read(&c->t, 2 * EVERY);
-	rows.n = rows.nr = 0;
-	ASSERT_EQ(0, rec_tgt_maps_row(&c->t, &rows, 10));
+	maps_rows_reset(&rows);
+	ASSERT_EQ(0, maps_rows_add(&rows, &c->t.maps, 10, &c->t.written));
 	EXPECT_EQ(0, rows.n);
-	rec_maps_rows_free(&rows);
+	maps_rows_free(&rows);
 }
 
 TEST_HARNESS_MAIN

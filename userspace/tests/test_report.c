@@ -1192,6 +1192,89 @@ TEST(wss_counts_only_mapped_bytes)
 }
 
 /*
+ * report hist weighs each region by its bytes inside the mappings, the
+ * windows of wss_counts_only_mapped_bytes: A (50 %) 8 KiB, B (15 %) 4 KiB
+ * in two windows of three (2731 bytes), C (0 %) 64 KiB, on average.  By
+ * the label without maps: A 16 KiB whole, B ("[unmapped]") left out, C
+ * 64 KiB; 80 KiB counted so, and said.
+ */
+TEST(hist_counts_only_mapped_bytes)
+{
+	static const struct json_want maps[] = {
+		{ "access_frequency.0.avg_bytes", 65536 },
+		{ "access_frequency.1.avg_bytes", 2731 },
+		{ "access_frequency.2.avg_bytes", 8192 },
+		{ "mapping_unknown_avg_bytes", 0 },
+	}, label[] = {
+		{ "access_frequency.0.avg_bytes", 65536 },
+		{ "access_frequency.1.avg_bytes", 16384 },
+		{ "access_frequency.2.avg_bytes", -1 },
+		{ "mapping_unknown_avg_bytes", 81920 },
+	};
+	static const struct report_run text[] = {
+		{ { "hist" }, 0, { "\n40-50%         8.00 KiB " }, "mapping unknown" },
+	}, text_label[] = {
+		{ { "hist" }, 0, { "# mapping unknown (no maps of the target in the record): "
+				   "80.0 KiB on average counted by the region's label, holes "
+				   "between mappings included\n", "\n40-50%         16.0 KiB " },
+		  NULL },
+	};
+	struct tmp t = { 0 };
+	char *rec = (char *)tmp_record(&t, "maps.csv", wss_maps);
+
+	SKIP_UNLESS_DAPTRACE_BIN();
+	EXPECT_JSON(A("report", "hist", "--json", rec), maps);
+	EXPECT_RUNS(rec, text);
+	rec = (char *)tmp_record(&t, "old.csv", wss_no_maps);
+	EXPECT_JSON(A("report", "hist", "--json", rec), label);
+	EXPECT_RUNS(rec, text_label);
+	tmp_clean(&t);
+}
+
+/*
+ * report access counts the bytes of the regions inside the mappings, the
+ * windows of wss_counts_only_mapped_bytes: at 0.2 s (window 2, the first
+ * map) A 8 KiB (of 16), B 4 KiB (of 68, "[unmapped]"), C 64 KiB: 77824
+ * observed, all matched, three regions.  By the label without maps: A and C
+ * whole, B left out: 81920 in two regions, and said so.
+ */
+TEST(access_counts_only_mapped_bytes)
+{
+	static const struct json_want maps[] = {
+		{ "matched_regions", 3 },
+		{ "observed_bytes", 77824 },
+		{ "matched_bytes", 77824 },
+		{ "mapping_unknown_bytes", 0 },
+		{ "idle_known_bytes", 77824 },
+		{ "cold_tail.0.bytes", 65536 },
+	}, label[] = {
+		{ "matched_regions", 2 },
+		{ "observed_bytes", 81920 },
+		{ "matched_bytes", 81920 },
+		{ "mapping_unknown_bytes", 81920 },
+	};
+	static const struct report_run text[] = {
+		{ { "access", "--at", "0.2" }, 0, { "# matched 3 of 3 regions: 76.0 KiB of 76.0 KiB "
+						    "observed" }, "mapping unknown" },
+	}, text_label[] = {
+		{ { "access", "--at", "0.2" }, 0, { "# mapping unknown (no maps of the target in "
+						    "the record): 80.0 KiB observed counted by "
+						    "the region's label, holes between mappings "
+						    "included\n" }, NULL },
+	};
+	struct tmp t = { 0 };
+	char *rec = (char *)tmp_record(&t, "maps.csv", wss_maps);
+
+	SKIP_UNLESS_DAPTRACE_BIN();
+	EXPECT_JSON(A("report", "access", "--json", "--at", "0.2", rec), maps);
+	EXPECT_RUNS(rec, text);
+	rec = (char *)tmp_record(&t, "old.csv", wss_no_maps);
+	EXPECT_JSON(A("report", "access", "--json", "--at", "0.2", rec), label);
+	EXPECT_RUNS(rec, text_label);
+	tmp_clean(&t);
+}
+
+/*
  * Issue 30, defect 4: --addr zooms in on the range, as damo clips to it,
  * rather than drawing the whole block around it; the other reports count
  * only the part of a region inside the range.

@@ -56,10 +56,11 @@
  *
  * Maps (optional, added after the footprints): before the #snap row of a
  * window, a #maps row for each target whose /proc/<pid>/maps the recorder
- * read since its last one: the address ranges [start, end) its mappings
- * covered at time_ns, ascending and apart (adjacent mappings joined).  The
- * space between them is no memory (a region labelled "[unmapped]" is
- * mostly such space; the ranges say exactly how much).  A read of more
+ * (or policy --record) read since its last one: the address ranges
+ * [start, end) its mappings covered at time_ns, ascending and apart
+ * (adjacent mappings joined).  The space between them is no memory (a
+ * region labelled "[unmapped]" is mostly such space; the ranges say
+ * exactly how much).  A read of more
  * than REC_MAPS_PER_ROW ranges takes more rows, one after the other with
  * the same pid and time_ns; a row without ranges is a process without
  * mappings.  The recorder writes a read only when its ranges changed.  A

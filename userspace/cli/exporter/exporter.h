@@ -17,6 +17,7 @@
 #include <sys/types.h>
 
 #include "common/accuracy.h"
+#include "common/recfile.h"
 #include "daptrace.h"
 #include "metric_set.h"
 #include "session/session.h"
@@ -44,7 +45,8 @@ struct exp_group {
 	uint32_t nr_targets;
 	uint32_t nr_regions;
 	uint64_t bytes;				/* all regions */
-	uint64_t wss_bytes;			/* nr_accesses >= 1 */
+	uint64_t wss_bytes;			/* nr_accesses >= 1, mapped bytes */
+	uint64_t wss_unknown_bytes;		/* of those, counted whole: no map */
 	uint64_t unobservable_bytes;		/* see daptrace_region_observed() */
 	uint64_t idle_bytes[EXP_MAX_BUCKETS];	/* idle for >= idle_us[i] */
 	int64_t idle_pct_us[EXP_MAX_PERCENTILES];	/* valid if nr_regions */
@@ -96,14 +98,56 @@ void exp_opts_free(struct exp_opts *o);
 
 /* The name of @pid for its label ("" if unknown). */
 typedef const char *(*exp_comm_fn)(void *ctx, pid_t pid);
+/*
+ * The address ranges @pid's mappings cover (ascending and apart,
+ * common/mapped.h) into *@r and *@n, valid until the view is made; 0 if
+ * they are not known.
+ */
+typedef int (*exp_mapped_fn)(void *ctx, pid_t pid, const struct rec_range **r, size_t *n);
 
 /*
- * exporter_model.c: fold @s into @v.  Returns 0 or -ENOMEM (then @v is
- * empty, not valid, until the next snapshot).
+ * exporter_model.c: fold @s into @v, @comm and @mapped (either may be
+ * NULL: no names, no maps) asked with @ctx.  Returns 0 or -ENOMEM (then @v
+ * is empty, not valid, until the next snapshot).
  */
 int exp_view_update(struct exp_view *v, const struct exp_config *c,
-		    const struct daptrace_snapshot *s, exp_comm_fn comm, void *ctx);
+		    const struct daptrace_snapshot *s, exp_comm_fn comm, exp_mapped_fn mapped,
+		    void *ctx);
 void exp_view_free(struct exp_view *v);
+/* The pids of @s's regions into @pids (room for all of them): ascending, each once. */
+size_t exp_snapshot_pids(const struct daptrace_snapshot *s, pid_t *pids);
+
+/*
+ * exporter_maps.c: the mapped ranges of the targets, from /proc/PID/maps,
+ * for the working set.  Each target's are read when it first shows up and
+ * again when older than the caller's period; a read that fails (no
+ * permission, the process gone) keeps the last one, and a target never
+ * read has none: its map is not known.
+ */
+struct exp_map {
+	pid_t pid;
+	struct rec_range *r;
+	size_t n;
+	int known;			/* a read found @r */
+	int tried;			/* read at @read_ns */
+	int64_t read_ns;
+};
+
+struct exp_maps {
+	const char *proc;		/* NULL: /proc; a fake tree in tests */
+	struct exp_map *m;		/* by pid, ascending */
+	size_t n;
+};
+
+/*
+ * Keep the maps of @s's targets, forget the others, and read those not
+ * read for @every_ns at @now_ns.  0 or -ENOMEM (the maps as they were).
+ */
+int exp_maps_update(struct exp_maps *mp, const struct daptrace_snapshot *s, int64_t now_ns,
+		    int64_t every_ns);
+/* @pid's ranges, as exp_mapped_fn gives them. */
+int exp_maps_of(const struct exp_maps *mp, pid_t pid, const struct rec_range **r, size_t *n);
+void exp_maps_free(struct exp_maps *mp);
 
 /* What the reader thread knows about the monitor, read each render. */
 struct exp_health {

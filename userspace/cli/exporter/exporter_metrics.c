@@ -64,7 +64,7 @@ static void one(struct metric_set *m, const char *name, enum metric_type t, cons
 
 static void targets(struct metric_set *m, const struct exp_config *c, const struct exp_view *v)
 {
-	int f_bytes, f_wss, f_idle, f_pct, f_unobs, f_regions, f_targets;
+	int f_bytes, f_wss, f_wss_unknown, f_idle, f_pct, f_unobs, f_regions, f_targets;
 
 	if (!v->valid)
 		return;
@@ -72,8 +72,12 @@ static void targets(struct metric_set *m, const struct exp_config *c, const stru
 		      "Bytes of the target's monitored regions in the newest snapshot "
 		      "(its virtual address ranges, small holes between mappings included).");
 	f_wss = fam(m, "daptrace_working_set_bytes", G, "bytes",
-		    "Bytes of the target's regions accessed in the newest snapshot's window "
-		    "(nr_accesses >= 1, as daptrace report wss counts them).");
+		    "Bytes inside the target's mappings of its regions accessed in the newest "
+		    "snapshot's window (nr_accesses >= 1, as daptrace report wss counts them).");
+	f_wss_unknown = fam(m, "daptrace_working_set_mapping_unknown_bytes", G, "bytes",
+			    "Of daptrace_working_set_bytes, the bytes of targets whose mappings "
+			    "could not be read: their accessed regions counted whole, holes "
+			    "between mappings included.");
 	f_idle = fam(m, "daptrace_idle_bytes", G, "bytes",
 		     "Bytes of the target's regions not accessed for at least min_idle_seconds "
 		     "(windows the region stayed unaccessed, DAMON's age, times the window).");
@@ -97,6 +101,7 @@ static void targets(struct metric_set *m, const struct exp_config *c, const stru
 		exp_group_labels(&l, g);
 		mset_add(m, f_bytes, &l, (double)g->bytes);
 		mset_add(m, f_wss, &l, (double)g->wss_bytes);
+		mset_add(m, f_wss_unknown, &l, (double)g->wss_unknown_bytes);
 		mset_add(m, f_unobs, &l, (double)g->unobservable_bytes);
 		mset_add(m, f_regions, &l, g->nr_regions);
 		mset_add(m, f_targets, &l, g->nr_targets);

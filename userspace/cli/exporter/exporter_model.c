@@ -2,11 +2,14 @@
 /*
  * daptrace exporter: one snapshot folded into series groups.
  *
- * Per target: bytes, working set (regions with nr_accesses >= 1, as
- * `report wss` counts them), bytes idle for at least each --idle-buckets
- * duration, and DAMON_STAT's idle-time percentiles.  Label cardinality is
- * bounded: the --top targets by size (all their regions' bytes; ties by
- * pid) get series of their own, the rest are summed into "other".
+ * Per target: bytes, working set (the bytes of the regions with
+ * nr_accesses >= 1 inside the target's mappings, as `report wss` counts
+ * them; a target whose mappings are not known has its accessed regions
+ * counted whole, and those bytes are said apart), bytes idle for at least
+ * each --idle-buckets duration, and DAMON_STAT's idle-time percentiles.
+ * Label cardinality is bounded: the --top targets by size (all their
+ * regions' bytes; ties by pid) get series of their own, the rest are
+ * summed into "other".
  *
  * Idle time follows mm/damon/stat.c: a region not accessed in the window
  * has been idle for (age + 1) windows; one accessed has been accessed at
@@ -20,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/mapped.h"
 #include "exporter.h"
 
 /* Per-target totals. */
@@ -27,8 +31,12 @@ struct exp_tacc {
 	pid_t pid;
 	int group;
 	uint32_t nr_regions;
-	uint64_t bytes, wss_bytes, unobservable_bytes;
+	uint64_t bytes, wss_bytes, wss_unknown_bytes, unobservable_bytes;
 	uint64_t idle_bytes[EXP_MAX_BUCKETS];
+	/* the target's mapped ranges, if known (valid while the view is made) */
+	const struct rec_range *mr;
+	size_t nr_mr;
+	int mapped;
 };
 
 /* A region in percentile order: group, then idle time. */
@@ -86,55 +94,82 @@ static int64_t idle_us(const struct daptrace_region *r, uint32_t aggr_us)
 	return r->nr_accesses ? -t : t;
 }
 
-/* The targets of @s, sorted by pid, with their totals. */
-static int collect(struct exp_view *v, const struct exp_config *c,
-		   const struct daptrace_snapshot *s, size_t *nr)
+size_t exp_snapshot_pids(const struct daptrace_snapshot *s, pid_t *pids)
 {
-	pid_t *pids;
-	size_t n = 0, last = 0;
+	size_t n = 0;
 
-	if (grow((void **)&v->t, &v->t_cap, s->nr_regions ? s->nr_regions : 1, sizeof(*v->t)))
-		return -ENOMEM;
-	/* the pids, in the scratch space the totals will take */
-	pids = malloc((s->nr_regions ? s->nr_regions : 1) * sizeof(*pids));
-	if (!pids)
-		return -ENOMEM;
 	for (uint32_t i = 0; i < s->nr_regions; i++)
 		pids[i] = s->regions[i].pid;
 	qsort(pids, s->nr_regions, sizeof(*pids), cmp_pid);
-	for (uint32_t i = 0; i < s->nr_regions; i++) {
-		if (n && v->t[n - 1].pid == pids[i])
-			continue;
-		memset(&v->t[n], 0, sizeof(v->t[n]));
-		v->t[n++].pid = pids[i];
+	for (uint32_t i = 0; i < s->nr_regions; i++)
+		if (!n || pids[n - 1] != pids[i])
+			pids[n++] = pids[i];
+	return n;
+}
+
+/*
+ * Add @r to @t: its bytes inside the target's mappings are in the working
+ * set if it was accessed; without a map of the target, all of them, said
+ * apart.  Idle bytes are the region's, holes included.
+ */
+static void add_region(struct exp_tacc *t, const struct exp_config *c,
+		       const struct daptrace_snapshot *s, const struct daptrace_region *r)
+{
+	uint64_t size = r->end > r->start ? r->end - r->start : 0;
+
+	t->nr_regions++;
+	t->bytes += size;
+	if (!daptrace_region_observed(s, r)) {
+		t->unobservable_bytes += size;
+		return;
+	}
+	if (r->nr_accesses) {
+		if (t->mapped) {
+			t->wss_bytes += mapped_in(t->mr, t->nr_mr, r->start, r->end);
+		} else {
+			t->wss_bytes += size;
+			t->wss_unknown_bytes += size;
+		}
+		return;
+	}
+	for (int b = 0; b < c->nr_idle; b++)
+		if ((uint64_t)idle_us(r, s->aggr_us) >= c->idle_us[b])
+			t->idle_bytes[b] += size;
+}
+
+/* The targets of @s, sorted by pid, with their maps (@mapped) and totals. */
+static int collect(struct exp_view *v, const struct exp_config *c,
+		   const struct daptrace_snapshot *s, exp_mapped_fn mapped, void *ctx,
+		   size_t *nr)
+{
+	pid_t *pids;
+	size_t n, last = 0;
+
+	if (grow((void **)&v->t, &v->t_cap, s->nr_regions ? s->nr_regions : 1, sizeof(*v->t)))
+		return -ENOMEM;
+	pids = malloc((s->nr_regions ? s->nr_regions : 1) * sizeof(*pids));
+	if (!pids)
+		return -ENOMEM;
+	n = exp_snapshot_pids(s, pids);
+	for (size_t i = 0; i < n; i++) {
+		struct exp_tacc *t = &v->t[i];
+
+		memset(t, 0, sizeof(*t));
+		t->pid = pids[i];
+		t->mapped = mapped && mapped(ctx, t->pid, &t->mr, &t->nr_mr);
 	}
 	free(pids);
 	for (uint32_t i = 0; i < s->nr_regions; i++) {
 		const struct daptrace_region *r = &s->regions[i];
-		uint64_t size = r->end > r->start ? r->end - r->start : 0;
-		struct exp_tacc *t;
 
 		/* a snapshot lists a target's regions together: try the last one */
 		if (v->t[last].pid != r->pid) {
 			struct exp_tacc key = { .pid = r->pid };
+			struct exp_tacc *t = bsearch(&key, v->t, n, sizeof(*v->t), cmp_pid);
 
-			t = bsearch(&key, v->t, n, sizeof(*v->t), cmp_pid);
 			last = (size_t)(t - v->t);
 		}
-		t = &v->t[last];
-		t->nr_regions++;
-		t->bytes += size;
-		if (!daptrace_region_observed(s, r)) {
-			t->unobservable_bytes += size;
-			continue;
-		}
-		if (r->nr_accesses) {
-			t->wss_bytes += size;
-			continue;
-		}
-		for (int b = 0; b < c->nr_idle; b++)
-			if ((uint64_t)idle_us(r, s->aggr_us) >= c->idle_us[b])
-				t->idle_bytes[b] += size;
+		add_region(&v->t[last], c, s, r);
 	}
 	*nr = n;
 	return 0;
@@ -146,6 +181,7 @@ static void add_to(struct exp_group *g, const struct exp_tacc *t, const struct e
 	g->nr_regions += t->nr_regions;
 	g->bytes += t->bytes;
 	g->wss_bytes += t->wss_bytes;
+	g->wss_unknown_bytes += t->wss_unknown_bytes;
 	g->unobservable_bytes += t->unobservable_bytes;
 	for (int b = 0; b < c->nr_idle; b++)
 		g->idle_bytes[b] += t->idle_bytes[b];
@@ -197,14 +233,15 @@ static int percentiles(struct exp_view *v, const struct exp_config *c,
 }
 
 int exp_view_update(struct exp_view *v, const struct exp_config *c,
-		    const struct daptrace_snapshot *s, exp_comm_fn comm, void *ctx)
+		    const struct daptrace_snapshot *s, exp_comm_fn comm, exp_mapped_fn mapped,
+		    void *ctx)
 {
 	size_t nr_t, top;
 
 	/* until it is complete, the view shows nothing rather than a mix */
 	v->valid = 0;
 	v->nr_groups = 0;
-	if (collect(v, c, s, &nr_t))
+	if (collect(v, c, s, mapped, ctx, &nr_t))
 		return -ENOMEM;
 	top = nr_t < c->top_n ? nr_t : c->top_n;
 	if (grow((void **)&v->g, &v->g_cap, top + 1, sizeof(*v->g)))

@@ -334,6 +334,7 @@ struct policy_run {
 	struct daptrace_snapshot snap;
 	const char *reason;
 	FILE *rec;
+	struct policy_rec rec_state;	/* what the record keeps between windows */
 	char *old_record;		/* FILE.old made of an existing FILE */
 };
 
@@ -632,7 +633,8 @@ static int run_loop(struct policy_run *r)
 		while (n++ < SESSION_DRAIN_BATCH &&
 		       (ret = daptrace_read_next(r->s.d, &r->snap)) > 0) {
 			pol_engine_apply(&r->e, &r->snap, session_now_ns());
-			if (r->rec && policy_rec_snapshot(r->rec, &r->snap, &r->e, r->s.t0))
+			if (r->rec && policy_rec_snapshot(r->rec, &r->rec_state, &r->snap, &r->e,
+							  r->s.t0))
 				return fail(CMD, "writing %s: %s", r->o->record, strerror(errno));
 		}
 		if (ret < 0)
@@ -663,6 +665,7 @@ static int teardown(struct policy_run *r, int ret)
 		}
 		r->rec = NULL;
 	}
+	policy_rec_free(&r->rec_state);
 	free(r->old_record);
 	r->old_record = NULL;
 	if (r->e.s) {

@@ -10,9 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "policy_record.h"
 #include "common/recfile.h"
-#include "session/record_rows.h"
+#include "policy_record.h"
 
 int policy_rec_header(FILE *f, const struct daptrace_attrs *a, const struct pol_engine *e,
 		      const struct follow *fl, int64_t t0_ns)
@@ -57,14 +56,32 @@ static const char *label_of(void *ctx, const struct daptrace_region *reg)
 	return "[unknown target]";
 }
 
-int policy_rec_snapshot(FILE *f, const struct daptrace_snapshot *s, const struct pol_engine *e,
-			int64_t t0_ns)
+/*
+ * The maps the engine read since the last window, as the recorder writes
+ * them (maps_rows.h).  Short of memory, a target's go with a later window.
+ */
+static void maps_rows(struct policy_rec *r, struct rec_snapshot *rs, struct pol_engine *e,
+		      int64_t t0_ns)
 {
-	static struct rec_rows rows;
-	struct rec_snapshot rs;
-	int err = rec_rows_fill(&rows, &rs, s, t0_ns, label_of, (void *)e);
+	maps_rows_reset(&r->maps);
+	for (int i = 0; i < e->nr_targets; i++) {
+		struct pol_target *t = &e->t[i];
 
-	return err ? err : rec_write_snapshot(f, &rs);
+		maps_rows_add(&r->maps, &t->maps, rec_rel_ns(t->maps_ns, t0_ns), &t->rec_maps);
+	}
+	maps_rows_put(&r->maps, rs);
+}
+
+int policy_rec_snapshot(FILE *f, struct policy_rec *r, const struct daptrace_snapshot *s,
+			struct pol_engine *e, int64_t t0_ns)
+{
+	struct rec_snapshot rs;
+	int err = rec_rows_fill(&r->rows, &rs, s, t0_ns, label_of, (void *)e);
+
+	if (err)
+		return err;
+	maps_rows(r, &rs, e, t0_ns);
+	return rec_write_snapshot(f, &rs);
 }
 
 int policy_rec_tune(FILE *f, const struct pol_scheme *s, int64_t time_ns)
@@ -134,4 +151,10 @@ int policy_rec_trailer(FILE *f, const char *reason, int64_t duration_ns,
 	err = rec_write_trailer(f, kv, n);
 	rec_kv_free(kv, n);
 	return err;
+}
+
+void policy_rec_free(struct policy_rec *r)
+{
+	rec_rows_free(&r->rows);
+	maps_rows_free(&r->maps);
 }

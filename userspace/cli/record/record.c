@@ -67,7 +67,7 @@ struct recorder {
 	struct daptrace_snapshot snap;
 	struct rec_rows rows;
 	struct rec_labels labels;	/* of the snapshot being written */
-	struct rec_maps_rows maps;	/* its #maps rows: the maps read since */
+	struct maps_rows maps;		/* its #maps rows: the maps read since */
 	struct footprints fp;		/* the targets' VSZ and RSS per window */
 	struct pid_vec fp_pids;		/* whose footprint this window reads */
 	size_t fp_next;			/* the next target's turn */
@@ -319,18 +319,16 @@ static void maps_rows(struct recorder *r, struct rec_snapshot *rs)
 {
 	const struct follow *f = &r->s.f;
 
-	r->maps.n = r->maps.nr = 0;
+	maps_rows_reset(&r->maps);
 	for (size_t k = 0; k < f->n; k++) {
 		const struct follow_proc *p = f->p[k];
 		struct rec_tgt *t = p->data;
 
 		if (t && (p->state == FP_TARGET || p->state == FP_LEFT))
-			rec_tgt_maps_row(t, &r->maps, rec_rel_ns(t->maps_ns, r->s.t0));
+			maps_rows_add(&r->maps, &t->maps, rec_rel_ns(t->maps_ns, r->s.t0),
+				      &t->written);
 	}
-	rs->maps = r->maps.v;
-	rs->nr_maps = r->maps.n;
-	rs->map_ranges = r->maps.r;
-	rs->nr_map_ranges = r->maps.nr;
+	maps_rows_put(&r->maps, rs);
 }
 
 /*
@@ -714,7 +712,7 @@ static int teardown(struct recorder *r, int ret)
 	daptrace_snapshot_free(&r->snap);
 	rec_rows_free(&r->rows);
 	rec_labels_free(&r->labels);
-	rec_maps_rows_free(&r->maps);
+	maps_rows_free(&r->maps);
 	free(r->acc);
 	footprints_free(&r->fp);
 	session_close(&r->s);

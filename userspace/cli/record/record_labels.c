@@ -1,17 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Region labels and when to re-read the maps (record_labels.h). */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/grow.h"
 #include "record_labels.h"
 
 void rec_tgt_read(struct rec_tgt *t, int64_t now)
 {
 	/* a failed read (or an exited process's empty map) keeps the last one */
-	if (!maps_refresh(&t->maps) && !t->maps.gone)
-		t->unwritten = 1;
+	maps_refresh(&t->maps);
 	t->maps_ns = now;
 	t->fresh = 1;
 	t->nr_holes = 0;
@@ -135,60 +132,4 @@ void rec_labels_free(struct rec_labels *l)
 void rec_tgt_free(struct rec_tgt *t)
 {
 	maps_free(&t->maps);
-}
-
-/* FNV-1a over the ranges' bytes; never 0 ("none written") */
-static uint64_t ranges_hash(const struct rec_range *r, uint32_t n)
-{
-	const unsigned char *p = (const unsigned char *)r;
-	uint64_t h = 14695981039346656037ULL;
-
-	for (size_t i = 0; i < n * sizeof(*r); i++)
-		h = (h ^ p[i]) * 1099511628211ULL;
-	return h ? h : 1;
-}
-
-int rec_tgt_maps_row(struct rec_tgt *t, struct rec_maps_rows *rows, uint64_t time_ns)
-{
-	const struct maps *m = &t->maps;
-	struct rec_maps *v;
-	uint64_t h;
-
-	if (!t->unwritten)
-		return 0;
-	/* at most one range per mapping */
-	if (grow_array((void **)&rows->v, &rows->cap, rows->n + 1, sizeof(*rows->v)) ||
-	    grow_array((void **)&rows->r, &rows->rcap, rows->nr + m->n, sizeof(*rows->r)))
-		return -ENOMEM;
-	v = &rows->v[rows->n++];
-	*v = (struct rec_maps){ .pid = m->pid, .time_ns = time_ns, .first = rows->nr };
-	for (size_t i = 0; i < m->n; i++) {
-		struct rec_range *last = v->nr ? &rows->r[rows->nr - 1] : NULL;
-
-		/* /proc lists the mappings in address order, apart */
-		if (last && m->e[i].start <= last->end) {
-			if (m->e[i].end > last->end)
-				last->end = m->e[i].end;
-			continue;
-		}
-		rows->r[rows->nr++] = (struct rec_range){ m->e[i].start, m->e[i].end };
-		v->nr++;
-	}
-	t->unwritten = 0;
-	h = ranges_hash(&rows->r[v->first], v->nr);
-	if (h == t->written) {
-		/* the record has these */
-		rows->nr = v->first;
-		rows->n--;
-		return 0;
-	}
-	t->written = h;
-	return 0;
-}
-
-void rec_maps_rows_free(struct rec_maps_rows *rows)
-{
-	free(rows->v);
-	free(rows->r);
-	memset(rows, 0, sizeof(*rows));
 }

@@ -4,7 +4,7 @@
  * target's /proc/<pid>/maps, and when to read those again: periodically,
  * and early when a region lies where the map has no mapping (a mapping
  * newer than the read).  Each read also goes into the record as #maps
- * rows (recfile.h), so that reports can leave out the holes exactly.
+ * rows (maps_rows.h), so that reports can leave out the holes exactly.
  */
 #ifndef DAPTRACE_RECORD_LABELS_H
 #define DAPTRACE_RECORD_LABELS_H
@@ -14,7 +14,7 @@
 #include <sys/types.h>
 
 #include "common/maps.h"
-#include "common/recfile.h"
+#include "common/maps_rows.h"
 #include "daptrace.h"
 
 #define REC_MAX_HOLES	16
@@ -32,16 +32,13 @@ struct rec_hole {
  * @holes:	the regions labelled "[unmapped]" by the first snapshot after
  *		the read: re-reading would not change them (at most
  *		REC_MAX_HOLES, adjacent ones merged)
- * @unwritten:	@maps was read since its last #maps rows
- * @written:	a hash of the ranges of those rows, 0 if none: a read that
- *		finds the same ones is not written again
+ * @written:	what the record has of @maps (maps_rows.h)
  */
 struct rec_tgt {
 	struct maps maps;
 	int64_t maps_ns;
 	int fresh;
-	int unwritten;
-	uint64_t written;
+	struct maps_written written;
 	struct rec_hole holes[REC_MAX_HOLES];
 	unsigned int nr_holes;
 };
@@ -75,22 +72,5 @@ const char *rec_label(const struct rec_labels *l, const struct daptrace_snapshot
 void rec_labels_free(struct rec_labels *l);
 
 void rec_tgt_free(struct rec_tgt *t);
-
-/* The #maps rows of a window: map reads and their ranges (recfile.h). */
-struct rec_maps_rows {
-	struct rec_maps *v;
-	struct rec_range *r;
-	uint32_t n, nr;			/* reads, ranges */
-	size_t cap, rcap;
-};
-
-/*
- * Add @t's map to @rows if the record does not have it yet: its mappings'
- * ranges, adjacent ones joined, read at @time_ns (since the start of the
- * record), unless they are those of its last rows.  0, or -ENOMEM (@t
- * stays unwritten, for the next window).
- */
-int rec_tgt_maps_row(struct rec_tgt *t, struct rec_maps_rows *rows, uint64_t time_ns);
-void rec_maps_rows_free(struct rec_maps_rows *rows);
 
 #endif

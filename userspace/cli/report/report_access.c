@@ -15,7 +15,11 @@
  *   negated for a region not accessed in the window (weights 0, 100, 100
  *   by default, --temperature-weights).
  * Memory that cannot be observed never matches: it is counted apart; holes
- * between mappings ("[unmapped]" regions) are not memory and left out.
+ * between mappings are not memory and left out: the bytes counted of a
+ * region are those inside its target's mappings (the record's #maps rows,
+ * report_mapped.h), while its size (--size, the listing, the temperature)
+ * is the region's.  Without the map of a target its regions go by their
+ * label ("[unmapped]" ones left out, the others counted whole), said so.
  * A region of unknown age (imported from a source without ages) matches no
  * --age range but the whole one; its idle time (unless it was accessed in
  * the window) and its temperature (unless the age weighs 0) are unknown,
@@ -31,6 +35,7 @@
 #include "cli.h"
 #include "common/json_out.h"
 #include "report.h"
+#include "report_mapped.h"
 #include "common/report_group.h"
 #include "report_pick.h"
 #include "common/units.h"
@@ -45,10 +50,11 @@ struct match {
 	int idle_known, temp_known;
 };
 
-/* Bytes of the snapshot (observed: but "[unmapped]" and not observable) */
+/* Memory of the snapshot (observed: but the holes and what is not observable) */
 struct totals {
 	uint64_t matched, observed, unobs;
 	uint64_t age_unknown, matched_age_unknown;	/* observed, matched of unknown age */
+	uint64_t mapping_unknown;			/* observed, counted by the label */
 };
 
 /* The matched bytes' distributions, of those whose value is known. */
@@ -64,6 +70,12 @@ struct dist {
 static uint64_t bytes_of(const struct match *m)
 {
 	return m->p->r.end - m->p->r.start;
+}
+
+/* Its memory: the region's bytes inside its target's mappings. */
+static uint64_t mem_of(const struct match *m)
+{
+	return m->p->mem;
 }
 
 static double temperature(const struct report_opts *o, const struct picked_region *p)
@@ -165,11 +177,11 @@ static void byte_percentiles(const struct match *m, size_t n, int idle, double *
 	size_t i = 0;
 
 	for (size_t k = 0; k < n; k++)
-		total += bytes_of(&m[k]);
+		total += mem_of(&m[k]);
 	for (unsigned int k = 0; k < NR_PCT; k++) {
-		while (i + 1 < n && (double)(sum + bytes_of(&m[i])) * 100 <
+		while (i + 1 < n && (double)(sum + mem_of(&m[i])) * 100 <
 		       (double)percentiles[k] * (double)total)
-			sum += bytes_of(&m[i++]);
+			sum += mem_of(&m[i++]);
 		out[k] = n ? (idle ? (double)m[i].idle_ns / 1e9 : m[i].temp) : 0;
 	}
 }
@@ -208,7 +220,7 @@ static void distributions(struct match *m, size_t n, struct dist *d)
 	byte_percentiles(m, d->n_temp, 0, d->temp);
 	qsort(m, n, sizeof(*m), by_idle);
 	while (d->n_idle < n && m[d->n_idle].idle_known) {
-		d->idle_bytes += bytes_of(&m[d->n_idle]);
+		d->idle_bytes += mem_of(&m[d->n_idle]);
 		max_idle = (double)m[d->n_idle].idle_ns / 1e9;
 		d->n_idle++;
 	}
@@ -219,7 +231,7 @@ static void distributions(struct match *m, size_t n, struct dist *d)
 	for (size_t k = 0; k < d->nr_steps; k++)
 		for (size_t i = 0; i < d->n_idle; i++)
 			d->tail[k] += (double)m[i].idle_ns / 1e9 >= d->steps[k] * 0.999 ?
-				      bytes_of(&m[i]) : 0;
+				      mem_of(&m[i]) : 0;
 }
 
 /* --by, in rgroup.u[]: */
@@ -252,19 +264,17 @@ static int tally_groups(const struct pick *p, const struct match *m, size_t n,
 			g->nr_procs++;
 			g->u[A_LAST_PID] = (uint64_t)pr->r.pid;
 		}
-		if (!strcmp(pr->r.label, "[unmapped]"))
-			continue;
 		if (pr->freq < 0)
-			g->u[A_UNOBS] = u64_add_sat(g->u[A_UNOBS], pr->r.end - pr->r.start);
+			g->u[A_UNOBS] = u64_add_sat(g->u[A_UNOBS], pr->mem);
 		else
-			g->u[A_OBSERVED] = u64_add_sat(g->u[A_OBSERVED], pr->r.end - pr->r.start);
+			g->u[A_OBSERVED] = u64_add_sat(g->u[A_OBSERVED], pr->mem);
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct rgroup *g = rgroups_get(gs, m[i].p->group ? m[i].p->group : "?");
 
 		if (!g)
 			return fail("report", "out of memory");
-		g->u[A_MATCHED] = u64_add_sat(g->u[A_MATCHED], bytes_of(&m[i]));
+		g->u[A_MATCHED] = u64_add_sat(g->u[A_MATCHED], mem_of(&m[i]));
 		g->u[A_REGIONS]++;
 	}
 	/* no groups, no array: qsort(NULL, 0) is undefined */
@@ -351,6 +361,10 @@ static void print_text(const struct report_opts *o, const struct pick *p, struct
 		fprintf(out, "# age unknown (the source has none): %s observed, %s matched\n",
 			fmt_bytes(t->age_unknown, sz, sizeof(sz)),
 			fmt_bytes(t->matched_age_unknown, age, sizeof(age)));
+	if (t->mapping_unknown)
+		fprintf(out, "# mapping unknown (no maps of the target in the record): %s "
+			"observed counted by the region's label, holes between mappings "
+			"included\n", fmt_bytes(t->mapping_unknown, sz, sizeof(sz)));
 	fprintf(out, "%-8s %-18s %-18s %-11s %-8s %-9s %-9s %-12s %s\n", "pid", "start", "end",
 		"size", "freq_%", "age", "idle", "temperature", "label");
 	for (size_t i = 0; i < n && i < o->top; i++) {
@@ -419,6 +433,8 @@ static void print_json(const struct report_opts *o, const struct pick *p, struct
 	json_object_object_add(j, "age_unknown_bytes", json_object_new_uint64(t->age_unknown));
 	json_object_object_add(j, "age_unknown_matched_bytes",
 			       json_object_new_uint64(t->matched_age_unknown));
+	json_object_object_add(j, "mapping_unknown_bytes",
+			       json_object_new_uint64(t->mapping_unknown));
 	for (size_t i = 0; i < n && i < o->top; i++) {
 		struct json_object *e = json_object_new_object();
 
@@ -474,7 +490,8 @@ static int on_snapshot(void *arg, const struct rec_snapshot *s, const struct rec
 
 int report_access(const struct report_opts *o, FILE *out, FILE *tics)
 {
-	struct pick p = { .o = o };
+	struct mapped_now maps = { 0 };
+	struct pick p = { .o = o, .maps = &maps };
 	struct rgroups gs = { 0 };
 	struct totals t = { 0 };
 	struct rec_info info;
@@ -483,7 +500,7 @@ int report_access(const struct report_opts *o, FILE *out, FILE *tics)
 	int ret;
 
 	(void)tics;
-	ret = report_read(o, on_snapshot, &p, &info);
+	ret = report_read_mapped(o, on_snapshot, &p, &info, &maps);
 	if (!ret)
 		ret = pick_done(&p);
 	if (ret)
@@ -497,25 +514,28 @@ int report_access(const struct report_opts *o, FILE *out, FILE *tics)
 		const struct picked_region *pr = &p.regions[i];
 		struct match *x = &m[n];
 
-		if (!strcmp(pr->r.label, "[unmapped]"))
+		/* all of it in holes between mappings: no memory */
+		if (!pr->mem)
 			continue;
 		if (pr->freq < 0) {
-			t.unobs += pr->r.end - pr->r.start;
+			t.unobs += pr->mem;
 			continue;
 		}
-		t.observed += pr->r.end - pr->r.start;
+		t.observed += pr->mem;
+		if (!pr->mem_known)
+			t.mapping_unknown += pr->mem;
 		x->p = pr;
 		x->idle_ns = pr->r.nr_accesses ? 0 : pr->age_ns + pr->window_ns;
 		x->idle_known = pr->r.nr_accesses || !pr->r.age_unknown;
 		x->temp = temperature(o, pr);
 		x->temp_known = !pr->r.age_unknown || !o->temp_w[2];
 		if (pr->r.age_unknown)
-			t.age_unknown += bytes_of(x);
+			t.age_unknown += mem_of(x);
 		if (!matches(o, x))
 			continue;
-		t.matched += bytes_of(x);
+		t.matched += mem_of(x);
 		if (pr->r.age_unknown)
-			t.matched_age_unknown += bytes_of(x);
+			t.matched_age_unknown += mem_of(x);
 		n++;
 	}
 	qsort_r(m, n, sizeof(*m), cmp_match, (void *)o);
@@ -532,6 +552,7 @@ out:
 	rgroups_free(&gs);
 	free(m);
 	pick_free(&p);
+	mapped_now_free(&maps);
 	rec_info_free(&info);
 	return ret;
 }

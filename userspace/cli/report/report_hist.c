@@ -5,8 +5,13 @@
  * (ten 10 % buckets, 0 % apart), and by age (how long a region kept its
  * access level, in power-of-two multiples of the first window's length:
  * ages are in time, as windows may change length while recording).  The
- * "share" columns are of the total bytes x seconds; "[unmapped]" regions
- * (holes between mappings) and memory that cannot be observed are left out.
+ * "share" columns are of the total bytes x seconds.  A region's bytes are
+ * those inside its target's mappings (the record's #maps rows,
+ * report_mapped.h): the holes between mappings are not memory.  Where the
+ * record has no map of a target (older records, imports), its regions go
+ * by their label, "[unmapped]" ones left out and the others counted whole,
+ * and the report says how much it counted so.  Memory that cannot be
+ * observed is left out.
  * Memory of unknown age (imported from a source without ages) is in no age
  * bucket but a row "unknown" of its own, never in "0 s".
  */
@@ -18,6 +23,7 @@
 #include "cli.h"
 #include "common/json_out.h"
 #include "report.h"
+#include "report_mapped.h"
 #include "common/report_group.h"
 #include "common/units.h"
 
@@ -33,6 +39,8 @@ struct hist {
 	uint64_t base_ns;		/* the first window's aggregation interval */
 	double unobservable;		/* bytes x seconds not observable */
 	double age_unknown;		/* bytes x seconds of unknown age */
+	double mapping_unknown;		/* bytes x seconds counted by their label */
+	struct mapped_now maps;		/* the targets' maps in force */
 };
 
 /*
@@ -59,19 +67,25 @@ static int add(void *arg, const struct rec_snapshot *s, const struct rec_info *i
 	struct hist *h = arg;
 	double secs = (double)(s->end_ns - s->start_ns) / 1e9;
 
-	(void)info;
 	if (!h->base_ns)
 		h->base_ns = (uint64_t)h->o->in->win[0].aggr_us * 1000;
 	h->seconds += secs;
 	for (uint32_t i = 0; i < s->nr_regions; i++) {
 		const struct rec_region *r = &s->regions[i];
-		double f, w;
 		unsigned int fb;
+		uint64_t mem;
+		double f, w;
+		int known;
 
-		/* holes between mappings are monitored, but are not memory */
-		if ((h->o->pid && r->pid != h->o->pid) || !strcmp(r->label, "[unmapped]"))
+		if (h->o->pid && r->pid != h->o->pid)
 			continue;
-		w = (double)(r->end - r->start) * secs;
+		/* holes between mappings are monitored, but are not memory */
+		known = mapped_memory(&h->maps, info, r, &mem);
+		w = (double)mem * secs;
+		if (!known)
+			h->mapping_unknown += w;
+		if (!w)
+			continue;
 		if (!rec_observable(r)) {
 			h->unobservable += w;
 			continue;
@@ -148,12 +162,12 @@ int report_hist(const struct report_opts *o, FILE *out, FILE *tics)
 {
 	struct hist h = { .o = o };
 	struct rec_info info;
-	double unobs;
+	double unobs, unknown;
 	char sz[32];
 	int ret;
 
 	(void)tics;
-	ret = report_read(o, add, &h, &info);
+	ret = report_read_mapped(o, add, &h, &info, &h.maps);
 	if (ret)
 		goto out;
 	if (h.total <= 0 && h.unobservable <= 0) {
@@ -161,6 +175,7 @@ int report_hist(const struct report_opts *o, FILE *out, FILE *tics)
 		goto out;
 	}
 	unobs = h.seconds > 0 ? h.unobservable / h.seconds : 0;
+	unknown = h.seconds > 0 ? h.mapping_unknown / h.seconds : 0;
 	if (o->json) {
 		struct json_object *j = json_object_new_object();
 		struct json_object *f = json_object_new_array(), *a = json_object_new_array();
@@ -176,6 +191,7 @@ int report_hist(const struct report_opts *o, FILE *out, FILE *tics)
 				       json_bytes(h.seconds > 0 ? h.age_unknown / h.seconds : 0));
 		json_object_object_add(j, "age_unknown_share_percent",
 				       json_percent(h.total > 0 ? h.age_unknown / h.total * 100 : 0));
+		json_object_object_add(j, "mapping_unknown_avg_bytes", json_bytes(unknown));
 		json_out(out, j, 1);
 		goto out;
 	}
@@ -184,10 +200,15 @@ int report_hist(const struct report_opts *o, FILE *out, FILE *tics)
 	if (h.unobservable > 0)
 		fprintf(out, "# not observable (left out): %s on average\n",
 			fmt_bytes(unobs >= 0x1p64 ? UINT64_MAX : (uint64_t)unobs, sz, sizeof(sz)));
+	if (h.mapping_unknown > 0)
+		fprintf(out, "# mapping unknown (no maps of the target in the record): %s on "
+			"average counted by the region's label, holes between mappings "
+			"included\n", fmt_bytes(u64_of(unknown), sz, sizeof(sz)));
 	print_one(&h, out, 1, NULL);
 	fputc('\n', out);
 	print_one(&h, out, 0, NULL);
 out:
+	mapped_now_free(&h.maps);
 	rec_info_free(&info);
 	return ret;
 }

@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "common/grow.h"
+#include "common/mapped.h"
 #include "report_mapped.h"
 
 /* @pid's entry in @info->targets now, -1 if none. */
@@ -77,30 +78,21 @@ int mapped_bytes(const struct mapped_now *now, const struct rec_info *info,
 {
 	long ti = tindex_of(info, r->pid);
 	const struct mapped_target *m;
-	size_t lo = 0, hi;
-	uint64_t sum = 0;
 
 	if (ti < 0 || (size_t)ti >= now->cap || !now->t[ti].known)
 		return 0;
 	m = &now->t[ti];
-	/* the first range that ends above the region's start */
-	hi = m->nr;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (m->r[mid].end <= r->start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (size_t i = lo; i < m->nr && m->r[i].start < r->end; i++) {
-		uint64_t a = m->r[i].start > r->start ? m->r[i].start : r->start;
-		uint64_t b = m->r[i].end < r->end ? m->r[i].end : r->end;
-
-		sum += b - a;
-	}
-	*bytes = sum;
+	*bytes = mapped_in(m->r, m->nr, r->start, r->end);
 	return 1;
+}
+
+int mapped_memory(const struct mapped_now *now, const struct rec_info *info,
+		  const struct rec_region *r, uint64_t *bytes)
+{
+	if (mapped_bytes(now, info, r, bytes))
+		return 1;
+	*bytes = strcmp(r->label, "[unmapped]") ? r->end - r->start : 0;
+	return 0;
 }
 
 void mapped_now_free(struct mapped_now *now)

@@ -41,6 +41,14 @@ int mapped_now_update(struct mapped_now *now, const struct rec_snapshot *s,
  */
 int mapped_bytes(const struct mapped_now *now, const struct rec_info *info,
 		 const struct rec_region *r, uint64_t *bytes);
+/*
+ * The memory of @r: 1 and its bytes inside its target's map in force, or 0
+ * where the record has no map of that target and what its label says:
+ * none of an "[unmapped]" region, all of any other, holes included (the
+ * rule of the reports before there were maps).
+ */
+int mapped_memory(const struct mapped_now *now, const struct rec_info *info,
+		  const struct rec_region *r, uint64_t *bytes);
 void mapped_now_free(struct mapped_now *now);
 
 #endif

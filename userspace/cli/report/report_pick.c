@@ -66,6 +66,8 @@ int pick_offer(struct pick *p, const struct rec_snapshot *s, const struct rec_in
 		pr->freq = rec_observable(r) ? report_freq(s, r) : -1;
 		pr->age_ns = report_age_ns(o, s, r->age);
 		pr->window_ns = s->end_ns - s->start_ns;
+		if (p->maps)
+			pr->mem_known = mapped_memory(p->maps, info, r, &pr->mem);
 		n++;
 	}
 	p->nr = n;

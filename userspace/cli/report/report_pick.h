@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "report.h"
+#include "report_mapped.h"
 
 struct picked_region {
 	struct rec_region r;		/* label owned */
@@ -17,10 +18,14 @@ struct picked_region {
 	double freq;			/* % of the window's samples, < 0: not observable */
 	uint64_t age_ns;		/* how long at this level */
 	uint64_t window_ns;		/* the length of its window */
+	/* with pick.maps: its memory and whether by its map (mapped_memory()) */
+	uint64_t mem;
+	int mem_known;
 };
 
 struct pick {
 	const struct report_opts *o;
+	const struct mapped_now *maps;	/* NULL, or the maps in force as offered */
 	struct picked_region *regions;
 	uint32_t nr;
 	uint64_t seq, end_ns;

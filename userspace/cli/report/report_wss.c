@@ -80,18 +80,17 @@ struct sized {
 static void size_region(const struct series *ser, const struct rec_info *info,
 			const struct rec_region *r, struct sized *z)
 {
-	uint64_t whole = r->end - r->start, mem = whole;
-	int known = mapped_bytes(&ser->maps, info, r, &mem);
+	uint64_t whole = r->end - r->start, mem;
+	int known = mapped_memory(&ser->maps, info, r, &mem);
 
 	if (!rec_observable(r)) {
 		z->unobs = u64_add_sat(z->unobs, whole);
 		return;
 	}
-	if (known || strcmp(r->label, "[unmapped]"))
-		z->obs = u64_add_sat(z->obs, mem);
+	z->obs = u64_add_sat(z->obs, mem);
 	if (r->nr_accesses < ser->o->threshold)
 		return;
-	z->wss = u64_add_sat(z->wss, mem);
+	z->wss = u64_add_sat(z->wss, known ? mem : whole);
 	if (!known)
 		z->unknown = u64_add_sat(z->unknown, whole);
 }
