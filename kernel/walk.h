@@ -18,7 +18,10 @@ struct vm_area_struct;
  * @DAPTRACE_WALK_YOUNG:	Accessed since it was prepared.
  * @DAPTRACE_WALK_UNOBSERVED:	Accesses there leave no trace the module can
  *				read (a PFN or I/O mapping, hugetlb page
- *				tables that processes may share).
+ *				tables that processes may share), or one it
+ *				cannot tell from what a move of the page
+ *				leaves (migration; a putback into the
+ *				youngest MGLRU generation).
  */
 enum daptrace_walk_seen {
 	DAPTRACE_WALK_OLD,
