@@ -119,8 +119,8 @@ static double hot_share(struct __test_metadata *_metadata, pid_t pid,
 	struct dt_tally t = { .lo = addr, .hi = addr + HOT_BYTES };
 	int seen = dt_tally_ranges(pid, &t, 1, 2, WINDOWS);
 
-	TH_LOG("%s: %d windows, %llu checks of regions inside the hot set, %llu accesses",
-	       what, seen, t.checks, t.accesses);
+	TH_LOG("%s: %d windows, %llu checks of regions inside the hot set, %llu accesses, "
+	       "%llu unobserved", what, seen, t.checks, t.accesses, t.unobserved);
 	if (seen != WINDOWS || !t.checks)
 		return -1;
 	return (double)t.accesses / t.checks;
