@@ -14,6 +14,10 @@
  * access, with it at least 80 %: on 6.1 a check blind to the aging saw
  * 61-73 %, daptrace's 87-93 % (what it still misses: a folio that an
  * earlier aging already moved to the youngest generation, kernel/walk.c).
+ * Since the check counts only moves into the youngest generation of some
+ * moment since prepare, and a move into the youngest of a folio already
+ * in one of the two youngest is unobserved, 6.1 saw 92 % and 6.12 82 %
+ * and 86 % (10 of 860 checks unobserved).
  * (Touching only as often as the checks left the share without aging
  * itself near 90 %: some checks came before the next touch.)
  *
