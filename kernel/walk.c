@@ -91,7 +91,15 @@
  * writeback or rejected there, and an anonymous folio put back after an
  * isolation that followed an aging in the same sample (its folio and its
  * young flag unchanged).  Without the idle flag (5.10, 6.1) the LRU record
- * is all there is.  And prepare hands reclaim the reference it
+ * is all there is.  The aging walk flushes no TLB after its clears
+ * (daptrace_walk_lru_aged()): pages it found young stay cached with their
+ * bit clear, and until something flushes, their accesses set no bit, so
+ * the next agings do not find them young and they sink, unseen by both,
+ * to the oldest generation, from which inc_min_seq() moves them without
+ * a reference (a move the check does not count).  So a check that sees
+ * that an aging ran since prepare has its pass flush after its prepares
+ * (&daptrace_walk_page.aged), as if the pass had cleared those bits
+ * itself.  And prepare hands reclaim the reference it
  * takes away, with folio_set_young(), which folio_referenced() counts (an
  * empty stub without the idle flag); the check does not count what
  * reclaim then does with that old reference.  The idle flag is shared
@@ -355,6 +363,40 @@ static enum daptrace_walk_seen daptrace_walk_lru_seen(unsigned long then,
 }
 
 /*
+ * Did an MGLRU aging run, from @then to @now, on the lruvec of the folio
+ * (its max_seq moved; or the folio changed lruvec, which tells nothing
+ * and costs only a flush)?  The aging walk clears the accessed bits of the
+ * young pages it finds with ptep_clear_young_notify() and
+ * pmdp_clear_young_notify() (6.1: ptep_test_and_clear_young(), 7.3 the
+ * same as 6.12) and flushes no TLB, as x86's ptep_clear_flush_young() does
+ * not either: a translation cached before the walk keeps the bit "set" in
+ * the CPU's view, and later accesses through it set no bit again.  Its
+ * caller flushes after its next prepares (kernel/tlb.c).
+ *
+ * Ordering: the walk's clears come before the aging's inc_max_seq(), which
+ * publishes the new max_seq with smp_store_release() (6.1, 6.12, 7.3);
+ * @now's max_seq was read with the acquire that pairs with it
+ * (daptrace_walk_lru_gen()), so the clears of an aging we see here are
+ * done before our flush, which therefore drops every translation cached
+ * before them.  An aging whose max_seq we do not see yet (its walk still
+ * running, or a walker that finished after another made the increment)
+ * is seen by a later pass: accesses of the pages it cleared stay hidden a
+ * pass longer, none is invented.
+ */
+static bool daptrace_walk_lru_aged(unsigned long then, unsigned long now)
+{
+	unsigned long seq = DAPTRACE_WALK_LRU_SEQ_MASK << DAPTRACE_WALK_LRU_SEQ_SHIFT |
+			    DAPTRACE_WALK_LRU_TAG_MASK << DAPTRACE_WALK_LRU_TAG_SHIFT;
+
+	if (!daptrace_walk_lru_field(then, DAPTRACE_WALK_LRU_GEN_SHIFT,
+				     DAPTRACE_WALK_LRU_GEN_MASK) ||
+	    !daptrace_walk_lru_field(now, DAPTRACE_WALK_LRU_GEN_SHIFT,
+				     DAPTRACE_WALK_LRU_GEN_MASK))
+		return false;
+	return (then ^ now) & seq;
+}
+
+/*
  * Was the page of @folio, found at @pfn, referenced since prepare,
  * although the accessed bit says no (DAPTRACE_WALK_YOUNG: yes, OLD: no,
  * UNOBSERVED: cannot tell, daptrace_walk_lru_seen())?  @state is what
@@ -381,20 +423,28 @@ static enum daptrace_walk_seen daptrace_walk_lru_seen(unsigned long then,
  *    the idle flag.  What this misses: a reference MGLRU's aging walk or
  *    look-around took (a new generation, the idle flag kept) in the same
  *    sample as reclaim took ours.
+ * And @aged says whether an MGLRU aging ran meanwhile (left as it was if
+ * the folio is not prepare's: daptrace_walk_lru_aged()).
  */
 static enum daptrace_walk_seen
 daptrace_walk_folio_referenced(struct folio *folio, unsigned long pfn,
-			       unsigned long state)
+			       unsigned long state, bool *aged)
 {
+	unsigned long now = 0;
+
 	if (!(state & DAPTRACE_WALK_RECORDED))
 		return DAPTRACE_WALK_OLD;
+	if (state >> DAPTRACE_WALK_PFN_SHIFT == pfn) {
+		now = daptrace_walk_lru(folio);
+		*aged = daptrace_walk_lru_aged(state, now);
+	}
 	if (daptrace_walk_has_idle() && !folio_test_idle(folio))
 		return DAPTRACE_WALK_YOUNG;
 	if (state >> DAPTRACE_WALK_PFN_SHIFT != pfn)
 		return DAPTRACE_WALK_OLD;
 	if ((state & DAPTRACE_WALK_HANDED_BACK) && !folio_test_young(folio))
 		return DAPTRACE_WALK_OLD;
-	return daptrace_walk_lru_seen(state, daptrace_walk_lru(folio));
+	return daptrace_walk_lru_seen(state, now);
 }
 
 /*
@@ -457,7 +507,7 @@ static void daptrace_walk_mark(unsigned long pfn, unsigned long *state,
  */
 static enum daptrace_walk_seen
 daptrace_walk_folio_check(unsigned long pfn, bool young, unsigned long state,
-			  bool placement, int *nid,
+			  bool placement, struct daptrace_walk_page *pg,
 			  bool (*still_maps)(void *, unsigned long), void *arg)
 {
 	struct folio *folio = daptrace_walk_folio_get(pfn);
@@ -467,10 +517,11 @@ daptrace_walk_folio_check(unsigned long pfn, bool young, unsigned long state,
 	if (!folio)
 		return seen;
 	if (!young)
-		seen = daptrace_walk_folio_referenced(folio, pfn, state);
+		seen = daptrace_walk_folio_referenced(folio, pfn, state,
+						      &pg->aged);
 	if (still_maps(arg, pfn)) {
 		if (placement)
-			*nid = folio_nid(folio);
+			pg->nid = folio_nid(folio);
 	} else if (!young) {
 		/* Not the folio the entry maps now: its state says nothing. */
 		seen = DAPTRACE_WALK_OLD;
@@ -554,7 +605,7 @@ static int daptrace_walk_check_pte(pmd_t *pmd, pmd_t pmdval, unsigned long addr,
 	if ((young && !placement) || !daptrace_walk_pte_normal(ptent))
 		return young;
 	return daptrace_walk_verdict(daptrace_walk_folio_check(pg->pfn, young,
-			state, placement, &pg->nid, daptrace_walk_pte_maps, pte),
+			state, placement, pg, daptrace_walk_pte_maps, pte),
 			state, pg->pfn);
 }
 
@@ -580,7 +631,7 @@ static int daptrace_walk_check_pmd(pmd_t *pmd, pmd_t pmdval, unsigned long addr,
 	if ((young && !placement) || pmd_devmap(pmdval))
 		return young;
 	return daptrace_walk_verdict(daptrace_walk_folio_check(head, young,
-			state, placement, &pg->nid, daptrace_walk_pmd_maps, pmd),
+			state, placement, pg, daptrace_walk_pmd_maps, pmd),
 			state, head);
 }
 
@@ -607,7 +658,7 @@ static int daptrace_walk_check_pud(pud_t *pud, pud_t pudval, unsigned long addr,
 	if (young && !placement)
 		return DAPTRACE_WALK_YOUNG;
 	return daptrace_walk_verdict(daptrace_walk_folio_check(head, young,
-			state, placement, &pg->nid, daptrace_walk_pud_maps, pud),
+			state, placement, pg, daptrace_walk_pud_maps, pud),
 			state, head);
 }
 
@@ -859,7 +910,8 @@ daptrace_walk(struct mm_struct *mm, struct vm_area_struct *vma,
  * @addr:	The sampled address.
  * @state:	What daptrace_walk_prepare() recorded for it.
  * @placement:	Also find the page's NUMA node.
- * @pg:		The page found: pfn and node, or none.
+ * @pg:		The page found: pfn and node, or none; and whether MGLRU
+ *		aged its folio's memory since prepare.
  *
  * Return: the verdict.
  */
@@ -872,6 +924,7 @@ enum daptrace_walk_seen daptrace_walk_check(struct mm_struct *mm,
 {
 	pg->pfn = DAPTRACE_NO_PFN;
 	pg->nid = -1;
+	pg->aged = false;
 	return daptrace_walk(mm, vma, addr, state, placement, pg, NULL);
 }
 
