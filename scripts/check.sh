@@ -208,6 +208,12 @@ if [ "${CHECK_FULL:-0}" = 0 ]; then
 	mapfile -t SORTED < <(printf '%s\n' "${KERNELS[@]}" | sort -V)
 	for k in "${SORTED[@]:1:${#SORTED[@]}-2}"; do
 		for t in "${MID_SKIP[@]}"; do VM_SUBSET+=(--kernel-skip "$k:$t"); done
+		# Known defect (issue 34 item 7), a counted skip until fixed: on
+		# 6.1 with MGLRU and without the idle flag, failed migrations put
+		# the same folio back into a new generation, which the check takes
+		# for a reference, so functional/lru_cold's cold set reads ~2%
+		# accessed there.
+		case $k in 6.1.*) VM_SUBSET+=(--kernel-skip "$k:functional/lru_cold") ;; esac
 	done
 fi
 
