@@ -90,9 +90,45 @@ struct vma_iterator {
 #define folio_nid(__f)		page_to_nid((struct page *)(__f))
 #endif
 
-/* folio_lru_gen() (MGLRU, 6.1): no generation without CONFIG_LRU_GEN. */
-#ifndef CONFIG_LRU_GEN
-#define folio_lru_gen(__f)	((void)(__f), -1)
+/*
+ * MGLRU (6.1, CONFIG_LRU_GEN): a folio's generation, the generation a
+ * sequence number falls in, and the newest sequence number (max_seq) of a
+ * folio's lruvec; without MGLRU no folio has a generation.
+ *
+ * daptrace_folio_lruvec(): the lruvec an LRU folio is on, what
+ * folio_lruvec() returns, but without its fallback to root_mem_cgroup (not
+ * exported) and without its write of lruvec->pgdat: NULL for an uncharged
+ * folio, on no memcg's lists.  The caller holds rcu_read_lock(): a memcg
+ * and its per-node lruvecs are freed only after a grace period
+ * (css_free_rwork_fn() is queued with queue_rcu_work()), and from 7.x on
+ * folio_memcg() reads objcg->memcg, which reparenting swaps, under RCU.
+ * struct mem_cgroup's nodeinfo[], struct mem_cgroup_per_node's lruvec and
+ * struct lruvec's lrugen.max_seq are named alike in 6.1 (struct
+ * lru_gen_struct), 6.12 and 7.3 (struct lru_gen_folio).
+ *
+ * daptrace_lru_gen_max_seq(): max_seq as inc_max_seq() publishes it, after
+ * the folios it moved (smp_store_release()).
+ */
+#ifdef CONFIG_LRU_GEN
+#ifdef CONFIG_MEMCG
+#define daptrace_folio_lruvec(__f) ({					\
+	struct folio *__fl = (__f);					\
+	struct mem_cgroup *__mc;					\
+	mem_cgroup_disabled() ? &folio_pgdat(__fl)->__lruvec :		\
+	(__mc = folio_memcg(__fl)) ?					\
+	&__mc->nodeinfo[folio_nid(__fl)]->lruvec : NULL;		\
+})
+#else
+#define daptrace_folio_lruvec(__f)	(&folio_pgdat(__f)->__lruvec)
+#endif
+#define daptrace_lru_gen_max_seq(__lruvec)				\
+	/* pairs with inc_max_seq()'s smp_store_release() */		\
+	smp_load_acquire(&(__lruvec)->lrugen.max_seq)
+#else
+#define folio_lru_gen(__f)		((void)(__f), -1)
+#define lru_gen_from_seq(__seq)		((void)(__seq), 0)
+#define daptrace_folio_lruvec(__f)	((void)(__f), (struct lruvec *)NULL)
+#define daptrace_lru_gen_max_seq(__lruvec) ((void)(__lruvec), 0UL)
 #endif
 
 /* task_is_running() (5.14) reads what ->state was then called; 0 is TASK_RUNNING. */

@@ -48,6 +48,9 @@ enum daptrace_tlb_policy {
  * struct daptrace_sample_stats - what one sampling pass did, all targets.
  * @nr_young:	Regions found accessed.
  * @nr_cleared:	Accessed bits cleared.
+ * @nr_aged:	Checks that found MGLRU aged their page's memory since
+ *		prepare, clearing accessed bits without a TLB flush: their
+ *		target is flushed as if the pass had cleared bits there.
  * @nr_busy:	Targets skipped (wholly or in part) because a writer held or
  *		awaited their mmap_lock; their regions keep their samples
  *		for the next pass.
@@ -61,6 +64,7 @@ enum daptrace_tlb_policy {
 struct daptrace_sample_stats {
 	unsigned int nr_young;
 	unsigned int nr_cleared;
+	unsigned int nr_aged;
 	unsigned int nr_busy;
 	unsigned int nr_idle;
 	unsigned int nr_walked;

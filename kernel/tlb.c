@@ -6,8 +6,12 @@
  * view: the CPU does not write the bit again until it walks the page table
  * anew, so a page we just made old reads as never accessed for as long as
  * the entry stays cached (docs/kernel-facts.md, tlb).  Only entries whose
- * bit we cleared matter, so a target with no clears in a pass costs nothing.
- * Otherwise, per the policy:
+ * bit was cleared matter: ours, and those MGLRU's aging walk cleared, for
+ * it flushes nothing either (a pass that saw an aging flushes as if it had
+ * cleared bits: &daptrace_walk_page.aged).  On x86 the classic LRU's
+ * ptep_clear_flush_young() does not flush either, and the module sees no
+ * sign of it (left open).  So a target with no clears in a pass, and no
+ * aging seen, costs nothing.  Otherwise, per the policy:
  *
  * DAPTRACE_TLB_ROUND: every online CPU flushes, once per pass that cleared
  * anything.  Certainly sufficient; interrupts every CPU, also isolated ones

@@ -1146,7 +1146,7 @@ static void daptrace_va_sample_target(struct daptrace_ctx *ctx,
 	enum daptrace_walk_seen seen;
 	unsigned long addr, next;
 	struct mm_struct *mm;
-	unsigned int n = 0, np = 0, hold, shift;
+	unsigned int n = 0, np = 0, hold, shift, aged = 0;
 	u64 hold_until = 0;
 	bool young, checked = false;
 
@@ -1240,10 +1240,12 @@ static void daptrace_va_sample_target(struct daptrace_ctx *ctx,
 			pg.pfn = DAPTRACE_NO_PFN;
 			pg.nid = -1;
 			seen = DAPTRACE_WALK_OLD;
-			if (daptrace_va_vma(mm, &vma, addr))
+			if (daptrace_va_vma(mm, &vma, addr)) {
 				seen = daptrace_walk_check(mm, vma, addr,
 							   r->sample_state,
 							   placement, &pg);
+				aged += pg.aged;
+			}
 			if (seen == DAPTRACE_WALK_UNOBSERVED) {
 				daptrace_account_unobserved(r);
 			} else {
@@ -1325,7 +1327,9 @@ busy_flush:
 	st->nr_busy++;
 flush:
 	st->nr_cleared += vt->nr_cleared;
-	if (vt->nr_cleared) {
+	st->nr_aged += aged;
+	/* MGLRU aged, clearing bits as we do, with no flush: see walk.h. */
+	if (vt->nr_cleared || aged) {
 		daptrace_tlb_flush_mm(mm, tlb);
 		/* the probes' flush, if owed by this policy, is this one */
 		if (vt->probe_flush == tlb)
@@ -1404,7 +1408,7 @@ static void daptrace_va_sample(struct daptrace_ctx *ctx, unsigned int what,
 			       enum daptrace_tlb_policy tlb,
 			       struct daptrace_sample_stats *st)
 {
-	unsigned int cleared = st->nr_cleared, i = 0;
+	unsigned int cleared = st->nr_cleared, aged = st->nr_aged, i = 0;
 	unsigned int stride = DIV_ROUND_UP(ctx->nr_targets, DAPTRACE_VA_IDLE_POLLS);
 	/* Checking only: the window's last pass, which asks every target. */
 	bool all = stride <= 1 || !(what & DAPTRACE_SAMPLE_PREPARE);
@@ -1420,7 +1424,8 @@ static void daptrace_va_sample(struct daptrace_ctx *ctx, unsigned int what,
 		round |= daptrace_va_probe_flush(t, st);
 		i++;
 	}
-	if ((tlb == DAPTRACE_TLB_ROUND && st->nr_cleared != cleared) || round)
+	if ((tlb == DAPTRACE_TLB_ROUND &&
+	     (st->nr_cleared != cleared || st->nr_aged != aged)) || round)
 		daptrace_tlb_flush_round();
 }
 

@@ -73,15 +73,33 @@
  * clear accessed bits without touching the idle flag, but move the folio
  * to the youngest generation (folio_update_gen()); and the classic LRU
  * records a reference it took away by setting PG_referenced or activating
- * the folio.  So prepare also records the folio's generation and those two
- * flags (daptrace_walk_lru()), and the check counts a folio whose
- * generation moved or which gained either flag, unless the move is not a
- * reference of this sample (daptrace_walk_folio_referenced()).  What this
- * misses: a folio already in the youngest generation that look-around
- * finds young again; what it counts wrongly: a folio rotated at eviction
- * while under writeback or put back after a failed isolation (its folio
- * and its young flag unchanged).  Without the idle flag (5.10, 6.1) the
- * LRU record is all there is.  And prepare hands reclaim the reference it
+ * the folio.  So prepare also records the folio's generation with its
+ * lruvec's newest (max_seq), and those two flags (daptrace_walk_lru()),
+ * and the check counts a folio which gained either flag, or whose
+ * generation moved where a reference moves it: into the youngest
+ * generation of some moment since prepare.  Isolation and putback
+ * (migration that fails, compaction, reclaim), and eviction and aging
+ * sorting the oldest generation, move a folio too, elsewhere, with one
+ * exception: a folio isolated from one of the two youngest generations is
+ * put back into the youngest; a folio of those two at prepare that moved
+ * into the youngest is therefore unobserved, not accessed
+ * (daptrace_walk_lru_seen() gives the rules and their sources).  Nor is a
+ * move a reference of this sample when reclaim took the reference prepare
+ * handed it (daptrace_walk_folio_referenced()).  What this misses: a
+ * folio already in the youngest generation that look-around finds young
+ * again; what it counts wrongly: a folio rotated at eviction while under
+ * writeback or rejected there, and an anonymous folio put back after an
+ * isolation that followed an aging in the same sample (its folio and its
+ * young flag unchanged).  Without the idle flag (5.10, 6.1) the LRU record
+ * is all there is.  The aging walk flushes no TLB after its clears
+ * (daptrace_walk_lru_aged()): pages it found young stay cached with their
+ * bit clear, and until something flushes, their accesses set no bit, so
+ * the next agings do not find them young and they sink, unseen by both,
+ * to the oldest generation, from which inc_min_seq() moves them without
+ * a reference (a move the check does not count).  So a check that sees
+ * that an aging ran since prepare has its pass flush after its prepares
+ * (&daptrace_walk_page.aged), as if the pass had cleared those bits
+ * itself.  And prepare hands reclaim the reference it
  * takes away, with folio_set_young(), which folio_referenced() counts (an
  * empty stub without the idle flag); the check does not count what
  * reclaim then does with that old reference.  The idle flag is shared
@@ -91,8 +109,10 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/hash.h>
 #include <linux/hugetlb_inline.h>
 #include <linux/leafops.h>
+#include <linux/memcontrol.h>
 #include <linux/memory_hotplug.h>
 #include <linux/mm.h>
 #include <linux/mm_inline.h>
@@ -152,10 +172,13 @@ static struct folio *daptrace_walk_folio_get(unsigned long pfn)
  * (DAPTRACE_WALK_RECORDED, and its pfn as the entry maps it: the page of a
  * pte, the head of a pmd or pud leaf), whether it handed reclaim a reference
  * (DAPTRACE_WALK_HANDED_BACK), and what a reference moves in the folio's
- * LRU state: MGLRU's generation + 1 (0: not on an MGLRU list) above the
- * classic LRU's active and referenced flags.  A folio off the LRU
- * (isolated for reclaim or migration, or not LRU memory at all) records
- * no LRU state, and is judged by its accessed bit and idle flag alone.
+ * LRU state: the classic LRU's active and referenced flags, and MGLRU's
+ * generation + 1 (0: not on an MGLRU list, or no consistent snapshot: see
+ * daptrace_walk_lru_gen()) with the low bits of its lruvec's max_seq and a
+ * hash of the lruvec (which changes if the folio's memcg does).  A folio
+ * off the LRU (isolated for reclaim or migration, or not LRU memory at
+ * all) records no LRU state, and is judged by its accessed bit and idle
+ * flag alone.
  */
 #define DAPTRACE_WALK_LRU_REFERENCED	0x1UL
 #define DAPTRACE_WALK_LRU_ACTIVE	0x2UL
@@ -164,23 +187,76 @@ static struct folio *daptrace_walk_folio_get(unsigned long pfn)
 #define DAPTRACE_WALK_LRU_GEN_MASK	0x7UL
 #define DAPTRACE_WALK_HANDED_BACK	0x40UL
 #define DAPTRACE_WALK_RECORDED		0x80UL
-#define DAPTRACE_WALK_PFN_SHIFT		8
+#define DAPTRACE_WALK_LRU_SEQ_SHIFT	8
+#define DAPTRACE_WALK_LRU_SEQ_BITS	8
+#define DAPTRACE_WALK_LRU_SEQ_MASK	(BIT(DAPTRACE_WALK_LRU_SEQ_BITS) - 1)
+#define DAPTRACE_WALK_LRU_TAG_SHIFT	16
+#define DAPTRACE_WALK_LRU_TAG_BITS	8
+#define DAPTRACE_WALK_LRU_TAG_MASK	(BIT(DAPTRACE_WALK_LRU_TAG_BITS) - 1)
+#define DAPTRACE_WALK_PFN_SHIFT		24
 
 /* Every pfn fits above the flags (x86-64: at most 52 physical address bits). */
 static_assert(__PHYSICAL_MASK_SHIFT - PAGE_SHIFT + DAPTRACE_WALK_PFN_SHIFT <=
 	      BITS_PER_LONG);
+static_assert(DAPTRACE_WALK_LRU_TAG_SHIFT + DAPTRACE_WALK_LRU_TAG_BITS <=
+	      DAPTRACE_WALK_PFN_SHIFT);
 #ifdef CONFIG_LRU_GEN
 static_assert(MAX_NR_GENS < DAPTRACE_WALK_LRU_GEN_MASK);
+/* The recorded bits of a sequence number still say its generation. */
+static_assert(BIT(DAPTRACE_WALK_LRU_SEQ_BITS) % MAX_NR_GENS == 0);
 #endif
+
+/*
+ * MGLRU's generation of @folio (@gen) and the newest sequence number of the
+ * lruvec it is on (@max_seq), with a hash of that lruvec (@tag), as one
+ * snapshot: the generation read between two reads of the same max_seq and
+ * of the same lruvec, else none (false).  A generation is a sequence number
+ * modulo MAX_NR_GENS, and while max_seq stays what it was the folio's lies
+ * in the window of at most MAX_NR_GENS below it: inc_max_seq() moves the
+ * oldest generation's folios (inc_min_seq()) before it publishes the new
+ * max_seq with a release, which the acquire in daptrace_lru_gen_max_seq()
+ * pairs with.  The lruvec and the folio stay allocated while we look: see
+ * daptrace_folio_lruvec() for the lruvec (RCU), and our callers hold a
+ * reference on the folio or the lock of an entry mapping it, so it is not
+ * freed, and stays charged to a memcg (uncharged when freed) unless
+ * migration moves its charge to the copy: then its memcg reads NULL and
+ * nothing is recorded.  These are lockless reads of state the LRU lock
+ * guards: what they cost when they race is said at
+ * daptrace_walk_lru_seen().
+ */
+static bool daptrace_walk_lru_gen(struct folio *folio, int *gen,
+				  unsigned long *max_seq, unsigned long *tag)
+{
+	struct lruvec *lruvec;
+	bool ok = false;
+
+	rcu_read_lock();
+	lruvec = daptrace_folio_lruvec(folio);
+	if (lruvec) {
+		*max_seq = daptrace_lru_gen_max_seq(lruvec);
+		*gen = folio_lru_gen(folio);
+		/* The generation before the re-reads. */
+		smp_rmb();
+		ok = *gen >= 0 && daptrace_lru_gen_max_seq(lruvec) == *max_seq &&
+		     daptrace_folio_lruvec(folio) == lruvec;
+		*tag = hash_ptr(lruvec, DAPTRACE_WALK_LRU_TAG_BITS);
+	}
+	rcu_read_unlock();
+	return ok;
+}
 
 static unsigned long daptrace_walk_lru(struct folio *folio)
 {
-	unsigned long state = DAPTRACE_WALK_LRU_ON;
+	unsigned long state = DAPTRACE_WALK_LRU_ON, max_seq, tag;
+	int gen;
 
 	if (!folio_test_lru(folio))
 		return 0;
-	state |= (unsigned long)(folio_lru_gen(folio) + 1) <<
-		 DAPTRACE_WALK_LRU_GEN_SHIFT;
+	if (daptrace_walk_lru_gen(folio, &gen, &max_seq, &tag))
+		state |= (unsigned long)(gen + 1) << DAPTRACE_WALK_LRU_GEN_SHIFT |
+			 (max_seq & DAPTRACE_WALK_LRU_SEQ_MASK) <<
+			 DAPTRACE_WALK_LRU_SEQ_SHIFT |
+			 tag << DAPTRACE_WALK_LRU_TAG_SHIFT;
 	if (folio_test_active(folio))
 		state |= DAPTRACE_WALK_LRU_ACTIVE;
 	if (folio_test_referenced(folio))
@@ -196,24 +272,135 @@ static unsigned long daptrace_walk_record(struct folio *folio,
 	       (young ? DAPTRACE_WALK_HANDED_BACK : 0) | daptrace_walk_lru(folio);
 }
 
-/* Did the LRU state move, from @then to @now, the way a reference moves it? */
-static bool daptrace_walk_lru_referenced(unsigned long then, unsigned long now)
+static unsigned long daptrace_walk_lru_field(unsigned long state,
+					     unsigned int shift,
+					     unsigned long mask)
 {
-	unsigned long gen_then = then >> DAPTRACE_WALK_LRU_GEN_SHIFT &
-				 DAPTRACE_WALK_LRU_GEN_MASK;
-	unsigned long gen_now = now >> DAPTRACE_WALK_LRU_GEN_SHIFT &
-				DAPTRACE_WALK_LRU_GEN_MASK;
+	return state >> shift & mask;
+}
+
+/*
+ * Did the LRU state move, from @then to @now, the way a reference moves it
+ * (DAPTRACE_WALK_YOUNG), not (DAPTRACE_WALK_OLD), or the way a reference
+ * and a putback both could (DAPTRACE_WALK_UNOBSERVED)?
+ *
+ * The classic LRU: a reference gained the referenced or active flag.
+ * MGLRU: a reference that the aging walk (walk_pte_range(),
+ * walk_pmd_range_locked()) or look-around (lru_gen_look_around()) finds
+ * moves the folio to the youngest generation of that moment
+ * (folio_update_gen() to lru_gen_from_seq(max_seq); the aging walk's
+ * max_seq is the one before the aging's inc_max_seq(), so after it its
+ * references lie in the second youngest).  Everything else that moves a
+ * folio between our two looks moves it elsewhere (6.1 and 6.12:
+ * lru_gen_add_folio(); 7.3: lru_gen_folio_seq()):
+ *  - folio_inc_gen() (eviction's sort_folio(), the aging's inc_min_seq())
+ *    to min_seq + 1, below the second youngest generation (eviction scans
+ *    only with more than MIN_NR_GENS generations: scan_folios());
+ *  - a putback after isolation (failed migration or reclaim, compaction,
+ *    deactivation) of an inactive folio: max_seq - 1 if it is anonymous
+ *    and not in the swap cache (or dirty under reclaim), else min_seq or
+ *    min_seq + 1;
+ *  - a putback of a folio isolated from one of the two youngest
+ *    generations, which lru_gen_del_folio() gives PG_active for it: the
+ *    youngest (6.1, 6.12; from 7.x only a workingset folio, the others to
+ *    max_seq - 1), as are folios eviction rejected (evict_folios()).
+ * So, with S the folio's sequence number now, M and M' max_seq at prepare
+ * and now: S < M is no reference (the putbacks and min_seq + 1 above);
+ * M <= S < M' (an aging ran) is one, where that aging's walk put it; and
+ * S = M' is one, unless the folio lay in one of the two youngest
+ * generations at prepare (S then >= M - 1, which covers a lruvec of only
+ * two generations too), whose putback lands there as well: the module
+ * cannot tell, the check is unobserved.  What this counts wrongly: an
+ * anonymous folio put back after an aging in the same sample (max_seq - 1
+ * is where the aging put its references), two isolations of one folio in
+ * one sample (the first putback makes it active), a folio eviction
+ * rejected for another reason than a reference.
+ *
+ * The snapshots are lockless (daptrace_walk_lru_gen()), and the folio can
+ * move any number of times between them; what a race costs: a snapshot
+ * that was not consistent records no generation (a reference missed); the
+ * lruvec hash differing, the folio changed memcg (reparenting, memcg v1's
+ * charge moving) and the generations are of two lruvecs: unobserved; if
+ * more than 2^DAPTRACE_WALK_LRU_SEQ_BITS agings ran, the recorded bits of
+ * M' - M wrap to fewer, and S >= M is only believed for fewer S (a
+ * reference missed, never one invented).
+ */
+static enum daptrace_walk_seen daptrace_walk_lru_seen(unsigned long then,
+						      unsigned long now)
+{
+	unsigned long gen_then, gen_now, seq_then, seq_now, aged, age;
 
 	if (!(then & DAPTRACE_WALK_LRU_ON) || !(now & DAPTRACE_WALK_LRU_ON))
+		return DAPTRACE_WALK_OLD;
+	if (now & ~then & (DAPTRACE_WALK_LRU_REFERENCED | DAPTRACE_WALK_LRU_ACTIVE))
+		return DAPTRACE_WALK_YOUNG;
+	gen_then = daptrace_walk_lru_field(then, DAPTRACE_WALK_LRU_GEN_SHIFT,
+					   DAPTRACE_WALK_LRU_GEN_MASK);
+	gen_now = daptrace_walk_lru_field(now, DAPTRACE_WALK_LRU_GEN_SHIFT,
+					  DAPTRACE_WALK_LRU_GEN_MASK);
+	if (!gen_then || !gen_now || gen_then == gen_now)
+		return DAPTRACE_WALK_OLD;
+	if (daptrace_walk_lru_field(then, DAPTRACE_WALK_LRU_TAG_SHIFT,
+				    DAPTRACE_WALK_LRU_TAG_MASK) !=
+	    daptrace_walk_lru_field(now, DAPTRACE_WALK_LRU_TAG_SHIFT,
+				    DAPTRACE_WALK_LRU_TAG_MASK))
+		return DAPTRACE_WALK_UNOBSERVED;
+	seq_then = daptrace_walk_lru_field(then, DAPTRACE_WALK_LRU_SEQ_SHIFT,
+					   DAPTRACE_WALK_LRU_SEQ_MASK);
+	seq_now = daptrace_walk_lru_field(now, DAPTRACE_WALK_LRU_SEQ_SHIFT,
+					  DAPTRACE_WALK_LRU_SEQ_MASK);
+	/* M' - M, and M' - S: S's generation counted back from M''s. */
+	aged = (seq_now - seq_then) & DAPTRACE_WALK_LRU_SEQ_MASK;
+	age = lru_gen_from_seq(seq_now - (gen_now - 1));
+	if (age > aged)
+		return DAPTRACE_WALK_OLD;
+	if (age)
+		return DAPTRACE_WALK_YOUNG;
+	/* Into the youngest: was it in one of the two youngest at prepare? */
+	if (lru_gen_from_seq(seq_then - (gen_then - 1)) <= 1)
+		return DAPTRACE_WALK_UNOBSERVED;
+	return DAPTRACE_WALK_YOUNG;
+}
+
+/*
+ * Did an MGLRU aging run, from @then to @now, on the lruvec of the folio
+ * (its max_seq moved; or the folio changed lruvec, which tells nothing
+ * and costs only a flush)?  The aging walk clears the accessed bits of the
+ * young pages it finds with ptep_clear_young_notify() and
+ * pmdp_clear_young_notify() (6.1: ptep_test_and_clear_young(), 7.3 the
+ * same as 6.12) and flushes no TLB, as x86's ptep_clear_flush_young() does
+ * not either: a translation cached before the walk keeps the bit "set" in
+ * the CPU's view, and later accesses through it set no bit again.  Its
+ * caller flushes after its next prepares (kernel/tlb.c).
+ *
+ * Ordering: the walk's clears come before the aging's inc_max_seq(), which
+ * publishes the new max_seq with smp_store_release() (6.1, 6.12, 7.3);
+ * @now's max_seq was read with the acquire that pairs with it
+ * (daptrace_walk_lru_gen()), so the clears of an aging we see here are
+ * done before our flush, which therefore drops every translation cached
+ * before them.  An aging whose max_seq we do not see yet (its walk still
+ * running, or a walker that finished after another made the increment)
+ * is seen by a later pass: accesses of the pages it cleared stay hidden a
+ * pass longer, none is invented.
+ */
+static bool daptrace_walk_lru_aged(unsigned long then, unsigned long now)
+{
+	unsigned long seq = DAPTRACE_WALK_LRU_SEQ_MASK << DAPTRACE_WALK_LRU_SEQ_SHIFT |
+			    DAPTRACE_WALK_LRU_TAG_MASK << DAPTRACE_WALK_LRU_TAG_SHIFT;
+
+	if (!daptrace_walk_lru_field(then, DAPTRACE_WALK_LRU_GEN_SHIFT,
+				     DAPTRACE_WALK_LRU_GEN_MASK) ||
+	    !daptrace_walk_lru_field(now, DAPTRACE_WALK_LRU_GEN_SHIFT,
+				     DAPTRACE_WALK_LRU_GEN_MASK))
 		return false;
-	if (gen_then && gen_now && gen_then != gen_now)
-		return true;
-	return now & ~then & (DAPTRACE_WALK_LRU_REFERENCED | DAPTRACE_WALK_LRU_ACTIVE);
+	return (then ^ now) & seq;
 }
 
 /*
  * Was the page of @folio, found at @pfn, referenced since prepare,
- * although the accessed bit says no?  @state is what prepare recorded.
+ * although the accessed bit says no (DAPTRACE_WALK_YOUNG: yes, OLD: no,
+ * UNOBSERVED: cannot tell, daptrace_walk_lru_seen())?  @state is what
+ * prepare recorded.
  *
  * Nothing, if prepare marked no folio: an idle flag it did not set says
  * nothing of this sample (a page migrated meanwhile, its entry a migration
@@ -236,20 +423,28 @@ static bool daptrace_walk_lru_referenced(unsigned long then, unsigned long now)
  *    the idle flag.  What this misses: a reference MGLRU's aging walk or
  *    look-around took (a new generation, the idle flag kept) in the same
  *    sample as reclaim took ours.
+ * And @aged says whether an MGLRU aging ran meanwhile (left as it was if
+ * the folio is not prepare's: daptrace_walk_lru_aged()).
  */
-static bool daptrace_walk_folio_referenced(struct folio *folio,
-					   unsigned long pfn,
-					   unsigned long state)
+static enum daptrace_walk_seen
+daptrace_walk_folio_referenced(struct folio *folio, unsigned long pfn,
+			       unsigned long state, bool *aged)
 {
+	unsigned long now = 0;
+
 	if (!(state & DAPTRACE_WALK_RECORDED))
-		return false;
+		return DAPTRACE_WALK_OLD;
+	if (state >> DAPTRACE_WALK_PFN_SHIFT == pfn) {
+		now = daptrace_walk_lru(folio);
+		*aged = daptrace_walk_lru_aged(state, now);
+	}
 	if (daptrace_walk_has_idle() && !folio_test_idle(folio))
-		return true;
+		return DAPTRACE_WALK_YOUNG;
 	if (state >> DAPTRACE_WALK_PFN_SHIFT != pfn)
-		return false;
+		return DAPTRACE_WALK_OLD;
 	if ((state & DAPTRACE_WALK_HANDED_BACK) && !folio_test_young(folio))
-		return false;
-	return daptrace_walk_lru_referenced(state, daptrace_walk_lru(folio));
+		return DAPTRACE_WALK_OLD;
+	return daptrace_walk_lru_seen(state, now);
 }
 
 /*
@@ -305,30 +500,34 @@ static void daptrace_walk_mark(unsigned long pfn, unsigned long *state,
 }
 
 /*
- * Check: the folio of a present entry whose bit says "old", or, for
- * placement, of any present entry.  @still_maps re-reads the entry after
- * the reference is taken.  Returns whether a reference shows.
+ * Check: the folio of a present entry whose bit says "old" (@young false),
+ * or, for placement, of any present entry.  @still_maps re-reads the entry
+ * after the reference is taken.  Returns what the bit and the folio say
+ * (see daptrace_walk_folio_referenced()).
  */
-static bool daptrace_walk_folio_check(unsigned long pfn, bool young,
-				      unsigned long state, bool placement,
-				      int *nid, bool (*still_maps)(void *, unsigned long),
-				      void *arg)
+static enum daptrace_walk_seen
+daptrace_walk_folio_check(unsigned long pfn, bool young, unsigned long state,
+			  bool placement, struct daptrace_walk_page *pg,
+			  bool (*still_maps)(void *, unsigned long), void *arg)
 {
 	struct folio *folio = daptrace_walk_folio_get(pfn);
-	bool referenced = false;
+	enum daptrace_walk_seen seen = young ? DAPTRACE_WALK_YOUNG :
+					       DAPTRACE_WALK_OLD;
 
 	if (!folio)
-		return false;
+		return seen;
 	if (!young)
-		referenced = daptrace_walk_folio_referenced(folio, pfn, state);
+		seen = daptrace_walk_folio_referenced(folio, pfn, state,
+						      &pg->aged);
 	if (still_maps(arg, pfn)) {
 		if (placement)
-			*nid = folio_nid(folio);
-	} else {
-		referenced = false;
+			pg->nid = folio_nid(folio);
+	} else if (!young) {
+		/* Not the folio the entry maps now: its state says nothing. */
+		seen = DAPTRACE_WALK_OLD;
 	}
 	folio_put(folio);
-	return referenced;
+	return seen;
 }
 
 /*
@@ -347,11 +546,11 @@ static bool daptrace_walk_folio_check(unsigned long pfn, bool young,
  * doubt.  (A THP split since prepare also maps another pfn there, unless
  * the sample is its head page: unobserved too, rarely.)
  */
-static int daptrace_walk_verdict(bool referenced, unsigned long state,
-				 unsigned long pfn)
+static int daptrace_walk_verdict(enum daptrace_walk_seen seen,
+				 unsigned long state, unsigned long pfn)
 {
-	if (referenced)
-		return DAPTRACE_WALK_YOUNG;
+	if (seen != DAPTRACE_WALK_OLD)
+		return seen;
 	if ((state & DAPTRACE_WALK_RECORDED) &&
 	    state >> DAPTRACE_WALK_PFN_SHIFT != pfn)
 		return DAPTRACE_WALK_UNOBSERVED;
@@ -406,8 +605,8 @@ static int daptrace_walk_check_pte(pmd_t *pmd, pmd_t pmdval, unsigned long addr,
 	if ((young && !placement) || !daptrace_walk_pte_normal(ptent))
 		return young;
 	return daptrace_walk_verdict(daptrace_walk_folio_check(pg->pfn, young,
-			state, placement, &pg->nid, daptrace_walk_pte_maps, pte) ||
-			young, state, pg->pfn);
+			state, placement, pg, daptrace_walk_pte_maps, pte),
+			state, pg->pfn);
 }
 
 static bool daptrace_walk_pmd_maps(void *arg, unsigned long pfn)
@@ -432,8 +631,8 @@ static int daptrace_walk_check_pmd(pmd_t *pmd, pmd_t pmdval, unsigned long addr,
 	if ((young && !placement) || pmd_devmap(pmdval))
 		return young;
 	return daptrace_walk_verdict(daptrace_walk_folio_check(head, young,
-			state, placement, &pg->nid, daptrace_walk_pmd_maps, pmd) ||
-			young, state, head);
+			state, placement, pg, daptrace_walk_pmd_maps, pmd),
+			state, head);
 }
 
 static bool daptrace_walk_pud_maps(void *arg, unsigned long pfn)
@@ -459,8 +658,8 @@ static int daptrace_walk_check_pud(pud_t *pud, pud_t pudval, unsigned long addr,
 	if (young && !placement)
 		return DAPTRACE_WALK_YOUNG;
 	return daptrace_walk_verdict(daptrace_walk_folio_check(head, young,
-			state, placement, &pg->nid, daptrace_walk_pud_maps, pud) ||
-			young, state, head);
+			state, placement, pg, daptrace_walk_pud_maps, pud),
+			state, head);
 }
 
 /*
@@ -711,7 +910,8 @@ daptrace_walk(struct mm_struct *mm, struct vm_area_struct *vma,
  * @addr:	The sampled address.
  * @state:	What daptrace_walk_prepare() recorded for it.
  * @placement:	Also find the page's NUMA node.
- * @pg:		The page found: pfn and node, or none.
+ * @pg:		The page found: pfn and node, or none; and whether MGLRU
+ *		aged its folio's memory since prepare.
  *
  * Return: the verdict.
  */
@@ -724,6 +924,7 @@ enum daptrace_walk_seen daptrace_walk_check(struct mm_struct *mm,
 {
 	pg->pfn = DAPTRACE_NO_PFN;
 	pg->nid = -1;
+	pg->aged = false;
 	return daptrace_walk(mm, vma, addr, state, placement, pg, NULL);
 }
 

@@ -18,7 +18,10 @@ struct vm_area_struct;
  * @DAPTRACE_WALK_YOUNG:	Accessed since it was prepared.
  * @DAPTRACE_WALK_UNOBSERVED:	Accesses there leave no trace the module can
  *				read (a PFN or I/O mapping, hugetlb page
- *				tables that processes may share).
+ *				tables that processes may share), or one it
+ *				cannot tell from what a move of the page
+ *				leaves (migration; a putback into the
+ *				youngest MGLRU generation).
  */
 enum daptrace_walk_seen {
 	DAPTRACE_WALK_OLD,
@@ -33,11 +36,18 @@ enum daptrace_walk_seen {
  * @shift:	log2 of the bytes the entry walked to maps (PAGE_SHIFT,
  *		PMD_SHIFT or PUD_SHIFT): what one accessed bit covers there.
  *		PAGE_SHIFT if the walk found no entry.
+ * @aged:	A check found that MGLRU aged the memory of the page's folio
+ *		since prepare.  The aging walk clears accessed bits of the
+ *		whole address space without a TLB flush, so a pass that saw
+ *		it flushes after its prepares as if it had cleared bits
+ *		itself (kernel/tlb.c), or accesses through translations
+ *		cached before the aging set no bit for our samples.
  */
 struct daptrace_walk_page {
 	unsigned long pfn;
 	int nid;
 	unsigned int shift;
+	bool aged;
 };
 
 /*

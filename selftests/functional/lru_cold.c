@@ -3,15 +3,20 @@
  * Reclaim and migration must not make cold memory read hot, and must not
  * make hot memory read cold.  The check counts, besides the accessed bit,
  * what reclaim leaves behind when it takes a reference away (the idle
- * flag cleared, a new MGLRU generation, the referenced or active flag:
- * kernel/walk.c).  Two things move those without an access:
+ * flag cleared, the referenced or active flag, a move into the youngest
+ * MGLRU generation of some moment since prepare: kernel/walk.c).  These
+ * move too without an access:
  *
  *  - prepare hands reclaim the reference whose accessed bit it clears
  *    (folio_set_young(), 6.12 and 7.3); reclaim's folio_referenced()
  *    counts it, and keeps or activates the folio: referenced flag, new
  *    generation, active flag, all inside the sample the bit was cleared for;
- *  - isolation and putback (migration, compaction, failed reclaim) put a
- *    folio back into a new MGLRU generation, and migration puts a new
+ *  - isolation and putback (migration that fails, compaction, reclaim) put
+ *    the same folio back into another MGLRU generation (an inactive one
+ *    into the second youngest or an older one, which the check does not
+ *    count; one isolated from the two youngest into the youngest, which
+ *    makes the check unobserved), the aging's inc_min_seq() moves the
+ *    oldest generation up by one (not counted), and migration puts a new
  *    folio, with another generation, under the sampled address.
  *
  * A child maps a cold set (touched once, never after) between two hot sets
