@@ -298,4 +298,29 @@ TEST(stat_stops_while_snapshots_keep_coming)
 	fake_tree_destroy(dir);
 }
 
+/*
+ * stat --interval's turns keep their cadence: every second from the start,
+ * whenever the loop (which polls every 250 ms, later on a busy machine)
+ * gets to them.  With `last = now` two turns taken 250 ms late moved the
+ * third past a 3.5 s --duration: 2 reports, where 3 are due.  Turns
+ * missed wholly are skipped, not made up in a burst.
+ */
+TEST(interval_keeps_its_cadence)
+{
+	const int64_t s = 1000000000;
+	int64_t next = s, polls[] = { s / 4, s + s / 4, 2 * s + s / 2, 3 * s + s / 4 };
+	unsigned int reports = 0;
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(polls); i++)
+		reports += session_due_every(&next, polls[i], s);
+	EXPECT_EQ(3U, reports);
+	EXPECT_EQ(4 * s, next);
+	/* a stall of 3.5 turns: one report now, the next on the grid */
+	EXPECT_TRUE(session_due_every(&next, 7 * s + s / 2, s));
+	EXPECT_EQ(8 * s, next);
+	EXPECT_FALSE(session_due_every(&next, 8 * s - 1, s));
+	EXPECT_TRUE(session_due_every(&next, 8 * s, s));
+	EXPECT_EQ(9 * s, next);
+}
+
 TEST_HARNESS_MAIN

@@ -618,7 +618,8 @@ static int setup(struct policy_run *r)
 
 static int run_loop(struct policy_run *r)
 {
-	int64_t last_check = 0, last_progress = r->s.t0;
+	int64_t last_check = 0;
+	int64_t next_progress = r->s.t0 + (int64_t)r->o->progress_us * 1000;
 	int timeout_ms = session_wait_ms(&r->o->so.attrs);
 	int ret;
 
@@ -645,10 +646,10 @@ static int run_loop(struct policy_run *r)
 			if (r->reason)
 				return 0;
 		}
-		if (r->o->progress_us && now - last_progress >= (int64_t)r->o->progress_us * 1000) {
+		if (r->o->progress_us &&
+		    session_due_every(&next_progress, now, (int64_t)r->o->progress_us * 1000)) {
 			progress(r);
 			save_stats(r);
-			last_progress = now;
 		}
 	}
 }

@@ -580,6 +580,14 @@ bool session_check_due(int64_t *last_check, int64_t now)
 	return true;
 }
 
+bool session_due_every(int64_t *next, int64_t now, int64_t every_ns)
+{
+	if (now < *next)
+		return false;
+	*next += every_ns * ((now - *next) / every_ns + 1);
+	return true;
+}
+
 int session_wait_ms(const struct daptrace_attrs *a)
 {
 	int ms = (int)(a->aggr_us / 1000);

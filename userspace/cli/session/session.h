@@ -146,6 +146,16 @@ const char *session_should_stop(struct session *s, uint64_t duration_us, int64_t
  * target.  When it says yes, *@last_check moves on to @now.
  */
 bool session_check_due(int64_t *last_check, int64_t now);
+/*
+ * A fixed cadence (stat --interval, policy --progress): whether @now has
+ * reached *@next; if so, *@next moves on by whole @every_ns to the first
+ * turn after @now.  A turn taken late (the loop polls every 250 ms, and a
+ * busy machine runs it later still) then does not push the later ones back,
+ * as `last = now` did: stat --interval 1s -d 3500ms printed 2 reports where
+ * its turns fell 250 ms late twice.  Turns missed wholly are skipped, not
+ * made up in a burst.
+ */
+bool session_due_every(int64_t *next, int64_t now, int64_t every_ns);
 /* The poll timeout for an aggregation interval: 10 to 250 ms. */
 int session_wait_ms(const struct daptrace_attrs *a);
 /*

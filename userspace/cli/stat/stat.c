@@ -379,7 +379,7 @@ static int drain(struct stat_run *r)
 static int run_loop(struct stat_run *r)
 {
 	const struct stat_opts *o = r->o;
-	int64_t last_check = 0, last_report = r->s.t0;
+	int64_t last_check = 0, next_report = r->s.t0 + (int64_t)o->interval_us * 1000;
 	int err;
 
 	worker_cpu(r, r->s.t0);
@@ -393,11 +393,11 @@ static int run_loop(struct stat_run *r)
 		if (err)
 			return err;
 		now = session_now_ns();
-		if (o->interval_us && now - last_report >= (int64_t)o->interval_us * 1000) {
+		if (o->interval_us &&
+		    session_due_every(&next_report, now, (int64_t)o->interval_us * 1000)) {
 			err = report(r, now);
 			if (err)
 				return err;
-			last_report = now;
 		}
 		if (session_check_due(&last_check, now)) {
 			r->reason = session_should_stop(&r->s, o->so.duration_us, now);
