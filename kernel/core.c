@@ -334,6 +334,32 @@ unsigned int daptrace_nr_live_targets(const struct daptrace_ctx *ctx)
 	return nr;
 }
 
+/*
+ * Do @t's regions count against max_nr_regions?  Only if it ran in the
+ * window: a quiet target (&daptrace_target.quiet, or merged for being
+ * quiet, &daptrace_target.merged_idle) keeps its regions outside the
+ * budget, since its checks cost next to nothing (the prepare pass skips
+ * it, and an idle target is asked whether it ran only now and then:
+ * daptrace_va_sample()), and a budget they fill is a budget no target
+ * that runs can be split in.
+ */
+static bool daptrace_budgeted(const struct daptrace_target *t)
+{
+	return !t->exited && !t->quiet && !t->merged_idle;
+}
+
+/* The regions that count against max_nr_regions: daptrace_budgeted(). */
+static unsigned int daptrace_nr_budgeted(const struct daptrace_ctx *ctx)
+{
+	const struct daptrace_target *t;
+	unsigned int nr = 0;
+
+	daptrace_for_each_target(t, ctx)
+		if (daptrace_budgeted(t))
+			nr += t->nr_regions;
+	return nr;
+}
+
 /**
  * daptrace_nr_regions() - number of regions over all targets.
  * @ctx:	The context.
@@ -1378,27 +1404,58 @@ static void daptrace_merge_regions_of(struct daptrace_target *t,
 	}
 }
 
+/* Whose regions a merge pass merges. */
+enum daptrace_merge_which {
+	DAPTRACE_MERGE_RAN,	/* the targets that ran in the window */
+	DAPTRACE_MERGE_ALL,	/* every target */
+	DAPTRACE_MERGE_QUIET,	/* the quiet ones only */
+};
+
+static bool daptrace_merge_includes(enum daptrace_merge_which which,
+				    const struct daptrace_target *t)
+{
+	bool quiet = t->quiet || t->merged_idle;
+
+	switch (which) {
+	case DAPTRACE_MERGE_ALL:
+		return true;
+	case DAPTRACE_MERGE_QUIET:
+		return quiet;
+	default:
+		return !quiet;
+	}
+}
+
+/*
+ * One merge pass over the targets @which says; returns the regions that
+ * count against max_nr_regions (daptrace_budgeted()), and in @total all of
+ * them.
+ */
 static unsigned int daptrace_merge_pass(struct daptrace_ctx *ctx,
 					unsigned int threshold,
 					unsigned long sz_limit, bool keep_apart,
-					bool also_quiet)
+					enum daptrace_merge_which which,
+					unsigned int *total)
 {
 	struct daptrace_target *t;
 	unsigned int nr = 0;
 
+	*total = 0;
 	daptrace_for_each_target(t, ctx) {
 		unsigned int before = t->nr_regions;
 
 		if (t->exited)
 			continue;
-		if (!t->quiet || also_quiet)
+		if (daptrace_merge_includes(which, t))
 			daptrace_merge_regions_of(t, threshold, sz_limit, keep_apart);
 		/* Merged after all: sampled afresh, see &daptrace_target.quiet. */
 		if (t->nr_regions != before && t->quiet) {
 			t->quiet = false;
 			t->merged_idle = true;
 		}
-		nr += t->nr_regions;
+		*total += t->nr_regions;
+		if (daptrace_budgeted(t))
+			nr += t->nr_regions;
 	}
 	return nr;
 }
@@ -1432,6 +1489,16 @@ static unsigned int daptrace_merge_pass(struct daptrace_ctx *ctx,
  * percentiles all wrong.  Merging them frees the room; what it costs is one
  * prepare of their merged regions (which are no longer quiet), once.
  *
+ * max_nr_regions bounds the regions of the targets that ran in the window
+ * (daptrace_budgeted()): those of quiet targets, which cost next to
+ * nothing, are not counted (but in @crowded, above).  So a process that
+ * wakes among hundreds that sleep, whose one region per mapped range alone
+ * can be more than max_nr_regions (512 targets of 3), is split as if it
+ * were alone, where counting them all left it one region per range: its
+ * hot set never found.  What the ring holds (max_nr_regions +
+ * min_nr_regions + 7 per target) is kept by the last step, which also
+ * merges while there are more than 3 regions per target in all.
+ *
  * If even then the count is above max_nr_regions (possible after new ranges
  * appeared, when @sz_limit forbids every merge, or with regions on many
  * nodes), @sz_limit is doubled with any access difference, placement and
@@ -1444,19 +1511,25 @@ void daptrace_merge_regions(struct daptrace_ctx *ctx, unsigned int threshold,
 			    unsigned long sz_limit)
 {
 	unsigned long max_nr = ctx->attrs.max_nr_regions;
+	unsigned long max_total = max_nr + 3UL * daptrace_nr_live_targets(ctx);
 	unsigned int max_thres = daptrace_max_nr_accesses(&ctx->attrs);
 	bool crowded = daptrace_nr_regions(ctx) > max_nr / 2;
-	unsigned int nr;
+	unsigned int nr, total;
 
 	do {
-		nr = daptrace_merge_pass(ctx, threshold, sz_limit, true, crowded);
+		nr = daptrace_merge_pass(ctx, threshold, sz_limit, true,
+					 crowded ? DAPTRACE_MERGE_ALL :
+					 DAPTRACE_MERGE_RAN, &total);
 		threshold = threshold > UINT_MAX / 2 ? UINT_MAX :
 			    max(1U, threshold * 2);
 	} while (nr > max_nr && threshold / 4 < max_thres);
 
-	while (nr > max_nr && sz_limit < ULONG_MAX) {
+	/* Over the bound: everyone; over the ring's room alone: the quiet. */
+	while ((nr > max_nr || total > max_total) && sz_limit < ULONG_MAX) {
 		sz_limit = sz_limit > ULONG_MAX / 2 ? ULONG_MAX : sz_limit * 2;
-		nr = daptrace_merge_pass(ctx, UINT_MAX, sz_limit, false, true);
+		nr = daptrace_merge_pass(ctx, UINT_MAX, sz_limit, false,
+					 nr > max_nr ? DAPTRACE_MERGE_ALL :
+					 DAPTRACE_MERGE_QUIET, &total);
 	}
 }
 
@@ -1542,7 +1615,9 @@ static void daptrace_split_regions_of(struct daptrace_ctx *ctx,
  * Random cuts let region boundaries find the real boundaries between memory
  * of different hotness; the next merge undoes cuts that found nothing.  A
  * target is split only while its pieces fit: the count after its split
- * stays within max_nr_regions.  With one target that is DAMON's rule
+ * stays within max_nr_regions, counting the targets that ran
+ * (daptrace_budgeted(): see daptrace_merge_regions()).  With one target
+ * that is DAMON's rule
  * (nothing is split while there are more than max_nr_regions / 2 regions).
  * With many, DAMON's rule counts every target's regions: idle processes,
  * which keep at least one region per mapped range and are not split (below),
@@ -1567,7 +1642,7 @@ static void daptrace_split_regions_of(struct daptrace_ctx *ctx,
 void daptrace_split_regions(struct daptrace_ctx *ctx)
 {
 	unsigned long max_nr = ctx->attrs.max_nr_regions;
-	unsigned int nr = daptrace_nr_regions(ctx), before = nr;
+	unsigned int nr = daptrace_nr_budgeted(ctx), before = nr;
 	unsigned int nr_pieces = 2, pieces, had;
 	struct daptrace_target *t;
 	bool split = false;
