@@ -24,7 +24,12 @@
  * clears the accessed bits of the populated non-leaf puds and pmds of the
  * target's large regions and has the TLB flushed; the collect, at the next
  * boundary, reads them: a pud still clear rules out its GiB without its
- * pmds being read, a set one has its pmds read.  Then the cleared bits that
+ * pmds being read, a set one has its pmds read.  A pud is not cleared at
+ * the collect, so at the next arm its bit says whether anything under it
+ * was walked since the last arm: if not, its pmds are left as they are
+ * (clear, or handed back: a hand-back under a pud found touched later
+ * reads as touched, a cut too many), and a GiB that stays cold costs one
+ * read per arm.  Then the cleared bits that
  * reclaim may want are handed back, and the next window rests (vaddr.c):
  * observing every other window keeps the bits handed back visible to
  * reclaim half the time (see "Reclaim").
@@ -107,7 +112,8 @@
  * Cost: every entry read counts against the walk's budget (@budget; the
  * caller gives one budget per boundary for all targets): the pgd/p4d/pud
  * entries over the range (a hole of 1 GiB or 512 GiB costs one read), and
- * the pmds of populated puds (arm), or of touched puds only (collect).  So
+ * the pmds of the puds walked since the last arm (arm) or since the arm
+ * (collect).  So
  * the cost follows what is mapped, not the span; what the budget does not
  * cover is reported (@uncovered), never read as untouched.
  */
@@ -297,7 +303,14 @@ static void daptrace_upper_range(struct mm_struct *mm, unsigned long addr,
 			continue;
 		}
 		if (arm) {
-			if (pud_young(pudval) && daptrace_upper_clear_pud(mm, pud))
+			/*
+			 * Not young: nothing under it was walked since the
+			 * last arm cleared it, so its pmds are as that arm
+			 * (and the hand-back) left them.
+			 */
+			if (!pud_young(pudval))
+				continue;
+			if (daptrace_upper_clear_pud(mm, pud))
 				w->nr_cleared++;
 			if (daptrace_nonleaf_pmd_young())
 				daptrace_upper_arm_pmds(mm, pudval, addr, next, w);
