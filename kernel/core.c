@@ -348,8 +348,14 @@ static bool daptrace_budgeted(const struct daptrace_target *t)
 	return !t->exited && !t->quiet && !t->merged_idle;
 }
 
-/* The regions that count against max_nr_regions: daptrace_budgeted(). */
-static unsigned int daptrace_nr_budgeted(const struct daptrace_ctx *ctx)
+/**
+ * daptrace_nr_budgeted() - the regions that count against max_nr_regions.
+ * @ctx:	The context.
+ *
+ * Return: the regions of the targets that ran in the window
+ * (daptrace_budgeted()).
+ */
+unsigned int daptrace_nr_budgeted(const struct daptrace_ctx *ctx)
 {
 	const struct daptrace_target *t;
 	unsigned int nr = 0;

@@ -507,6 +507,7 @@ void daptrace_insert_region_after(struct daptrace_target *t,
 void daptrace_destroy_region(struct daptrace_target *t, struct daptrace_region *r);
 unsigned int daptrace_nr_live_targets(const struct daptrace_ctx *ctx);
 unsigned int daptrace_nr_regions(const struct daptrace_ctx *ctx);
+unsigned int daptrace_nr_budgeted(const struct daptrace_ctx *ctx);
 unsigned long daptrace_total_sz(const struct daptrace_ctx *ctx);
 
 /**

@@ -1499,7 +1499,8 @@ static void daptrace_va_upper_walk(struct mm_struct *mm,
 
 /*
  * Collect: cut each large region at the runs found touched, within the
- * room max_nr_regions leaves (*@nr regions so far, all targets).
+ * room max_nr_regions leaves (*@nr regions so far of the targets that
+ * count against it, daptrace_nr_budgeted()).
  */
 static void daptrace_va_upper_collect(struct daptrace_ctx *ctx,
 				      struct daptrace_target *t,
@@ -1612,7 +1613,8 @@ static void daptrace_va_upper(struct daptrace_ctx *ctx,
 			      struct daptrace_upper_stats *st)
 {
 	unsigned long budget = DAPTRACE_VA_UPPER_BUDGET;
-	unsigned int nr = daptrace_nr_regions(ctx);
+	/* the room is of the regions that count: daptrace_merge_regions() */
+	unsigned int nr = daptrace_nr_budgeted(ctx);
 	unsigned int cleared = st->nr_cleared;
 	struct daptrace_target *t;
 
