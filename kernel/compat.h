@@ -190,6 +190,20 @@ struct vma_iterator {
 	test_and_clear_bit(_PAGE_BIT_ACCESSED, (unsigned long *)(__pudp))
 
 /*
+ * May a non-leaf pmd's accessed bit be clear (upper.c)?  From 6.1 on x86
+ * selects CONFIG_ARCH_HAS_NONLEAF_PMD_YOUNG, pmd_bad() ignores the bit
+ * (MGLRU clears it), and arch_has_hw_nonleaf_pmd_young() says whether the
+ * CPU sets it (not under Xen PV).  Before, pmd_bad() compares every flag:
+ * a table pmd without its accessed bit is "bad", and the kernel's walkers
+ * clear bad pmds.
+ */
+#ifdef CONFIG_ARCH_HAS_NONLEAF_PMD_YOUNG
+#define daptrace_nonleaf_pmd_young()	arch_has_hw_nonleaf_pmd_young()
+#else
+#define daptrace_nonleaf_pmd_young()	false
+#endif
+
+/*
  * TLB (tlb.c; docs/kernel-facts.md, tlb).  The kernel's own helpers below
  * sit in the "#ifndef MODULE" part of <asm/tlbflush.h> (or are defined in
  * arch/x86/mm/tlb.c without an export): each shim repeats the upstream body

@@ -348,8 +348,14 @@ static bool daptrace_budgeted(const struct daptrace_target *t)
 	return !t->exited && !t->quiet && !t->merged_idle;
 }
 
-/* The regions that count against max_nr_regions: daptrace_budgeted(). */
-static unsigned int daptrace_nr_budgeted(const struct daptrace_ctx *ctx)
+/**
+ * daptrace_nr_budgeted() - the regions that count against max_nr_regions.
+ * @ctx:	The context.
+ *
+ * Return: the regions of the targets that ran in the window
+ * (daptrace_budgeted()).
+ */
+unsigned int daptrace_nr_budgeted(const struct daptrace_ctx *ctx)
 {
 	const struct daptrace_target *t;
 	unsigned int nr = 0;
@@ -1697,6 +1703,111 @@ void daptrace_aggregate(struct daptrace_ctx *ctx)
 	daptrace_merge_regions(ctx, threshold, sz_limit);
 	daptrace_reset_aggregated(ctx);
 	daptrace_split_regions(ctx);
+}
+
+/* Cuts that keeping @k[0..@n) apart takes in [@start, @end). */
+static unsigned int daptrace_touched_cuts(const struct daptrace_addr_range *k,
+					  unsigned int n, unsigned long start,
+					  unsigned long end)
+{
+	unsigned int i, cuts = 0;
+
+	for (i = 0; i < n; i++)
+		cuts += (k[i].start > start) + (k[i].end < end);
+	return cuts;
+}
+
+/**
+ * daptrace_split_touched() - cut a region at the edges of what was touched.
+ * @ctx:	The context (granularity).
+ * @t:		The region's target.
+ * @r:		The region.
+ * @runs:	Address ranges found touched in the window just ended, sorted
+ *		by start; the parts outside @r are ignored.
+ * @nr:		Entries of @runs.
+ * @room:	Regions this may add at most (what max_nr_regions leaves).
+ *
+ * The operations learn which parts of a large region were touched from
+ * page-table entries above the ptes (the upper-level scan, kernel/upper.c):
+ * one accessed bit per 2 MiB or 1 GiB.  A region's one sample per interval
+ * almost never lands on a few MiB accessed in hundreds of GiB, so the
+ * region reads cold, is never split where the accesses are, and the
+ * accessed memory is never found; cut at the touched runs, the accesses get
+ * a region of their own, which the next window's samples measure.  The cut
+ * decides nothing about counts: a touched run that turns out cold (a chunk
+ * touched once, a bit that says more than an access) reads 0 and is merged
+ * back, a run found untouched that was accessed is only not cut out yet.
+ *
+ * Each run becomes a region, and so does each untouched stretch between
+ * them.  If that takes more cuts than @room, the two runs with the smallest
+ * gap between them are joined (the gap goes with them) until it does not;
+ * a run that still needs more (@room below 2) is not cut out.  Runs are
+ * widened to the granularity; more than DAPTRACE_MAX_TOUCHED_RUNS are
+ * joined to the last one.  The pieces inherit @r's statistics.  On
+ * allocation failure the cuts made so far stay.
+ *
+ * Return: the number of regions added.
+ */
+unsigned int daptrace_split_touched(struct daptrace_ctx *ctx,
+				    struct daptrace_target *t,
+				    struct daptrace_region *r,
+				    const struct daptrace_addr_range *runs,
+				    unsigned int nr, unsigned long room)
+{
+	struct daptrace_addr_range k[DAPTRACE_MAX_TOUCHED_RUNS];
+	unsigned long unit = ctx->min_region_sz, s, e, gap, best;
+	unsigned int i, n = 0, at, added = 0;
+	struct daptrace_region *cur = r;
+
+	for (i = 0; i < nr; i++) {
+		if (runs[i].end <= r->ar.start || runs[i].start >= r->ar.end ||
+		    runs[i].start >= runs[i].end)
+			continue;
+		s = max(ALIGN_DOWN(runs[i].start, unit), r->ar.start);
+		/* r->ar.end is aligned: no rounding past it */
+		e = runs[i].end >= r->ar.end ? r->ar.end :
+		    min(ALIGN(runs[i].end, unit), r->ar.end);
+		if (n && s <= k[n - 1].end) {
+			k[n - 1].end = max(k[n - 1].end, e);
+			continue;
+		}
+		if (n == DAPTRACE_MAX_TOUCHED_RUNS) {
+			k[n - 1].end = e;
+			continue;
+		}
+		k[n].start = s;
+		k[n].end = e;
+		n++;
+	}
+	while (n > 1 &&
+	       daptrace_touched_cuts(k, n, r->ar.start, r->ar.end) > room) {
+		at = 0;
+		best = ULONG_MAX;
+		for (i = 0; i + 1 < n; i++) {
+			gap = k[i + 1].start - k[i].end;
+			if (gap < best) {
+				best = gap;
+				at = i;
+			}
+		}
+		k[at].end = k[at + 1].end;
+		for (i = at + 1; i + 1 < n; i++)
+			k[i] = k[i + 1];
+		n--;
+	}
+	if (!n || daptrace_touched_cuts(k, n, r->ar.start, r->ar.end) > room)
+		return 0;
+	/* Left to right: each cut leaves its right piece to the next. */
+	for (i = 0; i < 2 * n; i++) {
+		s = i % 2 ? k[i / 2].end : k[i / 2].start;
+		if (s <= cur->ar.start || s >= cur->ar.end)
+			continue;
+		if (daptrace_split_region_at(t, cur, s - cur->ar.start))
+			break;
+		cur = list_next_entry(cur, list);
+		added++;
+	}
+	return added;
 }
 
 /* Add to the tuner's sums, halving them all rather than overflowing. */

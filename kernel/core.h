@@ -507,6 +507,7 @@ void daptrace_insert_region_after(struct daptrace_target *t,
 void daptrace_destroy_region(struct daptrace_target *t, struct daptrace_region *r);
 unsigned int daptrace_nr_live_targets(const struct daptrace_ctx *ctx);
 unsigned int daptrace_nr_regions(const struct daptrace_ctx *ctx);
+unsigned int daptrace_nr_budgeted(const struct daptrace_ctx *ctx);
 unsigned long daptrace_total_sz(const struct daptrace_ctx *ctx);
 
 /**
@@ -559,6 +560,12 @@ void daptrace_repeat_idle(struct daptrace_target *t, unsigned int n);
 void daptrace_repeat_unobserved(struct daptrace_target *t, unsigned int n);
 void daptrace_reset_placement(struct daptrace_region *r);
 
+/*
+ * Touched runs kept apart per region by daptrace_split_touched(): more are
+ * joined to the last one.
+ */
+#define DAPTRACE_MAX_TOUCHED_RUNS	32
+
 /* Aggregation: called once per aggregation window, after publishing. */
 void daptrace_update_age(struct daptrace_ctx *ctx, unsigned int threshold);
 void daptrace_merge_regions(struct daptrace_ctx *ctx, unsigned int threshold,
@@ -566,6 +573,11 @@ void daptrace_merge_regions(struct daptrace_ctx *ctx, unsigned int threshold,
 void daptrace_reset_aggregated(struct daptrace_ctx *ctx);
 void daptrace_split_regions(struct daptrace_ctx *ctx);
 void daptrace_aggregate(struct daptrace_ctx *ctx);
+unsigned int daptrace_split_touched(struct daptrace_ctx *ctx,
+				    struct daptrace_target *t,
+				    struct daptrace_region *r,
+				    const struct daptrace_addr_range *runs,
+				    unsigned int nr, unsigned long room);
 
 /* The intervals goal: at the end of each window, before its counts reset. */
 bool daptrace_tune_intervals(struct daptrace_ctx *ctx, unsigned int nr_samples,

@@ -46,6 +46,11 @@ struct task_struct;
  * @nr_busy:		Target sampling passes skipped, wholly or in part,
  *			because a writer held or awaited the target's
  *			mmap_lock.
+ * @upper_entries:	Page-table entries the upper-level scan read
+ *			(&daptrace_upper_stats.entries).
+ * @upper_uncovered:	Large regions it left unobserved
+ *			(&daptrace_upper_stats.nr_uncovered).
+ * @upper_cuts:		Regions it added (&daptrace_upper_stats.nr_cuts).
  *
  * Written only by the worker (and reset under &daptrace_mon.lock while the
  * worker is stopped); read locklessly by sysfs with READ_ONCE().
@@ -58,6 +63,9 @@ struct daptrace_counters {
 	u64 probe_ns;
 	u64 nr_late;
 	u64 nr_busy;
+	u64 upper_entries;
+	u64 upper_uncovered;
+	u64 upper_cuts;
 	unsigned int nr_regions;
 	unsigned int nr_probe_pages;
 };
@@ -91,6 +99,9 @@ struct daptrace_counters {
  *		monitoring is off.
  * @probes:	Room for the worker's probe candidates (&daptrace_ctx.probes).
  * @tracepoint:	daptrace:daptrace_aggregated fires (attribute tracepoint).
+ * @upper_scan:	The upper-level scan cuts large regions at the chunks
+ *		found touched (attribute upper_scan; &daptrace_ops.upper).
+ *		Set while monitoring is off (the worker reads it unlocked).
  * @ops:	Address-space operations.
  * @worker:	The worker kthread while it exists, with a task reference
  *		held so it can be reaped after exiting on its own.
@@ -139,6 +150,7 @@ struct daptrace_mon {
 	unsigned long probe_max_cpu_bp;
 	struct daptrace_probe probes[DAPTRACE_MAX_PROBE_DRAWS];
 	bool tracepoint;
+	bool upper_scan;
 	const struct daptrace_ops *ops;
 	struct task_struct *worker;
 	bool worker_done;

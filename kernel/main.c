@@ -67,6 +67,7 @@ int daptrace_mon_init(struct daptrace_mon *mon)
 	daptrace_tlb_init();
 	mon->probe_pages = DAPTRACE_DEF_PROBE_PAGES;
 	mon->probe_max_cpu_bp = DAPTRACE_DEF_PROBE_MAX_CPU_BP;
+	mon->upper_scan = true;
 	mon->tlb = daptrace_tlb_policy_supported(DAPTRACE_TLB_MM) ?
 		   DAPTRACE_TLB_MM : DAPTRACE_TLB_NONE;
 	mon->ops = &daptrace_vaddr_ops;

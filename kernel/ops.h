@@ -72,6 +72,26 @@ struct daptrace_sample_stats {
 };
 
 /**
+ * struct daptrace_upper_stats - what one upper-level scan did, all targets
+ * (&daptrace_ops.upper).
+ * @entries:	Page-table entries read (pgd, p4d, pud, pmd).
+ * @nr_cleared:	Accessed bits of non-leaf entries cleared.
+ * @nr_uncovered: Large regions the scan should have observed and did not,
+ *		wholly or in part: its budget ran out, the target's
+ *		mmap_lock was busy, tlb_flush is "none", or part of the
+ *		region is not the scan's to read (hugetlb, PFN or I/O
+ *		mappings, a secondary MMU).  Such a region is not cut where
+ *		it was not observed; nothing is read as untouched.
+ * @nr_cuts:	Regions added by cuts at touched chunks.
+ */
+struct daptrace_upper_stats {
+	u64 entries;
+	unsigned int nr_cleared;
+	unsigned int nr_uncovered;
+	unsigned int nr_cuts;
+};
+
+/**
  * struct daptrace_ops - callbacks for one kind of address space.
  * @target_get:		Take what the target, the thread group @pid, needs
  *			(sysfs write context; the caller keeps its reference).
@@ -122,6 +142,16 @@ struct daptrace_sample_stats {
  * @probe_check:	At the end of the window, after its last check: read
  *			the probes' truth (and stop handing clears to them).
  *			Never clears.
+ * @upper:		At an aggregation boundary, after the aggregation and
+ *			the map update, before the probes are picked and the
+ *			prepare pass: the upper-level scan (vaddr: upper.c).
+ *			Every other boundary it arms (clears the non-leaf
+ *			accessed bits of the large regions and has them
+ *			flushed by @tlb; nothing with "none"), at the next it
+ *			collects, cuts the regions at the chunks found touched
+ *			(daptrace_split_touched()) and hands reclaim back the
+ *			bits it took.  With @stop (monitoring ends), it only
+ *			hands back what an arm took.  Adds to @stats.
  */
 struct daptrace_ops {
 	void *(*target_get)(struct pid *pid);
@@ -140,6 +170,8 @@ struct daptrace_ops {
 	void (*probe_prepare)(struct daptrace_ctx *ctx,
 			      enum daptrace_tlb_policy tlb, bool shared);
 	void (*probe_check)(struct daptrace_ctx *ctx);
+	void (*upper)(struct daptrace_ctx *ctx, enum daptrace_tlb_policy tlb,
+		      bool stop, struct daptrace_upper_stats *stats);
 };
 
 extern const struct daptrace_ops daptrace_vaddr_ops;

@@ -706,6 +706,8 @@ static const struct daptrace_setting_ops bool_ops = {
  */
 DAPTRACE_SETTING_ATTR(phys_addr_attr, phys_addr, bool_ops, struct daptrace_mon, phys_addr);
 DAPTRACE_SETTING_ATTR(tracepoint_attr, tracepoint, bool_ops, struct daptrace_mon, tracepoint);
+/* The upper-level scan (vaddr.c, upper.c): on by default. */
+DAPTRACE_SETTING_ATTR(upper_scan_attr, upper_scan, bool_ops, struct daptrace_mon, upper_scan);
 
 /*
  * Accuracy probes per window, 0..DAPTRACE_MAX_PROBE_PAGES (0: none).  Set
@@ -830,6 +832,9 @@ DAPTRACE_COUNTER_ATTR(nr_snapshots_attr, nr_snapshots, nr_snapshots, 1);
 DAPTRACE_COUNTER_ATTR(nr_snapshots_missed_attr, nr_snapshots_missed, nr_missed, 1);
 DAPTRACE_COUNTER_ATTR(worker_cpu_us_attr, worker_cpu_us, worker_cpu_ns, NSEC_PER_USEC);
 DAPTRACE_COUNTER_ATTR(probe_us_attr, probe_us, probe_ns, NSEC_PER_USEC);
+DAPTRACE_COUNTER_ATTR(upper_entries_attr, upper_entries, upper_entries, 1);
+DAPTRACE_COUNTER_ATTR(upper_uncovered_attr, upper_uncovered, upper_uncovered, 1);
+DAPTRACE_COUNTER_ATTR(upper_cuts_attr, upper_cuts, upper_cuts, 1);
 
 /* --- the kernel series built for (Kbuild; compat.h) -------------------- */
 
@@ -1015,6 +1020,7 @@ static struct attribute *daptrace_attrs[] = {
 	&tracepoint_attr.kattr.attr,
 	&probe_pages_attr.kattr.attr,
 	&probe_max_cpu_bp_attr.kattr.attr,
+	&upper_scan_attr.kattr.attr,
 	&nr_regions_attr.attr,
 	&nr_probe_pages_attr.attr,
 	&nr_samples_attr.kattr.attr,
@@ -1024,6 +1030,9 @@ static struct attribute *daptrace_attrs[] = {
 	&nr_snapshots_missed_attr.kattr.attr,
 	&worker_cpu_us_attr.kattr.attr,
 	&probe_us_attr.kattr.attr,
+	&upper_entries_attr.kattr.attr,
+	&upper_uncovered_attr.kattr.attr,
+	&upper_cuts_attr.kattr.attr,
 	&snapshot_seq_attr.attr,
 	&snapshot_attr.attr,
 	&kernel_series_attr.attr,

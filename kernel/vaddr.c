@@ -34,6 +34,7 @@
 
 #include "ops.h"
 #include "tlb.h"
+#include "upper.h"
 #include "walk.h"
 
 /* Regions between looks at a waiting mmap_lock writer or a pending resched. */
@@ -114,6 +115,12 @@ MODULE_PARM_DESC(placement,
  *		prepare leaves its flush to the prepare pass that follows it
  *		at once under the same policy (daptrace_va_sample()): where
  *		that pass clears bits, one flush serves both.
+ * @upper_armed: The upper-level scan armed the target at an aggregation
+ *		boundary: the next one it reaches collects (daptrace_va_upper()).
+ * @upper_exec_id: &daptrace_target.exec_id when it armed: after an exec the
+ *		tables it cleared went with the old image.
+ * @upper_owed:	What that arm owes reclaim (upper.c, "Reclaim").
+ * @upper_nr_owed: Entries of @upper_owed.
  *
  * Touched only by the worker, and by the sysfs writer before the target
  * is listed or after the worker stopped (monitor lock).
@@ -136,6 +143,10 @@ struct daptrace_va_target {
 	unsigned int probe_first;
 	unsigned int probe_nr;
 	enum daptrace_tlb_policy probe_flush;
+	bool upper_armed;
+	u64 upper_exec_id;
+	struct daptrace_addr_range upper_owed[DAPTRACE_UPPER_MAX_OWED];
+	unsigned int upper_nr_owed;
 };
 
 /*
@@ -547,6 +558,9 @@ static int daptrace_va_init(struct daptrace_ctx *ctx)
 		vt->idle = false;
 		vt->skipped = 0;
 		vt->maps_runtime = DAPTRACE_VA_RAN;
+		/* The last run's observation was handed back when it stopped. */
+		vt->upper_armed = false;
+		vt->upper_nr_owed = 0;
 		/* Before our pin, which would read as another user of the mm. */
 		runtime = daptrace_va_runtime(vt);
 		mm = daptrace_va_target_mm(t);
@@ -1429,6 +1443,188 @@ static void daptrace_va_sample(struct daptrace_ctx *ctx, unsigned int what,
 		daptrace_tlb_flush_round();
 }
 
+/*
+ * The upper-level scan (upper.c): regions at least this large are observed
+ * through the accessed bits of their non-leaf entries.  Smaller ones are
+ * left to their samples: a 2 MiB chunk is at least 1/16 of such a region,
+ * which a window's samples find.  The budget bounds the page-table entries
+ * read per aggregation boundary, all targets together (about 128 GiB of
+ * populated 2 MiB chunks, or the pud entries of 64 TiB of sparse span).
+ */
+#define DAPTRACE_VA_UPPER_MIN_SZ	(16 * PMD_SIZE)
+#define DAPTRACE_VA_UPPER_BUDGET	65536UL
+
+static bool daptrace_va_upper_region(const struct daptrace_region *r)
+{
+	return daptrace_sz_region(r) >= DAPTRACE_VA_UPPER_MIN_SZ;
+}
+
+static unsigned int daptrace_va_upper_regions(struct daptrace_target *t)
+{
+	struct daptrace_region *r;
+	unsigned int n = 0;
+
+	daptrace_for_each_region(r, t)
+		n += daptrace_va_upper_region(r);
+	return n;
+}
+
+/*
+ * Arm (@arm) or collect region @r, over the observable VMAs in it; a part
+ * that is not observable leaves the region uncovered.  Under mmap_read_lock.
+ */
+static void daptrace_va_upper_walk(struct mm_struct *mm,
+				   const struct daptrace_region *r, bool arm,
+				   struct daptrace_upper_walk *w)
+{
+	VMA_ITERATOR(vmi, mm, r->ar.start);
+	struct vm_area_struct *vma;
+	unsigned long s, e;
+
+	for_each_vma(vmi, vma) {
+		if (vma->vm_start >= r->ar.end)
+			break;
+		if (!daptrace_upper_observable(vma)) {
+			w->uncovered = true;
+			continue;
+		}
+		s = max(vma->vm_start, r->ar.start);
+		e = min(vma->vm_end, r->ar.end);
+		if (arm)
+			daptrace_upper_arm(mm, s, e, w);
+		else
+			daptrace_upper_collect(mm, s, e, w);
+	}
+}
+
+/*
+ * Collect: cut each large region at the runs found touched, within the
+ * room max_nr_regions leaves (*@nr regions so far of the targets that
+ * count against it, daptrace_nr_budgeted()).
+ */
+static void daptrace_va_upper_collect(struct daptrace_ctx *ctx,
+				      struct daptrace_target *t,
+				      struct mm_struct *mm, unsigned int *nr,
+				      struct daptrace_upper_walk *w,
+				      struct daptrace_upper_stats *st)
+{
+	struct daptrace_addr_range runs[DAPTRACE_MAX_TOUCHED_RUNS];
+	unsigned long max_nr = ctx->attrs.max_nr_regions;
+	struct daptrace_region *r, *next;
+	unsigned int added;
+
+	daptrace_for_each_region_safe(r, next, t) {
+		if (!daptrace_va_upper_region(r))
+			continue;
+		w->runs = runs;
+		w->nr_runs = 0;
+		w->uncovered = false;
+		daptrace_va_upper_walk(mm, r, false, w);
+		st->nr_uncovered += w->uncovered;
+		/* the pieces go between @r and @next */
+		added = daptrace_split_touched(ctx, t, r, runs, w->nr_runs,
+					       *nr < max_nr ? max_nr - *nr : 0);
+		*nr += added;
+		st->nr_cuts += added;
+		/* Cut: its new regions must be prepared (&daptrace_target.quiet). */
+		if (added)
+			t->quiet = false;
+	}
+}
+
+/*
+ * The scan of one target: arm it, or collect and hand back what its arm
+ * took.  A target the scan cannot walk now (busy mmap_lock, a secondary
+ * MMU) keeps its state: a collect put off observes a longer span (more
+ * reads touched, nothing less), and what an arm owes stays owed.
+ */
+static void daptrace_va_upper_target(struct daptrace_ctx *ctx,
+				     struct daptrace_target *t,
+				     enum daptrace_tlb_policy tlb, bool stop,
+				     unsigned long *budget, unsigned int *nr,
+				     struct daptrace_upper_stats *st)
+{
+	struct daptrace_va_target *vt = t->priv;
+	struct daptrace_upper_walk w = { .budget = *budget };
+	bool arm = !vt->upper_armed;
+	struct daptrace_region *r;
+	struct mm_struct *mm;
+
+	if (arm && (stop || tlb == DAPTRACE_TLB_NONE)) {
+		/* "none": upper-level bits would lie (upper.c, "The TLB") */
+		if (!stop)
+			st->nr_uncovered += daptrace_va_upper_regions(t);
+		return;
+	}
+	mm = daptrace_va_target_mm(t);
+	if (!mm) {
+		/* exited: its tables, and what they owe, are gone */
+		vt->upper_armed = false;
+		vt->upper_nr_owed = 0;
+		return;
+	}
+	if (mm_has_notifiers(mm) || !mmap_read_trylock(mm)) {
+		if (!stop)
+			st->nr_uncovered += daptrace_va_upper_regions(t);
+		mmput_async(mm);
+		return;
+	}
+	if (arm) {
+		w.owed = vt->upper_owed;
+		daptrace_for_each_region(r, t) {
+			if (!daptrace_va_upper_region(r))
+				continue;
+			w.uncovered = false;
+			daptrace_va_upper_walk(mm, r, true, &w);
+			st->nr_uncovered += w.uncovered;
+		}
+		vt->upper_nr_owed = w.nr_owed;
+		vt->upper_exec_id = t->exec_id;
+		vt->upper_armed = true;
+	} else {
+		/* After an exec, the new image's tables owe nothing. */
+		if (t->exec_id == vt->upper_exec_id) {
+			if (!stop)
+				daptrace_va_upper_collect(ctx, t, mm, nr, &w, st);
+			daptrace_upper_hand_back(mm, vt->upper_owed,
+						 vt->upper_nr_owed, &w);
+		}
+		vt->upper_nr_owed = 0;
+		vt->upper_armed = false;
+	}
+	mmap_read_unlock(mm);
+	/* The arm's clears mean nothing until the TLB forgets them (upper.c). */
+	if (w.nr_cleared)
+		daptrace_tlb_flush_mm(mm, tlb);
+	mmput_async(mm);
+	st->entries += w.entries;
+	st->nr_cleared += w.nr_cleared;
+	*budget = w.budget;
+}
+
+/*
+ * The upper-level scan of every target (&daptrace_ops.upper).  Targets
+ * take turns in the budget by the boundary they are armed at: each arms,
+ * collects and rests in a cycle of its own, and the budget is shared in
+ * list order.
+ */
+static void daptrace_va_upper(struct daptrace_ctx *ctx,
+			      enum daptrace_tlb_policy tlb, bool stop,
+			      struct daptrace_upper_stats *st)
+{
+	unsigned long budget = DAPTRACE_VA_UPPER_BUDGET;
+	/* the room is of the regions that count: daptrace_merge_regions() */
+	unsigned int nr = daptrace_nr_budgeted(ctx);
+	unsigned int cleared = st->nr_cleared;
+	struct daptrace_target *t;
+
+	daptrace_for_each_target(t, ctx)
+		if (!t->exited)
+			daptrace_va_upper_target(ctx, t, tlb, stop, &budget, &nr, st);
+	if (tlb == DAPTRACE_TLB_ROUND && st->nr_cleared != cleared)
+		daptrace_tlb_flush_round();
+}
+
 /* A window none of whose checks walked: every check read "not accessed". */
 static bool daptrace_va_window_idle(struct daptrace_target *t)
 {
@@ -1453,4 +1649,5 @@ const struct daptrace_ops daptrace_vaddr_ops = {
 	.probe_map		= daptrace_va_probe_map,
 	.probe_prepare		= daptrace_va_probe_prepare,
 	.probe_check		= daptrace_va_probe_check,
+	.upper			= daptrace_va_upper,
 };

@@ -521,6 +521,25 @@ static bool worker_sample(struct daptrace_mon *mon, unsigned int what)
 }
 
 /*
+ * The upper-level scan (&daptrace_ops.upper), at an aggregation boundary
+ * after the regions are final for the next window (aggregated, maps
+ * updated) and before the probes are picked among them; with @stop, when
+ * monitoring ends, only to hand back what its last arm took.
+ */
+static void worker_upper(struct daptrace_mon *mon, bool stop)
+{
+	struct daptrace_upper_stats st = {};
+
+	if (!mon->upper_scan)
+		return;
+	mon->ops->upper(&mon->ctx, mon->tlb, stop, &st);
+	WRITE_ONCE(mon->cnt.upper_entries, mon->cnt.upper_entries + st.entries);
+	WRITE_ONCE(mon->cnt.upper_uncovered,
+		   mon->cnt.upper_uncovered + st.nr_uncovered);
+	WRITE_ONCE(mon->cnt.upper_cuts, mon->cnt.upper_cuts + st.nr_cuts);
+}
+
+/*
  * With @from_window, mark the targets that did not run in the window just
  * ended as quiet (&daptrace_target.quiet) for the aggregation, the map update
  * and the prepare pass after it; otherwise unmark all.
@@ -676,6 +695,7 @@ static int daptrace_worker_fn(void *data)
 			} else if (execed || worker_regionless(mon)) {
 				ops->update(ctx);
 			}
+			worker_upper(mon, false);
 			worker_update_counters(mon, &clk);
 			worker_probe_start(mon, &clk);
 			worker_sample(mon, DAPTRACE_SAMPLE_PREPARE);
@@ -697,6 +717,8 @@ static int daptrace_worker_fn(void *data)
 	worker_probe_end(mon, &clk);
 	worker_find_exited(mon, &clk);
 	worker_publish(mon, &clk, ktime_get(), DAPTRACE_SNAP_LAST);
+	/* Reclaim gets back what the last arm took (targets that exited: nothing). */
+	worker_upper(mon, true);
 	worker_update_counters(mon, &clk);
 	return 0;
 out:

@@ -25,7 +25,8 @@
  * Windows during warm-up (--settle after the start) and windows that begin
  * less than --settle after a phase change are not scored for accuracy; the
  * time from a phase change to the first window with recall >= 0.9 is the
- * detection latency.  --randomize replaces every nr_accesses with a random
+ * detection latency; from the first phase's start, counting the windows
+ * that settle too, detect_first_s.  --randomize replaces every nr_accesses with a random
  * count, to show that the thresholds reject a monitor that guesses.
  *
  * The accuracy estimate (the module's probes, #probes rows): at every window
@@ -153,6 +154,8 @@ struct scorer {
 	double lat_sum;
 	unsigned int lat_n, lat_undetected;
 	double lat_max;
+	/* phase 0's first window with recall >= 0.9, settling or not; 0: none */
+	uint64_t first_detect_ns;
 };
 
 static int parse_truth(const char *path, struct truth *t)
@@ -490,6 +493,22 @@ static int score_accuracy(struct scorer *sc, const struct rec_snapshot *s)
 	return 0;
 }
 
+/* Hot bytes of phase @p in regions read hot (>= hot_frac) in snapshot @s. */
+static uint64_t hot_found(const struct scorer *sc, const struct rec_snapshot *s,
+			  const struct phase *p)
+{
+	uint64_t found = 0;
+	uint32_t i;
+
+	for (i = 0; i < s->nr_regions; i++) {
+		const struct rec_region *r = &s->regions[i];
+
+		if (r->pid == sc->truth.pid && r->nr_accesses >= sc->hot_frac * s->nr_samples)
+			found += overlap_set(r->start, r->end, p->hot, p->nr_hot);
+	}
+	return found;
+}
+
 static int score_snapshot(void *arg, const struct rec_snapshot *s,
 			  const struct rec_info *info)
 {
@@ -524,6 +543,11 @@ static int score_snapshot(void *arg, const struct rec_snapshot *s,
 	/* Only whole windows inside one settled phase of the workload. */
 	if (pi < 0 || phase_at(t, we) != pi || we > t->end_ns || !s->nr_samples)
 		return 0;
+	/* How long the first phase's hot set takes to be found (from its start). */
+	if (pi == 0 && !sc->first_detect_ns && !sc->randomize && t->phases[0].nr_hot &&
+	    hot_found(sc, s, &t->phases[0]) * 10 >=
+	    set_bytes(t->phases[0].hot, t->phases[0].nr_hot) * 9)
+		sc->first_detect_ns = we > t->phases[0].start_ns ? we - t->phases[0].start_ns : 1;
 	if (ws < t->phases[0].start_ns + sc->settle_ns)
 		return 0;
 	p = &t->phases[pi];
@@ -644,6 +668,10 @@ static void usage(FILE *f)
 "  --max-wss-err F      fail if |median WSS error| exceeds F\n"
 "  --min-hot-seen F     fail if the median share of hot bytes read as accessed at\n"
 "                       all is below F\n"
+"  --max-detect-first S fail unless the first phase's hot set is found (recall\n"
+"                       >= 0.9 in a window, settling or not) within S seconds of\n"
+"                       its start (detect_first_s)\n"
+"  --min-detect-first S fail if it is found within S seconds (a control run)\n"
 "  --min-windows N      fail if fewer windows were scored (default 5)\n"
 "  --aggr-us N          nominal aggregation interval, to report interval error\n"
 "  --regions MIN-MAX    fail if any window but the first has a region count\n"
@@ -713,7 +741,7 @@ int main(int argc, char **argv)
 {
 	const char *truth_path = NULL, *rec_path = NULL, *v;
 	double min_p = -1, min_r = -1, max_wss = -1, max_ierr = -1, max_drift = -1;
-	double min_seen = -1;
+	double min_seen = -1, max_first = -1, min_first = -1;
 	double med, mean, frac;
 	long long max_missed = -1;
 	double drift = NAN;
@@ -742,6 +770,8 @@ int main(int argc, char **argv)
 		WL_OPT("max-interval-drift", 0, wl_double, &max_drift),
 		WL_OPT("max-missed", 0, wl_u64, &missed, .given = &missed_given),
 		WL_OPT("min-hot-seen", 0, wl_double, &min_seen),
+		WL_OPT("max-detect-first", 0, wl_double, &max_first),
+		WL_OPT("min-detect-first", 0, wl_double, &min_first),
 		WL_OPT("randomize", 0, parse_randomize, &sc, .flags = WL_OPT_ARG),
 		WL_OPT("accuracy-pool", 0, wl_u64, &pool_ms),
 		WL_OPT("accuracy-min-probes", 0, wl_u64, &min_accessed),
@@ -842,6 +872,14 @@ int main(int argc, char **argv)
 	stats(&sc, offsetof(struct window_score, span), false, 1.25, &med, &mean, &frac);
 	printf("check_span_median %.3f\ncheck_span_mean %.3f\ncheck_span_windows_ge_1.25 %.3f\n",
 	       med, mean, frac);
+	if (sc.first_detect_ns)
+		printf("detect_first_s %.3f\n", sc.first_detect_ns / 1e9);
+	else
+		printf("detect_first_s none\n");
+	if (max_first >= 0 && !(sc.first_detect_ns && sc.first_detect_ns <= max_first * 1e9))
+		fail = printf("# FAIL: the hot set was not found within %.1f s\n", max_first);
+	if (min_first >= 0 && sc.first_detect_ns && sc.first_detect_ns <= min_first * 1e9)
+		fail = printf("# FAIL: the hot set was found within %.1f s\n", min_first);
 	if (sc.lat_n || sc.lat_undetected)
 		printf("detect_latency_mean_s %.3f\ndetect_latency_max_s %.3f\nphases_undetected %u\n",
 		       sc.lat_n ? sc.lat_sum / sc.lat_n : NAN, sc.lat_max, sc.lat_undetected);

@@ -68,12 +68,25 @@ struct opts {
 	uint64_t warm_period_ns;
 	unsigned int objects;
 	size_t gap;
+	size_t populate;
+	unsigned int seed;
 	const char *thp;
 	const char *truth;
 };
 
 static volatile sig_atomic_t stop;
 static FILE *truth;
+/* sparse: where the hot set is (main() draws it). */
+static uintptr_t sparse_hot;
+
+/* sparse: a 2 MiB-aligned place for @len bytes in [@base, @base + @size). */
+static uintptr_t sparse_place(uintptr_t base, size_t size, size_t len)
+{
+	uint64_t slots = (size - len) / HUGE_SZ + 1;
+	uint64_t r = ((uint64_t)random() << 31) ^ (uint64_t)random();
+
+	return base + (r % slots) * HUGE_SZ;
+}
 
 static void on_signal(int sig)
 {
@@ -84,8 +97,11 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: daptrace-workload [options]\n"
-"  -p, --pattern NAME    hotcold | moving | smallhot | scattered | phases | blocks\n"
-"                        (default hotcold; blocks: every other 2 MiB block hot)\n"
+"  -p, --pattern NAME    hotcold | moving | smallhot | scattered | phases | blocks |\n"
+"                        sparse (default hotcold; blocks: every other 2 MiB block\n"
+"                        hot; sparse: --populate of the mapping populated in 8 MiB\n"
+"                        pieces and the hot set, each at a random 2 MiB-aligned\n"
+"                        place, the rest never touched)\n"
 "  -s, --size SIZE       mapping size, e.g. 256M, 1G (default 256M)\n"
 "      --hot-size SIZE   hot set size (default: size/8; smallhot: 8M)\n"
 "      --warm-size SIZE  warm set size (hotcold: size/8, else 0)\n"
@@ -95,6 +111,8 @@ static void usage(FILE *f)
 "      --objects N       scattered: hot pages, each in its own 2 MiB area (default 32)\n"
 "      --gap SIZE        leave SIZE unmapped after the mapping, a mapped page beyond it,\n"
 "                        so the monitored span holds a hole (a sparse target; default 0)\n"
+"      --populate SIZE   sparse: bytes populated once, cold after (default 256M)\n"
+"      --seed N          sparse: where the pieces and the hot set go (default: pid)\n"
 "      --thp MODE        never | always | default (madvise; default: default)\n"
 "  -t, --truth FILE      write the ground truth here (default: stdout)\n"
 "DUR needs a unit: ns, us, ms, s or m (\"500ms\", \"10s\"), as in daptrace record.\n");
@@ -130,6 +148,8 @@ static void build_phase(const struct opts *o, uintptr_t base, unsigned int idx,
 	} else if (!strcmp(o->pattern, "smallhot")) {
 		at = base + (sz / 2 - hot / 2) / HUGE_SZ * HUGE_SZ;
 		add_range(ph->hot, &ph->nr_hot, at, at + hot);
+	} else if (!strcmp(o->pattern, "sparse")) {
+		add_range(ph->hot, &ph->nr_hot, sparse_hot, sparse_hot + hot);
 	} else if (!strcmp(o->pattern, "phases")) {
 		/* Two disjoint hot sets alternate: tests detection latency. */
 		at = idx % 2 ? base + sz - hot : base;
@@ -205,7 +225,7 @@ static uint64_t touch(const struct range *r, unsigned int nr, struct cursor *c,
 
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
-	int hot_set = 0, warm_set = 0, first;
+	int hot_set = 0, warm_set = 0, seed_set = 0, first;
 	const struct wl_arg args[] = {
 		WL_OPT("pattern", 'p', wl_str, &o->pattern),
 		WL_OPT("size", 's', wl_size, &o->size),
@@ -216,6 +236,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		WL_OPT("duration", 'd', wl_dur, &o->duration_ns, .flags = WL_BARE_ZERO),
 		WL_OPT("objects", 0, wl_uint, &o->objects, .max = MAX_RANGES, .flags = WL_NONZERO),
 		WL_OPT("gap", 0, wl_size, &o->gap),
+		WL_OPT("populate", 0, wl_size, &o->populate),
+		WL_OPT("seed", 0, wl_uint, &o->seed, .given = &seed_set),
 		WL_OPT("thp", 0, wl_str, &o->thp),
 		WL_OPT("truth", 't', wl_str, &o->truth),
 		{ }
@@ -225,7 +247,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			    .phase_ns = 2000000000ULL,
 			    .duration_ns = 10000000000ULL,
 			    .warm_period_ns = 50000000ULL, .objects = 32,
-			    .thp = "default" };
+			    .populate = 256UL << 20, .thp = "default" };
 	first = wl_parse_args("daptrace-workload", argc, argv, args, usage);
 	if (first < 0)
 		return -1;
@@ -235,7 +257,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	}
 	if (strcmp(o->pattern, "hotcold") && strcmp(o->pattern, "moving") &&
 	    strcmp(o->pattern, "smallhot") && strcmp(o->pattern, "scattered") &&
-	    strcmp(o->pattern, "phases") && strcmp(o->pattern, "blocks")) {
+	    strcmp(o->pattern, "phases") && strcmp(o->pattern, "blocks") &&
+	    strcmp(o->pattern, "sparse")) {
 		fprintf(stderr, "daptrace-workload: --pattern: unknown pattern '%s'\n", o->pattern);
 		return -1;
 	}
@@ -244,7 +267,14 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		return -1;
 	}
 	if (!hot_set)
-		o->hot_size = !strcmp(o->pattern, "smallhot") ? 8UL << 20 : o->size / 8;
+		o->hot_size = !strcmp(o->pattern, "smallhot") ||
+			      !strcmp(o->pattern, "sparse") ? 8UL << 20 : o->size / 8;
+	if (!seed_set)
+		o->seed = getpid();
+	if (!strcmp(o->pattern, "sparse") && o->populate + o->hot_size > o->size) {
+		fprintf(stderr, "daptrace-workload: --populate and the hot set exceed --size\n");
+		return -1;
+	}
 	if (!warm_set)
 		o->warm_size = !strcmp(o->pattern, "hotcold") ? o->size / 8 : 0;
 	o->size = (o->size + HUGE_SZ - 1) / HUGE_SZ * HUGE_SZ;
@@ -313,8 +343,26 @@ int main(int argc, char **argv)
 		madvise((void *)base, o.size, MADV_NOHUGEPAGE);
 	else if (!strcmp(o.thp, "always"))
 		madvise((void *)base, o.size, MADV_HUGEPAGE);
-	/* Populate everything once so cold memory is mapped, not absent. */
-	memset((void *)base, 1, o.size);
+	/*
+	 * Populate everything once so cold memory is mapped, not absent; but
+	 * sparse: only its pieces and the hot set, the rest of the span is
+	 * never touched (and, MAP_NORESERVE, costs nothing).
+	 */
+	if (!strcmp(o.pattern, "sparse")) {
+		const size_t piece = 8UL << 20;
+		size_t done;
+
+		srandom(o.seed);
+		for (done = 0; done < o.populate; done += piece) {
+			size_t len = o.populate - done < piece ? o.populate - done : piece;
+
+			memset((void *)sparse_place(base, o.size, len), 1, len);
+		}
+		sparse_hot = sparse_place(base, o.size, o.hot_size);
+		memset((void *)sparse_hot, 1, o.hot_size);
+	} else {
+		memset((void *)base, 1, o.size);
+	}
 
 	fprintf(truth, "# daptrace-workload truth v1\npid %d\npattern %s\n",
 		getpid(), o.pattern);

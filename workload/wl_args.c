@@ -42,6 +42,7 @@ int wl_size(const char *arg, const struct wl_arg *a)
 	case 'k': case 'K': v <<= 10; end++; break;
 	case 'm': case 'M': v <<= 20; end++; break;
 	case 'g': case 'G': v <<= 30; end++; break;
+	case 't': case 'T': v <<= 40; end++; break;
 	default: break;
 	}
 	if (*end || (!v && (a->flags & WL_NONZERO)))

@@ -94,6 +94,9 @@ TEST_F(attrs, defaults_after_load)
 		{ "nr_snapshots", "0" },
 		{ "nr_snapshots_missed", "0" }, { "worker_cpu_us", "0" },
 		{ "probe_us", "0" }, { "nr_probe_pages", "0" },
+		{ "upper_scan", "on" },
+		{ "upper_entries", "0" }, { "upper_uncovered", "0" },
+		{ "upper_cuts", "0" },
 		{ "snapshot_seq", "0" }, { "snapshot", "none" },
 	};
 	char buf[256], path[256];
@@ -436,7 +439,7 @@ TEST_F(num, caps_and_cross_field_rules)
 
 /*
  * Word-valued files: one of their words, case-sensitive, optional newline.
- * tlb_flush has three; phys_addr and tracepoint are switches.
+ * tlb_flush has three; phys_addr, tracepoint and upper_scan are switches.
  */
 FIXTURE(words) {
 	int unused;
@@ -474,6 +477,10 @@ FIXTURE_VARIANT_ADD(words, phys_addr) {
 
 FIXTURE_VARIANT_ADD(words, tracepoint) {
 	.file = "tracepoint", .ok = switch_words, .nr_ok = ARRAY_SIZE(switch_words),
+};
+
+FIXTURE_VARIANT_ADD(words, upper_scan) {
+	.file = "upper_scan", .ok = switch_words, .nr_ok = ARRAY_SIZE(switch_words),
 };
 
 TEST_F(words, accepted_and_refused)
@@ -517,7 +524,8 @@ TEST_F(attrs, read_only_files_refuse_open_for_write)
 		"nr_samples_late",
 		"nr_samples_busy",
 		"nr_snapshots", "nr_snapshots_missed", "worker_cpu_us",
-		"probe_us", "nr_probe_pages", "snapshot_seq", "snapshot", "snapshots",
+		"probe_us", "nr_probe_pages", "upper_entries", "upper_uncovered",
+		"upper_cuts", "snapshot_seq", "snapshot", "snapshots",
 		"kernel_series",
 		"kernel_series_verified",
 	};

@@ -141,7 +141,7 @@ TEST_F(state, config_writes_while_on_fail_ebusy_unchanged)
 		{ "update_us", "2000000" }, { "min_nr_regions", "20" },
 		{ "max_nr_regions", "500" }, { "tlb_flush", "none" },
 		{ "probe_pages", "8" }, { "probe_max_cpu_bp", "1000" },
-		{ "recall_goal_bp", "9000" },
+		{ "recall_goal_bp", "9000" }, { "upper_scan", "off" },
 	};
 	char before[64], after[256], want[64];
 	pid_t pid, other;

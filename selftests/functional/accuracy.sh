@@ -28,20 +28,11 @@ scenario() {
 	truth=$TMP/$name.truth
 	rec=$TMP/$name.csv
 	# Recording starts once the mapping is populated and phase 0 began.
-	if ! workload_start "$truth" "$@"; then
-		ktap_test_fail "$name" "workload did not start"
+	if ! workload_record "$truth" "$rec" "$TMP/$name.log" "$@"; then
+		ktap_test_fail "$name" "$WL_WHY"
 		ktap_test_fail "$name: random counts rejected" "no record"
 		return
 	fi
-	pid=$WL_PID
-	if ! daptrace record -q -p $pid -o "$rec" > "$TMP/$name.log" 2>&1; then
-		sed 's/^/# record: /' "$TMP/$name.log"
-		wait $pid
-		ktap_test_fail "$name" "daptrace record failed"
-		ktap_test_fail "$name: random counts rejected" "no record"
-		return
-	fi
-	wait $pid
 	# shellcheck disable=SC2086
 	if daptrace-score --truth "$truth" --record "$rec" $SCORE_ARGS \
 		--aggr-us 100000 > "$TMP/$name.score" 2>&1; then

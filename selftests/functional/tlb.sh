@@ -21,18 +21,11 @@ policy() {
 	p=$1
 	shift
 	truth=$TMP/$p.truth rec=$TMP/$p.csv
-	if ! workload_start "$truth" -p smallhot -s 1G --hot-size 4M --thp never -d 10s; then
-		ktap_test_fail "tlb_flush=$p" "workload did not start"
+	if ! DT_RECORD_ARGS="--tlb-flush $p" workload_record "$truth" "$rec" "$TMP/$p.log" \
+		-p smallhot -s 1G --hot-size 4M --thp never -d 10s; then
+		ktap_test_fail "tlb_flush=$p" "$WL_WHY"
 		return
 	fi
-	pid=$WL_PID
-	if ! daptrace record -q -p $pid -o "$rec" --tlb-flush "$p" > "$TMP/$p.log" 2>&1; then
-		sed 's/^/# record: /' "$TMP/$p.log"
-		wait $pid
-		ktap_test_fail "tlb_flush=$p" "daptrace record failed"
-		return
-	fi
-	wait $pid
 	if daptrace-score --truth "$truth" --record "$rec" "$@" > "$TMP/$p.score" 2>&1; then
 		grep -E 'hot_seen_median|recall_median|scored' "$TMP/$p.score" | sed "s/^/# $p: /"
 		ktap_test_pass "tlb_flush=$p"

@@ -307,6 +307,9 @@ static DT_UNUSED int dt_reset(void)
 		err = dt_write("phys_addr", "off");
 	if (!err)
 		err = dt_write("tracepoint", "off");
+	/* A module without the upper-level scan has no such file. */
+	if (!err && access(dt_path("upper_scan", buf, sizeof(buf)), F_OK) == 0)
+		err = dt_write("upper_scan", "on");
 	/* A module without accuracy probes has no such files. */
 	if (!err && access(dt_path("probe_pages", buf, sizeof(buf)), F_OK) == 0)
 		err = dt_write("probe_pages", "64");

@@ -22,3 +22,26 @@ workload_start() {
 		sleep 0.1
 	done
 }
+
+# workload_record TRUTH REC LOG WORKLOAD-ARGS...: run daptrace-workload
+# WORKLOAD-ARGS (workload_start), `daptrace record` it (with the options in
+# DT_RECORD_ARGS, if set) into REC until it exits, its output into LOG, and
+# wait for it.  Returns 0, or 1 with WL_WHY saying what failed (a failed
+# record's output printed as diagnostics).
+workload_record() {
+	wl_rec=$2 wl_log=$3
+	wl_t=$1
+	shift 3
+	if ! workload_start "$wl_t" "$@"; then
+		WL_WHY="workload did not start"
+		return 1
+	fi
+	# shellcheck disable=SC2086
+	if ! daptrace record -q -p $WL_PID -o "$wl_rec" ${DT_RECORD_ARGS:-} > "$wl_log" 2>&1; then
+		sed 's/^/# record: /' "$wl_log"
+		wait $WL_PID
+		WL_WHY="daptrace record failed"
+		return 1
+	fi
+	wait $WL_PID
+}

@@ -144,7 +144,7 @@ static const char * const verified_words[] = { "verified", "unverified", NULL };
 static const char * const *word_set(const char *name)
 {
 	if (!strcmp(name, "state") || !strcmp(name, "phys_addr") ||
-	    !strcmp(name, "tracepoint"))
+	    !strcmp(name, "tracepoint") || !strcmp(name, "upper_scan"))
 		return state_words;
 	if (!strcmp(name, "tlb_flush"))
 		return tlb_words;
@@ -633,7 +633,8 @@ static const char * const writable[] = { "sample_us", "aggr_us",
 	"phys_addr", "tracepoint", "intervals_goal_access_bp",
 	"intervals_goal_aggrs", "intervals_goal_min_sample_us",
 	"intervals_goal_max_sample_us", "recall_goal_bp", "recall_max_cpu_bp",
-	"probe_pages", "probe_max_cpu_bp", "state", "target", "target_remove" };
+	"probe_pages", "probe_max_cpu_bp", "upper_scan", "state", "target",
+	"target_remove" };
 #define NR_WRITABLE	(sizeof(writable) / sizeof(writable[0]))
 
 /* Every writable file x every boundary value and word, with suffixes. */
@@ -877,7 +878,8 @@ static void check_final_values(struct __test_metadata *_metadata)
 		TH_LOG("state \"%s\"", buf);
 	for (i = 0; files[i][0] && i < nr_files; i++) {
 		if (!strncmp(files[i], "nr_", 3) || !strcmp(files[i], "worker_cpu_us") ||
-		    !strcmp(files[i], "probe_us") || !strcmp(files[i], "snapshot_seq"))
+		    !strcmp(files[i], "probe_us") || !strcmp(files[i], "snapshot_seq") ||
+		    (!strncmp(files[i], "upper_", 6) && strcmp(files[i], "upper_scan")))
 			EXPECT_LE(0, dt_read_ll(files[i])) TH_LOG("%s", files[i]);
 	}
 	/* target and target_status agree line by line, no duplicates */
