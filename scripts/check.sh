@@ -173,9 +173,10 @@ ktap_step deb "$LOGS/deb.log" "$TOP/scripts/deb.sh" test
 # CI's budget (README, "Tests"); `make check-full` (CHECK_FULL=1) runs every
 # test there too.  What is left out is counted as skipped.
 #  - 5-level paging and page-table isolation (the newest kernel, -cpu max):
-#    the page-table walk, the TLB flushes, targets whose mm goes away.
+#    the page-table walk (the upper-level scan's too: p4d is a level
+#    there), the TLB flushes, targets whose mm goes away.
 LA57_SUBSET=(module/load module/sysfs_root abi/targets abi/unload
-	functional/accuracy functional/tlb functional/unobservable
+	functional/accuracy functional/tlb functional/unobservable functional/upper_scan
 	functional/mmap_churn functional/idle_target stress/lifecycle stress/unload)
 #  - KASAN, lockdep, kmemleak (the debug kernel): everything but the tests
 #    of how accurate and how well tuned the results are, which measure the
