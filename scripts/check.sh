@@ -122,15 +122,6 @@ if [ "${CHECK_FULL:-0}" = 0 ]; then
 	mapfile -t SORTED < <(printf '%s\n' "${KERNELS[@]}" | sort -V)
 	for k in "${SORTED[@]:1:${#SORTED[@]}-2}"; do
 		for t in "${MID_SKIP[@]}"; do VM_SUBSET+=(--kernel-skip "$k:$t"); done
-		# Known defect of the test, a counted skip until understood: on
-		# 6.1 its migration cases fail their own premise, that some cold
-		# checks land while a page is being moved (unobserved):
-		# move_pages() returns -ENOENT for 47-80 % of the cold pages there,
-		# in boots of the module before and after a8f765a/4178ca0 alike.
-		# The false accesses the skip was first for (a failed migration's
-		# putback read as a reference) are gone: the cold set read accessed
-		# in 0 observed checks on 6.1 with MGLRU.
-		case $k in 6.1.*) VM_SUBSET+=(--kernel-skip "$k:functional/lru_cold") ;; esac
 	done
 fi
 
