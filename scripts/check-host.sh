@@ -20,18 +20,10 @@
 set -uo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$TOP/build}
-LOGS=$BUILD/logs
 VERSION=$(cat "$TOP/VERSION")
-MAKE=(make -C "$TOP" --no-print-directory)
-export LC_ALL=C
-
-# shellcheck source=scripts/results.sh
-. "$TOP/scripts/results.sh"
 # shellcheck source=scripts/check-steps.sh
 . "$TOP/scripts/check-steps.sh"
 
-mkdir -p "$LOGS"
 echo "TAP version 13"
 
 # An unverified series: refused, and built on request (one module build).

@@ -4,7 +4,18 @@
 # The steps of `make check` (scripts/check.sh, scripts/check-host.sh): a
 # command run with its output in a log, folded into the KTAP stream of
 # scripts/results.sh as one result (step) or as the results it prints
-# (ktap_step).  Sourced after results.sh, with TOP set.
+# (ktap_step).  Sourced with TOP set; sets what the steps share: BUILD, LOGS
+# (created), MAKE, the C locale, and scripts/results.sh's counters.
+
+BUILD=${BUILD:-$TOP/build}
+LOGS=$BUILD/logs
+# shellcheck disable=SC2034 # used by the scripts that source this
+MAKE=(make -C "$TOP" --no-print-directory)
+export LC_ALL=C
+mkdir -p "$LOGS"
+
+# shellcheck source=scripts/results.sh
+. "$TOP/scripts/results.sh"
 
 # log_tail LOG: where the log is and its last 20 lines, as diagnostics.
 log_tail() {

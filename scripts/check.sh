@@ -24,18 +24,9 @@
 set -uo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$TOP/build}
-LOGS=$BUILD/logs
-MAKE=(make -C "$TOP" --no-print-directory)
-export LC_ALL=C
-
-# shellcheck source=scripts/results.sh
-. "$TOP/scripts/results.sh"
-
 # shellcheck source=scripts/check-steps.sh
 . "$TOP/scripts/check-steps.sh"
 
-mkdir -p "$LOGS"
 echo "TAP version 13"
 
 step deps "$LOGS/deps.log" "$TOP/scripts/deps.sh"
