@@ -5,17 +5,18 @@
 #
 #   scripts/check.sh
 #
-# Steps, in order: deps (scripts/deps.sh), the module for every supported
-# kernel (W=1, -Werror), the refusal of an unverified kernel series and its
-# opt-in (scripts/unverified-test.sh: one module build), style
-# (checkpatch), shellcheck, sparse, host unit tests (tests/unit), userspace
-# tests (userspace/), DKMS, the Debian packages (scripts/deb.sh test), the VM tests
-# (selftests/vm/run.sh; extra options in $VMFLAGS), the exporter under a real
-# Prometheus (tests/exporter/prometheus.sh), and the VM tests once more
-# on the debug kernel (scripts/check-debug.sh; CHECK_DEBUG=0 leaves that out,
-# counted as a skip).  The 5-level-paging boot and the debug kernel run a
-# subset unless CHECK_FULL=1 (`make check-full`).  Each step's output goes
-# to build/logs/<step>.log.  A step that prints KTAP contributes its results,
+# Steps: deps (scripts/deps.sh), the module for every supported kernel (W=1,
+# -Werror), then the VM tests (selftests/vm/run.sh; extra options in
+# $VMFLAGS) with, beside them, the steps that need no VM
+# (scripts/check-host.sh: the refusal of an unverified kernel series and its
+# opt-in, style (checkpatch), shellcheck, sparse, host unit tests
+# (tests/unit), userspace tests (userspace/), DKMS, the Debian packages),
+# whose results follow the VM's; the exporter under a real Prometheus
+# (tests/exporter/prometheus.sh), and the VM tests once more on the debug
+# kernel (scripts/check-debug.sh; CHECK_DEBUG=0 leaves that out, counted as
+# a skip).  The 5-level-paging boot and the debug kernel run a subset unless
+# CHECK_FULL=1 (`make check-full`).  Each step's output goes to
+# build/logs/<step>.log.  A step that prints KTAP contributes its results,
 # renamed "<step>: <name>"; any other step is one result, and a failure shows
 # the log's last 20 lines.  A suite directory without a Makefile (tests/unit/,
 # userspace/) is not there yet: a "#" note, no result.  The last line is
@@ -23,100 +24,9 @@
 set -uo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$TOP/build}
-LOGS=$BUILD/logs
-VERSION=$(cat "$TOP/VERSION")
-MAKE=(make -C "$TOP" --no-print-directory)
-export LC_ALL=C
+# shellcheck source=scripts/check-steps.sh
+. "$TOP/scripts/check-steps.sh"
 
-# shellcheck source=scripts/results.sh
-. "$TOP/scripts/results.sh"
-
-# log_tail LOG: where the log is and its last 20 lines, as diagnostics.
-log_tail() {
-	echo "# log: ${1#"$TOP"/}"
-	tail -n 20 "$1" | while IFS= read -r line; do
-		echo "# | $line"
-	done
-}
-
-# step NAME LOG CMD...: a step that is one result.
-step() {
-	local name=$1 log=$2 t0=$SECONDS rc=0
-	shift 2
-	"$@" < /dev/null > "$log" 2>&1 || rc=$?
-	if [ $rc = 0 ]; then
-		ok "$name"
-	else
-		log_tail "$log"
-		not_ok "$name"
-	fi
-	echo "# $name: $((SECONDS - t0)) s"
-}
-
-# Diagnostics of a KTAP step are held back and shown only before a failed
-# result, except the VM harness's retry, timing and log-location notes.
-DIAG=()
-
-hold_diag() {
-	DIAG+=("$1")
-	[ ${#DIAG[@]} -le 20 ] || DIAG=("${DIAG[@]:1}")
-}
-
-# fold NAME LINE: one line of a KTAP step's output.
-fold() {
-	local name=$1 line=$2 status rest desc directive
-	if [[ $line =~ ^(ok|not\ ok)\ [0-9]+\ (.*)$ ]]; then
-		status=${BASH_REMATCH[1]} rest=${BASH_REMATCH[2]} directive=
-		desc=${rest#- }
-		if [[ $rest == *" # "* ]]; then
-			desc=${rest%% # *} directive=${rest#* # }
-		fi
-		STEP_RESULTS=$((STEP_RESULTS + 1))
-		if [ "$status" = ok ] && [[ ${directive^^} == SKIP* ]]; then
-			directive=${directive:4}
-			skip "$name: $desc" "${directive# }"
-		elif [ "$status" = ok ]; then
-			ok "$name: $desc"
-		else
-			STEP_FAILS=$((STEP_FAILS + 1))
-			[ ${#DIAG[@]} -eq 0 ] || printf '%s\n' "${DIAG[@]}"
-			not_ok "$name: $desc"
-		fi
-		DIAG=()
-	elif [[ $line =~ ^#\ (retrying\ boot|.*boot\+tests\ took|.*logs\ kept\ in) ]]; then
-		echo "$line"
-	elif [[ $line == "#"* ]]; then
-		hold_diag "$line"
-	elif [[ $line =~ ^(TAP\ version|KTAP\ version|1\.\.[0-9]+$|[0-9]+\ passed,\ ) ]]; then
-		:
-	elif [ -n "$line" ]; then
-		hold_diag "# $line"
-	fi
-}
-
-# ktap_step NAME LOG CMD...: a step whose KTAP results are folded in as they
-# come; its exit status must agree with them.
-ktap_step() {
-	local name=$1 log=$2 t0=$SECONDS rc line rcfile=$LOGS/.rc
-	shift 2
-	STEP_RESULTS=0 STEP_FAILS=0 DIAG=()
-	rm -f "$rcfile"
-	while IFS= read -r line; do
-		fold "$name" "$line"
-	done < <({ "$@" < /dev/null; echo $? > "$rcfile"; } 2>&1 | tee "$log")
-	rc=$(cat "$rcfile" 2>/dev/null || echo 255)
-	if [ "$rc" != 0 ] && [ "$STEP_FAILS" = 0 ]; then
-		log_tail "$log"
-		not_ok "$name: exit status $rc"
-	elif [ "$STEP_RESULTS" = 0 ]; then
-		log_tail "$log"
-		not_ok "$name: no KTAP results"
-	fi
-	echo "# $name: $((SECONDS - t0)) s"
-}
-
-mkdir -p "$LOGS"
 echo "TAP version 13"
 
 step deps "$LOGS/deps.log" "$TOP/scripts/deps.sh"
@@ -132,8 +42,15 @@ DEBUG_BUILD=
 if [ "${CHECK_DEBUG:-1}" != 0 ]; then
 	setsid "$TOP/scripts/debug-kernel.sh" > /dev/null 2> "$LOGS/debug-kernel-early.log" < /dev/null &
 	DEBUG_BUILD=$!
-	trap '[ -z "$DEBUG_BUILD" ] || kill -- -"$DEBUG_BUILD" 2> /dev/null || true' EXIT
 fi
+HOST_STEPS=
+stop_background() {
+	local pid
+	for pid in $DEBUG_BUILD $HOST_STEPS; do
+		kill -- -"$pid" 2> /dev/null || true
+	done
+}
+trap stop_background EXIT
 
 mapfile -t KERNELS < <("$TOP/scripts/kernels.sh")
 [ ${#KERNELS[@]} -gt 0 ] || not_ok "supported kernels installed"
@@ -141,32 +58,17 @@ for k in "${KERNELS[@]}"; do
 	step "build $k" "$LOGS/build-$k.log" "${MAKE[@]}" module KVER="$k" W=1 WERROR=y
 done
 
-# An unverified series: refused, and built on request (one module build).
-ktap_step unverified "$LOGS/unverified.log" "$TOP/scripts/unverified-test.sh"
-# The libraries of the host programs the guest roots carry.
-ktap_step shared-libs "$LOGS/shared-libs.log" "$TOP/scripts/shared-libs-test.sh"
-# The scorer the accuracy tests and benchmarks judge the estimate with.
-ktap_step score "$LOGS/score.log" "$TOP/workload/tests/score-test.sh"
-
-step style "$LOGS/style.log" "${MAKE[@]}" style
-step shellcheck "$LOGS/shellcheck.log" "${MAKE[@]}" shellcheck
-step sparse "$LOGS/sparse.log" "${MAKE[@]}" sparse
-
-if [ -f "$TOP/tests/unit/Makefile" ]; then
-	ktap_step unit "$LOGS/unit.log" "${MAKE[@]}" unit
-else
-	echo "# unit: tests/unit/Makefile not there yet, no results"
-fi
-if [ -f "$TOP/userspace/Makefile" ]; then
-	ktap_step userspace "$LOGS/userspace.log" "${MAKE[@]}" userspace-check
-else
-	echo "# userspace: userspace/Makefile not there yet, no results"
-fi
-
-step dkms "$LOGS/dkms.log" "$TOP/scripts/dkms-test.sh" "$VERSION"
-# The Debian packages: built, lintian-clean, installed on this host, checked
-# (binary, library, pc file, header, man pages, DKMS source), purged.
-ktap_step deb "$LOGS/deb.log" "$TOP/scripts/deb.sh" test
+# The host's steps (scripts/check-host.sh: style, sparse, the unit and
+# userspace tests, DKMS, the packages, ...) run beside the VM boots, whose
+# guests leave CPU idle while they wait, as the debug kernel's build does:
+# nice -n 19, so that the guests' timing is theirs, their own session, so
+# that a check that ends early stops them.  They need the kselftest headers,
+# which the VM step's initramfs needs too: extracted first, once.  Their
+# results are counted after the VM step's (the exporter's test, after them,
+# builds where the userspace tests do).
+step "kselftest headers" "$LOGS/ksft-headers.log" "${MAKE[@]}" ksft-headers
+setsid nice -n 19 "$TOP/scripts/check-host.sh" > "$LOGS/host.ktap" 2>&1 < /dev/null &
+HOST_STEPS=$!
 
 # Every test boots on every supported kernel.  The two extra boots run the
 # tests their difference can matter to, so that a fresh machine stays under
@@ -211,21 +113,18 @@ if [ "${CHECK_FULL:-0}" = 0 ]; then
 	mapfile -t SORTED < <(printf '%s\n' "${KERNELS[@]}" | sort -V)
 	for k in "${SORTED[@]:1:${#SORTED[@]}-2}"; do
 		for t in "${MID_SKIP[@]}"; do VM_SUBSET+=(--kernel-skip "$k:$t"); done
-		# Known defect of the test, a counted skip until understood: on
-		# 6.1 its migration cases fail their own premise, that some cold
-		# checks land while a page is being moved (unobserved):
-		# move_pages() returns -ENOENT for 47-80 % of the cold pages there,
-		# in boots of the module before and after a8f765a/4178ca0 alike.
-		# The false accesses the skip was first for (a failed migration's
-		# putback read as a reference) are gone: the cold set read accessed
-		# in 0 observed checks on 6.1 with MGLRU.
-		case $k in 6.1.*) VM_SUBSET+=(--kernel-skip "$k:functional/lru_cold") ;; esac
 	done
 fi
 
 # shellcheck disable=SC2086 # VMFLAGS is a list of options
 ktap_step vm "$LOGS/vm.log" "$TOP/selftests/vm/run.sh" ${VM_SUBSET[@]+"${VM_SUBSET[@]}"} \
 	${VMFLAGS:-}
+
+t0=$SECONDS
+wait "$HOST_STEPS"
+HOST_STEPS=
+echo "# host steps: waited $((SECONDS - t0)) s for them after the VM step"
+replay "$LOGS/host.ktap" || not_ok "host steps: finished (log: ${LOGS#"$TOP"/}/host.ktap)"
 
 # The exporter scraped by a real Prometheus on the host: one boot of the
 # newest kernel with a NIC, about a minute.

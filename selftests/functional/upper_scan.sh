@@ -9,9 +9,12 @@
 # the touched 2 MiB chunks are cut out of their regions within a few
 # windows.  At default settings the hot set must be found (regions read
 # hot, at least half of their samples, cover 90 % of it: daptrace-score's
-# detect_first_s) within 10 s (16 GiB) and 30 s (1 TiB), and in 1 TiB
-# within 1 s; with upper_scan off, the control that fails without the
-# feature, it must not be found within 1 s in 1 TiB.
+# detect_first_s) within 10 s in 16 GiB and within 1 s in 1 TiB (which is
+# the 30 s and more: a 32 s run of it found it in 0.32-0.41 s on
+# every kernel, and asserted nothing the 4 s one does not); with
+# upper_scan off, the control that fails without the feature, it must not
+# be found within 1 s in 1 TiB, which 4 s of recording decide as well as
+# 32 did.
 #
 # Without the scan the hot set is found too, only later: a region's rare
 # hit is kept apart from never-accessed neighbours (the merge's history
@@ -68,13 +71,12 @@ ktap_print_header
 ktap_require_tools daptrace daptrace-workload daptrace-score
 [ -e $DT/upper_scan ] || ktap_skip_all "no upper_scan in this module"
 mkdir -p "$TMP"
-ktap_set_plan 5
+ktap_set_plan 4
 ktap_print_msg "seed $SEED (DAPTRACE_UPPER_SEED)"
 run "16 GiB: hot set found within 10 s" on 16G 12s --max-detect-first 10
 run "16 GiB, upper_scan off" off 16G 12s
-run "1 TiB: hot set found within 30 s" on 1T 32s --max-detect-first 30
 run "1 TiB: hot set found within 1 s" on 1T 4s --max-detect-first 1
-run "1 TiB, upper_scan off: not found within 1 s" off 1T 32s --min-detect-first 1
+run "1 TiB, upper_scan off: not found within 1 s" off 1T 4s --min-detect-first 1
 echo on > $DT/upper_scan
 rm -rf "$TMP"
 ktap_finished
