@@ -26,7 +26,10 @@
  *   DIR/tree.txt: "worker <i> pid <pid> fork_ns <ns>" as each starts,
  *     "exit <i> pid <pid> exit_ns <ns>" as each is reaped, "end <ns>";
  *   DIR/worker-<i>.truth: that worker in daptrace-workload's truth format
- *     (pid, map, phase 0, hot range, end), for daptrace-score;
+ *     (pid, map, phase 0, hot range, end), for daptrace-score, with its
+ *     progress: "sweeps <ns> <count> <thread>" (thread 0 the worker's own,
+ *     1 the --threads one), written between two sweeps, at most one a ms
+ *     per thread;
  *   DIR/worker-<i>.thread: with --threads, its thread's id;
  *   DIR/aging.txt: "pid", "map", "area <k> <start> <end> idle_from_ns <ns>".
  * Times are CLOCK_MONOTONIC ns, the clock of daptrace's snapshots.
@@ -114,16 +117,43 @@ struct hot {
 	char *p;
 	size_t len;
 	uint64_t until_ns;
+	FILE *truth;			/* its progress lines go there */
+};
+
+/* One thread touching the hot range: thread 0 is the worker's own. */
+struct toucher {
+	struct hot *h;
+	unsigned int thread;
 	volatile pid_t tid;		/* the thread's, once it runs */
 };
 
+/* Progress lines of one thread: at most one per SWEEPS_NS. */
+#define SWEEPS_NS	1000000ULL
+
+/*
+ * Sweep until the end, and say how far: "sweeps <ns> <count> <thread>",
+ * @count full sweeps of the hot range by this thread by <ns>, written
+ * between two sweeps.  What the worker really touched, not what it meant
+ * to: a worker that is not scheduled leaves its hot range untouched for as
+ * long, and the scorer must know.
+ */
 static void *toucher(void *arg)
 {
-	struct hot *h = arg;
+	struct toucher *th = arg;
+	const struct hot *h = th->h;
+	uint64_t now, sweeps = 0, said = 0, said_at = 0;
 
-	h->tid = gettid();
-	while (!stop && wl_now_ns() < h->until_ns)
+	th->tid = gettid();
+	while (!stop && (now = wl_now_ns()) < h->until_ns) {
+		if (sweeps != said && now >= said_at + SWEEPS_NS) {
+			fprintf(h->truth, "sweeps %" PRIu64 " %" PRIu64 " %u\n", now, sweeps,
+				th->thread);
+			said = sweeps;
+			said_at = now;
+		}
 		touch(h->p, h->len);
+		sweeps++;
+	}
 	return NULL;
 }
 
@@ -146,6 +176,7 @@ static int run_worker(const struct opts *o, unsigned int i)
 {
 	size_t hot = o->size / 8 / PAGE_SZ * PAGE_SZ;
 	uint64_t start = wl_now_ns();
+	struct toucher own, other;
 	struct hot h;
 	char name[64];
 	pthread_t th;
@@ -154,24 +185,26 @@ static int run_worker(const struct opts *o, unsigned int i)
 	char *p;
 
 	p = map_populated(o->size);
-	h = (struct hot){ p + (i % 4) * hot, hot, start + o->lifetime_ns, 0 };
 	snprintf(name, sizeof(name), "worker-%u.truth", i);
 	t = truth_open(o, name);
+	h = (struct hot){ p + (i % 4) * hot, hot, start + o->lifetime_ns, t };
+	own = (struct toucher){ &h, 0, 0 };
+	other = (struct toucher){ &h, 1, 0 };
 	fprintf(t, "# daptrace-workload truth v1\npid %d\npattern tree\n", (int)getpid());
 	fprintf(t, "map %" PRIxPTR " %" PRIxPTR "\n", (uintptr_t)p, (uintptr_t)p + o->size);
 	fprintf(t, "phase 0 %" PRIu64 "\n", wl_now_ns());
 	fprintf(t, "hot 0 %" PRIxPTR " %" PRIxPTR "\n", (uintptr_t)h.p, (uintptr_t)h.p + hot);
-	threaded = o->threads && !pthread_create(&th, NULL, toucher, &h);
+	threaded = o->threads && !pthread_create(&th, NULL, toucher, &other);
 	/* the thread's id: the monitor must never take it for a process */
-	while (threaded && !h.tid)
+	while (threaded && !other.tid)
 		usleep(1000);
 	if (threaded) {
 		snprintf(name, sizeof(name), "worker-%u.thread", i);
 		tf = truth_open(o, name);
-		fprintf(tf, "%d\n", (int)h.tid);
+		fprintf(tf, "%d\n", (int)other.tid);
 		fclose(tf);
 	}
-	toucher(&h);
+	toucher(&own);
 	if (threaded)
 		pthread_join(th, NULL);
 	fprintf(t, "end %" PRIu64 " touched 0\n", wl_now_ns());
