@@ -1681,17 +1681,26 @@ void daptrace_split_regions(struct daptrace_ctx *ctx)
  * daptrace_aggregate() - end an aggregation window.
  * @ctx:	The context.
  *
+ * @nr_samples:	The window's sampling rounds: the highest count a region
+ *		can have reached in it.
+ *
  * Call once per window, after the window's snapshot was published: ages the
  * regions (in windows of the aggregation interval now in force, which the
  * intervals goal may just have changed: daptrace_rescale_ages()), merges
  * similar neighbours, starts the next window's counts and splits.  Both the
  * age threshold and the first merge threshold are a tenth of the highest
- * possible count, and merged regions may grow to total size /
- * min_nr_regions (at least min_region_sz), as in DAMON.
+ * count the window allowed, and merged regions may grow to total size /
+ * min_nr_regions (at least min_region_sz), as in DAMON.  DAMON's windows
+ * always have aggr_us / sample_us rounds (it counts them); ours end on
+ * time, and a worker that was not scheduled (a busy machine) made fewer:
+ * 3 or 4 instead of 20 (selftests/follow/tree under TCG beside a compile:
+ * checks 5.8 sampling intervals apart).  A tenth of the nominal 20 then
+ * merged a region read accessed at 3 of 3 checks with one read at 1 of
+ * them: the hot set with part of the cold memory beside it.
  */
-void daptrace_aggregate(struct daptrace_ctx *ctx)
+void daptrace_aggregate(struct daptrace_ctx *ctx, unsigned int nr_samples)
 {
-	unsigned int threshold = max(1U, daptrace_max_nr_accesses(&ctx->attrs) / 10);
+	unsigned int threshold = max(1U, nr_samples / 10);
 	unsigned long sz_limit;
 
 	sz_limit = daptrace_total_sz(ctx) /

@@ -572,7 +572,7 @@ void daptrace_merge_regions(struct daptrace_ctx *ctx, unsigned int threshold,
 			    unsigned long sz_limit);
 void daptrace_reset_aggregated(struct daptrace_ctx *ctx);
 void daptrace_split_regions(struct daptrace_ctx *ctx);
-void daptrace_aggregate(struct daptrace_ctx *ctx);
+void daptrace_aggregate(struct daptrace_ctx *ctx, unsigned int nr_samples);
 unsigned int daptrace_split_touched(struct daptrace_ctx *ctx,
 				    struct daptrace_target *t,
 				    struct daptrace_region *r,

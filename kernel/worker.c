@@ -683,7 +683,7 @@ static int daptrace_worker_fn(void *data)
 			}
 			worker_apply_targets(mon, &clk);
 			worker_mark_quiet(mon, true);
-			daptrace_aggregate(ctx);
+			daptrace_aggregate(ctx, nr_samples);
 			advance_deadline(&clk.next_aggr, clk.aggr_ns, now);
 			/*
 			 * The new image's maps: regions from scratch.  A target

@@ -70,6 +70,7 @@
 
 #define MAX_PHASES	4096
 #define MAX_RANGES	256
+#define MAX_THREADS	64	/* sweeping the hot set, in a truth's progress lines */
 
 struct range {
 	uint64_t start, end;
@@ -83,15 +84,20 @@ struct phase {
 	unsigned int nr_warm;
 };
 
-/* A "sweeps" line: @count full sweeps of phase @phase's hot set by @ns. */
+/*
+ * A "sweeps" line: @count full sweeps of phase @phase's hot set by @ns, by
+ * the workload's thread @thread (0 if the line names none: one thread).
+ * Each thread that sweeps the hot set counts its own sweeps.
+ */
 struct sweep {
 	uint64_t ns, count;
-	unsigned int phase;
+	unsigned int phase, thread;
 };
 
 struct truth {
-	struct sweep *sweeps;		/* in time order */
+	struct sweep *sweeps;		/* in file order */
 	unsigned int nr_sweeps, cap_sweeps;
+	unsigned int nr_threads;	/* highest sweep thread + 1 */
 	pid_t pid;
 	struct range map;
 	uint64_t warm_period_ns;	/* 0: not said (an older truth file) */
@@ -161,7 +167,7 @@ struct scorer {
 static int parse_truth(const char *path, struct truth *t)
 {
 	char line[256], kind[16];
-	unsigned int idx;
+	unsigned int idx, th;
 	uint64_t a, b;
 	FILE *f = fopen(path, "r");
 	unsigned long ln = 0;
@@ -200,8 +206,13 @@ static int parse_truth(const char *path, struct truth *t)
 			t->warm_period_ns = a;
 			continue;
 		}
+		th = 0;
 		if (!strcmp(kind, "sweeps") && t->nr_phases &&
-		    sscanf(line, "sweeps %" SCNu64 " %" SCNu64, &a, &b) == 2) {
+		    sscanf(line, "sweeps %" SCNu64 " %" SCNu64 " %u", &a, &b, &th) >= 2) {
+			if (th >= MAX_THREADS)
+				goto malformed;
+			if (th >= t->nr_threads)
+				t->nr_threads = th + 1;
 			if (t->nr_sweeps == t->cap_sweeps) {
 				unsigned int cap = t->cap_sweeps ? 2 * t->cap_sweeps : 1024;
 				struct sweep *n = realloc(t->sweeps, cap * sizeof(*n));
@@ -211,7 +222,7 @@ static int parse_truth(const char *path, struct truth *t)
 				t->sweeps = n;
 				t->cap_sweeps = cap;
 			}
-			t->sweeps[t->nr_sweeps++] = (struct sweep){ a, b, t->nr_phases - 1 };
+			t->sweeps[t->nr_sweeps++] = (struct sweep){ a, b, t->nr_phases - 1, th };
 			continue;
 		}
 		if (!strcmp(kind, "end") && sscanf(line, "end %" SCNu64, &a) == 1) {
@@ -228,6 +239,7 @@ static int parse_truth(const char *path, struct truth *t)
 				p->warm[p->nr_warm++] = (struct range){ a, b };
 			continue;
 		}
+malformed:
 		fprintf(stderr, "daptrace-score: %s:%lu: malformed truth line\n", path, ln);
 		goto bad;
 	}
@@ -342,29 +354,35 @@ static bool warm_is_not_hot(const struct scorer *sc, uint64_t window_ns,
  * 5.10 and 7.3 under load: a partial sweep after the clears leaves whole
  * regions untouched, which the probes do not count and this truth did).
  * So: two full sweeps between two progress lines in the second half of
- * the window; the second sweep lies wholly inside it, after the clears.
- * A truth without progress lines (an older workload) is taken at its word.
+ * the window, by one thread (each counts its own); the second sweep lies
+ * wholly inside it, after the clears.  A truth without progress lines (an
+ * older workload) is taken at its word.
  */
 static bool hot_all_touched(const struct truth *t, unsigned int pi, uint64_t ws,
 			    uint64_t we)
 {
-	const struct sweep *a = NULL, *b = NULL;
 	uint64_t from = ws + (we - ws) / 2;
 
 	if (!t->nr_sweeps)
 		return true;
-	for (unsigned int i = 0; i < t->nr_sweeps; i++) {
-		const struct sweep *sw = &t->sweeps[i];
+	for (unsigned int th = 0; th < t->nr_threads; th++) {
+		const struct sweep *a = NULL, *b = NULL;
 
-		if (sw->phase != pi || sw->ns < from)
-			continue;
-		if (sw->ns > we)
-			break;
-		if (!a)
-			a = sw;
-		b = sw;
+		for (unsigned int i = 0; i < t->nr_sweeps; i++) {
+			const struct sweep *sw = &t->sweeps[i];
+
+			/* threads write their lines in about time order */
+			if (sw->thread != th || sw->phase != pi || sw->ns < from ||
+			    sw->ns > we)
+				continue;
+			if (!a)
+				a = sw;
+			b = sw;
+		}
+		if (a && b->count >= a->count + 2)
+			return true;
 	}
-	return a && b->count >= a->count + 2;
+	return false;
 }
 
 /*

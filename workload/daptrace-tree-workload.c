@@ -10,8 +10,9 @@
  * one after the other.  With --exec a worker exec()s this program again
  * first (the monitor must follow the exec), with --threads each worker
  * touches its hot range from one more thread as well (a thread is never a
- * target of its own), with --vfork N the parent also runs N short commands
- * through vfork() and exec.
+ * target of its own), with --sweep-period DUR each of them sweeps it once
+ * per DUR and sleeps in between, with --vfork N the parent also runs N
+ * short commands through vfork() and exec.
  *
  * aging: one process maps --size, populates it and splits it into --areas
  * equal areas; area k stays hot (touched continuously) until k x --step
@@ -26,7 +27,10 @@
  *   DIR/tree.txt: "worker <i> pid <pid> fork_ns <ns>" as each starts,
  *     "exit <i> pid <pid> exit_ns <ns>" as each is reaped, "end <ns>";
  *   DIR/worker-<i>.truth: that worker in daptrace-workload's truth format
- *     (pid, map, phase 0, hot range, end), for daptrace-score;
+ *     (pid, map, phase 0, hot range, end), for daptrace-score, with its
+ *     progress: "sweeps <ns> <count> <thread>" (thread 0 the worker's own,
+ *     1 the --threads one), written between two sweeps, at most one a ms
+ *     per thread;
  *   DIR/worker-<i>.thread: with --threads, its thread's id;
  *   DIR/aging.txt: "pid", "map", "area <k> <start> <end> idle_from_ns <ns>".
  * Times are CLOCK_MONOTONIC ns, the clock of daptrace's snapshots.
@@ -54,7 +58,7 @@ struct opts {
 	const char *pattern;
 	unsigned int workers;
 	size_t size;
-	uint64_t stagger_ns, lifetime_ns, step_ns;
+	uint64_t stagger_ns, lifetime_ns, step_ns, period_ns;
 	unsigned int areas;
 	int exec, threads;
 	unsigned int vforks;
@@ -81,6 +85,8 @@ static void usage(FILE *f)
 "  -l, --lifetime DUR    how long a worker runs (default 10s)\n"
 "      --exec            workers exec() this program again first\n"
 "      --threads         each worker touches its hot range from two threads\n"
+"      --sweep-period DUR  a toucher sweeps its hot range once per DUR and\n"
+"                        sleeps the rest (default 0: back to back)\n"
 "      --vfork N         also run N commands through vfork()+exec\n"
 "      --areas N         aging: areas (default 4)\n"
 "      --step DUR        aging: area k goes idle k x DUR after the start (default 10s)\n"
@@ -113,17 +119,58 @@ static void touch(volatile char *p, size_t len)
 struct hot {
 	char *p;
 	size_t len;
-	uint64_t until_ns;
+	uint64_t until_ns, period_ns;
+	FILE *truth;			/* its progress lines go there */
+};
+
+/* One thread touching the hot range: thread 0 is the worker's own. */
+struct toucher {
+	struct hot *h;
+	unsigned int thread;
 	volatile pid_t tid;		/* the thread's, once it runs */
 };
 
+/* Progress lines of one thread: at most one per SWEEPS_NS. */
+#define SWEEPS_NS	1000000ULL
+
+/*
+ * Sweep until the end, and say how far: "sweeps <ns> <count> <thread>",
+ * @count full sweeps of the hot range by this thread by <ns>, written
+ * between two sweeps.  What the worker really touched, not what it meant
+ * to: a worker that is not scheduled leaves its hot range untouched for as
+ * long, and the scorer must know.  With a period, one sweep per period
+ * and asleep the rest (a late sweep is not caught up): four workers
+ * sweeping back to back from two threads each kept the guest's two CPUs
+ * busy, each worker ran in bursts 15 to 30 ms apart (VM, 5.10, a compile
+ * on the host), its hot set untouched across several checks in a row.
+ */
 static void *toucher(void *arg)
 {
-	struct hot *h = arg;
+	struct toucher *th = arg;
+	const struct hot *h = th->h;
+	uint64_t now, next = 0, sweeps = 0, said = 0, said_at = 0;
 
-	h->tid = gettid();
-	while (!stop && wl_now_ns() < h->until_ns)
+	th->tid = gettid();
+	while (!stop && (now = wl_now_ns()) < h->until_ns) {
+		if (sweeps != said && now >= said_at + SWEEPS_NS) {
+			fprintf(h->truth, "sweeps %" PRIu64 " %" PRIu64 " %u\n", now, sweeps,
+				th->thread);
+			said = sweeps;
+			said_at = now;
+		}
+		if (h->period_ns && next > now) {
+			struct timespec ts = {
+				.tv_sec = next / 1000000000ULL,
+				.tv_nsec = next % 1000000000ULL,
+			};
+
+			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+			continue;
+		}
 		touch(h->p, h->len);
+		sweeps++;
+		next = now + h->period_ns;
+	}
 	return NULL;
 }
 
@@ -146,6 +193,7 @@ static int run_worker(const struct opts *o, unsigned int i)
 {
 	size_t hot = o->size / 8 / PAGE_SZ * PAGE_SZ;
 	uint64_t start = wl_now_ns();
+	struct toucher own, other;
 	struct hot h;
 	char name[64];
 	pthread_t th;
@@ -154,24 +202,26 @@ static int run_worker(const struct opts *o, unsigned int i)
 	char *p;
 
 	p = map_populated(o->size);
-	h = (struct hot){ p + (i % 4) * hot, hot, start + o->lifetime_ns, 0 };
 	snprintf(name, sizeof(name), "worker-%u.truth", i);
 	t = truth_open(o, name);
+	h = (struct hot){ p + (i % 4) * hot, hot, start + o->lifetime_ns, o->period_ns, t };
+	own = (struct toucher){ &h, 0, 0 };
+	other = (struct toucher){ &h, 1, 0 };
 	fprintf(t, "# daptrace-workload truth v1\npid %d\npattern tree\n", (int)getpid());
 	fprintf(t, "map %" PRIxPTR " %" PRIxPTR "\n", (uintptr_t)p, (uintptr_t)p + o->size);
 	fprintf(t, "phase 0 %" PRIu64 "\n", wl_now_ns());
 	fprintf(t, "hot 0 %" PRIxPTR " %" PRIxPTR "\n", (uintptr_t)h.p, (uintptr_t)h.p + hot);
-	threaded = o->threads && !pthread_create(&th, NULL, toucher, &h);
+	threaded = o->threads && !pthread_create(&th, NULL, toucher, &other);
 	/* the thread's id: the monitor must never take it for a process */
-	while (threaded && !h.tid)
+	while (threaded && !other.tid)
 		usleep(1000);
 	if (threaded) {
 		snprintf(name, sizeof(name), "worker-%u.thread", i);
 		tf = truth_open(o, name);
-		fprintf(tf, "%d\n", (int)h.tid);
+		fprintf(tf, "%d\n", (int)other.tid);
 		fclose(tf);
 	}
-	toucher(&h);
+	toucher(&own);
 	if (threaded)
 		pthread_join(th, NULL);
 	fprintf(t, "end %" PRIu64 " touched 0\n", wl_now_ns());
@@ -368,6 +418,7 @@ int main(int argc, char **argv)
 		WL_OPT("lifetime", 'l', wl_dur, &o.lifetime_ns),
 		WL_OPT("exec", 0, NULL, &o.exec),
 		WL_OPT("threads", 0, NULL, &o.threads),
+		WL_OPT("sweep-period", 0, wl_dur, &o.period_ns),
 		WL_OPT("vfork", 0, wl_uint, &o.vforks, .max = 1000),
 		WL_OPT("areas", 0, wl_uint, &o.areas, .max = 64, .flags = WL_NONZERO),
 		WL_OPT("step", 0, wl_dur, &o.step_ns),

@@ -2189,7 +2189,7 @@ TEST(busy_target_split_when_quiet_ones_exceed_max)
 		/* the busy target's first half hot, the rest cold */
 		daptrace_for_each_region(r, t)
 			r->nr_accesses = r->ar.start < 500 ? 20 : 0;
-		daptrace_aggregate(&ctx);
+		daptrace_aggregate(&ctx, daptrace_max_nr_accesses(&ctx.attrs));
 		ASSERT_VALID(&ctx);
 	}
 	TH_LOG("busy target: %u regions; all: %u", t->nr_regions,
@@ -2532,7 +2532,7 @@ TEST(enomem_aggregate)
 		ctx_setup(&ctx, 1, &p, 3);
 		add_target(&ctx, 1, old, 3);
 		shim_alloc_budget = budget;
-		daptrace_aggregate(&ctx);
+		daptrace_aggregate(&ctx, daptrace_max_nr_accesses(&ctx.attrs));
 		shim_alloc_budget = -1;
 		ASSERT_VALID(&ctx);
 		ASSERT_LE(daptrace_nr_regions(&ctx), 3 + budget);
@@ -2565,10 +2565,53 @@ TEST(aggregate_order)
 	daptrace_ctx_init(&ctx, 1, script_rand, &sc);
 	ctx.attrs.min_nr_regions = 3;		/* size limit 1000 / 3 */
 	t = add_target(&ctx, 1, old, 3);
-	daptrace_aggregate(&ctx);
+	daptrace_aggregate(&ctx, daptrace_max_nr_accesses(&ctx.attrs));
 	expect_rgns(_metadata, "aggregate", t, exp, 4, true);
 	ASSERT_EQ(2U, ctx.last_nr_regions);
 	ctx_fini(&ctx);
+	ASSERT_EQ(0, shim_nr_live);
+}
+
+/*
+ * The thresholds are a tenth of the rounds the window had, not of the
+ * nominal aggr_us / sample_us: a worker that was not scheduled (a busy
+ * machine) ends its window on time with fewer rounds.  At 3 of a nominal
+ * 20, a region read accessed 3 times and its neighbour read once differ
+ * by two thirds of what the window could show, and stay apart; at 20
+ * rounds the same counts are alike (a tenth: 2) and merge.  No split:
+ * max_nr_regions leaves no room.
+ */
+TEST(aggregate_thresholds_follow_the_window)
+{
+	static const u32 half[] = { 4 };
+	static const struct rgn old[] = {
+		{ 0, 100, 3 }, { 100, 200, 1 }, { 200, 1000, 0 },
+	};
+	/* 3 rounds: 3 and 1 apart; 1 and 0 merge (against 0, a threshold of 1) */
+	static const struct rgn starved[] = { { 0, 100 }, { 100, 1000 } };
+	/* 20 rounds: 3 and 1 merge (reading 2), which stays apart from 0 */
+	static const struct rgn full[] = { { 0, 200 }, { 200, 1000 } };
+	static const struct {
+		unsigned int nr_samples;
+		const struct rgn *exp;
+	} cases[] = { { 3, starved }, { 20, full } };
+	struct daptrace_target *t;
+	struct daptrace_ctx ctx;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct script sc = { half, 1, 0 };
+
+		daptrace_ctx_init(&ctx, 1, script_rand, &sc);
+		ASSERT_EQ(20U, daptrace_max_nr_accesses(&ctx.attrs));
+		ctx.attrs.min_nr_regions = 1;
+		ctx.attrs.max_nr_regions = 3;
+		t = add_target(&ctx, 1, old, ARRAY_SIZE(old));
+		daptrace_aggregate(&ctx, cases[i].nr_samples);
+		expect_rgns(_metadata, cases[i].nr_samples == 3 ? "3 rounds" : "20 rounds",
+			    t, cases[i].exp, 2, false);
+		ctx_fini(&ctx);
+	}
 	ASSERT_EQ(0, shim_nr_live);
 }
 
@@ -2599,27 +2642,27 @@ TEST(aggregate_converts_ages_when_the_interval_changes)
 	r = list_first_entry(&t->regions, struct daptrace_region, list);
 	r->idle = 9;
 	/* the first aggregation takes the interval the windows are of */
-	daptrace_aggregate(&ctx);
+	daptrace_aggregate(&ctx, daptrace_max_nr_accesses(&ctx.attrs));
 	ASSERT_EQ(10U, r->age);
 	ASSERT_EQ(10U, r->idle);
 	/* 11 windows of 100 ms, then 200 ms ones: 5.5, rounded to 6 */
 	ctx.attrs.aggr_us = 200000;
-	daptrace_aggregate(&ctx);
+	daptrace_aggregate(&ctx, daptrace_max_nr_accesses(&ctx.attrs));
 	ASSERT_EQ(6U, r->age);
 	ASSERT_EQ(6U, r->idle);
 	/* unchanged: one window older */
-	daptrace_aggregate(&ctx);
+	daptrace_aggregate(&ctx, daptrace_max_nr_accesses(&ctx.attrs));
 	ASSERT_EQ(7U, r->age);
 	/* 8 windows of 200 ms in windows of 50 ms */
 	ctx.attrs.aggr_us = 50000;
-	daptrace_aggregate(&ctx);
+	daptrace_aggregate(&ctx, daptrace_max_nr_accesses(&ctx.attrs));
 	ASSERT_EQ(32U, r->age);
 	ASSERT_EQ(32U, r->idle);
 	/* no count past UINT_MAX */
 	r->age = ~0U - 1;
 	r->idle = ~0U - 1;
 	ctx.attrs.aggr_us = 5000;
-	daptrace_aggregate(&ctx);
+	daptrace_aggregate(&ctx, daptrace_max_nr_accesses(&ctx.attrs));
 	ASSERT_EQ(~0U, r->age);
 	ASSERT_EQ(~0U, r->idle);
 	ctx_fini(&ctx);
@@ -2648,7 +2691,7 @@ TEST(aggregate_leaves_quiet_target)
 	daptrace_for_each_region(r, quiet)
 		r->sampling_addr = addrs[i++];
 	quiet->quiet = true;
-	daptrace_aggregate(&ctx);
+	daptrace_aggregate(&ctx, daptrace_max_nr_accesses(&ctx.attrs));
 	ASSERT_VALID(&ctx);
 	expect_rgns(_metadata, "quiet target kept", quiet, kept, 3, true);
 	ASSERT_TRUE(quiet->quiet);
@@ -2689,7 +2732,7 @@ TEST(aggregate_merges_quiet_target_over_max)
 		ctx.attrs.max_nr_regions = 10;
 		t = add_target(&ctx, 1, old, ARRAY_SIZE(old));
 		t->quiet = quiet;
-		daptrace_aggregate(&ctx);
+		daptrace_aggregate(&ctx, daptrace_max_nr_accesses(&ctx.attrs));
 		ASSERT_VALID(&ctx);
 		TH_LOG("%s: %u regions", quiet ? "quiet" : "ran", t->nr_regions);
 		ASSERT_LE(t->nr_regions, quiet ? 13U : 10U);
@@ -3004,7 +3047,7 @@ static void random_run(struct __test_metadata *_metadata, unsigned long unit,
 			ASSERT_LE(recs[i].nr_accesses, max_acc);
 
 		sz = daptrace_total_sz(&ctx);
-		daptrace_aggregate(&ctx);
+		daptrace_aggregate(&ctx, daptrace_max_nr_accesses(&ctx.attrs));
 		ASSERT_VALID(&ctx);
 		ASSERT_EQ(sz, daptrace_total_sz(&ctx));
 		ASSERT_LE(daptrace_nr_regions(&ctx), max_nr);
@@ -3165,7 +3208,7 @@ static double hot_set_run(u64 seed, unsigned int *max_regions)
 		if (w >= HS_SETTLE)
 			recall[w - HS_SETTLE] = (double)found / (he - hs);
 		*max_regions = max(*max_regions, t->nr_regions);
-		daptrace_aggregate(&ctx);
+		daptrace_aggregate(&ctx, daptrace_max_nr_accesses(&ctx.attrs));
 	}
 	ctx_fini(&ctx);
 	qsort(recall, ARRAY_SIZE(recall), sizeof(recall[0]), cmp_double);
@@ -3242,7 +3285,7 @@ static double blocks_run(u64 seed, unsigned long goal_bp, unsigned long budget,
 			ctx.attrs.sample_us = ns;
 		}
 		ctx.nr_probes = 0;
-		daptrace_aggregate(&ctx);
+		daptrace_aggregate(&ctx, daptrace_max_nr_accesses(&ctx.attrs));
 	}
 #undef BLOCK_HOT
 	*b = ctx.attrs.max_nr_regions;
@@ -3291,6 +3334,83 @@ TEST(finds_small_hot_set)
 	       good, HS_RUNS, max_regions);
 	ASSERT_GE(good, 95U);
 	ASSERT_LE(max_regions, DAPTRACE_DEF_MAX_NR_REGIONS);
+	ASSERT_EQ(0, shim_nr_live);
+}
+
+/*
+ * A starved worker (selftests/follow/tree on a busy host: four processes
+ * of two spinning threads each on the guest's two CPUs) ends its windows
+ * on time with 4 sampling rounds instead of 20.  Modelled: one process,
+ * its 32 MiB mapping in a 48 MiB range besides 200 MiB of heap, a 4 MiB
+ * hot set read accessed at every check, windows of 4 rounds of a nominal
+ * 20.  Per run the median, over the windows after the first 20, of the
+ * precision (the hot set's share of the mapping's bytes read hot);
+ * wanted: at least 0.96 in nine runs of ten, and 0.985 in half of them.
+ * With the fixed seeds: 0.971 and 0.992; at the thresholds of the nominal
+ * 20 rounds (a tenth: 2, which merges a count of 4 with one of 2, and so
+ * the hot set with part of its neighbours), 0.939 and 0.973.
+ */
+#define SW_RUNS		40
+#define SW_WINDOWS	60
+#define SW_SETTLE	20
+
+static double starved_run(u64 seed, unsigned int nr)
+{
+	const unsigned long mib = 1UL << 20, base = 0x7f0000000000UL;
+	const struct daptrace_addr_range ranges[] = {
+		{ 0x400000, 0x400000 + 200 * mib },
+		{ base, base + 48 * mib },
+		{ 0x7ffff0000000UL, 0x7ffff0021000UL },
+	};
+	const unsigned long ms = base + 10 * mib, me = ms + 32 * mib;
+	const unsigned long hs = ms + 12 * mib, he = hs + 4 * mib;
+	double prec[SW_WINDOWS - SW_SETTLE];
+	struct daptrace_target *t;
+	struct daptrace_region *r;
+	struct daptrace_ctx ctx;
+	unsigned int w, i;
+	struct prng p;
+
+	t = model_process(&ctx, &p, seed, ranges, ARRAY_SIZE(ranges));
+	for (w = 0; w < SW_WINDOWS; w++) {
+		unsigned long pred = 0, pred_hot = 0;
+
+		for (i = 0; i < nr; i++)
+			daptrace_for_each_region(r, t) {
+				daptrace_pick_sampling_addr(&ctx, r);
+				daptrace_account_access(r, r->sampling_addr >= hs &&
+							r->sampling_addr < he);
+			}
+		daptrace_for_each_region(r, t) {
+			unsigned long a = max(r->ar.start, ms), b = min(r->ar.end, me);
+			unsigned long c = max(r->ar.start, hs), d = min(r->ar.end, he);
+
+			if (b <= a || 2 * r->nr_accesses < nr)
+				continue;
+			pred += b - a;
+			pred_hot += d > c ? d - c : 0;
+		}
+		if (w >= SW_SETTLE)
+			prec[w - SW_SETTLE] = pred ? (double)pred_hot / pred : 0;
+		daptrace_aggregate(&ctx, nr);
+	}
+	ctx_fini(&ctx);
+	qsort(prec, ARRAY_SIZE(prec), sizeof(prec[0]), cmp_double);
+	return prec[ARRAY_SIZE(prec) / 2];
+}
+
+TEST(finds_hot_set_in_starved_windows)
+{
+	double prec[SW_RUNS];
+	unsigned int run;
+
+	for (run = 0; run < SW_RUNS; run++)
+		prec[run] = starved_run(run + 1, 4);
+	qsort(prec, SW_RUNS, sizeof(prec[0]), cmp_double);
+	printf("# 4 rounds of 20: runs' median precision: worst %.3f, p10 %.3f, median %.3f\n",
+	       prec[0], prec[SW_RUNS / 10], prec[SW_RUNS / 2]);
+	EXPECT_GE(prec[SW_RUNS / 10], 0.96);
+	EXPECT_GE(prec[SW_RUNS / 2], 0.985);
 	ASSERT_EQ(0, shim_nr_live);
 }
 
@@ -3362,7 +3482,7 @@ static void warm_boundary_run(u64 seed, bool mirrored, double held[3],
 		if (w == 99 || w == 149 || w == 199)
 			held[k++] = (double)held_pages / ARRAY_SIZE(last);
 		*max_regions = max(*max_regions, t->nr_regions);
-		daptrace_aggregate(&ctx);
+		daptrace_aggregate(&ctx, daptrace_max_nr_accesses(&ctx.attrs));
 	}
 	ctx_fini(&ctx);
 }
@@ -3554,7 +3674,7 @@ static unsigned int sparse_run(u64 seed, unsigned long span, bool upper,
 		if (found * 10 >= (he - hs) * 9)
 			break;
 		*max_regions = max(*max_regions, t->nr_regions);
-		daptrace_aggregate(&ctx);
+		daptrace_aggregate(&ctx, daptrace_max_nr_accesses(&ctx.attrs));
 		if (!upper || w % 2 == 0)
 			continue;
 		/* the chunks found touched: the hot set's, in large regions */
