@@ -1680,7 +1680,6 @@ void daptrace_split_regions(struct daptrace_ctx *ctx)
 /**
  * daptrace_aggregate() - end an aggregation window.
  * @ctx:	The context.
- *
  * @nr_samples:	The window's sampling rounds: the highest count a region
  *		can have reached in it.
  *
