@@ -1984,6 +1984,22 @@ static void daptrace_probes_sort(struct daptrace_probe *pr, unsigned int m,
 	}
 }
 
+/*
+ * Are @t's pages drawn as probes for the window that starts?  Not if it is
+ * quiet (&daptrace_target.quiet, set for the boundary where the probes are
+ * picked): none of its threads ran in the window just ended, so a probe
+ * there would only confirm "not accessed" for memory whose regions read
+ * not accessed, at the price of a walk, a clear and a TLB flush each
+ * window, most of what a stopped target costs otherwise.  Should
+ * it run again in the window, its accesses are left out of that window's
+ * estimate (which is of the targets that ran: a target asleep is not
+ * measured by anyone); from the next window on it is probed again.
+ */
+static bool daptrace_probed(const struct daptrace_target *t)
+{
+	return !t->exited && !t->quiet;
+}
+
 /**
  * daptrace_probes_pick() - draw a window's probe candidates.
  * @ctx:	The context, with @ctx->probes room for @n *
@@ -1991,14 +2007,14 @@ static void daptrace_probes_sort(struct daptrace_probe *pr, unsigned int m,
  * @n:		Probes wanted.
  *
  * DAPTRACE_PROBE_DRAWS candidates per probe are drawn uniformly, with
- * replacement, from every byte the regions of the live targets cover (as
- * min_region_sz units); daptrace_probes_select() keeps, of each probe's
- * candidates, the first in mapped memory.  They are sorted by target, in
- * context order, and address, and each is given its region.  The caller
- * marks next the candidates where nothing is mapped.
+ * replacement, from every byte the regions of the probed targets cover
+ * (as min_region_sz units; daptrace_probed()); daptrace_probes_select()
+ * keeps, of each probe's candidates, the first in mapped memory.  They are
+ * sorted by target, in context order, and address, and each is given its
+ * region.  The caller marks next the candidates where nothing is mapped.
  *
  * Return: the number of candidates, @n * DAPTRACE_PROBE_DRAWS or 0 if no
- * live target has regions; also stored in @ctx->nr_probes.
+ * probed target has regions; also stored in @ctx->nr_probes.
  */
 unsigned int daptrace_probes_pick(struct daptrace_ctx *ctx, unsigned int n)
 {
@@ -2015,7 +2031,7 @@ unsigned int daptrace_probes_pick(struct daptrace_ctx *ctx, unsigned int n)
 	n = min(n, DAPTRACE_MAX_PROBE_PAGES);
 	m = n * DAPTRACE_PROBE_DRAWS;
 	daptrace_for_each_target(t, ctx)
-		if (!t->exited)
+		if (daptrace_probed(t))
 			daptrace_for_each_region(r, t)
 				total += daptrace_sz_region(r) / ctx->min_region_sz;
 	if (!total)
@@ -2032,7 +2048,7 @@ unsigned int daptrace_probes_pick(struct daptrace_ctx *ctx, unsigned int n)
 	daptrace_probes_sort(pr, m, total);
 	i = 0;
 	daptrace_for_each_target(t, ctx) {
-		if (t->exited)
+		if (!daptrace_probed(t))
 			continue;
 		daptrace_for_each_region(r, t) {
 			u64 units = daptrace_sz_region(r) / ctx->min_region_sz;

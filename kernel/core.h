@@ -196,8 +196,9 @@ struct daptrace_region {
  * @quiet:	None of the target's threads ran in the window just ended
  *		(&daptrace_ops.window_idle), so nothing was learnt: its
  *		regions are neither merged (unless max_nr_regions demands
- *		it) nor split, the samples prepared for them stay valid, and
- *		the prepare pass after the aggregation may skip it.  Set by
+ *		it) nor split nor probed, the samples prepared for them stay
+ *		valid, and the prepare pass after the aggregation may skip
+ *		it; nor does the upper-level scan collect it.  Set by
  *		the worker for that aggregation and pass only, and cleared
  *		by whatever changes the regions meanwhile (a merge that
  *		max_nr_regions forces, a map update), so that the prepare

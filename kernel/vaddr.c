@@ -819,18 +819,8 @@ static bool daptrace_va_unobservable(struct daptrace_target *t,
  *     (worker.c).  At that moment no region holds a sample still to be
  *     checked, except those of a quiet target (&daptrace_target.quiet),
  *     which the prepare pass may skip, keeping their samples for the next
- *     check.  So on a quiet target a probe whose entry also holds a
- *     region's pending sample is not cleared: it inherits that sample's
- *     clear, made earlier while the target did not run (it would have been
- *     walked otherwise), so nothing the window did is lost, and the probe
- *     reads the same bit as the region.  Which regions share the entry is
- *     known only from the walk (a THP block may hold many small regions):
- *     a read-only walk finds the entry's size first, then the regions
- *     overlapping that block are looked at, at most
- *     DAPTRACE_VA_PROBE_SCAN of them; a probe with more is unobserved.
- *     (A collapse between the two walks can make the entry larger than
- *     found: then a region's sample a little further may lose an access
- *     of that instant.)
+ *     check; and a quiet target is given no probes (daptrace_probed() in
+ *     core.c).  So no probe clears a bit that a pending check will read.
  *
  * The TLB: a probe's truth must not be blind where the regions are (with
  * tlb_flush=none, it is what the probes are meant to measure), so after
@@ -851,8 +841,6 @@ static bool daptrace_va_unobservable(struct daptrace_target *t,
  * A bit one of rule 1's prepares cleared without a flush can hide later
  * accesses to the probe, but the probe is then already marked accessed.
  */
-#define DAPTRACE_VA_PROBE_SCAN	16
-
 /* The first of @vt's probes at or above @addr (binary search). */
 static unsigned int daptrace_va_probe_from(const struct daptrace_ctx *ctx,
 					   const struct daptrace_va_target *vt,
@@ -885,39 +873,6 @@ static void daptrace_va_probe_hit(struct daptrace_ctx *ctx,
 	     i < end && ctx->probes[i].addr - block < (1UL << shift); i++)
 		if (ctx->probes[i].seen == DAPTRACE_PROBE_OLD)
 			ctx->probes[i].seen = DAPTRACE_PROBE_YOUNG;
-}
-
-/*
- * Rule 2: does a region of quiet @t hold a sample, still to be checked, in
- * the block of 1 << @shift bytes around probe @p?  -1 if more regions than
- * DAPTRACE_VA_PROBE_SCAN overlap the block.
- */
-static int daptrace_va_probe_shared(struct daptrace_target *t,
-				    const struct daptrace_va_target *vt,
-				    const struct daptrace_probe *p,
-				    unsigned int shift)
-{
-	unsigned long block = p->addr & ~((1UL << shift) - 1);
-	unsigned long last = block + (1UL << shift) - 1;
-	struct daptrace_region *r = p->r;
-	unsigned int n = 0;
-
-	/* The first region overlapping the block. */
-	while (!list_is_first(&r->list, &t->regions) &&
-	       list_prev_entry(r, list)->ar.end > block) {
-		r = list_prev_entry(r, list);
-		if (++n > DAPTRACE_VA_PROBE_SCAN)
-			return -1;
-	}
-	for (n = 0; &r->list != &t->regions && r->ar.start <= last;
-	     r = list_next_entry(r, list)) {
-		if (++n > DAPTRACE_VA_PROBE_SCAN)
-			return -1;
-		if (!daptrace_va_unprepared_region(vt, r) &&
-		    r->sampling_addr - block <= last - block)
-			return 1;
-	}
-	return 0;
 }
 
 /*
@@ -979,7 +934,6 @@ static void daptrace_va_probe_prepare_target(struct daptrace_ctx *ctx,
 {
 	struct daptrace_va_target *vt = t->priv;
 	struct vm_area_struct *vma = NULL;
-	struct daptrace_walk_page pg;
 	struct mm_struct *mm;
 	unsigned int i, shift, walked = 0;
 
@@ -998,21 +952,6 @@ static void daptrace_va_probe_prepare_target(struct daptrace_ctx *ctx,
 
 		if (!daptrace_va_vma(mm, &vma, p->addr))
 			continue;	/* unmapped: a fault maps it young */
-		if (t->quiet) {
-			int shared;
-
-			if (daptrace_walk_check(mm, vma, p->addr, 0, false, &pg) ==
-			    DAPTRACE_WALK_UNOBSERVED) {
-				p->seen = DAPTRACE_PROBE_UNOBSERVED;
-				continue;
-			}
-			shared = daptrace_va_probe_shared(t, vt, p, pg.shift);
-			if (shared) {
-				if (shared < 0)
-					p->seen = DAPTRACE_PROBE_UNOBSERVED;
-				continue;
-			}
-		}
 		if (!daptrace_walk_observable(vma, p->addr)) {
 			p->seen = DAPTRACE_PROBE_UNOBSERVED;
 			continue;
@@ -1535,8 +1474,9 @@ static void daptrace_va_upper_collect(struct daptrace_ctx *ctx,
 /*
  * The scan of one target: arm it, or collect and hand back what its arm
  * took.  A target the scan cannot walk now (busy mmap_lock, a secondary
- * MMU) keeps its state: a collect put off observes a longer span (more
- * reads touched, nothing less), and what an arm owes stays owed.
+ * MMU), or need not (quiet since its arm), keeps its state: a collect put
+ * off observes a longer span (more reads touched, nothing less), and what
+ * an arm owes stays owed.
  */
 static void daptrace_va_upper_target(struct daptrace_ctx *ctx,
 				     struct daptrace_target *t,
@@ -1556,6 +1496,9 @@ static void daptrace_va_upper_target(struct daptrace_ctx *ctx,
 			st->nr_uncovered += daptrace_va_upper_regions(t);
 		return;
 	}
+	/* It did not run since the arm: collected later (upper.c, "Sleep"). */
+	if (!arm && !stop && t->quiet)
+		return;
 	mm = daptrace_va_target_mm(t);
 	if (!mm) {
 		/* exited: its tables, and what they owe, are gone */

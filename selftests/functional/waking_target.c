@@ -16,6 +16,9 @@
  * each of the first two windows whose last pass began after it ran must be
  * >= 0.9.
  *
+ * The quiet windows before the wake must have no probe pages (a target
+ * that did not run in the window before is not probed).
+ *
  * Not simply the window it woke in: its last pass asks 4096 targets, the
  * hot one first, and the window's end is read after the pass.  Woken after
  * its own check in that pass, it is rightly measured from the next window
@@ -208,14 +211,24 @@ TEST_F_TIMEOUT(waking, one_of_4096_wakes, 900)
 	slot = malloc(rh.slot_size);
 	ASSERT_NE(NULL, slot);
 	sh = slot;
-	/* Before the wake: stopped, nothing accessed (for the log). */
+	/*
+	 * Before the wake: stopped, nothing accessed (for the log); and no
+	 * probe pages, every target having been quiet in the window before
+	 * each (core.c, daptrace_probed()): before, a window's probes were
+	 * drawn from 4096 targets that did not run, each a walk, a clear and
+	 * a flush to confirm "not accessed".
+	 */
 	for (seq = from - 2; seq <= from; seq++) {
 		if (dt_read_slot(fd, &rh, seq, slot))
 			continue;
 		rec[0] = recall(&rh, slot, self->hot, addr, addr + HOT_BYTES,
 				&unobs[0]);
-		TH_LOG("window before the wake (seq %llu, %u samples): recall %.3f",
-		       (unsigned long long)sh->seq, sh->nr_samples, rec[0]);
+		TH_LOG("window before the wake (seq %llu, %u samples): recall %.3f, probe pages %u",
+		       (unsigned long long)sh->seq, sh->nr_samples, rec[0],
+		       sh->probe_pages);
+		EXPECT_EQ(0U, sh->probe_pages)
+			TH_LOG("seq %llu: probes drawn from quiet targets",
+			       (unsigned long long)sh->seq);
 	}
 	/* The first two windows whose last pass began after the wake (see the top). */
 	for (seq = from; got < 2 && seq < from + 20; ) {

@@ -1056,6 +1056,40 @@ TEST(probes_pick)
 }
 
 /*
+ * A quiet target (it did not run in the window just ended) gets no probe:
+ * every candidate is in the one that ran, and with every target quiet there
+ * are none, nor probe slots (the cost bound sees no probe asked for).
+ */
+TEST(probes_skip_quiet_targets)
+{
+	static const struct rgn a[] = { { 0, 100, 0 } };
+	static const struct rgn b[] = { { 1000, 5000, 0 } };
+	struct daptrace_probe probes[DAPTRACE_MAX_PROBE_DRAWS];
+	struct daptrace_target *ta, *tb;
+	struct daptrace_ctx ctx;
+	unsigned int i;
+	struct prng p;
+
+	ctx_setup(&ctx, 1, &p, 5);
+	ctx.probes = probes;
+	ta = add_target(&ctx, 1, a, 1);
+	tb = add_target(&ctx, 2, b, 1);
+	tb->quiet = true;
+	ASSERT_EQ(64U * DAPTRACE_PROBE_DRAWS, daptrace_probes_pick(&ctx, 64));
+	for (i = 0; i < ctx.nr_probes; i++)
+		EXPECT_TRUE(probes[i].t == ta) TH_LOG("probe %u in the quiet target", i);
+	ta->quiet = true;
+	EXPECT_EQ(0U, daptrace_probes_pick(&ctx, 64)) TH_LOG("all quiet");
+	EXPECT_EQ(0U, ctx.nr_probes);
+	EXPECT_EQ(0U, ctx.probe_slots);
+	tb->quiet = false;
+	ASSERT_EQ(64U * DAPTRACE_PROBE_DRAWS, daptrace_probes_pick(&ctx, 64));
+	for (i = 0; i < ctx.nr_probes; i++)
+		EXPECT_TRUE(probes[i].t == tb) TH_LOG("probe %u in the quiet target", i);
+	ctx_fini(&ctx);
+}
+
+/*
  * The candidates' sort on spans from one unit to 2^50: sorted, inside their
  * regions, over both regions of a span whose top bits alone tell them apart.
  */
