@@ -1050,6 +1050,51 @@ int daptrace_set_regions(struct daptrace_ctx *ctx, struct daptrace_target *t,
 }
 
 /**
+ * daptrace_regions_fit() - do a target's regions already fit these ranges?
+ * @ctx:	The context (for the granularity).
+ * @t:		The target.
+ * @ranges:	As for daptrace_set_regions().
+ * @nr_ranges:	Number of entries in @ranges.
+ *
+ * A map read again after the target ran is most often the map it had
+ * (a process that only computes, or that was stopped since): then
+ * daptrace_set_regions() would change no region, yet it makes the target
+ * non-quiet and its regions new, to be walked and prepared afresh.
+ *
+ * Return: true if the regions tile exactly the ranges, aligned as
+ * daptrace_set_regions() aligns them, so that it would leave every region
+ * as it is; false otherwise, also for ranges it would refuse.
+ */
+bool daptrace_regions_fit(const struct daptrace_ctx *ctx,
+			  const struct daptrace_target *t,
+			  const struct daptrace_addr_range *ranges,
+			  unsigned int nr_ranges)
+{
+	const struct list_head *pos = t->regions.next;
+	struct daptrace_addr_range ar;
+	unsigned long prev_end = 0, at;
+	unsigned int i;
+
+	if (daptrace_ranges_check(ranges, nr_ranges))
+		return false;
+	for (i = 0; i < nr_ranges; i++) {
+		if (!daptrace_norm_range(ctx, &ranges[i], &prev_end, &ar))
+			continue;
+		for (at = ar.start; at < ar.end; pos = pos->next) {
+			const struct daptrace_region *r;
+
+			if (pos == &t->regions)
+				return false;
+			r = list_entry(pos, struct daptrace_region, list);
+			if (r->ar.start != at || r->ar.end > ar.end)
+				return false;
+			at = r->ar.end;
+		}
+	}
+	return pos == &t->regions;
+}
+
+/**
  * daptrace_pick_sampling_addr() - choose the page a region is sampled at.
  * @ctx:	The context (random source, granularity).
  * @r:		The region.
@@ -1985,19 +2030,20 @@ static void daptrace_probes_sort(struct daptrace_probe *pr, unsigned int m,
 }
 
 /*
- * Are @t's pages drawn as probes for the window that starts?  Not if it is
- * quiet (&daptrace_target.quiet, set for the boundary where the probes are
- * picked): none of its threads ran in the window just ended, so a probe
- * there would only confirm "not accessed" for memory whose regions read
- * not accessed, at the price of a walk, a clear and a TLB flush each
- * window, most of what a stopped target costs otherwise.  Should
- * it run again in the window, its accesses are left out of that window's
- * estimate (which is of the targets that ran: a target asleep is not
- * measured by anyone); from the next window on it is probed again.
+ * Are @t's pages drawn as probes for the window that starts?  Not if none
+ * of its threads ran in the last DAPTRACE_PROBE_QUIET_WINDOWS windows (a
+ * stopped or sleeping process): its probes would only confirm "not
+ * accessed", where its regions read not accessed too, at the price of a
+ * walk, a clear and a TLB flush each window, most of what such a target
+ * cost otherwise.  A target that runs now and then, quiet in fewer windows
+ * in a row, is probed in every window, those it runs in included.  One
+ * that wakes after longer is left out of the estimate in the window it
+ * wakes in (the estimate is of the targets that ran lately), and probed
+ * from the next.
  */
 static bool daptrace_probed(const struct daptrace_target *t)
 {
-	return !t->exited && !t->quiet;
+	return !t->exited && t->idle_windows < DAPTRACE_PROBE_QUIET_WINDOWS;
 }
 
 /**
@@ -2284,7 +2330,7 @@ unsigned int daptrace_probes_budget(struct daptrace_ctx *ctx, unsigned int max,
 		b->other_ns = b->other_ns - b->other_ns / w + other;
 	}
 	b->windows = min(b->windows + 1, w);
-	/* No probe asked for lately (no live target had regions). */
+	/* No probe asked for lately (no probed target had regions). */
 	if (!b->slots)
 		return b->nr;
 

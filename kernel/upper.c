@@ -35,14 +35,17 @@
  * reclaim half the time (see "Reclaim").
  *
  * Sleep.  A target armed at a boundary whose next window it did not run in
- * (&daptrace_target.quiet: none of its threads ran) is not collected
- * there: it cannot have set a bit, and its collect, put off to the end of
- * the first window it runs in, observes a longer span (more reads touched,
- * nothing less); so a stopped or sleeping process costs one arm, not an
- * arm and a collect every other boundary, each with its walk and the
- * arm's TLB flush.  What the arm owes reclaim stays owed while it sleeps
- * (see "Reclaim").  A quiet target not armed is armed as usual: when it
- * runs again, the first boundary after collects.
+ * (&daptrace_target.quiet: no check found that its threads ran) is not
+ * collected there: its collect, put off to the end of the first window it
+ * is found running in, observes a longer span (more reads touched, nothing
+ * less; a run the window's checks could not see, in the moment between the
+ * arm and the prepare pass's ask, is read then too).  So a stopped or
+ * sleeping process costs one arm, not an arm and a collect every other
+ * boundary, each with its walk and the arm's TLB flush.  What the arm owes
+ * reclaim stays owed while it sleeps (see "Reclaim"), and is handed back
+ * if it is removed meanwhile (&daptrace_ops.upper_leave) or monitoring
+ * ends.  A quiet target not armed is armed as usual: when it runs again,
+ * the first boundary after collects.
  *
  * The TLB.  A translation, or a paging-structure cache entry (PML4, PDPT,
  * PDE caches), still cached after the clear lets the CPU reach the page

@@ -116,7 +116,9 @@ MODULE_PARM_DESC(placement,
  *		at once under the same policy (daptrace_va_sample()): where
  *		that pass clears bits, one flush serves both.
  * @upper_armed: The upper-level scan armed the target at an aggregation
- *		boundary: the next one it reaches collects (daptrace_va_upper()).
+ *		boundary: the next one it reaches after a window the target
+ *		ran in collects (daptrace_va_upper()); a target removed or
+ *		monitoring ending meanwhile hands back what the arm took.
  * @upper_exec_id: &daptrace_target.exec_id when it armed: after an exec the
  *		tables it cleared went with the old image.
  * @upper_owed:	What that arm owes reclaim (upper.c, "Reclaim").
@@ -617,6 +619,11 @@ static void daptrace_va_update(struct daptrace_ctx *ctx)
 		mmput_async(mm);
 		if (nr < 0)
 			continue;
+		/* The same map: its regions, samples and quiet windows stay. */
+		if (daptrace_regions_fit(ctx, t, ranges, nr)) {
+			vt->maps_runtime = runtime;
+			continue;
+		}
 		/*
 		 * A target without regions (after an exec, or when its map
 		 * could not be read before) starts from its share of
@@ -819,8 +826,18 @@ static bool daptrace_va_unobservable(struct daptrace_target *t,
  *     (worker.c).  At that moment no region holds a sample still to be
  *     checked, except those of a quiet target (&daptrace_target.quiet),
  *     which the prepare pass may skip, keeping their samples for the next
- *     check; and a quiet target is given no probes (daptrace_probed() in
- *     core.c).  So no probe clears a bit that a pending check will read.
+ *     check.  So on a quiet target a probe whose entry also holds a
+ *     region's pending sample is not cleared: it inherits that sample's
+ *     clear, made earlier while the target did not run (it would have been
+ *     walked otherwise), so nothing the window did is lost, and the probe
+ *     reads the same bit as the region.  Which regions share the entry is
+ *     known only from the walk (a THP block may hold many small regions):
+ *     a read-only walk finds the entry's size first, then the regions
+ *     overlapping that block are looked at, at most
+ *     DAPTRACE_VA_PROBE_SCAN of them; a probe with more is unobserved.
+ *     (A collapse between the two walks can make the entry larger than
+ *     found: then a region's sample a little further may lose an access
+ *     of that instant.)
  *
  * The TLB: a probe's truth must not be blind where the regions are (with
  * tlb_flush=none, it is what the probes are meant to measure), so after
@@ -841,6 +858,8 @@ static bool daptrace_va_unobservable(struct daptrace_target *t,
  * A bit one of rule 1's prepares cleared without a flush can hide later
  * accesses to the probe, but the probe is then already marked accessed.
  */
+#define DAPTRACE_VA_PROBE_SCAN	16
+
 /* The first of @vt's probes at or above @addr (binary search). */
 static unsigned int daptrace_va_probe_from(const struct daptrace_ctx *ctx,
 					   const struct daptrace_va_target *vt,
@@ -873,6 +892,39 @@ static void daptrace_va_probe_hit(struct daptrace_ctx *ctx,
 	     i < end && ctx->probes[i].addr - block < (1UL << shift); i++)
 		if (ctx->probes[i].seen == DAPTRACE_PROBE_OLD)
 			ctx->probes[i].seen = DAPTRACE_PROBE_YOUNG;
+}
+
+/*
+ * Rule 2: does a region of quiet @t hold a sample, still to be checked, in
+ * the block of 1 << @shift bytes around probe @p?  -1 if more regions than
+ * DAPTRACE_VA_PROBE_SCAN overlap the block.
+ */
+static int daptrace_va_probe_shared(struct daptrace_target *t,
+				    const struct daptrace_va_target *vt,
+				    const struct daptrace_probe *p,
+				    unsigned int shift)
+{
+	unsigned long block = p->addr & ~((1UL << shift) - 1);
+	unsigned long last = block + (1UL << shift) - 1;
+	struct daptrace_region *r = p->r;
+	unsigned int n = 0;
+
+	/* The first region overlapping the block. */
+	while (!list_is_first(&r->list, &t->regions) &&
+	       list_prev_entry(r, list)->ar.end > block) {
+		r = list_prev_entry(r, list);
+		if (++n > DAPTRACE_VA_PROBE_SCAN)
+			return -1;
+	}
+	for (n = 0; &r->list != &t->regions && r->ar.start <= last;
+	     r = list_next_entry(r, list)) {
+		if (++n > DAPTRACE_VA_PROBE_SCAN)
+			return -1;
+		if (!daptrace_va_unprepared_region(vt, r) &&
+		    r->sampling_addr - block <= last - block)
+			return 1;
+	}
+	return 0;
 }
 
 /*
@@ -934,6 +986,7 @@ static void daptrace_va_probe_prepare_target(struct daptrace_ctx *ctx,
 {
 	struct daptrace_va_target *vt = t->priv;
 	struct vm_area_struct *vma = NULL;
+	struct daptrace_walk_page pg;
 	struct mm_struct *mm;
 	unsigned int i, shift, walked = 0;
 
@@ -952,6 +1005,21 @@ static void daptrace_va_probe_prepare_target(struct daptrace_ctx *ctx,
 
 		if (!daptrace_va_vma(mm, &vma, p->addr))
 			continue;	/* unmapped: a fault maps it young */
+		if (t->quiet) {
+			int shared;
+
+			if (daptrace_walk_check(mm, vma, p->addr, 0, false, &pg) ==
+			    DAPTRACE_WALK_UNOBSERVED) {
+				p->seen = DAPTRACE_PROBE_UNOBSERVED;
+				continue;
+			}
+			shared = daptrace_va_probe_shared(t, vt, p, pg.shift);
+			if (shared) {
+				if (shared < 0)
+					p->seen = DAPTRACE_PROBE_UNOBSERVED;
+				continue;
+			}
+		}
 		if (!daptrace_walk_observable(vma, p->addr)) {
 			p->seen = DAPTRACE_PROBE_UNOBSERVED;
 			continue;
@@ -1568,6 +1636,22 @@ static void daptrace_va_upper(struct daptrace_ctx *ctx,
 		daptrace_tlb_flush_round();
 }
 
+/*
+ * A target removed while monitoring: hand back what its arm owes reclaim
+ * now (a sleeping target stays armed: upper.c, "Sleep"), as the scan does
+ * for every target when monitoring ends.
+ */
+static void daptrace_va_upper_leave(struct daptrace_ctx *ctx,
+				    struct daptrace_target *t,
+				    enum daptrace_tlb_policy tlb)
+{
+	struct daptrace_upper_stats st = {};
+	unsigned long budget = DAPTRACE_VA_UPPER_BUDGET;
+	unsigned int nr = 0;
+
+	daptrace_va_upper_target(ctx, t, tlb, true, &budget, &nr, &st);
+}
+
 /* A window none of whose checks walked: every check read "not accessed". */
 static bool daptrace_va_window_idle(struct daptrace_target *t)
 {
@@ -1593,4 +1677,5 @@ const struct daptrace_ops daptrace_vaddr_ops = {
 	.probe_prepare		= daptrace_va_probe_prepare,
 	.probe_check		= daptrace_va_probe_check,
 	.upper			= daptrace_va_upper,
+	.upper_leave		= daptrace_va_upper_leave,
 };

@@ -441,6 +441,8 @@ static bool __worker_apply_targets(struct daptrace_mon *mon)
 	daptrace_for_each_target_safe(t, next, &mon->ctx) {
 		if (!t->remove)
 			continue;
+		if (mon->upper_scan && !t->exited)
+			mon->ops->upper_leave(&mon->ctx, t, mon->tlb);
 		mon->ops->target_put(t->priv);
 		daptrace_destroy_target(&mon->ctx, t);
 	}
@@ -542,14 +544,22 @@ static void worker_upper(struct daptrace_mon *mon, bool stop)
 /*
  * With @from_window, mark the targets that did not run in the window just
  * ended as quiet (&daptrace_target.quiet) for the aggregation, the map update
- * and the prepare pass after it; otherwise unmark all.
+ * and the prepare pass after it, and count their quiet windows in a row
+ * (&daptrace_target.idle_windows); otherwise unmark all.
  */
 static void worker_mark_quiet(struct daptrace_mon *mon, bool from_window)
 {
 	struct daptrace_target *t;
 
-	daptrace_for_each_target(t, &mon->ctx)
+	daptrace_for_each_target(t, &mon->ctx) {
 		t->quiet = from_window && !t->exited && mon->ops->window_idle(t);
+		if (!from_window)
+			continue;
+		if (!t->quiet)
+			t->idle_windows = 0;
+		else if (t->idle_windows < UINT_MAX)
+			t->idle_windows++;
+	}
 }
 
 /*

@@ -106,8 +106,11 @@ stopped() {
 		sleep 0.1
 		i=$((i + 1))
 	done
-	# The window it stopped in, one to arm it: then it rests.
-	wait_windows 3
+	# The window it stopped in; the map update after it (the first reads
+	# its map again: it ran since the last read; an unchanged map keeps
+	# its regions, a changed one is refit, which makes it non-quiet once:
+	# a collect and an arm); then it rests.
+	wait_windows $(( $(cat $DT/update_us) / $(cat $DT/aggr_us) + 3 ))
 	before=$(cat $DT/upper_entries)
 	wait_windows 20
 	after=$(cat $DT/upper_entries)
