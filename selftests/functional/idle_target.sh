@@ -103,12 +103,7 @@ ktap_test_result "running: hot set seen within 40 windows (>= 0.9)" \
 # Counted from when the kernel says it stopped (a slow kernel, the debug
 # one, takes a while): the window it stopped in may show what it did before,
 # and so may the next, whose samples were prepared before the stop.
-kill -STOP "$WL_PID"
-i=0
-while [ "$(awk '{ print $3 }' /proc/"$WL_PID"/stat)" != T ] && [ $i -lt 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+workload_stop "$WL_PID"
 seq=$(cat $D/snapshot_seq)
 wait_seq "$seq"
 seq=$(cat $D/snapshot_seq)

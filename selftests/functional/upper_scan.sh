@@ -100,12 +100,7 @@ stopped() {
 	fi
 	wait_windows 10
 	running=$(cat $DT/upper_entries)
-	kill -STOP "$WL_PID"
-	i=0
-	while [ "$(awk '{ print $3 }' /proc/"$WL_PID"/stat)" != T ] && [ $i -lt 100 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	workload_stop "$WL_PID"
 	# The window it stopped in; the map update after it (the first reads
 	# its map again: it ran since the last read; an unchanged map keeps
 	# its regions, a changed one is refit, which makes it non-quiet once:
