@@ -147,9 +147,10 @@ struct daptrace_upper_stats {
  *			prepare pass: the upper-level scan (vaddr: upper.c).
  *			Every other boundary it arms (clears the non-leaf
  *			accessed bits of the large regions and has them
- *			flushed by @tlb; nothing with "none"), at the next it
- *			ran at it collects (a quiet target stays armed), cuts
- *			the regions at the chunks found touched
+ *			flushed by @tlb; nothing with "none"), at the next
+ *			after a window the target ran in it collects (a quiet
+ *			target stays armed), cuts the regions at the chunks
+ *			found touched
  *			(daptrace_split_touched()) and hands reclaim back the
  *			bits it took.  With @stop (monitoring ends), it only
  *			hands back what an arm took.  Adds to @stats.
