@@ -2047,6 +2047,24 @@ static bool daptrace_probed(const struct daptrace_target *t)
 }
 
 /**
+ * daptrace_probes_wanted() - is any target probed in the window that starts?
+ * @ctx:	The context.
+ *
+ * Return: false while every target is long quiet (daptrace_probed()): the
+ * worker then skips the probes' work, their cost bound included, so that
+ * such windows leave probe_us and the bound's averages as they were.
+ */
+bool daptrace_probes_wanted(const struct daptrace_ctx *ctx)
+{
+	struct daptrace_target *t;
+
+	daptrace_for_each_target(t, ctx)
+		if (daptrace_probed(t) && t->nr_regions)
+			return true;
+	return false;
+}
+
+/**
  * daptrace_probes_pick() - draw a window's probe candidates.
  * @ctx:	The context, with @ctx->probes room for @n *
  *		DAPTRACE_PROBE_DRAWS entries.

@@ -604,6 +604,7 @@ bool daptrace_tune_intervals(struct daptrace_ctx *ctx, unsigned int nr_samples,
  * Accuracy probes: pick candidates at a window's start, keep those in
  * mapped memory, account at its end.
  */
+bool daptrace_probes_wanted(const struct daptrace_ctx *ctx);
 unsigned int daptrace_probes_pick(struct daptrace_ctx *ctx, unsigned int n);
 unsigned int daptrace_probes_select(struct daptrace_ctx *ctx);
 void daptrace_probes_account(const struct daptrace_ctx *ctx,

@@ -270,6 +270,16 @@ static void worker_probe_start(struct daptrace_mon *mon, struct worker_clock *cl
 		      DAPTRACE_TLB_MM : DAPTRACE_TLB_ROUND;
 	if (!daptrace_tlb_policy_supported(tlb) || !mon->probe_pages)
 		return;
+	/*
+	 * Every target long quiet: no probe, and no time counted; the bound
+	 * takes up from here when one runs again (its CPU since now).
+	 */
+	if (!daptrace_probes_wanted(&mon->ctx)) {
+		mon->ctx.nr_probes = 0;
+		clk->budget_probe_ns = mon->cnt.probe_ns;
+		clk->budget_cpu = current->se.sum_exec_runtime;
+		return;
+	}
 	/* The law's own few divisions count as the probes' time. */
 	t0 = ktime_get_ns();
 	n = worker_probe_budget(mon, clk);

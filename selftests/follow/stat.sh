@@ -96,6 +96,8 @@ fi
 # targets may come after the first tick, the third after a fixed 3.5 s (a
 # run beside a compile printed two).  So: until three reports, then Ctrl-C;
 # 60 s only catch a hang.
+# (The file exists before the child opens it: the loop reads it at once.)
+: > "$TMP/stat.txt"
 daptrace stat --interval 1s > "$TMP/stat.txt" 2> "$TMP/stat.err" &
 sp=$!
 i=0

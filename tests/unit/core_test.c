@@ -1087,7 +1087,9 @@ TEST(probes_skip_long_quiet_targets)
 		in_a += probes[i].t == ta;
 	EXPECT_EQ(ctx.nr_probes, in_a) TH_LOG("long quiet: %u probes in it",
 					      ctx.nr_probes - in_a);
+	EXPECT_TRUE(daptrace_probes_wanted(&ctx));
 	ta->idle_windows = UINT_MAX;
+	EXPECT_FALSE(daptrace_probes_wanted(&ctx)) TH_LOG("all long quiet");
 	EXPECT_EQ(0U, daptrace_probes_pick(&ctx, 64)) TH_LOG("all long quiet");
 	EXPECT_EQ(0U, ctx.nr_probes);
 	EXPECT_EQ(0U, ctx.probe_slots);
