@@ -1050,6 +1050,51 @@ int daptrace_set_regions(struct daptrace_ctx *ctx, struct daptrace_target *t,
 }
 
 /**
+ * daptrace_regions_fit() - do a target's regions already fit these ranges?
+ * @ctx:	The context (for the granularity).
+ * @t:		The target.
+ * @ranges:	As for daptrace_set_regions().
+ * @nr_ranges:	Number of entries in @ranges.
+ *
+ * A map read again after the target ran is most often the map it had
+ * (a process that only computes, or that was stopped since): then
+ * daptrace_set_regions() would change no region, yet it makes the target
+ * non-quiet and its regions new, to be walked and prepared afresh.
+ *
+ * Return: true if the regions tile exactly the ranges, aligned as
+ * daptrace_set_regions() aligns them, so that it would leave every region
+ * as it is; false otherwise, also for ranges it would refuse.
+ */
+bool daptrace_regions_fit(const struct daptrace_ctx *ctx,
+			  const struct daptrace_target *t,
+			  const struct daptrace_addr_range *ranges,
+			  unsigned int nr_ranges)
+{
+	const struct list_head *pos = t->regions.next;
+	struct daptrace_addr_range ar;
+	unsigned long prev_end = 0, at;
+	unsigned int i;
+
+	if (daptrace_ranges_check(ranges, nr_ranges))
+		return false;
+	for (i = 0; i < nr_ranges; i++) {
+		if (!daptrace_norm_range(ctx, &ranges[i], &prev_end, &ar))
+			continue;
+		for (at = ar.start; at < ar.end; pos = pos->next) {
+			const struct daptrace_region *r;
+
+			if (pos == &t->regions)
+				return false;
+			r = list_entry(pos, struct daptrace_region, list);
+			if (r->ar.start != at || r->ar.end > ar.end)
+				return false;
+			at = r->ar.end;
+		}
+	}
+	return pos == &t->regions;
+}
+
+/**
  * daptrace_pick_sampling_addr() - choose the page a region is sampled at.
  * @ctx:	The context (random source, granularity).
  * @r:		The region.
@@ -1984,6 +2029,41 @@ static void daptrace_probes_sort(struct daptrace_probe *pr, unsigned int m,
 	}
 }
 
+/*
+ * Are @t's pages drawn as probes for the window that starts?  Not if none
+ * of its threads ran in the last DAPTRACE_PROBE_QUIET_WINDOWS windows (a
+ * stopped or sleeping process): its probes would only confirm "not
+ * accessed", where its regions read not accessed too, at the price of a
+ * walk, a clear and a TLB flush each window, most of what such a target
+ * cost otherwise.  A target that runs now and then, quiet in fewer windows
+ * in a row, is probed in every window, those it runs in included.  One
+ * that wakes after longer is left out of the estimate in the window it
+ * wakes in (the estimate is of the targets that ran lately), and probed
+ * from the next.
+ */
+static bool daptrace_probed(const struct daptrace_target *t)
+{
+	return !t->exited && t->idle_windows < DAPTRACE_PROBE_QUIET_WINDOWS;
+}
+
+/**
+ * daptrace_probes_wanted() - is any target probed in the window that starts?
+ * @ctx:	The context.
+ *
+ * Return: false while every target is long quiet (daptrace_probed()): the
+ * worker then skips the probes' work, their cost bound included, so that
+ * such windows leave probe_us and the bound's averages as they were.
+ */
+bool daptrace_probes_wanted(const struct daptrace_ctx *ctx)
+{
+	struct daptrace_target *t;
+
+	daptrace_for_each_target(t, ctx)
+		if (daptrace_probed(t) && t->nr_regions)
+			return true;
+	return false;
+}
+
 /**
  * daptrace_probes_pick() - draw a window's probe candidates.
  * @ctx:	The context, with @ctx->probes room for @n *
@@ -1991,14 +2071,14 @@ static void daptrace_probes_sort(struct daptrace_probe *pr, unsigned int m,
  * @n:		Probes wanted.
  *
  * DAPTRACE_PROBE_DRAWS candidates per probe are drawn uniformly, with
- * replacement, from every byte the regions of the live targets cover (as
- * min_region_sz units); daptrace_probes_select() keeps, of each probe's
- * candidates, the first in mapped memory.  They are sorted by target, in
- * context order, and address, and each is given its region.  The caller
- * marks next the candidates where nothing is mapped.
+ * replacement, from every byte the regions of the probed targets cover
+ * (as min_region_sz units; daptrace_probed()); daptrace_probes_select()
+ * keeps, of each probe's candidates, the first in mapped memory.  They are
+ * sorted by target, in context order, and address, and each is given its
+ * region.  The caller marks next the candidates where nothing is mapped.
  *
  * Return: the number of candidates, @n * DAPTRACE_PROBE_DRAWS or 0 if no
- * live target has regions; also stored in @ctx->nr_probes.
+ * probed target has regions; also stored in @ctx->nr_probes.
  */
 unsigned int daptrace_probes_pick(struct daptrace_ctx *ctx, unsigned int n)
 {
@@ -2015,7 +2095,7 @@ unsigned int daptrace_probes_pick(struct daptrace_ctx *ctx, unsigned int n)
 	n = min(n, DAPTRACE_MAX_PROBE_PAGES);
 	m = n * DAPTRACE_PROBE_DRAWS;
 	daptrace_for_each_target(t, ctx)
-		if (!t->exited)
+		if (daptrace_probed(t))
 			daptrace_for_each_region(r, t)
 				total += daptrace_sz_region(r) / ctx->min_region_sz;
 	if (!total)
@@ -2032,7 +2112,7 @@ unsigned int daptrace_probes_pick(struct daptrace_ctx *ctx, unsigned int n)
 	daptrace_probes_sort(pr, m, total);
 	i = 0;
 	daptrace_for_each_target(t, ctx) {
-		if (t->exited)
+		if (!daptrace_probed(t))
 			continue;
 		daptrace_for_each_region(r, t) {
 			u64 units = daptrace_sz_region(r) / ctx->min_region_sz;
@@ -2268,7 +2348,7 @@ unsigned int daptrace_probes_budget(struct daptrace_ctx *ctx, unsigned int max,
 		b->other_ns = b->other_ns - b->other_ns / w + other;
 	}
 	b->windows = min(b->windows + 1, w);
-	/* No probe asked for lately (no live target had regions). */
+	/* No probe asked for lately (no probed target had regions). */
 	if (!b->slots)
 		return b->nr;
 

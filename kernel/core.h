@@ -109,6 +109,12 @@ struct daptrace_region_rec;
 #define DAPTRACE_PROBE_DRAWS		8U
 #define DAPTRACE_MAX_PROBE_DRAWS	(DAPTRACE_MAX_PROBE_PAGES * DAPTRACE_PROBE_DRAWS)
 
+/*
+ * A target none of whose threads ran in this many windows in a row is not
+ * probed (daptrace_probed()): a second at the default 100 ms windows.
+ */
+#define DAPTRACE_PROBE_QUIET_WINDOWS	10U
+
 /**
  * struct daptrace_addr_range - a half-open virtual address range [start, end).
  * @start:	First byte.
@@ -197,11 +203,16 @@ struct daptrace_region {
  *		(&daptrace_ops.window_idle), so nothing was learnt: its
  *		regions are neither merged (unless max_nr_regions demands
  *		it) nor split, the samples prepared for them stay valid, and
- *		the prepare pass after the aggregation may skip it.  Set by
+ *		the prepare pass after the aggregation may skip it; nor does
+ *		the upper-level scan collect it.  Set by
  *		the worker for that aggregation and pass only, and cleared
  *		by whatever changes the regions meanwhile (a merge that
  *		max_nr_regions forces, a map update), so that the prepare
  *		pass walks them.
+ * @idle_windows: Windows in a row, up to the one just ended, in which none
+ *		of its threads ran (as @quiet says of the last one; unlike
+ *		@quiet, kept when its regions change), saturating.  Set by
+ *		the worker at each aggregation boundary.
  * @merged_idle: Set by daptrace_merge_regions() when it merged the regions
  *		of a quiet target because the budget was crowded (which
  *		clears @quiet: the merged regions must be prepared afresh);
@@ -227,6 +238,7 @@ struct daptrace_target {
 	bool execed;
 	u64 exec_id;
 	bool quiet;
+	unsigned int idle_windows;
 	bool merged_idle;
 	bool remove;
 	bool unobservable;
@@ -548,6 +560,10 @@ int daptrace_init_regions(struct daptrace_ctx *ctx, struct daptrace_target *t,
 int daptrace_set_regions(struct daptrace_ctx *ctx, struct daptrace_target *t,
 			 const struct daptrace_addr_range *ranges,
 			 unsigned int nr_ranges);
+bool daptrace_regions_fit(const struct daptrace_ctx *ctx,
+			  const struct daptrace_target *t,
+			  const struct daptrace_addr_range *ranges,
+			  unsigned int nr_ranges);
 
 /* Sampling bookkeeping. */
 void daptrace_pick_sampling_addr(struct daptrace_ctx *ctx,
@@ -588,6 +604,7 @@ bool daptrace_tune_intervals(struct daptrace_ctx *ctx, unsigned int nr_samples,
  * Accuracy probes: pick candidates at a window's start, keep those in
  * mapped memory, account at its end.
  */
+bool daptrace_probes_wanted(const struct daptrace_ctx *ctx);
 unsigned int daptrace_probes_pick(struct daptrace_ctx *ctx, unsigned int n);
 unsigned int daptrace_probes_select(struct daptrace_ctx *ctx);
 void daptrace_probes_account(const struct daptrace_ctx *ctx,

@@ -147,11 +147,16 @@ struct daptrace_upper_stats {
  *			prepare pass: the upper-level scan (vaddr: upper.c).
  *			Every other boundary it arms (clears the non-leaf
  *			accessed bits of the large regions and has them
- *			flushed by @tlb; nothing with "none"), at the next it
- *			collects, cuts the regions at the chunks found touched
+ *			flushed by @tlb; nothing with "none"), at the next
+ *			after a window the target ran in it collects (a quiet
+ *			target stays armed), cuts the regions at the chunks
+ *			found touched
  *			(daptrace_split_touched()) and hands reclaim back the
  *			bits it took.  With @stop (monitoring ends), it only
  *			hands back what an arm took.  Adds to @stats.
+ * @upper_leave:	A target leaves while monitoring (target_remove),
+ *			before @target_put: hand back what its arm took, as
+ *			@upper with @stop does for all.
  */
 struct daptrace_ops {
 	void *(*target_get)(struct pid *pid);
@@ -172,6 +177,8 @@ struct daptrace_ops {
 	void (*probe_check)(struct daptrace_ctx *ctx);
 	void (*upper)(struct daptrace_ctx *ctx, enum daptrace_tlb_policy tlb,
 		      bool stop, struct daptrace_upper_stats *stats);
+	void (*upper_leave)(struct daptrace_ctx *ctx, struct daptrace_target *t,
+			    enum daptrace_tlb_policy tlb);
 };
 
 extern const struct daptrace_ops daptrace_vaddr_ops;

@@ -34,6 +34,19 @@
  * observing every other window keeps the bits handed back visible to
  * reclaim half the time (see "Reclaim").
  *
+ * Sleep.  A target armed at a boundary whose next window it did not run in
+ * (&daptrace_target.quiet: no check found that its threads ran) is not
+ * collected there: its collect, put off to the end of the first window it
+ * is found running in, observes a longer span (more reads touched, nothing
+ * less; a run the window's checks could not see, in the moment between the
+ * arm and the prepare pass's ask, is read then too).  So a stopped or
+ * sleeping process costs one arm, not an arm and a collect every other
+ * boundary, each with its walk and the arm's TLB flush.  What the arm owes
+ * reclaim stays owed while it sleeps (see "Reclaim"), and is handed back
+ * if it is removed meanwhile (&daptrace_ops.upper_leave) or monitoring
+ * ends.  A quiet target not armed is armed as usual: when it runs again,
+ * the first boundary after collects.
+ *
  * The TLB.  A translation, or a paging-structure cache entry (PML4, PDPT,
  * PDE caches), still cached after the clear lets the CPU reach the page
  * without walking the entry, and the bit stays clear however hot the chunk
@@ -65,8 +78,9 @@
  *    arm records such pmds (@owed, address ranges), and after the collect
  *    has read them, daptrace_upper_hand_back() sets the bit again where it
  *    is still clear, under the pmd lock, as prepare hands a pte's reference
- *    back with folio_set_young() (walk.c).  Until then (one window), an
- *    aging walk may skip that table: the young ptes under it stay young
+ *    back with folio_set_young() (walk.c).  Until then (one window, or as
+ *    long as the target sleeps: "Sleep" above), an aging walk may skip
+ *    that table: the young ptes under it stay young
  *    (the scan never clears a pte or leaf bit), so eviction's
  *    folio_referenced() and look-around still see them, only the aging
  *    walk's promotion of those folios waits for the next aging or the hand

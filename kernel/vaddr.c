@@ -116,7 +116,9 @@ MODULE_PARM_DESC(placement,
  *		at once under the same policy (daptrace_va_sample()): where
  *		that pass clears bits, one flush serves both.
  * @upper_armed: The upper-level scan armed the target at an aggregation
- *		boundary: the next one it reaches collects (daptrace_va_upper()).
+ *		boundary: the next one it reaches after a window the target
+ *		ran in collects (daptrace_va_upper()); a target removed or
+ *		monitoring ending meanwhile hands back what the arm took.
  * @upper_exec_id: &daptrace_target.exec_id when it armed: after an exec the
  *		tables it cleared went with the old image.
  * @upper_owed:	What that arm owes reclaim (upper.c, "Reclaim").
@@ -617,6 +619,11 @@ static void daptrace_va_update(struct daptrace_ctx *ctx)
 		mmput_async(mm);
 		if (nr < 0)
 			continue;
+		/* The same map: its regions, samples and quiet windows stay. */
+		if (daptrace_regions_fit(ctx, t, ranges, nr)) {
+			vt->maps_runtime = runtime;
+			continue;
+		}
 		/*
 		 * A target without regions (after an exec, or when its map
 		 * could not be read before) starts from its share of
@@ -1535,8 +1542,9 @@ static void daptrace_va_upper_collect(struct daptrace_ctx *ctx,
 /*
  * The scan of one target: arm it, or collect and hand back what its arm
  * took.  A target the scan cannot walk now (busy mmap_lock, a secondary
- * MMU) keeps its state: a collect put off observes a longer span (more
- * reads touched, nothing less), and what an arm owes stays owed.
+ * MMU), or need not (quiet since its arm), keeps its state: a collect put
+ * off observes a longer span (more reads touched, nothing less), and what
+ * an arm owes stays owed.
  */
 static void daptrace_va_upper_target(struct daptrace_ctx *ctx,
 				     struct daptrace_target *t,
@@ -1556,6 +1564,9 @@ static void daptrace_va_upper_target(struct daptrace_ctx *ctx,
 			st->nr_uncovered += daptrace_va_upper_regions(t);
 		return;
 	}
+	/* It did not run since the arm: collected later (upper.c, "Sleep"). */
+	if (!arm && !stop && t->quiet)
+		return;
 	mm = daptrace_va_target_mm(t);
 	if (!mm) {
 		/* exited: its tables, and what they owe, are gone */
@@ -1625,6 +1636,22 @@ static void daptrace_va_upper(struct daptrace_ctx *ctx,
 		daptrace_tlb_flush_round();
 }
 
+/*
+ * A target removed while monitoring: hand back what its arm owes reclaim
+ * now (a sleeping target stays armed: upper.c, "Sleep"), as the scan does
+ * for every target when monitoring ends.
+ */
+static void daptrace_va_upper_leave(struct daptrace_ctx *ctx,
+				    struct daptrace_target *t,
+				    enum daptrace_tlb_policy tlb)
+{
+	struct daptrace_upper_stats st = {};
+	unsigned long budget = DAPTRACE_VA_UPPER_BUDGET;
+	unsigned int nr = 0;
+
+	daptrace_va_upper_target(ctx, t, tlb, true, &budget, &nr, &st);
+}
+
 /* A window none of whose checks walked: every check read "not accessed". */
 static bool daptrace_va_window_idle(struct daptrace_target *t)
 {
@@ -1650,4 +1677,5 @@ const struct daptrace_ops daptrace_vaddr_ops = {
 	.probe_prepare		= daptrace_va_probe_prepare,
 	.probe_check		= daptrace_va_probe_check,
 	.upper			= daptrace_va_upper,
+	.upper_leave		= daptrace_va_upper_leave,
 };

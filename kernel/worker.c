@@ -270,6 +270,16 @@ static void worker_probe_start(struct daptrace_mon *mon, struct worker_clock *cl
 		      DAPTRACE_TLB_MM : DAPTRACE_TLB_ROUND;
 	if (!daptrace_tlb_policy_supported(tlb) || !mon->probe_pages)
 		return;
+	/*
+	 * Every target long quiet: no probe, and no time counted; the bound
+	 * takes up from here when one runs again (its CPU since now).
+	 */
+	if (!daptrace_probes_wanted(&mon->ctx)) {
+		mon->ctx.nr_probes = 0;
+		clk->budget_probe_ns = mon->cnt.probe_ns;
+		clk->budget_cpu = current->se.sum_exec_runtime;
+		return;
+	}
 	/* The law's own few divisions count as the probes' time. */
 	t0 = ktime_get_ns();
 	n = worker_probe_budget(mon, clk);
@@ -441,6 +451,8 @@ static bool __worker_apply_targets(struct daptrace_mon *mon)
 	daptrace_for_each_target_safe(t, next, &mon->ctx) {
 		if (!t->remove)
 			continue;
+		if (mon->upper_scan && !t->exited)
+			mon->ops->upper_leave(&mon->ctx, t, mon->tlb);
 		mon->ops->target_put(t->priv);
 		daptrace_destroy_target(&mon->ctx, t);
 	}
@@ -542,14 +554,22 @@ static void worker_upper(struct daptrace_mon *mon, bool stop)
 /*
  * With @from_window, mark the targets that did not run in the window just
  * ended as quiet (&daptrace_target.quiet) for the aggregation, the map update
- * and the prepare pass after it; otherwise unmark all.
+ * and the prepare pass after it, and count their quiet windows in a row
+ * (&daptrace_target.idle_windows); otherwise unmark all.
  */
 static void worker_mark_quiet(struct daptrace_mon *mon, bool from_window)
 {
 	struct daptrace_target *t;
 
-	daptrace_for_each_target(t, &mon->ctx)
+	daptrace_for_each_target(t, &mon->ctx) {
 		t->quiet = from_window && !t->exited && mon->ops->window_idle(t);
+		if (!from_window)
+			continue;
+		if (!t->quiet)
+			t->idle_windows = 0;
+		else if (t->idle_windows < UINT_MAX)
+			t->idle_windows++;
+	}
 }
 
 /*

@@ -9,6 +9,8 @@
 #    from stale samples);
 #  - once it runs again, its hot set is seen again within a second (the
 #    samples kept through the quiet windows are still prepared).
+# And it gets no accuracy probes once it has not run for 10 windows
+# (kernel/core.c, daptrace_probed()): probe_us does not move.
 # Accessed: the hot bytes (the workload's truth) in regions with
 # nr_accesses > 0, as a fraction of all hot bytes, from the snapshot file.
 
@@ -81,8 +83,10 @@ cleanup() {
 }
 
 ktap_print_header
-ktap_set_plan 3
+ktap_set_plan 4
 mkdir -p "$TMP"
+# The probes at their default, whatever a test before left.
+echo 64 > $D/probe_pages || ktap_exit_fail_msg "cannot set probe_pages"
 workload_start "$TMP/truth" -p hotcold -s 256M --thp never -d 120s ||
 	ktap_exit_fail_msg "workload did not start"
 if ! echo "$WL_PID" > $D/target || ! echo on > $D/state; then
@@ -103,12 +107,8 @@ ktap_test_result "running: hot set seen within 40 windows (>= 0.9)" \
 # Counted from when the kernel says it stopped (a slow kernel, the debug
 # one, takes a while): the window it stopped in may show what it did before,
 # and so may the next, whose samples were prepared before the stop.
-kill -STOP "$WL_PID"
-i=0
-while [ "$(awk '{ print $3 }' /proc/"$WL_PID"/stat)" != T ] && [ $i -lt 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+probe_run=$(cat $D/probe_us)
+workload_stop "$WL_PID"
 seq=$(cat $D/snapshot_seq)
 wait_seq "$seq"
 seq=$(cat $D/snapshot_seq)
@@ -121,9 +121,17 @@ while [ $n -lt 30 ]; do
 	m=$(max_accesses)
 	[ "$m" -le "$worst" ] || worst=$m
 	n=$((n + 1))
+	# 12 windows after the two above: quiet for 10 in a row by then
+	[ $n -ne 12 ] || probe0=$(cat $D/probe_us)
 done
+probe1=$(cat $D/probe_us)
 ktap_print_msg "stopped: largest nr_accesses over $n windows: $worst"
 ktap_test_result "stopped: no window shows an access" test "$worst" -eq 0
+ktap_print_msg "stopped: probe_us $probe_run running," \
+	"$probe0 after 14 windows stopped, $probe1 after 32"
+# (probes while it ran: else this would test nothing)
+ktap_test_result "stopped: no accuracy probes after 10 quiet windows" \
+	test "$probe_run" -gt 0 -a "$probe1" -eq "$probe0"
 
 # Resumed: the hot set again within a second.
 kill -CONT "$WL_PID"

@@ -25,6 +25,9 @@
 # windows), the 16 GiB case in 46 (median 11): so 16 GiB without the scan
 # is measured and printed, not asserted (a SKIP that says so).  The seed of
 # the places is printed; DAPTRACE_UPPER_SEED repeats a run.
+#
+# Last, the 16 GiB target is stopped: once armed, it must cost the scan
+# nothing while it does not run (stopped(), below).
 
 . "$(dirname "$0")/../lib/ktap.sh"
 . "$(dirname "$0")/../lib/bounds.sh"
@@ -67,16 +70,72 @@ run() {
 	fi
 }
 
+# wait_windows N: until N more snapshots were published (30 s at most).
+wait_windows() {
+	ww_to=$(( $(cat $DT/snapshot_seq) + $1 )) ww_i=0
+	while [ "$(cat $DT/snapshot_seq)" -lt $ww_to ] && [ $ww_i -lt 300 ]; do
+		sleep 0.1
+		ww_i=$((ww_i + 1))
+	done
+}
+
+# A stopped target is armed once and then left alone ("Sleep" in
+# kernel/upper.c): while it does not run, no boundary reads its tables,
+# upper_entries stays put.  Before, it was armed and collected every other
+# boundary (a pud read per GiB, and the arm's TLB flush).  Running, the scan
+# must have read entries: else this would test nothing.
+stopped() {
+	name="16 GiB, stopped: no scan after its arm"
+	echo on > $DT/upper_scan
+	if ! workload_start "$TMP/stopped.truth" -p sparse -s 16G --populate 256M \
+		--thp never -d 60s --seed "$SEED"; then
+		ktap_test_fail "$name" "workload did not start"
+		return
+	fi
+	if ! echo "$WL_PID" > $DT/target || ! echo on > $DT/state; then
+		kill "$WL_PID"
+		wait "$WL_PID"
+		ktap_test_fail "$name" "monitoring did not start"
+		return
+	fi
+	wait_windows 10
+	running=$(cat $DT/upper_entries)
+	workload_stop "$WL_PID"
+	# The window it stopped in; the map update after it (the first reads
+	# its map again: it ran since the last read; an unchanged map keeps
+	# its regions, a changed one is refit, which makes it non-quiet once:
+	# a collect and an arm); then it rests.
+	wait_windows $(( $(cat $DT/update_us) / $(cat $DT/aggr_us) + 3 ))
+	before=$(cat $DT/upper_entries)
+	wait_windows 20
+	after=$(cat $DT/upper_entries)
+	echo off > $DT/state
+	echo "$WL_PID" > $DT/target_remove
+	kill -CONT "$WL_PID"
+	kill "$WL_PID"
+	wait "$WL_PID" 2>/dev/null
+	ktap_print_msg "$name: upper_entries running $running," \
+		"stopped $before, 20 windows later $after"
+	if [ "$running" -eq 0 ]; then
+		ktap_test_fail "$name" "the scan read nothing while it ran"
+	elif [ "$after" -ne "$before" ]; then
+		ktap_test_fail "$name" "$((after - before)) entries read while stopped"
+	else
+		ktap_test_pass "$name"
+	fi
+}
+
 ktap_print_header
 ktap_require_tools daptrace daptrace-workload daptrace-score
 [ -e $DT/upper_scan ] || ktap_skip_all "no upper_scan in this module"
 mkdir -p "$TMP"
-ktap_set_plan 4
+ktap_set_plan 5
 ktap_print_msg "seed $SEED (DAPTRACE_UPPER_SEED)"
 run "16 GiB: hot set found within 10 s" on 16G 12s --max-detect-first 10
 run "16 GiB, upper_scan off" off 16G 12s
 run "1 TiB: hot set found within 1 s" on 1T 4s --max-detect-first 1
 run "1 TiB, upper_scan off: not found within 1 s" off 1T 4s --min-detect-first 1
+stopped
 echo on > $DT/upper_scan
 rm -rf "$TMP"
 ktap_finished

@@ -45,3 +45,15 @@ workload_record() {
 	fi
 	wait $WL_PID
 }
+
+# workload_stop PID: SIGSTOP it and wait until the kernel says it stopped
+# (state T in /proc/PID/stat; 10 s at most: a slow kernel, the debug one,
+# takes a while).
+workload_stop() {
+	kill -STOP "$1"
+	wl_i=0
+	while [ "$(awk '{ print $3 }' /proc/"$1"/stat)" != T ] && [ $wl_i -lt 100 ]; do
+		sleep 0.1
+		wl_i=$((wl_i + 1))
+	done
+}

@@ -1056,6 +1056,47 @@ TEST(probes_pick)
 }
 
 /*
+ * A target that did not run in DAPTRACE_PROBE_QUIET_WINDOWS windows in a row
+ * gets no probe; one quiet for fewer (running now and then) still does.  With
+ * every target long quiet there are none, nor probe slots (the cost bound
+ * sees no probe asked for).
+ */
+TEST(probes_skip_long_quiet_targets)
+{
+	static const struct rgn a[] = { { 0, 100, 0 } };
+	static const struct rgn b[] = { { 1000, 5000, 0 } };
+	struct daptrace_probe probes[DAPTRACE_MAX_PROBE_DRAWS];
+	unsigned int i, in_a = 0, in_b = 0;
+	struct daptrace_target *ta, *tb;
+	struct daptrace_ctx ctx;
+	struct prng p;
+
+	ctx_setup(&ctx, 1, &p, 5);
+	ctx.probes = probes;
+	ta = add_target(&ctx, 1, a, 1);
+	tb = add_target(&ctx, 2, b, 1);
+	tb->quiet = true;
+	tb->idle_windows = DAPTRACE_PROBE_QUIET_WINDOWS - 1;
+	ASSERT_EQ(64U * DAPTRACE_PROBE_DRAWS, daptrace_probes_pick(&ctx, 64));
+	for (i = 0; i < ctx.nr_probes; i++)
+		in_b += probes[i].t == tb;
+	EXPECT_LT(0U, in_b) TH_LOG("quiet for a few windows: still probed");
+	tb->idle_windows = DAPTRACE_PROBE_QUIET_WINDOWS;
+	ASSERT_EQ(64U * DAPTRACE_PROBE_DRAWS, daptrace_probes_pick(&ctx, 64));
+	for (i = 0; i < ctx.nr_probes; i++)
+		in_a += probes[i].t == ta;
+	EXPECT_EQ(ctx.nr_probes, in_a) TH_LOG("long quiet: %u probes in it",
+					      ctx.nr_probes - in_a);
+	EXPECT_TRUE(daptrace_probes_wanted(&ctx));
+	ta->idle_windows = UINT_MAX;
+	EXPECT_FALSE(daptrace_probes_wanted(&ctx)) TH_LOG("all long quiet");
+	EXPECT_EQ(0U, daptrace_probes_pick(&ctx, 64)) TH_LOG("all long quiet");
+	EXPECT_EQ(0U, ctx.nr_probes);
+	EXPECT_EQ(0U, ctx.probe_slots);
+	ctx_fini(&ctx);
+}
+
+/*
  * The candidates' sort on spans from one unit to 2^50: sorted, inside their
  * regions, over both regions of a span whose top bits alone tell them apart.
  */
@@ -2375,14 +2416,26 @@ TEST(set_regions)
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct daptrace_target *t;
+		bool same = cases[i].nr_exp == cases[i].nr_old;
+		unsigned int k;
 
+		for (k = 0; same && k < cases[i].nr_old; k++)
+			same = cases[i].old[k].start == cases[i].exp[k].start &&
+			       cases[i].old[k].end == cases[i].exp[k].end;
 		t = one_target(&ctx, cases[i].unit, &p, cases[i].old,
 			       cases[i].nr_old);
+		/* daptrace_va_update() skips the refit where nothing would change */
+		EXPECT_EQ(same, daptrace_regions_fit(&ctx, t, cases[i].ranges,
+						     cases[i].nr_ranges))
+			TH_LOG("%s: regions_fit before", cases[i].name);
 		t->quiet = true;
 		ASSERT_EQ(0, daptrace_set_regions(&ctx, t, cases[i].ranges,
 						  cases[i].nr_ranges));
 		/* the prepare pass must walk the new regions */
 		ASSERT_FALSE(t->quiet) TH_LOG("%s: still quiet", cases[i].name);
+		EXPECT_TRUE(daptrace_regions_fit(&ctx, t, cases[i].ranges,
+						 cases[i].nr_ranges))
+			TH_LOG("%s: regions_fit after", cases[i].name);
 		finish_case(_metadata, &ctx, cases[i].name, t, cases[i].exp,
 			    cases[i].nr_exp);
 	}
@@ -2404,6 +2457,8 @@ TEST(set_regions_bad_input)
 	t->quiet = true;
 	ASSERT_EQ(-EINVAL, daptrace_set_regions(&ctx, t, overlap, 2));
 	ASSERT_EQ(-EINVAL, daptrace_set_regions(&ctx, t, empty, 2));
+	EXPECT_FALSE(daptrace_regions_fit(&ctx, t, overlap, 2));
+	EXPECT_FALSE(daptrace_regions_fit(&ctx, t, empty, 2));
 	expect_rgns(_metadata, "unchanged", t, old, 1, true);
 	ASSERT_TRUE(t->quiet);
 	ctx_fini(&ctx);
