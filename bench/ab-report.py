@@ -91,7 +91,36 @@ def main():
             med(acc['daptrace']['recall_median']), med(acc['damon']['recall_median']),
             med(acc['daptrace']['precision_median']),
             med(acc['damon']['precision_median'])))
+    found(runs)
     slowdown(runs)
+
+
+def found(runs):
+    """When each monitor first found the hot set (daptrace-score's
+    detect_first_s: regions read hot covering 90 % of it, from the record's
+    start); "none" when it never did within the run.  Only for workloads
+    with a small hot set to find (sparse, smallhot)."""
+    rows = [(k, v) for k, v in sorted(runs.items())
+            if k[0].split()[0] in ('sparse', 'smallhot')]
+    if not rows:
+        return
+    print()
+    print('Hot set found: seconds from the record\'s start to the first window whose '
+          'regions read hot cover 90 % of it (daptrace-score detect_first_s); median '
+          '[min–max] of the runs that found it, and how many did.\n')
+    print('| workload | setting | daptrace | DAMON |')
+    print('|---|---|---|---|')
+    for (wl, setting), rounds in rows:
+        def cell(mon):
+            v = [r[mon].get('detect_first_s') for r in rounds.values() if mon in r]
+            hit = [float(x) for x in v if x not in (None, 'none')]
+            if not v:
+                return '-'
+            if not hit:
+                return 'not found in %d of %d runs' % (len(v), len(v))
+            return '%.2f s [%.2f–%.2f], found in %d of %d' % (
+                statistics.median(hit), min(hit), max(hit), len(hit), len(v))
+        print('| %s | %s | %s | %s |' % (wl, setting, cell('daptrace'), cell('damon')))
 
 
 def slowdown(runs):

@@ -3,7 +3,7 @@
 #
 # daptrace against DAMON with one VM boot per monitored run:
 #
-#   bench/ab.sh [--rounds N] [--wl "hotcold moving smallhot"]
+#   bench/ab.sh [--rounds N] [--wl "hotcold moving smallhot"]  (also sparse16g sparse1t)
 #               [--settings "default fast"] [--mons "daptrace damon"]
 #               [--smp N] [--kernel SERIES] [--tag NAME] [--lock FILE]
 #               [--module KO] [--probe-pages N] [--out FILE]
@@ -60,8 +60,8 @@ for st in $SETTINGS; do
 done
 for w in $WLS; do
 	case $w in
-	hotcold | moving | smallhot | hotcold[1-9]*[MG]) ;;
-	*) echo "bench/ab.sh: --wl: unknown workload '$w' (hotcold, moving, smallhot, hotcold<size>)" >&2
+	hotcold | moving | smallhot | hotcold[1-9]*[MG] | sparse16g | sparse1t) ;;
+	*) echo "bench/ab.sh: --wl: unknown workload '$w' (hotcold, moving, smallhot, hotcold<size>, sparse16g, sparse1t)" >&2
 	   exit 2 ;;
 	esac
 done

@@ -188,13 +188,18 @@ damon*)
 esac
 ktap_set_plan 1
 
-# wl_args NAME: the workload's arguments.
+# wl_args NAME [ROUND]: the workload's arguments.
 wl_args() {
 	case $1 in
 	hotcold) echo "-p hotcold -s 512M --thp never" ;;
 	hotcold[0-9]*[MG]) echo "-p hotcold -s ${1#hotcold} --thp never" ;;
 	smallhot) echo "-p smallhot -s 1G --hot-size 8M --thp never" ;;
 	moving) echo "-p moving -s 512M --thp never" ;;
+	# An 8 MiB hot set in a MAP_NORESERVE span, 256 MiB of it populated
+	# (functional/upper_scan's target; issue 35's "Telescope's scale").
+	# The round (bench.one) seeds its places: each monitor meets the same.
+	sparse16g) echo "-p sparse -s 16G --populate 256M --thp never --seed $((35000 + ${2:-0}))" ;;
+	sparse1t) echo "-p sparse -s 1T --populate 256M --thp never --seed $((35000 + ${2:-0}))" ;;
 	scattered) echo "-p scattered -s 1G --objects 32 --thp always" ;;
 	esac
 }
@@ -211,7 +216,7 @@ if [ -n "$one" ]; then
 	esac
 	case $setting in *-bare) BARE=1 ;; esac
 	# shellcheck disable=SC2046
-	run "$round" "$mon" "$setting" $smp $agg "$(cat $DT/tlb_flush)" $(wl_args "$wlname") -d 10s
+	run "$round" "$mon" "$setting" $smp $agg "$(cat $DT/tlb_flush)" $(wl_args "$wlname" "$round") -d 10s
 	if [ $FAILS -eq 0 ]; then
 		ktap_test_pass "benchmark run"
 	else
