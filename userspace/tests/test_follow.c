@@ -748,6 +748,56 @@ TEST_F(fake, cgroup_membership_is_followed)
 	EXPECT_EQ(0, f->st.exited);
 }
 
+/*
+ * With the connector, a scan does not read the stat of a member the cgroup
+ * lists (its exit would come as an event): a member whose stat is gone
+ * stays until the tenth scan, which reads them all, as a scan after lost
+ * events or without the connector does at once.
+ */
+TEST_F(fake, listed_members_are_read_every_tenth_scan)
+{
+	struct follow *f = &self->f;
+	char cg[512], procs[600], stat[600];
+	int sv[2];
+
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK, 0, sv));
+	snprintf(cg, sizeof(cg), "%s/cg", self->root);
+	ASSERT_EQ(0, mkdir(cg, 0755));
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", cg);
+	put_file(procs, "60\n61\n");
+	fake_proc(self->root, 60, 1, "a", 'S', 10, "/svc");
+	fake_proc(self->root, 61, 1, "b", 'S', 11, "/svc");
+	f->mode = FOLLOW_CGROUP;
+	f->cg.dir = strdup(cg);
+	f->cg.path = strdup("/svc");
+	f->cn_fd = sv[0];
+	follow_scan(f, 1000);
+	EXPECT_TARGETS(60, 61);
+	f->started = 1;
+	snprintf(stat, sizeof(stat), "%s/61/stat", self->root);
+	ASSERT_EQ(0, unlink(stat));
+	for (int scan = 2; scan < 10; scan++) {
+		follow_scan(f, 1000 * scan);
+		ASSERT_EQ(1, self->mon.targets[61]) TH_LOG("scan %d", scan);
+	}
+	follow_scan(f, 10000);
+	EXPECT_TARGETS(60);
+	EXPECT_EQ(1, f->st.exited);
+
+	/* without the connector every scan reads them */
+	fake_proc(self->root, 62, 1, "c", 'S', 12, "/svc");
+	put_file(procs, "60\n62\n");
+	follow_scan(f, 11000);
+	EXPECT_TARGETS(60, 62);
+	snprintf(stat, sizeof(stat), "%s/62/stat", self->root);
+	ASSERT_EQ(0, unlink(stat));
+	f->cn_fd = -1;
+	follow_scan(f, 12000);
+	EXPECT_TARGETS(60);
+	close(sv[0]);
+	close(sv[1]);
+}
+
 /* ---- cgroup trees ---- */
 
 TEST(cgroup_scanner_walks_a_tree)

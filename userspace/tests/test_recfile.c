@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The record file: CSV round trip with awkward strings, bad files -> clear errors. */
+#include <csv.h>
+#include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -806,6 +809,83 @@ TEST(many_targets)
 	collected_free(&c);
 	free(regs);
 	fclose(rd.f);
+}
+
+/*
+ * The region rows are built without printf (recfile_write.c); here each is
+ * compared with the row printf writes, at the ends of every field's range,
+ * with and without placement, and with a label longer than the row buffer.
+ */
+static void printf_row(char *out, size_t cap, const struct rec_snapshot *s,
+		       const struct rec_region *r, const char *quoted)
+{
+	char *p = out, *end = out + cap;
+
+	p += snprintf(p, (size_t)(end - p), "%" PRIu64 ",%" PRIu64 ",%d,%" PRIu64 ",%" PRIu64 ",%u,",
+		      s->end_ns, s->seq, (int)r->pid, r->start, r->end, r->nr_accesses);
+	if (!r->age_unknown)
+		p += snprintf(p, (size_t)(end - p), "%u", r->age);
+	p += snprintf(p, (size_t)(end - p), ",%u,", s->nr_samples);
+	if (s->placement) {
+		p += snprintf(p, (size_t)(end - p), "%u,", r->nr_present);
+		for (int n = 0; n < REC_NODES; n++)
+			p += snprintf(p, (size_t)(end - p), "%u,", r->node_samples[n]);
+		if (r->phys_addr != REC_PHYS_NONE)
+			p += snprintf(p, (size_t)(end - p), "%" PRIu64, r->phys_addr);
+		p += snprintf(p, (size_t)(end - p), ",");
+	} else {
+		p += snprintf(p, (size_t)(end - p), ",,,,,,");
+	}
+	snprintf(p, (size_t)(end - p), "%u,%u,%s\n", r->flags, r->nr_unobserved, quoted);
+}
+
+TEST(region_rows_as_printf_wrote_them)
+{
+	static char long_label[1000];
+	struct rec_region regs[4] = {
+		{ .start = 0, .end = 1, .pid = 1, .label = "[heap]" },
+		{ .start = UINT64_MAX - 1, .end = UINT64_MAX, .nr_accesses = UINT32_MAX,
+		  .age = UINT32_MAX, .pid = INT32_MAX, .node_samples = { UINT32_MAX, 0, 7, 10 },
+		  .nr_present = UINT32_MAX, .phys_addr = UINT64_MAX - 1, .flags = UINT32_MAX,
+		  .nr_unobserved = UINT32_MAX, .label = "say \"hi\", twice" },
+		{ .start = 10, .end = 20, .age_unknown = 1, .pid = 0, .phys_addr = REC_PHYS_NONE,
+		  .label = long_label },
+		{ .start = 4096, .end = 8192, .age = 9, .pid = -1, .phys_addr = 0 },
+	};
+	struct rec_snapshot s = { .seq = UINT64_MAX, .end_ns = UINT64_MAX, .nr_samples = UINT32_MAX,
+				  .nr_regions = 4, .regions = regs };
+	char want[4096], quoted[2100], *got = NULL;
+	size_t cap = 0;
+
+	memset(long_label, 'x', sizeof(long_label) - 1);
+	long_label[10] = '"';
+	for (int placement = 0; placement < 2; placement++) {
+		FILE *f = tmpfile();
+		int row = 0;
+
+		ASSERT_NE(NULL, f);
+		s.placement = placement;
+		ASSERT_EQ(0, rec_write_snapshot(f, &s));
+		rewind(f);
+		while (getline(&got, &cap, f) > 0) {
+			const struct rec_region *r;
+			size_t q;
+
+			if (got[0] == '#')
+				continue;
+			ASSERT_LT(row, 4);
+			r = &regs[row++];
+			q = csv_write(quoted, sizeof(quoted) - 1, r->label ? r->label : "",
+				      r->label ? strlen(r->label) : 0);
+			ASSERT_LT(q, sizeof(quoted));
+			quoted[q] = '\0';
+			printf_row(want, sizeof(want), &s, r, quoted);
+			ASSERT_STREQ(want, got);
+		}
+		ASSERT_EQ(4, row);
+		fclose(f);
+	}
+	free(got);
 }
 
 TEST_HARNESS_MAIN

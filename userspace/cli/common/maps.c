@@ -39,14 +39,51 @@ int maps_parse_line(const char *line, struct maps_entry *e)
 	if (!e->label)
 		return -ENOMEM;
 	e->hash = label_hash(e->label);
+	e->borrowed = 0;
 	return 0;
 }
 
 static void free_entries(struct maps_entry *e, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		free(e[i].label);
+		if (!e[i].borrowed)
+			free(e[i].label);
 	free(e);
+}
+
+/*
+ * Equal labels of @e share the first one's string.  A library's four
+ * mappings, and every "[anon]", are one label: maps_label() runs for every
+ * region of every window and tells labels apart by pointer then, where it
+ * compared strings (most of its time with thousands of targets).  Without
+ * memory for the table the labels stay apart, which is only slower.
+ */
+static void share_labels(struct maps_entry *e, size_t n)
+{
+	size_t size = 16, *first;
+
+	while (size < 2 * n)
+		size *= 2;
+	first = malloc(size * sizeof(*first));
+	if (!first)
+		return;
+	for (size_t k = 0; k < size; k++)
+		first[k] = SIZE_MAX;
+	for (size_t i = 0; i < n; i++) {
+		size_t k = e[i].hash & (size - 1);
+
+		/* open addressing: at most n of the 2n slots are taken */
+		while (first[k] != SIZE_MAX && strcmp(e[first[k]].label, e[i].label))
+			k = (k + 1) & (size - 1);
+		if (first[k] == SIZE_MAX) {
+			first[k] = i;
+		} else {
+			free(e[i].label);
+			e[i].label = e[first[k]].label;
+			e[i].borrowed = 1;
+		}
+	}
+	free(first);
 }
 
 int maps_refresh(struct maps *m)
@@ -87,6 +124,7 @@ int maps_refresh(struct maps *m)
 			m->gone = 1;
 		return err;
 	}
+	share_labels(e, n);
 	free_entries(m->e, m->n);
 	m->e = e;
 	m->n = n;
@@ -119,11 +157,13 @@ const char *maps_label(const struct maps *m, uint64_t start, uint64_t end)
 		size_t k;
 
 		/*
-		 * The hash first: a region over a library's mappings compares
-		 * every one with each label seen, and paths share long prefixes.
+		 * The pointer first (share_labels()), then the hash: a region
+		 * over a library's mappings compares every one with each label
+		 * seen, and paths share long prefixes.
 		 */
-		for (k = 0; k < nseen && (seen[k].hash != m->e[i].hash ||
-					  strcmp(seen[k].label, m->e[i].label)); k++)
+		for (k = 0; k < nseen && seen[k].label != m->e[i].label &&
+			    (seen[k].hash != m->e[i].hash ||
+			     strcmp(seen[k].label, m->e[i].label)); k++)
 			;
 		if (k == nseen) {
 			if (nseen == sizeof(seen) / sizeof(seen[0]))

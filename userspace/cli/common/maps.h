@@ -12,6 +12,11 @@ struct maps_entry {
 	char *label;
 	/* of @label (0 if unset): different hashes, different labels */
 	uint32_t hash;
+	/*
+	 * @label is an earlier entry's (maps_refresh() shares equal labels,
+	 * so that maps_label() compares pointers): not freed with this one.
+	 */
+	int borrowed;
 };
 
 struct maps {
