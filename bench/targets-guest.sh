@@ -127,6 +127,10 @@ echo "# BENCH n=$N targets=$targets regions=$regions spawn_s=$spawn_s" \
 	"hot_seen=$(val hot_seen_median "$TMP/score1")" \
 	"windows=$(val scored_windows "$TMP/score1")" \
 	"missed=$(trailer "$TMP/r.csv" missed)" \
+	"est_within=$(val 'recall_est_windows_within_0.05' "$TMP/score1")" \
+	"est_windows=$(val accuracy_windows "$TMP/score1")" \
+	"recall_est_all=$(val recall_est_all "$TMP/score1")" \
+	"recall_truth_all=$(val recall_truth_all "$TMP/score1")" \
 	"worker_cpu_total_us=$(trailer "$TMP/r.csv" worker_cpu_us)"
 grep -q '^# FAIL\|^daptrace-score' "$TMP/score1" && sed 's/^/# /' "$TMP/score1"
 ktap_test_pass "bench targets $N"
