@@ -2235,6 +2235,94 @@ static u64 daptrace_probes_within(u64 other, u64 cost, unsigned long bp)
  */
 #define DAPTRACE_PROBE_MAX_WINDOW_NS	1000000000000ULL
 
+/*
+ * @avg, an exponential average kept multiplied by @w (see
+ * &struct daptrace_probe_budget), after a window that read @v.
+ */
+static u64 daptrace_probe_avg(u64 avg, u64 v, unsigned int w, bool first)
+{
+	return first ? w * v : avg - div_u64(avg, w) + v;
+}
+
+/*
+ * The precision floor's averages are kept multiplied by this besides
+ * DAPTRACE_PROBE_FLOOR_WINDOWS: at a few probe pages a window, the average's
+ * rounding down (up to a window's weight below the truth) moved the floor
+ * by a quarter.
+ */
+#define DAPTRACE_PROBE_FLOOR_SCALE	256U
+
+/**
+ * daptrace_probes_precision() - the probes' precision floor: how many probe
+ * pages a window needs for the estimate to be as exact as it says.
+ * @ctx:	The context, at the end of a window.
+ * @c:		The window's probe counts (daptrace_probes_account()).
+ * @aggr_us:	The aggregation interval in force.
+ *
+ * The estimate of recall is r = tp / (tp + fn) over the accessed probe
+ * pages of a pool of windows spanning DAPTRACE_PROBE_POOL_US (the CLI's).
+ * For its 95 % interval to be within +-0.04 the pool must hold
+ * K = z^2 r (1 - r) / 0.04^2 accessed probe pages (z = 1.96: 600 at
+ * r = 0.5, as many as the CLI's pool asks for; 216 at 0.9; none where
+ * every accessed probe page was in an accessed region).  Within +-0.04 at
+ * 95 % is within +-0.05 at 98.6 %: the estimate is then within 0.05 of the
+ * truth in nearly every window, where +-0.05 at 95 % would make it so in
+ * 95 % of them at best, windows that share a pool being off together.
+ * With a share a = (tp + fn) / observed of the probe pages accessed and
+ * W = DAPTRACE_PROBE_POOL_US / @aggr_us windows in a pool, that is
+ * P = K / (a W) probe pages a window, rounded up:
+ *
+ *	P = 2400 tp fn observed / ((tp + fn)^3 W)
+ *
+ * with tp, fn and observed averaged over the last windows (exponentially,
+ * a window weighing 1/DAPTRACE_PROBE_FLOOR_WINDOWS: P varies with the
+ * noise of a few probe pages otherwise).  daptrace_probes_budget() keeps
+ * at least P probe pages a window, at most its ceiling, whatever they cost.
+ *
+ * Where it matters.  The cost bound gives the probes 5 % of the worker's
+ * CPU; where the regions are few and checked rarely that is 2 probe pages
+ * a window, and a recall near 0.5 (coarse regions over mixed memory) was
+ * then within 0.05 of the truth in 37-74 % of windows.  P is 12 there (r
+ * 0.5, half the probe pages accessed, 100 windows in 10 s).  Where the
+ * recall is near 1 (fine regions) or nothing is accessed, P is 0 and the
+ * bound alone decides; a rarely accessed recall that reads 1 by luck on
+ * few pages costs its P only once the pages disagree.
+ *
+ * Return: P, also in @ctx->budget.need (0 until an accessed probe page
+ * has been seen).
+ */
+unsigned int daptrace_probes_precision(struct daptrace_ctx *ctx,
+				       const struct daptrace_probe_counts *c,
+				       unsigned long aggr_us)
+{
+	struct daptrace_probe_budget *b = &ctx->budget;
+	const unsigned int w = DAPTRACE_PROBE_FLOOR_WINDOWS;
+	const unsigned int scale = DAPTRACE_PROBE_FLOOR_SCALE;
+	u64 observed = c->nr > c->unobserved ? c->nr - c->unobserved : 0;
+	u64 windows, acc, need, k;
+	bool first = !b->observed;
+
+	if (!observed)
+		return b->need;	/* no probe: nothing new to go by */
+	b->tp = daptrace_probe_avg(b->tp, (u64)c->tp * scale, w, first);
+	b->fn = daptrace_probe_avg(b->fn, (u64)c->fn * scale, w, first);
+	b->observed = daptrace_probe_avg(b->observed, observed * scale, w, first);
+	acc = b->tp + b->fn;
+	if (!acc || !b->fn)
+		return b->need = 0;
+	windows = max_t(u64, DAPTRACE_PROBE_POOL_US / max(aggr_us, 1UL), 1);
+	/*
+	 * In two steps, so that nothing overflows: tp + fn <= observed <=
+	 * w * scale * DAPTRACE_MAX_PROBE_PAGES = 2^20, so K tp fn 2^10 stays
+	 * below 2^62; k = 2^10 K r (1 - r) is below 2^20, k observed below
+	 * 2^40, and the divisor below 2^54 with W at most 10^7 (1 us windows).
+	 */
+	k = div64_u64((u64)DAPTRACE_PROBE_PRECISION_K * b->tp * b->fn * 1024, acc * acc);
+	need = DIV64_U64_ROUND_UP(k * b->observed, acc * windows * 1024);
+	b->need = (unsigned int)min_t(u64, need, DAPTRACE_MAX_PROBE_PAGES);
+	return b->need;
+}
+
 /**
  * daptrace_probes_budget() - the probes' cost bound: how many probe pages
  * the window that starts gets.
@@ -2307,15 +2395,18 @@ static u64 daptrace_probes_within(u64 other, u64 cost, unsigned long bp)
  * A fall in cost raises the count by at most a doubling per window, as
  * fast as the average follows: from F to 64 in 5 windows or a few more.
  *
- * The floor.  F probe pages a window hold even where they cost more than
- * the bound: the estimate is pooled over windows by probe pages, not by
- * windows (the CLI and the recall goal both sum tp and fn), so a count
- * that varies does not bias it, and at the CLI's 10 s pool and 100 ms
- * windows F = 2 still gives 200 probe pages, a Wilson 95 % interval of
- * recall of about +-0.1 where half of them are accessed.  Where F binds
- * (few regions checked rarely: with 10 regions and one check a window, 64
- * probe pages took half the worker's CPU, so N(b) is a few probe pages or
- * none), the worker does little else, and its share is large only of
+ * The floors.  F probe pages a window hold even where they cost more than
+ * the bound, and so does the precision floor P (daptrace_probes_precision(),
+ * at most @max): the count the estimate needs to be within +-0.04 at 95 %
+ * over its pool.  The estimate is pooled over windows by probe pages, not
+ * by windows (the CLI and the recall goal both sum tp and fn), so a count
+ * that varies does not bias it.  F = 2 alone gives 200 probe pages at the
+ * CLI's 10 s pool and 100 ms windows, an interval of about +-0.1 where half
+ * of them are accessed: the bound left exactly that where regions are
+ * few and checked rarely (10 regions, one check a window: 64 probe pages
+ * took half the worker's CPU, so N(b) is a few probe pages or none), and
+ * 37-64 % of windows had an estimate within 0.05 of the truth.  Where a
+ * floor binds the worker does little else: its share is large only of
  * little.
  *
  * Return: the probe pages to ask daptrace_probes_pick() for; also in
@@ -2327,7 +2418,7 @@ unsigned int daptrace_probes_budget(struct daptrace_ctx *ctx, unsigned int max,
 {
 	struct daptrace_probe_budget *b = &ctx->budget;
 	const unsigned int w = DAPTRACE_PROBE_COST_WINDOWS;
-	unsigned int floor = min(DAPTRACE_PROBE_MIN_PAGES, max);
+	unsigned int floor = min(max(DAPTRACE_PROBE_MIN_PAGES, b->need), max);
 	u64 n = b->nr, cost, other, mid;
 
 	if (!max || max_cpu_bp >= DAPTRACE_MAX_PROBE_MAX_CPU_BP)

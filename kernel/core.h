@@ -97,6 +97,18 @@ struct daptrace_region_rec;
 #define DAPTRACE_PROBE_COST_WINDOWS	4U
 
 /*
+ * The probes' precision floor (daptrace_probes_precision()): the estimate
+ * pooled over DAPTRACE_PROBE_POOL_US (the CLI's pool, ACC_DEF_POOL_NS)
+ * is to have a 95 % interval of at most +-0.04: z^2 / 0.04^2 with
+ * z = 1.96 (2401, taken as 2400: 600 accessed probe pages at a recall of
+ * 0.5, the CLI's ACC_DEF_MIN_ACCESSED); the weight of a window in the
+ * counts' averages (1/16).
+ */
+#define DAPTRACE_PROBE_POOL_US		10000000UL
+#define DAPTRACE_PROBE_PRECISION_K	2400U
+#define DAPTRACE_PROBE_FLOOR_WINDOWS	16U
+
+/*
  * Draws per probe page: a probe is drawn from the bytes the regions cover
  * and redrawn, up to this many draws in all, while it lands where nothing
  * is mapped (daptrace_probes_select()).  Regions span the gaps between
@@ -423,11 +435,18 @@ struct daptrace_probe_counts {
  * @windows:	Windows measured (saturates); 0: none yet.
  * @nr:		Probe pages asked for the window that starts; 0: not
  *		started.
+ * @tp:		Average accessed probe pages in accessed regions per window.
+ * @fn:		Average accessed probe pages in regions read not accessed.
+ * @observed:	Average probe pages observed per window.
+ * @need:	The precision floor (daptrace_probes_precision()); 0: none.
  *
  * The averages are exponential, each window weighing
  * 1/DAPTRACE_PROBE_COST_WINDOWS, and kept multiplied by that number
  * (an average of x reads DAPTRACE_PROBE_COST_WINDOWS * x) so that they
  * stay integers without losing the small ones; only their ratios are used.
+ * @tp, @fn and @observed are kept the same way, with
+ * DAPTRACE_PROBE_FLOOR_WINDOWS, and multiplied by 256 besides
+ * (daptrace_probes_precision()).
  * Zeroed when monitoring starts.
  */
 struct daptrace_probe_budget {
@@ -436,6 +455,10 @@ struct daptrace_probe_budget {
 	u64 other_ns;
 	unsigned int windows;
 	unsigned int nr;
+	u64 tp;
+	u64 fn;
+	u64 observed;
+	unsigned int need;
 };
 
 /**
@@ -617,6 +640,10 @@ void daptrace_probes_account(const struct daptrace_ctx *ctx,
 unsigned int daptrace_probes_budget(struct daptrace_ctx *ctx, unsigned int max,
 				    unsigned long max_cpu_bp, u64 probe_ns,
 				    u64 cpu_ns);
+/* At a window's end, with its probe counts: the floor the next budget keeps. */
+unsigned int daptrace_probes_precision(struct daptrace_ctx *ctx,
+				       const struct daptrace_probe_counts *c,
+				       unsigned long aggr_us);
 
 /*
  * The recall goal: at the end of each window, with its probe counts, after

@@ -684,6 +684,7 @@ static int daptrace_worker_fn(void *data)
 
 			worker_probe_end(mon, &clk);
 			probes = clk.probes;
+			daptrace_probes_precision(ctx, &probes, ctx->attrs.aggr_us);
 			now = ktime_get();
 			alive = worker_find_exited(mon, &clk);
 			/* Targets written meanwhile keep the worker going. */

@@ -1451,6 +1451,97 @@ TEST(probes_budget_limits)
 }
 
 /*
+ * The precision floor (daptrace_probes_precision()): @k windows under cost
+ * model @m in which a share @a_pm (per mille) of the probe pages is
+ * accessed and a share @r_pm of those lies in accessed regions, counted
+ * exactly over the run (the fractions carried from window to window).
+ * Returns the accessed probe pages of the last @pool windows.
+ */
+static u64 precision_windows(struct daptrace_ctx *ctx, const struct cost_model *m,
+			     unsigned int max, unsigned int k, unsigned int a_pm,
+			     unsigned int r_pm, unsigned long aggr_us, unsigned int pool)
+{
+	const unsigned long bp = DAPTRACE_DEF_PROBE_MAX_CPU_BP;
+	u64 acc_carry = 0, tp_carry = 0, pooled = 0;
+	unsigned int i;
+
+	if (!ctx->budget.nr)
+		daptrace_probes_budget(ctx, max, bp, 0, 0);
+	for (i = 0; i < k; i++) {
+		unsigned int n = ctx->budget.nr, acc, tp;
+		u64 probe = n ? m->fixed + m->per_probe * n : 0;
+		struct daptrace_probe_counts c = { .nr = n };
+
+		acc_carry += (u64)n * a_pm;
+		acc = acc_carry / 1000;
+		acc_carry %= 1000;
+		tp_carry += (u64)acc * r_pm;
+		tp = tp_carry / 1000;
+		tp_carry %= 1000;
+		c.tp = tp;
+		c.fn = acc - tp;
+		c.tn = n - acc;
+		if (i >= k - pool)
+			pooled += acc;
+		ctx->probe_slots = n;
+		daptrace_probes_precision(ctx, &c, aggr_us);
+		daptrace_probes_budget(ctx, max, bp, probe, m->other + probe);
+	}
+	return pooled;
+}
+
+/*
+ * Coarse regions over half-accessed memory (a recall of 0.5, half the probe
+ * pages accessed): the cost bound alone leaves the floor of 2 probe pages a
+ * window, 100 accessed ones in the CLI's 10 s pool, an interval of +-0.1.
+ * The precision floor raises the count until a pool holds the 600 that
+ * make it +-0.04 at 95 %, whatever the probes cost; up to probe_pages at
+ * long windows; and not at all where the recall reads 1 or nothing is
+ * accessed.
+ */
+TEST(probes_precision_floor)
+{
+	/* 100 ms windows: 100 of them in a pool */
+	const unsigned long aggr_us = 100000;
+	struct daptrace_ctx ctx;
+	struct prng p;
+	u64 pooled;
+
+	ctx_setup(&ctx, 1, &p, 1);
+	pooled = precision_windows(&ctx, &coarse, 64, 300, 500, 500, aggr_us, 100);
+	TH_LOG("coarse, recall 0.5: %u probe pages a window, %llu accessed in a pool",
+	       ctx.budget.nr, (unsigned long long)pooled);
+	EXPECT_EQ(12U, ctx.budget.nr);
+	EXPECT_LE(600U, pooled) TH_LOG("the interval within +-0.04");
+
+	/* a recall of 0.9: 216 accessed probe pages needed */
+	ctx_setup(&ctx, 1, &p, 1);
+	pooled = precision_windows(&ctx, &coarse, 64, 300, 500, 900, aggr_us, 100);
+	EXPECT_LE(216U, pooled) TH_LOG("recall 0.9: %u a window", ctx.budget.nr);
+	EXPECT_GE(6U, ctx.budget.nr);
+
+	/* 1 s windows: 10 in a pool, more than the ceiling would be needed */
+	ctx_setup(&ctx, 1, &p, 1);
+	precision_windows(&ctx, &coarse, 64, 100, 500, 500, 1000000, 10);
+	EXPECT_EQ(64U, ctx.budget.nr) TH_LOG("the ceiling");
+
+	/* every accessed probe page in an accessed region: the bound alone */
+	ctx_setup(&ctx, 1, &p, 1);
+	precision_windows(&ctx, &coarse, 64, 100, 500, 1000, aggr_us, 100);
+	EXPECT_EQ(DAPTRACE_PROBE_MIN_PAGES, ctx.budget.nr);
+	/* nothing accessed */
+	ctx_setup(&ctx, 1, &p, 1);
+	precision_windows(&ctx, &coarse, 64, 100, 0, 500, aggr_us, 100);
+	EXPECT_EQ(DAPTRACE_PROBE_MIN_PAGES, ctx.budget.nr);
+
+	/* fine regions, where the bound gives many: unchanged by the floor */
+	ctx_setup(&ctx, 1, &p, 1);
+	precision_windows(&ctx, &hotcold, 64, 100, 250, 950, aggr_us, 100);
+	EXPECT_LE(30U, ctx.budget.nr);
+	EXPECT_GE(50U, ctx.budget.nr);
+}
+
+/*
  * The count follows the cost both ways: it is cut at the next window when
  * the cost rises (only the window in which it rose is over the bound), and
  * comes back up, by at most a doubling a window, when it falls.

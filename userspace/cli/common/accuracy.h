@@ -19,12 +19,12 @@
  *
  * The module's cost bound (probe_max_cpu_bp) gives a window fewer probes
  * than probe_pages where they would cost more than 5 % of its worker's CPU
- * (down to 2 a window): each window's count is the one it carries (the
- * #probes row's pages), and the sums weigh every probe page alike, however
- * many its window had, so a count that varies biases nothing; it only
- * makes the pool span more windows, up to the 10 s, and its interval wider
- * (2 a window: 200 probe pages in 10 s, about +-0.1 where half are
- * accessed).
+ * (down to a floor that keeps this pool's interval within +-0.04: the
+ * module's precision floor assumes ACC_DEF_POOL_NS): each window's count
+ * is the one it carries (the #probes row's pages), and the sums weigh
+ * every probe page alike, however many its window had, so a count that
+ * varies biases nothing; it only makes the pool span more windows, up to
+ * the 10 s.
  */
 #ifndef DAPTRACE_ACCURACY_H
 #define DAPTRACE_ACCURACY_H
