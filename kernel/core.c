@@ -2405,7 +2405,7 @@ unsigned int daptrace_probes_precision(struct daptrace_ctx *ctx,
  * of them are accessed: the bound left exactly that where regions are
  * few and checked rarely (10 regions, one check a window: 64 probe pages
  * took half the worker's CPU, so N(b) is a few probe pages or none), and
- * 37-64 % of windows had an estimate within 0.05 of the truth.  Where a
+ * 37-74 % of windows had an estimate within 0.05 of the truth.  Where a
  * floor binds the worker does little else: its share is large only of
  * little.
  *
