@@ -2237,26 +2237,29 @@ static u64 daptrace_probes_within(u64 other, u64 cost, unsigned long bp)
 
 /*
  * @avg, an exponential average kept multiplied by @w (see
- * &struct daptrace_probe_budget), after a window that read @v.
+ * &struct daptrace_probe_budget), after a window that read @v.  Its decay
+ * rounds up, so that a count that stops reaches 0 (rounded down, it would
+ * stay at w - 1 forever: a floor still raised long after the last access).
  */
 static u64 daptrace_probe_avg(u64 avg, u64 v, unsigned int w, bool first)
 {
-	return first ? w * v : avg - div_u64(avg, w) + v;
+	return first ? w * v : avg - div_u64(avg + w - 1, w) + v;
 }
 
 /*
  * The precision floor's averages are kept multiplied by this besides
- * DAPTRACE_PROBE_FLOOR_WINDOWS: at a few probe pages a window, the average's
- * rounding down (up to a window's weight below the truth) moved the floor
- * by a quarter.
+ * DAPTRACE_PROBE_FLOOR_WINDOWS: at a few probe pages a window, the
+ * average's rounding (up to a window's weight off the truth) would move the
+ * floor by a quarter.
  */
-#define DAPTRACE_PROBE_FLOOR_SCALE	256U
+#define DAPTRACE_PROBE_FLOOR_SCALE	64U
 
 /**
  * daptrace_probes_precision() - the probes' precision floor: how many probe
  * pages a window needs for the estimate to be as exact as it says.
  * @ctx:	The context, at the end of a window.
  * @c:		The window's probe counts (daptrace_probes_account()).
+ * @max:	The ceiling (probe_pages).
  * @aggr_us:	The aggregation interval in force.
  *
  * The estimate of recall is r = tp / (tp + fn) over the accessed probe
@@ -2265,61 +2268,75 @@ static u64 daptrace_probe_avg(u64 avg, u64 v, unsigned int w, bool first)
  * K = z^2 r (1 - r) / 0.04^2 accessed probe pages (z = 1.96: 600 at
  * r = 0.5, as many as the CLI's pool asks for; 216 at 0.9; none where
  * every accessed probe page was in an accessed region).  Within +-0.04 at
- * 95 % is within +-0.05 at 98.6 %: the estimate is then within 0.05 of the
- * truth in nearly every window, where +-0.05 at 95 % would make it so in
- * 95 % of them at best, windows that share a pool being off together.
- * With a share a = (tp + fn) / observed of the probe pages accessed and
- * W = DAPTRACE_PROBE_POOL_US / @aggr_us windows in a pool, that is
- * P = K / (a W) probe pages a window, rounded up:
+ * 95 % is within +-0.05 at 98.6 %.  With a share a = (tp + fn) / asked of
+ * the probe pages asked for that are accessed (those dropped for landing
+ * in gaps or left unobserved count as not accessed: the budget gives
+ * pages to ask for) and W = DAPTRACE_PROBE_POOL_US / @aggr_us windows in a
+ * pool (at most the CLI's DAPTRACE_PROBE_POOL_MAX_WINDOWS), that is
+ * P = K / (a W) probe pages a window, rounded to the nearest.
  *
- *	P = 2400 tp fn observed / ((tp + fn)^3 W)
- *
- * with tp, fn and observed averaged over the last windows (exponentially,
- * a window weighing 1/DAPTRACE_PROBE_FLOOR_WINDOWS: P varies with the
- * noise of a few probe pages otherwise).  daptrace_probes_budget() keeps
- * at least P probe pages a window, at most its ceiling, whatever they cost.
+ * r comes from tp and fn averaged over the last windows (exponentially, a
+ * window weighing 1/DAPTRACE_PROBE_FLOOR_WINDOWS, 1/64: about a pool at
+ * the default 100 ms windows), a from the accessed and asked pages over
+ * fewer (1/DAPTRACE_PROBE_SHARE_WINDOWS, 1/16).  P is 0:
+ *  - while the slow averages hold fewer than DAPTRACE_PROBE_FLOOR_MIN pages
+ *    of tp or of fn: a recall near 1 (or 0) shows a stray fn (tp) now and
+ *    then, which alone would lift the floor for dozens of windows each
+ *    time where accessed pages are rare (a small hot set in much cold
+ *    memory: 0.8 % of the probe pages accessed).  At the floor of 2, a
+ *    recall of 0.9 over half-accessed memory shows 6 fn in 64 windows;
+ *  - where P is above @max: not even the ceiling gives the pool its K
+ *    (accessed memory a small share of the mapped: a = 2 %, r = 0.5 makes
+ *    P = 300; or few windows in 10 s), and the bound decides; a larger
+ *    probe_pages lets the floor act there.  This is also what ends the
+ *    floor when the accesses stop: a falls faster than r's averages fade.
+ * daptrace_probes_budget() keeps at least P probe pages a window, whatever
+ * they cost.
  *
  * Where it matters.  The cost bound gives the probes 5 % of the worker's
  * CPU; where the regions are few and checked rarely that is 2 probe pages
  * a window, and a recall near 0.5 (coarse regions over mixed memory) was
  * then within 0.05 of the truth in 37-74 % of windows.  P is 12 there (r
- * 0.5, half the probe pages accessed, 100 windows in 10 s).  Where the
- * recall is near 1 (fine regions) or nothing is accessed, P is 0 and the
- * bound alone decides; a rarely accessed recall that reads 1 by luck on
- * few pages costs its P only once the pages disagree.
+ * 0.5, half the probe pages accessed, 100 windows in 10 s).
  *
- * Return: P, also in @ctx->budget.need (0 until an accessed probe page
- * has been seen).
+ * Return: P, also in @ctx->budget.need.
  */
 unsigned int daptrace_probes_precision(struct daptrace_ctx *ctx,
 				       const struct daptrace_probe_counts *c,
-				       unsigned long aggr_us)
+				       unsigned int max, unsigned long aggr_us)
 {
 	struct daptrace_probe_budget *b = &ctx->budget;
-	const unsigned int w = DAPTRACE_PROBE_FLOOR_WINDOWS;
+	const unsigned int ws = DAPTRACE_PROBE_FLOOR_WINDOWS;
+	const unsigned int wf = DAPTRACE_PROBE_SHARE_WINDOWS;
 	const unsigned int scale = DAPTRACE_PROBE_FLOOR_SCALE;
-	u64 observed = c->nr > c->unobserved ? c->nr - c->unobserved : 0;
-	u64 windows, acc, need, k;
-	bool first = !b->observed;
+	const u64 least = (u64)DAPTRACE_PROBE_FLOOR_MIN * scale;
+	u64 asked = ctx->probe_slots, windows, k, d, need;
+	bool first = !b->asked;
 
-	if (!observed)
-		return b->need;	/* no probe: nothing new to go by */
-	b->tp = daptrace_probe_avg(b->tp, (u64)c->tp * scale, w, first);
-	b->fn = daptrace_probe_avg(b->fn, (u64)c->fn * scale, w, first);
-	b->observed = daptrace_probe_avg(b->observed, observed * scale, w, first);
-	acc = b->tp + b->fn;
-	if (!acc || !b->fn)
+	if (!asked)
+		return b->need;	/* no probe asked for: nothing new to go by */
+	b->tp = daptrace_probe_avg(b->tp, (u64)c->tp * scale, ws, first);
+	b->fn = daptrace_probe_avg(b->fn, (u64)c->fn * scale, ws, first);
+	b->accessed = daptrace_probe_avg(b->accessed, ((u64)c->tp + c->fn) * scale,
+					 wf, first);
+	b->asked = daptrace_probe_avg(b->asked, asked * scale, wf, first);
+	if (b->tp < least || b->fn < least || !b->accessed)
 		return b->need = 0;
-	windows = max_t(u64, DAPTRACE_PROBE_POOL_US / max(aggr_us, 1UL), 1);
+	windows = clamp_t(u64, DAPTRACE_PROBE_POOL_US / max(aggr_us, 1UL), 1,
+			  DAPTRACE_PROBE_POOL_MAX_WINDOWS);
 	/*
-	 * In two steps, so that nothing overflows: tp + fn <= observed <=
-	 * w * scale * DAPTRACE_MAX_PROBE_PAGES = 2^20, so K tp fn 2^10 stays
-	 * below 2^62; k = 2^10 K r (1 - r) is below 2^20, k observed below
-	 * 2^40, and the divisor below 2^54 with W at most 10^7 (1 us windows).
+	 * k = 2^10 K r (1 - r), then P = k / (2^10 a W), rounded to the
+	 * nearest.  Nothing overflows: tp + fn <= 64 * 64 * 256 = 2^20, so
+	 * 2^10 K tp fn stays below 2^60 (tp fn <= (tp + fn)^2 / 4); k is
+	 * below 2^20, asked below 2^18 (16 * 64 * 256), k asked below 2^38,
+	 * and so is the divisor, accessed * W * 2^10.
 	 */
-	k = div64_u64((u64)DAPTRACE_PROBE_PRECISION_K * b->tp * b->fn * 1024, acc * acc);
-	need = DIV64_U64_ROUND_UP(k * b->observed, acc * windows * 1024);
-	b->need = (unsigned int)min_t(u64, need, DAPTRACE_MAX_PROBE_PAGES);
+	k = div64_u64((u64)DAPTRACE_PROBE_PRECISION_K * b->tp * b->fn * 1024,
+		      (b->tp + b->fn) * (b->tp + b->fn));
+	d = b->accessed * windows * 1024;
+	need = div64_u64(k * b->asked + d / 2, d);
+	/* Beyond the ceiling no count reaches it: the bound decides. */
+	b->need = need <= max ? (unsigned int)need : 0;
 	return b->need;
 }
 

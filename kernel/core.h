@@ -98,15 +98,21 @@ struct daptrace_region_rec;
 
 /*
  * The probes' precision floor (daptrace_probes_precision()): the estimate
- * pooled over DAPTRACE_PROBE_POOL_US (the CLI's pool, ACC_DEF_POOL_NS)
- * is to have a 95 % interval of at most +-0.04: z^2 / 0.04^2 with
- * z = 1.96 (2401, taken as 2400: 600 accessed probe pages at a recall of
- * 0.5, the CLI's ACC_DEF_MIN_ACCESSED); the weight of a window in the
- * counts' averages (1/16).
+ * pooled over DAPTRACE_PROBE_POOL_US, at most
+ * DAPTRACE_PROBE_POOL_MAX_WINDOWS windows (the CLI's pool: ACC_DEF_POOL_NS,
+ * ACC_MAX_POOL_WINDOWS) is to have a 95 % interval of at most +-0.04:
+ * z^2 / 0.04^2 with z = 1.96 (2401, taken as 2400: 600 accessed probe
+ * pages at a recall of 0.5, the CLI's ACC_DEF_MIN_ACCESSED); the weight
+ * of a window in the averages of tp and fn (1/64) and in those of the
+ * accessed and asked pages (1/16); the fewest pages of tp and of fn in
+ * their averages for the floor to act on them.
  */
 #define DAPTRACE_PROBE_POOL_US		10000000UL
+#define DAPTRACE_PROBE_POOL_MAX_WINDOWS	1024U
 #define DAPTRACE_PROBE_PRECISION_K	2400U
-#define DAPTRACE_PROBE_FLOOR_WINDOWS	16U
+#define DAPTRACE_PROBE_FLOOR_WINDOWS	64U
+#define DAPTRACE_PROBE_SHARE_WINDOWS	16U
+#define DAPTRACE_PROBE_FLOOR_MIN	4U
 
 /*
  * Draws per probe page: a probe is drawn from the bytes the regions cover
@@ -437,16 +443,17 @@ struct daptrace_probe_counts {
  *		started.
  * @tp:		Average accessed probe pages in accessed regions per window.
  * @fn:		Average accessed probe pages in regions read not accessed.
- * @observed:	Average probe pages observed per window.
+ * @accessed:	Average accessed probe pages per window (tp + fn, faster).
+ * @asked:	Average probe pages asked for per window.
  * @need:	The precision floor (daptrace_probes_precision()); 0: none.
  *
  * The averages are exponential, each window weighing
  * 1/DAPTRACE_PROBE_COST_WINDOWS, and kept multiplied by that number
  * (an average of x reads DAPTRACE_PROBE_COST_WINDOWS * x) so that they
  * stay integers without losing the small ones; only their ratios are used.
- * @tp, @fn and @observed are kept the same way, with
- * DAPTRACE_PROBE_FLOOR_WINDOWS, and multiplied by 256 besides
- * (daptrace_probes_precision()).
+ * @tp and @fn are kept the same way with DAPTRACE_PROBE_FLOOR_WINDOWS,
+ * @accessed and @asked with DAPTRACE_PROBE_SHARE_WINDOWS, and all four
+ * multiplied by 64 besides (daptrace_probes_precision()).
  * Zeroed when monitoring starts.
  */
 struct daptrace_probe_budget {
@@ -457,7 +464,8 @@ struct daptrace_probe_budget {
 	unsigned int nr;
 	u64 tp;
 	u64 fn;
-	u64 observed;
+	u64 accessed;
+	u64 asked;
 	unsigned int need;
 };
 
@@ -643,7 +651,7 @@ unsigned int daptrace_probes_budget(struct daptrace_ctx *ctx, unsigned int max,
 /* At a window's end, with its probe counts: the floor the next budget keeps. */
 unsigned int daptrace_probes_precision(struct daptrace_ctx *ctx,
 				       const struct daptrace_probe_counts *c,
-				       unsigned long aggr_us);
+				       unsigned int max, unsigned long aggr_us);
 
 /*
  * The recall goal: at the end of each window, with its probe counts, after

@@ -276,6 +276,8 @@ static void worker_probe_start(struct daptrace_mon *mon, struct worker_clock *cl
 	 */
 	if (!daptrace_probes_wanted(&mon->ctx)) {
 		mon->ctx.nr_probes = 0;
+		/* none asked for: nothing for daptrace_probes_precision() */
+		mon->ctx.probe_slots = 0;
 		clk->budget_probe_ns = mon->cnt.probe_ns;
 		clk->budget_cpu = current->se.sum_exec_runtime;
 		return;
@@ -684,7 +686,8 @@ static int daptrace_worker_fn(void *data)
 
 			worker_probe_end(mon, &clk);
 			probes = clk.probes;
-			daptrace_probes_precision(ctx, &probes, ctx->attrs.aggr_us);
+			daptrace_probes_precision(ctx, &probes, mon->probe_pages,
+						  ctx->attrs.aggr_us);
 			now = ktime_get();
 			alive = worker_find_exited(mon, &clk);
 			/* Targets written meanwhile keep the worker going. */

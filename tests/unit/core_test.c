@@ -1459,11 +1459,14 @@ TEST(probes_budget_limits)
  */
 static u64 precision_windows(struct daptrace_ctx *ctx, const struct cost_model *m,
 			     unsigned int max, unsigned int k, unsigned int a_pm,
-			     unsigned int r_pm, unsigned long aggr_us, unsigned int pool)
+			     unsigned int r_pm, unsigned long aggr_us, unsigned int pool,
+			     unsigned int *hi)
 {
 	const unsigned long bp = DAPTRACE_DEF_PROBE_MAX_CPU_BP;
 	u64 acc_carry = 0, tp_carry = 0, pooled = 0;
 	unsigned int i;
+
+	*hi = 0;
 
 	if (!ctx->budget.nr)
 		daptrace_probes_budget(ctx, max, bp, 0, 0);
@@ -1484,8 +1487,9 @@ static u64 precision_windows(struct daptrace_ctx *ctx, const struct cost_model *
 		if (i >= k - pool)
 			pooled += acc;
 		ctx->probe_slots = n;
-		daptrace_probes_precision(ctx, &c, aggr_us);
+		daptrace_probes_precision(ctx, &c, max, aggr_us);
 		daptrace_probes_budget(ctx, max, bp, probe, m->other + probe);
+		*hi = max(*hi, ctx->budget.nr);
 	}
 	return pooled;
 }
@@ -1495,50 +1499,73 @@ static u64 precision_windows(struct daptrace_ctx *ctx, const struct cost_model *
  * pages accessed): the cost bound alone leaves the floor of 2 probe pages a
  * window, 100 accessed ones in the CLI's 10 s pool, an interval of +-0.1.
  * The precision floor raises the count until a pool holds the 600 that
- * make it +-0.04 at 95 %, whatever the probes cost; up to probe_pages at
- * long windows; and not at all where the recall reads 1 or nothing is
- * accessed.
+ * make it +-0.04 at 95 %, whatever the probes cost; not where even
+ * probe_pages would fall short (long windows, rare accessed pages) but
+ * with a larger probe_pages; back down once nothing is accessed; and not
+ * at all where the recall reads 1, nor on a stray miss among rare
+ * accessed pages.
  */
 TEST(probes_precision_floor)
 {
 	/* 100 ms windows: 100 of them in a pool */
 	const unsigned long aggr_us = 100000;
 	struct daptrace_ctx ctx;
+	unsigned int hi;
 	struct prng p;
 	u64 pooled;
 
 	ctx_setup(&ctx, 1, &p, 1);
-	pooled = precision_windows(&ctx, &coarse, 64, 300, 500, 500, aggr_us, 100);
+	pooled = precision_windows(&ctx, &coarse, 64, 300, 500, 500, aggr_us, 100, &hi);
 	TH_LOG("coarse, recall 0.5: %u probe pages a window, %llu accessed in a pool",
 	       ctx.budget.nr, (unsigned long long)pooled);
 	EXPECT_EQ(12U, ctx.budget.nr);
 	EXPECT_LE(600U, pooled) TH_LOG("the interval within +-0.04");
+	/* then nothing accessed: back to the cost bound's count */
+	precision_windows(&ctx, &coarse, 64, 200, 0, 500, aggr_us, 100, &hi);
+	EXPECT_EQ(0U, ctx.budget.need);
+	EXPECT_EQ(DAPTRACE_PROBE_MIN_PAGES, ctx.budget.nr) TH_LOG("nothing accessed");
 
 	/* a recall of 0.9: 216 accessed probe pages needed */
 	ctx_setup(&ctx, 1, &p, 1);
-	pooled = precision_windows(&ctx, &coarse, 64, 300, 500, 900, aggr_us, 100);
+	pooled = precision_windows(&ctx, &coarse, 64, 300, 500, 900, aggr_us, 100, &hi);
 	EXPECT_LE(216U, pooled) TH_LOG("recall 0.9: %u a window", ctx.budget.nr);
 	EXPECT_GE(6U, ctx.budget.nr);
 
-	/* 1 s windows: 10 in a pool, more than the ceiling would be needed */
+	/* 1 s windows: 10 in a pool, 120 a window needed: beyond 64, within 128 */
 	ctx_setup(&ctx, 1, &p, 1);
-	precision_windows(&ctx, &coarse, 64, 100, 500, 500, 1000000, 10);
-	EXPECT_EQ(64U, ctx.budget.nr) TH_LOG("the ceiling");
+	precision_windows(&ctx, &coarse, 64, 200, 500, 500, 1000000, 10, &hi);
+	EXPECT_EQ(DAPTRACE_PROBE_MIN_PAGES, ctx.budget.nr) TH_LOG("out of reach");
+	ctx_setup(&ctx, 1, &p, 1);
+	precision_windows(&ctx, &coarse, 128, 200, 500, 500, 1000000, 10, &hi);
+	EXPECT_EQ(120U, ctx.budget.nr) TH_LOG("probe_pages 128");
+	/* accessed memory 2 % of the probe pages: 300 needed, the bound decides */
+	ctx_setup(&ctx, 1, &p, 1);
+	precision_windows(&ctx, &hotcold, 64, 400, 20, 500, aggr_us, 100, &hi);
+	EXPECT_LE(30U, ctx.budget.nr);
+	EXPECT_GE(50U, hi);
+	/* 1 ms windows: the CLI pools at most 1024 of them, not 10000 */
+	ctx_setup(&ctx, 1, &p, 1);
+	precision_windows(&ctx, &coarse, 64, 3000, 500, 500, 1000, 1024, &hi);
+	EXPECT_EQ(2U, ctx.budget.nr) TH_LOG("600 / (0.5 x 1024): 1, under the floor of 2");
 
 	/* every accessed probe page in an accessed region: the bound alone */
 	ctx_setup(&ctx, 1, &p, 1);
-	precision_windows(&ctx, &coarse, 64, 100, 500, 1000, aggr_us, 100);
+	precision_windows(&ctx, &coarse, 64, 100, 500, 1000, aggr_us, 100, &hi);
 	EXPECT_EQ(DAPTRACE_PROBE_MIN_PAGES, ctx.budget.nr);
 	/* nothing accessed */
 	ctx_setup(&ctx, 1, &p, 1);
-	precision_windows(&ctx, &coarse, 64, 100, 0, 500, aggr_us, 100);
+	precision_windows(&ctx, &coarse, 64, 100, 0, 500, aggr_us, 100, &hi);
 	EXPECT_EQ(DAPTRACE_PROBE_MIN_PAGES, ctx.budget.nr);
 
 	/* fine regions, where the bound gives many: unchanged by the floor */
 	ctx_setup(&ctx, 1, &p, 1);
-	precision_windows(&ctx, &hotcold, 64, 100, 250, 950, aggr_us, 100);
+	precision_windows(&ctx, &hotcold, 64, 100, 250, 950, aggr_us, 100, &hi);
 	EXPECT_LE(30U, ctx.budget.nr);
 	EXPECT_GE(50U, ctx.budget.nr);
+	/* a small hot set (1 % accessed), one miss in 100: no jump to the ceiling */
+	ctx_setup(&ctx, 1, &p, 1);
+	precision_windows(&ctx, &hotcold, 64, 1000, 10, 990, aggr_us, 100, &hi);
+	EXPECT_GE(50U, hi) TH_LOG("a stray miss raised the count to %u", hi);
 }
 
 /*

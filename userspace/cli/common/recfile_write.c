@@ -117,8 +117,8 @@ static char *put_u64c(char *p, uint64_t v)
 	return p;
 }
 
-/* the longest row before its label: 5 u64, 10 u32, an int, 18 commas */
-#define ROW_NUMBERS_MAX	(5 * 20 + 10 * 10 + 11 + 18)
+/* the longest row before its label: 5 u64, 6 + REC_NODES u32, an int, the commas */
+#define ROW_NUMBERS_MAX	(5 * 20 + (6 + REC_NODES) * 10 + 11 + 12 + REC_NODES)
 
 static int write_region(FILE *f, const struct rec_snapshot *s, const struct rec_region *r)
 {

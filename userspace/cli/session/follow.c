@@ -616,18 +616,18 @@ void follow_scan(struct follow *f, int64_t now)
 	 * Whether a member's stat is read to see that it runs.  With the
 	 * connector an exit comes as an event (follow_event()): reading 4096
 	 * stat files a second was a sixth of `daptrace record`'s time with
-	 * 4096 targets.  So only a scan without the connector, one after lost
-	 * events and every FULL_CHECK_EVERY-th read them all (a pid reused
-	 * between two scans, an event that never came); the others read those
-	 * of a listing (a cgroup's, the machine's, a tree's children) that it
-	 * does not name: gone, or moved out.
+	 * 4096 targets.  So only a scan without the connector (as with -p
+	 * alone: no listing, no events), one after lost events and every
+	 * FULL_CHECK_EVERY-th read them all (a pid reused between two scans,
+	 * an event that never came); the others read those of members their
+	 * listing (a cgroup's, the machine's, a tree's children) does not
+	 * name: gone, or moved out.
 	 */
 	full = f->cn_fd < 0 || f->rescan || err || f->gen % FULL_CHECK_EVERY == 0;
 	for (size_t i = 0; i < f->n; i++) {
 		struct follow_proc *p = f->p[i];
 
-		if (!live(p) || (!full && (f->mode == FOLLOW_PIDS ||
-					   pid_vec_contains(&c, p->pid))))
+		if (!live(p) || (!full && pid_vec_contains(&c, p->pid)))
 			continue;
 		if (!proc_alive(f->proc, p->pid, p->start_ticks))
 			leave(f, p, 1, now);
