@@ -2443,27 +2443,25 @@ unsigned int daptrace_probes_budget(struct daptrace_ctx *ctx, unsigned int max,
 	if (!b->nr)
 		return b->nr = floor;
 
+	/*
+	 * No probe asked for in the window (no probed target had regions):
+	 * it says nothing of their cost, and averaging it in would decay the
+	 * probes' time and pages toward a ratio that reads them as free.
+	 */
+	if (!ctx->probe_slots)
+		return b->nr;
+
 	probe_ns = min_t(u64, probe_ns, DAPTRACE_PROBE_MAX_WINDOW_NS);
 	cpu_ns = min_t(u64, cpu_ns, DAPTRACE_PROBE_MAX_WINDOW_NS);
 	other = cpu_ns > probe_ns ? cpu_ns - probe_ns : 0;
-	if (!b->windows) {
-		b->probe_ns = w * probe_ns;
-		b->slots = w * ctx->probe_slots;
-		b->other_ns = w * other;
-	} else {
-		b->probe_ns = b->probe_ns - b->probe_ns / w + probe_ns;
-		b->slots = b->slots - b->slots / w + ctx->probe_slots;
-		b->other_ns = b->other_ns - b->other_ns / w + other;
-	}
+	b->probe_ns = daptrace_probe_avg(b->probe_ns, probe_ns, w, !b->windows);
+	b->slots = daptrace_probe_avg(b->slots, ctx->probe_slots, w, !b->windows);
+	b->other_ns = daptrace_probe_avg(b->other_ns, other, w, !b->windows);
 	b->windows = min(b->windows + 1, w);
-	/* No probe asked for lately (no probed target had regions). */
-	if (!b->slots)
-		return b->nr;
 
 	/* The dearer of the average and the last window (scaled as it). */
-	cost = div64_u64(b->probe_ns, b->slots);
-	if (ctx->probe_slots)
-		cost = max(cost, div64_u64(probe_ns, ctx->probe_slots));
+	cost = max(div64_u64(b->probe_ns, b->slots),
+		   div64_u64(probe_ns, ctx->probe_slots));
 	cost = max_t(u64, cost, 1);
 	other = min(b->other_ns, w * other);
 

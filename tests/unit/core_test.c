@@ -1569,6 +1569,33 @@ TEST(probes_precision_floor)
 }
 
 /*
+ * Windows that asked for no probe page (no probed target had regions) tell
+ * the law nothing: after a stretch of them the count is the one it had.
+ * Averaged in, they decayed the probes' time toward a few ns over a few
+ * slots (rounded down, the slots never reached 0), a probe page read as
+ * free, and the count doubled.
+ */
+TEST(probes_budget_unchanged_without_probes)
+{
+	const unsigned long bp = DAPTRACE_DEF_PROBE_MAX_CPU_BP;
+	struct budget_run run;
+	struct daptrace_ctx ctx;
+	struct prng p;
+	unsigned int settled, i;
+
+	ctx_setup(&ctx, 1, &p, 1);
+	budget_run_init(&run);
+	budget_windows(&ctx, &hotcold, 64, bp, 40, NULL, 0, &run);
+	settled = ctx.budget.nr;
+	EXPECT_GT(64U, settled);
+	for (i = 0; i < 40; i++) {
+		ctx.probe_slots = 0;
+		daptrace_probes_budget(&ctx, 64, bp, 0, hotcold.other);
+	}
+	EXPECT_EQ(settled, ctx.budget.nr) TH_LOG("nothing asked: nothing to go by");
+}
+
+/*
  * The count follows the cost both ways: it is cut at the next window when
  * the cost rises (only the window in which it rose is over the bound), and
  * comes back up, by at most a doubling a window, when it falls.
