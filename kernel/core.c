@@ -1659,6 +1659,59 @@ static void daptrace_split_regions_of(struct daptrace_ctx *ctx,
 	}
 }
 
+/*
+ * The largest region @t has at the resolution it would have alone: its own
+ * size / min_nr_regions (at least min_region_sz), the merge's size limit
+ * with @t the only target (daptrace_aggregate()).
+ */
+static unsigned long daptrace_own_sz_limit(const struct daptrace_ctx *ctx,
+					   const struct daptrace_target *t)
+{
+	const struct daptrace_region *r;
+	unsigned long sz = 0;
+
+	daptrace_for_each_region(r, t)
+		sz += daptrace_sz_region(r);
+	return max(sz / max(ctx->attrs.min_nr_regions, 1UL), ctx->min_region_sz);
+}
+
+/*
+ * Cut @t's regions larger than its own size limit (daptrace_own_sz_limit())
+ * into even pieces within it, if all the cuts fit in @room more regions;
+ * returns false, having cut nothing, if they do not or none is needed.
+ */
+static bool daptrace_split_to_own_limit(struct daptrace_ctx *ctx,
+					struct daptrace_target *t,
+					unsigned long room)
+{
+	unsigned long unit = ctx->min_region_sz, need = 0, sz, piece, limit;
+	struct daptrace_region *r, *next;
+
+	/* pieces on the boundaries' granularity, none past the limit */
+	limit = max(ALIGN_DOWN(daptrace_own_sz_limit(ctx, t), unit), unit);
+	daptrace_for_each_region(r, t) {
+		sz = daptrace_sz_region(r);
+		if (sz > limit)
+			need += DIV64_U64_ROUND_UP(sz, limit) - 1;
+	}
+	if (!need || need > room)
+		return false;
+	daptrace_for_each_region_safe(r, next, t) {
+		sz = daptrace_sz_region(r);
+		if (sz <= limit)
+			continue;
+		piece = ALIGN(DIV64_U64_ROUND_UP(sz, DIV64_U64_ROUND_UP(sz, limit)), unit);
+		while (sz > piece) {
+			/* on allocation failure @r stays as it is: harmless */
+			if (daptrace_split_region_at(t, r, piece))
+				return true;
+			r = list_next_entry(r, list);
+			sz -= piece;
+		}
+	}
+	return true;
+}
+
 /**
  * daptrace_split_regions() - split every region at random points.
  * @ctx:	The context.
@@ -1685,7 +1738,13 @@ static void daptrace_split_regions_of(struct daptrace_ctx *ctx,
  * Quiet targets (&daptrace_target.quiet) are not split, nor those the
  * merge just merged for being quiet (&daptrace_target.merged_idle): a cut
  * would only give a piece a sample that must be prepared, for nothing
- * learnt.
+ * learnt.  A target that ran after quiet windows (&daptrace_target.woke)
+ * may wake with its regions merged far past what it would have alone
+ * (crowded, above: one region per mapped range); halving them window by
+ * window, its hot set took six windows longer to find among 4096 sleeping
+ * targets than alone (bench/targets.sh).  Its regions larger than its own
+ * size / min_nr_regions are cut at once into even pieces within that
+ * limit, budget permitting, instead of the random split of that window.
  *
  * &daptrace_ctx.last_nr_regions records the count before splitting, as in
  * DAMON.
@@ -1707,6 +1766,12 @@ void daptrace_split_regions(struct daptrace_ctx *ctx)
 			continue;
 		}
 		had = t->nr_regions;
+		if (t->woke &&
+		    daptrace_split_to_own_limit(ctx, t, nr < max_nr ? max_nr - nr : 0)) {
+			nr += t->nr_regions - had;
+			split = true;
+			continue;
+		}
 		pieces = nr_pieces;
 		/* each region becomes at most @pieces: the count grows by had * (pieces - 1) */
 		if (pieces == 3 && nr + 2UL * had > max_nr)

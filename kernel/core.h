@@ -231,6 +231,11 @@ struct daptrace_region {
  *		of its threads ran (as @quiet says of the last one; unlike
  *		@quiet, kept when its regions change), saturating.  Set by
  *		the worker at each aggregation boundary.
+ * @woke:	The target ran in the window just ended after at least one
+ *		window in which it did not (@idle_windows was not 0): set by
+ *		the worker at each aggregation boundary, read by
+ *		daptrace_split_regions(), which gives such a target at once
+ *		the resolution it would have alone.
  * @merged_idle: Set by daptrace_merge_regions() when it merged the regions
  *		of a quiet target because the budget was crowded (which
  *		clears @quiet: the merged regions must be prepared afresh);
@@ -257,6 +262,7 @@ struct daptrace_target {
 	u64 exec_id;
 	bool quiet;
 	unsigned int idle_windows;
+	bool woke;
 	bool merged_idle;
 	bool remove;
 	bool unobservable;

@@ -557,7 +557,8 @@ static void worker_upper(struct daptrace_mon *mon, bool stop)
  * With @from_window, mark the targets that did not run in the window just
  * ended as quiet (&daptrace_target.quiet) for the aggregation, the map update
  * and the prepare pass after it, and count their quiet windows in a row
- * (&daptrace_target.idle_windows); otherwise unmark all.
+ * (&daptrace_target.idle_windows), and mark those that ran after quiet
+ * windows as woken (&daptrace_target.woke); otherwise unmark all quiet.
  */
 static void worker_mark_quiet(struct daptrace_mon *mon, bool from_window)
 {
@@ -567,6 +568,7 @@ static void worker_mark_quiet(struct daptrace_mon *mon, bool from_window)
 		t->quiet = from_window && !t->exited && mon->ops->window_idle(t);
 		if (!from_window)
 			continue;
+		t->woke = !t->quiet && !t->exited && t->idle_windows;
 		if (!t->quiet)
 			t->idle_windows = 0;
 		else if (t->idle_windows < UINT_MAX)

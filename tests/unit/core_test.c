@@ -2389,6 +2389,59 @@ TEST(busy_target_split_when_quiet_ones_exceed_max)
 }
 
 /*
+ * A target that wakes among many that sleep, its regions merged to one per
+ * mapped range while it slept (64 targets of three ranges under a budget
+ * of 100, as bench/targets.sh's 4096 under 1000), gets the resolution it
+ * would have alone in the first aggregation after it ran: every region
+ * within its own size / min_nr_regions (3000 / 10).  Before, it was halved
+ * window by window (at most two pieces of each range, one of them at least
+ * half of the range: 500 > 300), and its hot set took six windows longer
+ * to find than alone.  Without room for all the cuts, it is split as any
+ * target, and one that did not sleep before it ran (not woken) too.
+ */
+TEST(woken_target_split_to_its_own_resolution)
+{
+	static const struct rgn ranges[] = { { 0, 100 }, { 1000, 1100 }, { 5000, 5100 } };
+	static const struct rgn busy_ranges[] = {
+		{ 0, 1000 }, { 10000, 11000 }, { 50000, 51000 },
+	};
+	struct daptrace_target *quiet[64], *t;
+	struct daptrace_region *r;
+	struct daptrace_ctx ctx;
+	unsigned int i, c;
+	struct prng p;
+
+	for (c = 0; c < 3; c++) {
+		ctx_setup(&ctx, 1, &p, 17 + c);
+		ctx.attrs.min_nr_regions = 10;
+		ctx.attrs.max_nr_regions = c == 1 ? 8 : 100;
+		for (i = 0; i < ARRAY_SIZE(quiet); i++) {
+			quiet[i] = add_target(&ctx, i + 1, ranges, ARRAY_SIZE(ranges));
+			quiet[i]->quiet = true;
+		}
+		t = add_target(&ctx, 100, busy_ranges, ARRAY_SIZE(busy_ranges));
+		t->woke = c != 2;
+		daptrace_aggregate(&ctx, daptrace_max_nr_accesses(&ctx.attrs));
+		ASSERT_VALID(&ctx);
+		TH_LOG("case %u: %u regions", c, t->nr_regions);
+		if (c == 0) {
+			ASSERT_EQ(12U, t->nr_regions);	/* 4 of 250 in each range */
+			daptrace_for_each_region(r, t)
+				ASSERT_GE(300UL, daptrace_sz_region(r));
+		} else {
+			/* no room for 9 cuts, or not woken: 2 or 3 of a range */
+			ASSERT_LE(3U, t->nr_regions);
+			ASSERT_GE(c == 1 ? 8U : 9U, t->nr_regions);
+		}
+		for (i = 0; i < ARRAY_SIZE(quiet); i++)
+			ASSERT_EQ(3U, quiet[i]->nr_regions);
+		ASSERT_EQ(3000UL + 64 * 300, daptrace_total_sz(&ctx));
+		ctx_fini(&ctx);
+		ASSERT_EQ(0, shim_nr_live);
+	}
+}
+
+/*
  * Sleeping targets split while they ran keep their regions only while the
  * budget has room: past half of it they merge, and a target that runs
  * gets the room they held.
