@@ -2305,6 +2305,8 @@ static u64 daptrace_probes_within(u64 other, u64 cost, unsigned long bp)
  * &struct daptrace_probe_budget), after a window that read @v.  Its decay
  * rounds up, so that a count that stops reaches 0 (rounded down, it would
  * stay at w - 1 forever: a floor still raised long after the last access).
+ * The price: a rising average stops up to w - 1 short of w v, so small
+ * counts are averaged multiplied by a scale (below) that makes that little.
  */
 static u64 daptrace_probe_avg(u64 avg, u64 v, unsigned int w, bool first)
 {
@@ -2338,7 +2340,7 @@ static u64 daptrace_probe_avg(u64 avg, u64 v, unsigned int w, bool first)
  * in gaps or left unobserved count as not accessed: the budget gives
  * pages to ask for) and W = DAPTRACE_PROBE_POOL_US / @aggr_us windows in a
  * pool (at most the CLI's DAPTRACE_PROBE_POOL_MAX_WINDOWS), that is
- * P = K / (a W) probe pages a window, rounded to the nearest.
+ * P = K / (a W) probe pages a window, rounded up.
  *
  * r comes from tp and fn averaged over the last windows (exponentially, a
  * window weighing 1/DAPTRACE_PROBE_FLOOR_WINDOWS, 1/64: about a pool at
@@ -2352,9 +2354,10 @@ static u64 daptrace_probe_avg(u64 avg, u64 v, unsigned int w, bool first)
  *    recall of 0.9 over half-accessed memory shows 6 fn in 64 windows;
  *  - where P is above @max: not even the ceiling gives the pool its K
  *    (accessed memory a small share of the mapped: a = 2 %, r = 0.5 makes
- *    P = 300; or few windows in 10 s), and the bound decides; a larger
- *    probe_pages lets the floor act there.  This is also what ends the
- *    floor when the accesses stop: a falls faster than r's averages fade.
+ *    P = 300; or few windows in 10 s), and the bound decides, for the
+ *    next DAPTRACE_PROBE_FLOOR_HOLD windows too; a larger probe_pages
+ *    lets the floor act there.  This is also what ends the floor when the
+ *    accesses stop: a falls faster than r's averages fade.
  * daptrace_probes_budget() keeps at least P probe pages a window, whatever
  * they cost.
  *
@@ -2380,18 +2383,31 @@ unsigned int daptrace_probes_precision(struct daptrace_ctx *ctx,
 
 	if (!asked)
 		return b->need;	/* no probe asked for: nothing new to go by */
-	b->tp = daptrace_probe_avg(b->tp, (u64)c->tp * scale, ws, first);
-	b->fn = daptrace_probe_avg(b->fn, (u64)c->fn * scale, ws, first);
+	/*
+	 * tp and fn start from nothing, not from the first window's counts:
+	 * those would stand for DAPTRACE_PROBE_FLOOR_WINDOWS windows, and one
+	 * miss among the first window's two probe pages would pass
+	 * DAPTRACE_PROBE_FLOOR_MIN sixteen times over (a recall of 0.98 read
+	 * as 0.5 for 15 s).  a is a ratio of two counts of the same windows:
+	 * seeding both is exact.
+	 */
+	b->tp = daptrace_probe_avg(b->tp, (u64)c->tp * scale, ws, false);
+	b->fn = daptrace_probe_avg(b->fn, (u64)c->fn * scale, ws, false);
 	b->accessed = daptrace_probe_avg(b->accessed, ((u64)c->tp + c->fn) * scale,
 					 wf, first);
 	b->asked = daptrace_probe_avg(b->asked, asked * scale, wf, first);
+	if (b->hold) {
+		b->hold--;
+		return b->need = 0;
+	}
 	if (b->tp < least || b->fn < least || !b->accessed)
 		return b->need = 0;
 	windows = clamp_t(u64, DAPTRACE_PROBE_POOL_US / max(aggr_us, 1UL), 1,
 			  DAPTRACE_PROBE_POOL_MAX_WINDOWS);
 	/*
-	 * k = 2^10 K r (1 - r), then P = k / (2^10 a W), rounded to the
-	 * nearest.  Nothing overflows: tp + fn <= 64 * 64 * 256 = 2^20, so
+	 * k = 2^10 K r (1 - r), then P = k / (2^10 a W), rounded up (to
+	 * the nearest, the pool fell short of K: 200 of 216 at r = 0.9).
+	 * Nothing overflows: tp + fn <= 64 * 64 * 256 = 2^20, so
 	 * 2^10 K tp fn stays below 2^60 (tp fn <= (tp + fn)^2 / 4); k is
 	 * below 2^20, asked below 2^18 (16 * 64 * 256), k asked below 2^38,
 	 * and so is the divisor, accessed * W * 2^10.
@@ -2399,10 +2415,22 @@ unsigned int daptrace_probes_precision(struct daptrace_ctx *ctx,
 	k = div64_u64((u64)DAPTRACE_PROBE_PRECISION_K * b->tp * b->fn * 1024,
 		      (b->tp + b->fn) * (b->tp + b->fn));
 	d = b->accessed * windows * 1024;
-	need = div64_u64(k * b->asked + d / 2, d);
-	/* Beyond the ceiling no count reaches it: the bound decides. */
-	b->need = need <= max ? (unsigned int)need : 0;
-	return b->need;
+	need = DIV64_U64_ROUND_UP(k * b->asked, d);
+	/*
+	 * Beyond the ceiling no count reaches it: the bound decides, for
+	 * DAPTRACE_PROBE_FLOOR_HOLD windows.  Without the hold a P just above
+	 * the ceiling flapped: at 2 probe pages a window a is known to a
+	 * third (a few accessed pages in the average), P read under the
+	 * ceiling now and then, the count jumped to it, a measured there read
+	 * P above it again, and back to 2: a third of the windows at the
+	 * ceiling, the probes at 70 % of the worker's CPU against the 5 %
+	 * bound, and still short of K.
+	 */
+	if (need > max) {
+		b->hold = DAPTRACE_PROBE_FLOOR_HOLD;
+		return b->need = 0;
+	}
+	return b->need = (unsigned int)need;
 }
 
 /**
@@ -2520,12 +2548,14 @@ unsigned int daptrace_probes_budget(struct daptrace_ctx *ctx, unsigned int max,
 	cpu_ns = min_t(u64, cpu_ns, DAPTRACE_PROBE_MAX_WINDOW_NS);
 	other = cpu_ns > probe_ns ? cpu_ns - probe_ns : 0;
 	b->probe_ns = daptrace_probe_avg(b->probe_ns, probe_ns, w, !b->windows);
-	b->slots = daptrace_probe_avg(b->slots, ctx->probe_slots, w, !b->windows);
+	b->slots = daptrace_probe_avg(b->slots,
+				      (u64)ctx->probe_slots * DAPTRACE_PROBE_SLOTS_SCALE,
+				      w, !b->windows);
 	b->other_ns = daptrace_probe_avg(b->other_ns, other, w, !b->windows);
 	b->windows = min(b->windows + 1, w);
 
 	/* The dearer of the average and the last window (scaled as it). */
-	cost = max(div64_u64(b->probe_ns, b->slots),
+	cost = max(div64_u64(b->probe_ns * DAPTRACE_PROBE_SLOTS_SCALE, b->slots),
 		   div64_u64(probe_ns, ctx->probe_slots));
 	cost = max_t(u64, cost, 1);
 	other = min(b->other_ns, w * other);

@@ -95,6 +95,12 @@ struct daptrace_region_rec;
 #define DAPTRACE_MAX_PROBE_MAX_CPU_BP	10000UL
 #define DAPTRACE_PROBE_MIN_PAGES	2U
 #define DAPTRACE_PROBE_COST_WINDOWS	4U
+/*
+ * The probe pages asked for, in the cost bound's average, are multiplied
+ * by this: a few a window, unscaled, an average of 4 stopped at 13 of 16
+ * (daptrace_probe_avg()) and a probe page read 23 % dearer than it was.
+ */
+#define DAPTRACE_PROBE_SLOTS_SCALE	64U
 
 /*
  * The probes' precision floor (daptrace_probes_precision()): the estimate
@@ -113,6 +119,8 @@ struct daptrace_region_rec;
 #define DAPTRACE_PROBE_FLOOR_WINDOWS	64U
 #define DAPTRACE_PROBE_SHARE_WINDOWS	16U
 #define DAPTRACE_PROBE_FLOOR_MIN	4U
+/* Windows the floor stays off once out of reach (daptrace_probes_precision()). */
+#define DAPTRACE_PROBE_FLOOR_HOLD	64U
 
 /*
  * Draws per probe page: a probe is drawn from the bytes the regions cover
@@ -452,14 +460,18 @@ struct daptrace_probe_counts {
  * @accessed:	Average accessed probe pages per window (tp + fn, faster).
  * @asked:	Average probe pages asked for per window.
  * @need:	The precision floor (daptrace_probes_precision()); 0: none.
+ * @hold:	Windows left in which the floor stays 0, having been found out
+ *		of reach.
  *
  * The averages are exponential, each window weighing
  * 1/DAPTRACE_PROBE_COST_WINDOWS, and kept multiplied by that number
  * (an average of x reads DAPTRACE_PROBE_COST_WINDOWS * x) so that they
- * stay integers without losing the small ones; only their ratios are used.
- * @tp and @fn are kept the same way with DAPTRACE_PROBE_FLOOR_WINDOWS,
- * @accessed and @asked with DAPTRACE_PROBE_SHARE_WINDOWS, and all four
- * multiplied by 64 besides (daptrace_probes_precision()).
+ * stay integers without losing the small ones; @slots is multiplied by
+ * 64 besides (daptrace_probes_budget()).  @tp and @fn are kept the same way
+ * with DAPTRACE_PROBE_FLOOR_WINDOWS, @accessed and @asked with
+ * DAPTRACE_PROBE_SHARE_WINDOWS, and all four multiplied by 64 besides
+ * (daptrace_probes_precision()): the floor compares @tp and @fn with a
+ * least count, the rest uses ratios.
  * Zeroed when monitoring starts.
  */
 struct daptrace_probe_budget {
@@ -473,6 +485,7 @@ struct daptrace_probe_budget {
 	u64 accessed;
 	u64 asked;
 	unsigned int need;
+	unsigned int hold;
 };
 
 /**
