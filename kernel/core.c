@@ -382,6 +382,39 @@ unsigned int daptrace_nr_regions(const struct daptrace_ctx *ctx)
 	return nr;
 }
 
+/*
+ * The largest region @t has at the resolution it would have alone: its own
+ * size / min_nr_regions (at least min_region_sz), the merge's size limit
+ * with @t the only target (daptrace_aggregate()).
+ */
+static unsigned long daptrace_own_sz_limit(const struct daptrace_ctx *ctx,
+					   const struct daptrace_target *t)
+{
+	const struct daptrace_region *r;
+	unsigned long sz = 0;
+
+	daptrace_for_each_region(r, t)
+		sz += daptrace_sz_region(r);
+	return max(sz / max(ctx->attrs.min_nr_regions, 1UL), ctx->min_region_sz);
+}
+
+/*
+ * Are there several targets, and can every one that ran have the
+ * resolution it would have alone (daptrace_own_sz_limit()): min_nr_regions
+ * each within max_nr_regions?  (With one, its own limit is the total's.)
+ */
+static bool daptrace_own_limits(const struct daptrace_ctx *ctx)
+{
+	const struct daptrace_target *t;
+	unsigned long nr = 0;
+
+	if (daptrace_nr_live_targets(ctx) < 2)
+		return false;
+	daptrace_for_each_target(t, ctx)
+		nr += daptrace_budgeted(t);
+	return nr * max(ctx->attrs.min_nr_regions, 1UL) <= ctx->attrs.max_nr_regions;
+}
+
 /**
  * daptrace_total_sz() - bytes covered by the regions of all targets.
  * @ctx:	The context.
@@ -1478,14 +1511,15 @@ static bool daptrace_merge_includes(enum daptrace_merge_which which,
 }
 
 /*
- * One merge pass over the targets @which says; returns the regions that
- * count against max_nr_regions (daptrace_budgeted()), and in @total all of
- * them.
+ * One merge pass over the targets @which says, with @own those that ran
+ * within their own size limit too (daptrace_own_sz_limit()); returns the
+ * regions that count against max_nr_regions (daptrace_budgeted()), and in
+ * @total all of them.
  */
 static unsigned int daptrace_merge_pass(struct daptrace_ctx *ctx,
 					unsigned int threshold,
 					unsigned long sz_limit, bool keep_apart,
-					enum daptrace_merge_which which,
+					bool own, enum daptrace_merge_which which,
 					unsigned int *total)
 {
 	struct daptrace_target *t;
@@ -1494,11 +1528,14 @@ static unsigned int daptrace_merge_pass(struct daptrace_ctx *ctx,
 	*total = 0;
 	daptrace_for_each_target(t, ctx) {
 		unsigned int before = t->nr_regions;
+		unsigned long limit = sz_limit;
 
 		if (t->exited)
 			continue;
+		if (own && daptrace_budgeted(t))
+			limit = min(limit, daptrace_own_sz_limit(ctx, t));
 		if (daptrace_merge_includes(which, t))
-			daptrace_merge_regions_of(t, threshold, sz_limit, keep_apart);
+			daptrace_merge_regions_of(t, threshold, limit, keep_apart);
 		/* Merged after all: sampled afresh, see &daptrace_target.quiet. */
 		if (t->nr_regions != before && t->quiet) {
 			t->quiet = false;
@@ -1550,6 +1587,16 @@ static unsigned int daptrace_merge_pass(struct daptrace_ctx *ctx,
  * min_nr_regions + 7 per target) is kept by the last step, which also
  * merges while there are more than 3 regions per target in all.
  *
+ * The size limit is DAMON's, total size / min_nr_regions over all targets
+ * (daptrace_aggregate()), and for a target that ran also its own size /
+ * min_nr_regions, while every target that ran can have min_nr_regions
+ * within max_nr_regions (daptrace_own_limits()): the resolution it would
+ * have alone.  With the total alone, one process among hundreds that sleep
+ * merged into regions of a tenth of all of their sizes: the aging workload's
+ * four 16 MiB areas, idle for 37, 29, 21 and 13 s, read as one region of
+ * the size-weighted age, 24 s, and `daptrace stat`'s idle-time percentiles
+ * were one value for all of them (bench/follow.sh, aging).
+ *
  * If even then the count is above max_nr_regions (possible after new ranges
  * appeared, when @sz_limit forbids every merge, or with regions on many
  * nodes), @sz_limit is doubled with any access difference, placement and
@@ -1565,10 +1612,11 @@ void daptrace_merge_regions(struct daptrace_ctx *ctx, unsigned int threshold,
 	unsigned long max_total = max_nr + 3UL * daptrace_nr_live_targets(ctx);
 	unsigned int max_thres = daptrace_max_nr_accesses(&ctx->attrs);
 	bool crowded = daptrace_nr_regions(ctx) > max_nr / 2;
+	bool own = daptrace_own_limits(ctx);
 	unsigned int nr, total;
 
 	do {
-		nr = daptrace_merge_pass(ctx, threshold, sz_limit, true,
+		nr = daptrace_merge_pass(ctx, threshold, sz_limit, true, own,
 					 crowded ? DAPTRACE_MERGE_ALL :
 					 DAPTRACE_MERGE_RAN, &total);
 		threshold = threshold > UINT_MAX / 2 ? UINT_MAX :
@@ -1578,7 +1626,7 @@ void daptrace_merge_regions(struct daptrace_ctx *ctx, unsigned int threshold,
 	/* Over the bound: everyone; over the ring's room alone: the quiet. */
 	while ((nr > max_nr || total > max_total) && sz_limit < ULONG_MAX) {
 		sz_limit = sz_limit > ULONG_MAX / 2 ? ULONG_MAX : sz_limit * 2;
-		nr = daptrace_merge_pass(ctx, UINT_MAX, sz_limit, false,
+		nr = daptrace_merge_pass(ctx, UINT_MAX, sz_limit, false, false,
 					 nr > max_nr ? DAPTRACE_MERGE_ALL :
 					 DAPTRACE_MERGE_QUIET, &total);
 	}
@@ -1657,22 +1705,6 @@ static void daptrace_split_regions_of(struct daptrace_ctx *ctx,
 			sz = sz_sub;
 		}
 	}
-}
-
-/*
- * The largest region @t has at the resolution it would have alone: its own
- * size / min_nr_regions (at least min_region_sz), the merge's size limit
- * with @t the only target (daptrace_aggregate()).
- */
-static unsigned long daptrace_own_sz_limit(const struct daptrace_ctx *ctx,
-					   const struct daptrace_target *t)
-{
-	const struct daptrace_region *r;
-	unsigned long sz = 0;
-
-	daptrace_for_each_region(r, t)
-		sz += daptrace_sz_region(r);
-	return max(sz / max(ctx->attrs.min_nr_regions, 1UL), ctx->min_region_sz);
 }
 
 /*
@@ -1799,7 +1831,9 @@ void daptrace_split_regions(struct daptrace_ctx *ctx)
  * similar neighbours, starts the next window's counts and splits.  Both the
  * age threshold and the first merge threshold are a tenth of the highest
  * count the window allowed, and merged regions may grow to total size /
- * min_nr_regions (at least min_region_sz), as in DAMON.  DAMON's windows
+ * min_nr_regions (at least min_region_sz), as in DAMON (those of a target
+ * that ran to its own size / min_nr_regions while the budget allows:
+ * daptrace_merge_regions()).  DAMON's windows
  * always have aggr_us / sample_us rounds (it counts them); ours end on
  * time, and a worker that was not scheduled (a busy machine) made fewer:
  * 3 or 4 instead of 20 (selftests/follow/tree under TCG beside a compile:

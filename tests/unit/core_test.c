@@ -2483,6 +2483,52 @@ TEST(busy_target_split_when_quiet_ones_exceed_max)
 }
 
 /*
+ * A target that runs among many that sleep is merged within its own size /
+ * min_nr_regions (1000 / 10), the resolution it would have alone: ten
+ * pieces of one access level stay ten, where the total's limit (64 x 300 +
+ * 1000) / 10 merged them into one (four areas of different idle times read
+ * as one region of their average age: `daptrace stat`'s percentiles).
+ * Where min_nr_regions for every target that ran does not fit in
+ * max_nr_regions, the total's limit alone, as DAMON.
+ */
+TEST(ran_target_merged_within_its_own_limit)
+{
+	static const struct rgn ranges[] = { { 0, 100 }, { 1000, 1100 }, { 5000, 5100 } };
+	struct daptrace_target *quiet[64], *t, *t2 = NULL;
+	struct rgn busy[10];
+	struct daptrace_ctx ctx;
+	unsigned int i, c;
+	struct prng p;
+
+	for (i = 0; i < ARRAY_SIZE(busy); i++)
+		busy[i] = (struct rgn){ .start = i * 100, .end = i * 100 + 100 };
+	for (c = 0; c < 2; c++) {
+		ctx_setup(&ctx, 1, &p, 23 + c);
+		ctx.attrs.min_nr_regions = 10;
+		ctx.attrs.max_nr_regions = c ? 15 : 100;
+		for (i = 0; i < ARRAY_SIZE(quiet); i++) {
+			quiet[i] = add_target(&ctx, i + 1, ranges, ARRAY_SIZE(ranges));
+			quiet[i]->quiet = true;
+		}
+		t = add_target(&ctx, 100, busy, ARRAY_SIZE(busy));
+		/* a second that ran: 20 regions wanted, over 15 */
+		if (c)
+			t2 = add_target(&ctx, 101, busy, ARRAY_SIZE(busy));
+		daptrace_merge_regions(&ctx, 1, daptrace_total_sz(&ctx) / 10);
+		ASSERT_VALID(&ctx);
+		TH_LOG("case %u: %u regions", c, t->nr_regions);
+		if (!c) {
+			ASSERT_EQ(10U, t->nr_regions);
+		} else {
+			ASSERT_EQ(1U, t->nr_regions);
+			ASSERT_EQ(1U, t2->nr_regions);
+		}
+		ctx_fini(&ctx);
+		ASSERT_EQ(0, shim_nr_live);
+	}
+}
+
+/*
  * A target that wakes among many that sleep, its regions merged to one per
  * mapped range while it slept (64 targets of three ranges under a budget
  * of 100, as bench/targets.sh's 4096 under 1000), gets the resolution it
@@ -3045,9 +3091,12 @@ TEST(aggregate_leaves_quiet_target)
 	i = 0;
 	daptrace_for_each_region(r, quiet)
 		ASSERT_EQ(addrs[i++], r->sampling_addr);
-	/* merged into one (size limit 2000 / 2), then cut in two or three */
-	ASSERT_GE(busy->nr_regions, 2U);
-	ASSERT_LE(busy->nr_regions, 3U);
+	/*
+	 * merged within its own size limit (1000 / 2, not the total's
+	 * 2000 / 2): 0-200 and 200-1000, then each cut in two or three
+	 */
+	ASSERT_GE(busy->nr_regions, 4U);
+	ASSERT_LE(busy->nr_regions, 6U);
 	ctx_fini(&ctx);
 	ASSERT_EQ(0, shim_nr_live);
 }
