@@ -2242,11 +2242,17 @@ TEST(merge_keeps_histories_apart)
 		unsigned int nr_want;
 		unsigned long ends[6];	/* right ends of the merged regions */
 	} cases[] = {
-		/* 0..2 one history, 9 vs 30 two, 30 vs 60 one */
-		{ "pairs", { 0, 2, 9, 30, 60, 0xffffffffU }, 4, { 20, 30, 50, 60 } },
-		/* falling by halves: pairwise each would merge, as a run not */
-		{ "falling", { 16, 8, 4, 2, 1, 0 }, 3, { 20, 40, 60 } },
-		{ "rising", { 0, 1, 2, 4, 8, 16 }, 3, { 30, 50, 60 } },
+		/* 0..2 one history; 9, 30, 60 each its own (more than an eighth apart) */
+		{ "pairs", { 0, 2, 9, 30, 60, 0xffffffffU }, 5, { 20, 30, 40, 50, 60 } },
+		/* falling by halves: 4 and 2 pairwise, but not 1 after them (4 - 1 > 2) */
+		{ "falling", { 16, 8, 4, 2, 1, 0 }, 4, { 10, 20, 40, 60 } },
+		{ "rising", { 0, 1, 2, 4, 8, 16 }, 4, { 30, 40, 50, 60 } },
+		/*
+		 * long idle: within an eighth one history (128 and 136), not
+		 * 136 and 208 (12.8 and 20.8 s at 100 ms: under the 2x of
+		 * before, they merged and `daptrace stat` read one age for both)
+		 */
+		{ "long", { 128, 136, 208, 216, 400, 420 }, 3, { 20, 40, 60 } },
 	};
 	static const struct rgn old[] = {
 		{ 0, 10 }, { 10, 20 }, { 20, 30 }, { 30, 40 }, { 40, 50 }, { 50, 60 },
@@ -2286,7 +2292,7 @@ TEST(merge_keeps_histories_apart)
 		daptrace_merge_regions(&ctx, 1, 1000);
 		ASSERT_EQ(1U, t->nr_regions);
 		r = list_first_entry(&t->regions, struct daptrace_region, list);
-		EXPECT_EQ(0U, r->idle);
+		EXPECT_EQ(cases[k].idle[0] == 128 ? 128U : 0U, r->idle);
 		ctx_fini(&ctx);
 	}
 	ASSERT_EQ(0, shim_nr_live);
