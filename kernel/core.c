@@ -1433,7 +1433,7 @@ static bool daptrace_same_node(const struct daptrace_region *l,
  * Kept apart, the cold cut-offs of such a region age on, and each sighting
  * cuts the region closer to the memory really accessed.  Pieces of one
  * region have the same idle time, so this never refuses within one history.
- * An eighth, not a half (as until cf9dc93): memory idle for 12.8 s and
+ * An eighth, not a half as it was: memory idle for 12.8 s and
  * memory idle for 20.8 s merged, their ages averaged (merges weigh ages by
  * size), split and merged again window after window, until four areas of
  * one process idle for 13 to 37 s all read 24 s (`daptrace stat`'s
@@ -1778,11 +1778,12 @@ static bool daptrace_split_to_own_limit(struct daptrace_ctx *ctx,
  * would only give a piece a sample that must be prepared, for nothing
  * learnt.  A target that ran after quiet windows (&daptrace_target.woke)
  * may wake with its regions merged far past what it would have alone
- * (crowded, above: one region per mapped range); halving them window by
- * window, its hot set took six windows longer to find among 4096 sleeping
- * targets than alone (bench/targets.sh).  Its regions larger than its own
- * size / min_nr_regions are cut at once into even pieces within that
- * limit, budget permitting, instead of the random split of that window.
+ * (crowded, above: one region per mapped range, a 32 MiB range whose 4 MiB
+ * hot set then waits for window after window of halving).  Its regions
+ * larger than its own size / min_nr_regions are cut at once into even
+ * pieces within that limit, budget permitting, instead of the random split
+ * of that window: among 4096 sleeping targets, the hot set was one region
+ * of its own in the first window after the wake (bench/targets.sh).
  *
  * &daptrace_ctx.last_nr_regions records the count before splitting, as in
  * DAMON.
