@@ -2443,6 +2443,30 @@ TEST(split_busy_target_among_quiet_ones)
 }
 
 /*
+ * 64 targets of three 100-byte ranges (@quiet, not marked quiet) and, after
+ * them, one of three 1000-byte ranges, returned; min_nr_regions 10, and
+ * @max_nr regions: bench/targets.sh's hundreds of sleeping processes of
+ * three ranges, over the budget on their own.
+ */
+static struct daptrace_target *busy_after_64_sleeping(struct daptrace_ctx *ctx, struct prng *p,
+						      u64 seed, struct daptrace_target **quiet,
+						      unsigned long max_nr)
+{
+	static const struct rgn ranges[] = { { 0, 100 }, { 1000, 1100 }, { 5000, 5100 } };
+	static const struct rgn busy[] = {
+		{ 0, 1000 }, { 10000, 11000 }, { 50000, 51000 },
+	};
+	unsigned int i;
+
+	ctx_setup(ctx, 1, p, seed);
+	ctx->attrs.min_nr_regions = 10;
+	ctx->attrs.max_nr_regions = max_nr;
+	for (i = 0; i < 64; i++)
+		quiet[i] = add_target(ctx, i + 1, ranges, ARRAY_SIZE(ranges));
+	return add_target(ctx, 100, busy, ARRAY_SIZE(busy));
+}
+
+/*
  * A process that wakes among many that sleep, whose one region per mapped
  * range alone is more than max_nr_regions (64 targets of three ranges
  * under a budget of 100: bench/targets.sh's 512 targets of 3 under 1000),
@@ -2453,22 +2477,13 @@ TEST(split_busy_target_among_quiet_ones)
  */
 TEST(busy_target_split_when_quiet_ones_exceed_max)
 {
-	static const struct rgn ranges[] = { { 0, 100 }, { 1000, 1100 }, { 5000, 5100 } };
-	static const struct rgn busy_ranges[] = {
-		{ 0, 1000 }, { 10000, 11000 }, { 50000, 51000 },
-	};
 	struct daptrace_target *quiet[64], *t;
 	struct daptrace_region *r;
 	struct daptrace_ctx ctx;
 	struct prng p;
 	unsigned int round, i;
 
-	ctx_setup(&ctx, 1, &p, 11);
-	ctx.attrs.min_nr_regions = 10;
-	ctx.attrs.max_nr_regions = 100;
-	for (i = 0; i < ARRAY_SIZE(quiet); i++)
-		quiet[i] = add_target(&ctx, i + 1, ranges, ARRAY_SIZE(ranges));
-	t = add_target(&ctx, 100, busy_ranges, ARRAY_SIZE(busy_ranges));
+	t = busy_after_64_sleeping(&ctx, &p, 11, quiet, 100);
 	for (round = 0; round < 8; round++) {
 		for (i = 0; i < ARRAY_SIZE(quiet); i++)
 			quiet[i]->quiet = true;
@@ -2541,16 +2556,13 @@ TEST(ran_target_merged_within_its_own_limit)
  * would have alone in the first aggregation after it ran: every region
  * within its own size / min_nr_regions (3000 / 10).  Before, it was halved
  * window by window (at most two pieces of each range, one of them at least
- * half of the range: 500 > 300), and its hot set took six windows longer
- * to find than alone.  Without room for all the cuts, it is split as any
- * target, and one that did not sleep before it ran (not woken) too.
+ * half of the range: 500 > 300), and a 4 MiB hot set in a 32 MiB range
+ * waited for windows of halving.  Without room for all the cuts, it is
+ * split as any target, and one that did not sleep before it ran (not
+ * woken) too.
  */
 TEST(woken_target_split_to_its_own_resolution)
 {
-	static const struct rgn ranges[] = { { 0, 100 }, { 1000, 1100 }, { 5000, 5100 } };
-	static const struct rgn busy_ranges[] = {
-		{ 0, 1000 }, { 10000, 11000 }, { 50000, 51000 },
-	};
 	struct daptrace_target *quiet[64], *t;
 	struct daptrace_region *r;
 	struct daptrace_ctx ctx;
@@ -2558,14 +2570,9 @@ TEST(woken_target_split_to_its_own_resolution)
 	struct prng p;
 
 	for (c = 0; c < 3; c++) {
-		ctx_setup(&ctx, 1, &p, 17 + c);
-		ctx.attrs.min_nr_regions = 10;
-		ctx.attrs.max_nr_regions = c == 1 ? 8 : 100;
-		for (i = 0; i < ARRAY_SIZE(quiet); i++) {
-			quiet[i] = add_target(&ctx, i + 1, ranges, ARRAY_SIZE(ranges));
+		t = busy_after_64_sleeping(&ctx, &p, 17 + c, quiet, c == 1 ? 8 : 100);
+		for (i = 0; i < ARRAY_SIZE(quiet); i++)
 			quiet[i]->quiet = true;
-		}
-		t = add_target(&ctx, 100, busy_ranges, ARRAY_SIZE(busy_ranges));
 		t->woke = c != 2;
 		daptrace_aggregate(&ctx, daptrace_max_nr_accesses(&ctx.attrs));
 		ASSERT_VALID(&ctx);
