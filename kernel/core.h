@@ -501,6 +501,11 @@ struct daptrace_probe_budget {
  * @last_nr_regions:	Region count the previous split started from (as in
  *			DAMON), used to decide whether a region is split in two
  *			or three pieces.
+ * @split_from:		Index in @targets of the target the next split starts
+ *			from: the first the previous one refused for the room
+ *			the targets before it took, so that each gets its turn
+ *			(daptrace_split_regions()).  An index, not a pointer:
+ *			targets come and go between windows.
  * @age_unit_us:	The aggregation interval the regions' &daptrace_region.age
  *			and &daptrace_region.idle count windows of (0: none
  *			yet); daptrace_aggregate() converts them when the
@@ -525,6 +530,7 @@ struct daptrace_ctx {
 	unsigned int nr_targets;
 	struct list_head targets;
 	unsigned int last_nr_regions;
+	unsigned int split_from;
 	unsigned long age_unit_us;
 	unsigned long nr_passes;
 	struct daptrace_tuner tuner;

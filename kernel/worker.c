@@ -854,6 +854,7 @@ int daptrace_start(struct daptrace_mon *mon)
 	daptrace_install_ring(mon, ring);
 	memset(&mon->cnt, 0, sizeof(mon->cnt));
 	mon->ctx.last_nr_regions = 0;
+	mon->ctx.split_from = 0;
 	mon->ctx.nr_passes = 0;
 	/* No worker runs: target_store() reads it under @mon->lock too. */
 	mon->worker_ending = false;
