@@ -407,9 +407,9 @@ static unsigned long daptrace_own_sz_limit(const struct daptrace_ctx *ctx,
  * is split only while all of its pieces fit (daptrace_split_regions()):
  * as many again.  So 4 min_nr_regions each within max_nr_regions; with
  * min_nr_regions each alone, the first targets' splits filled the budget
- * and the others' regions were never cut again (3 targets under 40 of 10:
- * the hot sets of two never found).  (With one, its own limit is the
- * total's.)
+ * and the others' regions were never cut again (3 targets, min_nr_regions
+ * 10, max_nr_regions 40: the hot sets of two never found).  (With one, its
+ * own limit is the total's.)
  */
 static bool daptrace_own_limits(const struct daptrace_ctx *ctx)
 {
