@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Where a stopped target's worker time goes, window by window: this tree's
-# module with bench/idle-breakdown.patch (a ktime_get_ns() around each step
-# of a window the worker slept to, summed, printed when monitoring stops),
-# built in a worktree under build/bench/, three passes of
+# Where a stopped target's worker time goes, window by window, and a busy
+# one's, sample by sample: this tree's module with
+# bench/idle-breakdown.patch (a ktime_get_ns() around each step of a window
+# the worker slept to and no target was probed in, and around each other
+# pass from wake-up to sleep, summed, printed when monitoring stops), built
+# in a worktree under build/bench/, three passes of
 # bench/idle-breakdown-guest.sh in each boot:
 #
 #   bench/idle-breakdown.sh [--rounds N] [--kernels "6.12"] [--out FILE] [--lock FILE]
@@ -13,9 +15,9 @@
 # worker's CPU, each step inside the loop, and what is left (going to sleep
 # and waking up, the context switches and the hrtimer: nothing in the loop
 # holds it); per sample of the busy target before it was stopped, the same
-# three without the steps.  The patch's own dozen clock reads are in the steps.  Passes
-# share a boot, which is fine here: the columns are parts of one figure,
-# not monitors compared.
+# three without the steps.  The patch's own dozen clock reads are in the
+# steps.  Passes share a boot, which is fine here: the columns are parts of
+# one figure, not monitors compared.
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
