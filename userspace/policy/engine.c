@@ -189,17 +189,22 @@ static int matches(const struct pol_scheme *s, const struct daptrace_region *r,
 	       age_us <= s->max_age_us;
 }
 
-static int label_allowed(const struct pol_scheme *s, const char *label)
+int pol_label_actionable(const char *label, enum pol_filter_type type)
 {
 	/* the kernel's special mappings can't be advised or migrated */
 	if (!strcmp(label, "[vvar]") || !strcmp(label, "[vdso]") ||
 	    !strcmp(label, "[vsyscall]"))
 		return 0;
-	if (s->ftype == POL_FILTER_ANON && label[0] != '[')
+	if (type == POL_FILTER_ANON && label[0] != '[')
 		return 0;
-	if (s->ftype == POL_FILTER_FILE && label[0] == '[')
+	if (type == POL_FILTER_FILE && label[0] == '[')
 		return 0;
-	return !s->flabel || strstr(label, s->flabel);
+	return 1;
+}
+
+static int label_allowed(const struct pol_scheme *s, const char *label)
+{
+	return pol_label_actionable(label, s->ftype) && (!s->flabel || strstr(label, s->flabel));
 }
 
 /* Scheme @s's identity in target @ti, and when @ti's ranges were last accessed. */

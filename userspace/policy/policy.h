@@ -334,6 +334,13 @@ int pol_scheme_check_nodes(const struct pol_scheme *s, char *err, size_t errlen)
 void pol_scheme_free(struct pol_scheme *s);
 /* A copy of parsed scheme @src (no run-time state) in @dst; -ENOMEM. */
 int pol_scheme_dup(struct pol_scheme *dst, const struct pol_scheme *src);
+/*
+ * Whether a scheme with type=@type can act on a mapping labelled @label
+ * (a record's label: "[heap]", "[anon]", a file's path...): never on the
+ * kernel's special mappings ([vvar], [vdso], [vsyscall]), which cannot be
+ * advised or migrated.  report savings replays the same choice.
+ */
+int pol_label_actionable(const char *label, enum pol_filter_type type);
 /* Is cgroup path @p @root or below it ("/" holds every path)? */
 int pol_cgroup_within(const char *root, const char *p);
 /* Strict "123", "4K", "64M", "1G" (binary units) to bytes. */

@@ -4,8 +4,9 @@
  * by hand: what reclaiming everything idle for at least T saves, the
  * refaults it causes and how soon, memory freed unused apart from memory
  * whose future the record does not know, what is never idle enough (not
- * observable, unknown age), ranges that split and merge, --by pid, the
- * knee, JSON, the plot, and the flags it refuses.
+ * observable, unknown age), memory no scheme can act on (the kernel's
+ * special mappings, the other --type), ranges that split and merge, --by
+ * pid, the knee, JSON, the plot, and the flags it refuses.
  */
 #include <json-c/json.h>
 #include <string.h>
@@ -111,6 +112,32 @@ static const char two_procs[] = HDR "#target,7,a\n#target,8,b\n" COLS
 	"#snap,4,3000000000,4000000000,1,200,0,0\n"
 	"4000000000,4,7,524288,540672,0,0,200,0,f\n"
 	"#eof\n";
+
+/*
+ * Mappings of each kind, pid 7, four windows of 1 s: [heap] 8 KiB, a
+ * file's 4 KiB, [vdso] 8 KiB and [vvar] 16 KiB idle throughout; [anon]
+ * 4 KiB idle in windows 1-2, accessed in 3-4.  At T = 1 s everything idle
+ * the scheme can act on is reclaimed in window 1, [anon] refaults in
+ * window 3; the special mappings never are (the policy engine skips them:
+ * no pageout can reach them).
+ *   any:  reclaimed 8192 + 4096 + 4096 = 16384, refaulted 4096; saved
+ *         (16384 x 2 + 12288 x 2) / 4 = 14336; out of reach 24576
+ *   anon: reclaimed 12288, refaulted 4096; saved (12288 x 2 + 8192 x 2)
+ *         / 4 = 10240; out of reach 24576 + 4096 = 28672
+ *   file: reclaimed and saved 4096, no refault; out of reach 36864
+ */
+static const char kinds[] = HDR "#target,7,app\n" COLS
+#define KINDS_WINDOW(w, start, acc) \
+	"#snap," #w "," #start "," #w "000000000,5,200,0,0\n" \
+	#w "000000000," #w ",7,65536,73728,0,0,200,0,[heap]\n" \
+	#w "000000000," #w ",7,131072,135168,0,0,200,0,/usr/bin/app\n" \
+	#w "000000000," #w ",7,196608,204800,0,0,200,0,[vdso]\n" \
+	#w "000000000," #w ",7,262144,278528,0,0,200,0,[vvar]\n" \
+	#w "000000000," #w ",7,327680,331776," #acc ",0,200,0,[anon]\n"
+	KINDS_WINDOW(1, 0, 0) KINDS_WINDOW(2, 1000000000, 0)
+	KINDS_WINDOW(3, 2000000000, 5) KINDS_WINDOW(4, 3000000000, 5)
+	"#eof\n";
+#undef KINDS_WINDOW
 
 static struct json_object *savings_json(struct __test_metadata *_metadata, const char *rec,
 					const char *thresholds, const char *by)
@@ -286,6 +313,128 @@ TEST_F(rec, unobservable_and_unknown_age_excluded)
 				    self->main_rec), out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "not observable 4.00 KiB, idle of unknown age 4.00 KiB"))
 		TH_LOG("%s", out);
+}
+
+/*
+ * Only resident memory is saved: the placement columns say which share of
+ * each region's samples found the page present.  Pid 7, four windows of
+ * 1 s, 200 samples each, 64 KiB regions, --thresholds 1s:
+ *   p  [anon]  a quarter present; idle in windows 1-2, accessed in 3-4:
+ *              16384 reclaimed in window 1, refaulted in window 3
+ *   q  [heap]  all present in window 1, half in 2-4: 65536 reclaimed in
+ *              window 1, held to the end (what it held when reclaimed)
+ *   r  [anon]  mapped, never present: reclaims nothing
+ *   u  [anon]  half its samples unobserved, the others all present: 65536
+ * Reclaimed 147456, refaulted 16384, unknown 131072; saved 147456 in
+ * windows 1-2, 131072 in 3-4: mean 139264, last 131072.  Resident, of the
+ * 262144 observed: 147456 in window 1, 114688 in 2-4: mean 122880.
+ * Without the placement columns the same record counts every byte.
+ */
+TEST_F(rec, only_resident_memory_is_saved)
+{
+	static const char cols[] = "time_ns,seq,pid,start,end,nr_accesses,age,nr_samples,"
+				   "nr_present,node0,node1,node2,node3,phys_addr,flags,"
+				   "nr_unobserved,label\n";
+	struct json_object *j, *all;
+	char path[160];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/resident.csv", self->dir);
+	f = fopen(path, "w");
+	ASSERT_NE(NULL, f);
+	fprintf(f, HDR "#target,7,app\n%s", cols);
+	for (int w = 1; w <= 4; w++) {
+		unsigned long long t = w * 1000000000ULL;
+		int q = w == 1 ? 200 : 100;
+
+		fprintf(f, "#snap,%d,%llu,%llu,4,200,0,0\n", w, t - 1000000000ULL, t);
+		fprintf(f, "%llu,%d,7,65536,131072,%d,0,200,50,50,0,0,0,,0,0,[anon]\n", t, w,
+			w <= 2 ? 0 : 5);
+		fprintf(f, "%llu,%d,7,262144,327680,0,%d,200,%d,%d,0,0,0,,0,0,[heap]\n", t, w,
+			w - 1, q, q);
+		fprintf(f, "%llu,%d,7,524288,589824,0,%d,200,0,0,0,0,0,,0,0,[anon]\n", t, w, w - 1);
+		fprintf(f, "%llu,%d,7,655360,720896,0,%d,200,100,100,0,0,0,,0,100,[anon]\n", t, w,
+			w - 1);
+	}
+	fputs("#eof\n", f);
+	fclose(f);
+	j = savings_json(_metadata, path, "1s", NULL);
+	ASSERT_NE(NULL, j);
+	all = get(j, "all");
+	EXPECT_EQ(262144, num(all, "observed_mean_bytes"));
+	EXPECT_EQ(122880, num(all, "resident_mean_bytes"));
+	EXPECT_EQ(0, num(all, "residency_unknown_mean_bytes"));
+	EXPECT_CURVE(all,
+		{ 0, "reclaimed_bytes", 147456 },
+		{ 0, "refaulted_bytes", 16384 },
+		{ 0, "unknown_future_bytes", 131072 },
+		{ 0, "saved_mean_bytes", 139264 },
+		{ 0, "saved_last_bytes", 131072 });
+	json_object_put(j);
+	ASSERT_EQ(0, run_daptrace(A("report", "savings", "--thresholds", "1s", path), out,
+				  sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "(of 256 KiB observed, 120 KiB of it resident)"))
+		TH_LOG("%s", out);
+	/* the main record has no placement columns: every byte, and it says so */
+	EXPECT_EQ(28672, num(self->all, "residency_unknown_mean_bytes"));
+	ASSERT_EQ(0, run_daptrace(A("report", "savings", "--thresholds", "1s",
+				    self->main_rec), out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "; 28.0 KiB of it of unrecorded residency, counted whole)"))
+		TH_LOG("%s", out);
+}
+
+/* The kernel's special mappings are never reclaimed; --type keeps one kind. */
+TEST_F(rec, out_of_the_schemes_reach)
+{
+	static const struct {
+		const char *type;
+		double reclaimed, refaulted, saved, out_of_reach, observed;
+	} want[] = {
+		{ NULL, 16384, 4096, 14336, 24576, 16384 },
+		{ "anon", 12288, 4096, 10240, 28672, 12288 },
+		{ "file", 4096, 0, 4096, 36864, 4096 },
+	};
+	char rec[160];
+	FILE *f;
+
+	snprintf(rec, sizeof(rec), "%s/kinds.csv", self->dir);
+	f = fopen(rec, "w");
+	ASSERT_NE(NULL, f);
+	fputs(kinds, f);
+	fclose(f);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		struct json_object *j, *all;
+		const char *type, *name = want[i].type ? want[i].type : "any";
+		int ret;
+
+		if (want[i].type)
+			ret = run_daptrace(A("report", "savings", "--json", "--thresholds", "1s",
+					     "--type", (char *)want[i].type, rec), out, sizeof(out));
+		else
+			ret = run_daptrace(A("report", "savings", "--json", "--thresholds", "1s",
+					     rec), out, sizeof(out));
+		ASSERT_EQ(0, ret) TH_LOG("%s", out);
+		j = json_tokener_parse(out);
+		ASSERT_NE(NULL, j) TH_LOG("not JSON: %.500s", out);
+		all = get(j, "all");
+		type = json_object_get_string(get(j, "type"));
+		EXPECT_STREQ(name, type ? type : "(none)");
+		EXPECT_EQ(want[i].reclaimed, num(point(all, 0), "reclaimed_bytes"))
+			TH_LOG("--type %s", name);
+		EXPECT_EQ(want[i].refaulted, num(point(all, 0), "refaulted_bytes"))
+			TH_LOG("--type %s", name);
+		EXPECT_EQ(want[i].saved, num(point(all, 0), "saved_mean_bytes"))
+			TH_LOG("--type %s", name);
+		EXPECT_EQ(want[i].out_of_reach, num(all, "out_of_reach_mean_bytes"))
+			TH_LOG("--type %s", name);
+		EXPECT_EQ(want[i].observed, num(all, "observed_mean_bytes"))
+			TH_LOG("--type %s", name);
+		json_object_put(j);
+	}
+	ASSERT_EQ(0, run_daptrace(A("report", "savings", "--type", "anon", "--thresholds", "1s",
+				    rec), out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "reclaiming the anonymous memory idle")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "out of the scheme's reach 28.0 KiB")) TH_LOG("%s", out);
 }
 
 /* The table marks the knee: the most saved with refaults/s within 10 % of the most. */
@@ -486,9 +635,10 @@ TEST_F(rec, warm_set_read_every_second_is_not_idle)
  * moved in the missed window, which may have been an access: it counts as
  * accessed when that age began (end of window 4), idle 1 s in window 5, as
  * the policy engine restarts its clock.  v's age covers the gap: still
- * idle since the record began.  20 KiB each, --thresholds 2s: z saved in
- * windows 2, 3 and 6, v in 2, 3, 5 and 6, over 5 windows: 28672.  Neither
- * refaults: what the missed window held is not known to be an access.
+ * idle since the record began.  20 KiB each, --thresholds 2s: both
+ * reclaimed in window 2, neither refaults (what the missed window held is
+ * not known to be an access), so both are held reclaimed, saved, in
+ * windows 2, 3, 5 and 6, over 5 windows: 32768.
  */
 TEST_F(rec, missed_windows_restart_the_idle_clock)
 {
@@ -515,7 +665,7 @@ TEST_F(rec, missed_windows_restart_the_idle_clock)
 	ASSERT_NE(NULL, j);
 	EXPECT_EQ(5, num(get(j, "all"), "windows"));
 	EXPECT_CURVE(get(j, "all"),
-		{ 0, "saved_mean_bytes", 28672 },
+		{ 0, "saved_mean_bytes", 32768 },
 		{ 0, "reclaimed_bytes", 40960 },
 		{ 0, "refaulted_bytes", 0 });
 	json_object_put(j);
@@ -554,6 +704,13 @@ TEST_F(rec, bad_flags_and_thresholds)
 	EXPECT_NE(NULL, strstr(out, "--thresholds does not apply to 'report wss' "
 			       "(only to savings)"))
 		TH_LOG("%s", out);
+	EXPECT_EQ(2, run_daptrace(A("report", "savings", "--type", "shm", self->main_rec), out,
+				  sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "--type: invalid value 'shm' (expected anon or file"))
+		TH_LOG("%s", out);
+	EXPECT_EQ(2, run_daptrace(A("report", "wss", "--type", "anon", self->main_rec), out,
+				  sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "--type does not apply to 'report wss'")) TH_LOG("%s", out);
 	EXPECT_EQ(2, run_daptrace(A("report", "savings", "--by", "pid", "--plot", "x.svg",
 				    self->main_rec), out, sizeof(out)));
 	EXPECT_EQ(2, run_daptrace(A("report", "savings", "--by", "uid", self->main_rec), out,

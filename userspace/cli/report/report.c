@@ -18,6 +18,7 @@
 #include "common/grow.h"
 #include "import/import.h"
 #include "objects/objects.h"
+#include "policy.h"
 #include "report.h"
 #include "report_mapped.h"
 #include "common/report_group.h"
@@ -165,6 +166,8 @@ static void usage(FILE *f)
 "      the knee: the most saved while refaults/s stay within 10%% of the most\n"
 "      --thresholds LIST idle times, comma separated (default\n"
 "                        1s,2s,5s,10s,30s,1m,2m,5m,10m; at most 32)\n"
+"      --type anon|file  only the memory a scheme with this type= would act on\n"
+"                        (anonymous: swapped; file-backed: dropped and read back)\n"
 "      --by pid|comm|cgroup  and the curve per process, command name or cgroup\n"
 "      --plot OUT        memory saved against refaults/s, the knee marked\n");
 }
@@ -202,7 +205,7 @@ enum { OPT_PLOT = 256, OPT_PARTIAL, OPT_TIME_BINS, OPT_ADDR_BINS,
        OPT_SINCE, OPT_UNTIL, OPT_ADDR, OPT_LABEL, OPT_HOT_PCT, OPT_SIZE, OPT_FREQ,
        OPT_AGE, OPT_SORT, OPT_TEMP_W, OPT_BY, OPT_TERMINAL, OPT_SKIP, OPT_PCT_METHOD,
        OPT_METRIC, OPT_SORTBY, OPT_ALL_FP, OPT_RAW_NUMBER, OPT_AGGR, OPT_THRESHOLDS,
-       OPT_LAST = OPT_THRESHOLDS };
+       OPT_TYPE, OPT_LAST = OPT_TYPE };
 
 static const struct option longopts[] = {
 	{ "output",	required_argument, NULL, 'o' },
@@ -237,6 +240,7 @@ static const struct option longopts[] = {
 	{ "raw-number",	no_argument,	   NULL, OPT_RAW_NUMBER },
 	{ "aggr",	required_argument, NULL, OPT_AGGR },
 	{ "thresholds",	required_argument, NULL, OPT_THRESHOLDS },
+	{ "type",	required_argument, NULL, OPT_TYPE },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -274,6 +278,7 @@ static const struct {
 	{ OPT_BY_LABEL, M_HOT, "hot" },
 	{ OPT_BY, M_WSS | M_HOT | M_ACCESS | M_SAVINGS, "wss, hot, access and savings" },
 	{ OPT_THRESHOLDS, M_SAVINGS, "savings" },
+	{ OPT_TYPE, M_SAVINGS, "savings" },
 };
 
 static const char *opt_name(int opt)
@@ -620,6 +625,15 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 			break;
 		case OPT_THRESHOLDS:
 			err = parse_thresholds(optarg, o);
+			break;
+		case OPT_TYPE:
+			if (!strcmp(optarg, "anon"))
+				o->sav_type = POL_FILTER_ANON;
+			else if (!strcmp(optarg, "file"))
+				o->sav_type = POL_FILTER_FILE;
+			else
+				return bad_value(CMD, "--type", optarg, "expected anon or file, as "
+						 "a scheme's type=");
 			break;
 		case OPT_AT:
 			err = parse_seconds("--at", optarg, &o->at_s);

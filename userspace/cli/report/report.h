@@ -84,6 +84,7 @@ struct report_opts {
 	uint64_t adjust_aggr_us;	/* adjust: the merged windows' length */
 	uint64_t thresholds_ns[REPORT_MAX_THRESHOLDS];	/* savings: ascending */
 	unsigned int nr_thresholds;	/* savings: 0: the defaults */
+	int sav_type;			/* savings --type: enum pol_filter_type, 0: any */
 };
 
 /*

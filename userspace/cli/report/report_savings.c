@@ -37,9 +37,14 @@ static const uint64_t default_t_ns[] = {
 	60000000000ULL, 120000000000ULL, 300000000000ULL, 600000000000ULL,
 };
 
-/* Bytes [start, end) reclaimed at the end of the window ending at @t_ns. */
+/*
+ * Bytes [start, end) reclaimed at the end of the window ending at @t_ns;
+ * @res of them were resident then (what the reclaim took, and what can
+ * come back).
+ */
 struct ivl {
 	uint64_t start, end, t_ns;
+	double res;
 };
 
 struct ivl_set {
@@ -64,6 +69,7 @@ enum wkind {
 	W_ACCESSED,			/* nr_accesses > 0: reclaimed bytes refault */
 	W_IDLE,				/* idle for idle_ns (by address): reclaimed if >= T */
 	W_UNOBS,			/* not observable: no change */
+	W_OUT_OF_REACH,			/* a mapping the scheme cannot act on: no change */
 	W_AGE_UNKNOWN,			/* idle, for how long unknown: no change */
 	W_HOLE,				/* [unmapped]: reclaimed bytes were freed */
 };
@@ -73,6 +79,8 @@ struct wreg {
 	size_t space;
 	enum wkind kind;
 	uint32_t age;			/* windows (for missed windows only) */
+	double res;			/* its resident share (1: not known) */
+	int res_known;			/* the record has placement: @res was sampled */
 };
 
 struct savings {
@@ -234,7 +242,7 @@ double sav_reuse_pct(const struct sav_reuse *r, double p)
 enum sav_event { EV_RECLAIM, EV_REFAULT, EV_NEVER, EV_UNKNOWN };
 
 static int account(struct savings *sv, const struct space *sp, unsigned int k,
-		   enum sav_event ev, uint64_t bytes, uint64_t reuse_ns)
+		   enum sav_event ev, double bytes, uint64_t reuse_ns)
 {
 	struct sav_stats *sts[2] = { &sv->all, sp->group };
 
@@ -243,36 +251,39 @@ static int account(struct savings *sv, const struct space *sp, unsigned int k,
 
 		switch (ev) {
 		case EV_RECLAIM:
-			p->reclaimed += (double)bytes;
+			p->reclaimed += bytes;
 			break;
 		case EV_REFAULT:
-			p->refaulted += (double)bytes;
-			if (reuse_add(&p->reuse, reuse_ns, (double)bytes))
+			p->refaulted += bytes;
+			if (reuse_add(&p->reuse, reuse_ns, bytes))
 				return fail(CMD, "out of memory");
 			break;
 		case EV_NEVER:
-			p->never_reused += (double)bytes;
+			p->never_reused += bytes;
 			break;
 		case EV_UNKNOWN:
-			p->unknown += (double)bytes;
+			p->unknown += bytes;
 			break;
 		}
 	}
 	return 0;
 }
 
-/* Append [start, end) reclaimed at @t_ns, merged with the last range if they touch. */
-static int ivl_push(struct ivl_set *s, uint64_t start, uint64_t end, uint64_t t_ns)
+/*
+ * Append [start, end) reclaimed at @t_ns, @res of it resident, merged with
+ * the last range if they touch and agree.
+ */
+static int ivl_push(struct ivl_set *s, uint64_t start, uint64_t end, uint64_t t_ns, double res)
 {
 	struct ivl *last = s->n ? &s->v[s->n - 1] : NULL;
 
-	if (last && last->end == start && last->t_ns == t_ns) {
+	if (last && last->end == start && last->t_ns == t_ns && last->res == res) {
 		last->end = end;
 		return 0;
 	}
 	if (report_grow((void **)&s->v, &s->cap, s->n + 1, sizeof(*s->v)))
 		return -1;
-	s->v[s->n++] = (struct ivl){ start, end, t_ns };
+	s->v[s->n++] = (struct ivl){ start, end, t_ns, res };
 	return 0;
 }
 
@@ -284,15 +295,33 @@ static int apply(struct savings *sv, const struct space *sp, unsigned int k,
 		 const struct wreg *r, const struct ivl *piece, uint64_t now,
 		 struct ivl_set *out)
 {
-	uint64_t bytes = piece->end - piece->start;
+	double bytes = (double)(piece->end - piece->start) * piece->res;
 
 	if (!r || r->kind == W_HOLE)
 		return account(sv, sp, k, EV_NEVER, bytes, 0);
 	if (r->kind == W_ACCESSED)
 		return account(sv, sp, k, EV_REFAULT, bytes,
 			       now > piece->t_ns ? now - piece->t_ns : 0);
-	return ivl_push(out, piece->start, piece->end, piece->t_ns) ?
+	return ivl_push(out, piece->start, piece->end, piece->t_ns, piece->res) ?
 	       fail(CMD, "out of memory") : 0;
+}
+
+/*
+ * What space @sp holds reclaimed at threshold @k at the end of a window,
+ * @set, resident when it was reclaimed: the memory saved then.  Counted
+ * from the reclaimed ranges, not from this window's idle regions: in a
+ * policy's own record what it paged out reads not present.
+ */
+static void add_saved(struct savings *sv, const struct space *sp, unsigned int k,
+		      const struct ivl_set *set)
+{
+	struct sav_stats *sts[2] = { &sv->all, sp->group };
+	double bytes = 0;
+
+	for (size_t i = 0; i < set->n; i++)
+		bytes += (double)(set->v[i].end - set->v[i].start) * set->v[i].res;
+	for (int i = 0; i < 2 && sts[i]; i++)
+		sts[i]->pt[k].saved_now += bytes;
 }
 
 /*
@@ -319,7 +348,7 @@ static int sweep(struct savings *sv, struct space *sp, unsigned int k,
 		/* reclaimed bytes before this region: unmapped since */
 		while (have && cur.start < r[j].start && !ret) {
 			struct ivl p = { cur.start, cur.end < r[j].start ? cur.end : r[j].start,
-					 cur.t_ns };
+					 cur.t_ns, cur.res };
 
 			ret = apply(sv, sp, k, NULL, &p, now, out);
 			cur.start = p.end;
@@ -331,7 +360,7 @@ static int sweep(struct savings *sv, struct space *sp, unsigned int k,
 
 			if (have && cur.start <= pos) {
 				struct ivl p = { pos, cur.end < r[j].end ? cur.end : r[j].end,
-						 cur.t_ns };
+						 cur.t_ns, cur.res };
 
 				ret = apply(sv, sp, k, &r[j], &p, now, out);
 				pos = cur.start = p.end;
@@ -341,8 +370,8 @@ static int sweep(struct savings *sv, struct space *sp, unsigned int k,
 			}
 			e = have && cur.start < r[j].end ? cur.start : r[j].end;
 			if (r[j].kind == W_IDLE && r[j].idle_ns >= t) {
-				ret = account(sv, sp, k, EV_RECLAIM, e - pos, 0);
-				if (!ret && ivl_push(out, pos, e, now))
+				ret = account(sv, sp, k, EV_RECLAIM, (double)(e - pos) * r[j].res, 0);
+				if (!ret && ivl_push(out, pos, e, now, r[j].res))
 					ret = fail(CMD, "out of memory");
 			}
 			pos = e;
@@ -356,6 +385,8 @@ static int sweep(struct savings *sv, struct space *sp, unsigned int k,
 	tmp = *in;
 	*in = *out;
 	*out = tmp;
+	if (!ret)
+		add_saved(sv, sp, k, in);
 	return ret;
 }
 
@@ -374,7 +405,7 @@ static int settle(struct savings *sv, struct space *sp, enum sav_event ev)
 		for (size_t i = 0; i < sp->sets[k].n; i++) {
 			const struct ivl *v = &sp->sets[k].v[i];
 
-			if (account(sv, sp, k, ev, v->end - v->start, 0))
+			if (account(sv, sp, k, ev, (double)(v->end - v->start) * v->res, 0))
 				return EXIT_FAIL;
 		}
 		sp->sets[k].n = 0;
@@ -416,12 +447,17 @@ static void tally(struct savings *sv, const struct wreg *r)
 			st->unobs_now += bytes;
 			continue;
 		}
+		if (r->kind == W_OUT_OF_REACH) {
+			st->unreachable_now += bytes;
+			continue;
+		}
 		st->observed_now += bytes;
+		if (r->res_known)
+			st->resident_now += bytes * r->res;
+		else
+			st->res_unknown_now += bytes;
 		if (r->kind == W_AGE_UNKNOWN)
 			st->age_unknown_now += bytes;
-		for (unsigned int k = 0; r->kind == W_IDLE && k < sv->nr_t; k++)
-			if (r->idle_ns >= sv->t_ns[k])
-				st->pt[k].saved_now += bytes;
 	}
 }
 
@@ -437,7 +473,11 @@ static void fold(struct savings *sv, const struct rec_snapshot *s)
 		st->observed_sum += st->observed_now;
 		st->unobs_sum += st->unobs_now;
 		st->age_unknown_sum += st->age_unknown_now;
+		st->unreachable_sum += st->unreachable_now;
+		st->resident_sum += st->resident_now;
+		st->res_unknown_sum += st->res_unknown_now;
 		st->observed_now = st->unobs_now = st->age_unknown_now = 0;
+		st->unreachable_now = st->resident_now = st->res_unknown_now = 0;
 		for (unsigned int k = 0; k < sv->nr_t; k++) {
 			st->pt[k].saved_sum += st->pt[k].saved_now;
 			st->pt[k].saved_last = st->pt[k].saved_now;
@@ -446,6 +486,22 @@ static void fold(struct savings *sv, const struct rec_snapshot *s)
 		st->touched = 0;
 	}
 	sv->nr_touched = 0;
+}
+
+/*
+ * The share of region @r that was resident: of its sampling rounds that
+ * observed their page, those that found it present (the placement
+ * columns).  Memory mapped but never touched, or already swapped out, is
+ * no saving.  A record without placement does not say: all of it, and
+ * the bytes so counted are reported.
+ */
+static void region_resident(const struct rec_snapshot *s, const struct rec_region *r,
+			    struct wreg *w)
+{
+	uint32_t seen = s->nr_samples > r->nr_unobserved ? s->nr_samples - r->nr_unobserved : 0;
+
+	w->res_known = s->placement && seen;
+	w->res = !w->res_known ? 1 : r->nr_present >= seen ? 1 : (double)r->nr_present / seen;
 }
 
 /*
@@ -475,6 +531,8 @@ static ssize_t window_regions(struct savings *sv, const struct rec_snapshot *s,
 		*w = (struct wreg){ .start = r->start, .end = r->end, .space = (size_t)sp };
 		if (!strcmp(r->label, "[unmapped]"))
 			w->kind = W_HOLE;
+		else if (!pol_label_actionable(r->label, (enum pol_filter_type)sv->o->sav_type))
+			w->kind = W_OUT_OF_REACH;
 		else if (!rec_observable(r))
 			w->kind = W_UNOBS;
 		else if (r->nr_accesses)
@@ -484,6 +542,7 @@ static ssize_t window_regions(struct savings *sv, const struct rec_snapshot *s,
 		else
 			w->kind = W_IDLE;
 		w->age = r->age;
+		region_resident(s, r, w);
 		if (n && cmp_wreg(&sv->w[n - 1], w) > 0)
 			sorted = 0;
 		n++;

@@ -24,10 +24,20 @@
  * unknown future: reported apart, never as "never reused".  So, for each
  * threshold, reclaimed = refaulted + never reused + unknown.
  *
- * Memory saved is the bytes idle >= T in each window, averaged over the
- * windows in which the group had regions, and in its last such window.
+ * Only resident bytes are reclaimed: a region's resident share is the
+ * share of its sampling rounds that found the page present (the placement
+ * columns), taken when its bytes are reclaimed and kept with them, so
+ * what refaults is at most what was taken; memory mapped but never
+ * touched saves nothing.  A record without placement counts every byte
+ * and says how many.  Memory saved is what is held reclaimed at the end
+ * of each window, averaged over the windows in which the group had
+ * regions, and in its last such window.
  * Memory that cannot be observed, and idle memory of unknown age, is never
- * idle enough: how much was left out so is said apart.
+ * idle enough; memory the replayed scheme could not act on is never
+ * reclaimed: the kernel's special mappings ([vvar], [vdso], [vsyscall]:
+ * the policy engine skips them) and, with --type, the other type
+ * (pol_label_actionable(), the engine's own test).  How much was left out
+ * so is said apart, and none of it counts as observed.
  */
 #ifndef DAPTRACE_REPORT_SAVINGS_H
 #define DAPTRACE_REPORT_SAVINGS_H
@@ -61,8 +71,8 @@ struct sav_reuse {
 
 /* One threshold of one group. */
 struct sav_point {
-	double saved_sum;		/* bytes idle >= T, summed over the windows */
-	double saved_now;		/* in this window */
+	double saved_sum;		/* bytes held reclaimed, summed over the windows */
+	double saved_now;		/* at the end of this window */
 	double saved_last;		/* in the group's last window */
 	double reclaimed;		/* bytes: refaulted + never_reused + unknown */
 	double refaulted;
@@ -78,6 +88,9 @@ struct sav_stats {
 	double observed_sum, observed_now;	/* observable mapped bytes */
 	double unobs_sum, unobs_now;		/* not observable: left out */
 	double age_unknown_sum, age_unknown_now; /* idle, of unknown age: left out */
+	double unreachable_sum, unreachable_now; /* out of the scheme's reach: left out */
+	double resident_sum, resident_now;	/* of the observed, resident */
+	double res_unknown_sum, res_unknown_now; /* observed, residency not recorded */
 	int touched;			/* has regions in this window */
 	uint64_t nr_procs;
 	const char *key;		/* group name ("all" for the record) */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/json_out.h"
+#include "policy.h"
 #include "report_savings.h"
 #include "common/units.h"
 
@@ -18,6 +19,25 @@
 static const char *secs_or_dash(double ns, char *buf, size_t len)
 {
 	return ns < 0 ? "-" : fmt_secs(u64_of(ns), buf, len);
+}
+
+/* What --type leaves in the replay. */
+static const char *sav_type_text(const struct report_opts *o)
+{
+	switch (o->sav_type) {
+	case POL_FILTER_ANON:
+		return "the anonymous memory";
+	case POL_FILTER_FILE:
+		return "the file-backed memory";
+	default:
+		return "what is";
+	}
+}
+
+static const char *sav_type_name(const struct report_opts *o)
+{
+	return o->sav_type == POL_FILTER_ANON ? "anon" :
+	       o->sav_type == POL_FILTER_FILE ? "file" : "any";
 }
 
 static const char *bytes_of(double v, char *buf, size_t len)
@@ -29,14 +49,21 @@ static void print_stats_text(const struct sav_result *res, const struct sav_stat
 			     FILE *out)
 {
 	char b[11][32];
+	double w = (double)st->windows;
 
 	fprintf(out, "# %" PRIu64 " windows over %.3f s, %" PRIu64 " process%s\n",
 		st->windows, sav_seconds(st), st->nr_procs, st->nr_procs == 1 ? "" : "es");
 	fprintf(out, "# left out, never idle enough (means over the windows): not "
-		"observable %s, idle of unknown age %s (of %s observed)\n",
-		bytes_of(st->unobs_sum / (double)st->windows, b[0], 32),
-		bytes_of(st->age_unknown_sum / (double)st->windows, b[1], 32),
-		bytes_of(st->observed_sum / (double)st->windows, b[2], 32));
+		"observable %s, idle of unknown age %s, out of the scheme's reach %s "
+		"(of %s observed",
+		bytes_of(st->unobs_sum / w, b[0], 32), bytes_of(st->age_unknown_sum / w, b[1], 32),
+		bytes_of(st->unreachable_sum / w, b[3], 32), bytes_of(st->observed_sum / w, b[2], 32));
+	/* a record without placement columns does not say what was resident */
+	if (st->res_unknown_sum > 0)
+		fprintf(out, "; %s of it of unrecorded residency, counted whole)\n",
+			bytes_of(st->res_unknown_sum / w, b[0], 32));
+	else
+		fprintf(out, ", %s of it resident)\n", bytes_of(st->resident_sum / w, b[0], 32));
 	if (st->knee >= 0)
 		fprintf(out, "# knee: %s\n", fmt_secs(res->t_ns[st->knee], b[0], 32));
 	fprintf(out, "%-10s %11s %11s %11s %11s %13s %9s %9s %9s %11s %11s %8s\n",
@@ -65,8 +92,8 @@ void sav_print_text(const struct sav_result *res, FILE *out)
 {
 	const struct report_opts *o = res->o;
 
-	fprintf(out, "# savings of %s%s: reclaiming what is idle for at least each threshold\n",
-		o->input, o->pid ? " (one pid)" : "");
+	fprintf(out, "# savings of %s%s: reclaiming %s idle for at least each threshold\n",
+		o->input, o->pid ? " (one pid)" : "", sav_type_text(o));
 	fprintf(out, "# refaults: reclaimed bytes accessed again later in the record (per s of "
 		"it; pages of %" PRIu64 " B); never_used: freed unused; unknown: still\n"
 		"# reclaimed when the record ended; knee: the most saved with refaults/s within "
@@ -91,6 +118,10 @@ static struct json_object *stats_json(const struct sav_result *res, const struct
 	json_object_object_add(j, "not_observable_mean_bytes", json_bytes(st->unobs_sum / w));
 	json_object_object_add(j, "age_unknown_idle_mean_bytes",
 			       json_bytes(st->age_unknown_sum / w));
+	json_object_object_add(j, "out_of_reach_mean_bytes", json_bytes(st->unreachable_sum / w));
+	json_object_object_add(j, "resident_mean_bytes", json_bytes(st->resident_sum / w));
+	json_object_object_add(j, "residency_unknown_mean_bytes",
+			       json_bytes(st->res_unknown_sum / w));
 	json_object_object_add(j, "knee_threshold_s", st->knee < 0 ? NULL :
 			       json_seconds((double)res->t_ns[st->knee] / 1e9));
 	for (unsigned int k = 0; k < res->nr_t; k++) {
@@ -128,6 +159,7 @@ void sav_print_json(const struct sav_result *res, FILE *out)
 	json_object_object_add(j, "record", json_object_new_string(o->input));
 	json_object_object_add(j, "page_size", json_object_new_uint64(res->page_size));
 	json_object_object_add(j, "knee_percent", json_object_new_int(SAV_KNEE_PCT));
+	json_object_object_add(j, "type", json_object_new_string(sav_type_name(o)));
 	json_object_object_add(j, "all", stats_json(res, &res->all));
 	if (o->by) {
 		arr = json_object_new_array();
