@@ -4,10 +4,13 @@
 # Checking the savings curve (issue 39), inside the VM (bench/savings.sh
 # boots one per round, writing WLS, D and TS on the line after this comment
 # block): for each workload of WLS, a `daptrace record -p` of it for its D
-# seconds and `daptrace report savings --json` at the thresholds TS
-# (seconds): the prediction; then for each T of TS a fresh run of the same
-# workload, same arguments, under `daptrace policy -p -S "pageout idle=Ts"`
-# (no quota) for the same D seconds: what it really saves and refaults.
+# seconds and `daptrace report savings --json --type anon` at the
+# thresholds TS (seconds): the prediction; then for each T of TS a fresh
+# run of the same workload, same arguments, under `daptrace policy -p -S
+# "pageout idle=Ts type=anon"` (no quota) for the same D seconds: what it
+# really saves and refaults.  Anonymous memory on both sides: what is
+# measured is swap, and the guest's files live in its initramfs, whose
+# pages no pageout can drop.
 #
 #   phases   daptrace-policy-workload phases, 16 MiB hot, 16 MiB warm (read
 #            every 1 s), 64 MiB cold, D/4 s a phase (the sets at x1, x2,
@@ -15,6 +18,16 @@
 #            refaults
 #   reclaim  daptrace-policy-workload reclaim, the same sets, static: the
 #            cold set is never used again until the final check
+#   kv       memcached (bench/memcached-payload.sh, the extra test before
+#            this one) under daptrace-kv-client's Zipf load (40000 keys of
+#            4000 bytes, exponent 0.99) for D seconds after loading them:
+#            a real program under a skewed load, memcached the target
+#
+# Each policy run also writes what it acted on as a record (policy -o), and
+# `report savings` replays that record at the run's T (kind=replay): the
+# curve's model on the very windows the policy saw, apart from the record
+# run's own sampling (a separate run of the workload, whose monitor may see
+# a rarely read range a second sooner or later than the policy's did).
 #
 # Measured on the target, never from daptrace's counters: its VmSwap once a
 # second (mean over the samples, and at the end), the system's pswpin from
@@ -38,7 +51,7 @@ uptime_s() { cut -d' ' -f1 /proc/uptime; }
 # status_kb PID FIELD
 status_kb() { sed -n "s/^$2:[[:space:]]*\([0-9]*\) kB/\1/p" "/proc/$1/status" 2>/dev/null; }
 
-# wl_args WL
+# wl_args WL: daptrace-policy-workload's arguments
 wl_args() {
 	case $1 in
 	phases) echo "phases --hot 16M --warm 16M --cold 64M --phase $((D / 4))" ;;
@@ -47,47 +60,79 @@ wl_args() {
 	esac
 }
 
+# wl_start WL: starts it (WLP: the process to wait for) and its target
+# (PID); returns once the target is ready to be monitored
+wl_start() {
+	rm -f "$TMP/pid" "$TMP/go" "$TMP/out" "$TMP/ready" "$TMP/mc.sock"
+	if [ "$1" = kv ]; then
+		memcached -u root -s "$TMP/mc.sock" -m 1024 -M -t 2 > "$TMP/mc.log" 2>&1 &
+		PID=$!
+		i=0
+		while [ ! -S "$TMP/mc.sock" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+		daptrace-kv-client --socket "$TMP/mc.sock" --keys 40000 --value 4000 \
+			--zipf 0.99 --duration "$D" --ready "$TMP/ready" --go "$TMP/go" \
+			> "$TMP/out" 2>&1 &
+		WLP=$!
+		while [ ! -e "$TMP/ready" ] && kill -0 "$WLP" 2>/dev/null; do sleep 0.1; done
+		[ -e "$TMP/ready" ] || { cat "$TMP/out" "$TMP/mc.log"; ktap_exit_fail_msg "kv did not start"; }
+		return
+	fi
+	# shellcheck disable=SC2046 # the workload's arguments, split
+	daptrace-policy-workload $(wl_args "$1") --pidfile "$TMP/pid" --go "$TMP/go" \
+		> "$TMP/out" 2>&1 &
+	WLP=$!
+	i=0
+	while [ ! -s "$TMP/pid" ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i + 1)); done
+	PID=$(cat "$TMP/pid" 2>/dev/null)
+	[ -n "$PID" ] || { cat "$TMP/out"; ktap_exit_fail_msg "$1 did not start"; }
+}
+
+# wl_over WL: whether its run is over (the line it prints before holding
+# for --go)
+wl_over() {
+	if [ "$1" = kv ]; then
+		grep -q '^ops_per_s=' "$TMP/out"
+	else
+		grep -q '^pswpin ' "$TMP/out"
+	fi
+}
+
 # run WL MONITOR...: the workload WL under MONITOR (its -p PID added), until
-# the workload's run is over (its "pswpin" line, printed just before it
-# holds for --go); then the monitor is stopped with SIGINT and the check
-# let go.  Sets SWAP_MEAN SWAP_LAST (kB), SWAPIN (pages), SECS, VERIFY.
+# the workload's run is over (wl_over); then the monitor is stopped with
+# SIGINT and the check let go.  Sets SWAP_MEAN SWAP_LAST (kB, the target's
+# VmSwap), SWAPIN (pages: pswpin from the attach to the run's end), SECS,
+# VERIFY.
 run() {
 	wl=$1
 	shift
-	rm -f "$TMP/pid" "$TMP/go" "$TMP/out"
-	# shellcheck disable=SC2046 # the workload's arguments, split
-	daptrace-policy-workload $(wl_args "$wl") --pidfile "$TMP/pid" --go "$TMP/go" \
-		> "$TMP/out" 2>&1 &
-	wlp=$!
-	i=0
-	while [ ! -s "$TMP/pid" ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i + 1)); done
-	pid=$(cat "$TMP/pid" 2>/dev/null)
-	[ -n "$pid" ] || { cat "$TMP/out"; ktap_exit_fail_msg "$wl did not start"; }
+	wl_start "$wl"
 	in0=$(vmstat pswpin)
 	t0=$(uptime_s)
-	"$@" -p "$pid" > "$TMP/mon" 2>&1 &
+	"$@" -p "$PID" > "$TMP/mon" 2>&1 &
 	mon=$!
 	: > "$TMP/swap"
 	i=0
-	while ! grep -q '^pswpin ' "$TMP/out" && kill -0 "$wlp" 2>/dev/null; do
+	while ! wl_over "$wl" && kill -0 "$WLP" 2>/dev/null; do
 		sleep 0.2
 		i=$((i + 1))
 		[ $((i % 5)) = 0 ] || continue
-		# not once the run is over (the lines before the hold)
-		grep -q '^touch bad=' "$TMP/out" || status_kb "$pid" VmSwap >> "$TMP/swap"
+		status_kb "$PID" VmSwap >> "$TMP/swap"
 	done
 	t1=$(uptime_s)
+	in1=$(vmstat pswpin)
+	SWAP_LAST=$(status_kb "$PID" VmSwap)
 	kill -INT "$mon" 2>/dev/null
 	wait "$mon" || { sed 's/^/# monitor: /' "$TMP/mon" | tail -n 20; FAILED="$FAILED $wl:$*"; }
 	touch "$TMP/go"
-	wait "$wlp"
+	wait "$WLP"
 	wst=$?
+	[ "$wl" != kv ] || { kill "$PID"; wait "$PID"; }
 	SWAP_MEAN=$(awk '{ s += $1; n++ } END { printf "%d", n ? s / n : 0 }' "$TMP/swap")
-	SWAP_LAST=$(sed -n 's/^VmSwap:[[:space:]]*\([0-9]*\).*/\1/p' "$TMP/out")
-	SWAPIN=$(($(sed -n 's/^pswpin //p' "$TMP/out") - in0))
+	SWAPIN=$((in1 - in0))
 	SECS=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
 	VERIFY=FAILED
-	if grep -q '^verify ok' "$TMP/out" && grep -q '^touch bad=0$' "$TMP/out" && [ $wst = 0 ]; then
+	if grep -q '^verify ok' "$TMP/out" && [ $wst = 0 ] &&
+		{ [ "$wl" = kv ] || grep -q '^touch bad=0$' "$TMP/out"; }; then
 		VERIFY=ok
 	else
 		sed 's/^/# workload: /' "$TMP/out" | tail -n 20
@@ -111,9 +156,28 @@ curve() {
 		f("refault_pages_per_s"), f("refaulted_bytes"), f("unknown_future_bytes") }'
 }
 
+# curve_rows RECORD THRESHOLDS PREFIX: `report savings` of RECORD at
+# THRESHOLDS, one "# BENCH PREFIX t=..." row per threshold; fails if the
+# report does
+curve_rows() {
+	daptrace report savings --json --type anon --thresholds "$2" "$1" > "$TMP/sav.json" \
+		2> "$TMP/sav.err" ||
+		{ sed 's/^/# report: /' "$TMP/sav.err"; return 1; }
+	windows=$(tr -d ' \n\t' < "$TMP/sav.json" | sed -n 's/.*"windows":\([0-9]*\).*/\1/p' | head -n 1)
+	rsecs=$(tr -d ' \n\t' < "$TMP/sav.json" | sed -n 's/.*"seconds":\([0-9.]*\).*/\1/p' | head -n 1)
+	curve "$TMP/sav.json" | while read -r t mean last rf refaulted unknown; do
+		echo "# BENCH $3 t=$t d=$D windows=$windows secs=$rsecs" \
+			"saved_mean_kb=$(awk -v b="$mean" 'BEGIN { printf "%d", b / 1024 }')" \
+			"saved_last_kb=$(awk -v b="$last" 'BEGIN { printf "%d", b / 1024 }')" \
+			"rf_pps=$rf refaulted_kb=$(awk -v b="$refaulted" 'BEGIN { printf "%d", b / 1024 }')" \
+			"unknown_kb=$(awk -v b="$unknown" 'BEGIN { printf "%d", b / 1024 }')"
+	done
+}
+
 ktap_print_header
 ktap_set_plan 1
 ktap_require_tools daptrace daptrace-policy-workload
+case " $WLS " in *" kv "*) ktap_require_tools memcached daptrace-kv-client ;; esac
 zram_swap_on || ktap_exit_fail_msg "no zram swap"
 echo 0 > /proc/sys/vm/page-cluster
 mkdir -p "$TMP"
@@ -125,30 +189,23 @@ for wl in $WLS; do
 	run "$wl" daptrace record -q -o "$TMP/rec.csv"
 	echo "# BENCH kind=record wl=$wl d=$D secs=$SECS swap_mean_kb=$SWAP_MEAN" \
 		"swapin=$SWAPIN verify=$VERIFY"
-	if ! daptrace report savings --json --thresholds "$thr" "$TMP/rec.csv" > "$TMP/sav.json" \
-		2> "$TMP/sav.err"; then
-		sed 's/^/# report: /' "$TMP/sav.err"
+	if ! curve_rows "$TMP/rec.csv" "$thr" "kind=pred wl=$wl"; then
 		FAILED="$FAILED $wl:report"
 		continue
 	fi
-	daptrace report savings --thresholds "$thr" "$TMP/rec.csv" 2>&1 | sed "s/^/# $wl: /"
-	windows=$(tr -d ' \n\t' < "$TMP/sav.json" | sed -n 's/.*"windows":\([0-9]*\).*/\1/p' | head -n 1)
-	rsecs=$(tr -d ' \n\t' < "$TMP/sav.json" | sed -n 's/.*"seconds":\([0-9.]*\).*/\1/p' | head -n 1)
-	curve "$TMP/sav.json" | while read -r t mean last rf refaulted unknown; do
-		echo "# BENCH kind=pred wl=$wl t=$t d=$D windows=$windows secs=$rsecs" \
-			"saved_mean_kb=$(awk -v b="$mean" 'BEGIN { printf "%d", b / 1024 }')" \
-			"saved_last_kb=$(awk -v b="$last" 'BEGIN { printf "%d", b / 1024 }')" \
-			"rf_pps=$rf refaulted_kb=$(awk -v b="$refaulted" 'BEGIN { printf "%d", b / 1024 }')" \
-			"unknown_kb=$(awk -v b="$unknown" 'BEGIN { printf "%d", b / 1024 }')"
-	done
+	daptrace report savings --type anon --thresholds "$thr" "$TMP/rec.csv" 2>&1 |
+		sed "s/^/# $wl: /"
 	# what a policy does
 	for t in $TS; do
-		run "$wl" daptrace policy -q -S "pageout idle=${t}s"
+		rm -f "$TMP/pol.csv"
+		run "$wl" daptrace policy -q -o "$TMP/pol.csv" -S "pageout idle=${t}s type=anon"
 		echo "# BENCH kind=real wl=$wl t=$t d=$D secs=$SECS swap_mean_kb=$SWAP_MEAN" \
 			"swap_last_kb=$SWAP_LAST swapin=$SWAPIN" \
 			"rf_pps=$(awk -v n="$SWAPIN" -v s="$SECS" 'BEGIN { printf "%.3f", (s > 0 ? n / s : 0) }')" \
 			"verify=$VERIFY"
 		sed -n 's/^/# policy: /p' "$TMP/mon" | tail -n 5
+		curve_rows "$TMP/pol.csv" "${t}s" "kind=replay wl=$wl" ||
+			FAILED="$FAILED $wl:replay"
 	done
 done
 

@@ -11,8 +11,11 @@
 # [min-max] over the rounds (bench/savings-report.py).
 #
 #   bench/savings.sh [--rounds N] [--out FILE] [--lock FILE] [--kernel SERIES]
-#                    [--wl "phases reclaim"] [--secs D] [--thresholds "2 5 10"]
+#                    [--wl "phases reclaim kv"] [--secs D] [--thresholds "2 5 10"]
 #
+# kv (memcached under a Zipf load) needs Debian's memcached:
+# bench/memcached-payload.sh fetches it and writes the extra test that
+# unpacks it into the guest.
 # --secs: each run's length, s (a multiple of 4: phases has four phases);
 # --thresholds: the idle thresholds, whole seconds.
 # Raw rows in build/bench/savings-rows.txt, boot logs beside them.
@@ -21,10 +24,10 @@ set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bench/lib.sh
 . "$TOP/bench/lib.sh"
-SERIES=6.12 WLS="phases reclaim" SECS=32 TS="2 5 10"
+SERIES=6.12 WLS="phases reclaim kv" SECS=32 TS="2 5 10"
 BENCH_OPTS="kernel=SERIES wl=WLS secs=SECS thresholds=TS"
 bench_parse_opts bench/savings.sh "$@"
-bench_words bench/savings.sh --wl workload "phases reclaim" "$WLS"
+bench_words bench/savings.sh --wl workload "phases reclaim kv" "$WLS"
 if ! [[ $SECS =~ ^[1-9][0-9]*$ ]] || [ $((SECS % 4)) != 0 ]; then
 	echo "bench/savings.sh: --secs: a positive multiple of 4: '$SECS'" >&2
 	exit 2
@@ -38,13 +41,18 @@ script=$DIR/savings-guest.sh
 sed "2i WLS=\"$WLS\" D=$SECS TS=\"$TS\"" "$TOP/bench/savings-guest.sh" > "$script"
 # the record, then one policy run per threshold, for every workload
 n=$(($(echo "$WLS" | wc -w) * ($(echo "$TS" | wc -w) + 1)))
+EXTRA=()
+if [[ " $WLS " == *" kv "* ]]; then
+	"$TOP/bench/memcached-payload.sh" "$DIR/memcached-payload.sh"
+	EXTRA=(--extra-test "$DIR/memcached-payload.sh")
+fi
 
 t0=$SECONDS
 for r in $(seq "$ROUNDS"); do
 	log=$DIR/savings-$r.log
 	echo "bench/savings.sh: $K round $r" >&2
 	bench_boot "$log" "bench/savings.sh: round $r" --kernel "$K" --no-la57 \
-		--test extra/savings-guest --extra-test "$script" \
+		--test extra/savings-guest ${EXTRA[@]+"${EXTRA[@]}"} --extra-test "$script" \
 		--test-timeout $((n * (SECS + 60) + 300)) --timeout $((n * (SECS + 60) + 600))
 	grep -o 'BENCH .*' "$log" |
 		sed "s/^BENCH /round=$r date=$(date -u +%F) kernel=$K /" >> "$ROWS" ||
@@ -53,7 +61,7 @@ done
 
 cmd="bench/savings.sh --rounds $ROUNDS"
 [ "$SERIES" = 6.12 ] || cmd+=" --kernel $SERIES"
-[ "$WLS" = "phases reclaim" ] || cmd+=" --wl \"$WLS\""
+[ "$WLS" = "phases reclaim kv" ] || cmd+=" --wl \"$WLS\""
 [ "$SECS" = 32 ] || cmd+=" --secs $SECS"
 [ "$TS" = "2 5 10" ] || cmd+=" --thresholds \"$TS\""
 python3 "$TOP/bench/savings-report.py" --rows "$ROWS" --command "$cmd" \

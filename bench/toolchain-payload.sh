@@ -5,8 +5,8 @@
 # selftests/vm/run.sh: the host's Debian gcc (driver, cc1, collect2, the LTO
 # plugin), binutils' as and ld, GNU make, the start files, libgcc and the C
 # library's link files, the headers a small source tree includes, and the
-# shared libraries all of these need (scripts/shared-libs.sh, as bench/policy.sh's
-# memcached_payload does).  The tree is the project's own: libdaptrace's
+# shared libraries all of these need (scripts/shared-libs.sh, as
+# bench/memcached-payload.sh does).  The tree is the project's own: libdaptrace's
 # sources (one shared library) and the libc-only workload generators (five
 # programs), with a generated Makefile of plain `gcc -O2 -c` rules.  The
 # extra test unpacks everything to / (the tree to /opt/dtbuild) and checks

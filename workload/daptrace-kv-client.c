@@ -5,7 +5,7 @@
  * whose popularity follows a Zipf law, with every value checked.
  *
  *   daptrace-kv-client --socket PATH [--keys N] [--value BYTES]
- *                      [--zipf S] [--duration SECS] [--ready FILE]
+ *                      [--zipf S] [--duration SECS] [--ready FILE] [--go FILE]
  *
  * 1. sets N keys ("k<i>"), each value BYTES long and derived from its key;
  * 2. touches FILE (the benchmark starts the policy then), and for SECS
@@ -13,7 +13,9 @@
  *    popularity rank, the ranks spread over the keys by a fixed shuffle
  *    (so that hot items are not all in the first slab pages); prints
  *    "t=T ops=N" once a second;
- * 3. gets every key once more.
+ * 3. gets every key once more; with --go, only once FILE exists (a
+ *    benchmark stops its monitor first, so that this read-back is neither
+ *    seen by it nor counted in the run's refaults).
  * Every value read is compared with what was set: a missing key or a wrong
  * byte is counted, never skipped ("bad=N"; exit status 1 if any).  Last
  * lines: "ops_per_s=X gets=N bad=N" and "verify ok" or "verify FAILED".
@@ -209,7 +211,7 @@ static uint64_t zipf_rank(const double *cdf, uint64_t n)
 
 int main(int argc, char **argv)
 {
-	const char *path = NULL, *ready = NULL;
+	const char *path = NULL, *ready = NULL, *go = NULL;
 	uint64_t nkeys = 50000, *perm, gets = 0, ops = 0, bad = 0;
 	size_t vlen = 4000;
 	double theta = 0.99, duration = 60, t0, next;
@@ -224,6 +226,7 @@ int main(int argc, char **argv)
 		WL_OPT("zipf", 0, wl_double, &theta),
 		WL_OPT("duration", 0, wl_double, &duration),
 		WL_OPT("ready", 0, wl_str, &ready),
+		WL_OPT("go", 0, wl_str, &go),
 		{ }
 	};
 	int r;
@@ -233,7 +236,7 @@ int main(int argc, char **argv)
 	if (!path || !nkeys || !vlen || vlen > 60000 || theta <= 0 || duration <= 0 ||
 	    strlen(path) >= sizeof(sa.sun_path)) {
 		fprintf(stderr, "usage: %s --socket PATH [--keys N] [--value BYTES<=60000] "
-			"[--zipf S] [--duration SECS] [--ready FILE]\n", argv[0]);
+			"[--zipf S] [--duration SECS] [--ready FILE] [--go FILE]\n", argv[0]);
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -290,6 +293,8 @@ int main(int argc, char **argv)
 	gets = ops;
 	printf("ops_per_s=%.0f gets=%llu bad=%llu\n", (double)ops / (now_s() - t0),
 	       (unsigned long long)gets, (unsigned long long)bad);
+	while (go && access(go, F_OK))
+		usleep(10000);
 	for (uint64_t k = 0; k < nkeys; k++) {
 		value_of(k, val, vlen);
 		r = kv_get_check(&c, k, val, vlen);
