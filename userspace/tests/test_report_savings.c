@@ -199,6 +199,13 @@ static void expect_curve(struct __test_metadata *_metadata, struct json_object *
 	expect_curve(_metadata, (st), w_, sizeof(w_) / sizeof(w_[0])); \
 } while (0)
 
+/* A new record file @name in @dir, its path in @path; NULL if it cannot be made. */
+static FILE *new_record(const char *dir, const char *name, char *path, size_t len)
+{
+	snprintf(path, len, "%s/%s", dir, name);
+	return fopen(path, "w");
+}
+
 FIXTURE(rec)
 {
 	char dir[64];
@@ -339,8 +346,7 @@ TEST_F(rec, only_resident_memory_is_saved)
 	char path[160];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/resident.csv", self->dir);
-	f = fopen(path, "w");
+	f = new_record(self->dir, "resident.csv", path, sizeof(path));
 	ASSERT_NE(NULL, f);
 	fprintf(f, HDR "#target,7,app\n%s", cols);
 	for (int w = 1; w <= 4; w++) {
@@ -397,8 +403,7 @@ TEST_F(rec, out_of_the_schemes_reach)
 	char rec[160];
 	FILE *f;
 
-	snprintf(rec, sizeof(rec), "%s/kinds.csv", self->dir);
-	f = fopen(rec, "w");
+	f = new_record(self->dir, "kinds.csv", rec, sizeof(rec));
 	ASSERT_NE(NULL, f);
 	fputs(kinds, f);
 	fclose(f);
@@ -599,8 +604,7 @@ TEST_F(rec, warm_set_read_every_second_is_not_idle)
 	char path[160];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/warm.csv", self->dir);
-	f = fopen(path, "w");
+	f = new_record(self->dir, "warm.csv", path, sizeof(path));
 	ASSERT_NE(NULL, f);
 	fputs("# daptrace-record v2\n#meta,sample_us,5000\n#meta,aggr_us,100000\n"
 	      "#meta,page_size,4096\n#target,7,app\n" COLS, f);
@@ -646,8 +650,7 @@ TEST_F(rec, missed_windows_restart_the_idle_clock)
 	char path[160];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/gap.csv", self->dir);
-	f = fopen(path, "w");
+	f = new_record(self->dir, "gap.csv", path, sizeof(path));
 	ASSERT_NE(NULL, f);
 	fputs(HDR "#target,7,app\n" COLS, f);
 	for (int w = 1; w <= 6; w++) {
