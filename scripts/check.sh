@@ -90,7 +90,7 @@ LA57_SUBSET=(module/load module/sysfs_root abi/targets abi/unload
 DEBUG_SKIP=(functional/accuracy functional/waking_target functional/timing functional/intervals_goal
 	functional/accuracy_estimate functional/recall_goal functional/lru_cold
 	policy/tiering policy/tmo policy/tmo_cgroups policy/regret policy/reclaim numa/placement
-	cli/record cli/report cli/objects follow/tree follow/cgroup follow/stat)
+	cli/record cli/report cli/objects follow/tree follow/cgroup follow/stat follow/stat_savings)
 #  - the series between the oldest and the newest: the ABI, functional and
 #    stress tests, but the same measurements, whose outcome depends on the
 #    page walk and the TLB code that the oldest and newest series bound
@@ -105,7 +105,7 @@ DEBUG_SKIP=(functional/accuracy functional/waking_target functional/timing funct
 MID_SKIP=(functional/timing functional/intervals_goal functional/upper_scan policy/tiering policy/tmo
 	policy/tmo_cgroups policy/regret policy/reclaim functional/accuracy_estimate
 	functional/recall_goal numa/placement cli/record cli/report cli/objects
-	follow/tree follow/cgroup follow/stat)
+	follow/tree follow/cgroup follow/stat follow/stat_savings)
 VM_SUBSET=() DEBUG_SUBSET=()
 if [ "${CHECK_FULL:-0}" = 0 ]; then
 	for t in "${LA57_SUBSET[@]}"; do VM_SUBSET+=(--la57-test "$t"); done

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <json-c/json.h>
+#include <math.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -141,20 +142,35 @@ static void sleep_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
+/* Window @k (from 1) of the kernel a test plays: its header and two regions. */
+typedef void (*play_fn)(uint64_t k, struct daptrace_snap_hdr *h,
+			struct daptrace_region_rec *regs);
+
+/* 4 MiB accessed for 2 windows, 4 MiB idle for 5, all resident, in every window. */
+static void steady(uint64_t k, struct daptrace_snap_hdr *h, struct daptrace_region_rec *regs)
+{
+	(void)k;
+	*h = (struct daptrace_snap_hdr){ .nr_regions = 2, .nr_samples = 20,
+					 .sample_us = 50000, .aggr_us = 1000000 };
+	regs[0] = (struct daptrace_region_rec){ .start = 0x10000000, .end = 0x10400000,
+						.nr_accesses = 4, .age = 1, .pid = getpid(),
+						.nr_present = 20 };
+	regs[1] = (struct daptrace_region_rec){ .start = 0x10400000, .end = 0x10800000,
+						.age = 4, .pid = getpid(), .nr_present = 20 };
+}
+
 /*
  * Run `daptrace stat @args` on a fake sysfs tree while playing the kernel:
- * three windows of this test's own memory (4 MiB accessed for 2 windows,
- * 4 MiB idle for 5).  Its output in @out; its exit status returned.
+ * @nr windows of this test's own memory, as @play says, then a Ctrl-C if
+ * @interrupt (stat then reads what is left and reports: no race with a
+ * --duration on a loaded machine).  Its output in @out; its exit status
+ * returned.
  */
-static int run_stat(const char *dir, char *const *args, char *out, size_t len)
+static int run_stat_play(const char *dir, char *const *args, play_fn play, unsigned int nr,
+			 int interrupt, char *out, size_t len)
 {
 	struct fake_ring ring = { .nr_slots = 8, .max_regions = 16, .generation = 1 };
-	struct daptrace_region_rec regs[2] = {
-		{ .start = 0x10000000, .end = 0x10400000, .nr_accesses = 4, .age = 1,
-		  .pid = getpid(), .nr_present = 20 },
-		{ .start = 0x10400000, .end = 0x10800000, .age = 4, .pid = getpid(),
-		  .nr_present = 20 },
-	};
+	struct daptrace_region_rec regs[2];
 	char *argv[16] = { "daptrace", "stat" }, buf[32];
 	int fds[2], status, k = 2;
 	uint64_t base = 0;
@@ -182,15 +198,17 @@ static int run_stat(const char *dir, char *const *args, char *out, size_t len)
 	fake_wait_for(dir, "state", "on", 5000);
 	if (fake_ring_init(dir, &ring))
 		return -1;
-	for (uint64_t seq = base + 1; seq <= base + 3; seq++) {
-		struct daptrace_snap_hdr h = { .nr_regions = 2, .nr_samples = 20,
-					       .sample_us = 50000, .aggr_us = 1000000 };
+	for (uint64_t seq = base + 1; seq <= base + nr; seq++) {
+		struct daptrace_snap_hdr h;
 
+		play(seq - base, &h, regs);
 		if (fake_slot_write(dir, &ring, seq, seq, &h, regs) ||
 		    fake_write(dir, "snapshot_seq", "%020llu\n", (unsigned long long)seq))
 			return -1;
 		sleep_ms(100);
 	}
+	if (interrupt)
+		kill(pid, SIGINT);
 	while (got + 1 < len && (n = read(fds[0], out + got, len - 1 - got)) > 0)
 		got += (size_t)n;
 	out[got] = '\0';
@@ -198,6 +216,11 @@ static int run_stat(const char *dir, char *const *args, char *out, size_t len)
 	if (waitpid(pid, &status, 0) != pid)
 		return -1;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+static int run_stat(const char *dir, char *const *args, char *out, size_t len)
+{
+	return run_stat_play(dir, args, steady, 3, 0, out, len);
 }
 
 /*
@@ -241,6 +264,101 @@ TEST(stat_prints_the_machine_once)
 	EXPECT_NE(NULL, strstr(out, " idle_p0  idle_p50 idle_p100\n")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "\nall ")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "    -2000     -2000      5000\n")) TH_LOG("%s", out);
+	fake_tree_destroy(dir);
+}
+
+/*
+ * Windows of a second from 100 s on (CLOCK_MONOTONIC, so after stat's
+ * start): 4 MiB accessed in each, 4 MiB half resident idle from the
+ * first window on, accessed in the sixth.
+ */
+static uint64_t play_base_ns;
+
+static void cold_then_back(uint64_t k, struct daptrace_snap_hdr *h,
+			   struct daptrace_region_rec *regs)
+{
+	const uint64_t s = 1000000000ULL;
+
+	*h = (struct daptrace_snap_hdr){ .nr_regions = 2, .nr_samples = 20,
+					 .sample_us = 50000, .aggr_us = 1000000,
+					 .start_ns = play_base_ns + (k - 1) * s,
+					 .end_ns = play_base_ns + k * s };
+	regs[0] = (struct daptrace_region_rec){ .start = 0x10000000, .end = 0x10400000,
+						.nr_accesses = 5, .age = (uint32_t)k - 1,
+						.pid = getpid(), .nr_present = 20 };
+	regs[1] = (struct daptrace_region_rec){ .start = 0x10400000, .end = 0x10800000,
+						.nr_accesses = k == 6 ? 3 : 0,
+						.age = k == 6 ? 0 : (uint32_t)k - 1,
+						.pid = getpid(), .nr_present = 10 };
+}
+
+/* @j's savings curve of the whole, at threshold @k: the number @key. */
+static double curve_num(struct json_object *j, int k, const char *key)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(j, "savings", &v) ||
+	    !json_object_object_get_ex(v, "all", &v) ||
+	    !json_object_object_get_ex(v, "curve", &v) ||
+	    !(v = json_object_array_get_idx(v, (size_t)k)) ||
+	    !json_object_object_get_ex(v, key, &v))
+		return -1;
+	return json_object_get_double(v);
+}
+
+/*
+ * stat --savings follows the curve live, as report savings replays it:
+ * the idle half-resident 4 MiB is reclaimed once idle 2 s (window 2) or
+ * 4 s (window 4) and held since, 2 MiB saved now; after a sixth window
+ * that reads it again, refaulted (4 s and 2 s after), saved now 0; the
+ * accessed 4 MiB never.
+ */
+TEST(savings_curve_live)
+{
+	struct timespec now;
+	struct json_object *j;
+	char dir[256], out[1 << 16];
+
+	SKIP_UNLESS_DAPTRACE_BIN();
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	play_base_ns = ((uint64_t)now.tv_sec + 100) * 1000000000ULL;
+	ASSERT_EQ(0, fake_tree_create(dir, sizeof(dir)));
+	ASSERT_EQ(0, run_stat_play(dir, (char *[]){ "--json", "-d", "60s", "--thresholds",
+						    "4s,2s", NULL }, cold_then_back, 5, 1, out,
+				   sizeof(out))) TH_LOG("%s", out);
+	j = json_tokener_parse(out);
+	ASSERT_NE(NULL, j) TH_LOG("%s", out);
+	EXPECT_EQ(2, curve_num(j, 0, "threshold_s"));
+	EXPECT_EQ(4, curve_num(j, 1, "threshold_s"));
+	EXPECT_EQ(2 * MiB, curve_num(j, 0, "saved_now_bytes")) TH_LOG("%s", out);
+	EXPECT_EQ(2 * MiB, curve_num(j, 1, "saved_now_bytes"));
+	EXPECT_EQ(2 * MiB, curve_num(j, 0, "reclaimed_bytes"));
+	EXPECT_EQ(0, curve_num(j, 0, "refaulted_bytes"));
+	/* held at the end of windows 2-5 and 4-5, of 5 */
+	EXPECT_EQ(llround(8.0 * MiB / 5), curve_num(j, 0, "saved_mean_bytes"));
+	EXPECT_EQ(llround(4.0 * MiB / 5), curve_num(j, 1, "saved_mean_bytes"));
+	json_object_put(j);
+
+	ASSERT_EQ(0, run_stat_play(dir, (char *[]){ "--json", "-d", "60s", "--thresholds",
+						    "2s,4s", NULL }, cold_then_back, 6, 1, out,
+				   sizeof(out))) TH_LOG("%s", out);
+	j = json_tokener_parse(out);
+	ASSERT_NE(NULL, j) TH_LOG("%s", out);
+	EXPECT_EQ(0, curve_num(j, 0, "saved_now_bytes")) TH_LOG("%s", out);
+	EXPECT_EQ(2 * MiB, curve_num(j, 0, "refaulted_bytes"));
+	EXPECT_EQ(2 * MiB, curve_num(j, 1, "refaulted_bytes"));
+	EXPECT_EQ(4, curve_num(j, 0, "reuse_p50_s"));
+	EXPECT_EQ(2, curve_num(j, 1, "reuse_p50_s"));
+	/* 2 MiB in 6 s */
+	EXPECT_LT(fabs(curve_num(j, 0, "refault_pages_per_s") -
+		       2.0 * MiB / (double)sysconf(_SC_PAGESIZE) / 6), 0.001);
+	json_object_put(j);
+
+	/* the text: a table after the machine's */
+	ASSERT_EQ(0, run_stat_play(dir, (char *[]){ "-d", "60s", "--savings", NULL },
+				   cold_then_back, 5, 1, out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "  threshold   saved_now  saved_mean ")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\nall                                 10.0 s ")) TH_LOG("%s", out);
 	fake_tree_destroy(dir);
 }
 

@@ -433,35 +433,9 @@ static int parse_weights(const char *val, double *w)
 /* savings: "1s,2s,5s,1m": distinct durations above 0, kept ascending. */
 static int parse_thresholds(const char *val, struct report_opts *o)
 {
-	char buf[1024], *save = NULL, *tok;
-	uint64_t us;
-
-	o->nr_thresholds = 0;
-	if (strlen(val) >= sizeof(buf))
-		goto bad;
-	strcpy(buf, val);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		unsigned int i = o->nr_thresholds;
-
-		if (i == REPORT_MAX_THRESHOLDS || parse_duration_us(tok, &us) || !us)
-			goto bad;
-		/* insertion in order: a few values */
-		for (; i && o->thresholds_ns[i - 1] > us * 1000; i--)
-			o->thresholds_ns[i] = o->thresholds_ns[i - 1];
-		if (i && o->thresholds_ns[i - 1] == us * 1000)
-			goto bad;
-		o->thresholds_ns[i] = us * 1000;
-		o->nr_thresholds++;
-	}
-	/* a trailing or doubled comma is a mistake, not an empty threshold */
-	if (!o->nr_thresholds || val[strlen(val) - 1] == ',' || strstr(val, ",,") ||
-	    val[0] == ',')
-		goto bad;
+	if (sav_parse_thresholds(val, o->thresholds_ns, &o->nr_thresholds))
+		return bad_value(CMD, "--thresholds", val, SAV_THRESHOLDS_EXPECTED);
 	return 0;
-bad:
-	return bad_value(CMD, "--thresholds", val, "expected up to 32 different idle "
-			 "times above 0, comma separated, each with a unit, us, ms, s or m "
-			 "(e.g. 1s,2s,5s,10s,30s,1m)");
 }
 
 static int parse_bool(const char *flag, const char *val, int *out)

@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include "common/recfile.h"
+#include "common/savings_model.h"
 
 /* One window's end, for ages in seconds (report_age_ns()). */
 struct report_window {
@@ -38,9 +39,6 @@ struct access_pattern {
 	double freq_min, freq_max;	/* % of the window's samples */
 	uint64_t age_min_ns, age_max_ns;
 };
-
-/* report savings: at most this many --thresholds */
-#define REPORT_MAX_THRESHOLDS	32
 
 enum access_sort { SORT_ADDRESS, SORT_SIZE, SORT_FREQ, SORT_AGE, SORT_TEMPERATURE,
 		   NR_SORT_KEYS };
@@ -82,7 +80,7 @@ struct report_opts {
 	int fp_all;			/* footprints: every window's value */
 	int raw_number;			/* footprints: sizes in bytes */
 	uint64_t adjust_aggr_us;	/* adjust: the merged windows' length */
-	uint64_t thresholds_ns[REPORT_MAX_THRESHOLDS];	/* savings: ascending */
+	uint64_t thresholds_ns[SAV_MAX_THRESHOLDS];	/* savings: ascending */
 	unsigned int nr_thresholds;	/* savings: 0: the defaults */
 	int sav_type;			/* savings --type: enum pol_filter_type, 0: any */
 };

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/json_out.h"
+#include "common/savings_json.h"
 #include "policy.h"
 #include "report_savings.h"
 #include "common/units.h"
@@ -98,57 +99,12 @@ void sav_print_text(const struct sav_result *res, FILE *out)
 		"it; pages of %" PRIu64 " B); never_used: freed unused; unknown: still\n"
 		"# reclaimed when the record ended; knee: the most saved with refaults/s within "
 		"%d %% of the most\n", res->page_size, SAV_KNEE_PCT);
-	print_stats_text(res, &res->all, out);
+	print_stats_text(res, res->all, out);
 	for (size_t i = 0; i < res->nr_groups; i++) {
 		fprintf(out, "\n# %s %s\n", report_by_name((enum report_by)o->by),
 			res->groups[i]->key);
 		print_stats_text(res, res->groups[i], out);
 	}
-}
-
-static struct json_object *stats_json(const struct sav_result *res, const struct sav_stats *st)
-{
-	struct json_object *j = json_object_new_object(), *curve = json_object_new_array();
-	double w = (double)st->windows;
-
-	json_object_object_add(j, "processes", json_object_new_uint64(st->nr_procs));
-	json_object_object_add(j, "windows", json_object_new_uint64(st->windows));
-	json_object_object_add(j, "seconds", json_seconds(sav_seconds(st)));
-	json_object_object_add(j, "observed_mean_bytes", json_bytes(st->observed_sum / w));
-	json_object_object_add(j, "not_observable_mean_bytes", json_bytes(st->unobs_sum / w));
-	json_object_object_add(j, "age_unknown_idle_mean_bytes",
-			       json_bytes(st->age_unknown_sum / w));
-	json_object_object_add(j, "out_of_reach_mean_bytes", json_bytes(st->unreachable_sum / w));
-	json_object_object_add(j, "resident_mean_bytes", json_bytes(st->resident_sum / w));
-	json_object_object_add(j, "residency_unknown_mean_bytes",
-			       json_bytes(st->res_unknown_sum / w));
-	json_object_object_add(j, "knee_threshold_s", st->knee < 0 ? NULL :
-			       json_seconds((double)res->t_ns[st->knee] / 1e9));
-	for (unsigned int k = 0; k < res->nr_t; k++) {
-		const struct sav_point *p = &st->pt[k];
-		struct json_object *e = json_object_new_object();
-		double rate = sav_refault_rate(st, k), p50 = sav_reuse_pct(&p->reuse, 50);
-		double p90 = sav_reuse_pct(&p->reuse, 90);
-
-		json_object_object_add(e, "threshold_s", json_seconds((double)res->t_ns[k] / 1e9));
-		json_object_object_add(e, "saved_mean_bytes", json_bytes(sav_saved_mean(st, k)));
-		json_object_object_add(e, "saved_last_bytes", json_bytes(p->saved_last));
-		json_object_object_add(e, "reclaimed_bytes", json_bytes(p->reclaimed));
-		json_object_object_add(e, "refaulted_bytes", json_bytes(p->refaulted));
-		json_object_object_add(e, "refault_bytes_per_s", json_num(rate, 3));
-		json_object_object_add(e, "refault_pages_per_s",
-				       json_num(rate / (double)res->page_size, 3));
-		json_object_object_add(e, "reuse_p50_s", p50 < 0 ? NULL : json_seconds(p50 / 1e9));
-		json_object_object_add(e, "reuse_p90_s", p90 < 0 ? NULL : json_seconds(p90 / 1e9));
-		json_object_object_add(e, "never_reused_bytes", json_bytes(p->never_reused));
-		json_object_object_add(e, "unknown_future_bytes", json_bytes(p->unknown));
-		json_object_object_add(e, "unknown_future_percent", p->reclaimed > 0 ?
-				       json_percent(100 * p->unknown / p->reclaimed) : NULL);
-		json_object_object_add(e, "knee", json_object_new_boolean((int)k == st->knee));
-		json_object_array_add(curve, e);
-	}
-	json_object_object_add(j, "curve", curve);
-	return j;
 }
 
 void sav_print_json(const struct sav_result *res, FILE *out)
@@ -160,11 +116,12 @@ void sav_print_json(const struct sav_result *res, FILE *out)
 	json_object_object_add(j, "page_size", json_object_new_uint64(res->page_size));
 	json_object_object_add(j, "knee_percent", json_object_new_int(SAV_KNEE_PCT));
 	json_object_object_add(j, "type", json_object_new_string(sav_type_name(o)));
-	json_object_object_add(j, "all", stats_json(res, &res->all));
+	json_object_object_add(j, "all", sav_stats_json(res->all, res->t_ns, res->nr_t, res->page_size, 0));
 	if (o->by) {
 		arr = json_object_new_array();
 		for (size_t i = 0; i < res->nr_groups; i++) {
-			struct json_object *g = stats_json(res, res->groups[i]);
+			struct json_object *g = sav_stats_json(res->groups[i], res->t_ns, res->nr_t,
+							   res->page_size, 0);
 
 			json_object_object_add(g, "group",
 					       json_object_new_string(res->groups[i]->key));
@@ -184,7 +141,7 @@ void sav_print_json(const struct sav_result *res, FILE *out)
  */
 void sav_print_plot(const struct sav_result *res, FILE *out, FILE *tics)
 {
-	const struct sav_stats *st = &res->all;
+	const struct sav_stats *st = res->all;
 	char b[2][32];
 
 	fprintf(out, "# columns: threshold_s saved_mean_bytes refault_pages_per_s knee\n");

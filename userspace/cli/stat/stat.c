@@ -7,7 +7,8 @@
  * cost nothing.  Every --interval (or once after --duration) it prints,
  * for the whole and per cgroup, the resident and working-set memory, the
  * estimated access bandwidth and DAMON_STAT's idle-time percentiles
- * (stat_model.h), as text or JSON lines.
+ * (stat_model.h), as text or JSON lines; with --savings, the savings curve
+ * so far (stat_savings.h).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -25,6 +26,7 @@
 #include "common/json_out.h"
 #include "session/session.h"
 #include "stat_model.h"
+#include "stat_savings.h"
 #include "common/units.h"
 
 #define CMD		"stat"
@@ -48,6 +50,9 @@ struct stat_opts {
 	unsigned int top;		/* cgroup rows shown (text) */
 	unsigned int pct[MAX_PCT];	/* percentiles shown (text) */
 	int nr_pct;
+	int savings;			/* --savings: the curve too */
+	uint64_t sav_t_ns[SAV_MAX_THRESHOLDS];
+	unsigned int nr_sav_t;
 };
 
 struct stat_run {
@@ -60,6 +65,7 @@ struct stat_run {
 	const char *reason;
 	struct acc_pool acc;		/* the accuracy probes, pooled */
 	int has_acc;
+	struct stat_savings sav;	/* --savings */
 };
 
 static void usage(FILE *f)
@@ -84,7 +90,14 @@ static void usage(FILE *f)
 "      --depth N           per-cgroup rows at this depth of the cgroup tree\n"
 "                          (default: each process's own cgroup)\n"
 "  -n, --top N             cgroup rows shown (default 20; JSON: all)\n"
-"      --percentiles LIST  shown in text (default 1,25,50,75,99)\n", prog);
+"      --percentiles LIST  shown in text (default 1,25,50,75,99)\n"
+"      --savings           also the savings curve: for each idle-time threshold,\n"
+"                          the resident memory idle that long, as reclaiming it\n"
+"                          would save now and on average since the start, and the\n"
+"                          refaults it would have cost (as `daptrace report\n"
+"                          savings` on a record), for the whole and per cgroup\n"
+"      --thresholds LIST   the curve's idle times, comma separated, each with a\n"
+"                          unit (default " STAT_SAV_DEFAULT "); implies --savings\n", prog);
 	session_attr_help(f, "aggregation interval: idle times in its steps");
 	fputs(
 "  -h, --help              this help\n"
@@ -115,7 +128,7 @@ bad:
 			 "0 to 100, comma separated, at most 16");
 }
 
-enum { OPT_INTERVAL = 0x200, OPT_JSON, OPT_DEPTH, OPT_PCT };
+enum { OPT_INTERVAL = 0x200, OPT_JSON, OPT_DEPTH, OPT_PCT, OPT_SAVINGS, OPT_THRESHOLDS };
 
 static int parse_opts(int argc, char **argv, struct stat_opts *o)
 {
@@ -126,6 +139,8 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 		{ "depth",	 required_argument, NULL, OPT_DEPTH },
 		{ "top",	 required_argument, NULL, 'n' },
 		{ "percentiles", required_argument, NULL, OPT_PCT },
+		{ "savings",	 no_argument,	    NULL, OPT_SAVINGS },
+		{ "thresholds",	 required_argument, NULL, OPT_THRESHOLDS },
 		{ "help",	 no_argument,	    NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -143,6 +158,8 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 	o->top = 20;
 	o->nr_pct = 5;
 	memcpy(o->pct, (unsigned int[]){ 1, 25, 50, 75, 99 }, 5 * sizeof(unsigned int));
+	if (sav_parse_thresholds(STAT_SAV_DEFAULT, o->sav_t_ns, &o->nr_sav_t))
+		return fail(CMD, "the default thresholds do not parse");
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":" SESSION_SHORTOPTS "n:h", longopts, NULL)) != -1) {
@@ -185,6 +202,15 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 			ret = parse_pct(optarg, o);
 			if (ret)
 				return ret;
+			break;
+		case OPT_THRESHOLDS:
+			if (sav_parse_thresholds(optarg, o->sav_t_ns, &o->nr_sav_t))
+				return bad_value(CMD, "--thresholds", optarg,
+						 SAV_THRESHOLDS_EXPECTED);
+			o->savings = 1;	/* the thresholds are the curve's */
+			break;
+		case OPT_SAVINGS:
+			o->savings = 1;
 			break;
 		default:
 			return opt_help_or_error(CMD, argv, c, usage);
@@ -307,6 +333,8 @@ static int report(struct stat_run *r, int64_t now)
 		for (size_t i = 0; i < m.nr_cg; i++)
 			json_object_array_add(cg, sum_json(&m.cg[i]));
 		json_object_object_add(j, "cgroups", cg);
+		if (o->savings)
+			json_object_object_add(j, "savings", stat_savings_json(&r->sav));
 		json_out(stdout, j, 0);
 	} else {
 		printf("# %s  %.0f s  %d targets (%" PRIu64 " joined, %" PRIu64 " exited)  "
@@ -341,6 +369,8 @@ static int report(struct stat_run *r, int64_t now)
 			print_row(o, m.cg[i].key, &m.cg[i]);
 		if (m.nr_cg > o->top)
 			printf("# ... %zu more cgroups (--top)\n", m.nr_cg - o->top);
+		if (o->savings)
+			stat_savings_text(&r->sav, o->top, stdout);
 		putchar('\n');
 	}
 	fflush(stdout);
@@ -352,7 +382,8 @@ static int report(struct stat_run *r, int64_t now)
  * Read the snapshots published so far, at most SESSION_DRAIN_BATCH of them
  * (the rest are read by the next call; those the worker overwrote are
  * counted as missed by the reader).  The newest read is what a report
- * shows; each one's accuracy probes are pooled.
+ * shows; each one's accuracy probes are pooled, and each one goes through
+ * the savings curve.
  */
 static int drain(struct stat_run *r)
 {
@@ -366,6 +397,8 @@ static int drain(struct stat_run *r)
 			.fp = s->probe_fp, .tn = s->probe_tn, .unobserved = s->probe_unobserved,
 		};
 
+		if (r->o->savings && stat_savings_window(&r->sav, s))
+			return fail(CMD, "out of memory");
 		if (!s->probes || !s->probe_pages)
 			continue;
 		if (!r->has_acc)
@@ -419,6 +452,11 @@ int cmd_stat(int argc, char **argv)
 	session_catch_signals();
 	r.s.cmd = CMD;
 	ret = session_open(&r.s, &o.so, "another daptrace?");
+	if (!ret && o.savings) {
+		if (stat_savings_init(&r.sav, o.sav_t_ns, o.nr_sav_t, &r.s, o.depth))
+			ret = fail(CMD, "out of memory");
+		r.s.hooks = stat_savings_hooks(&r.sav);
+	}
 	if (!ret)
 		ret = session_add_targets(&r.s, &o.so);
 	if (!ret)
@@ -433,6 +471,8 @@ int cmd_stat(int argc, char **argv)
 		ret = report(&r, session_now_ns());
 	on = session_stop(&r.s, &ret);
 	session_end(&r.s, on);
+	if (o.savings)
+		stat_savings_free(&r.sav);
 	if (r.reason && !o.json)
 		fprintf(stderr, "%s %s: stopped: %s\n", prog, CMD, r.reason);
 	daptrace_snapshot_free(&r.snap);

@@ -59,8 +59,7 @@ static int cmp_sum(const void *a, const void *b)
 	return strcmp(x->key, y->key);
 }
 
-/* "/a/b/c" at depth 2 is "/a/b"; the root stays "/" */
-static const char *fold(const char *path, unsigned int depth, char *buf, size_t len)
+const char *stat_cgroup_fold(const char *path, unsigned int depth, char *buf, size_t len)
 {
 	const char *p = path;
 	size_t n;
@@ -111,8 +110,9 @@ int stat_model_compute(struct stat_model *m, const struct daptrace_snapshot *s,
 		/* a snapshot lists each target's regions together */
 		if (new_pid && cgroup_of) {
 			char buf[4096];
-			struct rgroup *g = rgroups_get(&gs, fold(cgroup_of(ctx, r->pid), depth,
-							       buf, sizeof(buf)));
+			const char *cg = cgroup_of(ctx, r->pid);
+			struct rgroup *g = rgroups_get(&gs, stat_cgroup_fold(cg, depth, buf,
+										 sizeof(buf)));
 
 			if (!g)
 				goto out;

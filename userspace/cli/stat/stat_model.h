@@ -61,6 +61,11 @@ int stat_model_compute(struct stat_model *m, const struct daptrace_snapshot *s,
 		       stat_cgroup_fn cgroup_of, void *ctx, unsigned int depth);
 void stat_model_free(struct stat_model *m);
 /*
+ * Cgroup @path at @depth ("/a/b/c" at depth 2 is "/a/b"; the root stays
+ * "/"; 0: as it is), in @buf or @path; "?" for NULL.
+ */
+const char *stat_cgroup_fold(const char *path, unsigned int depth, char *buf, size_t len);
+/*
  * DAMON_STAT's percentile walk over @n (idle time in ms, weight) pairs
  * sorted by idle time: exposed for tests.  Writes STAT_PERCENTILES values.
  */
