@@ -34,7 +34,7 @@ struct savings {
 	const struct rec_info *info;	/* the record's, as read so far */
 	struct sav_model *m;
 	struct target *t;		/* per info->targets index */
-	size_t nr_t_cap;
+	size_t t_cap;
 	uint64_t nr_spaces;		/* met, in all */
 	struct rgroups groups;
 	struct sav_stats **gst;		/* per groups.g[] index */
@@ -68,15 +68,15 @@ static int space_of(void *ctx, const struct rec_region *r, struct sav_space **ou
 	struct savings *sv = ctx;
 	const struct rec_target *rt = rec_info_target(sv->info, r->pid);
 	struct sav_stats *group = NULL;
-	size_t ti, old = sv->nr_t_cap;
+	size_t ti, old = sv->t_cap;
 	struct target *t;
 
 	if (!rt || (sv->o->pid && r->pid != sv->o->pid))
 		return 0;
 	ti = (size_t)(rt - sv->info->targets);
-	if (report_grow((void **)&sv->t, &sv->nr_t_cap, ti + 1, sizeof(*sv->t)))
+	if (report_grow((void **)&sv->t, &sv->t_cap, ti + 1, sizeof(*sv->t)))
 		return -ENOMEM;
-	memset(sv->t + old, 0, (sv->nr_t_cap - old) * sizeof(*sv->t));
+	memset(sv->t + old, 0, (sv->t_cap - old) * sizeof(*sv->t));
 	t = &sv->t[ti];
 	if (!t->sp && !t->ended) {
 		if (sv->o->by && !(group = group_of(sv, r->pid)))
@@ -118,7 +118,7 @@ static int on_window(void *arg, const struct rec_snapshot *s, const struct rec_i
 	 * Region rows of the window in which a target left may follow its
 	 * #exit row: this one's are in.
 	 */
-	for (size_t i = 0; i < sv->nr_t_cap; i++) {
+	for (size_t i = 0; i < sv->t_cap; i++) {
 		if (sv->t[i].sp && target_gone(sv, i)) {
 			sav_space_end(sv->m, sv->t[i].sp, 1);
 			sv->t[i].sp = NULL;
@@ -150,7 +150,7 @@ static uint64_t page_size(const struct rec_info *info)
 
 static void savings_free(struct savings *sv)
 {
-	for (size_t i = 0; i < sv->nr_t_cap; i++)
+	for (size_t i = 0; i < sv->t_cap; i++)
 		sav_space_end(sv->m, sv->t[i].sp, 0);
 	for (size_t i = 0; i < sv->gst_cap; i++)
 		sav_group_free(sv->m, sv->gst[i]);
@@ -187,7 +187,7 @@ int report_savings(const struct report_opts *o, FILE *out, FILE *tics)
 	}
 	/* what is still reclaimed: freed if its process is gone, else its future is unknown */
 	sv.info = &info;
-	for (size_t i = 0; i < sv.nr_t_cap; i++) {
+	for (size_t i = 0; i < sv.t_cap; i++) {
 		sav_space_end(sv.m, sv.t[i].sp, sv.t[i].sp && target_gone(&sv, i));
 		sv.t[i].sp = NULL;
 	}
