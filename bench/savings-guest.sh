@@ -23,6 +23,12 @@
 #            4000 bytes, exponent 0.99) for D seconds after loading them:
 #            a real program under a skewed load, memcached the target
 #
+# Then a run under `daptrace stat --savings --cgroup` (the target started in
+# a cgroup of its own, the record's intervals): the same curve live, from
+# the windows stat read as they came (kind=live; stat reads no maps, so it
+# cannot leave file-backed memory out as --type anon does: the workloads'
+# binaries and libraries, a few MiB at most).
+#
 # Each policy run also writes what it acted on as a record (policy -o), and
 # `report savings` replays that record at the run's T (kind=replay): the
 # curve's model on the very windows the policy saw, apart from the record
@@ -45,6 +51,7 @@
 : "${WLS:=phases reclaim}" "${D:=32}" "${TS:=2 5 10}"
 TMP=${TMPDIR:-/tmp}/bench-savings.$$
 FAILED=
+CGB=
 
 vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
 uptime_s() { cut -d' ' -f1 /proc/uptime; }
@@ -61,11 +68,13 @@ wl_args() {
 }
 
 # wl_start WL: starts it (WLP: the process to wait for) and its target
-# (PID); returns once the target is ready to be monitored
+# (PID, in cgroup CGB/bench-savings: stat --cgroup's target); returns once
+# the target is ready to be monitored
 wl_start() {
 	rm -f "$TMP/pid" "$TMP/go" "$TMP/out" "$TMP/ready" "$TMP/mc.sock"
 	if [ "$1" = kv ]; then
-		memcached -u root -s "$TMP/mc.sock" -m 1024 -M -t 2 > "$TMP/mc.log" 2>&1 &
+		sh -c "echo \$\$ > $CGB/bench-savings/cgroup.procs && exec memcached -u root \
+			-s $TMP/mc.sock -m 1024 -M -t 2" > "$TMP/mc.log" 2>&1 &
 		PID=$!
 		i=0
 		while [ ! -S "$TMP/mc.sock" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
@@ -77,9 +86,8 @@ wl_start() {
 		[ -e "$TMP/ready" ] || { cat "$TMP/out" "$TMP/mc.log"; ktap_exit_fail_msg "kv did not start"; }
 		return
 	fi
-	# shellcheck disable=SC2046 # the workload's arguments, split
-	daptrace-policy-workload $(wl_args "$1") --pidfile "$TMP/pid" --go "$TMP/go" \
-		> "$TMP/out" 2>&1 &
+	sh -c "echo \$\$ > $CGB/bench-savings/cgroup.procs && exec daptrace-policy-workload \
+		$(wl_args "$1") --pidfile $TMP/pid --go $TMP/go" > "$TMP/out" 2>&1 &
 	WLP=$!
 	i=0
 	while [ ! -s "$TMP/pid" ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i + 1)); done
@@ -97,9 +105,10 @@ wl_over() {
 	fi
 }
 
-# run WL MONITOR...: the workload WL under MONITOR (its -p PID added), until
-# the workload's run is over (wl_over); then the monitor is stopped with
-# SIGINT and the check let go.  Sets SWAP_MEAN SWAP_LAST (kB, the target's
+# run WL MONITOR...: the workload WL under MONITOR (its -p PID added, or
+# with BY_CGROUP=1 --cgroup of its cgroup), until the workload's run is
+# over (wl_over); then the monitor is stopped with SIGINT and the check
+# let go.  Sets SWAP_MEAN SWAP_LAST (kB, the target's
 # VmSwap), SWAPIN (pages: pswpin from the attach to the run's end), SECS,
 # VERIFY.
 run() {
@@ -108,7 +117,11 @@ run() {
 	wl_start "$wl"
 	in0=$(vmstat pswpin)
 	t0=$(uptime_s)
-	"$@" -p "$PID" > "$TMP/mon" 2>&1 &
+	if [ "${BY_CGROUP:-0}" = 1 ]; then
+		"$@" --cgroup /bench-savings > "$TMP/mon" 2>&1 &
+	else
+		"$@" -p "$PID" > "$TMP/mon" 2>&1 &
+	fi
 	mon=$!
 	: > "$TMP/swap"
 	i=0
@@ -156,6 +169,21 @@ curve() {
 		f("refault_pages_per_s"), f("refaulted_bytes"), f("unknown_future_bytes") }'
 }
 
+# live_rows STAT-OUTPUT PREFIX: the curve of the target's cgroup in stat's
+# last report (its last "curve": stat --cgroup has that cgroup alone), one
+# "# BENCH PREFIX t=..." row per threshold; saved_last is the curve's
+# saved_now, what the live curve holds reclaimed at the end
+live_rows() {
+	tail -n 1 "$1" | sed 's/"saved_now_bytes"/"saved_last_bytes"/g' > "$TMP/live.json"
+	grep -q '"cgroup": *"/bench-savings"' "$TMP/live.json" || return 1
+	curve "$TMP/live.json" | while read -r t mean last rf refaulted _; do
+		echo "# BENCH $2 t=$t d=$D" \
+			"saved_mean_kb=$(awk -v b="$mean" 'BEGIN { printf "%d", b / 1024 }')" \
+			"saved_last_kb=$(awk -v b="$last" 'BEGIN { printf "%d", b / 1024 }')" \
+			"rf_pps=$rf refaulted_kb=$(awk -v b="$refaulted" 'BEGIN { printf "%d", b / 1024 }')"
+	done
+}
+
 # curve_rows RECORD THRESHOLDS PREFIX: `report savings` of RECORD at
 # THRESHOLDS, one "# BENCH PREFIX t=..." row per threshold; fails if the
 # report does
@@ -181,6 +209,9 @@ case " $WLS " in *" kv "*) ktap_require_tools memcached daptrace-kv-client ;; es
 zram_swap_on || ktap_exit_fail_msg "no zram swap"
 echo 0 > /proc/sys/vm/page-cluster
 mkdir -p "$TMP"
+cgroup2_mount /sys/fs/cgroup || ktap_exit_fail_msg "cannot mount cgroup2"
+CGB=$CG_ROOT
+mkdir -p "$CGB/bench-savings"
 thr=$(echo "$TS" | sed 's/\([0-9][0-9]*\)/\1s/g; s/ /,/g')
 
 for wl in $WLS; do
@@ -195,6 +226,14 @@ for wl in $WLS; do
 	fi
 	daptrace report savings --type anon --thresholds "$thr" "$TMP/rec.csv" 2>&1 |
 		sed "s/^/# $wl: /"
+	# the same curve, live (the record's intervals: the comparison is of
+	# the live feed, not of stat's own defaults)
+	BY_CGROUP=1 run "$wl" daptrace stat --json -d 3600s --thresholds "$thr" -s 5ms -a 100ms \
+		--no-auto-intervals
+	live_rows "$TMP/mon" "kind=live wl=$wl" || {
+		sed 's/^/# stat: /' "$TMP/mon" | tail -n 5
+		FAILED="$FAILED $wl:live"
+	}
 	# what a policy does
 	for t in $TS; do
 		rm -f "$TMP/pol.csv"
@@ -210,6 +249,7 @@ for wl in $WLS; do
 done
 
 rm -rf "$TMP"
+rmdir "$CGB/bench-savings" 2>/dev/null
 zram_swap_off || ktap_print_msg "swapoff /dev/zram0 failed"
 if [ -z "$FAILED" ]; then
 	ktap_test_pass "bench savings $WLS"

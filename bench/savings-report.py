@@ -5,9 +5,10 @@
     savings-report.py --rows FILE --command CMD --duration SECS
 
 Rows (bench/savings-guest.sh): kind=pred (the curve of the record of the
-workload at threshold t), kind=real (a policy run with idle=t), kind=replay
-(the curve of that policy run's own record, at its t) and kind=record (the
-recorded run itself), each with round, date and kernel.
+workload at threshold t), kind=live (the curve `daptrace stat --savings`
+drew live on another run), kind=real (a policy run with idle=t),
+kind=replay (the curve of that policy run's own record, at its t) and
+kind=record (the recorded run itself), each with round, date and kernel.
 """
 import argparse
 import math
@@ -81,15 +82,22 @@ def main():
     print("the median ratio of saved (mean and last) within 10 % and of the refault")
     print("rate within a factor of 2 (two rates under %g page/s both count as none," % RF_FLOOR)
     print("a ratio of 1).  Median [min–max] over the rounds.\n")
-    print("Two tables: the curve of the separate record run against each policy run")
-    print("(the prediction the issue asks for), then the curve of each policy run's")
-    print("own record (`policy -o`) against the same run: the model alone, on the")
-    print("windows the policy acted on, without the two runs' different sampling.\n")
+    print("Three tables: the curve of the separate record run against each policy")
+    print("run (the prediction the issue asks for); the curve `daptrace stat")
+    print("--savings --cgroup` drew live on a run of its own (the target in a cgroup")
+    print("of its own, the record's intervals: 5 ms, 100 ms; all memory, as stat")
+    print("reads no maps to tell anonymous from file-backed); then the curve of each")
+    print("policy run's own record (`policy -o`) against the same run: the model")
+    print("alone, on the windows the policy acted on, without the two runs'")
+    print("different sampling.\n")
     missed = table(rows, rounds, "pred", "predicted")
+    print("\nLive: `daptrace stat --savings` on a run of its own (kind=live).\n")
+    missed_live = table(rows, rounds, "live", "live")
     print("\nThe model alone: each policy run's own record replayed (kind=replay).\n")
     missed_replay = table(rows, rounds, "replay", "replayed")
     print()
-    for name, m in (("the prediction", missed), ("the model alone", missed_replay)):
+    for name, m in (("the prediction", missed), ("the live curve", missed_live),
+                    ("the model alone", missed_replay)):
         if m is None:
             print("No rows for %s." % name)
         elif m:

@@ -6,8 +6,9 @@
 # that is idle for T would save, mean and last, and the refaults it would
 # cause) against what `daptrace policy -S "pageout idle=T"` really saves
 # (the target's VmSwap) and refaults (pswpin) on fresh runs of the same
-# workload (bench/savings-guest.sh).  One boot per round: the record and
-# every policy run of every workload, one after the other; median
+# workload (bench/savings-guest.sh), and what `daptrace stat --savings`
+# draws live on another run.  One boot per round: the record, the stat
+# run and every policy run of every workload, one after the other; median
 # [min-max] over the rounds (bench/savings-report.py).
 #
 #   bench/savings.sh [--rounds N] [--out FILE] [--lock FILE] [--kernel SERIES]
@@ -39,8 +40,8 @@ K=$(bench_kernel bench/savings.sh "$SERIES")
 bench_rows savings
 script=$DIR/savings-guest.sh
 sed "2i WLS=\"$WLS\" D=$SECS TS=\"$TS\"" "$TOP/bench/savings-guest.sh" > "$script"
-# the record, then one policy run per threshold, for every workload
-n=$(($(echo "$WLS" | wc -w) * ($(echo "$TS" | wc -w) + 1)))
+# the record, the stat run, then one policy run per threshold, for every workload
+n=$(($(echo "$WLS" | wc -w) * ($(echo "$TS" | wc -w) + 2)))
 EXTRA=()
 if [[ " $WLS " == *" kv "* ]]; then
 	"$TOP/bench/memcached-payload.sh" "$DIR/memcached-payload.sh"
