@@ -363,6 +363,30 @@ TEST(savings_curve_live)
 }
 
 /*
+ * Bad thresholds are refused with the expected form, before the monitor
+ * is touched: still off, no target written.
+ */
+TEST(bad_thresholds_refused)
+{
+	static char *const bad[] = { "0s", "1s,,2s", "1s,1s", "", "abc", "1s,", "5" };
+	char dir[256], out[4096], buf[64];
+
+	SKIP_UNLESS_DAPTRACE_BIN();
+	ASSERT_EQ(0, fake_tree_create(dir, sizeof(dir)));
+	setenv("DAPTRACE_SYSFS", dir, 1);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		EXPECT_EQ(2, run_daptrace(A("stat", "--thresholds", bad[i], "-d", "1s"), out,
+					  sizeof(out))) TH_LOG("%s: %s", bad[i], out);
+		EXPECT_NE(NULL, strstr(out, "--thresholds: invalid value")) TH_LOG("%s", out);
+		EXPECT_NE(NULL, strstr(out, "different idle times above 0")) TH_LOG("%s", out);
+	}
+	EXPECT_LT(0, fake_read(dir, "state", buf, sizeof(buf)));
+	EXPECT_STREQ("off\n", buf);
+	EXPECT_EQ(0, fake_read(dir, "target", buf, sizeof(buf)));
+	fake_tree_destroy(dir);
+}
+
+/*
  * A stat slower than the worker always finds another snapshot waiting.  It
  * must still come back to its signals (and its clock, its reports) within
  * a batch, and read a batch more for the last window.  This kernel
