@@ -66,7 +66,7 @@ static void write_main(const char *path)
 		if (w <= 5)
 			fprintf(f, "%llu,%d,7,65536,69632,0,%d,200,0,a\n", t, w, w - 1);
 		else
-			fprintf(f, "%llu,%d,7,65536,69632,5,%d,200,0,a\n", t, w, w - 6);
+			fprintf(f, "%llu,%d,7,65536,69632,200,%d,200,0,a\n", t, w, w - 6);
 		if (w <= 4)
 			fprintf(f, "%llu,%d,7,131072,139264,0,%d,200,0,b\n", t, w, w - 1);
 		fprintf(f, "%llu,%d,7,196608,212992,0,%d,200,0,c\n", t, w, w + 8);
@@ -99,15 +99,15 @@ static void write_main(const char *path)
 static const char two_procs[] = HDR "#target,7,a\n#target,8,b\n" COLS
 	"#snap,1,0,1000000000,3,200,0,0\n"
 	"1000000000,1,7,524288,540672,0,0,200,0,f\n"
-	"1000000000,1,8,589824,593920,5,0,200,0,g\n"
+	"1000000000,1,8,589824,593920,200,0,200,0,g\n"
 	"1000000000,1,8,655360,663552,0,0,200,0,h\n"
 	"#snap,2,1000000000,2000000000,3,200,0,0\n"
 	"2000000000,2,7,524288,540672,0,1,200,0,f\n"
-	"2000000000,2,8,589824,593920,5,1,200,0,g\n"
+	"2000000000,2,8,589824,593920,200,1,200,0,g\n"
 	"2000000000,2,8,655360,663552,0,1,200,0,h\n"
 	"#exit,8,2500000000\n"
 	"#snap,3,2000000000,3000000000,2,200,0,0\n"
-	"3000000000,3,7,524288,528384,3,0,200,0,f\n"
+	"3000000000,3,7,524288,528384,200,0,200,0,f\n"
 	"3000000000,3,7,528384,540672,0,2,200,0,f\n"
 	"#snap,4,3000000000,4000000000,1,200,0,0\n"
 	"4000000000,4,7,524288,540672,0,0,200,0,f\n"
@@ -135,7 +135,7 @@ static const char kinds[] = HDR "#target,7,app\n" COLS
 	#w "000000000," #w ",7,262144,278528,0,0,200,0,[vvar]\n" \
 	#w "000000000," #w ",7,327680,331776," #acc ",0,200,0,[anon]\n"
 	KINDS_WINDOW(1, 0, 0) KINDS_WINDOW(2, 1000000000, 0)
-	KINDS_WINDOW(3, 2000000000, 5) KINDS_WINDOW(4, 3000000000, 5)
+	KINDS_WINDOW(3, 2000000000, 200) KINDS_WINDOW(4, 3000000000, 200)
 	"#eof\n";
 #undef KINDS_WINDOW
 
@@ -355,7 +355,7 @@ TEST_F(rec, only_resident_memory_is_saved)
 
 		fprintf(f, "#snap,%d,%llu,%llu,4,200,0,0\n", w, t - 1000000000ULL, t);
 		fprintf(f, "%llu,%d,7,65536,131072,%d,0,200,50,50,0,0,0,,0,0,[anon]\n", t, w,
-			w <= 2 ? 0 : 5);
+			w <= 2 ? 0 : 200);
 		fprintf(f, "%llu,%d,7,262144,327680,0,%d,200,%d,%d,0,0,0,,0,0,[heap]\n", t, w,
 			w - 1, q, q);
 		fprintf(f, "%llu,%d,7,524288,589824,0,%d,200,0,0,0,0,0,,0,0,[anon]\n", t, w, w - 1);
@@ -630,6 +630,52 @@ TEST_F(rec, warm_set_read_every_second_is_not_idle)
 		{ 1, "reclaimed_bytes", 4096 },
 		{ 1, "saved_mean_bytes", 2150 },	/* 4096 x 21 / 40 */
 		{ 1, "saved_last_bytes", 4096 });
+	json_object_put(j);
+}
+
+/*
+ * A few pages read at random from reclaimed memory: p, 40 KiB, two
+ * sampling rounds a window, idle in windows 1-2, then in window 3 one of
+ * its two rounds found an access: a share of 1/2 of its pages touched in
+ * a round, 1 - (1 - 1/2)^2 = 3/4 of them in the window.  --thresholds 1s:
+ * reclaimed in window 1 (40960); in window 3, 30720 come back and 10240
+ * stay reclaimed; in window 4, idle 1 s again, the 30720 are reclaimed
+ * again; in window 5 both rounds found an access: all 40960 come back;
+ * reclaimed again in window 6, held to the end (window 7): unknown.
+ * Reclaimed 40960 + 30720 + 40960 = 112640 = refaulted 30720 + 40960 +
+ * unknown 40960.  Held 40960, 40960, 10240, 40960, 0, 40960, 40960: mean
+ * 30720.  Refaults 71680 B in 7 s: 10240 B/s.  (Returned whole at each
+ * access, window 3 would refault all 40960.)
+ */
+TEST_F(rec, a_few_pages_read_come_back_alone)
+{
+	struct json_object *j, *all;
+	char path[160];
+	FILE *f;
+
+	f = new_record(self->dir, "few.csv", path, sizeof(path));
+	ASSERT_NE(NULL, f);
+	fputs(HDR "#target,7,app\n" COLS, f);
+	for (int w = 1; w <= 7; w++) {
+		unsigned long long t = w * 1000000000ULL;
+		int acc = w == 3 ? 1 : w == 5 ? 2 : 0;
+
+		fprintf(f, "#snap,%d,%llu,%llu,1,2,0,0\n", w, t - 1000000000ULL, t);
+		fprintf(f, "%llu,%d,7,65536,106496,%d,0,2,0,[anon]\n", t, w, acc);
+	}
+	fputs("#eof\n", f);
+	fclose(f);
+	j = savings_json(_metadata, path, "1s", NULL);
+	ASSERT_NE(NULL, j);
+	all = get(j, "all");
+	EXPECT_CURVE(all,
+		{ 0, "reclaimed_bytes", 112640 },
+		{ 0, "refaulted_bytes", 71680 },
+		{ 0, "unknown_future_bytes", 40960 },
+		{ 0, "never_reused_bytes", 0 },
+		{ 0, "saved_mean_bytes", 30720 },
+		{ 0, "saved_last_bytes", 40960 },
+		{ 0, "refault_bytes_per_s", 10240 });
 	json_object_put(j);
 }
 

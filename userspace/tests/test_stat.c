@@ -270,7 +270,8 @@ TEST(stat_prints_the_machine_once)
 /*
  * Windows of a second from 100 s on (CLOCK_MONOTONIC, so after stat's
  * start): 4 MiB accessed in each, 4 MiB half resident idle from the
- * first window on, accessed in the sixth.
+ * first window on, accessed in the sixth in every sampling round (all of
+ * it comes back).
  */
 static uint64_t play_base_ns;
 
@@ -287,7 +288,7 @@ static void cold_then_back(uint64_t k, struct daptrace_snap_hdr *h,
 						.nr_accesses = 5, .age = (uint32_t)k - 1,
 						.pid = getpid(), .nr_present = 20 };
 	regs[1] = (struct daptrace_region_rec){ .start = 0x10400000, .end = 0x10800000,
-						.nr_accesses = k == 6 ? 3 : 0,
+						.nr_accesses = k == 6 ? 20 : 0,
 						.age = k == 6 ? 0 : (uint32_t)k - 1,
 						.pid = getpid(), .nr_present = 10 };
 }

@@ -17,8 +17,17 @@
  * threshold.  A window's idle region is cut into pieces of one idle time
  * each (a search of that set per piece); its accessed regions go into it
  * in one merge.
+ *
+ * What an access takes back.  A policy pages out page by page, and a read
+ * of reclaimed memory brings back the pages it touches, not the region: a
+ * cache that reads a few values at a time from a cold region gets back a
+ * few pages.  So an access to a reclaimed range returns the share of the
+ * region's pages the window touched, as its sampling rounds estimate it
+ * (region_touched()); the rest stays reclaimed (the range's kept share),
+ * and what came back is reclaimed again once idle long enough again.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +44,7 @@
 struct ivl {
 	uint64_t start, end, t_ns;
 	double res;
+	double kept;			/* the share still reclaimed: accesses took the rest back */
 };
 
 struct ivl_set {
@@ -67,6 +77,7 @@ struct wreg {
 	enum wkind kind;
 	uint32_t age;			/* windows (for missed windows only) */
 	double res;			/* its resident share (1: not known) */
+	double touched;			/* accessed: the share of its pages touched */
 	int res_known;			/* the window has placement: @res was sampled */
 };
 
@@ -332,7 +343,7 @@ void sav_space_end(struct sav_model *m, struct sav_space *sp, int freed)
 
 			/* EV_NEVER and EV_UNKNOWN allocate nothing */
 			account(m, sp, k, freed ? EV_NEVER : EV_UNKNOWN,
-				(double)(v->end - v->start) * v->res, 0);
+				(double)(v->end - v->start) * v->res * v->kept, 0);
 		}
 		free(sp->sets[k].v);
 	}
@@ -342,21 +353,19 @@ void sav_space_end(struct sav_model *m, struct sav_space *sp, int freed)
 	m->nr_spaces--;
 }
 
-/*
- * Append [start, end) reclaimed at @t_ns, @res of it resident, merged with
- * the last range if they touch and agree.
- */
-static int ivl_push(struct ivl_set *s, uint64_t start, uint64_t end, uint64_t t_ns, double res)
+/* Append reclaimed range @v, merged with the last range if they touch and agree. */
+static int ivl_push(struct ivl_set *s, const struct ivl *v)
 {
 	struct ivl *last = s->n ? &s->v[s->n - 1] : NULL;
 
-	if (last && last->end == start && last->t_ns == t_ns && last->res == res) {
-		last->end = end;
+	if (last && last->end == v->start && last->t_ns == v->t_ns && last->res == v->res &&
+	    last->kept == v->kept) {
+		last->end = v->end;
 		return 0;
 	}
 	if (grow_array((void **)&s->v, &s->cap, s->n + 1, sizeof(*s->v)))
 		return -ENOMEM;
-	s->v[s->n++] = (struct ivl){ start, end, t_ns, res };
+	s->v[s->n++] = *v;
 	return 0;
 }
 
@@ -368,14 +377,26 @@ static int apply(struct sav_model *m, const struct sav_space *sp, unsigned int k
 		 const struct wreg *r, const struct ivl *piece, uint64_t now,
 		 struct ivl_set *out)
 {
-	double bytes = (double)(piece->end - piece->start) * piece->res;
+	double size = (double)(piece->end - piece->start) * piece->res;
+	struct ivl left = *piece;
+	int err;
 
 	if (!r || r->kind == W_HOLE)
-		return account(m, sp, k, EV_NEVER, bytes, 0);
-	if (r->kind == W_ACCESSED)
-		return account(m, sp, k, EV_REFAULT, bytes,
-			       now > piece->t_ns ? now - piece->t_ns : 0);
-	return ivl_push(out, piece->start, piece->end, piece->t_ns, piece->res);
+		return account(m, sp, k, EV_NEVER, size * piece->kept, 0);
+	if (r->kind == W_ACCESSED) {
+		err = account(m, sp, k, EV_REFAULT, size * piece->kept * r->touched,
+			      now > piece->t_ns ? now - piece->t_ns : 0);
+		left.kept = piece->kept * (1 - r->touched);
+		if (err || r->touched >= 1)
+			return err;
+	} else if (r->kind == W_IDLE && r->idle_ns >= m->t_ns[k] && piece->kept < 1) {
+		/* what accesses took back is idle long enough again */
+		err = account(m, sp, k, EV_RECLAIM, size * (1 - piece->kept), 0);
+		if (err)
+			return err;
+		left.kept = 1;
+	}
+	return ivl_push(out, &left);
 }
 
 /*
@@ -391,7 +412,7 @@ static void add_saved(struct sav_model *m, const struct sav_space *sp, unsigned 
 	double bytes = 0;
 
 	for (size_t i = 0; i < set->n; i++)
-		bytes += (double)(set->v[i].end - set->v[i].start) * set->v[i].res;
+		bytes += (double)(set->v[i].end - set->v[i].start) * set->v[i].res * set->v[i].kept;
 	for (int i = 0; i < 2 && sts[i]; i++)
 		sts[i]->pt[k].saved_now += bytes;
 }
@@ -419,8 +440,9 @@ static int sweep(struct sav_model *m, struct sav_space *sp, unsigned int k,
 
 		/* reclaimed bytes before this region: unmapped since */
 		while (have && cur.start < r[j].start && !ret) {
-			struct ivl p = { cur.start, cur.end < r[j].start ? cur.end : r[j].start,
-					 cur.t_ns, cur.res };
+			struct ivl p = cur;
+
+			p.end = cur.end < r[j].start ? cur.end : r[j].start;
 
 			ret = apply(m, sp, k, NULL, &p, now, out);
 			cur.start = p.end;
@@ -431,8 +453,10 @@ static int sweep(struct sav_model *m, struct sav_space *sp, unsigned int k,
 			uint64_t e;
 
 			if (have && cur.start <= pos) {
-				struct ivl p = { pos, cur.end < r[j].end ? cur.end : r[j].end,
-						 cur.t_ns, cur.res };
+				struct ivl p = cur;
+
+				p.start = pos;
+				p.end = cur.end < r[j].end ? cur.end : r[j].end;
 
 				ret = apply(m, sp, k, &r[j], &p, now, out);
 				pos = cur.start = p.end;
@@ -442,9 +466,11 @@ static int sweep(struct sav_model *m, struct sav_space *sp, unsigned int k,
 			}
 			e = have && cur.start < r[j].end ? cur.start : r[j].end;
 			if (r[j].kind == W_IDLE && r[j].idle_ns >= t) {
+				struct ivl v = { pos, e, now, r[j].res, 1 };
+
 				ret = account(m, sp, k, EV_RECLAIM, (double)(e - pos) * r[j].res, 0);
 				if (!ret)
-					ret = ivl_push(out, pos, e, now, r[j].res);
+					ret = ivl_push(out, &v);
 			}
 			pos = e;
 		}
@@ -553,6 +579,28 @@ static void region_resident(const struct rec_snapshot *s, const struct rec_regio
 }
 
 /*
+ * The share of accessed region @r's pages its window touched (what comes
+ * back of it if it was reclaimed).  Each sampling round checks one random
+ * page for an access since the round before: the share of rounds that
+ * found one, q, is the share of pages touched in a round, and pages touched
+ * at random add up to 1 - (1 - q)^n over the window's n rounds.  All of it
+ * where every round found one, or where the rounds are not known (records
+ * from damo).  Reads that keep to a few pages touch fewer (the estimate is
+ * high for them); a range read through within one round (a scan) touches
+ * all of it though one round saw it (about 63 % counted, the rest at its
+ * next reads).
+ */
+static void region_touched(const struct rec_snapshot *s, const struct rec_region *r,
+			   struct wreg *w)
+{
+	uint32_t seen = s->nr_samples > r->nr_unobserved ? s->nr_samples - r->nr_unobserved : 0;
+
+	w->touched = 1;
+	if (w->kind == W_ACCESSED && seen && r->nr_accesses < seen)
+		w->touched = 1 - pow(1 - (double)r->nr_accesses / seen, seen);
+}
+
+/*
  * The window's regions of counted spaces, by space and address, as what
  * they say about their bytes, into m->w.  Overlapping regions (a damaged
  * record) keep the first one's bytes.  The count, or < 0.
@@ -593,6 +641,7 @@ static ssize_t window_regions(struct sav_model *m, const struct rec_snapshot *s,
 			w->kind = W_IDLE;
 		w->age = r->age;
 		region_resident(s, r, w);
+		region_touched(s, r, w);
 		if (n && cmp_wreg(&m->w[n - 1], w) > 0)
 			sorted = 0;
 		n++;
