@@ -110,7 +110,7 @@ wl_over() {
 # over (wl_over); then the monitor is stopped with SIGINT and the check
 # let go.  Sets SWAP_MEAN SWAP_LAST (kB, the target's
 # VmSwap), SWAPIN (pages: pswpin from the attach to the run's end), SECS,
-# VERIFY.
+# VERIFY, OPS (kv: " ops_per_s=N", else empty).
 run() {
 	wl=$1
 	shift
@@ -142,6 +142,10 @@ run() {
 	[ "$wl" != kv ] || { kill "$PID"; wait "$PID"; }
 	SWAP_MEAN=$(awk '{ s += $1; n++ } END { printf "%d", n ? s / n : 0 }' "$TMP/swap")
 	SWAPIN=$((in1 - in0))
+	# kv: the requests memcached served, per second of the run (a target
+	# stalled on its refaults serves fewer and so touches less memory)
+	OPS=
+	[ "$wl" != kv ] || OPS=$(sed -n 's/^ops_per_s=\([0-9]*\).*/ ops_per_s=\1/p' "$TMP/out")
 	SECS=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
 	VERIFY=FAILED
 	if grep -q '^verify ok' "$TMP/out" && [ $wst = 0 ] &&
@@ -219,7 +223,7 @@ for wl in $WLS; do
 	rm -f "$TMP/rec.csv"
 	run "$wl" daptrace record -q -o "$TMP/rec.csv"
 	echo "# BENCH kind=record wl=$wl d=$D secs=$SECS swap_mean_kb=$SWAP_MEAN" \
-		"swapin=$SWAPIN verify=$VERIFY"
+		"swapin=$SWAPIN verify=$VERIFY$OPS"
 	if ! curve_rows "$TMP/rec.csv" "$thr" "kind=pred wl=$wl"; then
 		FAILED="$FAILED $wl:report"
 		continue
@@ -241,7 +245,7 @@ for wl in $WLS; do
 		echo "# BENCH kind=real wl=$wl t=$t d=$D secs=$SECS swap_mean_kb=$SWAP_MEAN" \
 			"swap_last_kb=$SWAP_LAST swapin=$SWAPIN" \
 			"rf_pps=$(awk -v n="$SWAPIN" -v s="$SECS" 'BEGIN { printf "%.3f", (s > 0 ? n / s : 0) }')" \
-			"verify=$VERIFY"
+			"verify=$VERIFY$OPS"
 		sed -n 's/^/# policy: /p' "$TMP/mon" | tail -n 5
 		curve_rows "$TMP/pol.csv" "${t}s" "kind=replay wl=$wl" ||
 			FAILED="$FAILED $wl:replay"

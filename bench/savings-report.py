@@ -95,6 +95,7 @@ def main():
     missed_live = table(rows, rounds, "live", "live")
     print("\nThe model alone: each policy run's own record replayed (kind=replay).\n")
     missed_replay = table(rows, rounds, "replay", "replayed")
+    throughput(rows)
     print()
     for name, m in (("the prediction", missed), ("the live curve", missed_live),
                     ("the model alone", missed_replay)):
@@ -104,6 +105,31 @@ def main():
             print("Goal not met by %s for: %s." % (name, "; ".join(m)))
         else:
             print("Goal met by %s for every workload and threshold." % name)
+
+
+def throughput(rows):
+    """The requests/s the kv client got through in the record run and in each
+    policy run: a policy whose refaults stall the server serves fewer, so
+    the server touches less memory than in the run the curve was drawn on."""
+    rec = [r for r in rows if r["kind"] == "record" and "ops_per_s" in r]
+    if not rec:
+        return
+    print("\nkv: requests served per second (`daptrace-kv-client`'s `ops_per_s`) in the")
+    print("record run and in each policy run; ratio: policy run / record run of the")
+    print("same round.\n")
+    print("| workload | run | requests/s | ratio to the record run |")
+    print("| --- | --- | --- | --- |")
+    for wl in dict.fromkeys(r["wl"] for r in rec):
+        base = {r["round"]: num(r["ops_per_s"]) for r in rec if r["wl"] == wl}
+        print("| %s | record | %s | |" % (wl, cell(list(base.values()), "%.0f")))
+        real = [r for r in rows if r["kind"] == "real" and r["wl"] == wl
+                and "ops_per_s" in r and r["round"] in base]
+        for t in sorted({num(r["t"]) for r in real}):
+            per = [r for r in real if num(r["t"]) == t]
+            ops = [num(r["ops_per_s"]) for r in per]
+            print("| %s | pageout idle=%gs | %s | %s |" % (
+                wl, t, cell(ops, "%.0f"),
+                cell([ratio(num(r["ops_per_s"]), base[r["round"]]) for r in per])))
 
 
 def table(rows, rounds, kind, what):
