@@ -76,10 +76,10 @@ done
 # The host's steps (scripts/check-host.sh: style, sparse, the unit and
 # userspace tests, DKMS, the packages, ...) run beside the VM boots, whose
 # guests leave CPU idle while they wait, as the debug kernel's build does
-# (low_priority).  They need the kselftest headers,
-# which the VM step's initramfs needs too: extracted first, once.  Their
-# results are counted after the VM step's (the exporter's test, after them,
-# builds where the userspace tests do).
+# (low_priority).  They need the kselftest headers, which the VM step's
+# initramfs needs too: extracted first, once.  Their results are counted
+# after the VM step's (the exporter's test, after them, builds where the
+# userspace tests do).
 step "kselftest headers" "$LOGS/ksft-headers.log" "${MAKE[@]}" ksft-headers
 low_priority "$TOP/scripts/check-host.sh" > "$LOGS/host.ktap" 2>&1 < /dev/null &
 HOST_STEPS=$!
