@@ -14,8 +14,8 @@
 # whose results follow the VM's; the exporter under a real Prometheus
 # (tests/exporter/prometheus.sh), and the VM tests once more on the debug
 # kernel (scripts/check-debug.sh; CHECK_DEBUG=0 leaves that out, counted as
-# a skip).  The 5-level-paging boot and the debug kernel run a subset unless
-# CHECK_FULL=1 (`make check-full`).  Each step's output goes to
+# a skip).  Each boot runs a subset of the tests (below: every test runs on
+# one boot at least) unless CHECK_FULL=1 (`make check-full`).  Each step's output goes to
 # build/logs/<step>.log.  A step that prints KTAP contributes its results,
 # renamed "<step>: <name>"; any other step is one result, and a failure shows
 # the log's last 20 lines.  A suite directory without a Makefile (tests/unit/,
