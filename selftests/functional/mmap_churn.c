@@ -17,7 +17,6 @@
  * 0.83-0.94); passes that take turns read the two alike.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <pthread.h>
 #include <sched.h>
 
@@ -42,34 +41,6 @@ static cpu_set_t *cpu(int nr, cpu_set_t *set)
 	CPU_ZERO(set);
 	CPU_SET(nr, set);
 	return set;
-}
-
-/* The worker kthread: a child of kthreadd (pid 2) named "daptrace". */
-static pid_t worker_pid(void)
-{
-	char path[300], line[128];
-	struct dirent *de;
-	pid_t found = -1;
-	DIR *d = opendir("/proc");
-	FILE *f;
-
-	while (d && (de = readdir(d))) {
-		int ppid;
-		char comm[32];
-
-		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(line, sizeof(line), f) &&
-		    sscanf(line, "%*d (%31[^)]) %*c %d", comm, &ppid) == 2 &&
-		    ppid == 2 && !strcmp(comm, "daptrace"))
-			found = atoi(de->d_name);
-		fclose(f);
-	}
-	if (d)
-		closedir(d);
-	return found;
 }
 
 static void *toucher(void *arg)
@@ -167,7 +138,7 @@ TEST_F_TIMEOUT(churn, regions_past_a_cut_pass_are_sampled, 120)
 	ASSERT_EQ(0, dt_write("target", pid));
 	ASSERT_EQ(0, dt_set_attrs(20000, 400000, 10000000, 2500, 3000));
 	ASSERT_EQ(0, dt_write("state", "on"));
-	worker = worker_pid();
+	worker = dt_worker_pid();
 	ASSERT_LT(0, worker) TH_LOG("no daptrace kthread found in /proc");
 	ASSERT_EQ(0, sched_setaffinity(worker, sizeof(set), cpu(0, &set)))
 		TH_LOG("pin the worker: %s", strerror(errno));

@@ -20,6 +20,7 @@
 #define _GNU_SOURCE
 #endif
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
@@ -546,6 +547,50 @@ static DT_UNUSED int dt_snapshot_has_pid(__u64 seq, pid_t pid, __u32 *flags)
 		ret = -1;	/* rewritten meanwhile */
 	close(fd);
 	return ret;
+}
+
+/*
+ * dt_worker_pid() - the monitor's worker kthread: a child of kthreadd (pid 2)
+ * named "daptrace"; -1 if there is none (monitoring off).
+ */
+static DT_UNUSED pid_t dt_worker_pid(void)
+{
+	char path[300], line[128], comm[32];
+	struct dirent *de;
+	pid_t found = -1;
+	DIR *d = opendir("/proc");
+	FILE *f;
+	int ppid;
+
+	while (d && (de = readdir(d))) {
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(line, sizeof(line), f) &&
+		    sscanf(line, "%*d (%31[^)]) %*c %d", comm, &ppid) == 2 &&
+		    ppid == 2 && !strcmp(comm, "daptrace"))
+			found = atoi(de->d_name);
+		fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* dt_task_state() - @pid's state letter (R, S, D, T, ...), or 0 if gone. */
+static DT_UNUSED char dt_task_state(pid_t pid)
+{
+	char path[64], buf[256], *c;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	c = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+	fclose(f);
+	return c && c[1] == ' ' ? c[2] : 0;
 }
 
 /*
