@@ -188,11 +188,12 @@ live_rows() {
 	done
 }
 
-# curve_rows RECORD THRESHOLDS PREFIX: `report savings` of RECORD at
-# THRESHOLDS, one "# BENCH PREFIX t=..." row per threshold; fails if the
-# report does
+# curve_rows RECORD THRESHOLDS PREFIX [SPEED]: `report savings` of RECORD
+# at THRESHOLDS (and --speed SPEED, default 1), one "# BENCH PREFIX t=..."
+# row per threshold; fails if the report does
 curve_rows() {
-	daptrace report savings --json --type anon --thresholds "$2" "$1" > "$TMP/sav.json" \
+	daptrace report savings --json --type anon --speed "${4:-1}" --thresholds "$2" "$1" \
+		> "$TMP/sav.json" \
 		2> "$TMP/sav.err" ||
 		{ sed 's/^/# report: /' "$TMP/sav.err"; return 1; }
 	windows=$(tr -d ' \n\t' < "$TMP/sav.json" | sed -n 's/.*"windows":\([0-9]*\).*/\1/p' | head -n 1)
@@ -224,6 +225,7 @@ for wl in $WLS; do
 	run "$wl" daptrace record -q -o "$TMP/rec.csv"
 	echo "# BENCH kind=record wl=$wl d=$D secs=$SECS swap_mean_kb=$SWAP_MEAN" \
 		"swapin=$SWAPIN verify=$VERIFY$OPS"
+	REC_OPS=${OPS#*=}
 	if ! curve_rows "$TMP/rec.csv" "$thr" "kind=pred wl=$wl"; then
 		FAILED="$FAILED $wl:report"
 		continue
@@ -249,6 +251,13 @@ for wl in $WLS; do
 		sed -n 's/^/# policy: /p' "$TMP/mon" | tail -n 5
 		curve_rows "$TMP/pol.csv" "${t}s" "kind=replay wl=$wl" ||
 			FAILED="$FAILED $wl:replay"
+		# the record's prediction for the speed this run had (kv: requests
+		# served against the record's), see report savings --speed
+		[ -z "$OPS" ] || [ "${REC_OPS:-0}" -le 0 ] || {
+			speed=$(awk -v a="${OPS#*=}" -v b="$REC_OPS" 'BEGIN { printf "%.4f", a / b }')
+			curve_rows "$TMP/rec.csv" "${t}s" "kind=pred_speed wl=$wl speed=$speed" \
+				"$speed" || FAILED="$FAILED $wl:pred_speed"
+		}
 	done
 done
 

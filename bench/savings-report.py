@@ -7,8 +7,10 @@
 Rows (bench/savings-guest.sh): kind=pred (the curve of the record of the
 workload at threshold t), kind=live (the curve `daptrace stat --savings`
 drew live on another run), kind=real (a policy run with idle=t),
-kind=replay (the curve of that policy run's own record, at its t) and
-kind=record (the recorded run itself), each with round, date and kernel.
+kind=replay (the curve of that policy run's own record, at its t),
+kind=pred_speed (kv: the record's curve at t with --speed, the policy run's
+requests/s over the record run's) and kind=record (the recorded run
+itself), each with round, date and kernel.
 """
 import argparse
 import math
@@ -96,9 +98,18 @@ def main():
     print("\nThe model alone: each policy run's own record replayed (kind=replay).\n")
     missed_replay = table(rows, rounds, "replay", "replayed")
     throughput(rows)
+    missed_speed = None
+    if any(r["kind"] == "pred_speed" for r in rows):
+        print("\nThe record's curve at each policy run's own speed (kind=pred_speed:")
+        print("`report savings --speed S`, S the run's requests served over the record")
+        print("run's): what the prediction is when the slowdown is known.\n")
+        missed_speed = table(rows, rounds, "pred_speed", "at speed")
     print()
     for name, m in (("the prediction", missed), ("the live curve", missed_live),
-                    ("the model alone", missed_replay)):
+                    ("the model alone", missed_replay),
+                    ("the prediction at the run's speed", missed_speed)):
+        if name.endswith("speed") and m is None:
+            continue
         if m is None:
             print("No rows for %s." % name)
         elif m:

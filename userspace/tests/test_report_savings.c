@@ -720,6 +720,58 @@ TEST_F(rec, missed_windows_restart_the_idle_clock)
 	json_object_put(j);
 }
 
+/*
+ * --speed 0.5: the target twice as slow, its accesses twice as far apart.
+ * Thresholds 2s,10s,12s then meet what the record shows idle for 1, 5 and
+ * 6 s: the same memory as the main curve (saved per window 23040, 8704,
+ * 6144; reclaimed at 2 s 28672), over 16 s instead of 8 (refaults 256 B/s),
+ * a refaulting 10 s after it was reclaimed at 2 s (5 s in the record) and
+ * 2 s after at 10 s.  At speed 1 the same thresholds keep a from ever
+ * being reclaimed before it refaults but at 2 s.
+ */
+TEST_F(rec, speed_scales_the_records_time)
+{
+	struct json_object *j, *all;
+
+	ASSERT_EQ(0, run_daptrace(A("report", "savings", "--json", "--speed", "0.5",
+				    "--thresholds", "2s,10s,12s", self->main_rec),
+				  out, sizeof(out))) TH_LOG("%s", out);
+	j = json_tokener_parse(out);
+	ASSERT_NE(NULL, j) TH_LOG("not JSON: %.500s", out);
+	EXPECT_EQ(0.5, num(j, "speed"));
+	all = get(j, "all");
+	EXPECT_CURVE(all,
+		{ 0, "threshold_s", 2 },
+		{ 0, "saved_mean_bytes", 23040 },
+		{ 0, "reclaimed_bytes", 28672 },
+		{ 0, "refaulted_bytes", 4096 },
+		{ 0, "refault_bytes_per_s", 256 },
+		{ 0, "reuse_p50_s", 10 },
+		{ 1, "threshold_s", 10 },
+		{ 1, "saved_mean_bytes", 8704 },
+		{ 1, "reuse_p50_s", 2 },
+		{ 2, "threshold_s", 12 },
+		{ 2, "saved_mean_bytes", 6144 },
+		{ 2, "refaulted_bytes", 0 });
+	EXPECT_EQ(16, num(all, "seconds"));
+	json_object_put(j);
+	/* at the record's own speed 10 s is never reached by a */
+	j = savings_json(_metadata, self->main_rec, "2s,10s,12s", NULL);
+	ASSERT_NE(NULL, j);
+	EXPECT_EQ(1, num(j, "speed"));
+	EXPECT_CURVE(get(j, "all"),
+		{ 1, "refaulted_bytes", 0 },
+		{ 1, "saved_mean_bytes", 0 });
+	json_object_put(j);
+	/* the text says so */
+	ASSERT_EQ(0, run_daptrace(A("report", "savings", "--speed", "0.5", self->main_rec),
+				  out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "# for the target at 0.5 times its speed in the record"))
+		TH_LOG("%s", out);
+	ASSERT_EQ(0, run_daptrace(A("report", "savings", self->main_rec), out, sizeof(out)));
+	EXPECT_EQ(NULL, strstr(out, "times its speed")) TH_LOG("%s", out);
+}
+
 /* Bad flags and thresholds: exit 2, saying what is wrong. */
 TEST_F(rec, bad_flags_and_thresholds)
 {
@@ -757,6 +809,17 @@ TEST_F(rec, bad_flags_and_thresholds)
 				  sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "--type: invalid value 'shm' (expected anon or file"))
 		TH_LOG("%s", out);
+	static const char *const bad_speed[] = { "0", "-1", "abc", "", "1x", "nan", "inf", "101" };
+
+	for (size_t i = 0; i < sizeof(bad_speed) / sizeof(bad_speed[0]); i++) {
+		EXPECT_EQ(2, run_daptrace(A("report", "savings", "--speed", (char *)bad_speed[i],
+					    self->main_rec), out, sizeof(out)))
+			TH_LOG("--speed '%s': %s", bad_speed[i], out);
+		EXPECT_NE(NULL, strstr(out, "--speed: invalid value")) TH_LOG("%s", out);
+	}
+	EXPECT_EQ(2, run_daptrace(A("report", "wss", "--speed", "0.5", self->main_rec), out,
+				  sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "--speed does not apply to 'report wss'")) TH_LOG("%s", out);
 	EXPECT_EQ(2, run_daptrace(A("report", "wss", "--type", "anon", self->main_rec), out,
 				  sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "--type does not apply to 'report wss'")) TH_LOG("%s", out);

@@ -169,6 +169,11 @@ static void usage(FILE *f)
 "      --type anon|file  only the memory a scheme with this type= would act on\n"
 "                        (anonymous: swapped; file-backed: dropped and read back)\n"
 "      --by pid|comm|cgroup  and the curve per process, command name or cgroup\n"
+"      --speed X         for a target that will run at X times the speed it had\n"
+"                        in the record (0.7: 30%% slower, e.g. stalled by its\n"
+"                        refaults): its accesses come 1/X times as far apart,\n"
+"                        so what is idle for T is what the record shows idle\n"
+"                        for T x X (default 1)\n"
 "      --plot OUT        memory saved against refaults/s, the knee marked\n");
 }
 
@@ -205,7 +210,7 @@ enum { OPT_PLOT = 256, OPT_PARTIAL, OPT_TIME_BINS, OPT_ADDR_BINS,
        OPT_SINCE, OPT_UNTIL, OPT_ADDR, OPT_LABEL, OPT_HOT_PCT, OPT_SIZE, OPT_FREQ,
        OPT_AGE, OPT_SORT, OPT_TEMP_W, OPT_BY, OPT_TERMINAL, OPT_SKIP, OPT_PCT_METHOD,
        OPT_METRIC, OPT_SORTBY, OPT_ALL_FP, OPT_RAW_NUMBER, OPT_AGGR, OPT_THRESHOLDS,
-       OPT_TYPE, OPT_LAST = OPT_TYPE };
+       OPT_TYPE, OPT_SPEED, OPT_LAST = OPT_SPEED };
 
 static const struct option longopts[] = {
 	{ "output",	required_argument, NULL, 'o' },
@@ -241,6 +246,7 @@ static const struct option longopts[] = {
 	{ "aggr",	required_argument, NULL, OPT_AGGR },
 	{ "thresholds",	required_argument, NULL, OPT_THRESHOLDS },
 	{ "type",	required_argument, NULL, OPT_TYPE },
+	{ "speed",	required_argument, NULL, OPT_SPEED },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -279,6 +285,7 @@ static const struct {
 	{ OPT_BY, M_WSS | M_HOT | M_ACCESS | M_SAVINGS, "wss, hot, access and savings" },
 	{ OPT_THRESHOLDS, M_SAVINGS, "savings" },
 	{ OPT_TYPE, M_SAVINGS, "savings" },
+	{ OPT_SPEED, M_SAVINGS, "savings" },
 };
 
 static const char *opt_name(int opt)
@@ -435,6 +442,21 @@ static int parse_thresholds(const char *val, struct report_opts *o)
 {
 	if (sav_parse_thresholds(val, o->thresholds_ns, &o->nr_thresholds))
 		return bad_value(CMD, "--thresholds", val, SAV_THRESHOLDS_EXPECTED);
+	return 0;
+}
+
+/* savings --speed: a factor above 0, at most SAV_MAX_SPEED. */
+static int parse_speed(const char *val, struct report_opts *o)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(val, &end);
+	if (errno || end == val || *end || !isfinite(v) || v <= 0 || v > SAV_MAX_SPEED)
+		return bad_value(CMD, "--speed", val, "expected a number above 0 and at most "
+				 "100: the target's speed against the record's (e.g. 0.7)");
+	o->sav_speed = v;
 	return 0;
 }
 
@@ -599,6 +621,9 @@ static int parse_opts(int argc, char **argv, struct report_opts *o,
 			break;
 		case OPT_THRESHOLDS:
 			err = parse_thresholds(optarg, o);
+			break;
+		case OPT_SPEED:
+			err = parse_speed(optarg, o);
 			break;
 		case OPT_TYPE:
 			if (!strcmp(optarg, "anon"))

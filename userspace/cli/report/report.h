@@ -83,6 +83,8 @@ struct report_opts {
 	uint64_t thresholds_ns[SAV_MAX_THRESHOLDS];	/* savings: ascending */
 	unsigned int nr_thresholds;	/* savings: 0: the defaults */
 	int sav_type;			/* savings --type: enum pol_filter_type, 0: any */
+	double sav_speed;		/* savings --speed: 0: not given (1) */
+#define SAV_MAX_SPEED	100
 };
 
 /*

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +32,8 @@ struct target {
 
 struct savings {
 	const struct report_opts *o;
+	double speed;			/* --speed, 1 if not given */
+	const struct rec_snapshot *cur;	/* the window fed, as recorded */
 	const struct rec_info *info;	/* the record's, as read so far */
 	struct sav_model *m;
 	struct target *t;		/* per info->targets index */
@@ -90,11 +93,25 @@ static int space_of(void *ctx, const struct rec_region *r, struct sav_space **ou
 	return 0;
 }
 
+/*
+ * --speed X: the record's time, as the target would spend it at X times its
+ * speed there.  Every time the model reads goes through this (the windows'
+ * bounds, the regions' ages): the same accesses, 1/X times as far apart, so
+ * idle times, reuse times and the seconds the rates divide by all scale
+ * alike, and a threshold T meets what the record shows idle for T x X.
+ */
+static uint64_t at_speed(const struct savings *sv, uint64_t ns)
+{
+	return sv->speed == 1 ? ns : (uint64_t)llround((double)ns / sv->speed);
+}
+
+/* The model is fed a copy at speed: the age is of the window as recorded. */
 static uint64_t age_ns(void *ctx, const struct rec_snapshot *s, uint32_t age)
 {
 	const struct savings *sv = ctx;
 
-	return report_age_ns(sv->o, s, age);
+	(void)s;
+	return at_speed(sv, report_age_ns(sv->o, sv->cur, age));
 }
 
 /* Whether target @ti's process is gone: it left, or its pid names another one (exec). */
@@ -108,10 +125,14 @@ static int target_gone(const struct savings *sv, size_t ti)
 static int on_window(void *arg, const struct rec_snapshot *s, const struct rec_info *info)
 {
 	struct savings *sv = arg;
+	struct rec_snapshot w = *s;
 
 	sv->info = info;
+	sv->cur = s;
+	w.start_ns = at_speed(sv, s->start_ns);
+	w.end_ns = at_speed(sv, s->end_ns);
 	/* the model and space_of() fail only for want of memory */
-	if (sav_model_window(sv->m, s, space_of, age_ns, sv))
+	if (sav_model_window(sv->m, &w, space_of, age_ns, sv))
 		return fail(CMD, "out of memory");
 	/*
 	 * Spaces whose process is gone: what they hold was never reused.
@@ -162,7 +183,7 @@ static void savings_free(struct savings *sv)
 
 int report_savings(const struct report_opts *o, FILE *out, FILE *tics)
 {
-	struct savings sv = { .o = o };
+	struct savings sv = { .o = o, .speed = o->sav_speed > 0 ? o->sav_speed : 1 };
 	struct sav_result res = { .o = o };
 	struct rec_info info;
 	struct sav_stats *all;
@@ -196,6 +217,7 @@ int report_savings(const struct report_opts *o, FILE *out, FILE *tics)
 	res.t_ns = sav_model_t_ns(sv.m);
 	res.nr_t = sav_model_nr_t(sv.m);
 	res.page_size = page_size(&info);
+	res.speed = sv.speed;
 	res.groups = calloc(sv.groups.n ? sv.groups.n : 1, sizeof(*res.groups));
 	if (!res.groups) {
 		ret = fail(CMD, "out of memory");

@@ -22,6 +22,7 @@ struct sav_result {
 	const uint64_t *t_ns;		/* thresholds, ascending */
 	unsigned int nr_t;
 	uint64_t page_size;
+	double speed;			/* --speed: the record's time at it */
 	const struct sav_stats *all;
 	struct sav_stats **groups;	/* --by, most saved first */
 	size_t nr_groups;

@@ -99,6 +99,10 @@ void sav_print_text(const struct sav_result *res, FILE *out)
 		"it; pages of %" PRIu64 " B); never_used: freed unused; unknown: still\n"
 		"# reclaimed when the record ended; knee: the most saved with refaults/s within "
 		"%d %% of the most\n", res->page_size, SAV_KNEE_PCT);
+	if (res->speed != 1)
+		fprintf(out, "# for the target at %.3g times its speed in the record: a "
+			"threshold T meets what was idle there for T x %.3g; the times and "
+			"rates are the record's at that speed\n", res->speed, res->speed);
 	print_stats_text(res, res->all, out);
 	for (size_t i = 0; i < res->nr_groups; i++) {
 		fprintf(out, "\n# %s %s\n", report_by_name((enum report_by)o->by),
@@ -116,6 +120,7 @@ void sav_print_json(const struct sav_result *res, FILE *out)
 	json_object_object_add(j, "page_size", json_object_new_uint64(res->page_size));
 	json_object_object_add(j, "knee_percent", json_object_new_int(SAV_KNEE_PCT));
 	json_object_object_add(j, "type", json_object_new_string(sav_type_name(o)));
+	json_object_object_add(j, "speed", json_object_new_double(res->speed));
 	json_object_object_add(j, "all", sav_stats_json(res->all, res->t_ns, res->nr_t, res->page_size, 0));
 	if (o->by) {
 		arr = json_object_new_array();
