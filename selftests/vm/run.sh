@@ -198,6 +198,16 @@ bad_lines() {
 		grep -v -F -f "$ALLOWED" | grep -F -f "$BAD" || true
 }
 
+# bad_context FILE: FILE from its first bad line on, 60 lines: the trace a
+# crash or a warning printed, which a CI run's output is all there is of
+bad_context() {
+	local first n
+	first=$(bad_lines "$1" | head -n 1)
+	[ -n "$first" ] || return 0
+	n=$(tr -d '\r' < "$1" | grep -n -x -F -m 1 -- "$first" | cut -d: -f1)
+	[ -z "$n" ] || tr -d '\r' < "$1" | sed -n "$n,$((n + 59))p"
+}
+
 # ---- one boot -------------------------------------------------------------
 
 module_for() {
@@ -437,7 +447,11 @@ parse() {
 		ok "$label: kernel log clean"
 	else
 		[ ${#phase_dmesg[@]} -eq 0 ] || diag "${phase_dmesg[@]}"
-		[ ${#console_bad[@]} -eq 0 ] || diag "console:" "${console_bad[@]}"
+		if [ ${#console_bad[@]} -gt 0 ]; then
+			diag "console:" "${console_bad[@]}"
+			mapfile -t console_bad < <(bad_context "$dir/console.log")
+			diag "console from the first of them:" "${console_bad[@]}"
+		fi
 		not_ok "$label: kernel log clean"
 	fi
 	[ -n "$done" ] || diag "/init did not finish (done line missing)"

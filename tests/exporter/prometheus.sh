@@ -132,7 +132,9 @@ poll() {
 poll &
 POLL_PID=$!
 
-"$TOP/selftests/vm/run.sh" --kernel "$KERNEL" --no-la57 --timeout 600 \
+# a directory of its own: the check's boot of the same kernel keeps its logs
+DAPTRACE_VMDIR="$TOP/build/vm-exporter" \
+	"$TOP/selftests/vm/run.sh" --kernel "$KERNEL" --no-la57 --timeout 600 \
 	--test extra/prometheus-guest --extra-test "$TOP/tests/exporter/prometheus-guest.sh" \
 	--guest-file "$TOP/userspace/build/daptrace:/opt/daptrace/daptrace" \
 	--guest-kmod virtio_net --guest-kmod virtio_pci \
