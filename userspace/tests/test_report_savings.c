@@ -809,7 +809,7 @@ TEST_F(rec, bad_flags_and_thresholds)
 				  sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "--type: invalid value 'shm' (expected anon or file"))
 		TH_LOG("%s", out);
-	static const char *const bad_speed[] = { "0", "-1", "abc", "", "1x", "nan", "inf", "101" };
+	static const char *const bad_speed[] = { "0", "0.009", "-1", "abc", "", "1x", "nan", "inf", "101" };
 
 	for (size_t i = 0; i < sizeof(bad_speed) / sizeof(bad_speed[0]); i++) {
 		EXPECT_EQ(2, run_daptrace(A("report", "savings", "--speed", (char *)bad_speed[i],

@@ -445,7 +445,10 @@ static int parse_thresholds(const char *val, struct report_opts *o)
 	return 0;
 }
 
-/* savings --speed: a factor above 0, at most SAV_MAX_SPEED. */
+/*
+ * savings --speed: a factor from SAV_MIN_SPEED to SAV_MAX_SPEED (the record's
+ * times divided by it stay far within 64 bits of ns).
+ */
 static int parse_speed(const char *val, struct report_opts *o)
 {
 	char *end;
@@ -453,9 +456,10 @@ static int parse_speed(const char *val, struct report_opts *o)
 
 	errno = 0;
 	v = strtod(val, &end);
-	if (errno || end == val || *end || !isfinite(v) || v <= 0 || v > SAV_MAX_SPEED)
-		return bad_value(CMD, "--speed", val, "expected a number above 0 and at most "
-				 "100: the target's speed against the record's (e.g. 0.7)");
+	if (errno || end == val || *end || !isfinite(v) || v < SAV_MIN_SPEED ||
+	    v > SAV_MAX_SPEED)
+		return bad_value(CMD, "--speed", val, "expected a number from 0.01 to 100: "
+				 "the target's speed against the record's (e.g. 0.7)");
 	o->sav_speed = v;
 	return 0;
 }

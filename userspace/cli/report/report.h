@@ -84,6 +84,7 @@ struct report_opts {
 	unsigned int nr_thresholds;	/* savings: 0: the defaults */
 	int sav_type;			/* savings --type: enum pol_filter_type, 0: any */
 	double sav_speed;		/* savings --speed: 0: not given (1) */
+#define SAV_MIN_SPEED	0.01
 #define SAV_MAX_SPEED	100
 };
 
