@@ -22,6 +22,8 @@ RF_FACTOR = 2.0     # and the refault rate within a factor of 2
 # Below this many pages a second (4 KiB/s at most over a run) a refault
 # rate is taken as none: the ratio of two such rates says nothing.
 RF_FLOOR = 1.0
+# Below this much memory (MiB) saved is taken as none, for the same reason.
+SAVED_FLOOR_MIB = 1.0
 
 
 def rows_of(path):
@@ -39,6 +41,21 @@ def mib(kb):
 
 def ratio(a, p):
     return a / p if p > 0 else math.nan
+
+
+def saved_ratio(a, p):
+    """One round's saved ratio, actual / predicted: 1 when both are none
+    (a threshold past the run's length saves nothing, as predicted)."""
+    if p < SAVED_FLOOR_MIB and a < SAVED_FLOOR_MIB:
+        return 1.0
+    return a / p if p > 0 else math.inf
+
+
+def saved_cell(rs, ps, xs):
+    """A saved ratio's cell: "both none" when neither side saved anything."""
+    if max(ps + xs) < SAVED_FLOOR_MIB:
+        return "– (both none)"
+    return cell(rs)
 
 
 def rf_ratio(p, a):
@@ -174,8 +191,8 @@ def table(rows, rounds, kind, what):
             # pages swapped in over the run's seconds (rows of the first runs
             # have an empty rf_pps: an awk redirect ate it)
             ar = [num(x["swapin"]) / num(x["secs"]) for _, x in per]
-            rm = [ratio(x, y) for x, y in zip(am, pm)]
-            rl = [ratio(x, y) for x, y in zip(al, pl)]
+            rm = [saved_ratio(x, y) for x, y in zip(am, pm)]
+            rl = [saved_ratio(x, y) for x, y in zip(al, pl)]
             rr = [rf_ratio(y, x) for x, y in zip(ar, pr)]
             bad = sum(1 for _, x in per if x.get("verify") != "ok")
             # each round pairs a curve with the policy runs of its own boot:
@@ -193,8 +210,9 @@ def table(rows, rounds, kind, what):
             if why:
                 missed.append("%s T=%gs" % (wl, t))
             print("| %s | %g s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-                wl, t, cell(pm, "%.1f"), cell(am, "%.1f"), cell(rm), cell(pl, "%.1f"),
-                cell(al, "%.1f"), cell(rl), cell(pr, "%.1f"), cell(ar, "%.1f"),
+                wl, t, cell(pm, "%.1f"), cell(am, "%.1f"), saved_cell(rm, pm, am),
+                cell(pl, "%.1f"), cell(al, "%.1f"), saved_cell(rl, pl, al),
+                cell(pr, "%.1f"), cell(ar, "%.1f"),
                 "– (both none)" if all(v == 1.0 for v in rr) and max(pr + ar) < RF_FLOOR
                 else cell(rr, "%.3f"),
                 "ok" if not bad else "FAILED in %d" % bad, goal))
