@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Checking the savings curve (issue 39), inside the VM (bench/savings.sh
-# boots one per round, writing WLS, D and TS on the line after this comment
+# boots one per round, writing WLS, D, TS and KV_RATE on the line after this comment
 # block): for each workload of WLS, a `daptrace record -p` of it for its D
 # seconds and `daptrace report savings --json --type anon` at the
 # thresholds TS (seconds): the prediction; then for each T of TS a fresh
@@ -21,7 +21,9 @@
 #   kv       memcached (bench/memcached-payload.sh, the extra test before
 #            this one) under daptrace-kv-client's Zipf load (40000 keys of
 #            4000 bytes, exponent 0.99) for D seconds after loading them:
-#            a real program under a skewed load, memcached the target
+#            a real program under a skewed load, memcached the target;
+#            KV_RATE requests a second whether memcached keeps up or not
+#            (0: each as soon as the last is answered)
 #
 # Then a run under `daptrace stat --savings --cgroup` (the target started in
 # a cgroup of its own, the record's intervals): the same curve live, from
@@ -48,7 +50,7 @@
 . /selftests/lib/ktap.sh
 . /selftests/lib/setup.sh
 
-: "${WLS:=phases reclaim}" "${D:=32}" "${TS:=2 5 10}"
+: "${WLS:=phases reclaim}" "${D:=32}" "${TS:=2 5 10}" "${KV_RATE:=0}"
 TMP=${TMPDIR:-/tmp}/bench-savings.$$
 FAILED=
 CGB=
@@ -79,7 +81,7 @@ wl_start() {
 		i=0
 		while [ ! -S "$TMP/mc.sock" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 		daptrace-kv-client --socket "$TMP/mc.sock" --keys 40000 --value 4000 \
-			--zipf 0.99 --duration "$D" --ready "$TMP/ready" --go "$TMP/go" \
+			--zipf 0.99 --duration "$D" --rate "$KV_RATE" --ready "$TMP/ready" --go "$TMP/go" \
 			> "$TMP/out" 2>&1 &
 		WLP=$!
 		while [ ! -e "$TMP/ready" ] && kill -0 "$WLP" 2>/dev/null; do sleep 0.1; done
@@ -110,7 +112,8 @@ wl_over() {
 # over (wl_over); then the monitor is stopped with SIGINT and the check
 # let go.  Sets SWAP_MEAN SWAP_LAST (kB, the target's
 # VmSwap), SWAPIN (pages: pswpin from the attach to the run's end), SECS,
-# VERIFY, OPS (kv: " ops_per_s=N", else empty).
+# VERIFY, OPS (kv: " ops_per_s=N", with KV_RATE " rate=R behind_max_s=S" too,
+# the longest a request was sent after it was due; else empty).
 run() {
 	wl=$1
 	shift
@@ -143,9 +146,11 @@ run() {
 	SWAP_MEAN=$(awk '{ s += $1; n++ } END { printf "%d", n ? s / n : 0 }' "$TMP/swap")
 	SWAPIN=$((in1 - in0))
 	# kv: the requests memcached served, per second of the run (a target
-	# stalled on its refaults serves fewer and so touches less memory)
+	# stalled on its refaults serves fewer and so touches less memory,
+	# unless the load is open: then it serves them late)
 	OPS=
-	[ "$wl" != kv ] || OPS=$(sed -n 's/^ops_per_s=\([0-9]*\).*/ ops_per_s=\1/p' "$TMP/out")
+	[ "$wl" != kv ] || OPS=$(awk '/^ops_per_s=/ { for (i = 1; i <= NF; i++)
+		if ($i ~ /^(ops_per_s|rate|behind_max_s)=/) printf " %s", $i }' "$TMP/out")
 	SECS=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
 	VERIFY=FAILED
 	if grep -q '^verify ok' "$TMP/out" && [ $wst = 0 ] &&
@@ -225,7 +230,7 @@ for wl in $WLS; do
 	run "$wl" daptrace record -q -o "$TMP/rec.csv"
 	echo "# BENCH kind=record wl=$wl d=$D secs=$SECS swap_mean_kb=$SWAP_MEAN" \
 		"swapin=$SWAPIN verify=$VERIFY$OPS"
-	REC_OPS=${OPS#*=}
+	REC_OPS=$(echo "$OPS" | sed -n 's/.*ops_per_s=\([0-9]*\).*/\1/p')
 	if ! curve_rows "$TMP/rec.csv" "$thr" "kind=pred wl=$wl"; then
 		FAILED="$FAILED $wl:report"
 		continue
@@ -254,7 +259,8 @@ for wl in $WLS; do
 		# the record's prediction for the speed this run had (kv: requests
 		# served against the record's), see report savings --speed
 		[ -z "$OPS" ] || [ "${REC_OPS:-0}" -le 0 ] || {
-			speed=$(awk -v a="${OPS#*=}" -v b="$REC_OPS" 'BEGIN { printf "%.4f", a / b }')
+			ops=$(echo "$OPS" | sed -n 's/.*ops_per_s=\([0-9]*\).*/\1/p')
+			speed=$(awk -v a="$ops" -v b="$REC_OPS" 'BEGIN { printf "%.4f", a / b }')
 			curve_rows "$TMP/rec.csv" "${t}s" "kind=pred_speed wl=$wl speed=$speed" \
 				"$speed" || FAILED="$FAILED $wl:pred_speed"
 		}

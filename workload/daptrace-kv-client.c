@@ -5,20 +5,28 @@
  * whose popularity follows a Zipf law, with every value checked.
  *
  *   daptrace-kv-client --socket PATH [--keys N] [--value BYTES]
- *                      [--zipf S] [--duration SECS] [--ready FILE] [--go FILE]
+ *                      [--zipf S] [--duration SECS] [--rate OPS]
+ *                      [--ready FILE] [--go FILE]
  *
  * 1. sets N keys ("k<i>"), each value BYTES long and derived from its key;
  * 2. touches FILE (the benchmark starts the policy then), and for SECS
  *    seconds gets keys drawn by a Zipf law of exponent S over their
  *    popularity rank, the ranks spread over the keys by a fixed shuffle
  *    (so that hot items are not all in the first slab pages); prints
- *    "t=T ops=N" once a second;
+ *    "t=T ops=N" once a second.  With --rate, the load is open: get i is
+ *    due at i / OPS seconds, whenever the earlier ones were served, so a
+ *    server that stalls (on refaults, say) is sent the same requests as
+ *    one that does not, late, not fewer; without it, the next get goes
+ *    as soon as the last is answered and a slower server is sent fewer,
+ *    which changes the load itself.  "behind_max_s" is the longest a
+ *    get started after it was due;
  * 3. gets every key once more; with --go, only once FILE exists (a
  *    benchmark stops its monitor first, so that this read-back is neither
  *    seen by it nor counted in the run's refaults).
  * Every value read is compared with what was set: a missing key or a wrong
  * byte is counted, never skipped ("bad=N"; exit status 1 if any).  Last
- * lines: "ops_per_s=X gets=N bad=N" and "verify ok" or "verify FAILED".
+ * lines: "ops_per_s=X gets=N bad=N[ rate=OPS behind_max_s=S]" and
+ * "verify ok" or "verify FAILED".
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -56,6 +64,16 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Sleeps until CLOCK_MONOTONIC reads @t (seconds, as now_s()). */
+static void sleep_until(double t)
+{
+	struct timespec ts = { .tv_sec = (time_t)t };
+
+	ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
 }
 
 /* The value of key @k: bytes that depend on the key and the position. */
@@ -214,7 +232,7 @@ int main(int argc, char **argv)
 	const char *path = NULL, *ready = NULL, *go = NULL;
 	uint64_t nkeys = 50000, *perm, gets = 0, ops = 0, bad = 0;
 	size_t vlen = 4000;
-	double theta = 0.99, duration = 60, t0, next;
+	double theta = 0.99, duration = 60, rate = 0, behind_max = 0, t0, next;
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	static struct conn c;
 	char *val;
@@ -225,6 +243,7 @@ int main(int argc, char **argv)
 		WL_OPT("value", 0, wl_size, &vlen),
 		WL_OPT("zipf", 0, wl_double, &theta),
 		WL_OPT("duration", 0, wl_double, &duration),
+		WL_OPT("rate", 0, wl_double, &rate),
 		WL_OPT("ready", 0, wl_str, &ready),
 		WL_OPT("go", 0, wl_str, &go),
 		{ }
@@ -234,9 +253,10 @@ int main(int argc, char **argv)
 	if (wl_parse_args(argv[0], argc, argv, args, NULL) < 0)
 		return 2;
 	if (!path || !nkeys || !vlen || vlen > 60000 || theta <= 0 || duration <= 0 ||
-	    strlen(path) >= sizeof(sa.sun_path)) {
+	    rate < 0 || strlen(path) >= sizeof(sa.sun_path)) {
 		fprintf(stderr, "usage: %s --socket PATH [--keys N] [--value BYTES<=60000] "
-			"[--zipf S] [--duration SECS] [--ready FILE] [--go FILE]\n", argv[0]);
+			"[--zipf S] [--duration SECS] [--rate OPS] [--ready FILE] [--go FILE]\n",
+			argv[0]);
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -277,9 +297,23 @@ int main(int argc, char **argv)
 	}
 	t0 = now_s();
 	next = t0 + 1;
-	while (now_s() - t0 < duration) {
+	for (;;) {
 		uint64_t k = perm[zipf_rank(cdf, nkeys)];
 
+		if (rate > 0) {
+			/* every get due within the duration is sent */
+			double due = t0 + (double)ops / rate, late;
+
+			if (due - t0 >= duration)
+				break;
+			late = now_s() - due;
+			if (late < 0)
+				sleep_until(due);
+			else if (late > behind_max)
+				behind_max = late;
+		} else if (now_s() - t0 >= duration) {
+			break;
+		}
 		r = kv_op(&c, 1, k, val, vlen);
 		if (r < 0)
 			return 1;
@@ -291,8 +325,11 @@ int main(int argc, char **argv)
 		}
 	}
 	gets = ops;
-	printf("ops_per_s=%.0f gets=%llu bad=%llu\n", (double)ops / (now_s() - t0),
+	printf("ops_per_s=%.0f gets=%llu bad=%llu", (double)ops / (now_s() - t0),
 	       (unsigned long long)gets, (unsigned long long)bad);
+	if (rate > 0)
+		printf(" rate=%.0f behind_max_s=%.3f", rate, behind_max);
+	printf("\n");
 	while (go && access(go, F_OK))
 		usleep(10000);
 	for (uint64_t k = 0; k < nkeys; k++) {
