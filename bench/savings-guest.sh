@@ -44,13 +44,20 @@
 # check (which reads every page back) until told (--go): the record and the
 # policy stop first, so neither sees nor counts it.  Swap readahead is off
 # (vm.page-cluster 0; zram skips it anyway) so a swap-in is one page.
+# With PERF=1 (bench/savings.sh --perf 1, which copies the host's perf in),
+# each policy run is also sampled by perf (software cpu-clock, one sample a
+# millisecond of its CPU, user stacks unwound from DWARF): the share of its
+# CPU under the regret counters' entry points (pol_regret_before, _after,
+# _tick, _target_gone: their pagemap reads included, the kernel's side of
+# them too), beside the policy's CPU from /proc (kind=real: policy_cpu_s,
+# regret_pct).
 # A measurement, not a test: it prints "# BENCH ..." rows and fails only if
 # a run could not be made or a workload's data check failed.
 
 . /selftests/lib/ktap.sh
 . /selftests/lib/setup.sh
 
-: "${WLS:=phases reclaim}" "${D:=32}" "${TS:=2 5 10}" "${KV_RATE:=0}"
+: "${WLS:=phases reclaim}" "${D:=32}" "${TS:=2 5 10}" "${KV_RATE:=0}" "${PERF:=0}"
 TMP=${TMPDIR:-/tmp}/bench-savings.$$
 FAILED=
 CGB=
@@ -126,6 +133,12 @@ run() {
 		"$@" -p "$PID" > "$TMP/mon" 2>&1 &
 	fi
 	mon=$!
+	prof=
+	if [ "${PROFILE:-0}" = 1 ]; then
+		perf record -q -e cpu-clock -c 1000000 --call-graph dwarf,8192 -p "$mon" \
+			-o "$TMP/perf.data" > "$TMP/perf.log" 2>&1 &
+		prof=$!
+	fi
 	: > "$TMP/swap"
 	i=0
 	while ! wl_over "$wl" && kill -0 "$WLP" 2>/dev/null; do
@@ -137,6 +150,10 @@ run() {
 	t1=$(uptime_s)
 	in1=$(vmstat pswpin)
 	SWAP_LAST=$(status_kb "$PID" VmSwap)
+	# the monitor's CPU over its run, s (utime + stime, clock ticks)
+	MON_CPU=$(awk -v hz="$(getconf CLK_TCK 2>/dev/null || echo 100)" \
+		'{ sub(/.*\) /, ""); printf "%.2f", ($12 + $13) / hz }' "/proc/$mon/stat" 2>/dev/null)
+	[ -z "$prof" ] || { kill -INT "$prof"; wait "$prof" || FAILED="$FAILED $wl:perf"; }
 	kill -INT "$mon" 2>/dev/null
 	wait "$mon" || { sed 's/^/# monitor: /' "$TMP/mon" | tail -n 20; FAILED="$FAILED $wl:$*"; }
 	touch "$TMP/go"
@@ -160,6 +177,16 @@ run() {
 		sed 's/^/# workload: /' "$TMP/out" | tail -n 20
 		FAILED="$FAILED $wl:verify"
 	fi
+}
+
+# regret_pct: the share (%) of the policy's perf samples under the regret
+# counters' entry points (each called by the engine alone, none under
+# another, so their "children" shares add up)
+regret_pct() {
+	perf report -i "$TMP/perf.data" --children --sort sym --stdio -g none \
+		--percent-limit 0 2> /dev/null |
+	awk '$NF ~ /^pol_regret_(before|after|tick|target_gone)$/ { sub(/%/, "", $1); s += $1 }
+		END { printf "%.2f", s }'
 }
 
 # curve JSON: one line per threshold of the report's curve, "threshold_s
@@ -215,6 +242,11 @@ curve_rows() {
 ktap_print_header
 ktap_set_plan 1
 ktap_require_tools daptrace daptrace-policy-workload
+[ "$PERF" != 1 ] || {
+	ktap_require_tools perf
+	echo -1 > /proc/sys/kernel/perf_event_paranoid
+	echo 0 > /proc/sys/kernel/kptr_restrict
+}
 case " $WLS " in *" kv "*) ktap_require_tools memcached daptrace-kv-client ;; esac
 zram_swap_on || ktap_exit_fail_msg "no zram swap"
 echo 0 > /proc/sys/vm/page-cluster
@@ -248,11 +280,14 @@ for wl in $WLS; do
 	# what a policy does
 	for t in $TS; do
 		rm -f "$TMP/pol.csv"
-		run "$wl" daptrace policy -q -o "$TMP/pol.csv" -S "pageout idle=${t}s type=anon"
+		PROFILE=$PERF run "$wl" daptrace policy -q -o "$TMP/pol.csv" \
+			-S "pageout idle=${t}s type=anon"
+		PROF=
+		[ "$PERF" != 1 ] || PROF=" regret_pct=$(regret_pct)"
 		echo "# BENCH kind=real wl=$wl t=$t d=$D secs=$SECS swap_mean_kb=$SWAP_MEAN" \
 			"swap_last_kb=$SWAP_LAST swapin=$SWAPIN" \
 			"rf_pps=$(awk -v n="$SWAPIN" -v s="$SECS" 'BEGIN { printf "%.3f", (s > 0 ? n / s : 0) }')" \
-			"verify=$VERIFY$OPS"
+			"verify=$VERIFY$OPS policy_cpu_s=$MON_CPU$PROF"
 		sed -n 's/^/# policy: /p' "$TMP/mon" | tail -n 5
 		curve_rows "$TMP/pol.csv" "${t}s" "kind=replay wl=$wl" ||
 			FAILED="$FAILED $wl:replay"

@@ -143,6 +143,7 @@ def main():
     print("\nThe model alone: each policy run's own record replayed (kind=replay).\n")
     missed_replay = table(rows, rounds, "replay", "replayed")
     throughput(rows)
+    regret_cost(rows)
     missed_speed = None
     if any(r["kind"] == "pred_speed" for r in rows):
         print("\nThe record's curve at each policy run's own speed (kind=pred_speed:")
@@ -192,6 +193,32 @@ def throughput(rows):
             print("| %s | pageout idle=%gs | %s | %s | %s |" % (
                 wl, t, cell(ops, "%.0f"),
                 cell([ratio(num(r["ops_per_s"]), base[r["round"]]) for r in per]), lag(per)))
+
+
+def regret_cost(rows):
+    """The policy runs' CPU (from /proc) and, with --perf 1, the share of it
+    under the regret counters (perf samples): what the counters cost."""
+    real = [r for r in rows if r["kind"] == "real" and "regret_pct" in r]
+    if not real:
+        return
+    print("\nThe regret counters' CPU (`--perf 1`): each policy run sampled by perf")
+    print("(cpu-clock, one sample a millisecond of its CPU, user stacks from DWARF);")
+    print("policy CPU: its utime + stime over the run (from /proc, perf's own")
+    print("sampling in it); regret: the share of its samples under the counters'")
+    print("entry points, pagemap reads included, and that share of its CPU.\n")
+    print("| workload | T | policy CPU, % of a CPU | regret, % of the policy's samples "
+          "| regret, % of a CPU | data check |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for wl in dict.fromkeys(r["wl"] for r in real):
+        for t in sorted({num(r["t"]) for r in real if r["wl"] == wl}):
+            per = [r for r in real if r["wl"] == wl and num(r["t"]) == t]
+            cpu = [100 * num(r["policy_cpu_s"]) / num(r["secs"]) for r in per]
+            share = [num(r["regret_pct"]) for r in per]
+            print("| %s | %g s | %s | %s | %s | %s |" % (
+                wl, t, cell(cpu, "%.2f"), cell(share, "%.2f"),
+                cell([c * p / 100 for c, p in zip(cpu, share)], "%.3f"),
+                check(sum(1 for r in per if r.get("verify") != "ok"),
+                      sum(1 for r in per if behind(r)))))
 
 
 def table(rows, rounds, kind, what):

@@ -13,7 +13,7 @@
 #
 #   bench/savings.sh [--rounds N] [--out FILE] [--lock FILE] [--kernel SERIES]
 #                    [--wl "phases reclaim kv"] [--secs D] [--thresholds "2 5 10"]
-#                    [--kv-rate OPS]
+#                    [--kv-rate OPS] [--perf 0|1]
 #
 # kv (memcached under a Zipf load) needs Debian's memcached:
 # bench/memcached-payload.sh fetches it and writes the extra test that
@@ -25,15 +25,18 @@
 # them), so every run of a round is sent the same load; 0: each request as
 # soon as the last is answered (a closed load, which a policy that slows
 # memcached makes lighter).  Default 1000, about half what memcached served
-# under the policies closed (BENCHMARKS.md, 2026-12-02).
+# under the policies closed (BENCHMARKS.md, 2026-12-02);
+# --perf 1: the host's perf copied into the guest, each policy run sampled
+# by it: the share of the policy's CPU its regret counters take (a run of
+# its own: perf's sampling slows what it samples).
 # Raw rows in build/bench/savings-rows.txt, boot logs beside them.
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bench/lib.sh
 . "$TOP/bench/lib.sh"
-SERIES=6.12 WLS="phases reclaim kv" SECS=32 TS="2 5 10" KV_RATE=1000
-BENCH_OPTS="kernel=SERIES wl=WLS secs=SECS thresholds=TS kv-rate=KV_RATE"
+SERIES=6.12 WLS="phases reclaim kv" SECS=32 TS="2 5 10" KV_RATE=1000 PERF=0
+BENCH_OPTS="kernel=SERIES wl=WLS secs=SECS thresholds=TS kv-rate=KV_RATE perf=PERF"
 bench_parse_opts bench/savings.sh "$@"
 bench_words bench/savings.sh --wl workload "phases reclaim kv" "$WLS"
 if ! [[ $SECS =~ ^[1-9][0-9]*$ ]] || [ $((SECS % 4)) != 0 ]; then
@@ -44,17 +47,22 @@ fi
 	{ echo "bench/savings.sh: --thresholds: whole seconds, space separated: '$TS'" >&2; exit 2; }
 [[ $KV_RATE =~ ^(0|[1-9][0-9]*)$ ]] ||
 	{ echo "bench/savings.sh: --kv-rate: requests a second, a whole number: '$KV_RATE'" >&2; exit 2; }
+[[ $PERF =~ ^[01]$ ]] || { echo "bench/savings.sh: --perf: 0 or 1, not '$PERF'" >&2; exit 2; }
 
 K=$(bench_kernel bench/savings.sh "$SERIES")
 bench_rows savings
 script=$DIR/savings-guest.sh
-sed "2i WLS=\"$WLS\" D=$SECS TS=\"$TS\" KV_RATE=$KV_RATE" "$TOP/bench/savings-guest.sh" > "$script"
+sed "2i WLS=\"$WLS\" D=$SECS TS=\"$TS\" KV_RATE=$KV_RATE PERF=$PERF" "$TOP/bench/savings-guest.sh" > "$script"
 # the record, the stat run, then one policy run per threshold, for every workload
 n=$(($(echo "$WLS" | wc -w) * ($(echo "$TS" | wc -w) + 2)))
 EXTRA=()
 if [[ " $WLS " == *" kv "* ]]; then
 	"$TOP/bench/memcached-payload.sh" "$DIR/memcached-payload.sh"
 	EXTRA=(--extra-test "$DIR/memcached-payload.sh")
+fi
+if [ "$PERF" = 1 ]; then
+	perf=$(command -v perf) || { echo "bench/savings.sh: --perf 1: no perf on the host (linux-perf)" >&2; exit 1; }
+	EXTRA+=(--guest-file "$perf:/usr/bin/perf")
 fi
 
 t0=$SECONDS
@@ -75,6 +83,7 @@ cmd="bench/savings.sh --rounds $ROUNDS"
 [ "$SECS" = 32 ] || cmd+=" --secs $SECS"
 [ "$TS" = "2 5 10" ] || cmd+=" --thresholds \"$TS\""
 [ "$KV_RATE" = 1000 ] || cmd+=" --kv-rate $KV_RATE"
+[ "$PERF" = 0 ] || cmd+=" --perf 1"
 python3 "$TOP/bench/savings-report.py" --rows "$ROWS" --command "$cmd" \
 	--duration $((SECONDS - t0)) > "$OUT"
 echo "bench/savings.sh: wrote $OUT" >&2
