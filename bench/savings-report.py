@@ -166,8 +166,9 @@ def main():
 
 def throughput(rows):
     """The requests/s the kv client got through in the record run and in each
-    policy run: a policy whose refaults stall the server serves fewer, so
-    the server touches less memory than in the run the curve was drawn on."""
+    policy run: under a closed load a policy whose refaults stall the server
+    is sent fewer, so the server touches less memory than in the run the
+    curve was drawn on; under an open one the same, late (how late: behind)."""
     rec = [r for r in rows if r["kind"] == "record" and "ops_per_s" in r]
     if not rec:
         return
