@@ -44,13 +44,16 @@
 # check (which reads every page back) until told (--go): the record and the
 # policy stop first, so neither sees nor counts it.  Swap readahead is off
 # (vm.page-cluster 0; zram skips it anyway) so a swap-in is one page.
-# With PERF=1 (bench/savings.sh --perf 1, which copies the host's perf in),
-# each policy run is also sampled by perf (software cpu-clock, one sample a
-# millisecond of its CPU, user stacks unwound from DWARF): the share of its
-# CPU under the regret counters' entry points (pol_regret_before, _after,
-# _tick, _target_gone: their pagemap reads included, the kernel's side of
-# them too), beside the policy's CPU from /proc (kind=real: policy_cpu_s,
-# regret_pct).
+# With PERF=1 (bench/savings.sh --perf 1, which copies the host's perf in
+# and names the regret counters' functions in REGRET_SYMS), each policy run
+# is also sampled by perf (software cpu-clock, one sample a millisecond of
+# its CPU): the share of its samples the regret counters take, beside the
+# policy's CPU from /proc (kind=real: policy_cpu_s, regret_lo_pct,
+# regret_hi_pct).  perf does not unwind the static CLI's user stacks, so a
+# sample is known by the function it hit and, in the kernel, by its whole
+# chain: the counters take at least the samples in their own functions and
+# under pagemap_read (only they read pagemap), at most those and every
+# pread(2) (the snapshot and sysfs reads too).
 # A measurement, not a test: it prints "# BENCH ..." rows and fails only if
 # a run could not be made or a workload's data check failed.
 
@@ -135,7 +138,7 @@ run() {
 	mon=$!
 	prof=
 	if [ "${PROFILE:-0}" = 1 ]; then
-		perf record -q -e cpu-clock -c 1000000 --call-graph dwarf,8192 -p "$mon" \
+		perf record -q -e cpu-clock -c 1000000 -g -p "$mon" \
 			-o "$TMP/perf.data" > "$TMP/perf.log" 2>&1 &
 		prof=$!
 	fi
@@ -153,7 +156,14 @@ run() {
 	# the monitor's CPU over its run, s (utime + stime, clock ticks)
 	MON_CPU=$(awk -v hz="$(getconf CLK_TCK 2>/dev/null || echo 100)" \
 		'{ sub(/.*\) /, ""); printf "%.2f", ($12 + $13) / hz }' "/proc/$mon/stat" 2>/dev/null)
-	[ -z "$prof" ] || { kill -INT "$prof"; wait "$prof" || FAILED="$FAILED $wl:perf"; }
+	# perf record stopped by SIGINT exits 130
+	if [ -n "$prof" ]; then
+		kill -INT "$prof"
+		wait "$prof"
+		rc=$?
+		[ $rc = 0 ] || [ $rc = 130 ] ||
+			{ sed 's/^/# perf: /' "$TMP/perf.log"; FAILED="$FAILED $wl:perf"; }
+	fi
 	kill -INT "$mon" 2>/dev/null
 	wait "$mon" || { sed 's/^/# monitor: /' "$TMP/mon" | tail -n 20; FAILED="$FAILED $wl:$*"; }
 	touch "$TMP/go"
@@ -179,14 +189,22 @@ run() {
 	fi
 }
 
-# regret_pct: the share (%) of the policy's perf samples under the regret
-# counters' entry points (each called by the engine alone, none under
-# another, so their "children" shares add up)
-regret_pct() {
-	perf report -i "$TMP/perf.data" --children --sort sym --stdio -g none \
-		--percent-limit 0 2> /dev/null |
-	awk '$NF ~ /^pol_regret_(before|after|tick|target_gone)$/ { sub(/%/, "", $1); s += $1 }
-		END { printf "%.2f", s }'
+# regret_share: " regret_lo_pct=X regret_hi_pct=Y", the bounds (%) on the
+# policy's perf samples the regret counters take (above, PERF): lines of
+# `perf report --children` are "children% self% [.]|[k] symbol"
+regret_share() {
+	perf report -i "$TMP/perf.data" --children --sort sym --stdio -g none --no-inline \
+		--percent-limit 0 > "$TMP/perf.rep" 2> "$TMP/perf.err" ||
+		{ sed 's/^/# perf report: /' "$TMP/perf.err" | tail -n 5; return 1; }
+	awk -v syms="$REGRET_SYMS" '
+	BEGIN { n = split(syms, a, " "); for (i = 1; i <= n; i++) want[a[i]] = 1 }
+	/^#/ || NF < 4 { next }
+	{ c = $1; s = $2; sub(/%/, "", c); sub(/%/, "", s); sym = $NF; k = $(NF - 1) }
+	k == "[.]" && (sym in want) { user += s }
+	k == "[.]" && sym ~ /^(__libc_pread(64)?|__pread(64)?|pread(64)?)$/ { wrap += s }
+	k == "[k]" && sym == "pagemap_read" { pm = c }
+	k == "[k]" && sym == "__x64_sys_pread64" { pr = c }
+	END { printf " regret_lo_pct=%.2f regret_hi_pct=%.2f", user + pm, user + wrap + pr }' "$TMP/perf.rep"
 }
 
 # curve JSON: one line per threshold of the report's curve, "threshold_s
@@ -283,7 +301,7 @@ for wl in $WLS; do
 		PROFILE=$PERF run "$wl" daptrace policy -q -o "$TMP/pol.csv" \
 			-S "pageout idle=${t}s type=anon"
 		PROF=
-		[ "$PERF" != 1 ] || PROF=" regret_pct=$(regret_pct)"
+		[ "$PERF" != 1 ] || PROF=$(regret_share) || FAILED="$FAILED $wl:perf_report"
 		echo "# BENCH kind=real wl=$wl t=$t d=$D secs=$SECS swap_mean_kb=$SWAP_MEAN" \
 			"swap_last_kb=$SWAP_LAST swapin=$SWAPIN" \
 			"rf_pps=$(awk -v n="$SWAPIN" -v s="$SECS" 'BEGIN { printf "%.3f", (s > 0 ? n / s : 0) }')" \

@@ -199,14 +199,15 @@ def throughput(rows):
 def regret_cost(rows):
     """The policy runs' CPU (from /proc) and, with --perf 1, the share of it
     under the regret counters (perf samples): what the counters cost."""
-    real = [r for r in rows if r["kind"] == "real" and "regret_pct" in r]
+    real = [r for r in rows if r["kind"] == "real" and "regret_hi_pct" in r]
     if not real:
         return
     print("\nThe regret counters' CPU (`--perf 1`): each policy run sampled by perf")
-    print("(cpu-clock, one sample a millisecond of its CPU, user stacks from DWARF);")
-    print("policy CPU: its utime + stime over the run (from /proc, perf's own")
-    print("sampling in it); regret: the share of its samples under the counters'")
-    print("entry points, pagemap reads included, and that share of its CPU.\n")
+    print("(cpu-clock, one sample a millisecond of its CPU); policy CPU: its utime +")
+    print("stime over the run (from /proc, perf's own sampling in it); regret: the")
+    print("share of its samples the counters take, at least (their own functions and")
+    print("the kernel's pagemap_read under them) and at most (those and every")
+    print("pread(2), the snapshot's and sysfs's too), and that share of its CPU.\n")
     print("| workload | T | policy CPU, % of a CPU | regret, % of the policy's samples "
           "| regret, % of a CPU | data check |")
     print("| --- | --- | --- | --- | --- | --- |")
@@ -214,10 +215,12 @@ def regret_cost(rows):
         for t in sorted({num(r["t"]) for r in real if r["wl"] == wl}):
             per = [r for r in real if r["wl"] == wl and num(r["t"]) == t]
             cpu = [100 * num(r["policy_cpu_s"]) / num(r["secs"]) for r in per]
-            share = [num(r["regret_pct"]) for r in per]
-            print("| %s | %g s | %s | %s | %s | %s |" % (
-                wl, t, cell(cpu, "%.2f"), cell(share, "%.2f"),
-                cell([c * p / 100 for c, p in zip(cpu, share)], "%.3f"),
+            lo = [num(r["regret_lo_pct"]) for r in per]
+            hi = [num(r["regret_hi_pct"]) for r in per]
+            print("| %s | %g s | %s | %s – %s | %s – %s | %s |" % (
+                wl, t, cell(cpu, "%.2f"), cell(lo, "%.2f"), cell(hi, "%.2f"),
+                cell([c * p / 100 for c, p in zip(cpu, lo)], "%.3f"),
+                cell([c * p / 100 for c, p in zip(cpu, hi)], "%.3f"),
                 check(sum(1 for r in per if r.get("verify") != "ok"),
                       sum(1 for r in per if behind(r)))))
 

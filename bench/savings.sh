@@ -51,8 +51,6 @@ fi
 
 K=$(bench_kernel bench/savings.sh "$SERIES")
 bench_rows savings
-script=$DIR/savings-guest.sh
-sed "2i WLS=\"$WLS\" D=$SECS TS=\"$TS\" KV_RATE=$KV_RATE PERF=$PERF" "$TOP/bench/savings-guest.sh" > "$script"
 # the record, the stat run, then one policy run per threshold, for every workload
 n=$(($(echo "$WLS" | wc -w) * ($(echo "$TS" | wc -w) + 2)))
 EXTRA=()
@@ -60,10 +58,30 @@ if [[ " $WLS " == *" kv "* ]]; then
 	"$TOP/bench/memcached-payload.sh" "$DIR/memcached-payload.sh"
 	EXTRA=(--extra-test "$DIR/memcached-payload.sh")
 fi
+REGRET_SYMS=
 if [ "$PERF" = 1 ]; then
 	perf=$(command -v perf) || { echo "bench/savings.sh: --perf 1: no perf on the host (linux-perf)" >&2; exit 1; }
 	EXTRA+=(--guest-file "$perf:/usr/bin/perf")
+	# The regret counters' functions, as the guest's CLI has them: perf
+	# does not unwind that static binary's user stacks (only the function a
+	# sample hit is known), so each function of policy/regret.c and the
+	# pagemap probe of policy/actions.c that was not inlined is named, and
+	# must be named once in the binary.  The static CLI as the boot builds
+	# it (selftests/vm/run.sh).
+	static=${BUILD:-$TOP/build}/userspace-static
+	make -s -C "$TOP/userspace" O="$static" STATIC=1 > /dev/null
+	REGRET_SYMS=$( { nm --defined-only "$static/policy/regret.o" | awk '$2 ~ /^[tT]$/ { print $3 }'
+		echo probe_resident probe_node pol_probe | tr ' ' '\n'; } |
+		while read -r sym; do
+			n=$(nm "$static/daptrace" | awk -v s="$sym" '$3 == s' | wc -l)
+			[ "$n" -le 1 ] || { echo "bench/savings.sh: $sym named $n times in the CLI" >&2; exit 1; }
+			[ "$n" = 0 ] || echo "$sym"
+		done | tr '\n' ' ')
+	[ -n "$REGRET_SYMS" ] || { echo "bench/savings.sh: no regret functions in $static/daptrace" >&2; exit 1; }
 fi
+script=$DIR/savings-guest.sh
+sed "2i WLS=\"$WLS\" D=$SECS TS=\"$TS\" KV_RATE=$KV_RATE PERF=$PERF REGRET_SYMS=\"$REGRET_SYMS\"" \
+	"$TOP/bench/savings-guest.sh" > "$script"
 
 t0=$SECONDS
 for r in $(seq "$ROUNDS"); do
