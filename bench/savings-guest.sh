@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Checking the savings curve (issue 39), inside the VM (bench/savings.sh
-# boots one per round, writing WLS, D, TS and KV_RATE on the line after this comment
-# block): for each workload of WLS, a `daptrace record -p` of it for its D
+# boots one per round, writing WLS, D, TS, KV_RATE, PERF and REGRET_SYMS on
+# the line after this comment block): for each workload of WLS, a `daptrace record -p` of it for its D
 # seconds and `daptrace report savings --json --type anon` at the
 # thresholds TS (seconds): the prediction; then for each T of TS a fresh
 # run of the same workload, same arguments, under `daptrace policy -p -S
