@@ -49,9 +49,9 @@
 # is also sampled by perf (software cpu-clock, one sample a millisecond of
 # its CPU): the share of its samples the regret counters take, beside the
 # policy's CPU from /proc (kind=real: policy_cpu_s, regret_lo_pct,
-# regret_hi_pct).  perf does not unwind the static CLI's user stacks, so a
-# sample is known by the function it hit and, in the kernel, by its whole
-# chain: the counters take at least the samples in their own functions and
+# regret_hi_pct).  The static CLI's user stacks are not unwound (no frame
+# pointers; perf's DWARF unwinding failed on a static binary), so a sample
+# is known by the function it hit and, in the kernel, by its whole chain: the counters take at least the samples in their own functions and
 # under pagemap_read (only they read pagemap), at most those and every
 # pread(2) (the snapshot and sysfs reads too).
 # A measurement, not a test: it prints "# BENCH ..." rows and fails only if

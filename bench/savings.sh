@@ -62,9 +62,9 @@ REGRET_SYMS=
 if [ "$PERF" = 1 ]; then
 	perf=$(command -v perf) || { echo "bench/savings.sh: --perf 1: no perf on the host (linux-perf)" >&2; exit 1; }
 	EXTRA+=(--guest-file "$perf:/usr/bin/perf")
-	# The regret counters' functions, as the guest's CLI has them: perf
-	# does not unwind that static binary's user stacks (only the function a
-	# sample hit is known), so each function of policy/regret.c and the
+	# The regret counters' functions, as the guest's CLI has them: that
+	# static binary's user stacks are not unwound (only the function a
+	# sample hit is known: bench/savings-guest.sh), so each function of policy/regret.c and the
 	# pagemap probe of policy/actions.c that was not inlined is named, and
 	# must be named once in the binary.  The static CLI as the boot builds
 	# it (selftests/vm/run.sh).
