@@ -5,7 +5,8 @@
  * refaults it causes and how soon, memory freed unused apart from memory
  * whose future the record does not know, what is never idle enough (not
  * observable, unknown age), memory no scheme can act on (the kernel's
- * special mappings, the other --type), ranges that split and merge, --by
+ * special mappings, the other --type), holes by the record's map, pages
+ * that came back touched first, ranges that split and merge, --by
  * pid, the knee, JSON, the plot, and the flags it refuses.
  */
 #include <json-c/json.h>
@@ -676,6 +677,90 @@ TEST_F(rec, a_few_pages_read_come_back_alone)
 		{ 0, "saved_mean_bytes", 30720 },
 		{ 0, "saved_last_bytes", 40960 },
 		{ 0, "refault_bytes_per_s", 10240 });
+	json_object_put(j);
+}
+
+/*
+ * Pages that came back are the first an access finds: 10 pages reclaimed
+ * in window 1 (--thresholds 1s, 2 rounds a window); in window 2 one
+ * round of two finds an access: 1 - (1 - 1/2)^2 = 3/4 of them touched,
+ * 30720 back; window 3 reads as much, and finds those: nothing more comes
+ * back (spread over all the pages, a quarter of the quarter still out
+ * would, 7680).  Window 4: idle 1 s, the 30720 reclaimed again.  Saved
+ * 40960, 10240, 10240, 40960: mean 25600.
+ */
+TEST_F(rec, pages_that_came_back_are_touched_first)
+{
+	struct json_object *j;
+	char path[160];
+	FILE *f;
+
+	f = new_record(self->dir, "back.csv", path, sizeof(path));
+	ASSERT_NE(NULL, f);
+	fputs(HDR "#target,7,app\n" COLS, f);
+	for (int w = 1; w <= 4; w++) {
+		unsigned long long t = w * 1000000000ULL;
+
+		fprintf(f, "#snap,%d,%llu,%llu,1,2,0,0\n", w, t - 1000000000ULL, t);
+		fprintf(f, "%llu,%d,7,65536,106496,%d,0,2,0,[anon]\n", t, w,
+			w == 2 || w == 3);
+	}
+	fputs("#eof\n", f);
+	fclose(f);
+	j = savings_json(_metadata, path, "1s", NULL);
+	ASSERT_NE(NULL, j);
+	EXPECT_CURVE(get(j, "all"),
+		{ 0, "reclaimed_bytes", 71680 },
+		{ 0, "refaulted_bytes", 30720 },
+		{ 0, "unknown_future_bytes", 40960 },
+		{ 0, "saved_mean_bytes", 25600 },
+		{ 0, "saved_last_bytes", 40960 });
+	json_object_put(j);
+}
+
+/*
+ * A region is labelled by most of its bytes: one mostly over a hole says
+ * "[unmapped]" though memory lies at its edge.  The map (#maps) says
+ * which bytes are memory.  pid 7 maps 64 KiB at 0x10000, idle: reclaimed
+ * in window 1 (--thresholds 1s).  Window 3's region spans 256 KiB from 0,
+ * labelled "[unmapped]": the 64 KiB are still mapped and stay reclaimed
+ * (they were counted freed, never reused, and 64 KiB observed no more).
+ * Before window 4 the map is empty: now they are freed.  Saved 65536 in
+ * windows 1-3, 0 in 4: mean 49152; observed the same.
+ */
+TEST_F(rec, memory_in_a_region_mostly_hole_stays_reclaimed)
+{
+	struct json_object *j, *all;
+	char path[160];
+	FILE *f;
+
+	f = new_record(self->dir, "hole.csv", path, sizeof(path));
+	ASSERT_NE(NULL, f);
+	fputs(HDR "#target,7,app\n" COLS "#maps,7,0,65536,131072\n", f);
+	for (int w = 1; w <= 4; w++) {
+		unsigned long long t = w * 1000000000ULL;
+
+		if (w == 4)
+			fprintf(f, "#maps,7,%llu\n", t - 500000000ULL);
+		fprintf(f, "#snap,%d,%llu,%llu,1,200,0,0\n", w, t - 1000000000ULL, t);
+		if (w <= 2)
+			fprintf(f, "%llu,%d,7,65536,131072,0,%d,200,0,[anon]\n", t, w, w - 1);
+		else
+			fprintf(f, "%llu,%d,7,0,262144,0,%d,200,0,[unmapped]\n", t, w, w - 1);
+	}
+	fputs("#eof\n", f);
+	fclose(f);
+	j = savings_json(_metadata, path, "1s", NULL);
+	ASSERT_NE(NULL, j);
+	all = get(j, "all");
+	EXPECT_EQ(49152, num(all, "observed_mean_bytes"));
+	EXPECT_CURVE(all,
+		{ 0, "reclaimed_bytes", 65536 },
+		{ 0, "refaulted_bytes", 0 },
+		{ 0, "never_reused_bytes", 65536 },
+		{ 0, "unknown_future_bytes", 0 },
+		{ 0, "saved_mean_bytes", 49152 },
+		{ 0, "saved_last_bytes", 0 });
 	json_object_put(j);
 }
 

@@ -23,8 +23,13 @@
  * cache that reads a few values at a time from a cold region gets back a
  * few pages.  So an access to a reclaimed range returns the share of the
  * region's pages the window touched, as its sampling rounds estimate it
- * (region_touched()); the rest stays reclaimed (the range's kept share),
- * and what came back is reclaimed again once idle long enough again.
+ * (region_touched()), less what had come back already (apply()); the
+ * rest stays reclaimed (the range's kept share), and what came back is
+ * reclaimed again once idle long enough again.
+ *
+ * Holes.  Where the record has the process's map (#maps rows), reclaimed
+ * bytes are freed only where no mapping is left; without one, where a
+ * region labelled "[unmapped]" (mostly hole) covers them.
  */
 #include <errno.h>
 #include <math.h>
@@ -32,6 +37,7 @@
 #include <string.h>
 
 #include "grow.h"
+#include "mapped.h"
 #include "policy.h"
 #include "savings_model.h"
 #include "units.h"
@@ -371,7 +377,13 @@ static int ivl_push(struct ivl_set *s, const struct ivl *v)
 
 /*
  * What window @now does to reclaimed piece [start, end) of @sp: a
- * refault, freed (never reused), or it stays reclaimed (into @out).
+ * refault, freed (never reused), or it stays reclaimed (into @out).  Of
+ * the pages an access touched (r->touched of them), those that came back
+ * before are found first: they came back because they were touched, and
+ * what was touched lately is the likeliest touched again.  Spread over
+ * all of them instead, a region that keeps reading a few warm pages
+ * among reclaimed ones would take back a share of the rest every window
+ * (a memcached under a Zipf load: BENCHMARKS.md).
  */
 static int apply(struct sav_model *m, const struct sav_space *sp, unsigned int k,
 		 const struct wreg *r, const struct ivl *piece, uint64_t now,
@@ -384,9 +396,12 @@ static int apply(struct sav_model *m, const struct sav_space *sp, unsigned int k
 	if (!r || r->kind == W_HOLE)
 		return account(m, sp, k, EV_NEVER, size * piece->kept, 0);
 	if (r->kind == W_ACCESSED) {
-		err = account(m, sp, k, EV_REFAULT, size * piece->kept * r->touched,
+		/* the share of the piece that comes back now */
+		double back = r->touched > 1 - piece->kept ? r->touched - (1 - piece->kept) : 0;
+
+		err = account(m, sp, k, EV_REFAULT, size * back,
 			      now > piece->t_ns ? now - piece->t_ns : 0);
-		left.kept = piece->kept * (1 - r->touched);
+		left.kept = piece->kept - back;
 		if (err || r->touched >= 1)
 			return err;
 	} else if (r->kind == W_IDLE && r->idle_ns >= m->t_ns[k] && piece->kept < 1) {
@@ -563,41 +578,119 @@ static void fold(struct sav_model *m, const struct rec_snapshot *s)
 }
 
 /*
- * The share of region @r that was resident: of its sampling rounds that
- * observed their page, those that found it present (the placement
- * counts).  Memory mapped but never touched, or already swapped out, is
+ * The share of region @r's memory that was resident: of its sampling
+ * rounds that observed their page, those that found it present (the
+ * placement counts), over @mapped, the share of its bytes that are
+ * memory (a round that fell in a hole between mappings found nothing
+ * there).  Memory mapped but never touched, or already swapped out, is
  * no saving.  A window without placement does not say: all of it, and
  * the bytes so counted are reported.
  */
 static void region_resident(const struct rec_snapshot *s, const struct rec_region *r,
-			    struct wreg *w)
+			    double mapped, struct wreg *w)
 {
 	uint32_t seen = s->nr_samples > r->nr_unobserved ? s->nr_samples - r->nr_unobserved : 0;
+	double res = seen ? (double)r->nr_present / seen / mapped : 1;
 
 	w->res_known = s->placement && seen;
-	w->res = !w->res_known ? 1 : r->nr_present >= seen ? 1 : (double)r->nr_present / seen;
+	w->res = !w->res_known || res >= 1 ? 1 : res;
 }
 
 /*
- * The share of accessed region @r's pages its window touched (what comes
- * back of it if it was reclaimed).  Each sampling round checks one random
- * page for an access since the round before: the share of rounds that
- * found one, q, is the share of pages touched in a round, and pages touched
- * at random add up to 1 - (1 - q)^n over the window's n rounds.  All of it
- * where every round found one, or where the rounds are not known (records
- * from damo).  Reads that keep to a few pages touch fewer (the estimate is
- * high for them); a range read through within one round (a scan) touches
- * all of it though one round saw it (about 63 % counted, the rest at its
- * next reads).
+ * The share of accessed region @r's memory its window touched (what
+ * comes back of it if it was reclaimed).  Each sampling round checks one
+ * random page for an access since the round before: the share of rounds
+ * that found one, over @mapped as above, q, is the share of pages touched
+ * in a round, and pages touched at random add up to 1 - (1 - q)^n over
+ * the window's n rounds.  All of it where every round found one, or where
+ * the rounds are not known (records from damo).  Reads that keep to a few
+ * pages touch fewer (the estimate is high for them); a range read through
+ * within one round (a scan) touches all of it though one round saw it
+ * (about 63 % counted, the rest at its next reads).
  */
 static void region_touched(const struct rec_snapshot *s, const struct rec_region *r,
-			   struct wreg *w)
+			   double mapped, struct wreg *w)
 {
 	uint32_t seen = s->nr_samples > r->nr_unobserved ? s->nr_samples - r->nr_unobserved : 0;
+	double q = seen ? (double)r->nr_accesses / seen / mapped : 1;
 
 	w->touched = 1;
-	if (w->kind == W_ACCESSED && seen && r->nr_accesses < seen)
-		w->touched = 1 - pow(1 - (double)r->nr_accesses / seen, seen);
+	if (w->kind == W_ACCESSED && q < 1)
+		w->touched = 1 - pow(1 - q, seen);
+}
+
+static int push_wreg(struct sav_model *m, size_t *n, const struct wreg *w)
+{
+	if (grow_array((void **)&m->w, &m->w_cap, *n + 1, sizeof(*m->w)))
+		return -ENOMEM;
+	m->w[(*n)++] = *w;
+	return 0;
+}
+
+/*
+ * Region @r as @w says, cut by its process's map (@mr[0..nmr)) into its
+ * memory, as @w, and the holes between mappings (W_HOLE): reclaimed bytes
+ * are freed only where no mapping is left, whatever the region's label.
+ */
+static int push_mapped(struct sav_model *m, size_t *n, const struct wreg *w,
+		       const struct rec_range *mr, uint32_t nmr)
+{
+	struct wreg hole = *w, mem = *w;
+	uint64_t pos = w->start;
+	uint32_t i = 0;
+
+	hole.kind = W_HOLE;
+	while (i < nmr && mr[i].end <= w->start)
+		i++;
+	for (; pos < w->end; i++) {
+		uint64_t a = i < nmr && mr[i].start < w->end ? mr[i].start : w->end;
+
+		if (a > pos) {
+			hole.start = pos;
+			hole.end = a;
+			if (push_wreg(m, n, &hole))
+				return -ENOMEM;
+			pos = a;
+		}
+		if (pos == w->end)
+			break;
+		mem.start = pos;
+		mem.end = mr[i].end < w->end ? mr[i].end : w->end;
+		if (push_wreg(m, n, &mem))
+			return -ENOMEM;
+		pos = mem.end;
+	}
+	return 0;
+}
+
+/*
+ * What window @s's region @r says of its bytes into @w (its bounds and
+ * space set), @mapped the share of them that are memory, @known whether
+ * the map says so.  A region is labelled by most of its bytes (maps.c):
+ * "[unmapped]", without a map, says it is all hole; with one, the memory
+ * at its edge is memory like any other ("[unmapped]" is not a file: a
+ * scheme of anonymous memory acts on it, pol_label_actionable()).
+ */
+static void region_kind(const struct sav_model *m, const struct rec_snapshot *s,
+			const struct rec_region *r, int known, double mapped, struct wreg *w)
+{
+	if (known ? mapped <= 0 : !strcmp(r->label, "[unmapped]"))
+		w->kind = W_HOLE;
+	else if (!pol_label_actionable(r->label, (enum pol_filter_type)m->type))
+		w->kind = W_OUT_OF_REACH;
+	else if (!rec_observable(r))
+		w->kind = W_UNOBS;
+	else if (r->nr_accesses)
+		w->kind = W_ACCESSED;
+	else if (r->age_unknown)
+		w->kind = W_AGE_UNKNOWN;
+	else
+		w->kind = W_IDLE;
+	w->age = r->age;
+	if (mapped <= 0)
+		mapped = 1;
+	region_resident(s, r, mapped, w);
+	region_touched(s, r, mapped, w);
 }
 
 /*
@@ -606,45 +699,37 @@ static void region_touched(const struct rec_snapshot *s, const struct rec_region
  * record) keep the first one's bytes.  The count, or < 0.
  */
 static ssize_t window_regions(struct sav_model *m, const struct rec_snapshot *s,
-			      sav_space_fn space_of, void *ctx)
+			      const struct sav_feed *f)
 {
 	size_t n = 0, k = 0;
 	int sorted = 1;
 
-	if (grow_array((void **)&m->w, &m->w_cap, s->nr_regions, sizeof(*m->w)))
-		return -ENOMEM;
 	for (uint32_t i = 0; i < s->nr_regions; i++) {
 		const struct rec_region *r = &s->regions[i];
-		struct wreg *w = &m->w[n];
+		const struct rec_range *mr = NULL;
 		struct sav_space *sp = NULL;
-		int err;
+		uint64_t len = r->end - r->start, in = len;
+		uint32_t nmr = 0;
+		struct wreg w;
+		int err, known;
 
 		if (r->start >= r->end)
 			continue;
-		err = space_of(ctx, r, &sp);
+		err = f->space_of(f->ctx, r, &sp);
 		if (err)
 			return err;
 		if (!sp)
 			continue;
-		*w = (struct wreg){ .start = r->start, .end = r->end, .sp = sp };
-		if (!strcmp(r->label, "[unmapped]"))
-			w->kind = W_HOLE;
-		else if (!pol_label_actionable(r->label, (enum pol_filter_type)m->type))
-			w->kind = W_OUT_OF_REACH;
-		else if (!rec_observable(r))
-			w->kind = W_UNOBS;
-		else if (r->nr_accesses)
-			w->kind = W_ACCESSED;
-		else if (r->age_unknown)
-			w->kind = W_AGE_UNKNOWN;
-		else
-			w->kind = W_IDLE;
-		w->age = r->age;
-		region_resident(s, r, w);
-		region_touched(s, r, w);
-		if (n && cmp_wreg(&m->w[n - 1], w) > 0)
+		known = f->map_of && f->map_of(f->ctx, r, &mr, &nmr);
+		if (known)
+			in = mapped_in(mr, nmr, r->start, r->end);
+		w = (struct wreg){ .start = r->start, .end = r->end, .sp = sp };
+		region_kind(m, s, r, known, (double)in / (double)len, &w);
+		if (n && cmp_wreg(&m->w[n - 1], &w) > 0)
 			sorted = 0;
-		n++;
+		err = in == len || !in ? push_wreg(m, &n, &w) : push_mapped(m, &n, &w, mr, nmr);
+		if (err)
+			return err;
 	}
 	if (!sorted)
 		qsort(m->w, n, sizeof(*m->w), cmp_wreg);
@@ -667,7 +752,7 @@ static ssize_t window_regions(struct sav_model *m, const struct rec_snapshot *s,
  * its age unknown, up to this window.
  */
 static int after_gap(struct sav_space *sp, const struct wreg *r, size_t nr,
-		     const struct rec_snapshot *s, sav_age_fn age_ns, void *ctx)
+		     const struct rec_snapshot *s, const struct sav_feed *f)
 {
 	for (size_t i = 0; i < nr; i++) {
 		uint64_t t, idle;
@@ -675,7 +760,7 @@ static int after_gap(struct sav_space *sp, const struct wreg *r, size_t nr,
 		if (r[i].kind == W_IDLE && r[i].age > s->missed_before)
 			continue;
 		if (r[i].kind == W_IDLE) {
-			idle = age_ns(ctx, s, r[i].age) + (s->end_ns - s->start_ns);
+			idle = f->age_ns(f->ctx, s, r[i].age) + (s->end_ns - s->start_ns);
 			t = s->end_ns > idle ? s->end_ns - idle : 0;
 		} else if (r[i].kind == W_AGE_UNKNOWN)
 			t = s->start_ns;
@@ -726,7 +811,7 @@ static ssize_t by_address(struct sav_model *m, const struct sav_space *sp,
 
 /* Space @sp through window @s: its regions @r[0..nr), sorted and disjoint. */
 static int space_window(struct sav_model *m, struct sav_space *sp, const struct wreg *r,
-			size_t nr, const struct rec_snapshot *s, sav_age_fn age_ns, void *ctx)
+			size_t nr, const struct rec_snapshot *s, const struct sav_feed *f)
 {
 	size_t nacc = 0;
 	ssize_t np;
@@ -734,7 +819,7 @@ static int space_window(struct sav_model *m, struct sav_space *sp, const struct 
 
 	if (sp->since_ns == UINT64_MAX)
 		sp->since_ns = s->start_ns;
-	if (s->missed_before && after_gap(sp, r, nr, s, age_ns, ctx))
+	if (s->missed_before && after_gap(sp, r, nr, s, f))
 		return -ENOMEM;
 	np = by_address(m, sp, r, nr, s);
 	if (np < 0)
@@ -765,9 +850,9 @@ static int space_window(struct sav_model *m, struct sav_space *sp, const struct 
 }
 
 int sav_model_window(struct sav_model *m, const struct rec_snapshot *s,
-		     sav_space_fn space_of, sav_age_fn age_ns, void *ctx)
+		     const struct sav_feed *f)
 {
-	ssize_t n = window_regions(m, s, space_of, ctx);
+	ssize_t n = window_regions(m, s, f);
 	size_t i, j;
 	int err;
 
@@ -780,7 +865,7 @@ int sav_model_window(struct sav_model *m, const struct rec_snapshot *s,
 	for (i = 0; i < (size_t)n; i = j) {
 		for (j = i; j < (size_t)n && m->w[j].sp == m->w[i].sp; j++)
 			;
-		err = space_window(m, m->w[i].sp, &m->w[i], j - i, s, age_ns, ctx);
+		err = space_window(m, m->w[i].sp, &m->w[i], j - i, s, f);
 		if (err)
 			return err;
 	}

@@ -176,9 +176,25 @@ void sav_space_end(struct sav_model *m, struct sav_space *sp, int freed);
 typedef int (*sav_space_fn)(void *ctx, const struct rec_region *r, struct sav_space **sp);
 /* How long ago, in ns, the level of a region @age windows old in @s last changed. */
 typedef uint64_t (*sav_age_fn)(void *ctx, const struct rec_snapshot *s, uint32_t age);
+/*
+ * The map in force of region @r's process at its window (the address
+ * ranges its mappings cover, ascending and apart: a record's #maps rows):
+ * 1 and the ranges in *@ranges, *@nr, or 0 if not known.
+ */
+typedef int (*sav_map_fn)(void *ctx, const struct rec_region *r,
+			  const struct rec_range **ranges, uint32_t *nr);
+
+/* What the model asks its caller about a window's regions, with @ctx. */
+struct sav_feed {
+	sav_space_fn space_of;
+	sav_age_fn age_ns;
+	sav_map_fn map_of;		/* NULL: no maps (labels say where holes are) */
+	void *ctx;
+};
+
 /* Window @s through the model; 0, -ENOMEM, or the space callback's error. */
 int sav_model_window(struct sav_model *m, const struct rec_snapshot *s,
-		     sav_space_fn space_of, sav_age_fn age_ns, void *ctx);
+		     const struct sav_feed *f);
 /*
  * @st's knee: the largest average saving among the thresholds whose
  * refaults/s stay within SAV_KNEE_PCT % of the most any causes.

@@ -73,16 +73,27 @@ int mapped_now_update(struct mapped_now *now, const struct rec_snapshot *s,
 	return 0;
 }
 
-int mapped_bytes(const struct mapped_now *now, const struct rec_info *info,
-		 const struct rec_region *r, uint64_t *bytes)
+int mapped_ranges_now(const struct mapped_now *now, const struct rec_info *info, pid_t pid,
+		      const struct rec_range **r, uint32_t *nr)
 {
-	long ti = tindex_of(info, r->pid);
-	const struct mapped_target *m;
+	long ti = tindex_of(info, pid);
 
 	if (ti < 0 || (size_t)ti >= now->cap || !now->t[ti].known)
 		return 0;
-	m = &now->t[ti];
-	*bytes = mapped_in(m->r, m->nr, r->start, r->end);
+	*r = now->t[ti].r;
+	*nr = now->t[ti].nr;
+	return 1;
+}
+
+int mapped_bytes(const struct mapped_now *now, const struct rec_info *info,
+		 const struct rec_region *r, uint64_t *bytes)
+{
+	const struct rec_range *mr;
+	uint32_t nr;
+
+	if (!mapped_ranges_now(now, info, r->pid, &mr, &nr))
+		return 0;
+	*bytes = mapped_in(mr, nr, r->start, r->end);
 	return 1;
 }
 

@@ -42,6 +42,12 @@ int mapped_now_update(struct mapped_now *now, const struct rec_snapshot *s,
 int mapped_bytes(const struct mapped_now *now, const struct rec_info *info,
 		 const struct rec_region *r, uint64_t *bytes);
 /*
+ * 1 and in *@r, *@nr the map in force of @pid's target, or 0 and both
+ * untouched if the record has none.
+ */
+int mapped_ranges_now(const struct mapped_now *now, const struct rec_info *info, pid_t pid,
+		      const struct rec_range **r, uint32_t *nr);
+/*
  * The memory of @r: 1 and its bytes inside its target's map in force, or 0
  * where the record has no map of that target and what its label says:
  * none of an "[unmapped]" region, all of any other, holes included (the

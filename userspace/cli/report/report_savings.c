@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "report.h"
+#include "report_mapped.h"
 #include "common/report_group.h"
 #include "report_savings.h"
 #include "common/units.h"
@@ -42,6 +43,7 @@ struct savings {
 	struct rgroups groups;
 	struct sav_stats **gst;		/* per groups.g[] index */
 	size_t gst_cap;
+	struct mapped_now maps;		/* the targets' maps in force */
 };
 
 /* The stats of @pid's group (--by), created on first sight. */
@@ -114,6 +116,15 @@ static uint64_t age_ns(void *ctx, const struct rec_snapshot *s, uint32_t age)
 	return at_speed(sv, report_age_ns(sv->o, sv->cur, age));
 }
 
+/* The map in force of @r's process (the reader keeps sv->maps up to the window). */
+static int map_of(void *ctx, const struct rec_region *r, const struct rec_range **ranges,
+		  uint32_t *nr)
+{
+	const struct savings *sv = ctx;
+
+	return mapped_ranges_now(&sv->maps, sv->info, r->pid, ranges, nr);
+}
+
 /* Whether target @ti's process is gone: it left, or its pid names another one (exec). */
 static int target_gone(const struct savings *sv, size_t ti)
 {
@@ -126,13 +137,14 @@ static int on_window(void *arg, const struct rec_snapshot *s, const struct rec_i
 {
 	struct savings *sv = arg;
 	struct rec_snapshot w = *s;
+	struct sav_feed feed = { space_of, age_ns, map_of, sv };
 
 	sv->info = info;
 	sv->cur = s;
 	w.start_ns = at_speed(sv, s->start_ns);
 	w.end_ns = at_speed(sv, s->end_ns);
 	/* the model and space_of() fail only for want of memory */
-	if (sav_model_window(sv->m, &w, space_of, age_ns, sv))
+	if (sav_model_window(sv->m, &w, &feed))
 		return fail(CMD, "out of memory");
 	/*
 	 * Spaces whose process is gone: what they hold was never reused.
@@ -179,6 +191,7 @@ static void savings_free(struct savings *sv)
 	free(sv->t);
 	free(sv->gst);
 	rgroups_free(&sv->groups);
+	mapped_now_free(&sv->maps);
 }
 
 int report_savings(const struct report_opts *o, FILE *out, FILE *tics)
@@ -198,7 +211,7 @@ int report_savings(const struct report_opts *o, FILE *out, FILE *tics)
 		ret = fail(CMD, "out of memory");
 		goto out;
 	}
-	ret = report_read(o, on_window, &sv, &info);
+	ret = report_read_mapped(o, on_window, &sv, &info, &sv.maps);
 	if (ret)
 		goto out;
 	res.all = all = sav_model_all(sv.m);

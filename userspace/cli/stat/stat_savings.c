@@ -127,11 +127,12 @@ static const char *no_label(void *ctx, const struct daptrace_region *reg)
 
 int stat_savings_window(struct stat_savings *sv, const struct daptrace_snapshot *snap)
 {
+	struct sav_feed feed = { space_of, age_ns, NULL, sv };
 	struct rec_snapshot rs;
 
 	if (rec_rows_fill(&sv->rows, &rs, snap, sv->s->t0, no_label, NULL))
 		return -ENOMEM;
-	return sav_model_window(sv->m, &rs, space_of, age_ns, sv);
+	return sav_model_window(sv->m, &rs, &feed);
 }
 
 /* Most saved now at the first threshold first. */
