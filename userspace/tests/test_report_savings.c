@@ -736,7 +736,7 @@ TEST_F(rec, memory_in_a_region_mostly_hole_stays_reclaimed)
 
 	f = new_record(self->dir, "hole.csv", path, sizeof(path));
 	ASSERT_NE(NULL, f);
-	fputs(HDR "#target,7,app\n" COLS "#maps,7,0,65536,131072\n", f);
+	fputs(HDR "#target,7,app\n" COLS "#maps,7,0,65536,131072,524288,528384,1048576,1052672\n", f);
 	for (int w = 1; w <= 4; w++) {
 		unsigned long long t = w * 1000000000ULL;
 

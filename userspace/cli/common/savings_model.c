@@ -628,20 +628,28 @@ static int push_wreg(struct sav_model *m, size_t *n, const struct wreg *w)
 }
 
 /*
- * Region @r as @w says, cut by its process's map (@mr[0..nmr)) into its
- * memory, as @w, and the holes between mappings (W_HOLE): reclaimed bytes
- * are freed only where no mapping is left, whatever the region's label.
+ * Region @w cut by its process's map (@mr[0..nmr), ascending and apart)
+ * into its memory, as @w says, and the holes between mappings (W_HOLE):
+ * reclaimed bytes are freed only where no mapping is left, whatever the
+ * region's label.
  */
 static int push_mapped(struct sav_model *m, size_t *n, const struct wreg *w,
 		       const struct rec_range *mr, uint32_t nmr)
 {
 	struct wreg hole = *w, mem = *w;
 	uint64_t pos = w->start;
-	uint32_t i = 0;
+	uint32_t i = 0, hi = nmr;
 
 	hole.kind = W_HOLE;
-	while (i < nmr && mr[i].end <= w->start)
-		i++;
+	/* the first range that ends above the region's start */
+	while (i < hi) {
+		uint32_t mid = i + (hi - i) / 2;
+
+		if (mr[mid].end <= w->start)
+			i = mid + 1;
+		else
+			hi = mid;
+	}
 	for (; pos < w->end; i++) {
 		uint64_t a = i < nmr && mr[i].start < w->end ? mr[i].start : w->end;
 
