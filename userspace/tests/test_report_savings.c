@@ -5,8 +5,8 @@
  * refaults it causes and how soon, memory freed unused apart from memory
  * whose future the record does not know, what is never idle enough (not
  * observable, unknown age), memory no scheme can act on (the kernel's
- * special mappings, the other --type), holes by the record's map, pages
- * that came back touched first, ranges that split and merge, --by
+ * special mappings, the other --type), holes by the record's map, ranges
+ * that split and merge, --by
  * pid, the knee, JSON, the plot, and the flags it refuses.
  */
 #include <json-c/json.h>
@@ -677,44 +677,6 @@ TEST_F(rec, a_few_pages_read_come_back_alone)
 		{ 0, "saved_mean_bytes", 30720 },
 		{ 0, "saved_last_bytes", 40960 },
 		{ 0, "refault_bytes_per_s", 10240 });
-	json_object_put(j);
-}
-
-/*
- * Pages that came back are the first an access finds: 10 pages reclaimed
- * in window 1 (--thresholds 1s, 2 rounds a window); in window 2 one
- * round of two finds an access: 1 - (1 - 1/2)^2 = 3/4 of them touched,
- * 30720 back; window 3 reads as much, and finds those: nothing more comes
- * back (spread over all the pages, a quarter of the quarter still out
- * would, 7680).  Window 4: idle 1 s, the 30720 reclaimed again.  Saved
- * 40960, 10240, 10240, 40960: mean 25600.
- */
-TEST_F(rec, pages_that_came_back_are_touched_first)
-{
-	struct json_object *j;
-	char path[160];
-	FILE *f;
-
-	f = new_record(self->dir, "back.csv", path, sizeof(path));
-	ASSERT_NE(NULL, f);
-	fputs(HDR "#target,7,app\n" COLS, f);
-	for (int w = 1; w <= 4; w++) {
-		unsigned long long t = w * 1000000000ULL;
-
-		fprintf(f, "#snap,%d,%llu,%llu,1,2,0,0\n", w, t - 1000000000ULL, t);
-		fprintf(f, "%llu,%d,7,65536,106496,%d,0,2,0,[anon]\n", t, w,
-			w == 2 || w == 3);
-	}
-	fputs("#eof\n", f);
-	fclose(f);
-	j = savings_json(_metadata, path, "1s", NULL);
-	ASSERT_NE(NULL, j);
-	EXPECT_CURVE(get(j, "all"),
-		{ 0, "reclaimed_bytes", 71680 },
-		{ 0, "refaulted_bytes", 30720 },
-		{ 0, "unknown_future_bytes", 40960 },
-		{ 0, "saved_mean_bytes", 25600 },
-		{ 0, "saved_last_bytes", 40960 });
 	json_object_put(j);
 }
 
