@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Checking the savings curve (issue 39), inside the VM (bench/savings.sh
-# boots one per round, writing WLS, D, TS, KV_RATE, PERF and REGRET_SYMS on
+# boots one per round, writing WLS, D, TS, KV_RATE, PERF, KEEP and REGRET_SYMS on
 # the line after this comment block): for each workload of WLS, a `daptrace record -p` of it for its D
 # seconds and `daptrace report savings --json --type anon` at the
 # thresholds TS (seconds): the prediction; then for each T of TS a fresh
@@ -54,13 +54,19 @@
 # is known by the function it hit and, in the kernel, by its whole chain: the counters take at least the samples in their own functions and
 # under pagemap_read (only they read pagemap), at most those and every
 # pread(2) (the snapshot and sysfs reads too).
+# With KEEP=1 (bench/savings.sh --keep-records 1) every record the round
+# made (the prediction's and each policy run's) and the target's VmSwap
+# samples are printed too, gzip'ed and in base64 between "# KEEP-BEGIN
+# NAME" and "# KEEP-END NAME" lines, for the host to unpack: the model can
+# then be replayed, changed and replayed again on the host, against what
+# the policy runs really did.
 # A measurement, not a test: it prints "# BENCH ..." rows and fails only if
 # a run could not be made or a workload's data check failed.
 
 . /selftests/lib/ktap.sh
 . /selftests/lib/setup.sh
 
-: "${WLS:=phases reclaim}" "${D:=32}" "${TS:=2 5 10}" "${KV_RATE:=0}" "${PERF:=0}"
+: "${WLS:=phases reclaim}" "${D:=32}" "${TS:=2 5 10}" "${KV_RATE:=0}" "${PERF:=0}" "${KEEP:=0}"
 TMP=${TMPDIR:-/tmp}/bench-savings.$$
 FAILED=
 CGB=
@@ -69,6 +75,14 @@ vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
 uptime_s() { cut -d' ' -f1 /proc/uptime; }
 # status_kb PID FIELD
 status_kb() { sed -n "s/^$2:[[:space:]]*\([0-9]*\) kB/\1/p" "/proc/$1/status" 2>/dev/null; }
+
+# keep FILE NAME: FILE for the host (KEEP=1), as NAME
+keep() {
+	[ "$KEEP" = 1 ] || return 0
+	echo "# KEEP-BEGIN $2"
+	gzip -c "$1" | base64
+	echo "# KEEP-END $2"
+}
 
 # wl_args WL: daptrace-policy-workload's arguments
 wl_args() {
@@ -280,6 +294,7 @@ for wl in $WLS; do
 	run "$wl" daptrace record -q -o "$TMP/rec.csv"
 	echo "# BENCH kind=record wl=$wl d=$D secs=$SECS swap_mean_kb=$SWAP_MEAN" \
 		"swapin=$SWAPIN verify=$VERIFY$OPS"
+	keep "$TMP/rec.csv" "$wl-record.csv"
 	REC_OPS=$(echo "$OPS" | sed -n 's/.*ops_per_s=\([0-9]*\).*/\1/p')
 	if ! curve_rows "$TMP/rec.csv" "$thr" "kind=pred wl=$wl"; then
 		FAILED="$FAILED $wl:report"
@@ -307,6 +322,8 @@ for wl in $WLS; do
 			"rf_pps=$(awk -v n="$SWAPIN" -v s="$SECS" 'BEGIN { printf "%.3f", (s > 0 ? n / s : 0) }')" \
 			"verify=$VERIFY$OPS policy_cpu_s=$MON_CPU$PROF"
 		sed -n 's/^/# policy: /p' "$TMP/mon" | tail -n 5
+		keep "$TMP/pol.csv" "$wl-policy-${t}s.csv"
+		keep "$TMP/swap" "$wl-policy-${t}s.vmswap"
 		curve_rows "$TMP/pol.csv" "${t}s" "kind=replay wl=$wl" ||
 			FAILED="$FAILED $wl:replay"
 		# the record's prediction for the speed this run had (kv: requests

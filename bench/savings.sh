@@ -13,7 +13,7 @@
 #
 #   bench/savings.sh [--rounds N] [--out FILE] [--lock FILE] [--kernel SERIES]
 #                    [--wl "phases reclaim kv"] [--secs D] [--thresholds "2 5 10"]
-#                    [--kv-rate OPS] [--perf 0|1]
+#                    [--kv-rate OPS] [--perf 0|1] [--keep-records 0|1]
 #
 # kv (memcached under a Zipf load) needs Debian's memcached:
 # bench/memcached-payload.sh fetches it and writes the extra test that
@@ -28,15 +28,19 @@
 # under the policies closed (BENCHMARKS.md, 2026-12-02);
 # --perf 1: the host's perf copied into the guest, each policy run sampled
 # by it: the share of the policy's CPU its regret counters take (a run of
-# its own: perf's sampling slows what it samples).
+# its own: perf's sampling slows what it samples);
+# --keep-records 1: every record of the round (the prediction's, each
+# policy run's, with the target's VmSwap samples) copied out of the guest
+# into build/bench/savings-records/round-N/, to replay the model on the
+# host (`daptrace report savings`) against what the policy really did.
 # Raw rows in build/bench/savings-rows.txt, boot logs beside them.
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bench/lib.sh
 . "$TOP/bench/lib.sh"
-SERIES=6.12 WLS="phases reclaim kv" SECS=32 TS="2 5 10" KV_RATE=1000 PERF=0
-BENCH_OPTS="kernel=SERIES wl=WLS secs=SECS thresholds=TS kv-rate=KV_RATE perf=PERF"
+SERIES=6.12 WLS="phases reclaim kv" SECS=32 TS="2 5 10" KV_RATE=1000 PERF=0 KEEP=0
+BENCH_OPTS="kernel=SERIES wl=WLS secs=SECS thresholds=TS kv-rate=KV_RATE perf=PERF keep-records=KEEP"
 bench_parse_opts bench/savings.sh "$@"
 bench_words bench/savings.sh --wl workload "phases reclaim kv" "$WLS"
 if ! [[ $SECS =~ ^[1-9][0-9]*$ ]] || [ $((SECS % 4)) != 0 ]; then
@@ -48,6 +52,22 @@ fi
 [[ $KV_RATE =~ ^(0|[1-9][0-9]*)$ ]] ||
 	{ echo "bench/savings.sh: --kv-rate: requests a second, a whole number: '$KV_RATE'" >&2; exit 2; }
 [[ $PERF =~ ^[01]$ ]] || { echo "bench/savings.sh: --perf: 0 or 1, not '$PERF'" >&2; exit 2; }
+[[ $KEEP =~ ^[01]$ ]] ||
+	{ echo "bench/savings.sh: --keep-records: 0 or 1, not '$KEEP'" >&2; exit 2; }
+
+# keep_records LOG DIR: the files the guest printed into LOG (KEEP=1:
+# gzip'ed, in base64, between "# KEEP-BEGIN NAME" and "# KEEP-END NAME")
+# unpacked into DIR
+keep_records() {
+	local name
+	rm -rf "$2"
+	mkdir -p "$2"
+	sed -n 's/^# KEEP-BEGIN \([A-Za-z0-9._-]*\)$/\1/p' "$1" | while read -r name; do
+		awk -v n="$name" '$0 == "# KEEP-END " n { f = 0 } f { sub(/^# /, ""); print }
+			$0 == "# KEEP-BEGIN " n { f = 1 }' "$1" | base64 -d | gunzip > "$2/$name" ||
+			{ echo "bench/savings.sh: $name in $1: not whole" >&2; exit 1; }
+	done
+}
 
 K=$(bench_kernel bench/savings.sh "$SERIES")
 bench_rows savings
@@ -80,7 +100,7 @@ if [ "$PERF" = 1 ]; then
 	[ -n "$REGRET_SYMS" ] || { echo "bench/savings.sh: no regret functions in $static/daptrace" >&2; exit 1; }
 fi
 script=$DIR/savings-guest.sh
-sed "2i WLS=\"$WLS\" D=$SECS TS=\"$TS\" KV_RATE=$KV_RATE PERF=$PERF REGRET_SYMS=\"$REGRET_SYMS\"" \
+sed "2i WLS=\"$WLS\" D=$SECS TS=\"$TS\" KV_RATE=$KV_RATE PERF=$PERF KEEP=$KEEP REGRET_SYMS=\"$REGRET_SYMS\"" \
 	"$TOP/bench/savings-guest.sh" > "$script"
 
 t0=$SECONDS
@@ -93,6 +113,7 @@ for r in $(seq "$ROUNDS"); do
 	grep -o 'BENCH .*' "$log" |
 		sed "s/^BENCH /round=$r date=$(date -u +%F) kernel=$K /" >> "$ROWS" ||
 		{ echo "bench/savings.sh: no figures in $log" >&2; exit 1; }
+	[ "$KEEP" = 0 ] || keep_records "$log" "$DIR/savings-records/round-$r"
 done
 
 cmd="bench/savings.sh --rounds $ROUNDS"
@@ -102,6 +123,7 @@ cmd="bench/savings.sh --rounds $ROUNDS"
 [ "$TS" = "2 5 10" ] || cmd+=" --thresholds \"$TS\""
 [ "$KV_RATE" = 1000 ] || cmd+=" --kv-rate $KV_RATE"
 [ "$PERF" = 0 ] || cmd+=" --perf 1"
+[ "$KEEP" = 0 ] || cmd+=" --keep-records 1"
 python3 "$TOP/bench/savings-report.py" --rows "$ROWS" --command "$cmd" \
 	--duration $((SECONDS - t0)) > "$OUT"
 echo "bench/savings.sh: wrote $OUT" >&2
