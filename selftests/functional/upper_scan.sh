@@ -66,6 +66,11 @@ run() {
 		fi
 	else
 		sed "s/^/# $name: /" "$TMP/$name.score"
+		# whether the workload swept its hot set meanwhile (its
+		# truth's cumulative sweeps, every 10 ms), or the monitor
+		# did not see it: a record without a single access says one
+		grep -E '^(map|phase|hot) ' "$truth" | sed "s/^/# $name: truth: /"
+		grep '^sweeps ' "$truth" | sed -n '1p;$p' | sed "s/^/# $name: truth: /"
 		bound_fail "$name" "hot set not found in time, or found without the scan"
 	fi
 }
