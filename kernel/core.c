@@ -271,6 +271,7 @@ struct daptrace_region *daptrace_region_new(unsigned long start, unsigned long e
 	r->sampling_addr = start;
 	r->sample_pfn = DAPTRACE_NO_PFN;
 	r->sample_nid = -1;
+	r->sample_huge = false;
 	r->nr_accesses = 0;
 	r->last_nr_accesses = 0;
 	r->age = 0;
@@ -596,7 +597,9 @@ static void daptrace_copy_stats(struct daptrace_region *dst,
 	dst->idle = src->idle;
 	dst->sample_pfn = src->sample_pfn;
 	dst->sample_nid = src->sample_nid;
+	dst->sample_huge = src->sample_huge;
 	dst->nr_present = src->nr_present;
+	dst->nr_huge = src->nr_huge;
 	memcpy(dst->node_samples, src->node_samples, sizeof(dst->node_samples));
 	dst->last_pfn = src->last_pfn;
 	dst->sample_state = src->sample_state;
@@ -936,6 +939,7 @@ daptrace_pool_take_fresh(struct list_head *pool, unsigned long start,
 	r->sample_state = 0;
 	r->sample_pfn = DAPTRACE_NO_PFN;
 	r->sample_nid = -1;
+	r->sample_huge = false;
 	daptrace_reset_placement(r);
 	return r;
 }
@@ -1197,13 +1201,15 @@ void daptrace_account_unobserved(struct daptrace_region *r)
 void daptrace_reset_placement(struct daptrace_region *r)
 {
 	r->nr_present = 0;
+	r->nr_huge = 0;
 	memset(r->node_samples, 0, sizeof(r->node_samples));
 	r->last_pfn = DAPTRACE_NO_PFN;
 }
 
 /**
  * daptrace_account_placement() - record where the sampled page lived.
- * @r:		The region; @r->sample_pfn was set by the check step.
+ * @r:		The region; @r->sample_pfn and @r->sample_huge were set by
+ *		the check step.
  * @nid:	NUMA node of @r->sample_pfn, or -1 if unknown.
  *
  * Per-node counts of the window's samples give each region's bytes per node
@@ -1211,6 +1217,10 @@ void daptrace_reset_placement(struct daptrace_region *r)
  * region estimate as nr_accesses, exact for a region on one node, unbiased
  * for a mixed one, and it costs a counter per check (the pfn is already in
  * hand from the page walk).  last_pfn gives root a physical address to plot.
+ * nr_huge tells what an access count means: a check of a huge page reads
+ * one bit for all its base pages, so "accessed" there says that at least
+ * one of them was, not that the sampled one was (a reader estimating how
+ * many pages an access touched needs to know; the walk knows it anyway).
  */
 void daptrace_account_placement(struct daptrace_region *r, int nid)
 {
@@ -1218,6 +1228,7 @@ void daptrace_account_placement(struct daptrace_region *r, int nid)
 	    r->nr_present >= DAPTRACE_MAX_SAMPLES_PER_AGGR)
 		return;
 	r->nr_present++;
+	r->nr_huge += r->sample_huge;
 	r->last_pfn = r->sample_pfn;
 	if (nid >= 0 && nid < DAPTRACE_NR_NODE_SLOTS)
 		r->node_samples[nid]++;
@@ -1245,6 +1256,8 @@ void daptrace_repeat_placement(struct daptrace_target *t, unsigned int n)
 		if (n < room)
 			room = n;
 		r->nr_present += room;
+		if (r->sample_huge)
+			r->nr_huge += room;
 		r->last_pfn = r->sample_pfn;
 		if (r->sample_nid >= 0 && r->sample_nid < DAPTRACE_NR_NODE_SLOTS)
 			r->node_samples[r->sample_nid] += room;
@@ -3001,7 +3014,7 @@ unsigned int daptrace_snapshot_fill(const struct daptrace_ctx *ctx,
 				DAPTRACE_NO_PHYS :
 				(__u64)r->last_pfn * ctx->min_region_sz;
 			recs[n].nr_present = r->nr_present;
-			recs[n].reserved2 = 0;
+			recs[n].nr_huge = r->nr_huge;
 			for (i = 0; i < DAPTRACE_REC_NODES; i++)
 				recs[n].node_samples[i] =
 					i < DAPTRACE_NR_NODE_SLOTS ?

@@ -174,7 +174,10 @@ struct daptrace_addr_range {
  *			Kept across windows: an idle target's skipped checks
  *			repeat it (daptrace_repeat_placement()).
  * @sample_nid:		NUMA node of @sample_pfn, -1 if unknown.
+ * @sample_huge:	@sample_pfn is mapped by a huge entry (PMD or PUD
+ *			leaf): one accessed bit covers all of that page.
  * @nr_present:		Checks in this window that found a present page.
+ * @nr_huge:		Of those, how many found it mapped by a huge entry.
  * @node_samples:	Of those, how many were on node 0, 1, ...
  * @last_pfn:		pfn of the last present page sampled in this window,
  *			DAPTRACE_NO_PFN if none.
@@ -200,7 +203,9 @@ struct daptrace_region {
 	struct list_head list;
 	unsigned long sample_pfn;
 	int sample_nid;
+	bool sample_huge;
 	unsigned int nr_present;
+	unsigned int nr_huge;
 	unsigned int node_samples[DAPTRACE_NR_NODE_SLOTS];
 	unsigned long last_pfn;
 	unsigned long sample_state;

@@ -1277,6 +1277,8 @@ static void daptrace_va_sample_target(struct daptrace_ctx *ctx,
 				if (placement) {
 					r->sample_pfn = pg.pfn;
 					r->sample_nid = pg.nid;
+					r->sample_huge = pg.pfn != DAPTRACE_NO_PFN &&
+							 pg.shift > PAGE_SHIFT;
 					daptrace_account_placement(r, pg.nid);
 				}
 			}

@@ -281,8 +281,8 @@ static const char *bad_placement(const struct daptrace_ring_hdr *rh,
 		return "no placement fields";
 	if (r->nr_present > sh->nr_samples)
 		return "more present samples than samples";
-	if (r->reserved2)
-		return "reserved2 set";
+	if (r->nr_huge > r->nr_present)
+		return "more huge samples than present samples";
 	for (n = 0; n < DAPTRACE_REC_NODES; n++) {
 		sum += r->node_samples[n];
 		if (r->node_samples[n] && !node_online(n))

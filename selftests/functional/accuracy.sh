@@ -6,7 +6,8 @@
 # pages and in 2 MiB huge pages, whose accessed bit is the PMD's.  What the
 # walk reads and clears on each kernel and in 5-level page tables is what
 # this test is for; how the regions adapt to what it reads is
-# functional/adaptation's.
+# functional/adaptation's.  Each record must also say which of its samples
+# were of huge pages (nr_huge): what an access count means depends on it.
 
 . "$(dirname "$0")/../lib/ktap.sh"
 . "$(dirname "$0")/../lib/bounds.sh"
@@ -18,7 +19,31 @@ TMP=${TMPDIR:-/tmp}/accuracy.$$
 ktap_print_header
 ktap_require_tools daptrace daptrace-workload daptrace-score
 mkdir -p "$TMP"
-ktap_set_plan 4
+ktap_set_plan 6
+
+# huge_check NAME OP SHARE: of the memory the record NAME found present
+# (each region's bytes times its present share of the rounds), the share
+# its rounds found mapped by huge pages, against OP ("<" or ">") SHARE.
+# Bytes, not rounds: a small region gets as many rounds as a large one.
+huge_check() {
+	share=$(awk -F, '
+	$1 == "time_ns" { for (i = 1; i <= NF; i++) col[$i] = i; next }
+	/^#/ || !("nr_huge" in col) { next }
+	$(col["nr_samples"]) > 0 {
+		sz = $(col["end"]) - $(col["start"])
+		present += sz * $(col["nr_present"]) / $(col["nr_samples"])
+		huge += sz * $(col["nr_huge"]) / $(col["nr_samples"])
+	}
+	END { if (present > 0) printf "%.3f", huge / present }' "$TMP/$1.csv")
+	if [ -z "$share" ]; then
+		ktap_test_fail "$1: huge-page samples counted" "no nr_huge, or nothing present"
+	elif awk -v s="$share" -v op="$2" -v b="$3" \
+		'BEGIN { exit !(op == "<" ? s < b : s > b) }'; then
+		ktap_test_pass "$1: huge-page samples counted (share $share $2 $3)"
+	else
+		ktap_test_fail "$1: huge-page samples counted" "share $share, want $2 $3"
+	fi
+}
 
 # Sizes leave headroom under TCG emulation, where a guest touches a few
 # million pages a second: every hot page must really be touched in every
@@ -37,11 +62,14 @@ ktap_set_plan 4
 # benchmark reports WSS at 50 ms.)
 scenario hotcold-thp-never -p hotcold -s 256M --hot-size 16M --warm-size 16M \
 	--warm-period 20ms -d 8s --thp never
+# the 256 MiB in base pages; the process's other memory is a few MiB
+huge_check hotcold-thp-never "<" 0.05
 # With huge pages the accessed bit covers 2 MiB: a "warm" 2 MiB area, its 512
 # pages touched in turn, is touched all the time and IS hot at that
 # granularity, so this scenario has hot and cold only.
 scenario hotcold-thp-always -p hotcold -s 256M --hot-size 16M --warm-size 0 -d 8s \
 	--thp always
+huge_check hotcold-thp-always ">" 0.9
 
 rm -rf "$TMP"
 ktap_finished

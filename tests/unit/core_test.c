@@ -3419,7 +3419,8 @@ TEST(account_access)
 
 /*
  * Placement: only present samples count, per node below the slot count, the
- * last present pfn wins, and a new window (or a hole piece) starts empty.
+ * last present pfn wins, those a huge entry mapped count in nr_huge too, and
+ * a new window (or a hole piece) starts empty.
  */
 TEST(account_placement)
 {
@@ -3438,14 +3439,17 @@ TEST(account_placement)
 	r->sample_pfn = DAPTRACE_NO_PFN;
 	daptrace_account_placement(r, -1);		/* not present */
 	r->sample_pfn = 7;
+	r->sample_huge = true;			/* in a THP */
 	daptrace_account_placement(r, 1);
 	r->sample_pfn = 9;
+	r->sample_huge = false;
 	daptrace_account_placement(r, 0);
 	r->sample_pfn = 11;
 	daptrace_account_placement(r, DAPTRACE_NR_NODE_SLOTS);	/* high node */
 	r->sample_pfn = 12;
 	daptrace_account_placement(r, -1);		/* no memmap */
 	EXPECT_EQ(4U, r->nr_present);
+	EXPECT_EQ(1U, r->nr_huge);
 	EXPECT_EQ(1U, r->node_samples[0]);
 	EXPECT_EQ(1U, r->node_samples[1]);
 	EXPECT_EQ(12UL, r->last_pfn);
@@ -3454,6 +3458,7 @@ TEST(account_placement)
 	ASSERT_EQ(1U, daptrace_snapshot_fill(&ctx, &rec, 1, true));
 	EXPECT_EQ(12ULL * 4096, rec.phys_addr);
 	EXPECT_EQ(4U, rec.nr_present);
+	EXPECT_EQ(1U, rec.nr_huge);
 	EXPECT_EQ(1U, rec.node_samples[0]);
 	EXPECT_EQ(1U, rec.node_samples[1]);
 	EXPECT_EQ(0U, rec.node_samples[2]);
@@ -3463,8 +3468,17 @@ TEST(account_placement)
 	EXPECT_EQ(DAPTRACE_MAX_SAMPLES_PER_AGGR, r->nr_present);
 	EXPECT_EQ(1U, r->node_samples[0]);
 
+	/* an idle target's skipped checks repeat the last sample, huge or not */
+	r->sample_huge = true;
+	r->nr_present = 2;
+	r->nr_huge = 0;
+	daptrace_repeat_placement(t, 3);
+	EXPECT_EQ(5U, r->nr_present);
+	EXPECT_EQ(3U, r->nr_huge);
+
 	daptrace_reset_aggregated(&ctx);
 	EXPECT_EQ(0U, r->nr_present);
+	EXPECT_EQ(0U, r->nr_huge);
 	EXPECT_EQ(0U, r->node_samples[1]);
 	EXPECT_EQ(DAPTRACE_NO_PFN, r->last_pfn);
 	ctx_fini(&ctx);
@@ -3511,7 +3525,7 @@ TEST(snapshot_fill)
 		/* nothing sampled yet: no placement */
 		EXPECT_EQ(DAPTRACE_NO_PHYS, recs[i].phys_addr);
 		EXPECT_EQ(0U, recs[i].nr_present);
-		EXPECT_EQ(0U, recs[i].reserved2);
+		EXPECT_EQ(0U, recs[i].nr_huge);
 		EXPECT_EQ(0U, recs[i].node_samples[0]);
 		EXPECT_EQ(0U, recs[i].node_samples[DAPTRACE_REC_NODES - 1]);
 	}

@@ -130,8 +130,11 @@ struct daptrace_target {
  * Placement (valid iff the snapshot's @placement is set; otherwise zero, and
  * @phys_addr DAPTRACE_PHYS_NONE): of the window's sampling rounds,
  * @nr_present found the sampled page present, @node_samples[n] of them on
- * node n (nodes >= DAPTRACE_NR_NODES count only in @nr_present);
- * @phys_addr is the last present page sampled.  daptrace_region_node_bytes()
+ * node n (nodes >= DAPTRACE_NR_NODES count only in @nr_present), @nr_huge
+ * of them mapped by a huge entry (a transparent huge page or a hugetlb
+ * page), whose one accessed bit stands for all its base pages: an access
+ * counted there was to at least one of them; @phys_addr is the last present
+ * page sampled.  daptrace_region_node_bytes()
  * turns the counts into bytes.
  */
 struct daptrace_region {
@@ -151,6 +154,7 @@ struct daptrace_region {
 	 * modules that predate it.
 	 */
 	uint32_t nr_unobserved;
+	uint32_t nr_huge;	/* placement, above; 0 from modules that predate it */
 };
 
 /* Flags in daptrace_snapshot.flags (same values as the kernel's). */

@@ -313,6 +313,7 @@ static int read_slot(struct daptrace *d, uint64_t seq,
 		r->phys_addr = rec.phys_addr;
 		/* "reserved" (zero) in the layout of older modules */
 		r->nr_unobserved = rec.nr_unobserved;
+		r->nr_huge = rec.nr_huge;
 	}
 	s->placement = d->region_size >= DAPTRACE_REGION_REC_SIZE_PLACEMENT;
 	s->seq = h.seq;

@@ -262,7 +262,8 @@ static const struct {
 	{ "maps overlap the row before", HDR "#maps,42,5,4096,12288\n#maps,42,5,8192,16384\n", "t.csv:6: maps range at 8192 of pid 42 is below" },
 	{ "maps inside a snapshot", HDR SNAP1 ROW1 "#maps,42,5\n", "t.csv:7: #maps row, but snapshot seq 1" },
 	{ "bad flags", HDR2A SNAP1 "100,1,42,4096,8192,3,0,20,,,,,,,x,[heap]\n", "t.csv:5: bad flags 'x'" },
-	{ "unobserved over samples", HDR3 SNAP1 "100,1,42,4096,8192,3,0,20,,,,,,,0,21,x\n", "t.csv:5: bad nr_unobserved '21'" },
+	{ "unobserved over samples", HDR3 SNAP1 "100,1,42,4096,8192,3,0,20,,,,,,,0,21,,x\n", "t.csv:5: bad nr_unobserved '21'" },
+	{ "huge over present", HDR3 SNAP1 "100,1,42,4096,8192,3,0,20,5,5,0,0,0,,0,0,6,x\n", "t.csv:5: bad nr_huge '6'" },
 	{ "bad target ppid", HDR "#target,43,y,z\n", "t.csv:5: bad target ppid 'z'" },
 	{ "bad target time", HDR "#target,43,y,1,/a,soon\n", "t.csv:5: bad target time_ns 'soon'" },
 	{ "exit of no target", HDR "#exit,43,5\n", "t.csv:5: #exit row of pid 43, which no #target row names" },
@@ -836,7 +837,10 @@ static void printf_row(char *out, size_t cap, const struct rec_snapshot *s,
 	} else {
 		p += snprintf(p, (size_t)(end - p), ",,,,,,");
 	}
-	snprintf(p, (size_t)(end - p), "%u,%u,%s\n", r->flags, r->nr_unobserved, quoted);
+	p += snprintf(p, (size_t)(end - p), "%u,%u,", r->flags, r->nr_unobserved);
+	if (s->placement)
+		p += snprintf(p, (size_t)(end - p), "%u", r->nr_huge);
+	snprintf(p, (size_t)(end - p), ",%s\n", quoted);
 }
 
 TEST(region_rows_as_printf_wrote_them)
@@ -847,7 +851,8 @@ TEST(region_rows_as_printf_wrote_them)
 		{ .start = UINT64_MAX - 1, .end = UINT64_MAX, .nr_accesses = UINT32_MAX,
 		  .age = UINT32_MAX, .pid = INT32_MAX, .node_samples = { UINT32_MAX, 0, 7, 10 },
 		  .nr_present = UINT32_MAX, .phys_addr = UINT64_MAX - 1, .flags = UINT32_MAX,
-		  .nr_unobserved = UINT32_MAX, .label = "say \"hi\", twice" },
+		  .nr_unobserved = UINT32_MAX, .nr_huge = UINT32_MAX,
+		  .label = "say \"hi\", twice" },
 		{ .start = 10, .end = 20, .age_unknown = 1, .pid = 0, .phys_addr = REC_PHYS_NONE,
 		  .label = long_label },
 		{ .start = 4096, .end = 8192, .age = 9, .pid = -1, .phys_addr = 0 },

@@ -193,8 +193,13 @@ struct daptrace_snap_hdr {
  *			the window (the file is root-only), %DAPTRACE_NO_PHYS
  *			if none.
  * @nr_present:		Sampling rounds that found the sampled page present.
- * @reserved2:		Zero.
- * @node_samples:	Of those, per node below %DAPTRACE_REC_NODES.
+ * @nr_huge:		Of those, the rounds whose page a huge entry mapped
+ *			(a transparent huge page or a hugetlb page: PMD or
+ *			PUD leaf), whose one accessed bit covers all of it: an
+ *			access there is an access to any of its base pages.
+ *			Zero in files of modules that predate it (it was
+ *			reserved).
+ * @node_samples:	Of those present, per node below %DAPTRACE_REC_NODES.
  *
  * Placement (appended; present iff region_size >= 64): each sampling round
  * that found the sampled page present counts in @nr_present and, for nodes
@@ -213,7 +218,7 @@ struct daptrace_region_rec {
 	/* placement, appended in ring version 1 */
 	__u64 phys_addr;
 	__u32 nr_present;
-	__u32 reserved2;
+	__u32 nr_huge;
 	__u32 node_samples[DAPTRACE_REC_NODES];
 };
 

@@ -103,7 +103,9 @@
  * (REC_REGION_* bits, 0 or empty if none) and nr_unobserved (sampling
  * rounds whose page could not be observed; nr_accesses counts among the
  * others; equal to nr_samples the region is REC_REGION_NOT_OBSERVABLE;
- * empty or absent: 0) are optional.
+ * empty or absent: 0) and nr_huge (of the nr_present rounds, those whose
+ * page a huge entry mapped, one accessed bit for all its base pages; empty
+ * or absent: 0, not known) are optional.
  * v1 files have exactly REC_COLUMNS_V1 and no placement.  Because the trailer comes last,
  * a file cut short (killed recorder, full disk) is detected as truncated.
  */
@@ -118,7 +120,7 @@
 #define REC_MAGIC_V1	"# daptrace-record v1"
 #define REC_COLUMNS	"time_ns,seq,pid,start,end,nr_accesses,age,nr_samples," \
 			"nr_present,node0,node1,node2,node3,phys_addr,flags," \
-			"nr_unobserved,label"
+			"nr_unobserved,nr_huge,label"
 #define REC_COLUMNS_V1	"time_ns,seq,pid,start,end,nr_accesses,age,label"
 #define REC_NODES	4
 #define REC_PHYS_NONE	UINT64_MAX
@@ -174,6 +176,7 @@ struct rec_region {
 	pid_t pid;
 	char *label;
 	uint32_t nr_present;
+	uint32_t nr_huge;		/* of nr_present, pages a huge entry mapped */
 	uint32_t node_samples[REC_NODES];
 	uint64_t phys_addr;		/* REC_PHYS_NONE if none */
 	uint32_t flags;			/* REC_REGION_* */

@@ -31,13 +31,13 @@ enum rec_col {
 	C_TIME, C_SEQ, C_PID, C_START, C_END, C_ACC, C_AGE, C_LABEL,
 	C_NR_REQUIRED,
 	C_SAMPLES = C_NR_REQUIRED, C_PRESENT, C_NODE0, C_NODE1, C_NODE2,
-	C_NODE3, C_PHYS, C_FLAGS, C_UNOBS, C_NR
+	C_NODE3, C_PHYS, C_FLAGS, C_UNOBS, C_HUGE, C_NR
 };
 
 static const char *const col_names[C_NR] = {
 	"time_ns", "seq", "pid", "start", "end", "nr_accesses", "age", "label",
 	"nr_samples", "nr_present", "node0", "node1", "node2", "node3",
-	"phys_addr", "flags", "nr_unobserved",
+	"phys_addr", "flags", "nr_unobserved", "nr_huge",
 };
 
 struct parse {
@@ -601,6 +601,7 @@ static int placement_cols(struct parse *p, struct rec_region *r)
 
 	memset(r->node_samples, 0, sizeof(r->node_samples));
 	r->nr_present = 0;
+	r->nr_huge = 0;
 	r->phys_addr = REC_PHYS_NONE;
 	if (!p->placement)
 		return 0;
@@ -630,6 +631,12 @@ static int placement_cols(struct parse *p, struct rec_region *r)
 		fail(p, "node samples add up to %llu, more than nr_present %u",
 		     (unsigned long long)sum, r->nr_present);
 		return -1;
+	}
+	/* optional: records of modules before it have no such column */
+	if (c[C_HUGE] >= 0 && p->lens[c[C_HUGE]]) {
+		if (num(p, c[C_HUGE], "nr_huge", r->nr_present, &v))
+			return -1;
+		r->nr_huge = (uint32_t)v;
 	}
 	if (p->lens[c[C_PHYS]]) {
 		if (num(p, c[C_PHYS], "phys_addr", UINT64_MAX - 1, &v))

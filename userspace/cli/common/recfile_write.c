@@ -117,8 +117,8 @@ static char *put_u64c(char *p, uint64_t v)
 	return p;
 }
 
-/* the longest row before its label: 5 u64, 6 + REC_NODES u32, an int, the commas */
-#define ROW_NUMBERS_MAX	(5 * 20 + (6 + REC_NODES) * 10 + 11 + 12 + REC_NODES)
+/* the longest row before its label: 5 u64, 7 + REC_NODES u32, an int, the commas */
+#define ROW_NUMBERS_MAX	(5 * 20 + (7 + REC_NODES) * 10 + 11 + 13 + REC_NODES)
 
 static int write_region(FILE *f, const struct rec_snapshot *s, const struct rec_region *r)
 {
@@ -152,6 +152,10 @@ static int write_region(FILE *f, const struct rec_snapshot *s, const struct rec_
 	}
 	p = put_u64c(p, r->flags);
 	p = put_u64c(p, r->nr_unobserved);
+	/* a placement count: empty without placement */
+	if (s->placement)
+		p = put_u64(p, r->nr_huge);
+	*p++ = ',';
 	/* libcsv quotes the label into the row if it fits, else after it */
 	room = sizeof(row) - (size_t)(p - row) - 1;
 	need = csv_write(p, room, label, strlen(label));

@@ -50,7 +50,7 @@ struct fine_region {
 };
 
 struct piece {
-	uint64_t acc, unobs, present, node[REC_NODES];
+	uint64_t acc, unobs, present, huge, node[REC_NODES];
 	uint64_t covered;		/* samples of the windows covering it */
 	uint32_t last_win;		/* + 1, 0: none yet */
 	uint32_t nr_win, nr_unobservable;
@@ -190,6 +190,7 @@ static int split(struct adjust *a, const struct fine_region *r, size_t n, uint64
 			c->unobs += r[i].r.nr_unobserved;
 			c->nr_unobservable += !rec_observable(&r[i].r);
 			c->present += r[i].r.nr_present;
+			c->huge += r[i].r.nr_huge;
 			for (int d = 0; d < REC_NODES; d++)
 				c->node[d] += r[i].r.node_samples[d];
 			c->last = &r[i];
@@ -214,6 +215,7 @@ static int split(struct adjust *a, const struct fine_region *r, size_t n, uint64
 		o->age = o->age_unknown ? 0 : merged_age(a, c->last->age_begin_ns);
 		if (placement) {
 			o->nr_present = (uint32_t)scaled(c->present, c->covered, total);
+			o->nr_huge = (uint32_t)scaled(c->huge, c->covered, total);
 			for (int d = 0; d < REC_NODES; d++)
 				o->node_samples[d] = (uint32_t)scaled(c->node[d], c->covered, total);
 		}

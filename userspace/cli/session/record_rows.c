@@ -135,6 +135,7 @@ int rec_rows_fill(struct rec_rows *b, struct rec_snapshot *rs,
 			/* the writer only reads labels */
 			.label = (char *)label(ctx, reg),
 			.nr_present = reg->nr_present,
+			.nr_huge = reg->nr_huge,
 			.phys_addr = reg->phys_addr,
 			.nr_unobserved = reg->nr_unobserved,
 			/* no round could look: not observable, never "idle" */
