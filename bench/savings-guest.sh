@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Checking the savings curve (issue 39), inside the VM (bench/savings.sh
-# boots one per round, writing WLS, D, TS, KV_RATE, PERF, KEEP and REGRET_SYMS on
+# boots one per round, writing WLS, D, TS, KV_RATE, PERF, KEEP, THP and REGRET_SYMS on
 # the line after this comment block): for each workload of WLS, a `daptrace record -p` of it for its D
 # seconds and `daptrace report savings --json --type anon` at the
 # thresholds TS (seconds): the prediction; then for each T of TS a fresh
@@ -135,7 +135,8 @@ wl_over() {
 # with BY_CGROUP=1 --cgroup of its cgroup), until the workload's run is
 # over (wl_over); then the monitor is stopped with SIGINT and the check
 # let go.  Sets SWAP_MEAN SWAP_LAST (kB, the target's
-# VmSwap), SWAPIN (pages: pswpin from the attach to the run's end), SECS,
+# VmSwap), HUGE (" huge_kb=N": its anonymous memory huge pages backed at
+# the run's end, AnonHugePages; kv only: the others ask for none), SWAPIN (pages: pswpin from the attach to the run's end), SECS,
 # VERIFY, OPS (kv: " ops_per_s=N", with KV_RATE " rate=R behind_max_s=S" too,
 # the longest a request was sent after it was due; else empty).
 run() {
@@ -167,6 +168,10 @@ run() {
 	t1=$(uptime_s)
 	in1=$(vmstat pswpin)
 	SWAP_LAST=$(status_kb "$PID" VmSwap)
+	HUGE=
+	[ "$wl" != kv ] ||
+		HUGE=" huge_kb=$(sed -n 's/^AnonHugePages:[[:space:]]*\([0-9]*\) kB/\1/p' \
+			"/proc/$PID/smaps_rollup" 2>/dev/null)"
 	# the monitor's CPU over its run, s (utime + stime, clock ticks)
 	MON_CPU=$(awk -v hz="$(getconf CLK_TCK 2>/dev/null || echo 100)" \
 		'{ sub(/.*\) /, ""); printf "%.2f", ($12 + $13) / hz }' "/proc/$mon/stat" 2>/dev/null)
@@ -282,6 +287,11 @@ ktap_require_tools daptrace daptrace-policy-workload
 case " $WLS " in *" kv "*) ktap_require_tools memcached daptrace-kv-client ;; esac
 zram_swap_on || ktap_exit_fail_msg "no zram swap"
 echo 0 > /proc/sys/vm/page-cluster
+if [ -n "$THP" ]; then
+	echo "$THP" > /sys/kernel/mm/transparent_hugepage/enabled ||
+		ktap_exit_fail_msg "cannot set transparent huge pages to $THP"
+fi
+ktap_print_msg "transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled)"
 mkdir -p "$TMP"
 cgroup2_mount /sys/fs/cgroup || ktap_exit_fail_msg "cannot mount cgroup2"
 CGB=$CG_ROOT
@@ -293,7 +303,7 @@ for wl in $WLS; do
 	rm -f "$TMP/rec.csv"
 	run "$wl" daptrace record -q -o "$TMP/rec.csv"
 	echo "# BENCH kind=record wl=$wl d=$D secs=$SECS swap_mean_kb=$SWAP_MEAN" \
-		"swapin=$SWAPIN verify=$VERIFY$OPS"
+		"swapin=$SWAPIN verify=$VERIFY$OPS$HUGE"
 	keep "$TMP/rec.csv" "$wl-record.csv"
 	REC_OPS=$(echo "$OPS" | sed -n 's/.*ops_per_s=\([0-9]*\).*/\1/p')
 	if ! curve_rows "$TMP/rec.csv" "$thr" "kind=pred wl=$wl"; then
@@ -320,7 +330,7 @@ for wl in $WLS; do
 		echo "# BENCH kind=real wl=$wl t=$t d=$D secs=$SECS swap_mean_kb=$SWAP_MEAN" \
 			"swap_last_kb=$SWAP_LAST swapin=$SWAPIN" \
 			"rf_pps=$(awk -v n="$SWAPIN" -v s="$SECS" 'BEGIN { printf "%.3f", (s > 0 ? n / s : 0) }')" \
-			"verify=$VERIFY$OPS policy_cpu_s=$MON_CPU$PROF"
+			"verify=$VERIFY$OPS$HUGE policy_cpu_s=$MON_CPU$PROF"
 		sed -n 's/^/# policy: /p' "$TMP/mon" | tail -n 5
 		keep "$TMP/pol.csv" "$wl-policy-${t}s.csv"
 		keep "$TMP/swap" "$wl-policy-${t}s.vmswap"

@@ -175,25 +175,32 @@ def throughput(rows):
     print("\nkv: requests served per second (`daptrace-kv-client`'s `ops_per_s`) in the")
     print("record run and in each policy run; ratio: policy run / record run of the")
     print("same round; behind: the longest a request went out after its time (an")
-    print("open load only).\n")
-    print("| workload | run | requests/s | ratio to the record run | behind, s |")
-    print("| --- | --- | --- | --- | --- |")
+    print("open load only); huge pages: the server's anonymous memory transparent")
+    print("huge pages backed at the run's end (AnonHugePages).\n")
+    print("| workload | run | requests/s | ratio to the record run | behind, s | huge pages, MiB |")
+    print("| --- | --- | --- | --- | --- | --- |")
 
     def lag(per):
         return cell([num(r["behind_max_s"]) for r in per], "%.3f") \
             if all("behind_max_s" in r for r in per) else "–"
+
+    def huge(per):
+        return cell([num(r["huge_kb"]) / 1024 for r in per], "%.1f") \
+            if all(r.get("huge_kb") for r in per) else "–"
     for wl in dict.fromkeys(r["wl"] for r in rec):
         base = {r["round"]: num(r["ops_per_s"]) for r in rec if r["wl"] == wl}
-        print("| %s | record | %s | | %s |" % (wl, cell(list(base.values()), "%.0f"),
-                                             lag([r for r in rec if r["wl"] == wl])))
+        print("| %s | record | %s | | %s | %s |" % (
+            wl, cell(list(base.values()), "%.0f"),
+            lag([r for r in rec if r["wl"] == wl]), huge([r for r in rec if r["wl"] == wl])))
         real = [r for r in rows if r["kind"] == "real" and r["wl"] == wl
                 and "ops_per_s" in r and r["round"] in base]
         for t in sorted({num(r["t"]) for r in real}):
             per = [r for r in real if num(r["t"]) == t]
             ops = [num(r["ops_per_s"]) for r in per]
-            print("| %s | pageout idle=%gs | %s | %s | %s |" % (
+            print("| %s | pageout idle=%gs | %s | %s | %s | %s |" % (
                 wl, t, cell(ops, "%.0f"),
-                cell([ratio(num(r["ops_per_s"]), base[r["round"]]) for r in per]), lag(per)))
+                cell([ratio(num(r["ops_per_s"]), base[r["round"]]) for r in per]), lag(per),
+                huge(per)))
 
 
 def regret_cost(rows):

@@ -14,6 +14,7 @@
 #   bench/savings.sh [--rounds N] [--out FILE] [--lock FILE] [--kernel SERIES]
 #                    [--wl "phases reclaim kv"] [--secs D] [--thresholds "2 5 10"]
 #                    [--kv-rate OPS] [--perf 0|1] [--keep-records 0|1]
+#                    [--thp always|madvise|never]
 #
 # kv (memcached under a Zipf load) needs Debian's memcached:
 # bench/memcached-payload.sh fetches it and writes the extra test that
@@ -33,14 +34,17 @@
 # policy run's, with the target's VmSwap samples) copied out of the guest
 # into build/bench/savings-records/round-N/, to replay the model on the
 # host (`daptrace report savings`) against what the policy really did.
+# --thp: the guest's transparent huge page mode for every run (default: the
+# kernel's own, Debian's "always"); each kv run's row says how much of
+# memcached's anonymous memory huge pages backed at its end (huge_kb).
 # Raw rows in build/bench/savings-rows.txt, boot logs beside them.
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bench/lib.sh
 . "$TOP/bench/lib.sh"
-SERIES=6.12 WLS="phases reclaim kv" SECS=32 TS="2 5 10" KV_RATE=1000 PERF=0 KEEP=0
-BENCH_OPTS="kernel=SERIES wl=WLS secs=SECS thresholds=TS kv-rate=KV_RATE perf=PERF keep-records=KEEP"
+SERIES=6.12 WLS="phases reclaim kv" SECS=32 TS="2 5 10" KV_RATE=1000 PERF=0 KEEP=0 THP=
+BENCH_OPTS="kernel=SERIES wl=WLS secs=SECS thresholds=TS kv-rate=KV_RATE perf=PERF keep-records=KEEP thp=THP"
 bench_parse_opts bench/savings.sh "$@"
 bench_words bench/savings.sh --wl workload "phases reclaim kv" "$WLS"
 if ! [[ $SECS =~ ^[1-9][0-9]*$ ]] || [ $((SECS % 4)) != 0 ]; then
@@ -54,6 +58,8 @@ fi
 [[ $PERF =~ ^[01]$ ]] || { echo "bench/savings.sh: --perf: 0 or 1, not '$PERF'" >&2; exit 2; }
 [[ $KEEP =~ ^[01]$ ]] ||
 	{ echo "bench/savings.sh: --keep-records: 0 or 1, not '$KEEP'" >&2; exit 2; }
+[[ $THP =~ ^(|always|madvise|never)$ ]] ||
+	{ echo "bench/savings.sh: --thp: always, madvise or never, not '$THP'" >&2; exit 2; }
 
 # keep_records LOG DIR: the files the guest printed into LOG (KEEP=1:
 # gzip'ed, in base64, between "# KEEP-BEGIN NAME" and "# KEEP-END NAME")
@@ -100,7 +106,7 @@ if [ "$PERF" = 1 ]; then
 	[ -n "$REGRET_SYMS" ] || { echo "bench/savings.sh: no regret functions in $static/daptrace" >&2; exit 1; }
 fi
 script=$DIR/savings-guest.sh
-sed "2i WLS=\"$WLS\" D=$SECS TS=\"$TS\" KV_RATE=$KV_RATE PERF=$PERF KEEP=$KEEP REGRET_SYMS=\"$REGRET_SYMS\"" \
+sed "2i WLS=\"$WLS\" D=$SECS TS=\"$TS\" KV_RATE=$KV_RATE PERF=$PERF KEEP=$KEEP THP=$THP REGRET_SYMS=\"$REGRET_SYMS\"" \
 	"$TOP/bench/savings-guest.sh" > "$script"
 
 t0=$SECONDS
@@ -124,6 +130,7 @@ cmd="bench/savings.sh --rounds $ROUNDS"
 [ "$KV_RATE" = 1000 ] || cmd+=" --kv-rate $KV_RATE"
 [ "$PERF" = 0 ] || cmd+=" --perf 1"
 [ "$KEEP" = 0 ] || cmd+=" --keep-records 1"
+[ -z "$THP" ] || cmd+=" --thp $THP"
 python3 "$TOP/bench/savings-report.py" --rows "$ROWS" --command "$cmd" \
 	--duration $((SECONDS - t0)) > "$OUT"
 echo "bench/savings.sh: wrote $OUT" >&2

@@ -681,6 +681,57 @@ TEST_F(rec, a_few_pages_read_come_back_alone)
 }
 
 /*
+ * A huge page's accessed bit stands for all its base pages.  pid 7, a 4 MiB
+ * [anon] region, all present, five windows of 1 s of 20 rounds, idle but
+ * in window 3, where one round found an access; --thresholds 1s: reclaimed
+ * in window 1.  Read as base pages (nr_huge empty: a record of an older
+ * module) a share of 1/20 touched a round, 1 - (19/20)^20 = 64.2 % in the
+ * window: 2690705 B come back.  Every round on a huge page (nr_huge 20) of
+ * 512 base pages: 1 - (1 - x)^512 = 1/20, x = 1.0018e-4 a round, and
+ * 1 - (1 - x)^20 = 0.2 % of the base pages in the window: 8395 B, two
+ * pages, come back.
+ */
+TEST_F(rec, one_access_to_huge_pages_brings_back_a_few_base_pages)
+{
+	static const char cols[] = "time_ns,seq,pid,start,end,nr_accesses,age,nr_samples,"
+				   "nr_present,node0,node1,node2,node3,phys_addr,flags,"
+				   "nr_unobserved,nr_huge,label\n";
+	static const struct {
+		const char *huge;
+		double lo, hi;
+	} want[] = { { "", 2690704, 2690706 }, { "20", 8390, 8400 } };
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		struct json_object *j, *p;
+		char path[160];
+		double back;
+		FILE *f;
+
+		f = new_record(self->dir, "huge.csv", path, sizeof(path));
+		ASSERT_NE(NULL, f);
+		fprintf(f, HDR "#target,7,app\n%s", cols);
+		for (int w = 1; w <= 5; w++) {
+			unsigned long long t = w * 1000000000ULL;
+
+			fprintf(f, "#snap,%d,%llu,%llu,1,20,0,0\n", w, t - 1000000000ULL, t);
+			fprintf(f, "%llu,%d,7,2097152,6291456,%d,0,20,20,20,0,0,0,,0,0,%s,[anon]\n",
+				t, w, w == 3, want[i].huge);
+		}
+		fputs("#eof\n", f);
+		fclose(f);
+		j = savings_json(_metadata, path, "1s", NULL);
+		ASSERT_NE(NULL, j);
+		p = point(get(j, "all"), 0);
+		back = num(p, "refaulted_bytes");
+		EXPECT_EQ(4194304 + back, num(p, "reclaimed_bytes")) TH_LOG("nr_huge '%s'",
+									    want[i].huge);
+		EXPECT_LE(want[i].lo, back) TH_LOG("nr_huge '%s'", want[i].huge);
+		EXPECT_GE(want[i].hi, back) TH_LOG("nr_huge '%s'", want[i].huge);
+		json_object_put(j);
+	}
+}
+
+/*
  * A region is labelled by most of its bytes: one mostly over a hole says
  * "[unmapped]" though memory lies at its edge.  The map (#maps) says
  * which bytes are memory.  pid 7 maps 64 KiB at 0x10000, idle: reclaimed

@@ -594,6 +594,31 @@ static void region_resident(const struct rec_snapshot *s, const struct rec_regio
 }
 
 /*
+ * The chance x that a base page is touched in a round, from the share q
+ * of rounds that found an access, @huge of them having checked a huge
+ * page of @per_huge base pages: a huge page's one accessed bit is set if
+ * any of its pages was touched, 1 - (1 - x)^per_huge, a base page's with
+ * x.  q = huge (1 - (1 - x)^per_huge) + (1 - huge) x grows with x from 0
+ * to 1: bisection, to well below what one round can tell.
+ */
+static double base_page_rate(double q, double huge, double per_huge)
+{
+	double lo = 0, hi = 1;
+
+	if (huge <= 0)
+		return q;
+	for (int i = 0; i < 60; i++) {
+		double x = (lo + hi) / 2;
+
+		if (-huge * expm1(per_huge * log1p(-x)) + (1 - huge) * x < q)
+			lo = x;
+		else
+			hi = x;
+	}
+	return (lo + hi) / 2;
+}
+
+/*
  * The share of accessed region @r's memory its window touched (what
  * comes back of it if it was reclaimed).  Each sampling round checks one
  * random page for an access since the round before: the share of rounds
@@ -604,16 +629,33 @@ static void region_resident(const struct rec_snapshot *s, const struct rec_regio
  * pages touch fewer (the estimate is high for them); a range read through
  * within one round (a scan) touches all of it though one round saw it
  * (about 63 % counted, the rest at its next reads).
+ *
+ * Huge pages.  A round whose page a huge entry mapped (the record's
+ * nr_huge) read one accessed bit for all of its base pages: found
+ * accessed, one of them at least was.  What pageout frees and an access
+ * brings back is base pages (a huge page is split, or swapped in a page
+ * at a time), so the share is of base pages: q is solved for the chance x
+ * that one is touched in a round (base_page_rate()), and the window
+ * touched 1 - (1 - x)^n of them.  One access a window in a region of
+ * transparent huge pages so counts a few base pages, where read as a base
+ * page's it would count 64 % of the region; a scan of one round, seen in
+ * one round, counts as little there (the rest comes back at its next
+ * reads, more slowly than in base pages).  A record without the count
+ * (older modules, damo) reads as all base pages.
  */
 static void region_touched(const struct rec_snapshot *s, const struct rec_region *r,
-			   double mapped, struct wreg *w)
+			   double mapped, uint64_t page_size, struct wreg *w)
 {
 	uint32_t seen = s->nr_samples > r->nr_unobserved ? s->nr_samples - r->nr_unobserved : 0;
 	double q = seen ? (double)r->nr_accesses / seen / mapped : 1;
+	double huge = seen ? (double)r->nr_huge / seen / mapped : 0;
+	/* a pmd's worth: a page table holds page_size / 8 entries */
+	double per_huge = (double)(page_size ? page_size : 4096) / 8;
 
 	w->touched = 1;
-	if (w->kind == W_ACCESSED && q < 1)
-		w->touched = 1 - pow(1 - q, seen);
+	if (w->kind != W_ACCESSED || q >= 1)
+		return;
+	w->touched = -expm1(seen * log1p(-base_page_rate(q, huge < 1 ? huge : 1, per_huge)));
 }
 
 static int push_wreg(struct sav_model *m, size_t *n, const struct wreg *w)
@@ -677,7 +719,8 @@ static int push_mapped(struct sav_model *m, size_t *n, const struct wreg *w,
  * scheme of anonymous memory acts on it, pol_label_actionable()).
  */
 static void region_kind(const struct sav_model *m, const struct rec_snapshot *s,
-			const struct rec_region *r, int known, double mapped, struct wreg *w)
+			const struct rec_region *r, int known, double mapped,
+			uint64_t page_size, struct wreg *w)
 {
 	if (known ? mapped <= 0 : !strcmp(r->label, "[unmapped]"))
 		w->kind = W_HOLE;
@@ -695,7 +738,7 @@ static void region_kind(const struct sav_model *m, const struct rec_snapshot *s,
 	if (mapped <= 0)
 		mapped = 1;
 	region_resident(s, r, mapped, w);
-	region_touched(s, r, mapped, w);
+	region_touched(s, r, mapped, page_size, w);
 }
 
 /*
@@ -729,7 +772,7 @@ static ssize_t window_regions(struct sav_model *m, const struct rec_snapshot *s,
 		if (known)
 			in = mapped_in(mr, nmr, r->start, r->end);
 		w = (struct wreg){ .start = r->start, .end = r->end, .sp = sp };
-		region_kind(m, s, r, known, (double)in / (double)len, &w);
+		region_kind(m, s, r, known, (double)in / (double)len, f->page_size, &w);
 		if (n && cmp_wreg(&m->w[n - 1], &w) > 0)
 			sorted = 0;
 		err = in == len || !in ? push_wreg(m, &n, &w) : push_mapped(m, &n, &w, mr, nmr);

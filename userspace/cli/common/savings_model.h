@@ -189,6 +189,7 @@ struct sav_feed {
 	sav_space_fn space_of;
 	sav_age_fn age_ns;
 	sav_map_fn map_of;		/* NULL: no maps (labels say where holes are) */
+	uint64_t page_size;		/* the target's base page, bytes (0: 4096) */
 	void *ctx;
 };
 

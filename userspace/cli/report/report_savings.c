@@ -133,11 +133,20 @@ static int target_gone(const struct savings *sv, size_t ti)
 	return t->exit_ns != REC_NO_EXIT || rec_info_target(sv->info, t->pid) != t;
 }
 
+/* The record's page size for pages/s and huge pages: its #meta, else 4 KiB. */
+static uint64_t page_size(const struct rec_info *info)
+{
+	const char *v = rec_info_get(info, "page_size");
+	uint64_t ps;
+
+	return v && !parse_u64_dec(v, &ps) && ps ? ps : 4096;
+}
+
 static int on_window(void *arg, const struct rec_snapshot *s, const struct rec_info *info)
 {
 	struct savings *sv = arg;
 	struct rec_snapshot w = *s;
-	struct sav_feed feed = { space_of, age_ns, map_of, sv };
+	struct sav_feed feed = { space_of, age_ns, map_of, page_size(info), sv };
 
 	sv->info = info;
 	sv->cur = s;
@@ -170,15 +179,6 @@ static int cmp_stats(const void *a, const void *b)
 	if (mx != my)
 		return mx < my ? 1 : -1;
 	return strcmp(x->key, y->key);
-}
-
-/* The record's page size for pages/s: its #meta, else 4 KiB. */
-static uint64_t page_size(const struct rec_info *info)
-{
-	const char *v = rec_info_get(info, "page_size");
-	uint64_t ps;
-
-	return v && !parse_u64_dec(v, &ps) && ps ? ps : 4096;
 }
 
 static void savings_free(struct savings *sv)

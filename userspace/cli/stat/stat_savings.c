@@ -127,7 +127,7 @@ static const char *no_label(void *ctx, const struct daptrace_region *reg)
 
 int stat_savings_window(struct stat_savings *sv, const struct daptrace_snapshot *snap)
 {
-	struct sav_feed feed = { space_of, age_ns, NULL, sv };
+	struct sav_feed feed = { space_of, age_ns, NULL, sv->page_size, sv };
 	struct rec_snapshot rs;
 
 	if (rec_rows_fill(&sv->rows, &rs, snap, sv->s->t0, no_label, NULL))
