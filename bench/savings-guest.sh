@@ -76,6 +76,11 @@ uptime_s() { cut -d' ' -f1 /proc/uptime; }
 # status_kb PID FIELD
 status_kb() { sed -n "s/^$2:[[:space:]]*\([0-9]*\) kB/\1/p" "/proc/$1/status" 2>/dev/null; }
 
+# huge_kb PID: the process's anonymous memory in transparent huge pages, kB
+huge_kb() {
+	sed -n 's/^AnonHugePages:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$1/smaps_rollup" 2>/dev/null
+}
+
 # keep FILE NAME: FILE for the host (KEEP=1), as NAME
 keep() {
 	[ "$KEEP" = 1 ] || return 0
@@ -135,14 +140,23 @@ wl_over() {
 # with BY_CGROUP=1 --cgroup of its cgroup), until the workload's run is
 # over (wl_over); then the monitor is stopped with SIGINT and the check
 # let go.  Sets SWAP_MEAN SWAP_LAST (kB, the target's
-# VmSwap), HUGE (" huge_kb=N": its anonymous memory huge pages backed at
-# the run's end, AnonHugePages; kv only: the others ask for none), SWAPIN (pages: pswpin from the attach to the run's end), SECS,
+# VmSwap), HUGE (" huge_start_kb=N huge_kb=M": its anonymous memory huge
+# pages backed when the monitor attached and at the run's end,
+# AnonHugePages; kv only: the others ask for none), SWAPIN (pages: pswpin from the attach to the run's end), SECS,
 # VERIFY, OPS (kv: " ops_per_s=N", with KV_RATE " rate=R behind_max_s=S" too,
 # the longest a request was sent after it was due; else empty).
 run() {
 	wl=$1
 	shift
+	# Free memory made whole again first: a run after others' swapping
+	# would find fewer 2 MiB blocks free and get fewer huge pages than the
+	# first run of the boot (the record's), and what a window calls
+	# accessed depends on them (a huge page's accessed bit is its 512
+	# pages').
+	echo 1 > /proc/sys/vm/compact_memory
 	wl_start "$wl"
+	huge0=
+	[ "$wl" != kv ] || huge0=$(huge_kb "$PID")
 	in0=$(vmstat pswpin)
 	t0=$(uptime_s)
 	if [ "${BY_CGROUP:-0}" = 1 ]; then
@@ -169,9 +183,7 @@ run() {
 	in1=$(vmstat pswpin)
 	SWAP_LAST=$(status_kb "$PID" VmSwap)
 	HUGE=
-	[ "$wl" != kv ] ||
-		HUGE=" huge_kb=$(sed -n 's/^AnonHugePages:[[:space:]]*\([0-9]*\) kB/\1/p' \
-			"/proc/$PID/smaps_rollup" 2>/dev/null)"
+	[ "$wl" != kv ] || HUGE=" huge_start_kb=$huge0 huge_kb=$(huge_kb "$PID")"
 	# the monitor's CPU over its run, s (utime + stime, clock ticks)
 	MON_CPU=$(awk -v hz="$(getconf CLK_TCK 2>/dev/null || echo 100)" \
 		'{ sub(/.*\) /, ""); printf "%.2f", ($12 + $13) / hz }' "/proc/$mon/stat" 2>/dev/null)

@@ -176,7 +176,8 @@ def throughput(rows):
     print("record run and in each policy run; ratio: policy run / record run of the")
     print("same round; behind: the longest a request went out after its time (an")
     print("open load only); huge pages: the server's anonymous memory transparent")
-    print("huge pages backed at the run's end (AnonHugePages).\n")
+    print("huge pages backed (AnonHugePages) when the monitor attached and at the")
+    print("run's end.\n")
     print("| workload | run | requests/s | ratio to the record run | behind, s | huge pages, MiB |")
     print("| --- | --- | --- | --- | --- | --- |")
 
@@ -185,8 +186,12 @@ def throughput(rows):
             if all("behind_max_s" in r for r in per) else "–"
 
     def huge(per):
-        return cell([num(r["huge_kb"]) / 1024 for r in per], "%.1f") \
-            if all(r.get("huge_kb") for r in per) else "–"
+        if not all(r.get("huge_kb") for r in per):
+            return "–"
+        end = cell([num(r["huge_kb"]) / 1024 for r in per], "%.1f")
+        if not all(r.get("huge_start_kb") for r in per):
+            return end
+        return "%s → %s" % (cell([num(r["huge_start_kb"]) / 1024 for r in per], "%.1f"), end)
     for wl in dict.fromkeys(r["wl"] for r in rec):
         base = {r["round"]: num(r["ops_per_s"]) for r in rec if r["wl"] == wl}
         print("| %s | record | %s | | %s | %s |" % (
