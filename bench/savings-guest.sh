@@ -148,11 +148,11 @@ wl_over() {
 run() {
 	wl=$1
 	shift
-	# Free memory made whole again first: a run after others' swapping
-	# would find fewer 2 MiB blocks free and get fewer huge pages than the
-	# first run of the boot (the record's), and what a window calls
-	# accessed depends on them (a huge page's accessed bit is its 512
-	# pages').
+	# Free memory made whole again first, so that every run of the boot
+	# starts from the same: one after others' swapping may find fewer
+	# 2 MiB blocks free and get fewer huge pages than the first (the
+	# record's), and what a window calls accessed depends on them (a huge
+	# page's accessed bit is its 512 pages').
 	echo 1 > /proc/sys/vm/compact_memory
 	wl_start "$wl"
 	huge0=
