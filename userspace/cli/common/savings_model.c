@@ -23,7 +23,7 @@
  * cache that reads a few values at a time from a cold region gets back a
  * few pages.  So an access to a reclaimed range returns the share of the
  * region's pages the window touched, as its sampling rounds estimate it
- * (region_touched()); the rest stays reclaimed (the range's kept share),
+ * (touched_share(), checked by the accuracy probes: calibrate()); the rest stays reclaimed (the range's kept share),
  * and what came back is reclaimed again once idle long enough again.
  * Touched pages are taken at random among the region's, those that came
  * back before as likely as the others: a scan read once a second is seen
@@ -108,6 +108,10 @@ struct sav_model {
 	struct pol_range *acc;		/* one space's accessed regions, this window */
 	size_t acc_cap;
 	struct ivl_set scratch;
+	/* the probes and the touched shares of the windows with probes, pooled (calibrate()) */
+	double cal_tp, cal_probed;	/* probe pages: accessed, and in regions read accessed */
+	double cal_touched, cal_bytes;	/* bytes: touched (the model's estimate), accessed */
+	struct sav_calib cal;		/* as of the last window */
 	struct sav_stats **touched;	/* stats with regions in this window */
 	size_t nr_touched, touched_cap;
 };
@@ -208,6 +212,7 @@ struct sav_model *sav_model_new(const uint64_t *t_ns, unsigned int nr_t, int typ
 	for (unsigned int k = 0; k < nr_t; k++)
 		if (t_ns[k] > m->max_t_ns)
 			m->max_t_ns = t_ns[k];
+	m->cal.scale = 1;
 	if (stats_init(&m->all, nr_t, "all")) {
 		free(m);
 		return NULL;
@@ -643,8 +648,8 @@ static double base_page_rate(double q, double huge, double per_huge)
  * reads, more slowly than in base pages).  A record without the count
  * (older modules, damo) reads as all base pages.
  */
-static void region_touched(const struct rec_snapshot *s, const struct rec_region *r,
-			   double mapped, uint64_t page_size, struct wreg *w)
+static double touched_share(const struct rec_snapshot *s, const struct rec_region *r,
+			    double mapped, uint64_t page_size)
 {
 	uint32_t seen = s->nr_samples > r->nr_unobserved ? s->nr_samples - r->nr_unobserved : 0;
 	double q = seen ? (double)r->nr_accesses / seen / mapped : 1;
@@ -652,10 +657,95 @@ static void region_touched(const struct rec_snapshot *s, const struct rec_region
 	/* a pmd's worth: a page table holds page_size / 8 entries */
 	double per_huge = (double)(page_size ? page_size : 4096) / 8;
 
-	w->touched = 1;
-	if (w->kind != W_ACCESSED || q >= 1)
+	if (q >= 1)
+		return 1;
+	return -expm1(seen * log1p(-base_page_rate(q, huge < 1 ? huge : 1, per_huge)));
+}
+
+/*
+ * The touched shares, checked by the accuracy probes.  A region's share
+ * (touched_share()) reads its rounds' hits as pages touched at random all
+ * over it; where accesses keep to a few pages (a cache reading a few
+ * values from a large cold region) one hit in 20 rounds says 64 % of it
+ * and a few pages were touched.  The module's probes give page-level
+ * truth for pages drawn over the regions' memory: of those in regions
+ * read accessed, the share accessed in their window (the probes'
+ * precision) is the share the model estimates, over the same bytes.  So
+ * all of the probes' targets' accessed regions are pooled here, whatever
+ * the model counts.  Every touched share is scaled down to what the
+ * probes show with 95 % confidence: by the upper bound of the precision's
+ * interval over the model's share, both pooled over the windows with
+ * probes so far (a running estimate: stat keeps it live).  A few probes
+ * say little and scale little; many (64 a window by default, 2 where
+ * their cost bound holds them back) converge on the precision itself.
+ * Only down: a model that says fewer pages than the probes find is what
+ * it was measured to be on bench/savings.sh's phases and reclaim records
+ * (precision near 1, no bias found), and a scan read within one round
+ * counts 63 % there by design.
+ *
+ * Huge pages: a probe of a page a huge entry maps reads the PMD's one
+ * bit, true for all 512 base pages if one of them was touched; the
+ * precision is then above the base pages', and the scale stays at or
+ * near 1.  Under THP the calibration can fail to correct, never
+ * over-correct.
+ */
+
+/*
+ * The upper end of the 95 % Wilson score interval of a share @hits of @n
+ * (1 if @n is 0): sound for the few probes a window, where the normal
+ * approximation is not.
+ */
+static double precision_upper(double hits, double n)
+{
+	const double z = 1.96;
+	double p, c;
+
+	if (n <= 0)
+		return 1;
+	p = hits / n;
+	c = z * sqrt(p * (1 - p) / n + z * z / (4 * n * n));
+	return (p + z * z / (2 * n) + c) / (1 + z * z / n);
+}
+
+/* Region @r of window @s (@in of its bytes memory, if @known) into the pool. */
+static void pool_touched(struct sav_model *m, const struct rec_snapshot *s,
+			 const struct rec_region *r, int known, uint64_t in,
+			 uint64_t page_size)
+{
+	double len = (double)(r->end - r->start);
+
+	if (!r->nr_accesses || !rec_observable(r) || !in ||
+	    (!known && !strcmp(r->label, "[unmapped]")))
 		return;
-	w->touched = -expm1(seen * log1p(-base_page_rate(q, huge < 1 ? huge : 1, per_huge)));
+	m->cal_touched += touched_share(s, r, (double)in / len, page_size) * (double)in;
+	m->cal_bytes += (double)in;
+}
+
+/* Window @s's probes into the pool; its accessed regions @w[0..n) scaled. */
+static void calibrate(struct sav_model *m, const struct rec_snapshot *s, struct wreg *w,
+		      size_t n)
+{
+	struct sav_calib *c = &m->cal;
+
+	if (s->has_probes) {
+		m->cal_tp += s->probes.tp;
+		m->cal_probed += (double)s->probes.tp + s->probes.fp;
+		c->probed = m->cal_probed;
+		c->precision = m->cal_probed ? m->cal_tp / m->cal_probed : 0;
+		c->touched = m->cal_bytes ? m->cal_touched / m->cal_bytes : 0;
+		c->upper = precision_upper(m->cal_tp, m->cal_probed);
+		c->scale = c->upper < c->touched ? c->upper / c->touched : 1;
+	}
+	if (c->scale >= 1)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (w[i].kind == W_ACCESSED)
+			w[i].touched *= c->scale;
+}
+
+const struct sav_calib *sav_model_calib(const struct sav_model *m)
+{
+	return &m->cal;
 }
 
 static int push_wreg(struct sav_model *m, size_t *n, const struct wreg *w)
@@ -738,7 +828,7 @@ static void region_kind(const struct sav_model *m, const struct rec_snapshot *s,
 	if (mapped <= 0)
 		mapped = 1;
 	region_resident(s, r, mapped, w);
-	region_touched(s, r, mapped, page_size, w);
+	w->touched = w->kind == W_ACCESSED ? touched_share(s, r, mapped, page_size) : 1;
 }
 
 /*
@@ -766,11 +856,13 @@ static ssize_t window_regions(struct sav_model *m, const struct rec_snapshot *s,
 		err = f->space_of(f->ctx, r, &sp);
 		if (err)
 			return err;
-		if (!sp)
-			continue;
 		known = f->map_of && f->map_of(f->ctx, r, &mr, &nmr);
 		if (known)
 			in = mapped_in(mr, nmr, r->start, r->end);
+		if (s->has_probes)
+			pool_touched(m, s, r, known, in, f->page_size);
+		if (!sp)
+			continue;
 		w = (struct wreg){ .start = r->start, .end = r->end, .sp = sp };
 		region_kind(m, s, r, known, (double)in / (double)len, f->page_size, &w);
 		if (n && cmp_wreg(&m->w[n - 1], &w) > 0)
@@ -906,6 +998,7 @@ int sav_model_window(struct sav_model *m, const struct rec_snapshot *s,
 
 	if (n < 0)
 		return (int)n;
+	calibrate(m, s, m->w, (size_t)n);
 	/* the whole, and at most a group per space */
 	if (grow_array((void **)&m->touched, &m->touched_cap, m->nr_spaces + 1,
 		       sizeof(*m->touched)))

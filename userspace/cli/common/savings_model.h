@@ -193,6 +193,21 @@ struct sav_feed {
 	void *ctx;
 };
 
+/*
+ * The touched shares checked against the accuracy probes (savings_model.c,
+ * calibrate()), pooled over the windows that had probes so far.
+ */
+struct sav_calib {
+	double probed;			/* probe pages whose region read accessed (tp + fp) */
+	double precision;		/* of them, the share accessed in their window (tp) */
+	double upper;			/* the 95 % interval's upper end of @precision */
+	double touched;			/* the model's touched share of the same windows' accessed bytes */
+	double scale;			/* by which the touched shares are taken now: <= 1 (1: none) */
+};
+
+/* Its calibration as of the last window (probed 0: no probes yet). */
+const struct sav_calib *sav_model_calib(const struct sav_model *m);
+
 /* Window @s through the model; 0, -ENOMEM, or the space callback's error. */
 int sav_model_window(struct sav_model *m, const struct rec_snapshot *s,
 		     const struct sav_feed *f);
