@@ -10,6 +10,7 @@
  * pid, the knee, JSON, the plot, and the flags it refuses.
  */
 #include <json-c/json.h>
+#include <math.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -727,6 +728,72 @@ TEST_F(rec, one_access_to_huge_pages_brings_back_a_few_base_pages)
 									    want[i].huge);
 		EXPECT_LE(want[i].lo, back) TH_LOG("nr_huge '%s'", want[i].huge);
 		EXPECT_GE(want[i].hi, back) TH_LOG("nr_huge '%s'", want[i].huge);
+		json_object_put(j);
+	}
+}
+
+/*
+ * The touched share checked by the accuracy probes.  The record of the
+ * test above without nr_huge, and window 3's probes: of those in regions
+ * read accessed, @tp accessed and @fp not.  The model says 64.2 % of the
+ * region was touched (2690705 B back).  10 of 100 probes accessed: the 95 %
+ * Wilson interval of 0.1 ends at 0.17437, so the share is scaled by
+ * 0.17437 / 0.64151 = 0.2718 and 731349 B come back.  90 of 100: the
+ * probes find more than the model says, which stands.  None of 3: so few
+ * say at most 56.2 %, scale 0.875: 2355127 B.  Without probes the model
+ * stands and says so (calibration null).
+ */
+TEST_F(rec, accuracy_probes_scale_down_the_touched_share)
+{
+	static const struct {
+		const char *probes;
+		double lo, hi, probed, scale;
+	} want[] = {
+		{ "100,10,0,90,0,0", 731340, 731360, 100, 0.2718 },
+		{ "100,90,0,10,0,0", 2690704, 2690706, 100, 1 },
+		{ "3,0,0,3,0,0", 2355120, 2355135, 3, 0.8753 },
+		{ NULL, 2690704, 2690706, 0, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		struct json_object *j, *p, *c;
+		char path[160];
+		double back;
+		FILE *f;
+
+		f = new_record(self->dir, "probes.csv", path, sizeof(path));
+		ASSERT_NE(NULL, f);
+		fputs(HDR "#target,7,app\ntime_ns,seq,pid,start,end,nr_accesses,age,"
+		      "nr_samples,nr_present,node0,node1,node2,node3,phys_addr,flags,"
+		      "nr_unobserved,label\n", f);
+		for (int w = 1; w <= 5; w++) {
+			unsigned long long t = w * 1000000000ULL;
+
+			if (w == 3 && want[i].probes)
+				fprintf(f, "#probes,3,%s\n", want[i].probes);
+			fprintf(f, "#snap,%d,%llu,%llu,1,20,0,0\n", w, t - 1000000000ULL, t);
+			fprintf(f, "%llu,%d,7,2097152,6291456,%d,0,20,20,20,0,0,0,,0,0,[anon]\n",
+				t, w, w == 3);
+		}
+		fputs("#eof\n", f);
+		fclose(f);
+		j = savings_json(_metadata, path, "1s", NULL);
+		ASSERT_NE(NULL, j);
+		p = point(get(j, "all"), 0);
+		back = num(p, "refaulted_bytes");
+		EXPECT_EQ(4194304 + back, num(p, "reclaimed_bytes")) TH_LOG("probes %s",
+									    want[i].probes);
+		EXPECT_LE(want[i].lo, back) TH_LOG("probes %s", want[i].probes);
+		EXPECT_GE(want[i].hi, back) TH_LOG("probes %s", want[i].probes);
+		ASSERT_TRUE(json_object_object_get_ex(j, "calibration", &c));
+		if (!want[i].probes) {
+			EXPECT_EQ(NULL, c);
+		} else {
+			ASSERT_NE(NULL, c);
+			EXPECT_EQ(want[i].probed, num(c, "probe_pages"));
+			EXPECT_GT(0.0001, fabs(num(c, "scale") - want[i].scale));
+			EXPECT_GT(0.0001, fabs(num(c, "model_touched") - 0.64151));
+		}
 		json_object_put(j);
 	}
 }

@@ -364,6 +364,61 @@ TEST(savings_curve_live)
 }
 
 /*
+ * As cold_then_back, but the sixth window finds the idle 4 MiB accessed
+ * in one round of 20, and its accuracy probes say that of 100 pages in
+ * regions read accessed 10 were.
+ */
+static void cold_then_one_hit(uint64_t k, struct daptrace_snap_hdr *h,
+			      struct daptrace_region_rec *regs)
+{
+	cold_then_back(k, h, regs);
+	if (k != 6)
+		return;
+	regs[1].nr_accesses = 1;
+	h->probe_pages = 100;
+	h->probe_tp = 10;
+	h->probe_fp = 90;
+}
+
+/*
+ * stat --savings checks the touched shares by the probes as report
+ * savings does: the hit says 1 - (19/20)^20 = 64.15 % of the idle region
+ * touched, the accessed one's 5 of 20 rounds 99.68 %: 81.92 % of the
+ * accessed bytes; the probes' 10 of 100 at most 17.437 % (95 %): each
+ * share scaled by 0.21286, and of the 2 MiB reclaimed at 2 s 286369 B
+ * come back (1345353 unscaled).
+ */
+TEST(savings_live_checked_by_the_probes)
+{
+	struct timespec now;
+	struct json_object *j, *c;
+	char dir[256], out[1 << 16];
+
+	SKIP_UNLESS_DAPTRACE_BIN();
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	play_base_ns = ((uint64_t)now.tv_sec + 100) * 1000000000ULL;
+	ASSERT_EQ(0, fake_tree_create(dir, sizeof(dir)));
+	ASSERT_EQ(0, run_stat_play(dir, (char *[]){ "--json", "-d", "60s", "--thresholds",
+						    "2s", NULL }, cold_then_one_hit, 6, 1, out,
+				   sizeof(out))) TH_LOG("%s", out);
+	j = json_tokener_parse(out);
+	ASSERT_NE(NULL, j) TH_LOG("%s", out);
+	EXPECT_GT(2, fabs(curve_num(j, 0, "refaulted_bytes") - 286369)) TH_LOG("%s", out);
+	ASSERT_TRUE(json_object_object_get_ex(j, "savings", &c));
+	ASSERT_TRUE(json_object_object_get_ex(c, "calibration", &c));
+	ASSERT_NE(NULL, c) TH_LOG("%s", out);
+	ASSERT_TRUE(json_object_object_get_ex(c, "scale", &c));
+	EXPECT_GT(0.0001, fabs(json_object_get_double(c) - 0.21286)) TH_LOG("%s", out);
+	json_object_put(j);
+
+	ASSERT_EQ(0, run_stat_play(dir, (char *[]){ "-d", "60s", "--savings", NULL },
+				   cold_then_one_hit, 6, 1, out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\n# touched shares scaled by 0.21: of 100 probe pages "))
+		TH_LOG("%s", out);
+	fake_tree_destroy(dir);
+}
+
+/*
  * Bad thresholds are refused with the expected form, before the monitor
  * is touched: still off, no target written.
  */

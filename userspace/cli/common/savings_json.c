@@ -3,6 +3,8 @@
  * A group's savings curve as JSON (savings_json.h).  Reuse times and the
  * unknown share are null when there is nothing to take them of, never 0.
  */
+#include <stdio.h>
+
 #include "json_out.h"
 #include "savings_json.h"
 
@@ -56,4 +58,32 @@ struct json_object *sav_stats_json(const struct sav_stats *st, const uint64_t *t
 	}
 	json_object_object_add(j, "curve", curve);
 	return j;
+}
+
+struct json_object *sav_calib_json(const struct sav_calib *c)
+{
+	struct json_object *j;
+
+	if (!c->probed)
+		return NULL;
+	j = json_object_new_object();
+	json_object_object_add(j, "probe_pages", json_object_new_uint64((uint64_t)c->probed));
+	json_object_object_add(j, "precision", json_num(c->precision, 4));
+	json_object_object_add(j, "precision_upper", json_num(c->upper, 4));
+	json_object_object_add(j, "model_touched", json_num(c->touched, 4));
+	json_object_object_add(j, "scale", json_num(c->scale, 4));
+	return j;
+}
+
+void sav_calib_text(const struct sav_calib *c, char *buf, size_t len)
+{
+	if (!c->probed) {
+		snprintf(buf, len, "touched shares as sampled: no accuracy probes in accessed "
+			 "regions");
+		return;
+	}
+	snprintf(buf, len, "touched shares %s %.2f: of %.0f probe pages in regions read "
+		 "accessed %.1f %% were (95 %% at most %.1f %%), where the sampling says %.1f %%",
+		 c->scale < 1 ? "scaled by" : "as sampled, scale", c->scale, c->probed,
+		 100 * c->precision, 100 * c->upper, 100 * c->touched);
 }

@@ -231,6 +231,7 @@ int report_savings(const struct report_opts *o, FILE *out, FILE *tics)
 	res.nr_t = sav_model_nr_t(sv.m);
 	res.page_size = page_size(&info);
 	res.speed = sv.speed;
+	res.calib = sav_model_calib(sv.m);
 	res.groups = calloc(sv.groups.n ? sv.groups.n : 1, sizeof(*res.groups));
 	if (!res.groups) {
 		ret = fail(CMD, "out of memory");

@@ -92,6 +92,7 @@ static void print_stats_text(const struct sav_result *res, const struct sav_stat
 void sav_print_text(const struct sav_result *res, FILE *out)
 {
 	const struct report_opts *o = res->o;
+	char line[256];
 
 	fprintf(out, "# savings of %s%s: reclaiming %s idle for at least each threshold\n",
 		o->input, o->pid ? " (one pid)" : "", sav_type_text(o));
@@ -99,6 +100,8 @@ void sav_print_text(const struct sav_result *res, FILE *out)
 		"it; pages of %" PRIu64 " B); never_used: freed unused; unknown: still\n"
 		"# reclaimed when the record ended; knee: the most saved with refaults/s within "
 		"%d %% of the most\n", res->page_size, SAV_KNEE_PCT);
+	sav_calib_text(res->calib, line, sizeof(line));
+	fprintf(out, "# %s\n", line);
 	if (res->speed != 1)
 		fprintf(out, "# for the target at %.3g times its speed in the record: a "
 			"threshold T meets what was idle there for T x %.3g; the times and "
@@ -122,6 +125,7 @@ void sav_print_json(const struct sav_result *res, FILE *out)
 	json_object_object_add(j, "type", json_object_new_string(sav_type_name(o)));
 	json_object_object_add(j, "speed", json_object_new_double(res->speed));
 	json_object_object_add(j, "all", sav_stats_json(res->all, res->t_ns, res->nr_t, res->page_size, 0));
+	json_object_object_add(j, "calibration", sav_calib_json(res->calib));
 	if (o->by) {
 		arr = json_object_new_array();
 		for (size_t i = 0; i < res->nr_groups; i++) {

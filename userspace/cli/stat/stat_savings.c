@@ -191,6 +191,7 @@ void stat_savings_text(struct stat_savings *sv, unsigned int top, FILE *out)
 {
 	struct sav_stats **v = calloc(sv->nr_g + 1, sizeof(*v));
 	struct sav_stats *all = sav_model_all(sv->m);
+	char line[256];
 	size_t n;
 
 	if (!v)
@@ -201,6 +202,8 @@ void stat_savings_text(struct stat_savings *sv, unsigned int top, FILE *out)
 		"again (pages/s)\n", sav_seconds(all));
 	fprintf(out, "%-32s %9s %11s %11s %11s %11s %9s %9s\n", "cgroup", "threshold",
 		"saved_now", "saved_mean", "reclaimed", "refaulted", "pages/s", "reuse_p50");
+	sav_calib_text(sav_model_calib(sv->m), line, sizeof(line));
+	fprintf(out, "# %s\n", line);
 	rows_text(sv, all, out);
 	for (size_t i = 0; i < n && i < top; i++)
 		rows_text(sv, v[i], out);
@@ -224,6 +227,7 @@ struct json_object *stat_savings_json(struct stat_savings *sv)
 	json_object_object_add(j, "knee_percent", json_object_new_int(SAV_KNEE_PCT));
 	json_object_object_add(j, "all", sav_stats_json(sav_model_all(sv->m), t, nr_t,
 							sv->page_size, 1));
+	json_object_object_add(j, "calibration", sav_calib_json(sav_model_calib(sv->m)));
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *g = sav_stats_json(v[i], t, nr_t, sv->page_size, 1);
 
