@@ -682,50 +682,68 @@ TEST_F(rec, a_few_pages_read_come_back_alone)
 }
 
 /*
- * A huge page's accessed bit stands for all its base pages.  pid 7, a 4 MiB
- * [anon] region, all present, five windows of 1 s of 20 rounds, idle but
- * in window 3, where one round found an access; --thresholds 1s: reclaimed
- * in window 1.  Read as base pages (nr_huge empty: a record of an older
- * module) a share of 1/20 touched a round, 1 - (19/20)^20 = 64.2 % in the
- * window: 2690705 B come back.  Every round on a huge page (nr_huge 20) of
- * 512 base pages: 1 - (1 - x)^512 = 1/20, x = 1.0018e-4 a round, and
- * 1 - (1 - x)^20 = 0.2 % of the base pages in the window: 8395 B, two
- * pages, come back.
+ * pid 7, a 4 MiB [anon] region, all present, five windows of 1 s of 20
+ * rounds, idle but in window 3, where one round found an access, its
+ * nr_huge @huge ("": a record of an older module) and window 3's #probes
+ * counts @probes (NULL: none); --thresholds 1s: reclaimed in window 1.
+ * Checks that what was reclaimed is the 4 MiB and what came back, and
+ * gives that (< 0 if the report failed), and the report in *@j.
+ */
+static double one_hit_back(struct __test_metadata *_metadata, const char *dir,
+			   const char *huge, const char *probes, struct json_object **j)
+{
+	struct json_object *p;
+	char path[160];
+	double back;
+	FILE *f;
+
+	*j = NULL;
+	f = new_record(dir, "one-hit.csv", path, sizeof(path));
+	if (!f)
+		return -1;
+	fputs(HDR "#target,7,app\ntime_ns,seq,pid,start,end,nr_accesses,age,nr_samples,"
+	      "nr_present,node0,node1,node2,node3,phys_addr,flags,nr_unobserved,nr_huge,"
+	      "label\n", f);
+	for (int w = 1; w <= 5; w++) {
+		unsigned long long t = w * 1000000000ULL;
+
+		if (w == 3 && probes)
+			fprintf(f, "#probes,3,%s\n", probes);
+		fprintf(f, "#snap,%d,%llu,%llu,1,20,0,0\n", w, t - 1000000000ULL, t);
+		fprintf(f, "%llu,%d,7,2097152,6291456,%d,0,20,20,20,0,0,0,,0,0,%s,[anon]\n",
+			t, w, w == 3, huge);
+	}
+	fputs("#eof\n", f);
+	fclose(f);
+	*j = savings_json(_metadata, path, "1s", NULL);
+	if (!*j)
+		return -1;
+	p = point(get(*j, "all"), 0);
+	back = num(p, "refaulted_bytes");
+	EXPECT_EQ(4194304 + back, num(p, "reclaimed_bytes"));
+	return back;
+}
+
+/*
+ * A huge page's accessed bit stands for all its base pages.  The record
+ * of one_hit_back().  Read as base pages (nr_huge empty: a record of an
+ * older module) a share of 1/20 touched a round, 1 - (19/20)^20 = 64.2 %
+ * in the window: 2690705 B come back.  Every round on a huge page
+ * (nr_huge 20) of 512 base pages: 1 - (1 - x)^512 = 1/20, x = 1.0018e-4
+ * a round, and 1 - (1 - x)^20 = 0.2 % of the base pages in the window:
+ * 8395 B, two pages, come back.
  */
 TEST_F(rec, one_access_to_huge_pages_brings_back_a_few_base_pages)
 {
-	static const char cols[] = "time_ns,seq,pid,start,end,nr_accesses,age,nr_samples,"
-				   "nr_present,node0,node1,node2,node3,phys_addr,flags,"
-				   "nr_unobserved,nr_huge,label\n";
 	static const struct {
 		const char *huge;
 		double lo, hi;
 	} want[] = { { "", 2690704, 2690706 }, { "20", 8390, 8400 } };
 
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-		struct json_object *j, *p;
-		char path[160];
-		double back;
-		FILE *f;
+		struct json_object *j;
+		double back = one_hit_back(_metadata, self->dir, want[i].huge, NULL, &j);
 
-		f = new_record(self->dir, "huge.csv", path, sizeof(path));
-		ASSERT_NE(NULL, f);
-		fprintf(f, HDR "#target,7,app\n%s", cols);
-		for (int w = 1; w <= 5; w++) {
-			unsigned long long t = w * 1000000000ULL;
-
-			fprintf(f, "#snap,%d,%llu,%llu,1,20,0,0\n", w, t - 1000000000ULL, t);
-			fprintf(f, "%llu,%d,7,2097152,6291456,%d,0,20,20,20,0,0,0,,0,0,%s,[anon]\n",
-				t, w, w == 3, want[i].huge);
-		}
-		fputs("#eof\n", f);
-		fclose(f);
-		j = savings_json(_metadata, path, "1s", NULL);
-		ASSERT_NE(NULL, j);
-		p = point(get(j, "all"), 0);
-		back = num(p, "refaulted_bytes");
-		EXPECT_EQ(4194304 + back, num(p, "reclaimed_bytes")) TH_LOG("nr_huge '%s'",
-									    want[i].huge);
 		EXPECT_LE(want[i].lo, back) TH_LOG("nr_huge '%s'", want[i].huge);
 		EXPECT_GE(want[i].hi, back) TH_LOG("nr_huge '%s'", want[i].huge);
 		json_object_put(j);
@@ -733,9 +751,9 @@ TEST_F(rec, one_access_to_huge_pages_brings_back_a_few_base_pages)
 }
 
 /*
- * The touched share checked by the accuracy probes.  The record of the
- * test above without nr_huge, and window 3's probes: of those in regions
- * read accessed, @tp accessed and @fp not.  The model says 64.2 % of the
+ * The touched share checked by the accuracy probes.  The record of
+ * one_hit_back() in base pages, and window 3's probes: of those in regions
+ * read accessed, tp accessed and fp not.  The model says 64.2 % of the
  * region was touched (2690705 B back).  10 of 100 probes accessed: the 95 %
  * Wilson interval of 0.1 ends at 0.17437, so the share is scaled by
  * 0.17437 / 0.64151 = 0.2718 and 731349 B come back.  90 of 100: the
@@ -756,35 +774,12 @@ TEST_F(rec, accuracy_probes_scale_down_the_touched_share)
 	};
 
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-		struct json_object *j, *p, *c;
-		char path[160];
-		double back;
-		FILE *f;
+		struct json_object *j, *c;
+		double back = one_hit_back(_metadata, self->dir, "", want[i].probes, &j);
 
-		f = new_record(self->dir, "probes.csv", path, sizeof(path));
-		ASSERT_NE(NULL, f);
-		fputs(HDR "#target,7,app\ntime_ns,seq,pid,start,end,nr_accesses,age,"
-		      "nr_samples,nr_present,node0,node1,node2,node3,phys_addr,flags,"
-		      "nr_unobserved,label\n", f);
-		for (int w = 1; w <= 5; w++) {
-			unsigned long long t = w * 1000000000ULL;
-
-			if (w == 3 && want[i].probes)
-				fprintf(f, "#probes,3,%s\n", want[i].probes);
-			fprintf(f, "#snap,%d,%llu,%llu,1,20,0,0\n", w, t - 1000000000ULL, t);
-			fprintf(f, "%llu,%d,7,2097152,6291456,%d,0,20,20,20,0,0,0,,0,0,[anon]\n",
-				t, w, w == 3);
-		}
-		fputs("#eof\n", f);
-		fclose(f);
-		j = savings_json(_metadata, path, "1s", NULL);
-		ASSERT_NE(NULL, j);
-		p = point(get(j, "all"), 0);
-		back = num(p, "refaulted_bytes");
-		EXPECT_EQ(4194304 + back, num(p, "reclaimed_bytes")) TH_LOG("probes %s",
-									    want[i].probes);
 		EXPECT_LE(want[i].lo, back) TH_LOG("probes %s", want[i].probes);
 		EXPECT_GE(want[i].hi, back) TH_LOG("probes %s", want[i].probes);
+		ASSERT_NE(NULL, j);
 		ASSERT_TRUE(json_object_object_get_ex(j, "calibration", &c));
 		if (!want[i].probes) {
 			EXPECT_EQ(NULL, c);

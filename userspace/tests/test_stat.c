@@ -275,6 +275,15 @@ TEST(stat_prints_the_machine_once)
  */
 static uint64_t play_base_ns;
 
+/* The windows start 100 s from now: after stat's start. */
+static void play_from_now(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	play_base_ns = ((uint64_t)now.tv_sec + 100) * 1000000000ULL;
+}
+
 static void cold_then_back(uint64_t k, struct daptrace_snap_hdr *h,
 			   struct daptrace_region_rec *regs)
 {
@@ -316,13 +325,11 @@ static double curve_num(struct json_object *j, int k, const char *key)
  */
 TEST(savings_curve_live)
 {
-	struct timespec now;
 	struct json_object *j;
 	char dir[256], out[1 << 16];
 
 	SKIP_UNLESS_DAPTRACE_BIN();
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	play_base_ns = ((uint64_t)now.tv_sec + 100) * 1000000000ULL;
+	play_from_now();
 	ASSERT_EQ(0, fake_tree_create(dir, sizeof(dir)));
 	ASSERT_EQ(0, run_stat_play(dir, (char *[]){ "--json", "-d", "60s", "--thresholds",
 						    "4s,2s", NULL }, cold_then_back, 5, 1, out,
@@ -390,13 +397,11 @@ static void cold_then_one_hit(uint64_t k, struct daptrace_snap_hdr *h,
  */
 TEST(savings_live_checked_by_the_probes)
 {
-	struct timespec now;
 	struct json_object *j, *c;
 	char dir[256], out[1 << 16];
 
 	SKIP_UNLESS_DAPTRACE_BIN();
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	play_base_ns = ((uint64_t)now.tv_sec + 100) * 1000000000ULL;
+	play_from_now();
 	ASSERT_EQ(0, fake_tree_create(dir, sizeof(dir)));
 	ASSERT_EQ(0, run_stat_play(dir, (char *[]){ "--json", "-d", "60s", "--thresholds",
 						    "2s", NULL }, cold_then_one_hit, 6, 1, out,
