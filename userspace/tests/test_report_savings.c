@@ -759,23 +759,27 @@ TEST_F(rec, one_access_to_huge_pages_brings_back_a_few_base_pages)
  * 0.17437 / 0.64151 = 0.2718 and 731349 B come back.  90 of 100: the
  * probes find more than the model says, which stands.  None of 3: so few
  * say at most 56.2 %, scale 0.875: 2355127 B.  Without probes the model
- * stands and says so (calibration null).
+ * stands and says so (calibration null).  In huge pages (nr_huge 20) the
+ * model says 0.2 % of the base pages, and a probe there reads the huge
+ * page's bit: 10 of 100 is no reason to scale, 8395 B come back as
+ * without probes, and the huge share is said.
  */
 TEST_F(rec, accuracy_probes_scale_down_the_touched_share)
 {
 	static const struct {
-		const char *probes;
-		double lo, hi, probed, scale;
+		const char *probes, *huge;
+		double lo, hi, probed, scale, touched;
 	} want[] = {
-		{ "100,10,0,90,0,0", 731340, 731360, 100, 0.2718 },
-		{ "100,90,0,10,0,0", 2690704, 2690706, 100, 1 },
-		{ "3,0,0,3,0,0", 2355120, 2355135, 3, 0.8753 },
-		{ NULL, 2690704, 2690706, 0, 0 },
+		{ "100,10,0,90,0,0", "", 731340, 731360, 100, 0.2718, 0.64151 },
+		{ "100,90,0,10,0,0", "", 2690704, 2690706, 100, 1, 0.64151 },
+		{ "3,0,0,3,0,0", "", 2355120, 2355135, 3, 0.8753, 0.64151 },
+		{ NULL, "", 2690704, 2690706, 0, 0, 0 },
+		{ "100,10,0,90,0,0", "20", 8390, 8400, 100, 1, 0.002 },
 	};
 
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		struct json_object *j, *c;
-		double back = one_hit_back(_metadata, self->dir, "", want[i].probes, &j);
+		double back = one_hit_back(_metadata, self->dir, want[i].huge, want[i].probes, &j);
 
 		EXPECT_LE(want[i].lo, back) TH_LOG("probes %s", want[i].probes);
 		EXPECT_GE(want[i].hi, back) TH_LOG("probes %s", want[i].probes);
@@ -787,7 +791,8 @@ TEST_F(rec, accuracy_probes_scale_down_the_touched_share)
 			ASSERT_NE(NULL, c);
 			EXPECT_EQ(want[i].probed, num(c, "probe_pages"));
 			EXPECT_GT(0.0001, fabs(num(c, "scale") - want[i].scale));
-			EXPECT_GT(0.0001, fabs(num(c, "model_touched") - 0.64151));
+			EXPECT_GT(0.0001, fabs(num(c, "model_touched") - want[i].touched));
+			EXPECT_EQ(want[i].huge[0] ? 1 : 0, num(c, "huge_share"));
 		}
 		json_object_put(j);
 	}

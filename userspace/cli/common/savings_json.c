@@ -71,19 +71,26 @@ struct json_object *sav_calib_json(const struct sav_calib *c)
 	json_object_object_add(j, "precision", json_num(c->precision, 4));
 	json_object_object_add(j, "precision_upper", json_num(c->upper, 4));
 	json_object_object_add(j, "model_touched", json_num(c->touched, 4));
+	json_object_object_add(j, "huge_share", json_num(c->huge, 4));
 	json_object_object_add(j, "scale", json_num(c->scale, 4));
 	return j;
 }
 
 void sav_calib_text(const struct sav_calib *c, char *buf, size_t len)
 {
+	char huge[96];
+
+	/* a probe of a huge page reads its one bit: truth of 2 MiB, not of a page */
+	snprintf(huge, sizeof(huge), " (%.0f %% of it in huge pages, whose probes say of all "
+		 "their base pages)", 100 * c->huge);
 	if (!c->probed) {
 		snprintf(buf, len, "touched shares as sampled: no accuracy probes in accessed "
 			 "regions");
 		return;
 	}
 	snprintf(buf, len, "touched shares %s %.2f: of %.0f probe pages in regions read "
-		 "accessed %.1f %% were (95 %% at most %.1f %%), where the sampling says %.1f %%",
+		 "accessed %.1f %% were (95 %% at most %.1f %%), where the sampling says %.1f %%%s",
 		 c->scale < 1 ? "scaled by" : "as sampled, scale", c->scale, c->probed,
-		 100 * c->precision, 100 * c->upper, 100 * c->touched);
+		 100 * c->precision, 100 * c->upper, 100 * c->touched,
+		 c->huge > 0 ? huge : "");
 }

@@ -111,6 +111,7 @@ struct sav_model {
 	/* the probes and the touched shares of the windows with probes, pooled (calibrate()) */
 	double cal_tp, cal_probed;	/* probe pages: accessed, and in regions read accessed */
 	double cal_touched, cal_bytes;	/* bytes: touched (the model's estimate), accessed */
+	double cal_huge;		/* bytes: of the accessed, in huge pages (by the samples) */
 	struct sav_calib cal;		/* as of the last window */
 	struct sav_stats **touched;	/* stats with regions in this window */
 	size_t nr_touched, touched_cap;
@@ -719,6 +720,8 @@ static void pool_touched(struct sav_model *m, const struct rec_snapshot *s,
 		return;
 	m->cal_touched += touched_share(s, r, (double)in / len, page_size) * (double)in;
 	m->cal_bytes += (double)in;
+	if (r->nr_present)
+		m->cal_huge += (double)r->nr_huge / r->nr_present * (double)in;
 }
 
 /* Window @s's probes into the pool; its accessed regions @w[0..n) scaled. */
@@ -733,6 +736,7 @@ static void calibrate(struct sav_model *m, const struct rec_snapshot *s, struct 
 		c->probed = m->cal_probed;
 		c->precision = m->cal_probed ? m->cal_tp / m->cal_probed : 0;
 		c->touched = m->cal_bytes ? m->cal_touched / m->cal_bytes : 0;
+		c->huge = m->cal_bytes ? m->cal_huge / m->cal_bytes : 0;
 		c->upper = precision_upper(m->cal_tp, m->cal_probed);
 		c->scale = c->upper < c->touched ? c->upper / c->touched : 1;
 	}

@@ -202,6 +202,7 @@ struct sav_calib {
 	double precision;		/* of them, the share accessed in their window (tp) */
 	double upper;			/* the 95 % interval's upper end of @precision */
 	double touched;			/* the model's touched share of the same windows' accessed bytes */
+	double huge;			/* their share in huge pages, by the samples (nr_huge) */
 	double scale;			/* by which the touched shares are taken now: <= 1 (1: none) */
 };
 

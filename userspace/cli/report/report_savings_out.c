@@ -92,7 +92,7 @@ static void print_stats_text(const struct sav_result *res, const struct sav_stat
 void sav_print_text(const struct sav_result *res, FILE *out)
 {
 	const struct report_opts *o = res->o;
-	char line[256];
+	char line[320];
 
 	fprintf(out, "# savings of %s%s: reclaiming %s idle for at least each threshold\n",
 		o->input, o->pid ? " (one pid)" : "", sav_type_text(o));

@@ -191,7 +191,7 @@ void stat_savings_text(struct stat_savings *sv, unsigned int top, FILE *out)
 {
 	struct sav_stats **v = calloc(sv->nr_g + 1, sizeof(*v));
 	struct sav_stats *all = sav_model_all(sv->m);
-	char line[256];
+	char line[320];
 	size_t n;
 
 	if (!v)
