@@ -23,8 +23,9 @@
  * cache that reads a few values at a time from a cold region gets back a
  * few pages.  So an access to a reclaimed range returns the share of the
  * region's pages the window touched, as its sampling rounds estimate it
- * (touched_share(), checked by the accuracy probes: calibrate()); the rest stays reclaimed (the range's kept share),
- * and what came back is reclaimed again once idle long enough again.
+ * (touched_share(), checked by the accuracy probes: calibrate()); the
+ * rest stays reclaimed (the range's kept share), and what came back is
+ * reclaimed again once idle long enough again.
  * Touched pages are taken at random among the region's, those that came
  * back before as likely as the others: a scan read once a second is seen
  * by about one round a window (63 % counted) and must come back whole
@@ -682,7 +683,13 @@ static double touched_share(const struct rec_snapshot *s, const struct rec_regio
  * Only down: a model that says fewer pages than the probes find is what
  * it was measured to be on bench/savings.sh's phases and reclaim records
  * (precision near 1, no bias found), and a scan read within one round
- * counts 63 % there by design.
+ * counts 63 % there by design.  All accessed regions alike, those every
+ * round found accessed too: sparing them (they are touched all over)
+ * scaled the others further, and memcached's refaults, which this
+ * under-counts already, fell further (BENCHMARKS.md, "The touched
+ * shares checked by the accuracy probes": the pages read where no round
+ * looked refault too, and the probes that measure them, in regions read
+ * idle, are of warmer memory than what a policy reclaims).
  *
  * Huge pages: a probe of a page a huge entry maps reads the PMD's one
  * bit, true for all 512 base pages if one of them was touched; the
