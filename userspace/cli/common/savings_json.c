@@ -84,12 +84,13 @@ void sav_calib_text(const struct sav_calib *c, char *buf, size_t len)
 	snprintf(huge, sizeof(huge), " (%.0f %% of it in huge pages, whose probes say of all "
 		 "their base pages)", 100 * c->huge);
 	if (!c->probed) {
-		snprintf(buf, len, "touched shares as sampled: no accuracy probes in accessed "
-			 "regions");
+		snprintf(buf, len, "what a hit takes back to stay: as sampled (no accuracy probes "
+			 "in accessed regions)");
 		return;
 	}
-	snprintf(buf, len, "touched shares %s %.2f: of %.0f probe pages in regions read "
-		 "accessed %.1f %% were (95 %% at most %.1f %%), where the sampling says %.1f %%%s",
+	snprintf(buf, len, "what a hit takes back to stay: %s %.2f (refaults as sampled): of %.0f "
+		 "probe pages in regions read accessed %.1f %% were (95 %% at most %.1f %%), where "
+		 "the sampling says %.1f %%%s",
 		 c->scale < 1 ? "scaled by" : "as sampled, scale", c->scale, c->probed,
 		 100 * c->precision, 100 * c->upper, 100 * c->touched,
 		 c->huge > 0 ? huge : "");
