@@ -20,16 +20,8 @@ import json
 import os
 import subprocess
 
+from rows import rows_of  # bench/rows.py
 from spread import cell, num  # bench/spread.py
-
-
-def rows_of(path):
-    out = []
-    for line in open(path):
-        r = dict(kv.split("=", 1) for kv in line.split() if "=" in kv)
-        if r.get("kind"):
-            out.append(r)
-    return out
 
 
 def curve(daptrace, rec, ts):

@@ -15,6 +15,7 @@ itself), each with round, date and kernel.
 import argparse
 import math
 
+from rows import rows_of  # bench/rows.py
 from spread import cell, med, num  # bench/spread.py
 
 SAVED_TOL = 0.10    # the goal: saved within 10 %
@@ -28,15 +29,6 @@ SAVED_FLOOR_MIB = 1.0
 # goes out near its time: a request sent this late (s; a fifth of the
 # smallest threshold, 2 s) may make a range look idle past T that was not.
 BEHIND_MAX_S = 0.4
-
-
-def rows_of(path):
-    out = []
-    for line in open(path):
-        r = dict(kv.split("=", 1) for kv in line.split() if "=" in kv)
-        if r.get("kind"):
-            out.append(r)
-    return out
 
 
 def mib(kb):
