@@ -23,9 +23,10 @@
  * cache that reads a few values at a time from a cold region gets back a
  * few pages.  So an access to a reclaimed range returns the share of the
  * region's pages the window touched, as its sampling rounds estimate it
- * (touched_share(), checked by the accuracy probes: calibrate()); the
- * rest stays reclaimed (the range's kept share), and what came back is
- * reclaimed again once idle long enough again.
+ * (touched_share(), checked by the accuracy probes: calibrate(), which
+ * also says why the refaults count the share as sampled); the rest stays
+ * reclaimed (the range's kept share), and what came back is reclaimed
+ * again once idle long enough again.
  * Touched pages are taken at random among the region's, those that came
  * back before as likely as the others: a scan read once a second is seen
  * by about one round a window (63 % counted) and must come back whole

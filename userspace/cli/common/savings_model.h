@@ -195,7 +195,9 @@ struct sav_feed {
 
 /*
  * The touched shares checked against the accuracy probes (savings_model.c,
- * calibrate()), pooled over the windows that had probes so far.
+ * calibrate()), pooled over the windows that had probes so far: what an
+ * access takes back to stay is the touched share times @scale; what
+ * refaults, the touched share as sampled.
  */
 struct sav_calib {
 	double probed;			/* probe pages whose region read accessed (tp + fp) */
@@ -203,7 +205,7 @@ struct sav_calib {
 	double upper;			/* the 95 % interval's upper end of @precision */
 	double touched;			/* the model's touched share of the same windows' accessed bytes */
 	double huge;			/* their share in huge pages, by the samples (nr_huge) */
-	double scale;			/* by which the touched shares are taken now: <= 1 (1: none) */
+	double scale;			/* now: <= 1 (1: as sampled) */
 };
 
 /* Its calibration as of the last window (probed 0: no probes yet). */

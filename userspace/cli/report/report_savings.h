@@ -24,7 +24,7 @@ struct sav_result {
 	uint64_t page_size;
 	double speed;			/* --speed: the record's time at it */
 	const struct sav_stats *all;
-	const struct sav_calib *calib;	/* the touched shares' calibration */
+	const struct sav_calib *calib;	/* the touched shares checked by the probes */
 	struct sav_stats **groups;	/* --by, most saved first */
 	size_t nr_groups;
 };

@@ -200,10 +200,10 @@ void stat_savings_text(struct stat_savings *sv, unsigned int top, FILE *out)
 	fprintf(out, "# savings over %.0f s: the resident memory idle for at least each "
 		"threshold, held reclaimed now and on average; refaults: of it, accessed "
 		"again (pages/s)\n", sav_seconds(all));
-	fprintf(out, "%-32s %9s %11s %11s %11s %11s %9s %9s\n", "cgroup", "threshold",
-		"saved_now", "saved_mean", "reclaimed", "refaulted", "pages/s", "reuse_p50");
 	sav_calib_text(sav_model_calib(sv->m), line, sizeof(line));
 	fprintf(out, "# %s\n", line);
+	fprintf(out, "%-32s %9s %11s %11s %11s %11s %9s %9s\n", "cgroup", "threshold",
+		"saved_now", "saved_mean", "reclaimed", "refaulted", "pages/s", "reuse_p50");
 	rows_text(sv, all, out);
 	for (size_t i = 0; i < n && i < top; i++)
 		rows_text(sv, v[i], out);
