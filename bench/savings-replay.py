@@ -5,12 +5,12 @@
     savings-replay.py --daptrace BIN [--wl kv] DIR...
 
 DIR: where a bench/savings.sh run with --keep-records 1 left its rows and
-records (build/bench: savings-rows.txt, savings-records/round-N/WL-record.csv;
-copy them elsewhere to keep several runs).  Each round's
-record goes through `BIN report savings --json --type anon` at the rounds'
-thresholds, and its curve is set against that round's policy runs (the
-kind=real rows): saved mean, saved last and refaults/s, actual /
-predicted, median [min-max] over the rounds of all DIRs.  With the
+records (build/bench: savings-rows.txt and
+savings-records/round-N/WL-record.csv; copy them elsewhere to keep several
+runs).  Each round's record goes through `BIN report savings --json --type
+anon` at the rounds' thresholds, and its curve is set against that round's
+policy runs (the kind=real rows): saved mean, saved last and refaults/s,
+actual / predicted, median [min-max] over the rounds of all DIRs.  With the
 driver's own build it gives the driver's ratios; with another, what that
 model would have predicted for the same runs: a change to the model is
 measured on boots already made, and on several runs' rounds at once.
